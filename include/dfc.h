@@ -1,0 +1,473 @@
+/*
+ * dfc.h - the public interface of DFC, a deadlock-free message-passing library.
+ *
+ * Every name mirrors MPI-4.1 with DFC_ in place of MPI_: same argument order, same roles,
+ * same corner cases. Where MPI leaves a choice, DFC does what MPICH does (for instance,
+ * handles are integers, as in MPICH, so that a freed or foreign handle is detected instead
+ * of dereferenced). Names beyond MPI are marked "DFC extension" and documented in man3.
+ */
+#ifndef DFC_H
+#define DFC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dfc_version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DFC_VERSION    4
+#define DFC_SUBVERSION 1
+
+/* ---- Handles ------------------------------------------------------------------------ */
+/* A handle is (kind << 24) | index. Index 0 is the kind's null handle. */
+typedef int DFC_Comm;
+typedef int DFC_Group;
+typedef int DFC_Datatype;
+typedef int DFC_Op;
+typedef int DFC_Request;
+typedef int DFC_Info;
+typedef int DFC_Errhandler;
+
+typedef intptr_t DFC_Aint;
+typedef int64_t DFC_Offset;
+typedef int64_t DFC_Count;
+
+#define DFC_COMM_NULL  ((DFC_Comm)0x01000000)
+#define DFC_COMM_WORLD ((DFC_Comm)0x01000001)
+#define DFC_COMM_SELF  ((DFC_Comm)0x01000002)
+
+#define DFC_GROUP_NULL  ((DFC_Group)0x02000000)
+#define DFC_GROUP_EMPTY ((DFC_Group)0x02000001)
+
+#define DFC_DATATYPE_NULL      ((DFC_Datatype)0x03000000)
+#define DFC_CHAR               ((DFC_Datatype)0x03000001)
+#define DFC_SIGNED_CHAR        ((DFC_Datatype)0x03000002)
+#define DFC_UNSIGNED_CHAR      ((DFC_Datatype)0x03000003)
+#define DFC_BYTE               ((DFC_Datatype)0x03000004)
+#define DFC_SHORT              ((DFC_Datatype)0x03000005)
+#define DFC_UNSIGNED_SHORT     ((DFC_Datatype)0x03000006)
+#define DFC_INT                ((DFC_Datatype)0x03000007)
+#define DFC_UNSIGNED           ((DFC_Datatype)0x03000008)
+#define DFC_LONG               ((DFC_Datatype)0x03000009)
+#define DFC_UNSIGNED_LONG      ((DFC_Datatype)0x0300000a)
+#define DFC_LONG_LONG_INT      ((DFC_Datatype)0x0300000b)
+#define DFC_LONG_LONG          DFC_LONG_LONG_INT
+#define DFC_UNSIGNED_LONG_LONG ((DFC_Datatype)0x0300000c)
+#define DFC_FLOAT              ((DFC_Datatype)0x0300000d)
+#define DFC_DOUBLE             ((DFC_Datatype)0x0300000e)
+#define DFC_LONG_DOUBLE        ((DFC_Datatype)0x0300000f)
+#define DFC_INT8_T             ((DFC_Datatype)0x03000010)
+#define DFC_INT16_T            ((DFC_Datatype)0x03000011)
+#define DFC_INT32_T            ((DFC_Datatype)0x03000012)
+#define DFC_INT64_T            ((DFC_Datatype)0x03000013)
+#define DFC_UINT8_T            ((DFC_Datatype)0x03000014)
+#define DFC_UINT16_T           ((DFC_Datatype)0x03000015)
+#define DFC_UINT32_T           ((DFC_Datatype)0x03000016)
+#define DFC_UINT64_T           ((DFC_Datatype)0x03000017)
+#define DFC_C_BOOL             ((DFC_Datatype)0x03000018)
+#define DFC_WCHAR              ((DFC_Datatype)0x03000019)
+#define DFC_BFLOAT16           ((DFC_Datatype)0x0300001a) /* DFC extension */
+#define DFC_FLOAT16            ((DFC_Datatype)0x0300001b) /* DFC extension (IEEE binary16) */
+#define DFC_AINT               ((DFC_Datatype)0x0300001c)
+#define DFC_OFFSET             ((DFC_Datatype)0x0300001d)
+#define DFC_COUNT              ((DFC_Datatype)0x0300001e)
+#define DFC_PACKED             ((DFC_Datatype)0x0300001f)
+#define DFC_FLOAT_INT          ((DFC_Datatype)0x03000020)
+#define DFC_DOUBLE_INT         ((DFC_Datatype)0x03000021)
+#define DFC_LONG_INT           ((DFC_Datatype)0x03000022)
+#define DFC_2INT               ((DFC_Datatype)0x03000023)
+#define DFC_SHORT_INT          ((DFC_Datatype)0x03000024)
+#define DFC_LONG_DOUBLE_INT    ((DFC_Datatype)0x03000025)
+#define DFC_DATATYPE_BUILTIN_MAX 0x25 /* highest predefined index */
+
+#define DFC_OP_NULL ((DFC_Op)0x04000000)
+#define DFC_MAX     ((DFC_Op)0x04000001)
+#define DFC_MIN     ((DFC_Op)0x04000002)
+#define DFC_SUM     ((DFC_Op)0x04000003)
+#define DFC_PROD    ((DFC_Op)0x04000004)
+#define DFC_LAND    ((DFC_Op)0x04000005)
+#define DFC_BAND    ((DFC_Op)0x04000006)
+#define DFC_LOR     ((DFC_Op)0x04000007)
+#define DFC_BOR     ((DFC_Op)0x04000008)
+#define DFC_LXOR    ((DFC_Op)0x04000009)
+#define DFC_BXOR    ((DFC_Op)0x0400000a)
+#define DFC_MAXLOC  ((DFC_Op)0x0400000b)
+#define DFC_MINLOC  ((DFC_Op)0x0400000c)
+#define DFC_REPLACE ((DFC_Op)0x0400000d)
+#define DFC_NO_OP   ((DFC_Op)0x0400000e)
+#define DFC_OP_BUILTIN_MAX 0x0e
+
+#define DFC_REQUEST_NULL ((DFC_Request)0x05000000)
+
+#define DFC_INFO_NULL ((DFC_Info)0x06000000)
+#define DFC_INFO_ENV  ((DFC_Info)0x06000001)
+
+#define DFC_ERRHANDLER_NULL ((DFC_Errhandler)0x07000000)
+#define DFC_ERRORS_ARE_FATAL ((DFC_Errhandler)0x07000001)
+#define DFC_ERRORS_RETURN    ((DFC_Errhandler)0x07000002)
+#define DFC_ERRORS_ABORT     ((DFC_Errhandler)0x07000003)
+
+/* ---- Status ------------------------------------------------------------------------- */
+typedef struct DFC_Status {
+    int count_lo;               /* private: low 32 bits of the byte count */
+    int count_hi_and_cancelled; /* private: high 31 bits, then the cancelled bit */
+    int DFC_SOURCE;
+    int DFC_TAG;
+    int DFC_ERROR;
+} DFC_Status;
+
+#define DFC_STATUS_IGNORE   ((DFC_Status *)1)
+#define DFC_STATUSES_IGNORE ((DFC_Status *)1)
+
+/* ---- Constants ---------------------------------------------------------------------- */
+#define DFC_PROC_NULL   (-1)
+#define DFC_ANY_SOURCE  (-2)
+#define DFC_ROOT        (-3)
+#define DFC_ANY_TAG     (-1)
+#define DFC_UNDEFINED   (-32766)
+#define DFC_TAG_UB_VALUE 0x7fffffff /* largest valid tag (DFC_Comm_get_attr is not provided) */
+
+#define DFC_IN_PLACE ((void *)-1)
+#define DFC_BOTTOM   ((void *)0)
+
+#define DFC_IDENT     0
+#define DFC_CONGRUENT 1
+#define DFC_SIMILAR   2
+#define DFC_UNEQUAL   3
+
+#define DFC_COMM_TYPE_SHARED 1
+
+#define DFC_THREAD_SINGLE     0
+#define DFC_THREAD_FUNNELED   1
+#define DFC_THREAD_SERIALIZED 2
+#define DFC_THREAD_MULTIPLE   3
+
+#define DFC_MAX_PROCESSOR_NAME       256
+#define DFC_MAX_ERROR_STRING         512
+#define DFC_MAX_OBJECT_NAME          128
+#define DFC_MAX_INFO_KEY             255
+#define DFC_MAX_INFO_VAL             1024
+#define DFC_MAX_LIBRARY_VERSION_STRING 8192
+#define DFC_MAX_TRANSPORT_NAME       16 /* DFC extension */
+
+#define DFC_COMBINER_NAMED      1
+#define DFC_COMBINER_DUP        2
+#define DFC_COMBINER_CONTIGUOUS 3
+
+/* ---- Error classes ------------------------------------------------------------------ */
+#define DFC_SUCCESS                   0
+#define DFC_ERR_BUFFER                1
+#define DFC_ERR_COUNT                 2
+#define DFC_ERR_TYPE                  3
+#define DFC_ERR_TAG                   4
+#define DFC_ERR_COMM                  5
+#define DFC_ERR_RANK                  6
+#define DFC_ERR_ROOT                  7
+#define DFC_ERR_GROUP                 8
+#define DFC_ERR_OP                    9
+#define DFC_ERR_TOPOLOGY              10
+#define DFC_ERR_DIMS                  11
+#define DFC_ERR_ARG                   12
+#define DFC_ERR_UNKNOWN               13
+#define DFC_ERR_TRUNCATE              14
+#define DFC_ERR_OTHER                 15
+#define DFC_ERR_INTERN                16
+#define DFC_ERR_IN_STATUS             17
+#define DFC_ERR_PENDING               18
+#define DFC_ERR_REQUEST               19
+#define DFC_ERR_INFO                  20
+#define DFC_ERR_INFO_KEY              21
+#define DFC_ERR_INFO_VALUE            22
+#define DFC_ERR_INFO_NOKEY            23
+#define DFC_ERR_NO_MEM                24
+#define DFC_ERR_UNSUPPORTED_OPERATION 25
+#define DFC_ERR_NOT_SAME              26
+#define DFC_ERR_ERRHANDLER            27
+#define DFC_ERR_PROC_FAILED           28
+#define DFC_ERR_INTERNAL_TRANSPORT    29 /* DFC extension: a transport failed */
+#define DFC_ERR_LASTCODE              29
+
+/* ---- Callback types ----------------------------------------------------------------- */
+typedef void(DFC_User_function)(void *invec, void *inoutvec, int *len, DFC_Datatype *datatype);
+/* DFC extension: called once when the operation of a request completes. */
+typedef void(DFC_Request_callback)(DFC_Request request, const DFC_Status *status, void *arg);
+
+/* ---- Environment -------------------------------------------------------------------- */
+int DFC_Init(int *argc, char ***argv);
+int DFC_Init_thread(int *argc, char ***argv, int required, int *provided);
+int DFC_Initialized(int *flag);
+int DFC_Finalized(int *flag);
+int DFC_Finalize(void);
+int DFC_Abort(DFC_Comm comm, int errorcode);
+int DFC_Query_thread(int *provided);
+int DFC_Is_thread_main(int *flag);
+double DFC_Wtime(void);
+double DFC_Wtick(void);
+int DFC_Get_processor_name(char *name, int *resultlen);
+int DFC_Get_version(int *version, int *subversion);
+int DFC_Get_library_version(char *version, int *resultlen);
+
+/* ---- Errors ------------------------------------------------------------------------- */
+int DFC_Error_class(int errorcode, int *errorclass);
+int DFC_Error_string(int errorcode, char *string, int *resultlen);
+int DFC_Comm_set_errhandler(DFC_Comm comm, DFC_Errhandler errhandler);
+int DFC_Comm_get_errhandler(DFC_Comm comm, DFC_Errhandler *errhandler);
+int DFC_Errhandler_free(DFC_Errhandler *errhandler);
+
+/* ---- Info --------------------------------------------------------------------------- */
+int DFC_Info_create(DFC_Info *info);
+int DFC_Info_set(DFC_Info info, const char *key, const char *value);
+int DFC_Info_get(DFC_Info info, const char *key, int valuelen, char *value, int *flag);
+int DFC_Info_get_string(DFC_Info info, const char *key, int *buflen, char *value, int *flag);
+int DFC_Info_get_valuelen(DFC_Info info, const char *key, int *valuelen, int *flag);
+int DFC_Info_delete(DFC_Info info, const char *key);
+int DFC_Info_dup(DFC_Info info, DFC_Info *newinfo);
+int DFC_Info_free(DFC_Info *info);
+int DFC_Info_get_nkeys(DFC_Info info, int *nkeys);
+int DFC_Info_get_nthkey(DFC_Info info, int n, char *key);
+
+/* ---- Groups ------------------------------------------------------------------------- */
+int DFC_Group_size(DFC_Group group, int *size);
+int DFC_Group_rank(DFC_Group group, int *rank);
+int DFC_Group_incl(DFC_Group group, int n, const int ranks[], DFC_Group *newgroup);
+int DFC_Group_excl(DFC_Group group, int n, const int ranks[], DFC_Group *newgroup);
+int DFC_Group_range_incl(DFC_Group group, int n, int ranges[][3], DFC_Group *newgroup);
+int DFC_Group_range_excl(DFC_Group group, int n, int ranges[][3], DFC_Group *newgroup);
+int DFC_Group_union(DFC_Group group1, DFC_Group group2, DFC_Group *newgroup);
+int DFC_Group_intersection(DFC_Group group1, DFC_Group group2, DFC_Group *newgroup);
+int DFC_Group_difference(DFC_Group group1, DFC_Group group2, DFC_Group *newgroup);
+int DFC_Group_translate_ranks(DFC_Group group1, int n, const int ranks1[], DFC_Group group2,
+                              int ranks2[]);
+int DFC_Group_compare(DFC_Group group1, DFC_Group group2, int *result);
+int DFC_Group_free(DFC_Group *group);
+
+/* ---- Communicators ------------------------------------------------------------------ */
+int DFC_Comm_size(DFC_Comm comm, int *size);
+int DFC_Comm_rank(DFC_Comm comm, int *rank);
+int DFC_Comm_dup(DFC_Comm comm, DFC_Comm *newcomm);
+int DFC_Comm_dup_with_info(DFC_Comm comm, DFC_Info info, DFC_Comm *newcomm);
+int DFC_Comm_split(DFC_Comm comm, int color, int key, DFC_Comm *newcomm);
+int DFC_Comm_split_type(DFC_Comm comm, int split_type, int key, DFC_Info info,
+                        DFC_Comm *newcomm);
+int DFC_Comm_create(DFC_Comm comm, DFC_Group group, DFC_Comm *newcomm);
+int DFC_Comm_create_group(DFC_Comm comm, DFC_Group group, int tag, DFC_Comm *newcomm);
+int DFC_Comm_free(DFC_Comm *comm);
+int DFC_Comm_compare(DFC_Comm comm1, DFC_Comm comm2, int *result);
+int DFC_Comm_group(DFC_Comm comm, DFC_Group *group);
+int DFC_Comm_set_name(DFC_Comm comm, const char *comm_name);
+int DFC_Comm_get_name(DFC_Comm comm, char *comm_name, int *resultlen);
+int DFC_Comm_set_info(DFC_Comm comm, DFC_Info info);
+int DFC_Comm_get_info(DFC_Comm comm, DFC_Info *info_used);
+/* DFC extension: the transport that carries messages to `rank` ("self", "shm", "tcp"). */
+int DFC_Comm_get_peer_transport(DFC_Comm comm, int rank, char *name, int *resultlen);
+
+/* ---- Datatypes and operations ------------------------------------------------------- */
+int DFC_Type_size(DFC_Datatype datatype, int *size);
+int DFC_Type_size_c(DFC_Datatype datatype, DFC_Count *size);
+int DFC_Type_get_extent(DFC_Datatype datatype, DFC_Aint *lb, DFC_Aint *extent);
+int DFC_Type_dup(DFC_Datatype oldtype, DFC_Datatype *newtype);
+int DFC_Type_contiguous(int count, DFC_Datatype oldtype, DFC_Datatype *newtype);
+int DFC_Type_vector(int count, int blocklength, int stride, DFC_Datatype oldtype,
+                    DFC_Datatype *newtype);
+int DFC_Type_commit(DFC_Datatype *datatype);
+int DFC_Type_free(DFC_Datatype *datatype);
+int DFC_Type_get_envelope(DFC_Datatype datatype, int *num_integers, int *num_addresses,
+                          int *num_datatypes, int *combiner);
+int DFC_Get_count(const DFC_Status *status, DFC_Datatype datatype, int *count);
+int DFC_Get_elements(const DFC_Status *status, DFC_Datatype datatype, int *count);
+
+int DFC_Op_create(DFC_User_function *user_fn, int commute, DFC_Op *op);
+int DFC_Op_free(DFC_Op *op);
+int DFC_Op_commutative(DFC_Op op, int *commute);
+int DFC_Reduce_local(const void *inbuf, void *inoutbuf, int count, DFC_Datatype datatype,
+                     DFC_Op op);
+
+/* ---- Point-to-point ----------------------------------------------------------------- */
+int DFC_Send(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+             DFC_Comm comm);
+int DFC_Ssend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+              DFC_Comm comm);
+int DFC_Recv(void *buf, int count, DFC_Datatype datatype, int source, int tag, DFC_Comm comm,
+             DFC_Status *status);
+int DFC_Isend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+              DFC_Comm comm, DFC_Request *request);
+int DFC_Issend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+               DFC_Comm comm, DFC_Request *request);
+int DFC_Irecv(void *buf, int count, DFC_Datatype datatype, int source, int tag, DFC_Comm comm,
+              DFC_Request *request);
+int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int dest,
+                 int sendtag, void *recvbuf, int recvcount, DFC_Datatype recvtype, int source,
+                 int recvtag, DFC_Comm comm, DFC_Status *status);
+int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, DFC_Comm comm, DFC_Status *status);
+int DFC_Probe(int source, int tag, DFC_Comm comm, DFC_Status *status);
+int DFC_Iprobe(int source, int tag, DFC_Comm comm, int *flag, DFC_Status *status);
+int DFC_Send_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+                  DFC_Comm comm, DFC_Request *request);
+int DFC_Ssend_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+                   DFC_Comm comm, DFC_Request *request);
+int DFC_Recv_init(void *buf, int count, DFC_Datatype datatype, int source, int tag,
+                  DFC_Comm comm, DFC_Request *request);
+
+/* ---- Requests ----------------------------------------------------------------------- */
+int DFC_Start(DFC_Request *request);
+int DFC_Startall(int count, DFC_Request array_of_requests[]);
+int DFC_Wait(DFC_Request *request, DFC_Status *status);
+int DFC_Test(DFC_Request *request, int *flag, DFC_Status *status);
+int DFC_Waitany(int count, DFC_Request array_of_requests[], int *index, DFC_Status *status);
+int DFC_Testany(int count, DFC_Request array_of_requests[], int *index, int *flag,
+                DFC_Status *status);
+int DFC_Waitall(int count, DFC_Request array_of_requests[], DFC_Status array_of_statuses[]);
+int DFC_Testall(int count, DFC_Request array_of_requests[], int *flag,
+                DFC_Status array_of_statuses[]);
+int DFC_Waitsome(int incount, DFC_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], DFC_Status array_of_statuses[]);
+int DFC_Testsome(int incount, DFC_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], DFC_Status array_of_statuses[]);
+int DFC_Request_free(DFC_Request *request);
+int DFC_Request_get_status(DFC_Request request, int *flag, DFC_Status *status);
+int DFC_Cancel(DFC_Request *request);
+int DFC_Test_cancelled(const DFC_Status *status, int *flag);
+/* DFC extension: run `fn(request, status, arg)` once when the operation completes. */
+int DFC_Request_set_callback(DFC_Request request, DFC_Request_callback *fn, void *arg);
+
+/* ---- Collectives: blocking, nonblocking (I...) and persistent (..._init) ------------ */
+int DFC_Barrier(DFC_Comm comm);
+int DFC_Ibarrier(DFC_Comm comm, DFC_Request *request);
+int DFC_Barrier_init(DFC_Comm comm, DFC_Info info, DFC_Request *request);
+
+int DFC_Bcast(void *buffer, int count, DFC_Datatype datatype, int root, DFC_Comm comm);
+int DFC_Ibcast(void *buffer, int count, DFC_Datatype datatype, int root, DFC_Comm comm,
+               DFC_Request *request);
+int DFC_Bcast_init(void *buffer, int count, DFC_Datatype datatype, int root, DFC_Comm comm,
+                   DFC_Info info, DFC_Request *request);
+
+int DFC_Reduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+               int root, DFC_Comm comm);
+int DFC_Ireduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
+                DFC_Op op, int root, DFC_Comm comm, DFC_Request *request);
+int DFC_Reduce_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
+                    DFC_Op op, int root, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+
+int DFC_Allreduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
+                  DFC_Op op, DFC_Comm comm);
+int DFC_Iallreduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
+                   DFC_Op op, DFC_Comm comm, DFC_Request *request);
+int DFC_Allreduce_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
+                       DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+
+int DFC_Gather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+               int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm);
+int DFC_Igather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
+                DFC_Request *request);
+int DFC_Gather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                    int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
+                    DFC_Info info, DFC_Request *request);
+
+int DFC_Gatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], DFC_Datatype recvtype, int root,
+                DFC_Comm comm);
+int DFC_Igatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], DFC_Datatype recvtype, int root,
+                 DFC_Comm comm, DFC_Request *request);
+int DFC_Gatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], DFC_Datatype recvtype,
+                     int root, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+
+int DFC_Scatter(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm);
+int DFC_Iscatter(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                 int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
+                 DFC_Request *request);
+int DFC_Scatter_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                     int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
+                     DFC_Info info, DFC_Request *request);
+
+int DFC_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 DFC_Datatype sendtype, void *recvbuf, int recvcount, DFC_Datatype recvtype,
+                 int root, DFC_Comm comm);
+int DFC_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  DFC_Datatype sendtype, void *recvbuf, int recvcount, DFC_Datatype recvtype,
+                  int root, DFC_Comm comm, DFC_Request *request);
+int DFC_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                      DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                      DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
+                      DFC_Request *request);
+
+int DFC_Allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                  int recvcount, DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Iallgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                   int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request);
+int DFC_Allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                       void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                       DFC_Info info, DFC_Request *request);
+
+int DFC_Allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], DFC_Datatype recvtype,
+                   DFC_Comm comm);
+int DFC_Iallgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], DFC_Datatype recvtype,
+                    DFC_Comm comm, DFC_Request *request);
+int DFC_Allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                        DFC_Request *request);
+
+int DFC_Alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                 int recvcount, DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ialltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                  int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request);
+int DFC_Alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                      int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                      DFC_Request *request);
+
+int DFC_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
+                   DFC_Request *request);
+int DFC_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
+                       DFC_Info info, DFC_Request *request);
+
+int DFC_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             DFC_Datatype datatype, DFC_Op op, DFC_Comm comm);
+int DFC_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
+                              DFC_Request *request);
+int DFC_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                  DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
+                                  DFC_Info info, DFC_Request *request);
+
+int DFC_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       DFC_Datatype datatype, DFC_Op op, DFC_Comm comm);
+int DFC_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        DFC_Datatype datatype, DFC_Op op, DFC_Comm comm, DFC_Request *request);
+int DFC_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            DFC_Datatype datatype, DFC_Op op, DFC_Comm comm, DFC_Info info,
+                            DFC_Request *request);
+
+int DFC_Scan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+             DFC_Comm comm);
+int DFC_Iscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+              DFC_Comm comm, DFC_Request *request);
+int DFC_Scan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
+                  DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+
+int DFC_Exscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
+               DFC_Op op, DFC_Comm comm);
+int DFC_Iexscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
+                DFC_Op op, DFC_Comm comm, DFC_Request *request);
+int DFC_Exscan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
+                    DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DFC_H */

@@ -1,0 +1,1 @@
+/* dfc_mpi.h: maps MPI_ names to DFC_ (generated later) */

@@ -1,0 +1,59 @@
+/*
+ * dfc_api.h - helpers shared by the public entry points (src/api/*.c).
+ *
+ * Every public function has the same shape:
+ *
+ *     int DFC_Foo(..., DFC_Comm comm, ...)
+ *     {
+ *         int rc = DFC_SUCCESS;
+ *         dfc_comm_t *c = NULL;
+ *         DFC_API_ENTER();
+ *         rc = dfc_comm_check(comm, __func__, "comm", &c);      // argument checks first
+ *         if (rc) goto fn_fail;
+ *         if (count < 0) { rc = DFC_ERR(DFC_ERR_COUNT, "invalid argument count: %d is negative", count); goto fn_fail; }
+ *         rc = dfc_something(c, ...);                          // then one call inward
+ *         if (rc) goto fn_fail;
+ *     fn_exit:
+ *         DFC_API_EXIT();
+ *         return rc;
+ *     fn_fail:
+ *         rc = dfc_api_error(c, rc);                           // applies the errhandler
+ *         goto fn_exit;
+ *     }
+ *
+ * Messages read "<function>: invalid argument <name>: <reason>" for argument errors, so the
+ * user sees the function, the argument and the reason.
+ */
+#ifndef DFC_API_H
+#define DFC_API_H
+
+#include "comm/dfc_comm.h"
+#include "util/dfc_util.h"
+
+/* Takes the library lock (when threads are enabled) and checks that DFC is initialized;
+ * a call before DFC_Init or after DFC_Finalize is reported as fatal. */
+#define DFC_API_ENTER()                                                                       \
+    do {                                                                                      \
+        if (DFC_UNLIKELY(!dfc_proc.initialized || dfc_proc.finalized))                        \
+            dfc_api_not_initialized(__func__);                                                \
+        DFC_LOCK();                                                                           \
+    } while (0)
+#define DFC_API_EXIT() DFC_UNLOCK()
+
+void dfc_api_not_initialized(const char *func) __attribute__((noreturn));
+
+/* Applies the error handler of `c` (of DFC_COMM_WORLD when c is NULL) to `code`: under
+ * DFC_ERRORS_ARE_FATAL prints the message and aborts the job; under DFC_ERRORS_RETURN
+ * returns code. */
+int dfc_api_error(dfc_comm_t *c, int code);
+
+/* Common checks; each records its own message and returns an error code or DFC_SUCCESS. */
+int dfc_api_check_count(const char *func, const char *argname, int count);
+int dfc_api_check_buf(const char *func, const char *argname, const void *buf, int count);
+int dfc_api_check_tag(const char *func, const char *argname, int tag, int allow_any);
+/* rank must be in [0, size) or PROC_NULL (or ANY_SOURCE when allow_any). */
+int dfc_api_check_rank(const char *func, const char *argname, const dfc_comm_t *c, int rank,
+                       int allow_any);
+int dfc_api_check_ptr(const char *func, const char *argname, const void *p);
+
+#endif /* DFC_API_H */

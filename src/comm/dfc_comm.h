@@ -1,0 +1,265 @@
+/*
+ * dfc_comm.h - the comm layer: communicators, groups, info, datatypes and ops, requests,
+ * point-to-point matching and the host progress engine.
+ *
+ * Depends on util, pmix (init/finalize only) and tl. The coll layer builds on this header;
+ * the api layer checks arguments and calls in.
+ */
+#ifndef DFC_COMM_H
+#define DFC_COMM_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "dfc.h"
+#include "util/dfc_util.h"
+
+/* ---- Process-wide state ----------------------------------------------------------------- */
+typedef struct dfc_proc {
+    int initialized, finalized;
+    int thread_level;
+    pthread_t main_thread;
+    int world_rank, world_size;
+    int local_rank, local_size;
+    int singleton;
+    char hostname[256];
+    char nspace[256];
+} dfc_proc_t;
+extern dfc_proc_t dfc_proc;
+
+/* One lock guards all library state when several threads may call in (thread level
+ * MULTIPLE or the async progress thread). It is a no-op otherwise. Blocking waits drop it
+ * while they sleep. */
+extern int dfc_lock_enabled;
+extern pthread_mutex_t dfc_big_lock;
+#define DFC_LOCK()                                                                            \
+    do {                                                                                      \
+        if (dfc_lock_enabled) pthread_mutex_lock(&dfc_big_lock);                              \
+    } while (0)
+#define DFC_UNLOCK()                                                                          \
+    do {                                                                                      \
+        if (dfc_lock_enabled) pthread_mutex_unlock(&dfc_big_lock);                            \
+    } while (0)
+
+/* ---- Info ------------------------------------------------------------------------------- */
+typedef struct dfc_info {
+    int handle;
+    int nkeys, cap;
+    char **keys, **vals; /* in insertion order, as MPI's get_nthkey expects */
+} dfc_info_t;
+
+extern dfc_htable_t dfc_info_table;
+dfc_info_t *dfc_info_new(void);                  /* NULL on out-of-memory; no handle */
+dfc_info_t *dfc_info_copy(const dfc_info_t *src); /* NULL on out-of-memory; no handle */
+void dfc_info_destroy(dfc_info_t *info);          /* also removes its handle if it has one */
+const char *dfc_info_lookup(const dfc_info_t *info, const char *key); /* NULL if absent */
+int dfc_info_put(dfc_info_t *info, const char *key, const char *value); /* DFC_SUCCESS/err */
+
+/* ---- Groups ------------------------------------------------------------------------------
+ * A group is an ordered list of world ranks (DFC has no dynamic processes). */
+typedef struct dfc_group {
+    int handle;   /* 0 while the group has no user handle */
+    int refcount; /* communicators and the user each hold a reference */
+    int size;
+    int rank;     /* this process's rank in the group or DFC_UNDEFINED */
+    int *world;   /* world rank of each member */
+} dfc_group_t;
+
+extern dfc_htable_t dfc_group_table;
+/* Creates a group from `size` world ranks (copied); refcount 1, no handle. */
+dfc_group_t *dfc_group_new(int size, const int *world_ranks);
+void dfc_group_retain(dfc_group_t *g);
+void dfc_group_release(dfc_group_t *g); /* frees at refcount 0 (never GROUP_EMPTY) */
+/* Rank of world rank `w` in g, or DFC_UNDEFINED. */
+int dfc_group_rank_of(const dfc_group_t *g, int w);
+extern dfc_group_t dfc_group_empty;
+
+/* ---- Datatypes ---------------------------------------------------------------------------
+ * DFC supports contiguous datatypes: every type is `count` elements of one predefined
+ * `base` type (or, for DFC_BYTE/PACKED, bytes). The host engine moves bytes; reductions
+ * dispatch on `base`. */
+typedef struct dfc_dtype {
+    int handle;
+    int refcount;
+    int builtin;      /* predefined: never freed */
+    int base;         /* index (low 24 bits of the handle) of the predefined element type */
+    size_t size;      /* bytes of data in one item of this type */
+    size_t nbase;     /* number of base elements in one item */
+    DFC_Aint lb, extent;
+    int committed;
+    int combiner;     /* DFC_COMBINER_NAMED, _DUP or _CONTIGUOUS */
+    const char *name; /* predefined types only, e.g. "DFC_INT" */
+} dfc_dtype_t;
+
+extern dfc_htable_t dfc_dtype_table;
+int dfc_dtype_init(void); /* registers the predefined types */
+void dfc_dtype_finalize(void);
+static inline dfc_dtype_t *dfc_dtype_get(DFC_Datatype h)
+{
+    return (dfc_dtype_t *)dfc_htable_get(&dfc_dtype_table, h);
+}
+/* Checks that h is a valid, committed datatype for communication; on failure records a
+ * message "<func>: invalid argument <argname>: ..." and returns the code. */
+int dfc_dtype_check(DFC_Datatype h, const char *func, const char *argname, dfc_dtype_t **out);
+
+/* ---- Reduction operations ---------------------------------------------------------------- */
+typedef struct dfc_op {
+    int handle;
+    int refcount;
+    int builtin;
+    int commute;
+    DFC_User_function *user_fn;
+    const char *name;
+} dfc_op_t;
+
+extern dfc_htable_t dfc_op_table;
+int dfc_op_init(void);
+void dfc_op_finalize(void);
+static inline dfc_op_t *dfc_op_get(DFC_Op h) { return (dfc_op_t *)dfc_htable_get(&dfc_op_table, h); }
+/* Checks that h is a valid op that is defined on datatype dt (MPI-4.1 5.9.2); records a
+ * message naming func and argname otherwise. */
+int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *argname,
+                 dfc_op_t **out);
+/* inout[i] = in[i] (op) inout[i] for `count` items of dt: the MPI argument order, so that
+ * non-commutative ops reduce as in[0..] first. Never fails once dfc_op_check passed. */
+void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, void *inout,
+                   size_t count);
+
+/* ---- Communicators ------------------------------------------------------------------------ */
+struct dfc_coll_comm; /* the coll layer's per-communicator state */
+
+typedef struct dfc_comm {
+    int handle;
+    int refcount;        /* the user's handle, plus one per pending operation */
+    uint32_t ctx;        /* context id: point-to-point uses 2*ctx, collectives 2*ctx+1 */
+    int rank, size;
+    dfc_group_t *group;
+    const int *world;    /* = group->world: world rank of each comm rank */
+    int is_world, is_self;
+    char name[DFC_MAX_OBJECT_NAME];
+    DFC_Errhandler errhandler;
+    dfc_info_t *info;    /* hints given at creation or by set_info; NULL if none */
+    int priority;        /* info key dfc_priority; 0 by default, higher runs first */
+    uint32_t coll_seq;   /* collectives initiated on this communicator so far */
+    uint32_t pcoll_seq;  /* persistent collective _init calls so far */
+    struct dfc_coll_comm *coll; /* owned by the coll layer */
+} dfc_comm_t;
+
+extern dfc_htable_t dfc_comm_table;
+static inline dfc_comm_t *dfc_comm_get(DFC_Comm h)
+{
+    return (dfc_comm_t *)dfc_htable_get(&dfc_comm_table, h);
+}
+/* Checks a communicator handle; records "<func>: invalid argument <argname>: ..." */
+int dfc_comm_check(DFC_Comm h, const char *func, const char *argname, dfc_comm_t **out);
+/* Builds a communicator over `group` (every member calls it with the same group, in the
+ * same order relative to other creations on `parent`). Collective over the group's members,
+ * which must all be members of parent. Not a member -> *out = NULL. */
+int dfc_comm_create_from_group(dfc_comm_t *parent, dfc_group_t *group, dfc_info_t *info,
+                               int tag, dfc_comm_t **out);
+void dfc_comm_release(dfc_comm_t *c); /* drops a reference; frees ctx at zero */
+/* Reads dfc_priority and other hints from info into c. */
+void dfc_comm_apply_info(dfc_comm_t *c, const dfc_info_t *info);
+/* The name of the transport used to reach comm rank r ("self", "shm", "tcp"). */
+const char *dfc_comm_peer_transport(const dfc_comm_t *c, int r);
+
+/* Context ids: a bitmask of free ids per process; a new communicator takes the lowest id
+ * that is free on every member (an allreduce-BAND of the masks over the parent). */
+#define DFC_CTXID_MAX 4096
+int dfc_ctxid_alloc(dfc_comm_t *parent, const dfc_group_t *members, int tag, uint32_t *ctx);
+void dfc_ctxid_free(uint32_t ctx);
+/* Unit-testable core: picks the lowest set bit of mask (DFC_CTXID_MAX bits); -1 if none. */
+int dfc_ctxid_pick(const uint32_t *mask);
+
+/* ---- Requests ----------------------------------------------------------------------------- */
+enum { DFC_REQ_SEND = 1, DFC_REQ_RECV, DFC_REQ_COLL };
+
+typedef struct dfc_req dfc_req_t;
+struct dfc_req {
+    int handle;          /* 0 for internal requests (collective steps) */
+    int kind;
+    int persistent;      /* created by *_init: survives completion, restarted by Start */
+    int active;          /* started and not yet waited for (persistent); 1 otherwise */
+    volatile int complete;
+    int user_freed;      /* Request_free while active: release at completion */
+    int cancelled;
+    DFC_Status status;
+    dfc_comm_t *comm;
+    uint64_t id;         /* for rendezvous replies; unique in this process */
+
+    /* point-to-point */
+    const void *sbuf;
+    void *rbuf;
+    uint64_t bytes;      /* buffer capacity (recv) or message length (send) */
+    int peer;            /* comm rank, DFC_ANY_SOURCE allowed for receives */
+    int tag;
+    int sync;            /* Ssend */
+    int coll_ctx;        /* 1: uses the communicator's collective context */
+    uint64_t done;       /* rendezvous bytes sent or received so far */
+    uint64_t remote_id;  /* the peer's request id (CTS target / DATA destination) */
+    int rndv_state;      /* protocol state, see p2p.c */
+    dfc_list_t link;     /* posted queue, pending-send queue or active list */
+
+    /* collectives: the coll layer's schedule state and hooks */
+    void *coll;
+    int (*start)(dfc_req_t *req);   /* persistent restart (Start); NULL for p2p */
+    void (*destroy)(dfc_req_t *req); /* releases coll state */
+
+    DFC_Request_callback *cb;
+    void *cb_arg;
+};
+
+extern dfc_htable_t dfc_req_table;
+dfc_req_t *dfc_req_new(int kind, dfc_comm_t *comm); /* zeroed, active, not complete */
+int dfc_req_handle(dfc_req_t *req, DFC_Request *out); /* gives it a user handle */
+static inline dfc_req_t *dfc_req_get(DFC_Request h)
+{
+    return (dfc_req_t *)dfc_htable_get(&dfc_req_table, h);
+}
+/* Marks req complete and runs its callback (once). */
+void dfc_req_complete(dfc_req_t *req);
+void dfc_req_free(dfc_req_t *req); /* removes the handle and frees */
+/* Restarts a persistent request (Start). */
+int dfc_req_start(dfc_req_t *req);
+
+/* ---- Point-to-point (used by the api and by collective schedules) -------------------------
+ * `req` is caller-owned (from dfc_req_new or embedded); these only post the operation. */
+int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst,
+                  int tag, int sync, dfc_req_t *req);
+int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int src, int tag,
+                  dfc_req_t *req);
+/* Probe: looks for a matching unexpected message; fills status when found. */
+int dfc_p2p_iprobe(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
+/* Cancels a receive that has not matched yet. */
+int dfc_p2p_cancel_recv(dfc_req_t *req);
+
+/* ---- Progress ----------------------------------------------------------------------------
+ * One engine drives transports, the p2p protocol and the collective scheduler. */
+int dfc_progress(void); /* one pass; returns the number of events (>= 0) or an error code */
+/* Progresses until *done becomes non-zero, backing off from spinning to yielding to
+ * sleeping in the transports (so that oversubscribed ranks leave the CPU to peers). */
+int dfc_progress_until(volatile int *done);
+/* The coll layer registers its scheduler here; called once per progress pass. */
+typedef int (*dfc_progress_hook_fn)(void);
+void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn);
+
+/* ---- Status helpers ----------------------------------------------------------------------- */
+static inline void dfc_status_set_bytes(DFC_Status *s, uint64_t bytes)
+{
+    s->count_lo = (int)(uint32_t)bytes;
+    s->count_hi_and_cancelled = (s->count_hi_and_cancelled & 1) | (int)((bytes >> 32) << 1);
+}
+static inline uint64_t dfc_status_bytes(const DFC_Status *s)
+{
+    return (uint64_t)(uint32_t)s->count_lo | ((uint64_t)((uint32_t)s->count_hi_and_cancelled >> 1) << 32);
+}
+static inline void dfc_status_empty(DFC_Status *s)
+{
+    s->DFC_SOURCE = DFC_ANY_SOURCE;
+    s->DFC_TAG = DFC_ANY_TAG;
+    s->DFC_ERROR = DFC_SUCCESS;
+    s->count_lo = 0;
+    s->count_hi_and_cancelled = 0;
+}
+
+#endif /* DFC_COMM_H */

@@ -1,0 +1,35 @@
+/*
+ * dfc_boot.h - bootstrap: who am I, who else is there, and a key-value exchange.
+ *
+ * Backed by an OpenPMIx client (srun --mpi=pmix, mpirun, prterun). Started without a
+ * launcher, the process is a singleton (size 1) and put/get work locally.
+ * Depends on util only. Only init/finalize (src/comm/init.c) and transports' init call it.
+ */
+#ifndef DFC_BOOT_H
+#define DFC_BOOT_H
+
+#include <stddef.h>
+
+typedef struct dfc_boot_info {
+    int rank, size;             /* in the job (DFC_COMM_WORLD) */
+    int local_rank, local_size; /* on this node */
+    int singleton;              /* 1 when no launcher was found */
+    char nspace[256];           /* PMIx namespace (job id); "singleton.<pid>" otherwise */
+    char hostname[256];         /* this node's name as the launcher knows it */
+} dfc_boot_info_t;
+
+/* Connects to the launcher. Returns DFC_SUCCESS or an error code (never aborts). */
+int dfc_boot_init(dfc_boot_info_t *info);
+/* Publishes `len` bytes under `key` for every process of the job (visible after fence). */
+int dfc_boot_put(const char *key, const void *value, size_t len);
+/* Commits puts and waits until every process of the job has reached the fence. */
+int dfc_boot_fence(void);
+/* Fetches a peer's value; *value is malloc'ed and owned by the caller. */
+int dfc_boot_get(int rank, const char *key, void **value, size_t *len);
+/* The hostname of `rank` (PMIX_HOSTNAME); copies at most len bytes. */
+int dfc_boot_hostname(int rank, char *buf, size_t len);
+/* Aborts the whole job with a message; does not return. */
+void dfc_boot_abort(int code, const char *msg) __attribute__((noreturn));
+int dfc_boot_finalize(void);
+
+#endif /* DFC_BOOT_H */

@@ -1,0 +1,114 @@
+/*
+ * dfc_tl.h - transports: one ops table for moving packets between processes.
+ *
+ * A packet is a fixed header (dfc_pkt_t) plus up to `max_payload` bytes. Transports know
+ * nothing about communicators, matching or requests: the comm layer builds the protocol
+ * (eager, rendezvous) out of packets. Each transport is FIFO per (sender, receiver) pair,
+ * which is what gives MPI's non-overtaking order.
+ *
+ * Peers are world ranks. Transports depend on util and pmix (bootstrap) only.
+ *
+ * Layering: util <- pmix <- tl <- comm <- coll <- api.
+ */
+#ifndef DFC_TL_H
+#define DFC_TL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Packet types of the point-to-point protocol (interpreted by the comm layer). */
+enum {
+    DFC_PKT_EAGER = 1, /* whole message in the payload */
+    DFC_PKT_RTS = 2,   /* rendezvous: request to send `len` bytes; sreq identifies it */
+    DFC_PKT_CTS = 3,   /* rendezvous: clear to send; rreq identifies the receive */
+    DFC_PKT_DATA = 4,  /* rendezvous: a fragment at `offset` for rreq */
+    DFC_PKT_FIN = 5,   /* rendezvous: the receiver pulled the data itself (rget) */
+    DFC_PKT_SACK = 6,  /* synchronous eager send was matched */
+    DFC_PKT_HELLO = 7, /* transport-internal (tcp handshake); never delivered */
+    DFC_PKT_TYPE_MAX = 8
+};
+
+#define DFC_PKT_FLAG_SYNC 0x1 /* sender waits for a match acknowledgement (Ssend) */
+
+typedef struct dfc_pkt {
+    uint8_t type;
+    uint8_t flags;
+    uint16_t reserved;
+    uint32_t ctx;         /* context id of the communicator */
+    int32_t src;          /* sender's rank in that communicator */
+    int32_t tag;
+    uint64_t len;         /* total message length in bytes */
+    uint64_t sreq;        /* sender's request id (rendezvous, sync) */
+    uint64_t rreq;        /* receiver's request id (CTS, DATA, FIN) */
+    uint64_t offset;      /* DATA: where this fragment goes; RTS: sender address (rget) */
+    uint32_t payload_len; /* bytes following the header */
+    uint32_t src_world;   /* sender's world rank */
+} dfc_pkt_t;
+
+/* Return values of send besides DFC_SUCCESS and error codes. */
+#define DFC_TL_AGAIN 1000 /* no room now: retry after progress; nothing was taken */
+
+struct dfc_tl;
+/* Called by progress for every packet that arrives. `payload` is valid only during the
+ * call (the transport reuses its memory afterwards). The callback may call send on any
+ * transport (the comm layer answers an RTS with a CTS from inside it), so a transport's
+ * progress must keep its state consistent across the call. */
+typedef void (*dfc_tl_deliver_fn)(const dfc_pkt_t *pkt, const void *payload);
+
+/* What a transport is told about the job at init. */
+typedef struct dfc_tl_job {
+    int rank, size;             /* world */
+    int local_rank, local_size; /* on this node */
+    const char *nspace;         /* for naming shared segments */
+    const int *peers;           /* world ranks this transport must reach (sorted) */
+    int npeers;
+    const int *local_ranks;     /* world rank of each local rank (shm), local_size entries */
+} dfc_tl_job_t;
+
+typedef struct dfc_tl_ops {
+    const char *name; /* "self", "shm", "tcp" */
+
+    /* Sets up connections to job->peers. Collective: every process of the job calls it
+     * (those with no peers too, with npeers 0), since it uses bootstrap put/fence/get.
+     * May block (it runs inside DFC_Init). On failure returns an error code with its
+     * message recorded and leaves nothing behind (no segment, no socket). */
+    int (*init)(struct dfc_tl *tl, const dfc_tl_job_t *job);
+
+    /* Queues one packet to world rank `peer`. Never blocks. On DFC_SUCCESS the packet and
+     * payload were copied: the caller keeps ownership of both buffers. Returns DFC_TL_AGAIN
+     * when the transport has no room (nothing was taken; retry after progress), or an error
+     * code of class DFC_ERR_PROC_FAILED once the peer is known to be gone. Packets to one
+     * peer are delivered in the order send accepted them. payload_len <= max_payload. */
+    int (*send)(struct dfc_tl *tl, int peer, const dfc_pkt_t *pkt, const void *payload);
+
+    /* Optional (NULL if absent): copies len bytes from `remote_addr` in peer's address
+     * space to `local` (cross-memory attach). Blocks for the copy only. Returns DFC_SUCCESS,
+     * or DFC_ERR_UNSUPPORTED_OPERATION when it cannot (the caller falls back to DATA
+     * packets), or another error code. */
+    int (*rget)(struct dfc_tl *tl, int peer, void *local, uint64_t remote_addr, size_t len);
+
+    /* Delivers arrived packets through `deliver` and flushes queued output. Never blocks.
+     * Returns the number of packets delivered (>= 0) or an error code when a peer failed
+     * (the message names the peer); progress still works for the other peers afterwards. */
+    int (*progress)(struct dfc_tl *tl, dfc_tl_deliver_fn deliver);
+
+    /* Optional: blocks the caller up to timeout_us microseconds or until something may have
+     * arrived for this process on this transport. Spurious returns are allowed. Called
+     * only after progress found nothing. */
+    void (*wait)(struct dfc_tl *tl, long timeout_us);
+
+    /* Releases everything init created. Not collective; safe after a failed init. */
+    void (*fini)(struct dfc_tl *tl);
+} dfc_tl_ops_t;
+
+typedef struct dfc_tl {
+    const dfc_tl_ops_t *ops;
+    size_t max_payload; /* set by init */
+    void *priv;         /* the transport's own state */
+} dfc_tl_t;
+
+extern const dfc_tl_ops_t dfc_tl_self_ops;
+extern const dfc_tl_ops_t dfc_tl_shm_ops;
+extern const dfc_tl_ops_t dfc_tl_tcp_ops;
+
+#endif /* DFC_TL_H */

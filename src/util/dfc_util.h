@@ -1,0 +1,148 @@
+/*
+ * dfc_util.h - the util layer: error recording, debug logging, environment parameters,
+ * time, intrusive lists and a handle table. Depends on nothing else in DFC.
+ */
+#ifndef DFC_UTIL_H
+#define DFC_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfc.h"
+
+#define DFC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define DFC_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define DFC_MIN(a, b)   ((a) < (b) ? (a) : (b))
+#define DFC_MAX(a, b)   ((a) > (b) ? (a) : (b))
+
+/* ---- Errors ----------------------------------------------------------------------------
+ * An error code is (message slot << 8) | class. The place that detects an error records its
+ * message once with dfc_err(); callers pass the returned code up unchanged. The message is
+ * kept in a small ring so that DFC_Error_string can still return it later.
+ */
+#define DFC_ERR_CLASS(code) ((code) & 0xff)
+
+/* Records "<func>: <formatted reason>" and returns a code of class `errclass`. */
+int dfc_err(int errclass, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Copies the message of `code` (or the class string when it has none) into buf. */
+void dfc_err_message(int code, char *buf, size_t len);
+/* The fixed description of an error class, or NULL if `errclass` is not one. */
+const char *dfc_err_class_string(int errclass);
+
+/* Convenience for argument checks inside API functions (uses __func__). */
+#define DFC_ERR(cls, ...) dfc_err((cls), __func__, __VA_ARGS__)
+
+/* ---- Logging (DFC_DEBUG) -----------------------------------------------------------------
+ * DFC_DEBUG="level[:subsys,subsys]" (level 0 none, 1 errors, 2 info, 3 trace). Silent by
+ * default. Output goes to stderr, prefixed with the world rank.
+ */
+enum { DFC_LOG_ERROR = 1, DFC_LOG_INFO = 2, DFC_LOG_TRACE = 3 };
+extern int dfc_log_level;
+void dfc_log_init(int world_rank);
+int dfc_log_enabled(int level, const char *subsys);
+void dfc_log_write(const char *subsys, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define DFC_LOG(level, subsys, ...)                                                           \
+    do {                                                                                      \
+        if (DFC_UNLIKELY(dfc_log_level >= (level)) && dfc_log_enabled((level), (subsys)))     \
+            dfc_log_write((subsys), __VA_ARGS__);                                            \
+    } while (0)
+
+/* Prints a fatal message to stderr and aborts the whole job (through the bootstrap hook). */
+void dfc_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Set by init: how to abort the job (PMIx abort); defaults to abort(). */
+extern void (*dfc_abort_hook)(int code, const char *msg);
+
+/* ---- Environment parameters --------------------------------------------------------------
+ * Every parameter is read through these, with its default and a one-line description, so
+ * that dfc_info can list them; each must also appear in dfc_env(7).
+ */
+typedef struct dfc_env_param {
+    const char *name;
+    const char *dflt;
+    const char *desc;
+} dfc_env_param_t;
+
+long dfc_env_long(const char *name, long dflt, const char *desc);
+double dfc_env_double(const char *name, double dflt, const char *desc);
+const char *dfc_env_str(const char *name, const char *dflt, const char *desc);
+/* All parameters read so far (for dfc_info). */
+const dfc_env_param_t *dfc_env_params(int *count);
+
+/* ---- Time ---------------------------------------------------------------------------- */
+double dfc_time_now(void); /* seconds, monotonic */
+uint64_t dfc_time_ns(void);
+
+/* ---- Memory ---------------------------------------------------------------------------- */
+void *dfc_malloc(size_t size);   /* NULL on failure (callers report DFC_ERR_NO_MEM) */
+void *dfc_calloc(size_t n, size_t size);
+void *dfc_realloc(void *p, size_t size);
+void dfc_free(void *p);
+
+/* ---- Intrusive doubly linked list ------------------------------------------------------ */
+typedef struct dfc_list {
+    struct dfc_list *next, *prev;
+} dfc_list_t;
+
+static inline void dfc_list_init(dfc_list_t *l) { l->next = l->prev = l; }
+static inline int dfc_list_empty(const dfc_list_t *l) { return l->next == l; }
+static inline void dfc_list_insert_tail(dfc_list_t *l, dfc_list_t *e)
+{
+    e->prev = l->prev;
+    e->next = l;
+    l->prev->next = e;
+    l->prev = e;
+}
+static inline void dfc_list_remove(dfc_list_t *e)
+{
+    e->prev->next = e->next;
+    e->next->prev = e->prev;
+    e->next = e->prev = e;
+}
+#define DFC_CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+#define DFC_LIST_FOREACH_SAFE(pos, tmp, head)                                                 \
+    for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head);                          \
+         (pos) = (tmp), (tmp) = (pos)->next)
+
+/* ---- Handle tables ----------------------------------------------------------------------
+ * Objects of one kind live in a table indexed by the low 24 bits of their handle. Slot 0 is
+ * the null handle. Freed slots are reused (lowest first is not promised).
+ */
+#define DFC_HANDLE_KIND(h)  (((unsigned)(h)) >> 24)
+#define DFC_HANDLE_INDEX(h) (((unsigned)(h)) & 0xffffffu)
+enum {
+    DFC_KIND_COMM = 1,
+    DFC_KIND_GROUP = 2,
+    DFC_KIND_DATATYPE = 3,
+    DFC_KIND_OP = 4,
+    DFC_KIND_REQUEST = 5,
+    DFC_KIND_INFO = 6,
+    DFC_KIND_ERRHANDLER = 7
+};
+
+typedef struct dfc_htable {
+    int kind;
+    void **slots;
+    uint32_t cap;      /* slots allocated */
+    uint32_t first;    /* first index handed out dynamically (after predefined ones) */
+    uint32_t *freelist;
+    uint32_t nfree, next;
+} dfc_htable_t;
+
+void dfc_htable_init(dfc_htable_t *t, int kind, uint32_t first_dynamic);
+/* Registers obj at a fixed index (predefined objects). */
+void dfc_htable_set(dfc_htable_t *t, uint32_t index, void *obj);
+/* Allocates a handle for obj; returns 0 (the null handle's index) on out-of-memory. */
+int dfc_htable_add(dfc_htable_t *t, void *obj);
+/* Returns the object or NULL when h is not a live handle of this table's kind. */
+static inline void *dfc_htable_get(const dfc_htable_t *t, int h)
+{
+    uint32_t i = DFC_HANDLE_INDEX(h);
+    if (DFC_HANDLE_KIND(h) != (unsigned)t->kind || i == 0 || i >= t->cap) return NULL;
+    return t->slots[i];
+}
+void dfc_htable_remove(dfc_htable_t *t, int h);
+void dfc_htable_destroy(dfc_htable_t *t);
+
+#endif /* DFC_UTIL_H */

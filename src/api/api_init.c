@@ -1,1 +1,158 @@
-/* placeholder: being written */
+/* api_init.c - DFC_Init and friends: the environment of a DFC program. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/dfc_api.h"
+#include "pmix/dfc_boot.h"
+
+/* The layers above comm (coll, later gpu), brought up after it and down before it. */
+static int dfc_upper_layers_init(void) { return DFC_SUCCESS; }
+static void dfc_upper_layers_finalize(void) {}
+
+static int init_common(int required, int *provided)
+{
+    if (dfc_proc.initialized || dfc_proc.finalized)
+        dfc_fatal("DFC_Init: DFC is already %s", dfc_proc.finalized ? "finalized" : "initialized");
+    int rc = dfc_comm_layer_init(required, provided);
+    if (!rc) rc = dfc_upper_layers_init();
+    if (rc) {
+        char msg[DFC_MAX_ERROR_STRING];
+        dfc_err_message(rc, msg, sizeof msg);
+        dfc_fatal("DFC_Init failed: %s", msg);
+    }
+    return DFC_SUCCESS;
+}
+
+int DFC_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return init_common(DFC_THREAD_SINGLE, NULL);
+}
+
+int DFC_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    if (!provided) dfc_fatal("DFC_Init_thread: invalid argument provided: NULL pointer");
+    if (required < DFC_THREAD_SINGLE || required > DFC_THREAD_MULTIPLE)
+        dfc_fatal("DFC_Init_thread: invalid argument required: %d is not a thread level", required);
+    return init_common(required, provided);
+}
+
+int DFC_Initialized(int *flag)
+{
+    if (!flag) return DFC_ERR(DFC_ERR_ARG, "invalid argument flag: NULL pointer");
+    *flag = dfc_proc.initialized;
+    return DFC_SUCCESS;
+}
+
+int DFC_Finalized(int *flag)
+{
+    if (!flag) return DFC_ERR(DFC_ERR_ARG, "invalid argument flag: NULL pointer");
+    *flag = dfc_proc.finalized;
+    return DFC_SUCCESS;
+}
+
+int DFC_Finalize(void)
+{
+    DFC_API_ENTER();
+    dfc_upper_layers_finalize();
+    int rc = dfc_comm_layer_finalize();
+    dfc_proc.initialized = 0;
+    DFC_UNLOCK();
+    return rc ? dfc_api_error(NULL, rc) : DFC_SUCCESS;
+}
+
+int DFC_Abort(DFC_Comm comm, int errorcode)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "DFC_Abort called with error code %d", errorcode);
+    dfc_boot_abort(errorcode ? errorcode : 1, msg);
+}
+
+int DFC_Query_thread(int *provided)
+{
+    int rc = DFC_SUCCESS;
+    DFC_API_ENTER();
+    rc = dfc_api_check_ptr(__func__, "provided", provided);
+    if (rc) goto fn_fail;
+    *provided = dfc_proc.thread_level;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Is_thread_main(int *flag)
+{
+    int rc = DFC_SUCCESS;
+    DFC_API_ENTER();
+    rc = dfc_api_check_ptr(__func__, "flag", flag);
+    if (rc) goto fn_fail;
+    *flag = pthread_equal(pthread_self(), dfc_proc.main_thread);
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+double DFC_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double DFC_Wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int DFC_Get_processor_name(char *name, int *resultlen)
+{
+    int rc = DFC_SUCCESS;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_ptr(__func__, "name", name)) ||
+        (rc = dfc_api_check_ptr(__func__, "resultlen", resultlen)))
+        goto fn_fail;
+    snprintf(name, DFC_MAX_PROCESSOR_NAME, "%s", dfc_proc.hostname);
+    *resultlen = (int)strlen(name);
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Get_version(int *version, int *subversion)
+{
+    if (!version || !subversion) return DFC_ERR(DFC_ERR_ARG, "invalid argument: NULL pointer");
+    *version = DFC_VERSION;
+    *subversion = DFC_SUBVERSION;
+    return DFC_SUCCESS;
+}
+
+int DFC_Get_library_version(char *version, int *resultlen)
+{
+    if (!version || !resultlen) return DFC_ERR(DFC_ERR_ARG, "invalid argument: NULL pointer");
+    int n = snprintf(version, DFC_MAX_LIBRARY_VERSION_STRING,
+                     "DFC %s (MPI %d.%d interface; transports self, shm, tcp%s)", DFC_VERSION_STRING,
+                     DFC_VERSION, DFC_SUBVERSION,
+#ifdef HAVE_CUDA
+                     "; CUDA"
+#else
+                     ""
+#endif
+    );
+    *resultlen = n;
+    return DFC_SUCCESS;
+}

@@ -1,1 +1,308 @@
-/* placeholder: being written */
+/* api_p2p.c - point-to-point entry points: argument checks, then the protocol in p2p.c. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/dfc_api.h"
+
+/* Checks (comm, count, datatype, buf, peer, tag) in MPI's argument order. */
+static int check_p2p(const char *func, DFC_Comm comm, const void *buf, int count, DFC_Datatype dt,
+                     int peer, const char *peername, int tag, int is_recv, dfc_comm_t **c,
+                     dfc_dtype_t **d)
+{
+    int rc;
+    if ((rc = dfc_comm_check(comm, func, "comm", c)) || (rc = dfc_api_check_count(func, "count", count)) ||
+        (rc = dfc_dtype_check(dt, func, "datatype", d)) || (rc = dfc_api_check_buf(func, "buf", buf, count)) ||
+        (rc = dfc_api_check_rank(func, peername, *c, peer, is_recv)) ||
+        (rc = dfc_api_check_tag(func, "tag", tag, is_recv)))
+        return rc;
+    return DFC_SUCCESS;
+}
+
+static void copy_status(DFC_Status *out, const DFC_Status *in)
+{
+    if (out != DFC_STATUS_IGNORE && out) *out = *in;
+}
+
+static int isend_common(const char *func, const void *buf, int count, DFC_Datatype datatype, int dest,
+                        int tag, DFC_Comm comm, int sync, int persistent, DFC_Request *request)
+{
+    int rc;
+    dfc_comm_t *c = NULL;
+    dfc_dtype_t *d;
+    dfc_req_t *r = NULL;
+    DFC_API_ENTER();
+    if ((rc = check_p2p(func, comm, buf, count, datatype, dest, "dest", tag, 0, &c, &d)) ||
+        (rc = dfc_api_check_ptr(func, "request", request)))
+        goto fn_fail;
+    if (!(r = dfc_req_new(DFC_REQ_SEND, c))) {
+        rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating a request");
+        goto fn_fail;
+    }
+    r->sbuf = buf;
+    r->bytes = (uint64_t)count * d->size;
+    r->peer = dest;
+    r->tag = tag;
+    r->sync = sync;
+    r->persistent = persistent;
+    if (persistent) r->active = 0;
+    else if ((rc = dfc_p2p_isend(c, 0, buf, r->bytes, dest, tag, sync, r))) goto fn_fail;
+    if ((rc = dfc_req_handle(r, request))) goto fn_fail;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    if (r && !r->handle) dfc_req_free(r);
+    rc = dfc_api_error(c, rc);
+    goto fn_exit;
+}
+
+static int irecv_common(const char *func, void *buf, int count, DFC_Datatype datatype, int source,
+                        int tag, DFC_Comm comm, int persistent, DFC_Request *request)
+{
+    int rc;
+    dfc_comm_t *c = NULL;
+    dfc_dtype_t *d;
+    dfc_req_t *r = NULL;
+    DFC_API_ENTER();
+    if ((rc = check_p2p(func, comm, buf, count, datatype, source, "source", tag, 1, &c, &d)) ||
+        (rc = dfc_api_check_ptr(func, "request", request)))
+        goto fn_fail;
+    if (!(r = dfc_req_new(DFC_REQ_RECV, c))) {
+        rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating a request");
+        goto fn_fail;
+    }
+    r->rbuf = buf;
+    r->bytes = (uint64_t)count * d->size;
+    r->peer = source;
+    r->tag = tag;
+    r->persistent = persistent;
+    if (persistent) r->active = 0;
+    else if ((rc = dfc_p2p_irecv(c, 0, buf, r->bytes, source, tag, r))) goto fn_fail;
+    if ((rc = dfc_req_handle(r, request))) goto fn_fail;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    if (r && !r->handle) dfc_req_free(r);
+    rc = dfc_api_error(c, rc);
+    goto fn_exit;
+}
+
+int DFC_Isend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
+              DFC_Request *request)
+{
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, 0, 0, request);
+}
+
+int DFC_Issend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
+               DFC_Request *request)
+{
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, 1, 0, request);
+}
+
+int DFC_Send_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
+                  DFC_Request *request)
+{
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, 0, 1, request);
+}
+
+int DFC_Ssend_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
+                   DFC_Request *request)
+{
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, 1, 1, request);
+}
+
+int DFC_Irecv(void *buf, int count, DFC_Datatype datatype, int source, int tag, DFC_Comm comm,
+              DFC_Request *request)
+{
+    return irecv_common(__func__, buf, count, datatype, source, tag, comm, 0, request);
+}
+
+int DFC_Recv_init(void *buf, int count, DFC_Datatype datatype, int source, int tag, DFC_Comm comm,
+                  DFC_Request *request)
+{
+    return irecv_common(__func__, buf, count, datatype, source, tag, comm, 1, request);
+}
+
+/* Blocking forms run the nonblocking protocol on a request on the stack. */
+static int send_common(const char *func, const void *buf, int count, DFC_Datatype datatype, int dest,
+                       int tag, DFC_Comm comm, int sync)
+{
+    int rc;
+    dfc_comm_t *c = NULL;
+    dfc_dtype_t *d;
+    dfc_req_t r;
+    DFC_API_ENTER();
+    if ((rc = check_p2p(func, comm, buf, count, datatype, dest, "dest", tag, 0, &c, &d))) goto fn_fail;
+    dfc_req_init_internal(&r, c);
+    if ((rc = dfc_p2p_isend(c, 0, buf, (uint64_t)count * d->size, dest, tag, sync, &r)) ||
+        (rc = dfc_progress_until(&r.complete)) || (rc = r.status.DFC_ERROR))
+        goto fn_fail;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(c, rc);
+    goto fn_exit;
+}
+
+int DFC_Send(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm)
+{
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, 0);
+}
+
+int DFC_Ssend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm)
+{
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, 1);
+}
+
+int DFC_Recv(void *buf, int count, DFC_Datatype datatype, int source, int tag, DFC_Comm comm,
+             DFC_Status *status)
+{
+    int rc;
+    dfc_comm_t *c = NULL;
+    dfc_dtype_t *d;
+    dfc_req_t r;
+    DFC_API_ENTER();
+    if ((rc = check_p2p(__func__, comm, buf, count, datatype, source, "source", tag, 1, &c, &d))) goto fn_fail;
+    dfc_req_init_internal(&r, c);
+    if ((rc = dfc_p2p_irecv(c, 0, buf, (uint64_t)count * d->size, source, tag, &r)) ||
+        (rc = dfc_progress_until(&r.complete)))
+        goto fn_fail;
+    copy_status(status, &r.status);
+    if ((rc = r.status.DFC_ERROR)) goto fn_fail;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(c, rc);
+    goto fn_exit;
+}
+
+int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, DFC_Datatype recvtype, int source, int recvtag,
+                 DFC_Comm comm, DFC_Status *status)
+{
+    int rc;
+    dfc_comm_t *c = NULL;
+    dfc_dtype_t *sd, *rd;
+    dfc_req_t sr, rr;
+    DFC_API_ENTER();
+    if ((rc = check_p2p(__func__, comm, sendbuf, sendcount, sendtype, dest, "dest", sendtag, 0, &c, &sd)) ||
+        (rc = check_p2p(__func__, comm, recvbuf, recvcount, recvtype, source, "source", recvtag, 1, &c, &rd)))
+        goto fn_fail;
+    dfc_req_init_internal(&sr, c);
+    dfc_req_init_internal(&rr, c);
+    if ((rc = dfc_p2p_irecv(c, 0, recvbuf, (uint64_t)recvcount * rd->size, source, recvtag, &rr)) ||
+        (rc = dfc_p2p_isend(c, 0, sendbuf, (uint64_t)sendcount * sd->size, dest, sendtag, 0, &sr)) ||
+        (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
+        goto fn_fail;
+    copy_status(status, &rr.status);
+    if ((rc = sr.status.DFC_ERROR) || (rc = rr.status.DFC_ERROR)) goto fn_fail;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(c, rc);
+    goto fn_exit;
+}
+
+int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, int sendtag, int source,
+                         int recvtag, DFC_Comm comm, DFC_Status *status)
+{
+    int rc;
+    dfc_comm_t *c = NULL;
+    dfc_dtype_t *d;
+    dfc_req_t sr, rr;
+    void *tmp = NULL;
+    DFC_API_ENTER();
+    if ((rc = check_p2p(__func__, comm, buf, count, datatype, dest, "dest", sendtag, 0, &c, &d)) ||
+        (rc = dfc_api_check_rank(__func__, "source", c, source, 1)) ||
+        (rc = dfc_api_check_tag(__func__, "recvtag", recvtag, 1)))
+        goto fn_fail;
+    uint64_t bytes = (uint64_t)count * d->size;
+    /* The send must read the old contents while the receive lands: receive into a copy. */
+    if (!(tmp = malloc(bytes ? bytes : 1))) {
+        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a %llu-byte temporary buffer", (unsigned long long)bytes);
+        goto fn_fail;
+    }
+    dfc_req_init_internal(&sr, c);
+    dfc_req_init_internal(&rr, c);
+    if ((rc = dfc_p2p_irecv(c, 0, tmp, bytes, source, recvtag, &rr)) ||
+        (rc = dfc_p2p_isend(c, 0, buf, bytes, dest, sendtag, 0, &sr)) || (rc = dfc_progress_until(&rr.complete)) ||
+        (rc = dfc_progress_until(&sr.complete)))
+        goto fn_fail;
+    if (source != DFC_PROC_NULL) memcpy(buf, tmp, dfc_status_bytes(&rr.status));
+    copy_status(status, &rr.status);
+    if ((rc = sr.status.DFC_ERROR) || (rc = rr.status.DFC_ERROR)) goto fn_fail;
+fn_exit:
+    free(tmp);
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(c, rc);
+    goto fn_exit;
+}
+
+static int check_probe(const char *func, int source, int tag, DFC_Comm comm, dfc_comm_t **c)
+{
+    int rc;
+    if ((rc = dfc_comm_check(comm, func, "comm", c)) || (rc = dfc_api_check_rank(func, "source", *c, source, 1)) ||
+        (rc = dfc_api_check_tag(func, "tag", tag, 1)))
+        return rc;
+    return DFC_SUCCESS;
+}
+
+int DFC_Iprobe(int source, int tag, DFC_Comm comm, int *flag, DFC_Status *status)
+{
+    int rc;
+    dfc_comm_t *c = NULL;
+    DFC_API_ENTER();
+    if ((rc = check_probe(__func__, source, tag, comm, &c)) || (rc = dfc_api_check_ptr(__func__, "flag", flag)))
+        goto fn_fail;
+    if ((rc = dfc_p2p_iprobe(c, source, tag, flag, status))) goto fn_fail;
+    if (!*flag) {
+        int n = dfc_progress();
+        if (n < 0) {
+            rc = n;
+            goto fn_fail;
+        }
+        if ((rc = dfc_p2p_iprobe(c, source, tag, flag, status))) goto fn_fail;
+    }
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(c, rc);
+    goto fn_exit;
+}
+
+typedef struct probe_wait {
+    dfc_comm_t *c;
+    int source, tag, flag;
+    DFC_Status *status;
+} probe_wait_t;
+
+static int probe_ready(void *arg)
+{
+    probe_wait_t *p = arg;
+    dfc_p2p_iprobe(p->c, p->source, p->tag, &p->flag, p->status);
+    return p->flag;
+}
+
+int DFC_Probe(int source, int tag, DFC_Comm comm, DFC_Status *status)
+{
+    int rc;
+    dfc_comm_t *c = NULL;
+    DFC_API_ENTER();
+    if ((rc = check_probe(__func__, source, tag, comm, &c))) goto fn_fail;
+    probe_wait_t p = {.c = c, .source = source, .tag = tag, .flag = 0, .status = status};
+    if ((rc = dfc_progress_wait(probe_ready, &p))) goto fn_fail;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(c, rc);
+    goto fn_exit;
+}

@@ -1,5 +1,5 @@
 /*
- * dfc_api.h - helpers shared by the public entry points (src/api/*.c).
+ * dfc_api.h - helpers shared by the public entry points (the files of src/api).
  *
  * Every public function has the same shape:
  *

@@ -1,1 +1,275 @@
-/* placeholder: being written */
+/*
+ * comm.c - communicators: the predefined ones, constructors, comparison and release.
+ *
+ * Every constructor follows one pattern: the members gather (color, key, free context-id
+ * mask) over the parent's collective context with a ring allgather, then each member
+ * computes the same new group and the same lowest common free context id locally. One
+ * ring round-trip per creation, no central server.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/dfc_comm.h"
+
+dfc_htable_t dfc_comm_table;
+void (*dfc_comm_destroy_hook)(dfc_comm_t *c);
+static dfc_comm_t comm_world, comm_self;
+
+/* Internal tags on the parent's collective context (collectives use tags >= 0). */
+#define TAG_COMM_CREATE (-10)
+#define TAG_COMM_CREATE_GROUP(t) (-100 - ((t)&0x3fffffff))
+
+static dfc_comm_t *comm_new(uint32_t ctx, dfc_group_t *group)
+{
+    dfc_comm_t *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->refcount = 1;
+    c->ctx = ctx;
+    c->group = group;
+    c->world = group->world;
+    c->size = group->size;
+    c->rank = group->rank;
+    c->errhandler = DFC_ERRORS_ARE_FATAL;
+    return c;
+}
+
+int dfc_comm_init_predefined(void)
+{
+    dfc_htable_init(&dfc_comm_table, DFC_KIND_COMM, 3);
+    dfc_ctxid_reset();
+    int n = dfc_proc.world_size;
+    int *all = malloc(n * sizeof(int));
+    if (!all) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < n; i++) all[i] = i;
+    dfc_group_t *gw = dfc_group_new(n, all);
+    dfc_group_t *gs = dfc_group_new(1, &dfc_proc.world_rank);
+    free(all);
+    if (!gw || !gs) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    comm_world = (dfc_comm_t){.handle = DFC_COMM_WORLD, .refcount = 1, .ctx = 0, .group = gw,
+                              .world = gw->world, .size = n, .rank = gw->rank, .is_world = 1,
+                              .errhandler = DFC_ERRORS_ARE_FATAL};
+    comm_self = (dfc_comm_t){.handle = DFC_COMM_SELF, .refcount = 1, .ctx = 1, .group = gs,
+                             .world = gs->world, .size = 1, .rank = 0, .is_self = 1,
+                             .errhandler = DFC_ERRORS_ARE_FATAL};
+    strcpy(comm_world.name, "DFC_COMM_WORLD");
+    strcpy(comm_self.name, "DFC_COMM_SELF");
+    dfc_htable_set(&dfc_comm_table, DFC_HANDLE_INDEX(DFC_COMM_WORLD), &comm_world);
+    dfc_htable_set(&dfc_comm_table, DFC_HANDLE_INDEX(DFC_COMM_SELF), &comm_self);
+    return DFC_SUCCESS;
+}
+
+void dfc_comm_finalize_predefined(void)
+{
+    dfc_comm_t *pre[2] = {&comm_world, &comm_self};
+    for (int i = 0; i < 2; i++) {
+        if (dfc_comm_destroy_hook) dfc_comm_destroy_hook(pre[i]);
+        dfc_group_release(pre[i]->group);
+        if (pre[i]->info) dfc_info_destroy(pre[i]->info);
+    }
+    dfc_htable_destroy(&dfc_comm_table);
+}
+
+int dfc_comm_check(DFC_Comm h, const char *func, const char *argname, dfc_comm_t **out)
+{
+    dfc_comm_t *c = dfc_comm_get(h);
+    *out = c;
+    if (c) return DFC_SUCCESS;
+    if (h == DFC_COMM_NULL)
+        return dfc_err(DFC_ERR_COMM, func, "invalid argument %s: DFC_COMM_NULL", argname);
+    return dfc_err(DFC_ERR_COMM, func, "invalid argument %s: 0x%x is not a valid communicator (freed or never created)",
+                   argname, (unsigned)h);
+}
+
+void dfc_comm_release(dfc_comm_t *c)
+{
+    if (--c->refcount > 0 || c->is_world || c->is_self) return;
+    if (dfc_comm_destroy_hook) dfc_comm_destroy_hook(c);
+    dfc_ctxid_free(c->ctx);
+    dfc_group_release(c->group);
+    if (c->info) dfc_info_destroy(c->info);
+    free(c);
+}
+
+void dfc_comm_apply_info(dfc_comm_t *c, const dfc_info_t *info)
+{
+    if (!info) return;
+    const char *p = dfc_info_lookup(info, "dfc_priority");
+    if (p) c->priority = atoi(p);
+    dfc_info_t *copy = dfc_info_copy(info);
+    if (copy) {
+        if (c->info) dfc_info_destroy(c->info);
+        c->info = copy;
+    }
+}
+
+const char *dfc_comm_peer_transport(const dfc_comm_t *c, int r)
+{
+    return dfc_route[c->world[r]]->ops->name;
+}
+
+int dfc_comm_compare(const dfc_comm_t *a, const dfc_comm_t *b)
+{
+    if (a == b) return DFC_IDENT;
+    if (a->size != b->size) return DFC_UNEQUAL;
+    int same_order = 1;
+    for (int i = 0; i < a->size; i++)
+        if (a->world[i] != b->world[i]) same_order = 0;
+    if (same_order) return DFC_CONGRUENT;
+    for (int i = 0; i < a->size; i++)
+        if (dfc_group_rank_of(b->group, a->world[i]) == DFC_UNDEFINED) return DFC_UNEQUAL;
+    return DFC_SIMILAR;
+}
+
+/* Ring allgather of `bytes` per member among `n` members of parent (given as parent
+ * ranks, `me` is this process's index), on the parent's collective context. */
+static int members_allgather(dfc_comm_t *parent, int n, const int *members, int me, int tag,
+                             const void *mine, size_t bytes, void *all)
+{
+    memcpy((char *)all + (size_t)me * bytes, mine, bytes);
+    int right = members[(me + 1) % n], left = members[(me - 1 + n) % n];
+    for (int k = 0; k < n - 1; k++) {
+        int sblk = (me - k + n) % n, rblk = (me - k - 1 + n) % n;
+        dfc_req_t sreq, rreq;
+        dfc_req_init_internal(&sreq, parent);
+        dfc_req_init_internal(&rreq, parent);
+        int rc = dfc_p2p_irecv(parent, 1, (char *)all + (size_t)rblk * bytes, bytes, left, tag, &rreq);
+        if (!rc) rc = dfc_p2p_isend(parent, 1, (char *)all + (size_t)sblk * bytes, bytes, right, tag, 0, &sreq);
+        if (!rc) rc = dfc_progress_until(&rreq.complete);
+        if (!rc) rc = dfc_progress_until(&sreq.complete);
+        if (rc) return rc;
+        if (rreq.status.DFC_ERROR) return rreq.status.DFC_ERROR;
+    }
+    return DFC_SUCCESS;
+}
+
+typedef struct creation_entry {
+    int color, key, parent_rank;
+    uint32_t mask[DFC_CTXID_WORDS];
+} creation_entry_t;
+
+static int cmp_key_then_rank(const void *a, const void *b)
+{
+    const creation_entry_t *x = *(creation_entry_t *const *)a, *y = *(creation_entry_t *const *)b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->parent_rank - y->parent_rank;
+}
+
+/* The common core: entries of all participants are known; members are those with my
+ * color, ordered by (key, parent rank). Builds the communicator if I am a member. */
+static int build_from_entries(dfc_comm_t *parent, creation_entry_t *entries, int n,
+                              int my_color, dfc_comm_t **out)
+{
+    *out = NULL;
+    if (my_color == DFC_UNDEFINED) return DFC_SUCCESS;
+    creation_entry_t **sel = malloc(n * sizeof *sel);
+    int *world = malloc(n * sizeof(int));
+    int rc = DFC_SUCCESS, m = 0;
+    if (!sel || !world) {
+        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory creating a communicator");
+        goto out;
+    }
+    uint32_t mask[DFC_CTXID_WORDS];
+    memset(mask, 0xff, sizeof mask);
+    for (int i = 0; i < n; i++)
+        if (entries[i].color == my_color) {
+            sel[m++] = &entries[i];
+            dfc_ctxid_and(mask, entries[i].mask, 1, 0);
+        }
+    qsort(sel, m, sizeof *sel, cmp_key_then_rank);
+    for (int i = 0; i < m; i++) world[i] = parent->world[sel[i]->parent_rank];
+    int ctx = dfc_ctxid_pick(mask);
+    if (ctx < 0) {
+        rc = DFC_ERR(DFC_ERR_OTHER, "no context id is free on every member (%d communicators exist); free some",
+                     DFC_CTXID_MAX);
+        goto out;
+    }
+    dfc_group_t *g = dfc_group_new(m, world);
+    dfc_comm_t *c = g ? comm_new((uint32_t)ctx, g) : NULL;
+    if (!c) {
+        if (g) dfc_group_release(g);
+        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory creating a communicator");
+        goto out;
+    }
+    dfc_ctxid_take((uint32_t)ctx);
+    c->errhandler = parent->errhandler;
+    c->priority = parent->priority;
+    *out = c;
+out:
+    free(sel);
+    free(world);
+    return rc;
+}
+
+/* Runs the gather among `n` participants (parent ranks) and builds the result. */
+static int create_common(dfc_comm_t *parent, int n, const int *participants, int me, int tag,
+                         int color, int key, dfc_comm_t **out)
+{
+    creation_entry_t mine, *all = malloc((size_t)n * sizeof *all);
+    if (!all) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory creating a communicator");
+    mine.color = color;
+    mine.key = key;
+    mine.parent_rank = parent->rank;
+    dfc_ctxid_mask(mine.mask);
+    int rc = members_allgather(parent, n, participants, me, tag, &mine, sizeof mine, all);
+    if (!rc) rc = build_from_entries(parent, all, n, color, out);
+    free(all);
+    return rc;
+}
+
+static int *all_ranks(int n)
+{
+    int *r = malloc(n * sizeof(int));
+    if (r)
+        for (int i = 0; i < n; i++) r[i] = i;
+    return r;
+}
+
+int dfc_comm_split(dfc_comm_t *c, int color, int key, dfc_comm_t **out)
+{
+    int *parts = all_ranks(c->size);
+    if (!parts) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    int rc = create_common(c, c->size, parts, c->rank, TAG_COMM_CREATE, color, key, out);
+    free(parts);
+    return rc;
+}
+
+int dfc_comm_dup(dfc_comm_t *c, const dfc_info_t *info, dfc_comm_t **out)
+{
+    int rc = dfc_comm_split(c, 0, c->rank, out);
+    if (rc || !*out) return rc;
+    if (c->info) dfc_comm_apply_info(*out, c->info);
+    if (info) dfc_comm_apply_info(*out, info);
+    return DFC_SUCCESS;
+}
+
+int dfc_comm_split_type(dfc_comm_t *c, int split_type, int key, const dfc_info_t *info,
+                        dfc_comm_t **out)
+{
+    int color = split_type == DFC_COMM_TYPE_SHARED ? dfc_node_of[c->world[c->rank]] : DFC_UNDEFINED;
+    int rc = dfc_comm_split(c, color, key, out);
+    if (!rc && *out && info) dfc_comm_apply_info(*out, info);
+    return rc;
+}
+
+int dfc_comm_create(dfc_comm_t *c, dfc_group_t *group, dfc_comm_t **out)
+{
+    /* Every process of c takes part; members keep the group's order through the key. */
+    int myidx = dfc_group_rank_of(group, c->world[c->rank]);
+    int color = myidx == DFC_UNDEFINED ? DFC_UNDEFINED : 0;
+    return dfc_comm_split(c, color, myidx, out);
+}
+
+int dfc_comm_create_group(dfc_comm_t *c, dfc_group_t *group, int tag, dfc_comm_t **out)
+{
+    /* Only the group's members take part, so the ring runs over them alone. */
+    int n = group->size, me = -1;
+    int *parts = malloc(n * sizeof(int));
+    if (!parts) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < n; i++) {
+        parts[i] = dfc_group_rank_of(c->group, group->world[i]);
+        if (group->world[i] == c->world[c->rank]) me = i;
+    }
+    int rc = create_common(c, n, parts, me, TAG_COMM_CREATE_GROUP(tag), 0, me, out);
+    free(parts);
+    return rc;
+}

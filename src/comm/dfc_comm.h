@@ -163,13 +163,33 @@ void dfc_comm_apply_info(dfc_comm_t *c, const dfc_info_t *info);
 /* The name of the transport used to reach comm rank r ("self", "shm", "tcp"). */
 const char *dfc_comm_peer_transport(const dfc_comm_t *c, int r);
 
+/* Communicator constructors (comm.c). Each is collective as its MPI counterpart; the new
+ * communicator is NULL on processes that are not members. */
+int dfc_comm_dup(dfc_comm_t *c, const dfc_info_t *info, dfc_comm_t **out);
+int dfc_comm_split(dfc_comm_t *c, int color, int key, dfc_comm_t **out);
+int dfc_comm_split_type(dfc_comm_t *c, int split_type, int key, const dfc_info_t *info,
+                        dfc_comm_t **out);
+int dfc_comm_create(dfc_comm_t *c, dfc_group_t *group, dfc_comm_t **out);
+int dfc_comm_create_group(dfc_comm_t *c, dfc_group_t *group, int tag, dfc_comm_t **out);
+int dfc_comm_compare(const dfc_comm_t *a, const dfc_comm_t *b);
+/* Called when a communicator's last reference goes (the coll layer frees its state). */
+extern void (*dfc_comm_destroy_hook)(dfc_comm_t *c);
+extern int *dfc_node_of; /* node index of each world rank */
+int dfc_comm_layer_init(int required, int *provided);
+int dfc_comm_layer_finalize(void);
+
 /* Context ids: a bitmask of free ids per process; a new communicator takes the lowest id
  * that is free on every member (an allreduce-BAND of the masks over the parent). */
 #define DFC_CTXID_MAX 4096
-int dfc_ctxid_alloc(dfc_comm_t *parent, const dfc_group_t *members, int tag, uint32_t *ctx);
+#define DFC_CTXID_WORDS (DFC_CTXID_MAX / 32)
+void dfc_ctxid_reset(void);              /* all free but WORLD (0) and SELF (1) */
+void dfc_ctxid_mask(uint32_t *mask);     /* copies this process's free mask */
+void dfc_ctxid_take(uint32_t ctx);
 void dfc_ctxid_free(uint32_t ctx);
 /* Unit-testable core: picks the lowest set bit of mask (DFC_CTXID_MAX bits); -1 if none. */
 int dfc_ctxid_pick(const uint32_t *mask);
+/* And-combines `n` masks laid out one after another with `stride` bytes between them. */
+void dfc_ctxid_and(uint32_t *acc, const void *masks, int n, size_t stride);
 
 /* ---- Requests ----------------------------------------------------------------------------- */
 enum { DFC_REQ_SEND = 1, DFC_REQ_RECV, DFC_REQ_COLL };
@@ -197,6 +217,8 @@ struct dfc_req {
     int coll_ctx;        /* 1: uses the communicator's collective context */
     uint64_t done;       /* rendezvous bytes sent or received so far */
     uint64_t remote_id;  /* the peer's request id (CTS target / DATA destination) */
+    uint64_t msg_len;    /* rendezvous receive: the sender's full length */
+    int peer_world;      /* world rank of the peer once known */
     int rndv_state;      /* protocol state, see p2p.c */
     dfc_list_t link;     /* posted queue, pending-send queue or active list */
 
@@ -212,6 +234,8 @@ struct dfc_req {
 extern dfc_htable_t dfc_req_table;
 dfc_req_t *dfc_req_new(int kind, dfc_comm_t *comm); /* zeroed, active, not complete */
 int dfc_req_handle(dfc_req_t *req, DFC_Request *out); /* gives it a user handle */
+/* Initializes an internal (handle-less, caller-owned) request; takes no comm reference. */
+void dfc_req_init_internal(dfc_req_t *r, dfc_comm_t *comm);
 static inline dfc_req_t *dfc_req_get(DFC_Request h)
 {
     return (dfc_req_t *)dfc_htable_get(&dfc_req_table, h);
@@ -233,12 +257,23 @@ int dfc_p2p_iprobe(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *statu
 /* Cancels a receive that has not matched yet. */
 int dfc_p2p_cancel_recv(dfc_req_t *req);
 
+/* ---- Transports and the protocol engine (init.c, p2p.c) ------------------------------ */
+#include "tl/dfc_tl.h"
+extern dfc_tl_t **dfc_route; /* the transport that reaches each world rank */
+int dfc_p2p_init(void);
+void dfc_p2p_finalize(void);
+void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload); /* the tl callback */
+int dfc_p2p_progress_sends(void); /* pushes queued packets and rendezvous data */
+int dfc_p2p_idle(void);           /* 1 when nothing is queued for output */
+
 /* ---- Progress ----------------------------------------------------------------------------
  * One engine drives transports, the p2p protocol and the collective scheduler. */
 int dfc_progress(void); /* one pass; returns the number of events (>= 0) or an error code */
 /* Progresses until *done becomes non-zero, backing off from spinning to yielding to
  * sleeping in the transports (so that oversubscribed ranks leave the CPU to peers). */
 int dfc_progress_until(volatile int *done);
+/* The same, until ready(arg) returns non-zero. */
+int dfc_progress_wait(int (*ready)(void *arg), void *arg);
 /* The coll layer registers its scheduler here; called once per progress pass. */
 typedef int (*dfc_progress_hook_fn)(void);
 void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn);

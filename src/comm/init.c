@@ -1,1 +1,173 @@
-/* placeholder: being written */
+/*
+ * init.c - bring-up and tear-down of the comm layer, in dependency order:
+ *   bootstrap -> logging -> object tables -> node map -> transports -> protocol ->
+ *   DFC_COMM_WORLD and DFC_COMM_SELF.
+ * Finalize runs it backwards, after flushing queued output and a fence, so that no eager
+ * message that a peer still has to receive is dropped.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/dfc_comm.h"
+#include "pmix/dfc_boot.h"
+
+dfc_proc_t dfc_proc;
+int dfc_lock_enabled;
+pthread_mutex_t dfc_big_lock = PTHREAD_MUTEX_INITIALIZER;
+
+dfc_tl_t **dfc_route;
+dfc_tl_t *dfc_tls[3];
+int dfc_ntls;
+static dfc_tl_t tl_self, tl_shm, tl_tcp;
+int *dfc_node_of; /* node index of each world rank (first-seen order of hostnames) */
+
+int dfc_group_init(void);
+void dfc_group_finalize(void);
+int dfc_info_init(void);
+void dfc_info_finalize(void);
+int dfc_comm_init_predefined(void);
+void dfc_comm_finalize_predefined(void);
+
+static void boot_abort_hook(int code, const char *msg) { dfc_boot_abort(code, msg); }
+
+/* Groups ranks by hostname, as the launcher reports it (never by guessing). */
+static int build_node_map(void)
+{
+    int n = dfc_proc.world_size;
+    char (*names)[256] = calloc(n, 256);
+    dfc_node_of = calloc(n, sizeof *dfc_node_of);
+    if (!names || !dfc_node_of) {
+        free(names);
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    }
+    int nodes = 0, rc = DFC_SUCCESS;
+    for (int r = 0; r < n && !rc; r++) {
+        rc = dfc_boot_hostname(r, names[r], 256);
+        int j;
+        for (j = 0; j < r; j++)
+            if (!strcmp(names[j], names[r])) break;
+        dfc_node_of[r] = j < r ? dfc_node_of[j] : nodes++;
+    }
+    free(names);
+    return rc;
+}
+
+/* Chooses a transport per peer and initializes each transport on every process (their
+ * init is collective, so every process calls each one, even with no peers for it). */
+static int init_transports(void)
+{
+    int n = dfc_proc.world_size, me = dfc_proc.world_rank, rc;
+    const char *force = dfc_env_str("DFC_TRANSPORT", "auto",
+        "auto: shm on one node, tcp across nodes; tcp: use tcp between all processes");
+    int force_tcp = !strcmp(force, "tcp");
+    int *shm_peers = calloc(n, sizeof(int)), *tcp_peers = calloc(n, sizeof(int));
+    int *local_ranks = calloc(n, sizeof(int));
+    dfc_route = calloc(n, sizeof *dfc_route);
+    if (!shm_peers || !tcp_peers || !local_ranks || !dfc_route) {
+        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+        goto out;
+    }
+    int nshm = 0, ntcp = 0, nlocal = 0;
+    for (int r = 0; r < n; r++) {
+        if (dfc_node_of[r] == dfc_node_of[me]) local_ranks[nlocal++] = r;
+        if (r == me) dfc_route[r] = &tl_self;
+        else if (!force_tcp && dfc_node_of[r] == dfc_node_of[me]) {
+            shm_peers[nshm++] = r;
+            dfc_route[r] = &tl_shm;
+        } else {
+            tcp_peers[ntcp++] = r;
+            dfc_route[r] = &tl_tcp;
+        }
+    }
+    dfc_tl_job_t job = {.rank = me, .size = n, .local_rank = dfc_proc.local_rank,
+                        .local_size = dfc_proc.local_size, .nspace = dfc_proc.nspace,
+                        .local_ranks = local_ranks};
+    tl_self.ops = &dfc_tl_self_ops;
+    rc = tl_self.ops->init(&tl_self, &job);
+    if (rc) goto out;
+    dfc_tls[dfc_ntls++] = &tl_self;
+    if (n > 1) {
+        job.peers = shm_peers;
+        job.npeers = nshm;
+        tl_shm.ops = &dfc_tl_shm_ops;
+        rc = tl_shm.ops->init(&tl_shm, &job);
+        if (rc) goto out;
+        if (nshm) dfc_tls[dfc_ntls++] = &tl_shm;
+        job.peers = tcp_peers;
+        job.npeers = ntcp;
+        tl_tcp.ops = &dfc_tl_tcp_ops;
+        rc = tl_tcp.ops->init(&tl_tcp, &job);
+        if (rc) goto out;
+        if (ntcp) dfc_tls[dfc_ntls++] = &tl_tcp;
+    }
+    DFC_LOG(DFC_LOG_INFO, "tl", "transports: %d shm peers, %d tcp peers", nshm, ntcp);
+out:
+    free(shm_peers);
+    free(tcp_peers);
+    free(local_ranks);
+    return rc;
+}
+
+int dfc_comm_layer_init(int required, int *provided)
+{
+    dfc_boot_info_t bi;
+    int rc = dfc_boot_init(&bi);
+    if (rc) return rc;
+    dfc_abort_hook = boot_abort_hook;
+    dfc_proc.world_rank = bi.rank;
+    dfc_proc.world_size = bi.size;
+    dfc_proc.local_rank = bi.local_rank;
+    dfc_proc.local_size = bi.local_size;
+    dfc_proc.singleton = bi.singleton;
+    memcpy(dfc_proc.hostname, bi.hostname, sizeof dfc_proc.hostname);
+    memcpy(dfc_proc.nspace, bi.nspace, sizeof dfc_proc.nspace);
+    dfc_proc.main_thread = pthread_self();
+    dfc_log_init(bi.rank);
+
+    /* Every level is provided: MULTIPLE serializes calls through one lock. */
+    dfc_proc.thread_level = required < DFC_THREAD_SINGLE ? DFC_THREAD_SINGLE
+                          : required > DFC_THREAD_MULTIPLE ? DFC_THREAD_MULTIPLE : required;
+    dfc_lock_enabled = dfc_proc.thread_level == DFC_THREAD_MULTIPLE;
+    if (provided) *provided = dfc_proc.thread_level;
+
+    dfc_htable_init(&dfc_req_table, DFC_KIND_REQUEST, 1);
+    if ((rc = dfc_dtype_init()) || (rc = dfc_op_init()) || (rc = dfc_group_init()) ||
+        (rc = dfc_info_init()) || (rc = build_node_map()) || (rc = init_transports()) ||
+        (rc = dfc_p2p_init()) || (rc = dfc_comm_init_predefined()))
+        return rc;
+    dfc_proc.initialized = 1;
+    return DFC_SUCCESS;
+}
+
+int dfc_comm_layer_finalize(void)
+{
+    /* Hand every queued packet to the transports and the OS before the fence: a peer may
+     * still be waiting for an eager message that completed here. */
+    for (;;) {
+        int busy = !dfc_p2p_idle();
+        for (int i = 0; i < dfc_ntls; i++)
+            if (dfc_tls[i]->ops->pending && dfc_tls[i]->ops->pending(dfc_tls[i])) busy = 1;
+        if (!busy) break;
+        if (dfc_progress() < 0) break;
+    }
+    int rc = dfc_boot_fence();
+    dfc_comm_finalize_predefined();
+    dfc_p2p_finalize();
+    for (int i = 0; i < 3; i++) {
+        dfc_tl_t *tl = i == 0 ? &tl_self : i == 1 ? &tl_shm : &tl_tcp;
+        if (tl->ops && tl->ops->fini) tl->ops->fini(tl);
+    }
+    dfc_ntls = 0;
+    free(dfc_route);
+    dfc_route = NULL;
+    free(dfc_node_of);
+    dfc_node_of = NULL;
+    dfc_info_finalize();
+    dfc_group_finalize();
+    dfc_op_finalize();
+    dfc_dtype_finalize();
+    dfc_htable_destroy(&dfc_req_table);
+    int rc2 = dfc_boot_finalize();
+    dfc_proc.finalized = 1;
+    return rc ? rc : rc2;
+}

@@ -1,1 +1,414 @@
-/* placeholder: being written */
+/*
+ * p2p.c - point-to-point protocol and matching.
+ *
+ * Protocol, over the packets of dfc_tl.h:
+ *   eager       (len <= the transport's eager limit): EAGER carries the data. A send
+ *               completes once the transport accepted the packet; Ssend waits for SACK.
+ *   rendezvous  (larger): RTS announces the message (and the sender's buffer address).
+ *               When it matches, the receiver either pulls the data itself with the
+ *               transport's rget (cross-memory attach) and answers FIN, or answers CTS,
+ *               after which the sender streams DATA fragments. Nothing large is ever
+ *               buffered unexpectedly, so a flood of big messages costs headers only.
+ * Matching: the posted-receive queue and the unexpected-message queue, both in arrival
+ * order, keyed by (context, source, tag) with ANY_SOURCE/ANY_TAG wildcards. Transports are
+ * FIFO per pair and EAGER/RTS of one pair never overtake each other in the pending queue,
+ * which gives MPI's non-overtaking rule.
+ * Request ids on the wire are the requests' addresses: peers are members of one job,
+ * authenticated at connect time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/dfc_comm.h"
+
+typedef struct unexp_msg {
+    dfc_list_t link;
+    dfc_pkt_t pkt; /* EAGER or RTS */
+    void *data;    /* EAGER payload copy */
+} unexp_msg_t;
+
+/* A packet the transport could not take yet (DFC_TL_AGAIN). */
+typedef struct pending_pkt {
+    dfc_list_t link;
+    int world;
+    dfc_pkt_t pkt;
+    const void *payload;   /* the user's send buffer for EAGER (valid until completion) */
+    dfc_req_t *complete_on_accept;
+} pending_pkt_t;
+
+static dfc_list_t posted_recvs;
+static dfc_list_t unexpected_msgs;
+static dfc_list_t pending_pkts;
+static dfc_list_t rndv_sends;      /* requests streaming DATA after a CTS */
+static int *pending_per_world;     /* pending packets per destination, for ordering */
+static unsigned *blocked_stamp;    /* destinations found full in the current pass */
+static unsigned pass_stamp;
+static size_t unexpected_bytes, unexpected_limit;
+static uint64_t eager_limit;
+static int rget_enabled;
+
+static inline dfc_req_t *req_of_id(uint64_t id) { return (dfc_req_t *)(uintptr_t)id; }
+static inline uint32_t req_ctx(const dfc_req_t *r) { return r->comm->ctx * 2 + r->coll_ctx; }
+
+int dfc_p2p_init(void)
+{
+    dfc_list_init(&posted_recvs);
+    dfc_list_init(&unexpected_msgs);
+    dfc_list_init(&pending_pkts);
+    dfc_list_init(&rndv_sends);
+    pending_per_world = calloc(dfc_proc.world_size, sizeof *pending_per_world);
+    blocked_stamp = calloc(dfc_proc.world_size, sizeof *blocked_stamp);
+    if (!pending_per_world || !blocked_stamp) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    eager_limit = (uint64_t)dfc_env_long("DFC_EAGER_LIMIT", 16384,
+        "largest message sent eagerly (bytes); larger ones use rendezvous");
+    unexpected_limit = (size_t)dfc_env_long("DFC_UNEXPECTED_LIMIT", 1L << 30,
+        "bytes of unexpected eager data a process buffers before it aborts with a message");
+    rget_enabled = (int)dfc_env_long("DFC_RGET", 1,
+        "1: receivers pull large messages with cross-memory attach where the transport can");
+    return DFC_SUCCESS;
+}
+
+void dfc_p2p_finalize(void)
+{
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs) {
+        unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
+        dfc_list_remove(e);
+        free(u->data);
+        free(u);
+    }
+    DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts) {
+        dfc_list_remove(e);
+        free(DFC_CONTAINER_OF(e, pending_pkt_t, link));
+    }
+    free(pending_per_world);
+    free(blocked_stamp);
+    pending_per_world = NULL;
+    blocked_stamp = NULL;
+}
+
+int dfc_p2p_idle(void) { return dfc_list_empty(&pending_pkts) && dfc_list_empty(&rndv_sends); }
+
+/* Sends a packet now, or queues it behind earlier packets to the same peer. */
+static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
+                       dfc_req_t *complete_on_accept)
+{
+    if (pending_per_world[world] == 0) {
+        dfc_tl_t *tl = dfc_route[world];
+        int rc = tl->ops->send(tl, world, pkt, payload);
+        if (rc == DFC_SUCCESS) {
+            if (complete_on_accept) dfc_req_complete(complete_on_accept);
+            return DFC_SUCCESS;
+        }
+        if (rc != DFC_TL_AGAIN) return rc;
+    }
+    pending_pkt_t *p = malloc(sizeof *p);
+    if (!p) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory queueing a packet");
+    p->world = world;
+    p->pkt = *pkt;
+    p->payload = payload;
+    p->complete_on_accept = complete_on_accept;
+    dfc_list_insert_tail(&pending_pkts, &p->link);
+    pending_per_world[world]++;
+    return DFC_SUCCESS;
+}
+
+static int send_ctrl(int world, int type, uint64_t sreq, uint64_t rreq)
+{
+    dfc_pkt_t pkt = {0};
+    pkt.type = (uint8_t)type;
+    pkt.sreq = sreq;
+    pkt.rreq = rreq;
+    pkt.src_world = (uint32_t)dfc_proc.world_rank;
+    return post_packet(world, &pkt, NULL, NULL);
+}
+
+static uint64_t eager_limit_for(const dfc_tl_t *tl)
+{
+    return DFC_MIN2(eager_limit, (uint64_t)tl->max_payload);
+}
+
+int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst,
+                  int tag, int sync, dfc_req_t *req)
+{
+    req->kind = DFC_REQ_SEND;
+    req->comm = c;
+    req->coll_ctx = coll_ctx;
+    req->sbuf = buf;
+    req->bytes = bytes;
+    req->peer = dst;
+    req->tag = tag;
+    req->sync = sync;
+    req->complete = 0;
+    req->done = 0;
+    dfc_status_empty(&req->status);
+    if (dst == DFC_PROC_NULL) {
+        req->status.DFC_SOURCE = DFC_PROC_NULL;
+        req->status.DFC_TAG = DFC_ANY_TAG;
+        dfc_req_complete(req);
+        return DFC_SUCCESS;
+    }
+    int world = c->world[dst];
+    dfc_tl_t *tl = dfc_route[world];
+    req->peer_world = world;
+    dfc_pkt_t pkt = {0};
+    pkt.ctx = c->ctx * 2 + (uint32_t)coll_ctx;
+    pkt.src = c->rank;
+    pkt.tag = tag;
+    pkt.len = bytes;
+    pkt.sreq = req->id;
+    pkt.src_world = (uint32_t)dfc_proc.world_rank;
+    if (bytes <= eager_limit_for(tl)) {
+        pkt.type = DFC_PKT_EAGER;
+        pkt.flags = sync ? DFC_PKT_FLAG_SYNC : 0;
+        pkt.payload_len = (uint32_t)bytes;
+        return post_packet(world, &pkt, buf, sync ? NULL : req);
+    }
+    pkt.type = DFC_PKT_RTS;
+    pkt.offset = (uint64_t)(uintptr_t)buf;
+    return post_packet(world, &pkt, NULL, NULL);
+}
+
+static int matches(const dfc_req_t *r, const dfc_pkt_t *pkt)
+{
+    return req_ctx(r) == pkt->ctx && (r->peer == DFC_ANY_SOURCE || r->peer == pkt->src) &&
+           (r->tag == DFC_ANY_TAG || r->tag == pkt->tag);
+}
+
+/* A receive met its message (EAGER data in hand, or an RTS). */
+static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload)
+{
+    uint64_t n = pkt->len;
+    r->status.DFC_SOURCE = pkt->src;
+    r->status.DFC_TAG = pkt->tag;
+    r->peer_world = (int)pkt->src_world;
+    if (n > r->bytes) {
+        r->status.DFC_ERROR = dfc_err(DFC_ERR_TRUNCATE, "DFC_Recv",
+            "message of %llu bytes from rank %d (tag %d) is longer than the receive buffer of %llu bytes",
+            (unsigned long long)pkt->len, pkt->src, pkt->tag, (unsigned long long)r->bytes);
+        n = r->bytes;
+    }
+    dfc_status_set_bytes(&r->status, n);
+    if (pkt->type == DFC_PKT_EAGER) {
+        if (n) memcpy(r->rbuf, payload, n);
+        if (pkt->flags & DFC_PKT_FLAG_SYNC) send_ctrl((int)pkt->src_world, DFC_PKT_SACK, pkt->sreq, 0);
+        dfc_req_complete(r);
+        return;
+    }
+    r->remote_id = pkt->sreq;
+    r->msg_len = pkt->len;
+    r->done = 0;
+    dfc_tl_t *tl = dfc_route[pkt->src_world];
+    if (rget_enabled && tl->ops->rget) {
+        int rc = n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n) : DFC_SUCCESS;
+        if (DFC_ERR_CLASS(rc) != DFC_ERR_UNSUPPORTED_OPERATION) {
+            if (rc) r->status.DFC_ERROR = rc;
+            send_ctrl((int)pkt->src_world, DFC_PKT_FIN, pkt->sreq, 0);
+            dfc_req_complete(r);
+            return;
+        }
+    }
+    send_ctrl((int)pkt->src_world, DFC_PKT_CTS, pkt->sreq, r->id);
+}
+
+int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int src, int tag,
+                  dfc_req_t *req)
+{
+    req->kind = DFC_REQ_RECV;
+    req->comm = c;
+    req->coll_ctx = coll_ctx;
+    req->rbuf = buf;
+    req->bytes = bytes;
+    req->peer = src;
+    req->tag = tag;
+    req->complete = 0;
+    req->cancelled = 0;
+    dfc_status_empty(&req->status);
+    if (src == DFC_PROC_NULL) {
+        req->status.DFC_SOURCE = DFC_PROC_NULL;
+        req->status.DFC_TAG = DFC_ANY_TAG;
+        dfc_req_complete(req);
+        return DFC_SUCCESS;
+    }
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs) {
+        unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
+        if (!matches(req, &u->pkt)) continue;
+        dfc_list_remove(e);
+        if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
+        recv_matched(req, &u->pkt, u->data);
+        free(u->data);
+        free(u);
+        return DFC_SUCCESS;
+    }
+    dfc_list_insert_tail(&posted_recvs, &req->link);
+    return DFC_SUCCESS;
+}
+
+static void store_unexpected(const dfc_pkt_t *pkt, const void *payload)
+{
+    unexp_msg_t *u = malloc(sizeof *u);
+    void *data = NULL;
+    if (pkt->type == DFC_PKT_EAGER && pkt->payload_len) {
+        unexpected_bytes += pkt->payload_len;
+        if (unexpected_bytes > unexpected_limit)
+            dfc_fatal("rank %d holds %zu bytes of unexpected messages (limit DFC_UNEXPECTED_LIMIT=%zu): "
+                      "a sender floods it with messages that are not received",
+                      dfc_proc.world_rank, unexpected_bytes, unexpected_limit);
+        data = malloc(pkt->payload_len);
+    }
+    if (!u || (pkt->type == DFC_PKT_EAGER && pkt->payload_len && !data))
+        dfc_fatal("out of memory buffering an unexpected message from world rank %u",
+                  pkt->src_world);
+    if (data) memcpy(data, payload, pkt->payload_len);
+    u->pkt = *pkt;
+    u->data = data;
+    dfc_list_insert_tail(&unexpected_msgs, &u->link);
+}
+
+void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
+{
+    dfc_req_t *r;
+    switch (pkt->type) {
+    case DFC_PKT_EAGER:
+    case DFC_PKT_RTS: {
+        dfc_list_t *e;
+        for (e = posted_recvs.next; e != &posted_recvs; e = e->next) {
+            r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+            if (!matches(r, pkt)) continue;
+            dfc_list_remove(e);
+            recv_matched(r, pkt, payload);
+            return;
+        }
+        store_unexpected(pkt, payload);
+        return;
+    }
+    case DFC_PKT_CTS:
+        r = req_of_id(pkt->sreq);
+        r->remote_id = pkt->rreq;
+        r->done = 0;
+        dfc_list_insert_tail(&rndv_sends, &r->link);
+        return;
+    case DFC_PKT_DATA:
+        r = req_of_id(pkt->rreq);
+        if (pkt->offset < r->bytes)
+            memcpy((char *)r->rbuf + pkt->offset, payload,
+                   DFC_MIN2((uint64_t)pkt->payload_len, r->bytes - pkt->offset));
+        r->done += pkt->payload_len;
+        if (r->done >= r->msg_len) dfc_req_complete(r);
+        return;
+    case DFC_PKT_FIN:
+    case DFC_PKT_SACK:
+        dfc_req_complete(req_of_id(pkt->sreq));
+        return;
+    default:
+        DFC_LOG(DFC_LOG_ERROR, "p2p", "dropping packet of unknown type %d from world rank %u",
+                pkt->type, pkt->src_world);
+    }
+}
+
+/* Streams DATA fragments of one rendezvous send; returns 1 when all were accepted. */
+static int pump_rendezvous(dfc_req_t *r, int *events)
+{
+    dfc_tl_t *tl = dfc_route[r->peer_world];
+    dfc_pkt_t pkt = {0};
+    pkt.type = DFC_PKT_DATA;
+    pkt.rreq = r->remote_id;
+    pkt.src_world = (uint32_t)dfc_proc.world_rank;
+    while (r->done < r->bytes) {
+        uint64_t frag = DFC_MIN2((uint64_t)tl->max_payload, r->bytes - r->done);
+        pkt.offset = r->done;
+        pkt.payload_len = (uint32_t)frag;
+        int rc = tl->ops->send(tl, r->peer_world, &pkt, (const char *)r->sbuf + r->done);
+        if (rc == DFC_TL_AGAIN) return 0;
+        if (rc) {
+            r->status.DFC_ERROR = rc;
+            return 1;
+        }
+        r->done += frag;
+        (*events)++;
+    }
+    return 1;
+}
+
+int dfc_p2p_progress_sends(void)
+{
+    int events = 0;
+    dfc_list_t *e, *t;
+    if (!dfc_list_empty(&pending_pkts)) {
+        /* A destination that refuses a packet is skipped for the rest of the pass, so that
+         * later packets to it cannot overtake; other destinations still move. */
+        pass_stamp++;
+        DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts) {
+            pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
+            if (blocked_stamp[p->world] == pass_stamp) continue;
+            dfc_tl_t *tl = dfc_route[p->world];
+            int rc = tl->ops->send(tl, p->world, &p->pkt, p->payload);
+            if (rc == DFC_TL_AGAIN) {
+                blocked_stamp[p->world] = pass_stamp;
+                continue;
+            }
+            dfc_list_remove(e);
+            pending_per_world[p->world]--;
+            if (p->complete_on_accept) {
+                if (rc) p->complete_on_accept->status.DFC_ERROR = rc;
+                dfc_req_complete(p->complete_on_accept);
+            }
+            free(p);
+            events++;
+        }
+    }
+    DFC_LIST_FOREACH_SAFE(e, t, &rndv_sends) {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        if (!pump_rendezvous(r, &events)) continue;
+        dfc_list_remove(e);
+        dfc_req_complete(r);
+    }
+    return events;
+}
+
+int dfc_p2p_iprobe(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status)
+{
+    dfc_req_t probe = {0};
+    probe.comm = c;
+    probe.peer = src;
+    probe.tag = tag;
+    *flag = 0;
+    if (src == DFC_PROC_NULL) {
+        *flag = 1;
+        if (status != DFC_STATUS_IGNORE) {
+            dfc_status_empty(status);
+            status->DFC_SOURCE = DFC_PROC_NULL;
+        }
+        return DFC_SUCCESS;
+    }
+    dfc_list_t *e;
+    for (e = unexpected_msgs.next; e != &unexpected_msgs; e = e->next) {
+        unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
+        if (!matches(&probe, &u->pkt)) continue;
+        *flag = 1;
+        if (status != DFC_STATUS_IGNORE) {
+            dfc_status_empty(status);
+            status->DFC_SOURCE = u->pkt.src;
+            status->DFC_TAG = u->pkt.tag;
+            dfc_status_set_bytes(status, u->pkt.len);
+        }
+        break;
+    }
+    return DFC_SUCCESS;
+}
+
+int dfc_p2p_cancel_recv(dfc_req_t *req)
+{
+    if (req->complete) return DFC_SUCCESS; /* too late: it matched */
+    dfc_list_t *e;
+    for (e = posted_recvs.next; e != &posted_recvs; e = e->next) {
+        if (e != &req->link) continue;
+        dfc_list_remove(e);
+        req->cancelled = 1;
+        req->status.count_hi_and_cancelled |= 1;
+        dfc_req_complete(req);
+        break;
+    }
+    return DFC_SUCCESS;
+}

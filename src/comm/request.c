@@ -1,1 +1,82 @@
-/* placeholder: being written */
+/*
+ * request.c - request objects: creation, handles, completion (with the user's callback),
+ * persistent restart.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/dfc_comm.h"
+
+dfc_htable_t dfc_req_table;
+
+dfc_req_t *dfc_req_new(int kind, dfc_comm_t *comm)
+{
+    dfc_req_t *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->kind = kind;
+    r->comm = comm;
+    r->active = 1;
+    r->id = (uint64_t)(uintptr_t)r;
+    dfc_list_init(&r->link);
+    dfc_status_empty(&r->status);
+    if (comm) comm->refcount++;
+    return r;
+}
+
+int dfc_req_handle(dfc_req_t *req, DFC_Request *out)
+{
+    int h = dfc_htable_add(&dfc_req_table, req);
+    if (!h) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory allocating a request handle");
+    req->handle = h;
+    *out = h;
+    return DFC_SUCCESS;
+}
+
+void dfc_req_complete(dfc_req_t *req)
+{
+    req->complete = 1;
+    if (req->cb) {
+        /* Cleared before the call, so a callback that re-arms a persistent request is not
+         * run twice for one completion. */
+        DFC_Request_callback *cb = req->cb;
+        req->cb = NULL;
+        cb(req->handle ? req->handle : DFC_REQUEST_NULL, &req->status, req->cb_arg);
+    }
+    /* Freed by the user while active: nobody will wait for it, so it goes now. Callers
+     * of dfc_req_complete never touch the request afterwards. */
+    if (req->user_freed) dfc_req_free(req);
+}
+
+void dfc_req_free(dfc_req_t *req)
+{
+    if (req->destroy) req->destroy(req);
+    if (req->handle) dfc_htable_remove(&dfc_req_table, req->handle);
+    if (req->comm) dfc_comm_release(req->comm);
+    free(req);
+}
+
+int dfc_req_start(dfc_req_t *req)
+{
+    req->active = 1;
+    req->complete = 0;
+    req->cancelled = 0;
+    dfc_status_empty(&req->status);
+    switch (req->kind) {
+    case DFC_REQ_SEND:
+        return dfc_p2p_isend(req->comm, 0, req->sbuf, req->bytes, req->peer, req->tag, req->sync, req);
+    case DFC_REQ_RECV:
+        return dfc_p2p_irecv(req->comm, 0, req->rbuf, req->bytes, req->peer, req->tag, req);
+    default:
+        return req->start ? req->start(req) : DFC_ERR(DFC_ERR_REQUEST, "request cannot be started");
+    }
+}
+
+void dfc_req_init_internal(dfc_req_t *r, dfc_comm_t *comm)
+{
+    memset(r, 0, sizeof *r);
+    r->comm = comm;
+    r->active = 1;
+    r->id = (uint64_t)(uintptr_t)r;
+    dfc_list_init(&r->link);
+    dfc_status_empty(&r->status);
+}

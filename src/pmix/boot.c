@@ -1,1 +1,209 @@
-/* placeholder: being written */
+/*
+ * boot.c - the bootstrap over an OpenPMIx client, with a singleton fallback.
+ *
+ * Launchers that provide PMIx (srun --mpi=pmix, mpirun, prterun) set PMIX_NAMESPACE and
+ * PMIX_RANK in the environment of the processes they start. Without them the process runs
+ * alone: we do not call PMIx_Init at all, so that a plain ./prog neither searches for a
+ * server nor prints anything.
+ */
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmix/dfc_boot.h"
+#include "util/dfc_util.h"
+
+static pmix_proc_t my_proc;
+static int boot_active;    /* PMIx_Init succeeded */
+static int boot_singleton; /* no launcher */
+static dfc_boot_info_t boot_info;
+
+/* Singleton key-value store: a process can still put and get its own keys. */
+typedef struct local_kv {
+    struct local_kv *next;
+    char *key;
+    void *val;
+    size_t len;
+} local_kv_t;
+static local_kv_t *local_store;
+
+static int pmix_error(const char *what, pmix_status_t rc)
+{
+    return dfc_err(DFC_ERR_OTHER, "DFC_Init", "PMIx %s failed: %s", what, PMIx_Error_string(rc));
+}
+
+/* Reads a value of `proc` under `key`; the caller releases it with PMIX_VALUE_RELEASE. */
+static pmix_status_t get_value(const pmix_proc_t *proc, const char *key, pmix_value_t **val)
+{
+    return PMIx_Get(proc, key, NULL, 0, val);
+}
+
+static int get_uint(const pmix_proc_t *proc, const char *key, unsigned *out)
+{
+    pmix_value_t *val = NULL;
+    pmix_status_t rc = get_value(proc, key, &val);
+    if (rc != PMIX_SUCCESS) return pmix_error(key, rc);
+    switch (val->type) {
+    case PMIX_UINT32: *out = val->data.uint32; break;
+    case PMIX_UINT16: *out = val->data.uint16; break;
+    case PMIX_INT: *out = (unsigned)val->data.integer; break;
+    case PMIX_UINT64: *out = (unsigned)val->data.uint64; break;
+    case PMIX_PROC_RANK: *out = val->data.rank; break;
+    default: PMIX_VALUE_RELEASE(val); return dfc_err(DFC_ERR_OTHER, "DFC_Init", "PMIx key %s has an unexpected type", key);
+    }
+    PMIX_VALUE_RELEASE(val);
+    return DFC_SUCCESS;
+}
+
+int dfc_boot_init(dfc_boot_info_t *info)
+{
+    memset(&boot_info, 0, sizeof boot_info);
+    if (!getenv("PMIX_NAMESPACE") || !getenv("PMIX_RANK")) {
+        boot_singleton = 1;
+        boot_info.rank = 0;
+        boot_info.size = 1;
+        boot_info.local_rank = 0;
+        boot_info.local_size = 1;
+        boot_info.singleton = 1;
+        snprintf(boot_info.nspace, sizeof boot_info.nspace, "singleton.%d", (int)getpid());
+        gethostname(boot_info.hostname, sizeof boot_info.hostname - 1);
+        *info = boot_info;
+        return DFC_SUCCESS;
+    }
+    pmix_status_t rc = PMIx_Init(&my_proc, NULL, 0);
+    if (rc != PMIX_SUCCESS) return pmix_error("Init", rc);
+    boot_active = 1;
+
+    pmix_proc_t wildcard;
+    PMIX_LOAD_PROCID(&wildcard, my_proc.nspace, PMIX_RANK_WILDCARD);
+    unsigned size = 0, local_rank = 0, local_size = 0;
+    int err = get_uint(&wildcard, PMIX_JOB_SIZE, &size);
+    if (!err) err = get_uint(&my_proc, PMIX_LOCAL_RANK, &local_rank);
+    if (!err) err = get_uint(&wildcard, PMIX_LOCAL_SIZE, &local_size);
+    if (err) {
+        PMIx_Finalize(NULL, 0);
+        boot_active = 0;
+        return err;
+    }
+    boot_info.rank = (int)my_proc.rank;
+    boot_info.size = (int)size;
+    boot_info.local_rank = (int)local_rank;
+    boot_info.local_size = (int)local_size;
+    snprintf(boot_info.nspace, sizeof boot_info.nspace, "%s", my_proc.nspace);
+    if (dfc_boot_hostname(boot_info.rank, boot_info.hostname, sizeof boot_info.hostname))
+        gethostname(boot_info.hostname, sizeof boot_info.hostname - 1);
+    *info = boot_info;
+    return DFC_SUCCESS;
+}
+
+int dfc_boot_put(const char *key, const void *value, size_t len)
+{
+    if (boot_singleton) {
+        local_kv_t *kv = calloc(1, sizeof *kv);
+        if (!kv || !(kv->key = strdup(key)) || !(kv->val = malloc(len ? len : 1))) {
+            if (kv) free(kv->key);
+            free(kv);
+            return DFC_ERR(DFC_ERR_NO_MEM, "out of memory storing key %s", key);
+        }
+        memcpy(kv->val, value, len);
+        kv->len = len;
+        kv->next = local_store;
+        local_store = kv;
+        return DFC_SUCCESS;
+    }
+    pmix_value_t val;
+    PMIX_VALUE_CONSTRUCT(&val);
+    val.type = PMIX_BYTE_OBJECT;
+    val.data.bo.bytes = (char *)value;
+    val.data.bo.size = len;
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &val);
+    if (rc != PMIX_SUCCESS) return pmix_error("Put", rc);
+    return DFC_SUCCESS;
+}
+
+int dfc_boot_fence(void)
+{
+    if (boot_singleton) return DFC_SUCCESS;
+    pmix_status_t rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) return pmix_error("Commit", rc);
+    pmix_info_t info;
+    bool collect = true;
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    rc = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) return pmix_error("Fence", rc);
+    return DFC_SUCCESS;
+}
+
+int dfc_boot_get(int rank, const char *key, void **value, size_t *len)
+{
+    *value = NULL;
+    *len = 0;
+    if (boot_singleton) {
+        for (local_kv_t *kv = local_store; kv; kv = kv->next) {
+            if (strcmp(kv->key, key)) continue;
+            if (!(*value = malloc(kv->len ? kv->len : 1))) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+            memcpy(*value, kv->val, kv->len);
+            *len = kv->len;
+            return DFC_SUCCESS;
+        }
+        return DFC_ERR(DFC_ERR_INTERN, "bootstrap key %s was never put", key);
+    }
+    pmix_proc_t proc;
+    pmix_value_t *val = NULL;
+    PMIX_LOAD_PROCID(&proc, my_proc.nspace, (pmix_rank_t)rank);
+    pmix_status_t rc = get_value(&proc, key, &val);
+    if (rc != PMIX_SUCCESS) return pmix_error("Get", rc);
+    if (val->type != PMIX_BYTE_OBJECT) {
+        PMIX_VALUE_RELEASE(val);
+        return DFC_ERR(DFC_ERR_INTERN, "bootstrap key %s of rank %d has the wrong type", key, rank);
+    }
+    *len = val->data.bo.size;
+    *value = malloc(*len ? *len : 1);
+    if (*value) memcpy(*value, val->data.bo.bytes, *len);
+    PMIX_VALUE_RELEASE(val);
+    return *value ? DFC_SUCCESS : DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+}
+
+int dfc_boot_hostname(int rank, char *buf, size_t len)
+{
+    if (boot_singleton) {
+        snprintf(buf, len, "%s", boot_info.hostname);
+        return DFC_SUCCESS;
+    }
+    pmix_proc_t proc;
+    pmix_value_t *val = NULL;
+    PMIX_LOAD_PROCID(&proc, my_proc.nspace, (pmix_rank_t)rank);
+    pmix_status_t rc = get_value(&proc, PMIX_HOSTNAME, &val);
+    if (rc != PMIX_SUCCESS) return pmix_error("Get(PMIX_HOSTNAME)", rc);
+    int ok = val->type == PMIX_STRING && val->data.string;
+    if (ok) snprintf(buf, len, "%s", val->data.string);
+    PMIX_VALUE_RELEASE(val);
+    return ok ? DFC_SUCCESS : DFC_ERR(DFC_ERR_INTERN, "PMIX_HOSTNAME of rank %d is not a string", rank);
+}
+
+void dfc_boot_abort(int code, const char *msg)
+{
+    if (boot_active) PMIx_Abort(code, msg, NULL, 0);
+    _exit(code ? code : 1);
+}
+
+int dfc_boot_finalize(void)
+{
+    while (local_store) {
+        local_kv_t *kv = local_store;
+        local_store = kv->next;
+        free(kv->key);
+        free(kv->val);
+        free(kv);
+    }
+    if (boot_active) {
+        boot_active = 0;
+        pmix_status_t rc = PMIx_Finalize(NULL, 0);
+        if (rc != PMIX_SUCCESS) return pmix_error("Finalize", rc);
+    }
+    return DFC_SUCCESS;
+}

@@ -97,6 +97,11 @@ typedef struct dfc_tl_ops {
      * only after progress found nothing. */
     void (*wait)(struct dfc_tl *tl, long timeout_us);
 
+    /* Optional: non-zero while packets accepted by send are still queued inside the
+     * transport (not yet handed to the OS or to shared memory). Finalize progresses until
+     * it returns 0, so that a completed eager send is never lost. Never blocks. */
+    int (*pending)(struct dfc_tl *tl);
+
     /* Releases everything init created. Not collective; safe after a failed init. */
     void (*fini)(struct dfc_tl *tl);
 } dfc_tl_ops_t;

@@ -13,8 +13,8 @@
 
 #define DFC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define DFC_LIKELY(x)   __builtin_expect(!!(x), 1)
-#define DFC_MIN(a, b)   ((a) < (b) ? (a) : (b))
-#define DFC_MAX(a, b)   ((a) > (b) ? (a) : (b))
+#define DFC_MIN2(a, b)  ((a) < (b) ? (a) : (b)) /* not DFC_MIN: that is the op */
+#define DFC_MAX2(a, b)  ((a) > (b) ? (a) : (b))
 
 /* ---- Errors ----------------------------------------------------------------------------
  * An error code is (message slot << 8) | class. The place that detects an error records its

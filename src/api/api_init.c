@@ -4,11 +4,20 @@
 #include <time.h>
 
 #include "api/dfc_api.h"
+#include "coll/dfc_coll.h"
 #include "pmix/dfc_boot.h"
 
 /* The layers above comm (coll, later gpu), brought up after it and down before it. */
-static int dfc_upper_layers_init(void) { return DFC_SUCCESS; }
-static void dfc_upper_layers_finalize(void) {}
+static int dfc_upper_layers_init(void)
+{
+    int rc = dfc_coll_layer_init();
+    return rc ? rc : dfc_progress_thread_start(); /* last: it drives every layer */
+}
+static void dfc_upper_layers_finalize(void)
+{
+    dfc_progress_thread_stop();
+    dfc_coll_layer_finalize();
+}
 
 static int init_common(int required, int *provided)
 {

@@ -265,7 +265,7 @@ int DFC_Iprobe(int source, int tag, DFC_Comm comm, int *flag, DFC_Status *status
     if (!*flag) {
         int n = dfc_progress();
         if (n < 0) {
-            rc = n;
+            rc = -n;
             goto fn_fail;
         }
         if ((rc = dfc_p2p_iprobe(c, source, tag, flag, status))) goto fn_fail;

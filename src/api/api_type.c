@@ -1,1 +1,354 @@
-/* placeholder: being written */
+/*
+ * api_type.c - the datatype and reduction-operation entry points: sizes and extents, the
+ * contiguous constructors, commit/free, Get_count/Get_elements, user ops and Reduce_local.
+ *
+ * DFC supports contiguous datatypes only (see datatype.c). Type_vector is accepted when its
+ * layout is contiguous (count <= 1, blocklength 0, or stride == blocklength) and then
+ * behaves as Type_contiguous(count * blocklength), reporting DFC_COMBINER_CONTIGUOUS since
+ * dfc.h has no vector combiner; a strided vector fails with DFC_ERR_UNSUPPORTED_OPERATION.
+ */
+#include <limits.h>
+
+#include "api/dfc_api.h"
+
+/* From datatype.c and op.c (to move into dfc_comm.h). */
+int dfc_dtype_lookup(DFC_Datatype h, const char *func, const char *argname, dfc_dtype_t **out);
+int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old,
+                         dfc_dtype_t **out);
+int dfc_dtype_dup(const char *func, const dfc_dtype_t *old, dfc_dtype_t **out);
+void dfc_dtype_retain(dfc_dtype_t *dt);
+void dfc_dtype_release(dfc_dtype_t *dt);
+void dfc_dtype_free_handle(dfc_dtype_t *dt);
+DFC_Count dfc_dtype_elements(const dfc_dtype_t *dt, uint64_t bytes);
+int dfc_op_create(const char *func, DFC_User_function *user_fn, int commute, dfc_op_t **out);
+void dfc_op_retain(dfc_op_t *op);
+void dfc_op_release(dfc_op_t *op);
+void dfc_op_free_handle(dfc_op_t *op);
+
+/* A status that can be read: not NULL and not DFC_STATUS_IGNORE. */
+static int check_status(const char *func, const DFC_Status *status)
+{
+    if (status == DFC_STATUS_IGNORE)
+        return dfc_err(DFC_ERR_ARG, func, "invalid argument status: DFC_STATUS_IGNORE");
+    return dfc_api_check_ptr(func, "status", status);
+}
+
+/* A count as an int, or DFC_UNDEFINED when it does not fit (MPI's rule for the int forms). */
+static int count_or_undefined(uint64_t n)
+{
+    return n > (uint64_t)INT_MAX ? DFC_UNDEFINED : (int)n;
+}
+
+int DFC_Type_size(DFC_Datatype datatype, int *size)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_dtype_lookup(datatype, __func__, "datatype", &dt))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "size", size))) goto fn_fail;
+    *size = count_or_undefined(dt->size);
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Type_size_c(DFC_Datatype datatype, DFC_Count *size)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_dtype_lookup(datatype, __func__, "datatype", &dt))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "size", size))) goto fn_fail;
+    *size = (DFC_Count)dt->size;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Type_get_extent(DFC_Datatype datatype, DFC_Aint *lb, DFC_Aint *extent)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_dtype_lookup(datatype, __func__, "datatype", &dt))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "lb", lb))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "extent", extent))) goto fn_fail;
+    *lb = dt->lb;
+    *extent = dt->extent;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Type_dup(DFC_Datatype oldtype, DFC_Datatype *newtype)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *old = NULL, *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_dtype_lookup(oldtype, __func__, "oldtype", &old))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "newtype", newtype))) goto fn_fail;
+    if ((rc = dfc_dtype_dup(__func__, old, &dt))) goto fn_fail;
+    *newtype = dt->handle;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Type_contiguous(int count, DFC_Datatype oldtype, DFC_Datatype *newtype)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *old = NULL, *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_count(__func__, "count", count))) goto fn_fail;
+    if ((rc = dfc_dtype_lookup(oldtype, __func__, "oldtype", &old))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "newtype", newtype))) goto fn_fail;
+    if ((rc = dfc_dtype_contiguous(__func__, (size_t)count, old, &dt))) goto fn_fail;
+    *newtype = dt->handle;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Type_vector(int count, int blocklength, int stride, DFC_Datatype oldtype,
+                    DFC_Datatype *newtype)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *old = NULL, *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_count(__func__, "count", count))) goto fn_fail;
+    if (blocklength < 0) {
+        rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument blocklength: %d is negative",
+                     blocklength);
+        goto fn_fail;
+    }
+    if ((rc = dfc_dtype_lookup(oldtype, __func__, "oldtype", &old))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "newtype", newtype))) goto fn_fail;
+    if (count > 1 && blocklength > 0 && stride != blocklength) {
+        rc = dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, __func__,
+                     "a strided vector (count %d, blocklength %d, stride %d) is not "
+                     "supported: DFC supports contiguous datatypes only (stride must equal "
+                     "blocklength)",
+                     count, blocklength, stride);
+        goto fn_fail;
+    }
+    /* Both factors are at most INT_MAX, so the product fits in size_t. */
+    if ((rc = dfc_dtype_contiguous(__func__, (size_t)count * (size_t)blocklength, old, &dt)))
+        goto fn_fail;
+    *newtype = dt->handle;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Type_commit(DFC_Datatype *datatype)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_ptr(__func__, "datatype", datatype))) goto fn_fail;
+    if ((rc = dfc_dtype_lookup(*datatype, __func__, "datatype", &dt))) goto fn_fail;
+    dt->committed = 1; /* a contiguous layout needs no preparation */
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Type_free(DFC_Datatype *datatype)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_ptr(__func__, "datatype", datatype))) goto fn_fail;
+    if ((rc = dfc_dtype_lookup(*datatype, __func__, "datatype", &dt))) goto fn_fail;
+    if (dt->builtin) {
+        rc = dfc_err(DFC_ERR_TYPE, __func__,
+                     "invalid argument datatype: %s is predefined and cannot be freed", dt->name);
+        goto fn_fail;
+    }
+    dfc_dtype_free_handle(dt);
+    *datatype = DFC_DATATYPE_NULL;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Type_get_envelope(DFC_Datatype datatype, int *num_integers, int *num_addresses,
+                          int *num_datatypes, int *combiner)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_dtype_lookup(datatype, __func__, "datatype", &dt))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "num_integers", num_integers))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "num_addresses", num_addresses))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "num_datatypes", num_datatypes))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "combiner", combiner))) goto fn_fail;
+    /* MPI's table: NAMED has no arguments, DUP has its old type, CONTIGUOUS a count too. */
+    *combiner = dt->combiner;
+    *num_addresses = 0;
+    *num_integers = dt->combiner == DFC_COMBINER_CONTIGUOUS ? 1 : 0;
+    *num_datatypes = dt->combiner == DFC_COMBINER_NAMED ? 0 : 1;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Get_count(const DFC_Status *status, DFC_Datatype datatype, int *count)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = check_status(__func__, status))) goto fn_fail;
+    if ((rc = dfc_dtype_check(datatype, __func__, "datatype", &dt))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "count", count))) goto fn_fail;
+    uint64_t bytes = dfc_status_bytes(status);
+    if (dt->size == 0) /* MPICH's answer for a zero-size type (agreed by the MPI Forum) */
+        *count = bytes ? DFC_UNDEFINED : 0;
+    else
+        *count = bytes % dt->size ? DFC_UNDEFINED : count_or_undefined(bytes / dt->size);
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Get_elements(const DFC_Status *status, DFC_Datatype datatype, int *count)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *dt = NULL;
+    DFC_API_ENTER();
+    if ((rc = check_status(__func__, status))) goto fn_fail;
+    if ((rc = dfc_dtype_check(datatype, __func__, "datatype", &dt))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "count", count))) goto fn_fail;
+    DFC_Count elements = dfc_dtype_elements(dt, dfc_status_bytes(status));
+    *count = elements < 0 ? DFC_UNDEFINED : count_or_undefined((uint64_t)elements);
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Op_create(DFC_User_function *user_fn, int commute, DFC_Op *op)
+{
+    int rc = DFC_SUCCESS;
+    dfc_op_t *o = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_ptr(__func__, "user_fn", (const void *)user_fn))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "op", op))) goto fn_fail;
+    if ((rc = dfc_op_create(__func__, user_fn, commute, &o))) goto fn_fail;
+    *op = o->handle;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Op_free(DFC_Op *op)
+{
+    int rc = DFC_SUCCESS;
+    dfc_op_t *o = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_ptr(__func__, "op", op))) goto fn_fail;
+    if ((rc = dfc_op_check(*op, NULL, __func__, "op", &o))) goto fn_fail;
+    if (o->builtin) {
+        rc = dfc_err(DFC_ERR_OP, __func__,
+                     "invalid argument op: %s is predefined and cannot be freed", o->name);
+        goto fn_fail;
+    }
+    dfc_op_free_handle(o);
+    *op = DFC_OP_NULL;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Op_commutative(DFC_Op op, int *commute)
+{
+    int rc = DFC_SUCCESS;
+    dfc_op_t *o = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_op_check(op, NULL, __func__, "op", &o))) goto fn_fail;
+    if ((rc = dfc_api_check_ptr(__func__, "commute", commute))) goto fn_fail;
+    *commute = o->commute;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
+int DFC_Reduce_local(const void *inbuf, void *inoutbuf, int count, DFC_Datatype datatype,
+                     DFC_Op op)
+{
+    int rc = DFC_SUCCESS;
+    dfc_dtype_t *dt = NULL;
+    dfc_op_t *o = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_count(__func__, "count", count))) goto fn_fail;
+    if ((rc = dfc_dtype_check(datatype, __func__, "datatype", &dt))) goto fn_fail;
+    if ((rc = dfc_op_check(op, dt, __func__, "op", &o))) goto fn_fail;
+    if (inbuf == DFC_IN_PLACE || inoutbuf == DFC_IN_PLACE) {
+        rc = dfc_err(DFC_ERR_BUFFER, __func__, "invalid argument %s: DFC_IN_PLACE is not "
+                     "allowed in DFC_Reduce_local",
+                     inbuf == DFC_IN_PLACE ? "inbuf" : "inoutbuf");
+        goto fn_fail;
+    }
+    if ((rc = dfc_api_check_buf(__func__, "inbuf", inbuf, count))) goto fn_fail;
+    if ((rc = dfc_api_check_buf(__func__, "inoutbuf", inoutbuf, count))) goto fn_fail;
+    if (o->user_fn) {
+        /* A user function may call DFC (Type_size on its datatype is common): run it without
+         * the library lock, holding references so that neither object can go meanwhile. */
+        dfc_op_retain(o);
+        dfc_dtype_retain(dt);
+        DFC_UNLOCK();
+        dfc_op_reduce(o, dt, inbuf, inoutbuf, (size_t)count);
+        DFC_LOCK();
+        dfc_dtype_release(dt);
+        dfc_op_release(o);
+    } else {
+        dfc_op_reduce(o, dt, inbuf, inoutbuf, (size_t)count);
+    }
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}

@@ -268,7 +268,8 @@ int dfc_p2p_idle(void);           /* 1 when nothing is queued for output */
 
 /* ---- Progress ----------------------------------------------------------------------------
  * One engine drives transports, the p2p protocol and the collective scheduler. */
-int dfc_progress(void); /* one pass; returns the number of events (>= 0) or an error code */
+int dfc_progress(void); /* one pass; returns the number of events (>= 0) or -(error code) */
+int dfc_progress_net(void); /* transports and queued output only (no collective scheduler) */
 /* Progresses until *done becomes non-zero, backing off from spinning to yielding to
  * sleeping in the transports (so that oversubscribed ranks leave the CPU to peers). */
 int dfc_progress_until(volatile int *done);
@@ -277,6 +278,10 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg);
 /* The coll layer registers its scheduler here; called once per progress pass. */
 typedef int (*dfc_progress_hook_fn)(void);
 void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn);
+/* Starts the progress thread if DFC_ASYNC_PROGRESS=1 (end of init); stops it (called with
+ * the library lock held, start of finalize). */
+int dfc_progress_thread_start(void);
+void dfc_progress_thread_stop(void);
 
 /* ---- Status helpers ----------------------------------------------------------------------- */
 static inline void dfc_status_set_bytes(DFC_Status *s, uint64_t bytes)

@@ -1,1 +1,167 @@
-/* placeholder: being written */
+/*
+ * info.c - info objects: ordered (key, value) string pairs (MPI-4.1 section 10).
+ *
+ * Keys stay in insertion order because DFC_Info_get_nthkey numbers them that way (setting an
+ * existing key keeps its place, as in MPICH). Info objects hold a handful of hints, so lookups
+ * scan linearly. Length limits (DFC_MAX_INFO_KEY/VAL) are the api layer's to check: internal
+ * callers may store what they like.
+ *
+ * DFC_INFO_ENV (index 1) is built by dfc_info_init from the process state, so init must
+ * call it after dfc_proc.hostname and dfc_proc.thread_level are known.
+ */
+#include <string.h>
+
+#include "comm/dfc_comm.h"
+
+/* ---- Declarations to move into dfc_comm.h (section "Info") ----------------------------------
+ * api_info.c repeats them until then; keep the two copies identical. */
+int dfc_info_init(void);      /* the table and DFC_INFO_ENV */
+void dfc_info_finalize(void); /* frees DFC_INFO_ENV and the table */
+/* Removes key; DFC_ERR_INFO_NOKEY (message naming func) when it is absent. */
+int dfc_info_remove(dfc_info_t *info, const char *key, const char *func);
+/* ---- end of declarations to move ------------------------------------------------------------ */
+
+dfc_htable_t dfc_info_table;
+
+static char *copy_string(const char *s)
+{
+    size_t len = strlen(s) + 1;
+    char *c = dfc_malloc(len);
+    if (c) memcpy(c, s, len);
+    return c;
+}
+
+static int find_key(const dfc_info_t *info, const char *key)
+{
+    for (int i = 0; i < info->nkeys; i++)
+        if (!strcmp(info->keys[i], key)) return i;
+    return -1;
+}
+
+dfc_info_t *dfc_info_new(void) { return dfc_calloc(1, sizeof(dfc_info_t)); }
+
+void dfc_info_destroy(dfc_info_t *info)
+{
+    if (!info) return;
+    if (info->handle) dfc_htable_remove(&dfc_info_table, info->handle);
+    for (int i = 0; i < info->nkeys; i++) {
+        dfc_free(info->keys[i]);
+        dfc_free(info->vals[i]);
+    }
+    dfc_free(info->keys);
+    dfc_free(info->vals);
+    dfc_free(info);
+}
+
+dfc_info_t *dfc_info_copy(const dfc_info_t *src)
+{
+    dfc_info_t *info = dfc_info_new();
+    if (!info) return NULL;
+    for (int i = 0; src && i < src->nkeys; i++) {
+        if (dfc_info_put(info, src->keys[i], src->vals[i]) != DFC_SUCCESS) {
+            dfc_info_destroy(info);
+            return NULL;
+        }
+    }
+    return info;
+}
+
+const char *dfc_info_lookup(const dfc_info_t *info, const char *key)
+{
+    if (!info) return NULL;
+    int i = find_key(info, key);
+    return i < 0 ? NULL : info->vals[i];
+}
+
+int dfc_info_put(dfc_info_t *info, const char *key, const char *value)
+{
+    char *v = copy_string(value);
+    if (!v) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for an info value");
+
+    int i = find_key(info, key);
+    if (i >= 0) {
+        dfc_free(info->vals[i]);
+        info->vals[i] = v;
+        return DFC_SUCCESS;
+    }
+    if (info->nkeys == info->cap) {
+        int cap = info->cap ? 2 * info->cap : 8;
+        char **keys = dfc_realloc(info->keys, (size_t)cap * sizeof *keys);
+        if (!keys) goto fail_no_mem;
+        info->keys = keys;
+        char **vals = dfc_realloc(info->vals, (size_t)cap * sizeof *vals);
+        if (!vals) goto fail_no_mem;
+        info->vals = vals;
+        info->cap = cap;
+    }
+    char *k = copy_string(key);
+    if (!k) goto fail_no_mem;
+    info->keys[info->nkeys] = k;
+    info->vals[info->nkeys] = v;
+    info->nkeys++;
+    return DFC_SUCCESS;
+
+fail_no_mem:
+    dfc_free(v);
+    return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for an info key");
+}
+
+int dfc_info_remove(dfc_info_t *info, const char *key, const char *func)
+{
+    int i = find_key(info, key);
+    if (i < 0)
+        return dfc_err(DFC_ERR_INFO_NOKEY, func, "invalid argument key: \"%s\" is not set",
+                       key);
+    dfc_free(info->keys[i]);
+    dfc_free(info->vals[i]);
+    /* Shift down rather than swap with the last: nthkey order must stay insertion order. */
+    memmove(info->keys + i, info->keys + i + 1, (size_t)(info->nkeys - i - 1) * sizeof(char *));
+    memmove(info->vals + i, info->vals + i + 1, (size_t)(info->nkeys - i - 1) * sizeof(char *));
+    info->nkeys--;
+    return DFC_SUCCESS;
+}
+
+static const char *thread_level_name(int level)
+{
+    switch (level) {
+    case DFC_THREAD_FUNNELED: return "DFC_THREAD_FUNNELED";
+    case DFC_THREAD_SERIALIZED: return "DFC_THREAD_SERIALIZED";
+    case DFC_THREAD_MULTIPLE: return "DFC_THREAD_MULTIPLE";
+    default: return "DFC_THREAD_SINGLE";
+    }
+}
+
+int dfc_info_init(void)
+{
+    dfc_htable_init(&dfc_info_table, DFC_KIND_INFO, 2);
+
+    /* MPI-4.1 10.4.4 reserved keys of MPI_INFO_ENV that DFC can answer. "command" stays
+     * empty until init learns argv[0] (it may dfc_info_put it later). */
+    dfc_info_t *env = dfc_info_new();
+    if (!env) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for DFC_INFO_ENV");
+    int rc = dfc_info_put(env, "command", "");
+    if (!rc) rc = dfc_info_put(env, "host", dfc_proc.hostname);
+    if (!rc) rc = dfc_info_put(env, "thread_level", thread_level_name(dfc_proc.thread_level));
+    if (rc) {
+        dfc_info_destroy(env);
+        return rc;
+    }
+    env->handle = DFC_INFO_ENV;
+    dfc_htable_set(&dfc_info_table, DFC_HANDLE_INDEX(DFC_INFO_ENV), env);
+    if (!dfc_htable_get(&dfc_info_table, DFC_INFO_ENV)) {
+        env->handle = 0;
+        dfc_info_destroy(env);
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for the info table");
+    }
+    return DFC_SUCCESS;
+}
+
+/* Only DFC_INFO_ENV, which the library made, is freed here. Info objects the user never
+ * freed stay allocated: whoever else may point at one (a communicator's hints) is not known
+ * here, and a leak at exit is harmless where a use after free is not. */
+void dfc_info_finalize(void)
+{
+    dfc_info_t *env = dfc_htable_get(&dfc_info_table, DFC_INFO_ENV);
+    if (env) dfc_info_destroy(env);
+    dfc_htable_destroy(&dfc_info_table);
+}

@@ -1,7 +1,8 @@
 /*
  * progress.c - the host progress engine.
  *
- * One pass (dfc_progress) runs three phases, each one call:
+ * One pass (dfc_progress) runs three phases, each one call (the first two are
+ * dfc_progress_net, which the collective scheduler also calls while it spins):
  *   1. transports: deliver what arrived. First, because arrivals free ring space in peers,
  *      complete receives and answer rendezvous handshakes.
  *   2. queued output: packets a full transport refused earlier, then rendezvous DATA.
@@ -24,7 +25,7 @@ static long spin_passes = -1, yield_passes, sleep_us;
 
 void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn) { coll_hook = fn; }
 
-int dfc_progress(void)
+int dfc_progress_net(void)
 {
     int events = 0;
     for (int i = 0; i < dfc_ntls; i++) {
@@ -32,7 +33,13 @@ int dfc_progress(void)
         if (n > 0) events += n;
         else if (n < 0) return n;
     }
-    events += dfc_p2p_progress_sends();
+    return events + dfc_p2p_progress_sends();
+}
+
+int dfc_progress(void)
+{
+    int events = dfc_progress_net();
+    if (events < 0) return events;
     if (coll_hook) events += coll_hook();
     return events;
 }
@@ -75,7 +82,7 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
     long idle = 0;
     while (!ready(arg)) {
         int n = dfc_progress();
-        if (n < 0) return n;
+        if (n < 0) return -n;
         if (n > 0) {
             idle = 0;
             continue;
@@ -91,4 +98,53 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
         sleep_in_transports();
     }
     return DFC_SUCCESS;
+}
+
+/* ---- The asynchronous progress thread (DFC_ASYNC_PROGRESS=1) ------------------------------
+ * Drives the same passes as a waiting caller, so that nonblocking operations advance while
+ * the application computes. It holds the library lock for one pass at a time and sleeps in
+ * the transports when idle, so that it does not steal the cores it shares with ranks. */
+static pthread_t progress_thread;
+static volatile int progress_thread_running, progress_thread_stop;
+
+static void *progress_thread_main(void *arg)
+{
+    (void)arg;
+    long idle = 0;
+    while (!progress_thread_stop) {
+        DFC_LOCK();
+        int n = dfc_progress();
+        if (n != 0) idle = 0;
+        else if (++idle > spin_passes) sleep_in_transports();
+        DFC_UNLOCK();
+        if (idle > 0 && idle <= spin_passes) sched_yield();
+    }
+    return NULL;
+}
+
+int dfc_progress_thread_start(void)
+{
+    if (!dfc_env_long("DFC_ASYNC_PROGRESS", 0,
+                      "1: a progress thread advances nonblocking operations without DFC calls"))
+        return DFC_SUCCESS;
+    if (spin_passes < 0) {
+        volatile int one = 1;
+        dfc_progress_until(&one); /* reads the spin parameters */
+    }
+    dfc_lock_enabled = 1;
+    progress_thread_stop = 0;
+    if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL))
+        return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");
+    progress_thread_running = 1;
+    return DFC_SUCCESS;
+}
+
+void dfc_progress_thread_stop(void)
+{
+    if (!progress_thread_running) return;
+    progress_thread_stop = 1;
+    DFC_UNLOCK(); /* the caller holds the lock: let the thread finish its pass */
+    pthread_join(progress_thread, NULL);
+    DFC_LOCK();
+    progress_thread_running = 0;
 }

@@ -88,8 +88,9 @@ typedef struct dfc_tl_ops {
     int (*rget)(struct dfc_tl *tl, int peer, void *local, uint64_t remote_addr, size_t len);
 
     /* Delivers arrived packets through `deliver` and flushes queued output. Never blocks.
-     * Returns the number of packets delivered (>= 0) or an error code when a peer failed
-     * (the message names the peer); progress still works for the other peers afterwards. */
+     * Returns the number of packets delivered (>= 0) or, when a peer failed, the NEGATED
+     * error code (-code; the message names the peer); progress still works for the other
+     * peers afterwards. */
     int (*progress)(struct dfc_tl *tl, dfc_tl_deliver_fn deliver);
 
     /* Optional: blocks the caller up to timeout_us microseconds or until something may have

@@ -1,1 +1,586 @@
-/* placeholder: being written */
+/*
+ * shm.c - the shared-memory transport: processes on the same node.
+ *
+ * One segment per node per job, created by local rank 0 under a name derived from the
+ * PMIx namespace and the hostname, mapped by every local rank and unlinked as soon as all
+ * have mapped it (after the second fence of init), so nothing stays in /dev/shm even if a
+ * rank is killed later. It holds:
+ *
+ *   header | one doorbell per local rank | one ring per ordered pair (sender, receiver)
+ *
+ * A packet is one record (dfc_pkt_t + payload) in the sender->receiver ring (shm_ring.h:
+ * single producer, single consumer, so no locks and no atomics beyond the positions).
+ * The sender copies the payload into the ring and the receiver's deliver callback reads it
+ * in place: two copies in total, the minimum for eager messages. Large messages skip the
+ * ring: the receiver pulls them with process_vm_readv (rget, cross-memory attach): one copy.
+ *
+ * Blocking waits (DESIGN.md 2.2: 8 ranks on 2 cores must not spin): each local rank has a
+ * doorbell, a futex word plus a count of its threads sleeping in wait(). A waiter announces
+ * itself, re-checks its incoming rings, and sleeps on the futex word; a sender that sees a
+ * waiter bumps the word and wakes it. The Dekker-style pairing (sender: publish, full fence,
+ * read waiters; waiter: count itself, full fence, read rings) guarantees one of the two sees
+ * the other, so no wakeup is lost, and a sender pays a fence but no system call and no
+ * shared-line write while the receiver is awake.
+ *
+ * Failure: a local peer that exits without a goodbye is found by a liveness check (its
+ * /proc/<pid>/stat start time, read at init, must still match), run every
+ * DFC_SHM_LIVENESS_MS; its ring is drained first, then progress reports it once and sends
+ * to it fail with DFC_ERR_PROC_FAILED.
+ *
+ * Threads: the comm layer serializes send/progress/rget/fini (one lock); wait may run in
+ * several threads at once, outside that lock, and only reads shared positions.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmix/dfc_boot.h"
+#include "tl/dfc_tl.h"
+#include "tl/shm_ring.h"
+#include "util/dfc_util.h"
+
+#define SHM_MAGIC 0x314d48535f434644ull /* "DFC_SHM1" */
+
+/* The segment header, written by the creator before the first fence, read-only after. */
+typedef struct shm_seg_hdr {
+    _Alignas(64) uint64_t magic;
+    uint64_t cookie;      /* random; the creator publishes it, attachers compare it */
+    uint64_t local_size;
+    uint64_t ring_size;   /* data bytes per ring */
+    uint64_t ring_stride; /* bytes from one ring to the next */
+    uint64_t rings_off;   /* offset of ring 0 */
+} shm_seg_hdr_t;
+
+typedef struct shm_bell {
+    _Alignas(64) _Atomic uint32_t seq; /* futex word: bumped by senders that saw waiters */
+    _Atomic uint32_t waiters;          /* owner's threads inside wait() */
+    int32_t pid;                       /* owner's pid and start time, written before fence 2 */
+    uint64_t starttime;
+} shm_bell_t;
+
+typedef struct shm_peer {
+    int world, lrank;
+    dfc_shm_ring_t *out, *in; /* me -> peer, peer -> me */
+    shm_bell_t *bell;         /* the peer's doorbell */
+    pid_t pid;
+    uint64_t starttime;
+    int watch;                /* liveness check possible (its /proc entry matched at init) */
+    int dead;                 /* liveness check failed; reported once its ring is drained */
+    int failed;               /* reported: sends fail from now on */
+} shm_peer_t;
+
+typedef struct shm {
+    void *base;
+    size_t seg_size;
+    char name[64];
+    int created; /* this process created the segment and has not unlinked it yet */
+    int local_size, me;
+    shm_bell_t *bell; /* mine */
+    shm_peer_t *peers;
+    int npeers;
+    int *w2p;         /* world rank -> index in peers, or -1 */
+    int world_size;
+    int rr;           /* first peer polled by the next progress */
+    int burst;        /* packets per peer per progress call */
+    int cma;          /* rget allowed (DFC_SHM_CMA, cleared after EPERM/ENOSYS) */
+    int ndead;        /* dead peers not yet reported */
+    unsigned calls;   /* progress calls, to pace the liveness check */
+    uint64_t live_every_ns, live_next_ns;
+} shm_t;
+
+static shm_bell_t *seg_bell(const shm_t *s, int lrank)
+{
+    return (shm_bell_t *)((char *)s->base + sizeof(shm_seg_hdr_t)) + lrank;
+}
+
+static dfc_shm_ring_t *seg_ring(const shm_t *s, int from, int to)
+{
+    const shm_seg_hdr_t *h = s->base;
+    return (dfc_shm_ring_t *)((char *)s->base + h->rings_off +
+                              ((size_t)from * s->local_size + to) * h->ring_stride);
+}
+
+static uint32_t fnv1a(const char *str)
+{
+    uint32_t h = 2166136261u;
+    for (; *str; str++) h = (h ^ (unsigned char)*str) * 16777619u;
+    return h;
+}
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    /* Not FUTEX_PRIVATE_FLAG: the word is shared between processes. */
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+/* Reads state and start time (field 22) of /proc/<pid>/stat. Returns 0 on success. */
+static int proc_stat(pid_t pid, char *state, uint64_t *starttime)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may contain spaces and parentheses */
+    if (!p || p[1] != ' ') return -1;
+    p += 2;
+    *state = *p;
+    for (int field = 3; field < 22; field++) {
+        p = strchr(p, ' ');
+        if (!p) return -1;
+        p++;
+    }
+    *starttime = strtoull(p, NULL, 10);
+    return 0;
+}
+
+/* ---- init ------------------------------------------------------------------------------- */
+
+/* Ring data bytes: DFC_SHM_RING_BYTES, or by default 256 KiB up to 16 local ranks and less
+ * beyond (rings grow with the square of the local size), never below 64 KiB. */
+static size_t ring_size_param(int local_size)
+{
+    long v = dfc_env_long("DFC_SHM_RING_BYTES", 0,
+                          "shm: bytes per ring (one per ordered pair of local ranks; rounded "
+                          "up to a power of two); 0: 256 KiB, scaled down above 16 local ranks");
+    size_t want;
+    if (v > 0) {
+        want = (size_t)v;
+    } else {
+        want = 262144;
+        while (want > 65536 && (size_t)local_size * local_size * want > ((size_t)64 << 20))
+            want /= 2;
+    }
+    if (want < 4096) want = 4096;
+    if (want > ((size_t)1 << 30)) want = (size_t)1 << 30;
+    size_t size = 4096;
+    while (size < want) size *= 2;
+    return size;
+}
+
+static int seg_create(shm_t *s, size_t ring_size)
+{
+    shm_seg_hdr_t hdr = {0};
+    hdr.magic = SHM_MAGIC;
+    hdr.local_size = (uint64_t)s->local_size;
+    hdr.ring_size = ring_size;
+    hdr.ring_stride = (dfc_shm_ring_footprint(ring_size) + 63) & ~(size_t)63;
+    hdr.rings_off = (sizeof(shm_seg_hdr_t) + s->local_size * sizeof(shm_bell_t) + 4095) &
+                    ~(size_t)4095;
+    while (hdr.cookie == 0)
+        if (getrandom(&hdr.cookie, sizeof(hdr.cookie), 0) != sizeof(hdr.cookie))
+            hdr.cookie = ((uint64_t)getpid() << 32) ^ dfc_time_ns();
+    s->seg_size = hdr.rings_off + (size_t)s->local_size * s->local_size * hdr.ring_stride;
+
+    int fd = shm_open(s->name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "shm_open(%s, O_CREAT|O_EXCL): %s%s", s->name,
+                       strerror(errno),
+                       errno == EEXIST ? " (left over from a killed job with the same namespace?)"
+                                       : "");
+    s->created = 1;
+    int rc = DFC_SUCCESS;
+    if (ftruncate(fd, (off_t)s->seg_size) != 0) {
+        rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "ftruncate(%s, %zu): %s", s->name, s->seg_size,
+                     strerror(errno));
+        goto out_close;
+    }
+    /* Reserve the pages now: on a full /dev/shm a sparse segment would SIGBUS at first
+     * touch, in the middle of a send. */
+    int e = posix_fallocate(fd, 0, (off_t)s->seg_size);
+    if (e != 0 && e != EOPNOTSUPP && e != EINVAL) {
+        rc = DFC_ERR(DFC_ERR_NO_MEM,
+                     "cannot reserve %zu bytes in /dev/shm for %d local ranks: %s (lower "
+                     "DFC_SHM_RING_BYTES or enlarge /dev/shm)",
+                     s->seg_size, s->local_size, strerror(e));
+        goto out_close;
+    }
+    s->base = mmap(NULL, s->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (s->base == MAP_FAILED) {
+        s->base = NULL;
+        rc = DFC_ERR(DFC_ERR_NO_MEM, "mmap(%s, %zu): %s", s->name, s->seg_size, strerror(errno));
+        goto out_close;
+    }
+    memcpy(s->base, &hdr, sizeof(hdr));
+    for (int i = 0; i < s->local_size; i++)
+        for (int j = 0; j < s->local_size; j++)
+            if (i != j) dfc_shm_ring_init(seg_ring(s, i, j), ring_size);
+out_close:
+    close(fd);
+    return rc;
+}
+
+static int seg_attach(shm_t *s, uint64_t cookie)
+{
+    int fd = shm_open(s->name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0)
+        return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "shm_open(%s): %s", s->name, strerror(errno));
+    int rc = DFC_SUCCESS;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(shm_seg_hdr_t)) {
+        rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "segment %s is truncated", s->name);
+        goto out_close;
+    }
+    s->seg_size = (size_t)st.st_size;
+    s->base = mmap(NULL, s->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (s->base == MAP_FAILED) {
+        s->base = NULL;
+        rc = DFC_ERR(DFC_ERR_NO_MEM, "mmap(%s, %zu): %s", s->name, s->seg_size, strerror(errno));
+        goto out_close;
+    }
+    const shm_seg_hdr_t *h = s->base;
+    if (h->magic != SHM_MAGIC || h->cookie != cookie || h->local_size != (uint64_t)s->local_size ||
+        h->rings_off + (size_t)s->local_size * s->local_size * h->ring_stride != s->seg_size)
+        rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                     "segment %s is not the one local rank 0 created for this job", s->name);
+out_close:
+    close(fd);
+    return rc;
+}
+
+static int setup_peers(shm_t *s, const dfc_tl_job_t *job)
+{
+    s->peers = dfc_calloc(job->npeers, sizeof(*s->peers));
+    s->w2p = dfc_malloc((size_t)job->size * sizeof(int));
+    if (!s->peers || !s->w2p) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d peers", job->npeers);
+    s->world_size = job->size;
+    for (int w = 0; w < job->size; w++) s->w2p[w] = -1;
+    for (int i = 0; i < job->npeers; i++) {
+        shm_peer_t *p = &s->peers[i];
+        p->world = job->peers[i];
+        p->lrank = -1;
+        for (int l = 0; l < job->local_size; l++)
+            if (job->local_ranks[l] == p->world) p->lrank = l;
+        if (p->lrank < 0 || p->lrank == s->me || p->world < 0 || p->world >= job->size)
+            return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not another rank on this node",
+                           p->world);
+        p->out = seg_ring(s, s->me, p->lrank);
+        p->in = seg_ring(s, p->lrank, s->me);
+        p->bell = seg_bell(s, p->lrank);
+        p->pid = p->bell->pid;
+        p->starttime = p->bell->starttime;
+        char state;
+        uint64_t st;
+        /* Different pid namespaces (a container per rank) show another process or none
+         * under this pid: then neither liveness checks nor CMA can be trusted. */
+        p->watch = p->pid > 0 && proc_stat(p->pid, &state, &st) == 0 && st == p->starttime;
+        s->w2p[p->world] = i;
+        s->npeers++;
+    }
+    return DFC_SUCCESS;
+}
+
+static void shm_fini(dfc_tl_t *tl);
+
+static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
+{
+    shm_t *s = dfc_calloc(1, sizeof(*s));
+    if (!s) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    tl->priv = s;
+    tl->max_payload = 0;
+    s->local_size = job->local_size;
+    s->me = job->local_rank;
+
+    size_t ring_size = ring_size_param(job->local_size);
+    long maxp = dfc_env_long("DFC_SHM_MAX_PAYLOAD", 32768,
+                             "shm: largest packet payload in bytes (at most 1/8 of the ring "
+                             "unless set, and always below half of it)");
+    if (maxp <= 0) maxp = 32768;
+    if (!getenv("DFC_SHM_MAX_PAYLOAD") && (size_t)maxp > ring_size / 8) maxp = (long)(ring_size / 8);
+    size_t cap = dfc_shm_ring_max_len(ring_size) - sizeof(dfc_pkt_t);
+    tl->max_payload = DFC_MIN2((size_t)maxp, cap);
+    s->burst = (int)dfc_env_long("DFC_SHM_BURST", 16,
+                                 "shm: packets taken from one peer per progress call (fairness)");
+    if (s->burst < 1) s->burst = 1;
+    s->cma = dfc_env_long("DFC_SHM_CMA", 1,
+                          "shm: 1 lets receivers pull large messages with process_vm_readv "
+                          "(cross-memory attach), 0 sends them as packets") != 0;
+    long live_ms = dfc_env_long("DFC_SHM_LIVENESS_MS", 100,
+                                "shm: how often (ms) to check that local peers are alive");
+    s->live_every_ns = (uint64_t)(live_ms > 0 ? live_ms : 100) * 1000000u;
+
+    /* npeers is the same on every rank of a node (all its local ranks, or none when
+     * DFC_TRANSPORT=tcp), so this decision is too. The fences are unconditional. */
+    int use = job->npeers > 0 && job->local_size > 1;
+    int rc = DFC_SUCCESS, frc;
+    char host[256] = "";
+    if (use && dfc_boot_hostname(job->rank, host, sizeof(host)) != DFC_SUCCESS)
+        gethostname(host, sizeof(host) - 1);
+    snprintf(s->name, sizeof(s->name), "/dfc-%08x-%08x", fnv1a(job->nspace), fnv1a(host));
+
+    if (use && s->me == 0) {
+        rc = seg_create(s, ring_size);
+        uint64_t cookie = rc == DFC_SUCCESS ? ((shm_seg_hdr_t *)s->base)->cookie : 0;
+        frc = dfc_boot_put("dfc.shm.cookie", &cookie, sizeof(cookie));
+        if (rc == DFC_SUCCESS) rc = frc;
+    }
+    frc = dfc_boot_fence(); /* fence 1: the segment exists */
+    if (rc == DFC_SUCCESS) rc = frc;
+
+    if (use && s->me != 0 && rc == DFC_SUCCESS) {
+        void *val = NULL;
+        size_t len = 0;
+        uint64_t cookie = 0;
+        rc = dfc_boot_get(job->local_ranks[0], "dfc.shm.cookie", &val, &len);
+        if (rc == DFC_SUCCESS && len == sizeof(cookie)) memcpy(&cookie, val, sizeof(cookie));
+        free(val);
+        if (rc == DFC_SUCCESS && cookie == 0)
+            rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                         "local rank 0 (world rank %d) could not create the shared segment",
+                         job->local_ranks[0]);
+        if (rc == DFC_SUCCESS) rc = seg_attach(s, cookie);
+    }
+    if (use && rc == DFC_SUCCESS) {
+        shm_bell_t *b = seg_bell(s, s->me);
+        char state;
+        uint64_t st = 0;
+        proc_stat(getpid(), &state, &st);
+        b->pid = (int32_t)getpid();
+        b->starttime = st;
+        s->bell = b;
+        /* Yama (ptrace_scope 1) forbids process_vm_readv between siblings unless the
+         * target allows it; Open MPI does the same. */
+        if (s->cma) prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    }
+    frc = dfc_boot_fence(); /* fence 2: everyone has mapped it */
+    if (rc == DFC_SUCCESS) rc = frc;
+    if (s->created) {
+        shm_unlink(s->name);
+        s->created = 0;
+    }
+    if (use && rc == DFC_SUCCESS) rc = setup_peers(s, job);
+    if (rc != DFC_SUCCESS) {
+        shm_fini(tl);
+        return rc;
+    }
+    s->live_next_ns = dfc_time_ns() + s->live_every_ns;
+    if (use)
+        DFC_LOG(DFC_LOG_INFO, "shm", "segment %s: %d local ranks, %zu-byte rings, max payload %zu, cma %s",
+                s->name, s->local_size, ring_size, tl->max_payload, s->cma ? "on" : "off");
+    return DFC_SUCCESS;
+}
+
+/* ---- data path ------------------------------------------------------------------------- */
+
+static int peer_failed_err(const char *func, const shm_peer_t *p)
+{
+    return dfc_err(DFC_ERR_PROC_FAILED, func, "local peer world rank %d (pid %d) is gone",
+                   p->world, (int)p->pid);
+}
+
+static inline shm_peer_t *peer_of(shm_t *s, int world)
+{
+    if (DFC_UNLIKELY(world < 0 || world >= s->world_size || s->w2p[world] < 0)) return NULL;
+    return &s->peers[s->w2p[world]];
+}
+
+static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *payload)
+{
+    shm_t *s = tl->priv;
+    shm_peer_t *p = peer_of(s, peer);
+    if (DFC_UNLIKELY(!p)) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an shm peer", peer);
+    if (DFC_UNLIKELY(p->failed)) return peer_failed_err(__func__, p);
+    if (DFC_UNLIKELY(pkt->payload_len > tl->max_payload))
+        return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu",
+                       pkt->payload_len, tl->max_payload);
+
+    char *rec = dfc_shm_ring_reserve(p->out, sizeof(dfc_pkt_t) + pkt->payload_len);
+    if (!rec) return DFC_TL_AGAIN;
+    memcpy(rec, pkt, sizeof(dfc_pkt_t));
+    if (pkt->payload_len) memcpy(rec + sizeof(dfc_pkt_t), payload, pkt->payload_len);
+    dfc_shm_ring_commit(p->out);
+
+    /* Pairs with the fence in shm_wait (see the top comment). */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&p->bell->waiters, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&p->bell->seq, 1, memory_order_release);
+        futex(&p->bell->seq, FUTEX_WAKE, INT_MAX, NULL);
+    }
+    return DFC_SUCCESS;
+}
+
+/* Marks peers whose process is gone (or is a zombie). Returns how many were found now. */
+static int check_liveness(shm_t *s)
+{
+    int found = 0;
+    for (int i = 0; i < s->npeers; i++) {
+        shm_peer_t *p = &s->peers[i];
+        char state;
+        uint64_t st;
+        if (!p->watch || p->dead) continue;
+        if (proc_stat(p->pid, &state, &st) != 0 || st != p->starttime || state == 'Z' ||
+            state == 'X') {
+            p->dead = 1;
+            s->ndead++;
+            found++;
+            DFC_LOG(DFC_LOG_INFO, "shm", "local peer world rank %d (pid %d) exited", p->world,
+                    (int)p->pid);
+        }
+    }
+    return found;
+}
+
+static int liveness_due(shm_t *s)
+{
+    uint64_t now = dfc_time_ns();
+    if (now < s->live_next_ns) return 0;
+    s->live_next_ns = now + s->live_every_ns;
+    return 1;
+}
+
+static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
+{
+    shm_t *s = tl->priv;
+    int n = 0, rc = DFC_SUCCESS;
+    if (!s || s->npeers == 0) return 0;
+    for (int k = 0; k < s->npeers; k++) {
+        shm_peer_t *p = &s->peers[(s->rr + k) % s->npeers];
+        if (p->failed) continue;
+        for (int b = 0; b < s->burst; b++) {
+            size_t len;
+            const char *rec = dfc_shm_ring_peek(p->in, &len);
+            if (!rec) break;
+            const dfc_pkt_t *pkt = (const dfc_pkt_t *)rec;
+            if (DFC_UNLIKELY(len < sizeof(dfc_pkt_t) || pkt->payload_len != len - sizeof(dfc_pkt_t) ||
+                             pkt->type == 0 || pkt->type >= DFC_PKT_TYPE_MAX)) {
+                /* Only memory corruption gets here; the peer cannot be trusted any more. */
+                p->failed = 1;
+                rc = dfc_err(DFC_ERR_PROC_FAILED, __func__,
+                             "malformed packet (type %u, %zu bytes) from local peer world rank %d",
+                             pkt->type, len, p->world);
+                break;
+            }
+            deliver(pkt, rec + sizeof(dfc_pkt_t));
+            dfc_shm_ring_release(p->in);
+            n++;
+        }
+    }
+    s->rr = s->rr + 1 < s->npeers ? s->rr + 1 : 0;
+
+    /* Reading the clock costs ~20 ns: do it on idle calls, and every 64th busy one. */
+    if ((n == 0 || (++s->calls & 63) == 0) && liveness_due(s)) check_liveness(s);
+    if (DFC_UNLIKELY(s->ndead) && rc == DFC_SUCCESS) {
+        /* Report a dead peer once everything it sent before dying was delivered. */
+        for (int i = 0; i < s->npeers; i++) {
+            shm_peer_t *p = &s->peers[i];
+            if (p->dead && !p->failed && !dfc_shm_ring_pending(p->in)) {
+                p->failed = 1;
+                s->ndead--;
+                rc = peer_failed_err(__func__, p);
+                break;
+            }
+        }
+    }
+    return rc != DFC_SUCCESS ? -rc : n; /* dfc_tl.h: a failure is returned negated */
+}
+
+static int any_incoming(shm_t *s)
+{
+    for (int i = 0; i < s->npeers; i++)
+        if (!s->peers[i].failed && dfc_shm_ring_pending(s->peers[i].in)) return 1;
+    return 0;
+}
+
+static void shm_wait(dfc_tl_t *tl, long timeout_us)
+{
+    shm_t *s = tl->priv;
+    struct timespec ts, *tsp = NULL;
+    if (timeout_us == 0) return;
+    if (timeout_us > 0) {
+        ts.tv_sec = timeout_us / 1000000;
+        ts.tv_nsec = (timeout_us % 1000000) * 1000;
+        tsp = &ts;
+    }
+    if (!s || s->npeers == 0) { /* nothing can arrive: just let the time pass */
+        if (tsp) nanosleep(tsp, NULL);
+        return;
+    }
+    /* A peer may have died while we were about to sleep on it: cap the sleep so the
+     * liveness check keeps running, and return at once when it finds something. */
+    if (!tsp || timeout_us > (long)(s->live_every_ns / 1000)) {
+        ts.tv_sec = (time_t)(s->live_every_ns / 1000000000u);
+        ts.tv_nsec = (long)(s->live_every_ns % 1000000000u);
+        tsp = &ts;
+    }
+    shm_bell_t *b = s->bell;
+    atomic_fetch_add_explicit(&b->waiters, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst);
+    uint32_t seq = atomic_load_explicit(&b->seq, memory_order_acquire);
+    if (!any_incoming(s) && s->ndead == 0) futex(&b->seq, FUTEX_WAIT, seq, tsp);
+    atomic_fetch_sub_explicit(&b->waiters, 1, memory_order_relaxed);
+}
+
+static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len)
+{
+    shm_t *s = tl->priv;
+    shm_peer_t *p = peer_of(s, peer);
+    if (!p) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an shm peer", peer);
+    if (p->failed) return peer_failed_err(__func__, p);
+    if (!s->cma || !p->watch)
+        return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cross-memory attach is off");
+    char *dst = local;
+    while (len > 0) {
+        struct iovec l = {dst, len}, r = {(void *)(uintptr_t)remote_addr, len};
+        ssize_t n = process_vm_readv(p->pid, &l, 1, &r, 1, 0);
+        if (n > 0) {
+            dst += n;
+            remote_addr += (uint64_t)n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+            s->cma = 0; /* the same reason holds for every later call */
+            DFC_LOG(DFC_LOG_INFO, "shm", "process_vm_readv: %s; falling back to packets",
+                    strerror(errno));
+            return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "process_vm_readv: %s", strerror(errno));
+        }
+        if (n < 0 && errno == ESRCH) {
+            p->dead = p->failed = 1;
+            return peer_failed_err(__func__, p);
+        }
+        return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                       "process_vm_readv(%zu bytes at 0x%llx of world rank %d): %s", len,
+                       (unsigned long long)remote_addr, peer, n < 0 ? strerror(errno) : "no progress");
+    }
+    return DFC_SUCCESS;
+}
+
+static void shm_fini(dfc_tl_t *tl)
+{
+    shm_t *s = tl->priv;
+    if (!s) return;
+    if (s->created) shm_unlink(s->name);
+    if (s->base) munmap(s->base, s->seg_size);
+    dfc_free(s->peers);
+    dfc_free(s->w2p);
+    dfc_free(s);
+    tl->priv = NULL;
+}
+
+const dfc_tl_ops_t dfc_tl_shm_ops = {
+    .name = "shm",
+    .init = shm_init,
+    .send = shm_send,
+    .rget = shm_rget,
+    .progress = shm_progress,
+    .wait = shm_wait,
+    .fini = shm_fini,
+};

@@ -1,0 +1,254 @@
+/*
+ * api_coll_move.c - collective entry points that move data without reducing it: gather,
+ * scatter, allgather, alltoall and their v forms.
+ */
+#include "api/api_coll_common.h"
+
+/* Sends: (sendbuf, sendcount, sendtype); receives: (recvbuf, recvcount or counts/displs,
+ * recvtype). `rooted`: only the root's receive side (gather) or send side (scatter)
+ * matters. Each form fills a dfc_coll_args_t and shares one body. */
+typedef struct move_desc {
+    dfc_coll_kind_t kind;
+    const void *sendbuf;
+    int sendcount;
+    const int *sendcounts, *sdispls;
+    DFC_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    const int *recvcounts, *rdispls;
+    DFC_Datatype recvtype;
+    int root; /* -1: not rooted */
+} move_desc_t;
+
+static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm)
+{
+    int rc;
+    dfc_comm_t *c = NULL;
+    dfc_dtype_t *sd = NULL, *rd = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_coll_check_call(&call, comm, &c))) goto fn_fail;
+    int rooted = m->root >= 0, is_root = 1;
+    if (rooted) {
+        if ((rc = dfc_coll_check_root(call.func, c, m->root))) goto fn_fail;
+        is_root = c->rank == m->root;
+    }
+    int scatter_like = m->kind == DFC_COLL_SCATTER || m->kind == DFC_COLL_SCATTERV;
+    int gather_like = m->kind == DFC_COLL_GATHER || m->kind == DFC_COLL_GATHERV;
+    int send_used = !scatter_like || is_root;  /* is the send side significant here? */
+    int recv_used = !gather_like || is_root;
+    /* DFC_IN_PLACE: sendbuf at the root of gather and everywhere for allgather/alltoall;
+     * recvbuf at the root of scatter. */
+    int send_in_place_ok = scatter_like ? 0 : (gather_like ? is_root : 1);
+    int in_place = (send_used && m->sendbuf == DFC_IN_PLACE) || (scatter_like && is_root && m->recvbuf == DFC_IN_PLACE);
+    if (scatter_like && !is_root && m->recvbuf == DFC_IN_PLACE) {
+        rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument recvbuf: DFC_IN_PLACE is only allowed at the root");
+        goto fn_fail;
+    }
+    if (send_used && m->sendbuf != DFC_IN_PLACE) {
+        if (m->sendcounts) {
+            if ((rc = dfc_coll_check_counts(call.func, "sendcounts", m->sendcounts, m->sdispls, c->size)) ||
+                (rc = dfc_coll_check_counts(call.func, "sdispls", m->sdispls, NULL, 0)) ||
+                (rc = dfc_dtype_check(m->sendtype, call.func, "sendtype", &sd)))
+                goto fn_fail;
+            if (!m->sendbuf) {
+                rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument sendbuf: NULL pointer");
+                goto fn_fail;
+            }
+        } else if ((rc = dfc_coll_check_buf(call.func, "sendbuf", m->sendbuf, m->sendcount, m->sendtype,
+                                              send_in_place_ok, &sd)))
+            goto fn_fail;
+    }
+    if (recv_used && !(scatter_like && in_place)) {
+        if (m->recvbuf == DFC_IN_PLACE) {
+            rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument recvbuf: DFC_IN_PLACE is not allowed here");
+            goto fn_fail;
+        }
+        if (m->recvcounts) {
+            if ((rc = dfc_coll_check_counts(call.func, "recvcounts", m->recvcounts, m->rdispls, c->size)) ||
+                (rc = dfc_coll_check_counts(call.func, "rdispls", m->rdispls, NULL, 0)) ||
+                (rc = dfc_dtype_check(m->recvtype, call.func, "recvtype", &rd)))
+                goto fn_fail;
+            if (!m->recvbuf) {
+                rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument recvbuf: NULL pointer");
+                goto fn_fail;
+            }
+        } else if ((rc = dfc_coll_check_buf(call.func, "recvbuf", m->recvbuf, m->recvcount, m->recvtype, 0, &rd)))
+            goto fn_fail;
+    }
+    dfc_coll_args_t a = {.kind = m->kind, .root = rooted ? m->root : 0, .in_place = in_place};
+    a.selem = sd ? sd->size : 0;
+    a.relem = rd ? rd->size : 0;
+    a.sbytes = sd && !m->sendcounts ? (uint64_t)m->sendcount * sd->size : 0;
+    a.rbytes = rd && !m->recvcounts ? (uint64_t)m->recvcount * rd->size : 0;
+    a.scounts = m->sendcounts;
+    a.sdispls = m->sdispls;
+    a.vcounts = m->recvcounts;
+    a.vdispls = m->rdispls;
+    const void *sbuf = m->sendbuf == DFC_IN_PLACE ? NULL : m->sendbuf;
+    void *rbuf = m->recvbuf == DFC_IN_PLACE ? NULL : m->recvbuf;
+    if ((rc = dfc_coll_run(&call, c, &a, sbuf, rbuf, NULL, NULL))) goto fn_fail;
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(c, rc);
+    goto fn_exit;
+}
+
+#define BLOCK_DESC(kind_, root_)                                                               \
+    ((move_desc_t){.kind = (kind_), .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,        \
+                   .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = (root_)})
+
+/* ---- Gather / Gatherv ---------------------------------------------------------------------- */
+int DFC_Gather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+               DFC_Datatype recvtype, int root, DFC_Comm comm)
+{
+    return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_GATHER, root), comm);
+}
+int DFC_Igather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request)
+{
+    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_GATHER, root), comm);
+}
+int DFC_Gather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                    DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+{
+    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_GATHER, root), comm);
+}
+
+#define GATHERV_DESC                                                                            \
+    ((move_desc_t){.kind = DFC_COLL_GATHERV, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, \
+                   .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,      \
+                   .root = root})
+int DFC_Gatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                const int displs[], DFC_Datatype recvtype, int root, DFC_Comm comm)
+{
+    return move_common(DFC_BLOCKING_CALL, &GATHERV_DESC, comm);
+}
+int DFC_Igatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                 const int displs[], DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request)
+{
+    return move_common(DFC_NONBLOCKING_CALL(request), &GATHERV_DESC, comm);
+}
+int DFC_Gatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], DFC_Datatype recvtype, int root, DFC_Comm comm,
+                     DFC_Info info, DFC_Request *request)
+{
+    return move_common(DFC_PERSISTENT_CALL(info, request), &GATHERV_DESC, comm);
+}
+
+/* ---- Scatter / Scatterv -------------------------------------------------------------------- */
+int DFC_Scatter(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                DFC_Datatype recvtype, int root, DFC_Comm comm)
+{
+    return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_SCATTER, root), comm);
+}
+int DFC_Iscatter(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                 DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request)
+{
+    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_SCATTER, root), comm);
+}
+int DFC_Scatter_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                     DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+{
+    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_SCATTER, root), comm);
+}
+
+#define SCATTERV_DESC                                                                           \
+    ((move_desc_t){.kind = DFC_COLL_SCATTERV, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,  \
+                   .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,     \
+                   .root = root})
+int DFC_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], DFC_Datatype sendtype,
+                 void *recvbuf, int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm)
+{
+    return move_common(DFC_BLOCKING_CALL, &SCATTERV_DESC, comm);
+}
+int DFC_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], DFC_Datatype sendtype,
+                  void *recvbuf, int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request)
+{
+    return move_common(DFC_NONBLOCKING_CALL(request), &SCATTERV_DESC, comm);
+}
+int DFC_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], DFC_Datatype sendtype,
+                      void *recvbuf, int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
+                      DFC_Request *request)
+{
+    return move_common(DFC_PERSISTENT_CALL(info, request), &SCATTERV_DESC, comm);
+}
+
+/* ---- Allgather / Allgatherv ---------------------------------------------------------------- */
+int DFC_Allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                  DFC_Datatype recvtype, DFC_Comm comm)
+{
+    return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_ALLGATHER, -1), comm);
+}
+int DFC_Iallgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                   DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
+{
+    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_ALLGATHER, -1), comm);
+}
+int DFC_Allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                       DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+{
+    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_ALLGATHER, -1), comm);
+}
+
+#define ALLGATHERV_DESC                                                                         \
+    ((move_desc_t){.kind = DFC_COLL_ALLGATHERV, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, \
+                   .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,        \
+                   .root = -1})
+int DFC_Allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int displs[], DFC_Datatype recvtype, DFC_Comm comm)
+{
+    return move_common(DFC_BLOCKING_CALL, &ALLGATHERV_DESC, comm);
+}
+int DFC_Iallgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], DFC_Datatype recvtype, DFC_Comm comm,
+                    DFC_Request *request)
+{
+    return move_common(DFC_NONBLOCKING_CALL(request), &ALLGATHERV_DESC, comm);
+}
+int DFC_Allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], DFC_Datatype recvtype, DFC_Comm comm,
+                        DFC_Info info, DFC_Request *request)
+{
+    return move_common(DFC_PERSISTENT_CALL(info, request), &ALLGATHERV_DESC, comm);
+}
+
+/* ---- Alltoall / Alltoallv ------------------------------------------------------------------ */
+int DFC_Alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                 DFC_Datatype recvtype, DFC_Comm comm)
+{
+    return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_ALLTOALL, -1), comm);
+}
+int DFC_Ialltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                  DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
+{
+    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_ALLTOALL, -1), comm);
+}
+int DFC_Alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                      DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+{
+    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_ALLTOALL, -1), comm);
+}
+
+#define ALLTOALLV_DESC                                                                          \
+    ((move_desc_t){.kind = DFC_COLL_ALLTOALLV, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls, \
+                   .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls,     \
+                   .recvtype = recvtype, .root = -1})
+int DFC_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], DFC_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm)
+{
+    return move_common(DFC_BLOCKING_CALL, &ALLTOALLV_DESC, comm);
+}
+int DFC_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], DFC_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
+                   DFC_Request *request)
+{
+    return move_common(DFC_NONBLOCKING_CALL(request), &ALLTOALLV_DESC, comm);
+}
+int DFC_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], DFC_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int rdispls[], DFC_Datatype recvtype,
+                       DFC_Comm comm, DFC_Info info, DFC_Request *request)
+{
+    return move_common(DFC_PERSISTENT_CALL(info, request), &ALLTOALLV_DESC, comm);
+}

@@ -1,0 +1,51 @@
+/*
+ * allgather_bruck.c - allgather by Bruck's algorithm (Bruck et al. 1997), any n.
+ *
+ * Work in TMP (n blocks of rbytes), where block i stands for rank (r + i) mod n: rank r copies
+ * its own block to TMP block 0. In step k (d = 2^k < n), with c = min(d, n - d), r sends TMP
+ * blocks [0, c) to r - d and receives TMP blocks [d, d + c) from r + d (its blocks [0, c)),
+ * then fences. After ceil(log2 n) steps TMP holds all blocks rotated by r; two copies rotate
+ * them into RECV (block (r + i) mod n = TMP block i).
+ * Cost: ceil(log2 n) * alpha + (n - 1)/n * B * beta for a B-byte result, plus two local
+ * copies of B. Chosen for small allgathers when n is not a power of two (fewer rounds than the
+ * ring's n - 1); allgather only.
+ */
+#include "coll/dfc_coll.h"
+
+/* Declared here; the prototype goes into dfc_coll.h. Usable for allgather (not allgatherv). */
+int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);
+
+int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a)
+{
+    return a->kind == DFC_COLL_ALLGATHER;
+}
+
+int dfc_coll_allgather_bruck_build(const dfc_coll_args_t *a, dfc_sched_t *s)
+{
+    int n = a->size, r = a->rank, rc;
+    uint64_t b = a->rbytes;
+    int in = dfc_coll_input_buf(a);
+    uint64_t in_off = a->in_place ? (uint64_t)r * b : 0;
+
+    if (!dfc_coll_allgather_bruck_usable(a))
+        return DFC_ERR(DFC_ERR_INTERN, "allgather_bruck cannot build collective kind %d", (int)a->kind);
+    s->algorithm = "allgather_bruck";
+    if (n == 1 || b == 0) {
+        if (a->in_place) return DFC_SUCCESS;
+        return dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, (uint64_t)r * b, b);
+    }
+    uint64_t tmp = dfc_sched_tmp(s, (uint64_t)n * b);
+    if ((rc = dfc_sched_copy(s, in, in_off, DFC_BUF_TMP, tmp, b)) != DFC_SUCCESS) return rc;
+    for (int d = 1; d < n; d <<= 1) {
+        int c = d < n - d ? d : n - d;
+        if ((rc = dfc_sched_send(s, (r - d + n) % n, DFC_BUF_TMP, tmp, (uint64_t)c * b)) != DFC_SUCCESS)
+            return rc;
+        rc = dfc_sched_recv(s, (r + d) % n, DFC_BUF_TMP, tmp + (uint64_t)d * b, (uint64_t)c * b);
+        if (rc != DFC_SUCCESS) return rc;
+        if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
+    }
+    /* TMP block i -> RECV block (r + i) mod n. */
+    rc = dfc_sched_copy(s, DFC_BUF_TMP, tmp, DFC_BUF_RECV, (uint64_t)r * b, (uint64_t)(n - r) * b);
+    if (rc != DFC_SUCCESS) return rc;
+    return dfc_sched_copy(s, DFC_BUF_TMP, tmp + (uint64_t)(n - r) * b, DFC_BUF_RECV, 0, (uint64_t)r * b);
+}

@@ -1,0 +1,142 @@
+/*
+ * allreduce_rabenseifner.c - Rabenseifner's allreduce: a reduce-scatter by recursive halving
+ * followed by an allgather by recursive doubling (MPICH's reduce_scatter_allgather).
+ *
+ * Algorithm: with p' the largest power of two <= p and rem = p - p', the same pre-step as
+ * recursive doubling folds the first 2*rem ranks pairwise (even sends to odd), leaving p'
+ * ranks with new ranks r'. The vector is cut into p' chunks (count/p' items, the first
+ * count % p' chunks one item more). Reduce-scatter: for mask = 1, 2, .., p'/2 a rank and
+ * r' ^ mask split their current chunk range in halves; the lower new rank keeps the lower
+ * half; each sends the other half and reduces what it receives into the half it keeps.
+ * Allgather: the same pairs in the reverse order exchange their ranges, which double back
+ * to the whole vector. Post-step: odd ranks below 2*rem send the result to rank - 1.
+ * Each rank's partners stand for adjacent rank ranges, so with the lower range's data first
+ * the result is x_0 op ... op x_(p-1) even for non-commutative ops (tested; MPICH uses it
+ * for commutative ops only).
+ * Buffers: RECV accumulates; the first halving without IN_PLACE sends from SEND and
+ * receives straight into RECV, then reduces SEND into it. TMP holds the largest half.
+ *
+ * Cost (m bytes, p ranks): 2 log2(p') alpha + 2 (p'-1)/p' m beta + (p'-1)/p' m gamma, plus
+ * 2 (alpha + m beta) + m gamma when p is not a power of two.
+ * Chosen for allreduce of medium and large messages; usable when count >= p' (every chunk
+ * holds at least one item).
+ */
+#include "coll/dfc_coll.h"
+
+/* Usable when every one of the p' chunks holds at least one item. */
+int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a);
+
+#define TRY(x)                                                                                \
+    do {                                                                                      \
+        int rc_ = (x);                                                                        \
+        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
+    } while (0)
+
+static int pof2_below(int n)
+{
+    int pof2 = 1;
+    while (pof2 * 2 <= n) pof2 *= 2;
+    return pof2;
+}
+
+int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a)
+{
+    return a->count >= (uint64_t)pof2_below(a->size);
+}
+
+/* Items before chunk i when count items are cut into k chunks. */
+static uint64_t chunk_start(uint64_t count, int k, int i)
+{
+    uint64_t q = count / (uint64_t)k, r = count % (uint64_t)k;
+    return (uint64_t)i * q + ((uint64_t)i < r ? (uint64_t)i : r);
+}
+
+int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t *s)
+{
+    int n = a->size, rank = a->rank;
+    uint64_t count = a->count, elem = a->elem, bytes = a->count * a->elem;
+    int in = dfc_coll_input_buf(a);
+    s->algorithm = "rabenseifner";
+    if (bytes == 0) return DFC_SUCCESS;
+    if (n == 1) return dfc_sched_copy(s, in, 0, DFC_BUF_RECV, 0, bytes);
+
+    int pof2 = pof2_below(n), rem = n - pof2;
+    int acc_ready = a->in_place;
+    if (rank < 2 * rem && rank % 2 == 0) {
+        /* Hand the input to rank + 1, wait for the result. */
+        TRY(dfc_sched_send(s, rank + 1, in, 0, bytes));
+        if (a->in_place) TRY(dfc_sched_fence(s)); /* the send reads RECV */
+        TRY(dfc_sched_recv(s, rank + 1, DFC_BUF_RECV, 0, bytes));
+        return dfc_sched_fence(s);
+    }
+    /* Largest receive into TMP: the whole vector (pre-step, in place) or the first half. */
+    uint64_t tmp = dfc_sched_tmp(s, (rank < 2 * rem && acc_ready)
+                                         ? bytes
+                                         : chunk_start(count, pof2, pof2 / 2) * elem);
+
+    int newrank;
+    if (rank < 2 * rem) { /* odd: RECV = x_(rank-1) op x_rank */
+        if (acc_ready) {
+            TRY(dfc_sched_recv_reduce(s, rank - 1, DFC_BUF_RECV, 0, count, bytes, tmp,
+                                      DFC_REDUCE_IN_FIRST));
+            TRY(dfc_sched_fence(s));
+        } else {
+            TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
+            TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count,
+                                 DFC_REDUCE_IN_SECOND));
+            acc_ready = 1;
+        }
+        newrank = rank / 2;
+    } else {
+        newrank = rank - rem;
+    }
+
+    /* Reduce-scatter by recursive halving: [lo, hi) is the chunk range this rank holds. */
+    int lo = 0, hi = pof2, nsteps = 0;
+    int slo[32], shi[32]; /* the range before each halving, for the allgather */
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+        int newdst = newrank ^ mask;
+        int dst = newdst < rem ? 2 * newdst + 1 : newdst + rem;
+        int mid = lo + (hi - lo) / 2, keep_lo, keep_hi, send_lo, send_hi;
+        slo[nsteps] = lo, shi[nsteps] = hi, nsteps++;
+        if (newrank < newdst)
+            keep_lo = lo, keep_hi = mid, send_lo = mid, send_hi = hi;
+        else
+            keep_lo = mid, keep_hi = hi, send_lo = lo, send_hi = mid;
+        uint64_t so = chunk_start(count, pof2, send_lo), sn = chunk_start(count, pof2, send_hi) - so;
+        uint64_t ko = chunk_start(count, pof2, keep_lo), kn = chunk_start(count, pof2, keep_hi) - ko;
+        int lower = newdst < newrank; /* the partner's data comes first */
+        if (acc_ready) {
+            if (sn) TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));
+            if (kn)
+                TRY(dfc_sched_recv_reduce(s, dst, DFC_BUF_RECV, ko * elem, kn, kn * elem, tmp,
+                                          lower ? DFC_REDUCE_IN_FIRST : DFC_REDUCE_IN_SECOND));
+            TRY(dfc_sched_fence(s));
+        } else {
+            if (sn) TRY(dfc_sched_send(s, dst, DFC_BUF_SEND, so * elem, sn * elem));
+            if (kn) TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ko * elem, kn * elem));
+            TRY(dfc_sched_reduce(s, DFC_BUF_SEND, ko * elem, DFC_BUF_RECV, ko * elem, kn,
+                                 lower ? DFC_REDUCE_IN_SECOND : DFC_REDUCE_IN_FIRST));
+            acc_ready = 1;
+        }
+        lo = keep_lo, hi = keep_hi;
+    }
+
+    /* Allgather by recursive doubling, undoing the halvings in reverse order. */
+    for (int k = nsteps - 1; k >= 0; k--) {
+        int mask = 1 << k;
+        int newdst = newrank ^ mask;
+        int dst = newdst < rem ? 2 * newdst + 1 : newdst + rem;
+        /* The partner holds the other half of [slo[k], shi[k]). */
+        int plo = lo == slo[k] ? hi : slo[k], phi = lo == slo[k] ? shi[k] : lo;
+        uint64_t so = chunk_start(count, pof2, lo), sn = chunk_start(count, pof2, hi) - so;
+        uint64_t ro = chunk_start(count, pof2, plo), rn = chunk_start(count, pof2, phi) - ro;
+        if (sn) TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));
+        if (rn) TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ro * elem, rn * elem));
+        TRY(dfc_sched_fence(s));
+        lo = slo[k], hi = shi[k];
+    }
+
+    if (rank < 2 * rem) TRY(dfc_sched_send(s, rank - 1, DFC_BUF_RECV, 0, bytes));
+    return dfc_sched_fence(s);
+}

@@ -1,0 +1,109 @@
+/*
+ * allreduce_ring.c - ring allreduce: a ring reduce-scatter followed by a ring allgather,
+ * pipelined in segments.
+ *
+ * Algorithm: the vector is cut into p chunks (count/p items, the first count % p chunks one
+ * item more). Reduce-scatter step s = 0 .. p-2: send chunk (rank - s) mod p to the right
+ * neighbour, receive chunk (rank - s - 1) mod p from the left one and reduce it into the
+ * local copy; afterwards rank holds chunk (rank + 1) mod p fully reduced. Allgather step
+ * t = 0 .. p-2: send chunk (rank + 1 - t) mod p, receive chunk (rank - t) mod p.
+ * Pipelining: each chunk is cut into segments of at most DFC_COLL_RING_SEGMENT bytes (whole
+ * items; default 1 MiB). Segment k of step j depends only on segment k of step j - 1, so
+ * epoch e (between two fences) carries segment e - j of every step j: a wavefront that keeps
+ * up to min(2(p-1), segments per chunk) messages in flight per direction, each segment in
+ * its own TMP slot (TMP = one chunk, and none at all without IN_PLACE).
+ * Buffers: RECV accumulates. Without IN_PLACE, reduce-scatter receives go straight into
+ * RECV and SEND's chunk is reduced into them after the fence (REDUCE steps); with
+ * IN_PLACE they are RECV_REDUCEs through TMP. The reduction order follows the ring, not the
+ * rank order: commutative ops only.
+ *
+ * Cost (m bytes, p ranks, g segments per chunk): (2(p-1) + g - 1) alpha
+ * + 2 (p-1)/p m beta + (p-1)/p m gamma: bandwidth-optimal.
+ * Chosen for allreduce of large messages with commutative ops (especially for p not a power
+ * of two, where rabenseifner pays its extra pre/post steps).
+ */
+#include "coll/dfc_coll.h"
+
+/* Usable for commutative ops. */
+int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);
+
+#define TRY(x)                                                                                \
+    do {                                                                                      \
+        int rc_ = (x);                                                                        \
+        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
+    } while (0)
+
+int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a) { return a->commutative; }
+
+static uint64_t ring_segment_bytes(void)
+{
+    static long seg; /* read once; a racing first read gets the same value */
+    if (!seg) {
+        long v = dfc_env_long("DFC_COLL_RING_SEGMENT", 1 << 20,
+                              "ring allreduce: largest message of its pipeline, in bytes");
+        seg = v > 0 ? v : 1 << 20;
+    }
+    return (uint64_t)seg;
+}
+
+/* Items before chunk i when count items are cut into k chunks. */
+static uint64_t chunk_start(uint64_t count, int k, int i)
+{
+    uint64_t q = count / (uint64_t)k, r = count % (uint64_t)k;
+    return (uint64_t)i * q + ((uint64_t)i < r ? (uint64_t)i : r);
+}
+
+int dfc_coll_allreduce_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
+{
+    int n = a->size, rank = a->rank;
+    uint64_t count = a->count, elem = a->elem, bytes = a->count * a->elem;
+    int in = dfc_coll_input_buf(a);
+    s->algorithm = "ring";
+    if (bytes == 0) return DFC_SUCCESS;
+    if (n == 1) return dfc_sched_copy(s, in, 0, DFC_BUF_RECV, 0, bytes);
+
+    uint64_t seg_items = ring_segment_bytes() / elem;
+    if (seg_items == 0) seg_items = 1;
+    uint64_t max_chunk = chunk_start(count, n, 1); /* chunk 0 is a largest one */
+    int nseg = (int)((max_chunk + seg_items - 1) / seg_items);
+    if (nseg == 0) nseg = 1;
+    int right = (rank + 1) % n, left = (rank - 1 + n) % n;
+    int nstep = 2 * (n - 1);
+    uint64_t tmp = a->in_place ? dfc_sched_tmp(s, max_chunk * elem) : 0;
+
+    for (int e = 0; e < nstep + nseg - 1; e++) {
+        int jlo = e - nseg + 1 > 0 ? e - nseg + 1 : 0, jhi = e < nstep - 1 ? e : nstep - 1;
+        for (int j = jlo; j <= jhi; j++) {
+            uint64_t k0 = (uint64_t)(e - j) * seg_items; /* segment start inside the chunk */
+            int rs = j < n - 1, t = j - (n - 1);
+            int sc = rs ? ((rank - j) % n + n) % n : ((rank + 1 - t) % n + n) % n;
+            int rc = rs ? ((rank - j - 1) % n + n) % n : ((rank - t) % n + n) % n;
+            uint64_t s0 = chunk_start(count, n, sc), sl = chunk_start(count, n, sc + 1) - s0;
+            uint64_t r0 = chunk_start(count, n, rc), rl = chunk_start(count, n, rc + 1) - r0;
+            uint64_t sn = sl > k0 ? DFC_MIN2(seg_items, sl - k0) : 0;
+            uint64_t rn = rl > k0 ? DFC_MIN2(seg_items, rl - k0) : 0;
+            if (sn) {
+                int from = rs && j == 0 ? in : DFC_BUF_RECV;
+                TRY(dfc_sched_send(s, right, from, (s0 + k0) * elem, sn * elem));
+            }
+            if (!rn) continue;
+            if (rs && a->in_place)
+                TRY(dfc_sched_recv_reduce(s, left, DFC_BUF_RECV, (r0 + k0) * elem, rn, rn * elem,
+                                          tmp + k0 * elem, DFC_REDUCE_IN_FIRST));
+            else
+                TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, (r0 + k0) * elem, rn * elem));
+        }
+        TRY(dfc_sched_fence(s));
+        if (a->in_place) continue;
+        /* Without IN_PLACE: add this rank's input to the partial sums just received. */
+        for (int j = jlo; j <= jhi && j < n - 1; j++) {
+            uint64_t k0 = (uint64_t)(e - j) * seg_items;
+            int rc = ((rank - j - 1) % n + n) % n;
+            uint64_t r0 = chunk_start(count, n, rc), rl = chunk_start(count, n, rc + 1) - r0;
+            uint64_t rn = rl > k0 ? DFC_MIN2(seg_items, rl - k0) : 0;
+            TRY(dfc_sched_reduce(s, DFC_BUF_SEND, (r0 + k0) * elem, DFC_BUF_RECV,
+                                 (r0 + k0) * elem, rn, DFC_REDUCE_IN_SECOND));
+        }
+    }
+    return dfc_sched_fence(s);
+}

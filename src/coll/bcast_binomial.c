@@ -1,0 +1,39 @@
+/*
+ * bcast_binomial.c - broadcast along a binomial tree rooted at `root`.
+ *
+ * In ranks relative to the root (v = (r - root) mod n), rank v > 0 receives the whole
+ * message from v - lowbit(v), then sends it to v + m for m = lowbit(v)/2, ..., 2, 1 (for the
+ * root: every power of two below n, largest first) where v + m < n. The buffer is RECV on every
+ * rank (the root's too: it holds the data).
+ * Cost: ceil(log2 n) * (alpha + B * beta) for B bytes. Chosen for small and medium messages,
+ * and whenever B < n (scatter_allgather needs at least one byte per rank).
+ */
+#include "coll/dfc_coll.h"
+
+int dfc_coll_bcast_binomial_build(const dfc_coll_args_t *a, dfc_sched_t *s)
+{
+    int n = a->size, v = (a->rank - a->root + n) % n, rc;
+    uint64_t bytes = a->count * a->elem;
+    int mask = 1;
+
+    s->algorithm = "bcast_binomial";
+    if (n == 1 || bytes == 0) return DFC_SUCCESS;
+    /* Receive from the parent (the root has none). */
+    while (mask < n) {
+        if (v & mask) {
+            int parent = (v - mask + a->root) % n;
+            if ((rc = dfc_sched_recv(s, parent, DFC_BUF_RECV, 0, bytes)) != DFC_SUCCESS) return rc;
+            if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
+            break;
+        }
+        mask <<= 1;
+    }
+    /* Send to the children, farthest subtree first (it is the deepest). */
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (v + mask < n) {
+            int child = (v + mask + a->root) % n;
+            if ((rc = dfc_sched_send(s, child, DFC_BUF_RECV, 0, bytes)) != DFC_SUCCESS) return rc;
+        }
+    }
+    return dfc_sched_fence(s);
+}

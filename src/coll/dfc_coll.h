@@ -1,0 +1,160 @@
+/*
+ * dfc_coll.h - the coll layer: collective algorithms compile into schedules
+ * (dfc_sched.h); the executor runs them; the scheduler decides which collective runs.
+ *
+ * Depends on the comm layer (requests, point-to-point on the communicator's collective
+ * context, datatypes and ops). The api layer calls dfc_coll_start and friends.
+ */
+#ifndef DFC_COLL_H
+#define DFC_COLL_H
+
+#include "coll/dfc_sched.h"
+#include "comm/dfc_comm.h"
+
+typedef enum dfc_coll_kind {
+    DFC_COLL_BARRIER = 0,
+    DFC_COLL_BCAST,
+    DFC_COLL_REDUCE,
+    DFC_COLL_ALLREDUCE,
+    DFC_COLL_GATHER,
+    DFC_COLL_GATHERV,
+    DFC_COLL_SCATTER,
+    DFC_COLL_SCATTERV,
+    DFC_COLL_ALLGATHER,
+    DFC_COLL_ALLGATHERV,
+    DFC_COLL_ALLTOALL,
+    DFC_COLL_ALLTOALLV,
+    DFC_COLL_REDUCE_SCATTER_BLOCK,
+    DFC_COLL_REDUCE_SCATTER,
+    DFC_COLL_SCAN,
+    DFC_COLL_EXSCAN,
+    DFC_COLL_KIND_COUNT
+} dfc_coll_kind_t;
+
+/* What a generator knows about one call, on this rank. All sizes are in bytes unless named
+ * "count". Datatypes are contiguous, so a block of n items of a type of size s is n*s
+ * contiguous bytes. */
+typedef struct dfc_coll_args {
+    dfc_coll_kind_t kind;
+    int rank, size;    /* in the communicator */
+    int root;          /* rooted collectives */
+    int in_place;      /* sendbuf was DFC_IN_PLACE (on the root only, for rooted ones) */
+    int commutative;   /* the op is commutative (reductions) */
+    /* reductions (reduce, allreduce, reduce_scatter*, scan, exscan) and bcast: */
+    uint64_t count;    /* items: total for allreduce/reduce/bcast/scan; per block for
+                          reduce_scatter_block */
+    uint64_t elem;     /* bytes of one item */
+    const int *rcounts; /* reduce_scatter: items per rank */
+    /* gather/scatter/allgather/alltoall (and their v forms): */
+    uint64_t sbytes;   /* bytes of the send block (sendcount * size of sendtype) */
+    uint64_t rbytes;   /* bytes of one receive block (recvcount * size of recvtype) */
+    uint64_t selem, relem; /* sizes of sendtype and recvtype (v forms: counts are in items) */
+    const int *scounts, *sdispls; /* scatterv, alltoallv: per rank, items of sendtype */
+    const int *vcounts, *vdispls; /* gatherv, allgatherv, alltoallv recv side: items of recvtype */
+} dfc_coll_args_t;
+
+/* ---- Building schedules (sched.c) --------------------------------------------------------
+ * Each returns DFC_SUCCESS or DFC_ERR_NO_MEM (with its message recorded). */
+void dfc_sched_init(dfc_sched_t *s);
+void dfc_sched_destroy(dfc_sched_t *s);
+int dfc_sched_send(dfc_sched_t *s, int peer, int buf, uint64_t off, uint64_t bytes);
+int dfc_sched_recv(dfc_sched_t *s, int peer, int buf, uint64_t off, uint64_t bytes);
+/* Receives count items (bytes = count*elem) into TMP at tmp_off; at the next fence reduces
+ * them into (buf, off) with the given operand order. */
+int dfc_sched_recv_reduce(dfc_sched_t *s, int peer, int buf, uint64_t off, uint64_t count,
+                          uint64_t bytes, uint64_t tmp_off, int order);
+int dfc_sched_copy(dfc_sched_t *s, int src_buf, uint64_t src_off, int dst_buf, uint64_t dst_off,
+                   uint64_t bytes);
+int dfc_sched_reduce(dfc_sched_t *s, int src_buf, uint64_t src_off, int dst_buf, uint64_t dst_off,
+                     uint64_t count, int order);
+int dfc_sched_fence(dfc_sched_t *s);
+/* Reserves `bytes` of scratch (8-byte aligned) and returns its offset in TMP. */
+uint64_t dfc_sched_tmp(dfc_sched_t *s, uint64_t bytes);
+/* The buffer holding this rank's input: SEND, or RECV when in_place. */
+static inline int dfc_coll_input_buf(const dfc_coll_args_t *a)
+{
+    return a->in_place ? DFC_BUF_RECV : DFC_BUF_SEND;
+}
+
+/* ---- Algorithms ----------------------------------------------------------------------------
+ * One algorithm per file (src/coll/<kind>_<algorithm>.c), each opening with a comment that
+ * names the algorithm, its cost (alpha = latency per message, beta = time per byte,
+ * gamma = time per byte reduced) and when it is chosen. */
+typedef int (*dfc_coll_build_fn)(const dfc_coll_args_t *a, dfc_sched_t *s);
+/* Returns 1 if the algorithm can run this call (e.g. power-of-two sizes, commutative op). */
+typedef int (*dfc_coll_usable_fn)(const dfc_coll_args_t *a);
+
+typedef struct dfc_coll_algo {
+    dfc_coll_kind_t kind;
+    const char *name;         /* as given in DFC_<KIND>_ALGORITHM, e.g. "ring" */
+    dfc_coll_build_fn build;
+    dfc_coll_usable_fn usable; /* NULL: always usable */
+} dfc_coll_algo_t;
+
+/* Every algorithm, in one table (select.c). */
+extern const dfc_coll_algo_t dfc_coll_algos[];
+extern const int dfc_coll_nalgos;
+/* Picks the algorithm for a call: DFC_<KIND>_ALGORITHM when set and usable, else by size
+ * and rank count. Returns NULL only if nothing is usable (a bug). */
+const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a);
+const char *dfc_coll_kind_name(dfc_coll_kind_t kind); /* "allreduce" */
+
+#define DFC_COLL_DECLARE(kind_, algo_)                                                        \
+    int dfc_coll_##kind_##_##algo_##_build(const dfc_coll_args_t *a, dfc_sched_t *s)
+DFC_COLL_DECLARE(barrier, dissemination);
+DFC_COLL_DECLARE(bcast, binomial);
+DFC_COLL_DECLARE(bcast, scatter_allgather);
+DFC_COLL_DECLARE(reduce, binomial);
+DFC_COLL_DECLARE(allreduce, recursive_doubling);
+DFC_COLL_DECLARE(allreduce, rabenseifner);
+DFC_COLL_DECLARE(allreduce, ring);
+DFC_COLL_DECLARE(gather, linear);    /* also gatherv */
+DFC_COLL_DECLARE(scatter, linear);   /* also scatterv */
+DFC_COLL_DECLARE(allgather, ring);   /* also allgatherv */
+DFC_COLL_DECLARE(allgather, recursive_doubling);
+DFC_COLL_DECLARE(allgather, bruck);
+DFC_COLL_DECLARE(alltoall, pairwise); /* also alltoallv */
+DFC_COLL_DECLARE(reduce_scatter, pairwise); /* also reduce_scatter_block */
+DFC_COLL_DECLARE(scan, linear);       /* also exscan */
+
+/* ---- Running collectives (exec.c, scheduler.c) --------------------------------------------- */
+typedef struct dfc_coll dfc_coll_t;
+struct dfc_coll {
+    dfc_req_t *req;          /* the request that completes with it */
+    dfc_comm_t *comm;
+    dfc_sched_t sched;
+    void *bufs[DFC_BUF_COUNT]; /* SEND, RECV, TMP bound to addresses */
+    const dfc_dtype_t *dtype;  /* reductions */
+    const dfc_op_t *op;
+    int priority;
+    int tag;                 /* matching tag of this instance (from the sequence numbers) */
+    int persistent;
+    uint32_t pinit_seq;      /* persistent: sequence number of the _init call */
+    uint32_t starts;         /* persistent: how many times started */
+    /* dynamic context, saved across preemptions */
+    int pc;                  /* next step */
+    int fence_start;         /* first step after the last fence */
+    dfc_req_t *xfer;         /* one request per step (transfers use theirs) */
+    /* scheduling */
+    dfc_list_t link;         /* run queue */
+    long budget;             /* spin budget when at the head (adaptive) */
+    uint64_t preemptions;
+};
+
+int dfc_coll_layer_init(void);
+void dfc_coll_layer_finalize(void);
+/* Creates an instance for comm with a built schedule and bound buffers; takes ownership of
+ * the schedule. The TMP buffer is allocated here. */
+int dfc_coll_new(dfc_comm_t *comm, dfc_sched_t *sched, const void *sendbuf, void *recvbuf,
+                 const dfc_dtype_t *dt, const dfc_op_t *op, int persistent, int priority,
+                 dfc_coll_t **out);
+/* Assigns the next tag, resets the dynamic context and queues the instance. */
+int dfc_coll_start(dfc_coll_t *coll);
+/* Runs steps until the collective completes (1), or must wait for a peer (0), or fails
+ * (error code < 0 is never returned: failures complete the request with an error). */
+int dfc_coll_exec(dfc_coll_t *coll);
+void dfc_coll_free(dfc_coll_t *coll);
+/* Total preemptions in this process, for benchmarks and tests. */
+uint64_t dfc_coll_preemptions(void);
+
+#endif /* DFC_COLL_H */

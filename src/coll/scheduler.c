@@ -1,0 +1,162 @@
+/*
+ * scheduler.c - which collective runs: the run queue and the spin-budget policy
+ * (DESIGN.md 2.2), shared in spirit with the GPU daemon.
+ *
+ * Active collectives sit in one run queue ordered by priority (higher first), FIFO within a
+ * priority. Each progress pass walks the queue in that order and runs every collective up
+ * to its next unmet fence. The head additionally gets a spin budget: while it waits on a
+ * peer it keeps polling the network, up to `budget` polls; a head that then still waits is
+ * preempted (left, context saved, the walk goes on). The budget adapts (stickiness): a wait
+ * that ended after k polls raises the budget to 2k, so that ranks in step stay in step;
+ * a preemption halves it. Nothing here ever blocks, so no order of initiation across ranks
+ * and communicators can deadlock: every queued collective gets its turn on every pass.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/dfc_coll.h"
+
+static dfc_list_t run_queue;
+static uint64_t total_preemptions;
+static long budget_initial, budget_min, budget_max;
+
+uint64_t dfc_coll_preemptions(void) { return total_preemptions; }
+
+static void enqueue_by_priority(dfc_coll_t *c)
+{
+    dfc_list_t *e;
+    for (e = run_queue.next; e != &run_queue; e = e->next)
+        if (DFC_CONTAINER_OF(e, dfc_coll_t, link)->priority < c->priority) break;
+    /* insert before e: after every collective of equal or higher priority */
+    c->link.next = e;
+    c->link.prev = e->prev;
+    e->prev->next = &c->link;
+    e->prev = &c->link;
+}
+
+static void finish(dfc_coll_t *c)
+{
+    dfc_list_remove(&c->link);
+    dfc_req_complete(c->req);
+}
+
+/* Runs the head with its spin budget. Returns 1 if it completed. */
+static int run_head(dfc_coll_t *c, int *events)
+{
+    int start_pc = c->pc;
+    if (dfc_coll_exec(c)) return 1;
+    long polls = 0;
+    while (polls < c->budget) {
+        int n = dfc_progress_net();
+        polls++;
+        if (n < 0) break;
+        if (n > 0) (*events)++;
+        int prev = c->pc;
+        if (dfc_coll_exec(c)) return 1;
+        if (c->pc != prev) {
+            /* The wait ended: in step with the peers, so be stickier next time. */
+            c->budget = DFC_MIN2(budget_max, DFC_MAX2(c->budget, 2 * polls));
+            polls = 0;
+        }
+    }
+    if (c->pc != start_pc) (*events)++;
+    c->preemptions++;
+    total_preemptions++;
+    c->budget = DFC_MAX2(budget_min, c->budget / 2);
+    return 0;
+}
+
+static int scheduler_pass(void)
+{
+    int events = 0;
+    dfc_list_t *e, *t;
+    int head = 1;
+    DFC_LIST_FOREACH_SAFE(e, t, &run_queue) {
+        dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
+        int start_pc = c->pc, done;
+        if (head) {
+            done = run_head(c, &events);
+            head = 0;
+            /* finishing may have completed others' transfers; t is still valid since only
+             * c can leave the queue here */
+        } else {
+            done = dfc_coll_exec(c);
+            if (c->pc != start_pc) events++;
+        }
+        if (done) {
+            finish(c);
+            events++;
+        }
+    }
+    return events;
+}
+
+int dfc_coll_start(dfc_coll_t *c)
+{
+    if (c->persistent) {
+        /* Persistent instances match by (communicator, _init sequence, start count), so
+         * their Starts may come in any order across ranks. */
+        c->tag = (int)(0x40000000u | ((c->pinit_seq & 0x3fffu) << 16) | (c->starts & 0xffffu));
+        c->starts++;
+    } else {
+        c->tag = (int)(c->comm->coll_seq++ & 0x3fffffffu);
+    }
+    c->pc = 0;
+    c->fence_start = 0;
+    c->budget = budget_initial;
+    c->req->complete = 0;
+    dfc_status_empty(&c->req->status);
+    enqueue_by_priority(c);
+    /* Post the first transfers now: peers that are already waiting start at once. */
+    if (dfc_coll_exec(c)) finish(c);
+    return DFC_SUCCESS;
+}
+
+int dfc_coll_new(dfc_comm_t *comm, dfc_sched_t *sched, const void *sendbuf, void *recvbuf,
+                 const dfc_dtype_t *dt, const dfc_op_t *op, int persistent, int priority,
+                 dfc_coll_t **out)
+{
+    dfc_coll_t *c = calloc(1, sizeof *c);
+    if (!c) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a collective");
+    c->sched = *sched;
+    dfc_sched_init(sched);
+    c->comm = comm;
+    c->dtype = dt;
+    c->op = op;
+    c->persistent = persistent;
+    c->priority = priority;
+    dfc_list_init(&c->link);
+    c->bufs[DFC_BUF_SEND] = (void *)sendbuf;
+    c->bufs[DFC_BUF_RECV] = recvbuf;
+    c->xfer = calloc(c->sched.nsteps ? c->sched.nsteps : 1, sizeof *c->xfer);
+    c->bufs[DFC_BUF_TMP] = c->sched.tmp_bytes ? malloc(c->sched.tmp_bytes) : NULL;
+    if (!c->xfer || (c->sched.tmp_bytes && !c->bufs[DFC_BUF_TMP])) {
+        dfc_coll_free(c);
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a collective's %llu-byte scratch buffer",
+                       (unsigned long long)sched->tmp_bytes);
+    }
+    *out = c;
+    return DFC_SUCCESS;
+}
+
+void dfc_coll_free(dfc_coll_t *c)
+{
+    if (!c) return;
+    dfc_sched_destroy(&c->sched);
+    free(c->xfer);
+    free(c->bufs[DFC_BUF_TMP]);
+    free(c);
+}
+
+int dfc_coll_layer_init(void)
+{
+    dfc_list_init(&run_queue);
+    budget_initial = dfc_env_long("DFC_SPIN_BUDGET", 64,
+        "network polls the head collective may spend waiting on a peer before it is preempted");
+    budget_min = dfc_env_long("DFC_SPIN_BUDGET_MIN", 4, "smallest adaptive spin budget");
+    budget_max = dfc_env_long("DFC_SPIN_BUDGET_MAX", 4096, "largest adaptive spin budget");
+    dfc_progress_set_coll_hook(scheduler_pass);
+    return DFC_SUCCESS;
+}
+
+void dfc_coll_layer_finalize(void) { dfc_progress_set_coll_hook(NULL); }

@@ -1,0 +1,118 @@
+/*
+ * select.c - the table of algorithms and the choice among them.
+ *
+ * DFC_<KIND>_ALGORITHM (e.g. DFC_ALLREDUCE_ALGORITHM=ring) forces an algorithm when it is
+ * usable for the call; otherwise the rules below pick by message size and rank count,
+ * after MPICH's defaults.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coll/dfc_coll.h"
+
+static int is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
+static int pow2_floor(int n)
+{
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+
+static int commutative(const dfc_coll_args_t *a) { return a->commutative; }
+static int pow2_ranks(const dfc_coll_args_t *a) { return is_pow2(a->size); }
+static int rabenseifner_ok(const dfc_coll_args_t *a)
+{
+    return a->commutative && a->count >= (uint64_t)pow2_floor(a->size);
+}
+static int scatter_allgather_ok(const dfc_coll_args_t *a) { return a->count * a->elem >= (uint64_t)a->size; }
+
+const dfc_coll_algo_t dfc_coll_algos[] = {
+    {DFC_COLL_BARRIER, "dissemination", dfc_coll_barrier_dissemination_build, NULL},
+    {DFC_COLL_BCAST, "binomial", dfc_coll_bcast_binomial_build, NULL},
+    {DFC_COLL_BCAST, "scatter_allgather", dfc_coll_bcast_scatter_allgather_build, scatter_allgather_ok},
+    {DFC_COLL_REDUCE, "binomial", dfc_coll_reduce_binomial_build, NULL},
+    {DFC_COLL_ALLREDUCE, "recursive_doubling", dfc_coll_allreduce_recursive_doubling_build, NULL},
+    {DFC_COLL_ALLREDUCE, "rabenseifner", dfc_coll_allreduce_rabenseifner_build, rabenseifner_ok},
+    {DFC_COLL_ALLREDUCE, "ring", dfc_coll_allreduce_ring_build, commutative},
+    {DFC_COLL_GATHER, "linear", dfc_coll_gather_linear_build, NULL},
+    {DFC_COLL_GATHERV, "linear", dfc_coll_gather_linear_build, NULL},
+    {DFC_COLL_SCATTER, "linear", dfc_coll_scatter_linear_build, NULL},
+    {DFC_COLL_SCATTERV, "linear", dfc_coll_scatter_linear_build, NULL},
+    {DFC_COLL_ALLGATHER, "ring", dfc_coll_allgather_ring_build, NULL},
+    {DFC_COLL_ALLGATHER, "recursive_doubling", dfc_coll_allgather_recursive_doubling_build, pow2_ranks},
+    {DFC_COLL_ALLGATHER, "bruck", dfc_coll_allgather_bruck_build, NULL},
+    {DFC_COLL_ALLGATHERV, "ring", dfc_coll_allgather_ring_build, NULL},
+    {DFC_COLL_ALLTOALL, "pairwise", dfc_coll_alltoall_pairwise_build, NULL},
+    {DFC_COLL_ALLTOALLV, "pairwise", dfc_coll_alltoall_pairwise_build, NULL},
+    {DFC_COLL_REDUCE_SCATTER_BLOCK, "pairwise", dfc_coll_reduce_scatter_pairwise_build, NULL},
+    {DFC_COLL_REDUCE_SCATTER, "pairwise", dfc_coll_reduce_scatter_pairwise_build, NULL},
+    {DFC_COLL_SCAN, "linear", dfc_coll_scan_linear_build, NULL},
+    {DFC_COLL_EXSCAN, "linear", dfc_coll_scan_linear_build, NULL},
+};
+const int dfc_coll_nalgos = sizeof dfc_coll_algos / sizeof dfc_coll_algos[0];
+
+static const char *const kind_names[DFC_COLL_KIND_COUNT] = {
+    "barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
+    "allgather", "allgatherv", "alltoall", "alltoallv", "reduce_scatter_block", "reduce_scatter",
+    "scan", "exscan"};
+
+const char *dfc_coll_kind_name(dfc_coll_kind_t kind) { return kind_names[kind]; }
+
+static const dfc_coll_algo_t *find(dfc_coll_kind_t kind, const char *name, const dfc_coll_args_t *a)
+{
+    for (int i = 0; i < dfc_coll_nalgos; i++) {
+        const dfc_coll_algo_t *al = &dfc_coll_algos[i];
+        if (al->kind == kind && !strcmp(al->name, name) && (!al->usable || al->usable(a))) return al;
+    }
+    return NULL;
+}
+
+/* The forced algorithm from the environment, read once per kind. */
+static const char *forced_name(dfc_coll_kind_t kind)
+{
+    static const char *cache[DFC_COLL_KIND_COUNT];
+    static int read[DFC_COLL_KIND_COUNT];
+    static char names[DFC_COLL_KIND_COUNT][48];
+    if (!read[kind]) {
+        int i = 0;
+        const char *k = kind_names[kind];
+        i = snprintf(names[kind], sizeof names[kind], "DFC_");
+        for (; *k && i < (int)sizeof names[kind] - 11; k++) names[kind][i++] = (char)toupper((unsigned char)*k);
+        snprintf(names[kind] + i, sizeof names[kind] - i, "_ALGORITHM");
+        cache[kind] = dfc_env_str(names[kind], "auto",
+                                  "force the algorithm of this collective (see dfc_env(7) for names)");
+        read[kind] = 1;
+    }
+    return strcmp(cache[kind], "auto") ? cache[kind] : NULL;
+}
+
+const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
+{
+    const char *forced = forced_name(a->kind);
+    const dfc_coll_algo_t *al = forced ? find(a->kind, forced, a) : NULL;
+    if (al) return al;
+    uint64_t bytes = a->count * a->elem;
+    const char *name = NULL;
+    switch (a->kind) {
+    case DFC_COLL_BCAST:
+        name = bytes < 65536 || a->size < 4 ? "binomial" : "scatter_allgather";
+        break;
+    case DFC_COLL_ALLREDUCE:
+        if (!a->commutative || bytes <= 16384) name = "recursive_doubling";
+        else if (bytes <= (512u << 10)) name = "rabenseifner";
+        else name = "ring";
+        break;
+    case DFC_COLL_ALLGATHER:
+        if ((uint64_t)a->size * a->rbytes > 65536) name = "ring";
+        else name = is_pow2(a->size) ? "recursive_doubling" : "bruck";
+        break;
+    default:
+        break;
+    }
+    if (name && (al = find(a->kind, name, a))) return al;
+    for (int i = 0; i < dfc_coll_nalgos; i++) /* the first usable one of the kind */
+        if (dfc_coll_algos[i].kind == a->kind && (!dfc_coll_algos[i].usable || dfc_coll_algos[i].usable(a)))
+            return &dfc_coll_algos[i];
+    return NULL;
+}

@@ -332,6 +332,9 @@ int DFC_Cancel(DFC_Request *request);
 int DFC_Test_cancelled(const DFC_Status *status, int *flag);
 /* DFC extension: run `fn(request, status, arg)` once when the operation completes. */
 int DFC_Request_set_callback(DFC_Request request, DFC_Request_callback *fn, void *arg);
+/* DFC extension: how many times this process's scheduler preempted a collective that was
+ * waiting on a peer (the deadlock-freedom machinery at work). */
+int DFC_Get_preemption_count(DFC_Count *count);
 
 /* ---- Collectives: blocking, nonblocking (I...) and persistent (..._init) ------------ */
 int DFC_Barrier(DFC_Comm comm);

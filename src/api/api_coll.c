@@ -362,3 +362,17 @@ int DFC_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
 {
     return reduce_scatter_common(DFC_PERSISTENT_CALL(info, request), sendbuf, recvbuf, 0, recvcounts, datatype, op, comm);
 }
+
+int DFC_Get_preemption_count(DFC_Count *count)
+{
+    int rc;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_ptr(__func__, "count", count))) goto fn_fail;
+    *count = (DFC_Count)dfc_coll_preemptions();
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}

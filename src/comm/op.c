@@ -21,8 +21,9 @@
  * bfloat16 and float16 are computed in float and rounded back to nearest-even. That is
  * exactly the correctly rounded 16-bit result: float carries 24 bits, at least 2p+2 for
  * p = 11 (float16) and p = 8 (bfloat16), so the double rounding is innocuous for + and *.
- * The conversions are portable integer code; on x86 CPUs with F16C, float16 uses the
- * hardware conversions (same results, detected at init).
+ * The conversions are portable integer code; on x86, float16 uses the F16C hardware
+ * conversions and bfloat16 an AVX2 build of the same loops when the CPU has them (same
+ * results, detected at init).
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("vect-cost-model=dynamic")
@@ -150,9 +151,10 @@ typedef void dfc_op_loop_fn(const void *in, void *inout, size_t n);
     DEFINE_LOOP(sum_##NAME, T, a + b)                                                         \
     DEFINE_LOOP(prod_##NAME, T, a * b)
 
-/* 16-bit floats: widen both operands to float, compute, round back. */
-#define DEFINE_HALF_LOOP(name, TO_FLOAT, FROM_FLOAT, EXPR)                                    \
-    static void name(const void *restrict in_, void *restrict inout_, size_t n)               \
+/* 16-bit floats: widen both operands to float, compute, round back. ATTR may ask for a
+ * target ISA. */
+#define DEFINE_HALF_LOOP(ATTR, name, TO_FLOAT, FROM_FLOAT, EXPR)                              \
+    ATTR static void name(const void *restrict in_, void *restrict inout_, size_t n)          \
     {                                                                                         \
         const uint16_t *restrict in = in_;                                                    \
         uint16_t *restrict io = inout_;                                                       \
@@ -241,20 +243,27 @@ BITWISE_LOOPS(BYTE, unsigned char)
     X(sum, a + b, _mm256_add_ps(a, b))                                                        \
     X(prod, a * b, _mm256_mul_ps(a, b))
 
-#define X_BF16(OP, EXPR, VEXPR)                                                               \
-    DEFINE_HALF_LOOP(OP##_BFLOAT16, dfc_bf16_to_float, dfc_float_to_bf16, EXPR)
-HALF_OPS(X_BF16)
-
+#define X_BF16_PORTABLE(OP, EXPR, VEXPR)                                                      \
+    DEFINE_HALF_LOOP(, OP##_BFLOAT16_portable, dfc_bf16_to_float, dfc_float_to_bf16, EXPR)
+HALF_OPS(X_BF16_PORTABLE)
 #define X_FP16_PORTABLE(OP, EXPR, VEXPR)                                                      \
-    DEFINE_HALF_LOOP(OP##_FLOAT16_portable, dfc_fp16_to_float, dfc_float_to_fp16, EXPR)
+    DEFINE_HALF_LOOP(, OP##_FLOAT16_portable, dfc_fp16_to_float, dfc_float_to_fp16, EXPR)
 HALF_OPS(X_FP16_PORTABLE)
 
+/* x86: the 16-bit float loops have faster variants, chosen at init by what the CPU has.
+ * Both give the same bits as the portable loops (test_op checks it). */
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #include <immintrin.h>
-/* Set by dfc_op_init when the CPU has AVX and F16C (x86 hardware float16 conversion). The
- * conversion rounds to nearest-even (imm 0) and handles subnormals, inf and NaN exactly as
- * the portable code does. */
-static int dfc_op_use_f16c;
+#define DFC_OP_X86 1
+static int dfc_op_use_avx2; /* bfloat16: the portable code, vectorized 8 wide */
+static int dfc_op_use_f16c; /* float16: hardware conversions, which round to nearest-even
+                             * (imm 0) and treat subnormals, inf and NaN as the portable code */
+
+#define X_BF16_AVX2(OP, EXPR, VEXPR)                                                          \
+    DEFINE_HALF_LOOP(__attribute__((target("avx2"))), OP##_BFLOAT16_avx2, dfc_bf16_to_float,  \
+                     dfc_float_to_bf16, EXPR)
+HALF_OPS(X_BF16_AVX2)
+
 /* Reduces the largest multiple of 8 elements; returns how many it did. */
 #define X_FP16_F16C(OP, EXPR, VEXPR)                                                          \
     __attribute__((target("avx,f16c"))) static size_t OP##_FLOAT16_f16c(                       \
@@ -269,19 +278,36 @@ static int dfc_op_use_f16c;
         return i;                                                                             \
     }
 HALF_OPS(X_FP16_F16C)
-#define FP16_FAST_PART(OP, in, io, n) (dfc_op_use_f16c ? OP##_FLOAT16_f16c(in, io, n) : 0)
-#else
-#define FP16_FAST_PART(OP, in, io, n) ((size_t)0)
-#endif
 
+#define X_BF16(OP, EXPR, VEXPR)                                                               \
+    static void OP##_BFLOAT16(const void *in, void *inout, size_t n)                          \
+    {                                                                                         \
+        if (dfc_op_use_avx2)                                                                  \
+            OP##_BFLOAT16_avx2(in, inout, n);                                                 \
+        else                                                                                  \
+            OP##_BFLOAT16_portable(in, inout, n);                                             \
+    }
 #define X_FP16(OP, EXPR, VEXPR)                                                               \
     static void OP##_FLOAT16(const void *in_, void *inout_, size_t n)                         \
     {                                                                                         \
         const uint16_t *in = in_;                                                             \
         uint16_t *io = inout_;                                                                \
-        size_t done = FP16_FAST_PART(OP, in, io, n);                                          \
+        size_t done = dfc_op_use_f16c ? OP##_FLOAT16_f16c(in, io, n) : 0;                     \
         OP##_FLOAT16_portable(in + done, io + done, n - done);                                \
     }
+#else
+#define X_BF16(OP, EXPR, VEXPR)                                                               \
+    static void OP##_BFLOAT16(const void *in, void *inout, size_t n)                          \
+    {                                                                                         \
+        OP##_BFLOAT16_portable(in, inout, n);                                                 \
+    }
+#define X_FP16(OP, EXPR, VEXPR)                                                               \
+    static void OP##_FLOAT16(const void *in, void *inout, size_t n)                           \
+    {                                                                                         \
+        OP##_FLOAT16_portable(in, inout, n);                                                  \
+    }
+#endif
+HALF_OPS(X_BF16)
 HALF_OPS(X_FP16)
 
 /* ---- The (op, type) table -------------------------------------------------------------- */
@@ -343,8 +369,9 @@ int dfc_op_init(void)
         op->name = ops[k].name;
         dfc_htable_set(&dfc_op_table, idx, op);
     }
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#ifdef DFC_OP_X86
     __builtin_cpu_init();
+    dfc_op_use_avx2 = __builtin_cpu_supports("avx2");
     dfc_op_use_f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
 #endif
     return DFC_SUCCESS;

@@ -12,9 +12,11 @@
  * TEST_COLL_ALGO=<substring> and TEST_COLL_OP=<substring> restrict the run (debugging).
  * Runs without DFC_Init: only dfc_dtype_init and dfc_op_init are needed.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coll_sim.h"
 
@@ -63,6 +65,170 @@ static void mat_mul(void *in_, void *inout_, int *len, DFC_Datatype *dt)
     }
 }
 
+/* ---- The simulator's own checks: hand-made schedules it must accept or reject ----------- */
+typedef struct {
+    coll_sim_rank_t r[2];
+    int32_t send[2][4], recv[2][4];
+} pair_t;
+
+static void pair_init(pair_t *p)
+{
+    memset(p, 0, sizeof *p);
+    for (int i = 0; i < 2; i++) {
+        dfc_sched_init(&p->r[i].sched);
+        for (int k = 0; k < 4; k++) p->send[i][k] = 10 * i + k + 1;
+        p->r[i].buf[DFC_BUF_SEND] = p->send[i];
+        p->r[i].buf[DFC_BUF_RECV] = p->recv[i];
+        p->r[i].bytes[DFC_BUF_SEND] = p->r[i].bytes[DFC_BUF_RECV] = 16;
+    }
+}
+
+static void pair_destroy(pair_t *p)
+{
+    for (int i = 0; i < 2; i++) dfc_sched_destroy(&p->r[i].sched);
+}
+
+/* Runs the pair quietly (the simulator's failure line goes to /dev/null) in both modes;
+ * returns 1 when both runs gave `expect_fail`. */
+static int pair_run(pair_t *p, const dfc_dtype_t *dt, const dfc_op_t *op, int expect_fail)
+{
+    int ok = 1;
+    for (int mode = 0; mode <= 1; mode++) {
+        memset(p->recv, 0, sizeof p->recv);
+        fflush(stderr);
+        int saved = dup(2), null = open("/dev/null", O_WRONLY);
+        if (expect_fail && saved >= 0 && null >= 0) dup2(null, 2);
+        int rc = coll_sim_run("selftest", 2, p->r, dt, op, mode, 7);
+        fflush(stderr);
+        if (saved >= 0) dup2(saved, 2), close(saved);
+        if (null >= 0) close(null);
+        if ((rc != 0) != expect_fail) ok = 0;
+    }
+    return ok;
+}
+
+static long sim_selftest(const dfc_dtype_t *mat_t, const dfc_op_t *mat_op)
+{
+    long failures = 0;
+    pair_t p;
+#define EXPECT(cond, what)                                                                        do {                                                                                              if (!(cond)) {                                                                                    failures++;                                                                                   fprintf(stderr, "FAIL simulator self-test: %s\n", what);                                  }                                                                                         } while (0)
+
+    /* A round trip: rank 1 receives x0 and sends it back into a RECV_REDUCE. */
+    pair_init(&p);
+    dfc_sched_send(&p.r[0].sched, 1, DFC_BUF_SEND, 0, 16);
+    dfc_sched_fence(&p.r[0].sched);
+    dfc_sched_recv(&p.r[1].sched, 0, DFC_BUF_RECV, 0, 16);
+    dfc_sched_fence(&p.r[1].sched);
+    dfc_sched_recv_reduce(&p.r[0].sched, 1, DFC_BUF_RECV, 0, 1, 16, 0, DFC_REDUCE_IN_SECOND);
+    p.r[0].sched.tmp_bytes = 16;
+    dfc_sched_fence(&p.r[0].sched);
+    dfc_sched_send(&p.r[1].sched, 0, DFC_BUF_RECV, 0, 16);
+    dfc_sched_fence(&p.r[1].sched);
+    int okrun = pair_run(&p, mat_t, mat_op, 0);
+    EXPECT(okrun && !memcmp(p.recv[1], p.send[0], 16), "a plain exchange");
+    pair_destroy(&p);
+
+    /* IN_SECOND computes dst = dst op in: RECV = [send0] op [send1] with a matrix product. */
+    pair_init(&p);
+    dfc_sched_copy(&p.r[0].sched, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, 16);
+    dfc_sched_recv_reduce(&p.r[0].sched, 1, DFC_BUF_RECV, 0, 1, 16, 0, DFC_REDUCE_IN_SECOND);
+    p.r[0].sched.tmp_bytes = 16;
+    dfc_sched_fence(&p.r[0].sched);
+    dfc_sched_send(&p.r[1].sched, 0, DFC_BUF_SEND, 0, 16);
+    dfc_sched_fence(&p.r[1].sched);
+    okrun = pair_run(&p, mat_t, mat_op, 0);
+    int32_t want[4];
+    memcpy(want, p.send[1], 16);
+    int len = 1;
+    DFC_Datatype h = DFC_INT;
+    mat_mul(p.send[0], want, &len, &h); /* want = send0 * send1 */
+    EXPECT(okrun && !memcmp(p.recv[0], want, 16), "RECV_REDUCE IN_SECOND operand order");
+    pair_destroy(&p);
+
+    /* Two sends on one pair match two receives in posting order. */
+    pair_init(&p);
+    dfc_sched_send(&p.r[0].sched, 1, DFC_BUF_SEND, 0, 8);
+    dfc_sched_send(&p.r[0].sched, 1, DFC_BUF_SEND, 8, 8);
+    dfc_sched_fence(&p.r[0].sched);
+    dfc_sched_recv(&p.r[1].sched, 0, DFC_BUF_RECV, 8, 8);
+    dfc_sched_recv(&p.r[1].sched, 0, DFC_BUF_RECV, 0, 8);
+    dfc_sched_fence(&p.r[1].sched);
+    okrun = pair_run(&p, NULL, NULL, 0);
+    EXPECT(okrun && p.recv[1][2] == p.send[0][0] && p.recv[1][0] == p.send[0][2],
+           "posting-order matching");
+    pair_destroy(&p);
+
+    /* Deadlock: both receive first, behind a fence. */
+    pair_init(&p);
+    for (int i = 0; i < 2; i++) {
+        dfc_sched_recv(&p.r[i].sched, 1 - i, DFC_BUF_RECV, 0, 4);
+        dfc_sched_fence(&p.r[i].sched);
+        dfc_sched_send(&p.r[i].sched, 1 - i, DFC_BUF_SEND, 0, 4);
+        dfc_sched_fence(&p.r[i].sched);
+    }
+    EXPECT(pair_run(&p, NULL, NULL, 1), "deadlock not detected");
+    pair_destroy(&p);
+
+    /* A send needs its receive (no buffering): both send first, behind a fence. */
+    pair_init(&p);
+    for (int i = 0; i < 2; i++) {
+        dfc_sched_send(&p.r[i].sched, 1 - i, DFC_BUF_SEND, 0, 4);
+        dfc_sched_fence(&p.r[i].sched);
+        dfc_sched_recv(&p.r[i].sched, 1 - i, DFC_BUF_RECV, 0, 4);
+        dfc_sched_fence(&p.r[i].sched);
+    }
+    EXPECT(pair_run(&p, NULL, NULL, 1), "send-send deadlock not detected");
+    pair_destroy(&p);
+
+    /* Byte-count mismatch. */
+    pair_init(&p);
+    dfc_sched_send(&p.r[0].sched, 1, DFC_BUF_SEND, 0, 8);
+    dfc_sched_fence(&p.r[0].sched);
+    dfc_sched_recv(&p.r[1].sched, 0, DFC_BUF_RECV, 0, 4);
+    dfc_sched_fence(&p.r[1].sched);
+    EXPECT(pair_run(&p, NULL, NULL, 1), "byte-count mismatch not detected");
+    pair_destroy(&p);
+
+    /* Writing SEND; reading past a buffer; an unbound buffer; a transfer to itself. */
+    pair_init(&p);
+    dfc_sched_copy(&p.r[0].sched, DFC_BUF_RECV, 0, DFC_BUF_SEND, 0, 4);
+    EXPECT(pair_run(&p, NULL, NULL, 1), "write to SEND not detected");
+    pair_destroy(&p);
+    pair_init(&p);
+    dfc_sched_copy(&p.r[0].sched, DFC_BUF_SEND, 4, DFC_BUF_RECV, 0, 16);
+    EXPECT(pair_run(&p, NULL, NULL, 1), "read past SEND not detected");
+    pair_destroy(&p);
+    pair_init(&p);
+    p.r[1].buf[DFC_BUF_RECV] = NULL;
+    p.r[1].bytes[DFC_BUF_RECV] = 0;
+    dfc_sched_copy(&p.r[1].sched, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, 4);
+    EXPECT(pair_run(&p, NULL, NULL, 1), "access to an unbound RECV not detected");
+    pair_destroy(&p);
+    pair_init(&p);
+    dfc_sched_send(&p.r[0].sched, 0, DFC_BUF_SEND, 0, 4);
+    dfc_sched_recv(&p.r[0].sched, 0, DFC_BUF_RECV, 0, 4);
+    dfc_sched_fence(&p.r[0].sched);
+    EXPECT(pair_run(&p, NULL, NULL, 1), "transfer to itself not detected");
+    pair_destroy(&p);
+
+    /* A receive overlapping a send of the same epoch; transfers after the last fence. */
+    pair_init(&p);
+    for (int i = 0; i < 2; i++) {
+        dfc_sched_send(&p.r[i].sched, 1 - i, DFC_BUF_RECV, 0, 8);
+        dfc_sched_recv(&p.r[i].sched, 1 - i, DFC_BUF_RECV, 4, 8);
+        dfc_sched_fence(&p.r[i].sched);
+    }
+    EXPECT(pair_run(&p, NULL, NULL, 1), "overlap within an epoch not detected");
+    pair_destroy(&p);
+    pair_init(&p);
+    dfc_sched_send(&p.r[0].sched, 1, DFC_BUF_SEND, 0, 4);
+    dfc_sched_recv(&p.r[1].sched, 0, DFC_BUF_RECV, 0, 4);
+    EXPECT(pair_run(&p, NULL, NULL, 1), "missing final fence not detected");
+    pair_destroy(&p);
+#undef EXPECT
+    return failures;
+}
+
 int main(void)
 {
     setenv("DFC_COLL_RING_SEGMENT", "4096", 0);
@@ -98,7 +264,7 @@ int main(void)
     const char *mode_names[] = { "ordered", "random" };
 
     const char *only_algo = getenv("TEST_COLL_ALGO"), *only_op = getenv("TEST_COLL_OP");
-    long cases = 0, failures = 0, skipped = 0;
+    long cases = 0, failures = sim_selftest(&mat_t, &mat_op), skipped = 0;
     int rcounts[16];
     for (int n = 1; n <= 9; n++)
         for (int ci = 0; ci < ncounts; ci++)

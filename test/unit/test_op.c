@@ -290,7 +290,7 @@ static void fill(int t, void *buf, size_t n, size_t extent)
             double v = (double)(int64_t)(r >> 40) / 1024.0 - 4096.0;
             if (r % 37 == 0) v = (r & 64) ? INFINITY : -INFINITY;
             if (r % 41 == 0) v = NAN;
-            if (r % 13 == 0) v = 0;
+            if (r % 13 == 0) v = (r & 128) ? -0.0 : 0.0;
             if (t == TYPE_INDEX(DFC_FLOAT)) { float x = (float)v; memcpy(p, &x, sizeof x); }
             else if (t == TYPE_INDEX(DFC_DOUBLE)) memcpy(p, &v, sizeof v);
             else { long double x = v; memcpy(p, &x, sizeof x); }
@@ -394,35 +394,36 @@ static void test_all_pairs(void)
            failures == before ? "ok" : "not ok", checked, rejected);
 }
 
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-/* The F16C path must give the same bits as the portable one. */
-static void test_f16c_matches_portable(void)
+#ifdef DFC_OP_X86
+/* The x86 paths must give the same bits as the portable ones. */
+static void test_x86_matches_portable(void)
 {
-    if (!dfc_op_use_f16c) {
-        printf("ok f16c: skipped (CPU lacks AVX/F16C)\n");
-        return;
-    }
     int before = failures;
     enum { N = 100003 };
     static uint16_t in[N], a[N], b[N];
-    static dfc_op_loop_fn *const fast[] = { max_FLOAT16, min_FLOAT16, sum_FLOAT16, prod_FLOAT16 };
+    static dfc_op_loop_fn *const fast[] = { max_FLOAT16, min_FLOAT16, sum_FLOAT16,
+                                            prod_FLOAT16, max_BFLOAT16, min_BFLOAT16,
+                                            sum_BFLOAT16, prod_BFLOAT16 };
     static dfc_op_loop_fn *const slow[] = { max_FLOAT16_portable, min_FLOAT16_portable,
-                                            sum_FLOAT16_portable, prod_FLOAT16_portable };
-    for (int f = 0; f < 4; f++) {
+                                            sum_FLOAT16_portable, prod_FLOAT16_portable,
+                                            max_BFLOAT16_portable, min_BFLOAT16_portable,
+                                            sum_BFLOAT16_portable, prod_BFLOAT16_portable };
+    for (int f = 0; f < 8; f++) {
         for (int k = 0; k < N; k++) in[k] = (uint16_t)rnd(), a[k] = b[k] = (uint16_t)rnd();
         fast[f](in, a, N);
         slow[f](in, b, N);
         for (int k = 0; k < N; k++)
             if (a[k] != b[k]) {
-                FAIL("f16c op %d: 0x%04x vs portable 0x%04x at %d", f, a[k], b[k], k);
+                FAIL("x86 loop %d: 0x%04x vs portable 0x%04x at %d", f, a[k], b[k], k);
                 break;
             }
     }
-    printf("%s f16c: hardware float16 path equals the portable path\n",
-           failures == before ? "ok" : "not ok");
+    printf("%s x86: F16C float16 (%s) and AVX2 bfloat16 (%s) equal the portable loops\n",
+           failures == before ? "ok" : "not ok", dfc_op_use_f16c ? "used" : "absent",
+           dfc_op_use_avx2 ? "used" : "absent");
 }
 #else
-static void test_f16c_matches_portable(void) {}
+static void test_x86_matches_portable(void) {}
 #endif
 
 /* A non-commutative user op records its calls; chunking must respect INT_MAX. */
@@ -562,7 +563,11 @@ int main(void)
     test_datatypes();
     test_conversions();
     test_all_pairs();
-    test_f16c_matches_portable();
+    test_x86_matches_portable();
+#ifdef DFC_OP_X86
+    dfc_op_use_avx2 = dfc_op_use_f16c = 0; /* again through the portable 16-bit loops */
+    test_all_pairs();
+#endif
     test_user_and_derived();
     dfc_op_finalize();
     dfc_dtype_finalize();

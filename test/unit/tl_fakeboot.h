@@ -8,6 +8,8 @@
  * Each child calls fb_child(rank). Hostnames are "node<fb_node[rank]>" (default node0).
  * fb_after_fence, when set, runs in the calling process right after each fence: tests
  * use it to act between a transport's fence and its connection phase.
+ * fb_run(n, fn) does it all: fb_setup, fork n children running fn(rank, n) (exit status =
+ * its return value, 60 s alarm against hangs), wait; returns the number of failed children.
  */
 #ifndef TL_FAKEBOOT_H
 #define TL_FAKEBOOT_H
@@ -16,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "dfc.h"
 #include "pmix/dfc_boot.h"
@@ -120,5 +125,34 @@ void dfc_boot_abort(int code, const char *msg)
 }
 
 int dfc_boot_finalize(void) { return DFC_SUCCESS; }
+
+static int fb_run(int n, int (*fn)(int rank, int n))
+{
+    pid_t pids[64];
+    int failed = 0;
+    fb_setup(n);
+    fflush(NULL);
+    for (int r = 0; r < n; r++) {
+        pids[r] = fork();
+        if (pids[r] < 0) abort();
+        if (pids[r] == 0) {
+            fb_child(r);
+            alarm(60);
+            int rc = fn(r, n);
+            fflush(NULL); /* _exit skips stdio */
+            _exit(rc);
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        int st;
+        waitpid(pids[r], &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            fprintf(stderr, "rank %d of %d: %s %d\n", r, n, WIFEXITED(st) ? "exit status" : "signal",
+                    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+            failed++;
+        }
+    }
+    return failed;
+}
 
 #endif /* TL_FAKEBOOT_H */

@@ -1,0 +1,427 @@
+/*
+ * test_tcp - the tcp transport (src/tl/tcp.c, tcp_wire.c) in forked processes, with a fake
+ * bootstrap (tl_fakeboot.h) instead of PMIx:
+ *   1. stream: 2 ranks send each other 10^5 packets of fuzzed sizes (0 .. max_payload) at
+ *      once, with a small DFC_TCP_MAX_QUEUED so that "try again" happens; order, headers and
+ *      every payload byte checked; then 1-byte ping-pong (its latency is printed as
+ *      information, as is the stream's rate).
+ *   2. handshake: between the fence and the connection phase of init, rank 0 attacks rank
+ *      1's listening port: a HELLO with a wrong secret, garbage, out-of-range and
+ *      unexpected ranks, a truncated HELLO, a silent connection. Each must be closed by
+ *      rank 1, whose init must still complete with the real rank 0.
+ *   3. malformed streams: ranks 2 and 3 are hand-written peers that complete the handshake
+ *      and then send a valid packet followed by a header with a too-large payload, one
+ *      with a bad type, a truncated header + EOF, or a clean EOF. Ranks 0 and 1 must get
+ *      the valid packets, then one PROC_FAILED error per bad peer naming its world rank,
+ *      PROC_FAILED from later sends to it, and keep talking to each other.
+ * Unit tests run without PMIx: the transport, tcp_wire.c and util are compiled in.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "tl_fakeboot.h"
+#include "tl/dfc_tl.h"
+#include "tl/tcp_wire.h"
+#include "util/dfc_util.h"
+
+#define CHECK(c)                                                                              \
+    do {                                                                                      \
+        if (!(c)) {                                                                           \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", fb_rank, __FILE__, __LINE__, #c); \
+            exit(1);                                                                          \
+        }                                                                                     \
+    } while (0)
+
+static dfc_tl_t tl;
+static const dfc_tl_ops_t *ops = &dfc_tl_tcp_ops;
+static int peers[64], local_ranks[64];
+
+static int tl_init(int rank, int n)
+{
+    int np = 0;
+    for (int r = 0; r < n; r++) {
+        local_ranks[r] = r;
+        if (r != rank) peers[np++] = r;
+    }
+    dfc_tl_job_t job = {.rank = rank, .size = n, .local_rank = rank, .local_size = n,
+                        .nspace = "test_tcp", .peers = peers, .npeers = np,
+                        .local_ranks = local_ranks};
+    memset(&tl, 0, sizeof(tl));
+    tl.ops = ops;
+    int rc = ops->init(&tl, &job);
+    if (rc != DFC_SUCCESS) {
+        char msg[512];
+        dfc_err_message(rc, msg, sizeof(msg));
+        fprintf(stderr, "[rank %d] init: %s\n", rank, msg);
+    }
+    return rc;
+}
+
+static long pp_count;
+static void deliver_count(const dfc_pkt_t *pkt, const void *payload)
+{
+    (void)pkt;
+    (void)payload;
+    pp_count++;
+}
+
+/* Flushes, lets every rank finish reading, then closes. */
+static void tl_finish(void)
+{
+    while (ops->pending(&tl)) CHECK(ops->progress(&tl, deliver_count) >= 0);
+    dfc_boot_fence();
+    ops->fini(&tl);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    *s = x;
+    return x * 2685821657736338717ull;
+}
+
+#define PAT_K 0x9e3779b97f4a7c15ull
+static void fill(unsigned char *p, size_t len, uint64_t seq)
+{
+    size_t k = 0;
+    for (; (k + 1) * 8 <= len; k++) {
+        uint64_t w = seq * PAT_K + k;
+        memcpy(p + 8 * k, &w, 8);
+    }
+    for (size_t i = 8 * k; i < len; i++) p[i] = (unsigned char)(seq + i);
+}
+
+static int verify(const unsigned char *p, size_t len, uint64_t seq)
+{
+    size_t k = 0;
+    for (; (k + 1) * 8 <= len; k++) {
+        uint64_t w;
+        memcpy(&w, p + 8 * k, 8);
+        if (w != seq * PAT_K + k) return 0;
+    }
+    for (size_t i = 8 * k; i < len; i++)
+        if (p[i] != (unsigned char)(seq + i)) return 0;
+    return 1;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static dfc_pkt_t mkpkt(int src, uint64_t seq, uint32_t len)
+{
+    dfc_pkt_t p = {.type = DFC_PKT_EAGER, .ctx = 7, .src = src, .tag = (int32_t)seq, .len = len,
+                   .sreq = seq * 3, .rreq = ~seq, .offset = seq << 20, .payload_len = len,
+                   .src_world = (uint32_t)src};
+    return p;
+}
+
+/* ---- 1. stream ---------------------------------------------------------------------- */
+#define NSTREAM 100000
+
+static uint64_t rx_seed, rx_seq;
+static long rx_bad;
+static size_t max_payload;
+
+static uint32_t stream_len(uint64_t *s)
+{
+    uint64_t x = rng_next(s);
+    if ((x & 31) == 0) return (uint32_t)((x >> 8) % (max_payload + 1)); /* 1/32 large */
+    if ((x & 31) == 1) return (uint32_t)max_payload;
+    return (uint32_t)((x >> 8) % 257);
+}
+
+static void deliver_stream(const dfc_pkt_t *pkt, const void *payload)
+{
+    uint64_t seq = rx_seq++;
+    uint32_t len = stream_len(&rx_seed);
+    dfc_pkt_t want = mkpkt(pkt->src_world, seq, len);
+    if (memcmp(pkt, &want, sizeof(want)) != 0 || !verify(payload, len, seq ^ 0x5555)) {
+        if (rx_bad++ < 3)
+            fprintf(stderr, "[rank %d] packet %llu: tag %d len %u, expected len %u\n", fb_rank,
+                    (unsigned long long)seq, pkt->tag, pkt->payload_len, len);
+    }
+}
+
+/* Round trips of 1-byte packets between ranks a and b; returns seconds per round trip. */
+static double pingpong(int me, int a, int b, int iters)
+{
+    char c = 'x';
+    dfc_pkt_t p = mkpkt(me, 0, 1);
+    long target = 0;
+    double t0 = now();
+    for (int i = 0; i < iters; i++) {
+        if (me == a) CHECK(ops->send(&tl, b, &p, &c) == DFC_SUCCESS);
+        target++;
+        while (pp_count < target) CHECK(ops->progress(&tl, deliver_count) >= 0);
+        if (me == b) CHECK(ops->send(&tl, a, &p, &c) == DFC_SUCCESS);
+    }
+    return (now() - t0) / iters;
+}
+
+static int stream_rank(int rank, int n)
+{
+    CHECK(tl_init(rank, n) == DFC_SUCCESS);
+    max_payload = tl.max_payload;
+    int peer = 1 - rank;
+    uint64_t tx_seed = 1000 + rank, tx_seq = 0;
+    rx_seed = 1000 + peer;
+    rx_seq = 0;
+    unsigned char *buf = malloc(max_payload);
+    long again = 0;
+    double bytes = 0, t0 = now();
+    uint32_t len = stream_len(&tx_seed);
+    fill(buf, len, tx_seq ^ 0x5555);
+    while (tx_seq < NSTREAM || rx_seq < NSTREAM) {
+        for (int burst = 0; burst < 64 && tx_seq < NSTREAM; burst++) {
+            dfc_pkt_t p = mkpkt(rank, tx_seq, len);
+            int rc = ops->send(&tl, peer, &p, buf);
+            if (rc == DFC_TL_AGAIN) {
+                again++;
+                break;
+            }
+            CHECK(rc == DFC_SUCCESS);
+            bytes += len;
+            if (++tx_seq < NSTREAM) {
+                len = stream_len(&tx_seed);
+                fill(buf, len, tx_seq ^ 0x5555);
+            }
+        }
+        int got = ops->progress(&tl, deliver_stream);
+        CHECK(got >= 0);
+    }
+    double dt = now() - t0;
+    CHECK(rx_bad == 0);
+    CHECK(again > 0); /* DFC_TCP_MAX_QUEUED is small here: the bound really applied */
+    double rtt = pingpong(rank, 0, 1, 10000);
+    if (rank == 0)
+        printf("# tcp stream: %d packets each way in %.2f s (%.0f kpkt/s, %.0f MB/s per "
+               "direction, %ld retries); 1-byte ping-pong %.1f us half round trip\n",
+               NSTREAM, dt, NSTREAM / dt / 1e3, bytes / dt / 1e6, again, rtt / 2 * 1e6);
+    free(buf);
+    tl_finish();
+    return 0;
+}
+
+/* ---- 2. handshake ------------------------------------------------------------------- */
+
+static int raw_connect(const char *addr)
+{
+    int fd;
+    CHECK(dfc_tcp_connect_start(addr, 0, &fd) == 0);
+    struct pollfd pf = {fd, POLLOUT, 0};
+    CHECK(poll(&pf, 1, 5000) == 1);
+    int err = 0;
+    socklen_t el = sizeof(err);
+    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
+    CHECK(err == 0);
+    return fd;
+}
+
+/* 1 when the other side closes fd (EOF or reset) within 5 s, reading past any data. */
+static int closed_by_peer(int fd)
+{
+    double end = now() + 5;
+    char buf[256];
+    while (now() < end) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        if (poll(&pf, 1, 100) <= 0) continue;
+        ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno == ECONNRESET)) return 1;
+    }
+    return 0;
+}
+
+static int attack_results = -1, silent_fd = -1;
+
+static void attack(int nfence)
+{
+    if (nfence != 1) return;
+    void *v;
+    size_t len;
+    uint8_t secret[DFC_TCP_SECRET_LEN];
+    char addr[128];
+    CHECK(dfc_boot_get(1, "dfc.tcp.addr", &v, &len) == DFC_SUCCESS);
+    snprintf(addr, sizeof(addr), "%s", (char *)v);
+    free(v);
+    CHECK(dfc_boot_get(0, "dfc.tcp.secret", &v, &len) == DFC_SUCCESS && len == sizeof(secret));
+    memcpy(secret, v, sizeof(secret));
+    free(v);
+
+    int ok = 0, fd;
+    dfc_tcp_hello_t h;
+    /* a. wrong secret */
+    uint8_t bad[DFC_TCP_SECRET_LEN];
+    memcpy(bad, secret, sizeof(bad));
+    bad[7] ^= 1;
+    dfc_tcp_hello_build(&h, 0, 2, bad);
+    fd = raw_connect(addr);
+    CHECK(send(fd, &h, sizeof(h), MSG_NOSIGNAL) == sizeof(h));
+    ok += closed_by_peer(fd);
+    close(fd);
+    /* b. garbage, more than a HELLO's worth */
+    char junk[300];
+    for (size_t i = 0; i < sizeof(junk); i++) junk[i] = (char)(i * 37 + 11);
+    fd = raw_connect(addr);
+    CHECK(send(fd, junk, sizeof(junk), MSG_NOSIGNAL) == sizeof(junk));
+    ok += closed_by_peer(fd);
+    close(fd);
+    /* c. right secret, rank out of range */
+    dfc_tcp_hello_build(&h, 5, 2, secret);
+    fd = raw_connect(addr);
+    CHECK(send(fd, &h, sizeof(h), MSG_NOSIGNAL) == sizeof(h));
+    ok += closed_by_peer(fd);
+    close(fd);
+    /* d. right secret, a rank the acceptor does not expect (itself) */
+    dfc_tcp_hello_build(&h, 1, 2, secret);
+    fd = raw_connect(addr);
+    CHECK(send(fd, &h, sizeof(h), MSG_NOSIGNAL) == sizeof(h));
+    ok += closed_by_peer(fd);
+    close(fd);
+    /* e. truncated HELLO, then end of stream */
+    dfc_tcp_hello_build(&h, 0, 2, secret);
+    fd = raw_connect(addr);
+    CHECK(send(fd, &h, 40, MSG_NOSIGNAL) == 40);
+    shutdown(fd, SHUT_WR);
+    ok += closed_by_peer(fd);
+    close(fd);
+    /* f. silent: must be closed when rank 1's init ends (checked after init) */
+    silent_fd = raw_connect(addr);
+    attack_results = ok;
+}
+
+static int handshake_rank(int rank, int n)
+{
+    if (rank == 0) fb_after_fence = attack;
+    CHECK(tl_init(rank, n) == DFC_SUCCESS);
+    fb_after_fence = NULL;
+    if (rank == 0) {
+        CHECK(attack_results == 5);
+        CHECK(closed_by_peer(silent_fd));
+        close(silent_fd);
+    }
+    pingpong(rank, 0, 1, 1000);
+    tl_finish();
+    return 0;
+}
+
+/* ---- 3. malformed streams ----------------------------------------------------------- */
+
+static int got_valid[4], failed[4];
+
+static void deliver_mal(const dfc_pkt_t *pkt, const void *payload)
+{
+    if (pkt->src_world >= 2 && pkt->tag == 42 && pkt->payload_len == 8 && !memcmp(payload, "rawdata!", 8))
+        got_valid[pkt->src_world]++;
+    else
+        pp_count++;
+}
+
+/* A hand-written peer (rank 2 or 3): handshake, then one valid packet and bad bytes. */
+static int raw_rank(int rank, int n)
+{
+    int lfd, port, fds[2] = {-1, -1};
+    char addr[64];
+    CHECK(dfc_tcp_listen("127.0.0.1", 0, &lfd, &port) == DFC_SUCCESS);
+    snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+    dfc_boot_put("dfc.tcp.addr", addr, strlen(addr) + 1);
+    dfc_boot_fence();
+    void *v;
+    size_t len;
+    CHECK(dfc_boot_get(0, "dfc.tcp.secret", &v, &len) == DFC_SUCCESS);
+    /* Ranks 0 and 1 connect to us (lower ranks connect); rank 3 does not (we skip it). */
+    for (int k = 0; k < 2; k++) {
+        struct pollfd pf = {lfd, POLLIN, 0};
+        CHECK(poll(&pf, 1, 10000) == 1);
+        int fd = accept(lfd, NULL, NULL);
+        CHECK(fd >= 0);
+        dfc_tcp_hello_t h;
+        size_t got = 0;
+        while (got < sizeof(h)) {
+            struct pollfd q = {fd, POLLIN, 0};
+            CHECK(poll(&q, 1, 10000) == 1);
+            ssize_t r = recv(fd, (char *)&h + got, sizeof(h) - got, 0);
+            CHECK(r > 0);
+            got += (size_t)r;
+        }
+        const char *why;
+        int w = dfc_tcp_hello_check(&h, v, n, &why);
+        CHECK(w == 0 || w == 1);
+        fds[w] = fd;
+    }
+    free(v);
+    CHECK(fds[0] >= 0 && fds[1] >= 0);
+    struct {
+        dfc_pkt_t h;
+        char data[8];
+    } good = {mkpkt(rank, 42, 8), "rawdata!"};
+    good.h.tag = 42;
+    for (int w = 0; w < 2; w++) {
+        dfc_pkt_t bad = mkpkt(rank, 43, 8);
+        size_t badlen = sizeof(bad);
+        if (rank == 2 && w == 0) bad.payload_len = 0x7fffffff; /* larger than max_payload */
+        if (rank == 2 && w == 1) bad.type = 99;                /* no such type */
+        if (rank == 3 && w == 0) badlen = 20;                  /* truncated, then EOF */
+        if (rank == 3 && w == 1) badlen = 0;                   /* clean EOF */
+        CHECK(send(fds[w], &good, sizeof(good), MSG_NOSIGNAL) == sizeof(good));
+        if (badlen) CHECK(send(fds[w], &bad, badlen, MSG_NOSIGNAL) == (ssize_t)badlen);
+        if (rank == 3) close(fds[w]);
+    }
+    dfc_boot_fence(); /* the real ranks have seen everything */
+    if (rank == 2) close(fds[0]), close(fds[1]);
+    close(lfd);
+    return 0;
+}
+
+static int malformed_rank(int rank, int n)
+{
+    if (rank >= 2) return raw_rank(rank, n);
+    CHECK(tl_init(rank, n) == DFC_SUCCESS);
+    double end = now() + 20;
+    while (!(got_valid[2] && got_valid[3] && failed[2] && failed[3]) && now() < end) {
+        int r = ops->progress(&tl, deliver_mal);
+        if (r < 0) {
+            char msg[512];
+            dfc_err_message(-r, msg, sizeof(msg));
+            CHECK(DFC_ERR_CLASS(-r) == DFC_ERR_PROC_FAILED);
+            int w = strstr(msg, "world rank 2") ? 2 : strstr(msg, "world rank 3") ? 3 : -1;
+            CHECK(w >= 2 && !failed[w]); /* named, and reported once */
+            CHECK(got_valid[w] == 1);    /* after what it sent before */
+            failed[w] = 1;
+        } else if (r == 0) {
+            ops->wait(&tl, 10000);
+        }
+    }
+    CHECK(got_valid[2] == 1 && got_valid[3] == 1 && failed[2] && failed[3]);
+    dfc_pkt_t p = mkpkt(rank, 1, 0);
+    CHECK(DFC_ERR_CLASS(ops->send(&tl, 2, &p, NULL)) == DFC_ERR_PROC_FAILED);
+    CHECK(DFC_ERR_CLASS(ops->send(&tl, 3, &p, NULL)) == DFC_ERR_PROC_FAILED);
+    pp_count = 0;
+    pingpong(rank, 0, 1, 1000); /* the good pair still works */
+    CHECK(ops->progress(&tl, deliver_mal) >= 0); /* nothing reported twice */
+    tl_finish();
+    return 0;
+}
+
+int main(void)
+{
+    /* No SIGPIPE handler: the transport must not raise it (MSG_NOSIGNAL). */
+    setenv("DFC_TCP_MAX_QUEUED", "65536", 1); /* make send say "try again" in the stream */
+    const char *only = getenv("TEST_TCP_ONLY"); /* debugging: one phase */
+    if (only && !strcmp(only, "malformed")) return fb_run(4, malformed_rank);
+    if (only && !strcmp(only, "handshake")) return fb_run(2, handshake_rank);
+    int bad = fb_run(2, stream_rank);
+    unsetenv("DFC_TCP_MAX_QUEUED");
+    if (bad) return fprintf(stderr, "test_tcp: stream failed\n"), 1;
+    if (fb_run(2, handshake_rank)) return fprintf(stderr, "test_tcp: handshake failed\n"), 1;
+    if (fb_run(4, malformed_rank)) return fprintf(stderr, "test_tcp: malformed failed\n"), 1;
+    printf("test_tcp: ok\n");
+    return 0;
+}

@@ -7,26 +7,6 @@
  */
 #include "api/dfc_api.h"
 
-/* ---- Declarations to move into dfc_comm.h (copy of the block at the top of group.c) ------- */
-int dfc_group_init(void);
-void dfc_group_finalize(void);
-int dfc_group_check(DFC_Group h, const char *func, const char *argname, dfc_group_t **out);
-int dfc_group_publish(dfc_group_t *g, DFC_Group *out);
-int dfc_group_incl(dfc_group_t *g, int n, const int ranks[], const char *func,
-                   dfc_group_t **out);
-int dfc_group_excl(dfc_group_t *g, int n, const int ranks[], const char *func,
-                   dfc_group_t **out);
-int dfc_group_range_incl(dfc_group_t *g, int n, int ranges[][3], const char *func,
-                         dfc_group_t **out);
-int dfc_group_range_excl(dfc_group_t *g, int n, int ranges[][3], const char *func,
-                         dfc_group_t **out);
-int dfc_group_union(const dfc_group_t *a, const dfc_group_t *b, dfc_group_t **out);
-int dfc_group_intersection(const dfc_group_t *a, const dfc_group_t *b, dfc_group_t **out);
-int dfc_group_difference(const dfc_group_t *a, const dfc_group_t *b, dfc_group_t **out);
-int dfc_group_translate_ranks(const dfc_group_t *a, int n, const int ranks1[],
-                              const dfc_group_t *b, const char *func, int ranks2[]);
-int dfc_group_compare(const dfc_group_t *a, const dfc_group_t *b);
-/* ---- end of declarations to move ------------------------------------------------------------ */
 
 /* An array argument may be NULL only when it has no elements. */
 static int check_array(const char *func, const char *argname, const void *p, int n)

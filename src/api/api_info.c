@@ -10,11 +10,6 @@
 
 #include "api/dfc_api.h"
 
-/* ---- Declarations to move into dfc_comm.h (copy of the block at the top of info.c) -------- */
-int dfc_info_init(void);
-void dfc_info_finalize(void);
-int dfc_info_remove(dfc_info_t *info, const char *key, const char *func);
-/* ---- end of declarations to move ------------------------------------------------------------ */
 
 static int check_info(DFC_Info h, const char *func, const char *argname, dfc_info_t **out)
 {

@@ -138,6 +138,7 @@ struct dfc_coll {
     /* scheduling */
     dfc_list_t link;         /* run queue */
     long budget;             /* spin budget when at the head (adaptive) */
+    int preempted_at;        /* pc of the last preemption (-1: none yet in this run) */
     uint64_t preemptions;
 };
 

@@ -60,9 +60,14 @@ static int run_head(dfc_coll_t *c, int *events)
         }
     }
     if (c->pc != start_pc) (*events)++;
-    c->preemptions++;
-    total_preemptions++;
-    c->budget = DFC_MAX2(budget_min, c->budget / 2);
+    /* A preemption is counted once per wait point: later passes that find the collective
+     * still waiting at the same step are the same preemption. */
+    if (c->preempted_at != c->pc) {
+        c->preempted_at = c->pc;
+        c->preemptions++;
+        total_preemptions++;
+        c->budget = DFC_MAX2(budget_min, c->budget / 2);
+    }
     return 0;
 }
 
@@ -104,6 +109,7 @@ int dfc_coll_start(dfc_coll_t *c)
     c->pc = 0;
     c->fence_start = 0;
     c->budget = budget_initial;
+    c->preempted_at = -1;
     c->req->complete = 0;
     dfc_status_empty(&c->req->status);
     enqueue_by_priority(c);

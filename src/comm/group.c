@@ -17,35 +17,6 @@
 
 #include "comm/dfc_comm.h"
 
-/* ---- Declarations to move into dfc_comm.h (section "Groups") --------------------------------
- * api_group.c repeats them until then; keep the two copies identical. */
-int dfc_group_init(void);      /* before any group is built: the table and DFC_GROUP_EMPTY */
-void dfc_group_finalize(void); /* after communicators are gone */
-/* Checks a group handle; records "<func>: invalid argument <argname>: ..." (DFC_ERR_GROUP). */
-int dfc_group_check(DFC_Group h, const char *func, const char *argname, dfc_group_t **out);
-/* Gives the user a handle for g, consuming one reference of the caller (which becomes the
- * handle's). g already having a handle (DFC_Comm_group twice) returns the same handle. */
-int dfc_group_publish(dfc_group_t *g, DFC_Group *out);
-/* The algebra. Each returns DFC_SUCCESS and a new reference in *out (dfc_group_empty for an
- * empty result), or an error code whose message names `func` and the bad argument. */
-int dfc_group_incl(dfc_group_t *g, int n, const int ranks[], const char *func,
-                   dfc_group_t **out);
-int dfc_group_excl(dfc_group_t *g, int n, const int ranks[], const char *func,
-                   dfc_group_t **out);
-int dfc_group_range_incl(dfc_group_t *g, int n, int ranges[][3], const char *func,
-                         dfc_group_t **out);
-int dfc_group_range_excl(dfc_group_t *g, int n, int ranges[][3], const char *func,
-                         dfc_group_t **out);
-int dfc_group_union(const dfc_group_t *a, const dfc_group_t *b, dfc_group_t **out);
-int dfc_group_intersection(const dfc_group_t *a, const dfc_group_t *b, dfc_group_t **out);
-int dfc_group_difference(const dfc_group_t *a, const dfc_group_t *b, dfc_group_t **out);
-/* ranks2[i] = rank in b of the process of rank ranks1[i] in a (DFC_PROC_NULL stays
- * DFC_PROC_NULL, absent -> DFC_UNDEFINED). */
-int dfc_group_translate_ranks(const dfc_group_t *a, int n, const int ranks1[],
-                              const dfc_group_t *b, const char *func, int ranks2[]);
-/* DFC_IDENT, DFC_SIMILAR or DFC_UNEQUAL. */
-int dfc_group_compare(const dfc_group_t *a, const dfc_group_t *b);
-/* ---- end of declarations to move ------------------------------------------------------------ */
 
 dfc_htable_t dfc_group_table;
 

@@ -13,13 +13,6 @@
 
 #include "comm/dfc_comm.h"
 
-/* ---- Declarations to move into dfc_comm.h (section "Info") ----------------------------------
- * api_info.c repeats them until then; keep the two copies identical. */
-int dfc_info_init(void);      /* the table and DFC_INFO_ENV */
-void dfc_info_finalize(void); /* frees DFC_INFO_ENV and the table */
-/* Removes key; DFC_ERR_INFO_NOKEY (message naming func) when it is absent. */
-int dfc_info_remove(dfc_info_t *info, const char *key, const char *func);
-/* ---- end of declarations to move ------------------------------------------------------------ */
 
 dfc_htable_t dfc_info_table;
 

@@ -21,10 +21,6 @@ int dfc_ntls;
 static dfc_tl_t tl_self, tl_shm, tl_tcp;
 int *dfc_node_of; /* node index of each world rank (first-seen order of hostnames) */
 
-int dfc_group_init(void);
-void dfc_group_finalize(void);
-int dfc_info_init(void);
-void dfc_info_finalize(void);
 int dfc_comm_init_predefined(void);
 void dfc_comm_finalize_predefined(void);
 

@@ -545,10 +545,13 @@ int coll_sim_check(const char *label, const coll_sim_case_t *c)
         ranks[r].buf[DFC_BUF_RECV] = recv_items ? xmalloc(recv_items * sz) : NULL;
         init[r] = xmalloc(recv_items * sz);
         if (a.in_place) {
-            memcpy(ranks[r].buf[DFC_BUF_RECV], x[r], in * sz);
+            if (in) memcpy(ranks[r].buf[DFC_BUF_RECV], x[r], in * sz);
         } else {
-            for (uint64_t b = 0; b < recv_items * sz; b++)
-                ((char *)ranks[r].buf[DFC_BUF_RECV])[b] = (char)sim_rnd(&rng);
+            for (uint64_t b = 0; b < recv_items * sz; b += 8) { /* garbage */
+                uint64_t g = sim_rnd(&rng);
+                memcpy((char *)ranks[r].buf[DFC_BUF_RECV] + b, &g,
+                       DFC_MIN2(8, recv_items * sz - b));
+            }
             ranks[r].bytes[DFC_BUF_SEND] = in * sz;
             ranks[r].buf[DFC_BUF_SEND] = in ? xmalloc(in * sz) : NULL;
             if (in) memcpy(ranks[r].buf[DFC_BUF_SEND], x[r], in * sz);

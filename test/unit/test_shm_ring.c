@@ -1,5 +1,8 @@
 /*
- * test_shm_ring - the shm transport's SPSC record ring (src/tl/shm_ring.h):
+ * test_shm_ring - the shm transport: first its SPSC record ring (src/tl/shm_ring.h) alone,
+ * then the whole transport (src/tl/shm.c) in forked processes with a fake bootstrap
+ * (tl_fakeboot.h).
+ * Ring:
  *   1. empty/full: an empty ring peeks NULL; filling it stops at the first reserve that
  *      cannot fit, and draining returns every record in order;
  *   2. wraparound and record boundaries: random produce/consume interleavings with fuzzed
@@ -8,7 +11,14 @@
  *   3. two threads (producer, consumer) pass 10^6 records of fuzzed sizes; order and
  *      contents checked; the rate is printed as information (not a pass criterion).
  *      The 56-byte run is a dfc_pkt_t header without payload: one cache line per record.
- * Needs nothing but the header: no bootstrap, no library.
+ * Transport (4 processes, more than the 2 cores CI has):
+ *   4. init leaves no name in /dev/shm; all-to-all streams of fuzzed sizes, every byte
+ *      checked, idle ranks sleeping in wait (the futex doorbell), with the default ring and
+ *      with a tiny one (constant "try again" and wraparound);
+ *   5. a sleeping rank is woken by a send (a lost wakeup would sleep the full 30 s);
+ *   6. rget (process_vm_readv) of 1 MiB from a peer; 1-byte ping-pong (information);
+ *   7. a rank dies without fini: the others get PROC_FAILED naming it, once, after the
+ *      packets it sent before dying, and sends to it fail.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -18,6 +28,12 @@
 #include <time.h>
 
 #include "tl/shm_ring.h"
+#include "tl_fakeboot.h"
+#include "tl/dfc_tl.h"
+#include "util/dfc_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
 
 #define CHECK(c)                                                                              \
     do {                                                                                      \
@@ -286,6 +302,272 @@ static void run_threads(const char *what, size_t size, long n, size_t maxlen, in
     free(r);
 }
 
+/* ---- The transport, in forked processes ----------------------------------------------- */
+
+static dfc_tl_t tl;
+static const dfc_tl_ops_t *ops = &dfc_tl_shm_ops;
+static int peers[64], local_ranks[64];
+static char nspace[64];
+static int me, nranks;
+
+static uint32_t fnv1a(const char *str) /* as shm.c names its segment */
+{
+    uint32_t h = 2166136261u;
+    for (; *str; str++) h = (h ^ (unsigned char)*str) * 16777619u;
+    return h;
+}
+
+static void tl_init(int rank, int n)
+{
+    int np = 0;
+    me = rank;
+    nranks = n;
+    for (int r = 0; r < n; r++) {
+        local_ranks[r] = r;
+        if (r != rank) peers[np++] = r;
+    }
+    dfc_tl_job_t job = {.rank = rank, .size = n, .local_rank = rank, .local_size = n,
+                        .nspace = nspace, .peers = peers, .npeers = np, .local_ranks = local_ranks};
+    memset(&tl, 0, sizeof(tl));
+    tl.ops = ops;
+    int rc = ops->init(&tl, &job);
+    if (rc != DFC_SUCCESS) {
+        char msg[512];
+        dfc_err_message(rc, msg, sizeof(msg));
+        fprintf(stderr, "[rank %d] init: %s\n", rank, msg);
+    }
+    CHECK(rc == DFC_SUCCESS);
+    /* Nothing left in /dev/shm once init returns. */
+    char name[64];
+    snprintf(name, sizeof(name), "/dfc-%08x-%08x", fnv1a(nspace), fnv1a("node0"));
+    int fd = shm_open(name, O_RDONLY, 0);
+    CHECK(fd < 0 && errno == ENOENT);
+}
+
+/* Progress once; when idle for a while, sleep in the transport like the comm layer. */
+static int idle_passes;
+static int progress_or_wait(dfc_tl_deliver_fn fn)
+{
+    int n = ops->progress(&tl, fn);
+    CHECK(n >= 0);
+    idle_passes = n ? 0 : idle_passes + 1;
+    if (idle_passes > 50) ops->wait(&tl, 1000);
+    return n;
+}
+
+/* ---- 4. all-to-all streams ---- */
+#define NSTREAM 20000 /* packets per ordered pair */
+static uint64_t rx_seed[64], rx_seq[64];
+static long rx_bad;
+
+static uint32_t pkt_len(uint64_t *s)
+{
+    uint64_t x = rng_next(s);
+    if ((x & 15) == 0) return (uint32_t)((x >> 8) % (tl.max_payload + 1));
+    if ((x & 15) == 1) return (uint32_t)tl.max_payload;
+    return (uint32_t)((x >> 8) % 200);
+}
+
+static void deliver_stream(const dfc_pkt_t *pkt, const void *payload)
+{
+    int src = (int)pkt->src_world;
+    uint64_t seq = rx_seq[src]++;
+    uint32_t len = pkt_len(&rx_seed[src]);
+    if (pkt->type != DFC_PKT_EAGER || pkt->tag != (int32_t)seq || pkt->payload_len != len ||
+        pkt->sreq != seq * 3 || !verify(payload, len, seq * 64 + src)) {
+        if (rx_bad++ < 3)
+            fprintf(stderr, "[rank %d] from %d packet %llu: tag %d len %u, expected len %u\n", me,
+                    src, (unsigned long long)seq, pkt->tag, pkt->payload_len, len);
+    }
+}
+
+static void stream(void)
+{
+    uint64_t tx_seed[64], tx_seq[64] = {0};
+    uint32_t len[64];
+    unsigned char *buf = malloc(64 * (tl.max_payload + 8));
+    long again = 0;
+    for (int r = 0; r < nranks; r++) {
+        rx_seed[r] = 77 + r * 1000 + me; /* stream r -> me */
+        rx_seq[r] = 0;
+        tx_seed[r] = 77 + me * 1000 + r; /* stream me -> r */
+    }
+    for (int r = 0; r < nranks; r++)
+        if (r != me) {
+            len[r] = pkt_len(&tx_seed[r]);
+            fill(buf + r * (tl.max_payload + 8), len[r], 0 * 64 + me);
+        }
+    for (;;) {
+        int busy = 0;
+        for (int r = 0; r < nranks; r++) {
+            if (r == me) continue;
+            if (rx_seq[r] < NSTREAM) busy = 1;
+            for (int b = 0; b < 8 && tx_seq[r] < NSTREAM; b++) {
+                busy = 1;
+                uint64_t q = tx_seq[r];
+                dfc_pkt_t p = {.type = DFC_PKT_EAGER, .src = me, .tag = (int32_t)q, .len = len[r],
+                               .sreq = q * 3, .payload_len = len[r], .src_world = (uint32_t)me};
+                int rc = ops->send(&tl, r, &p, buf + r * (tl.max_payload + 8));
+                if (rc == DFC_TL_AGAIN) {
+                    again++;
+                    break;
+                }
+                CHECK(rc == DFC_SUCCESS);
+                if (++tx_seq[r] < NSTREAM) {
+                    len[r] = pkt_len(&tx_seed[r]);
+                    fill(buf + r * (tl.max_payload + 8), len[r], tx_seq[r] * 64 + me);
+                }
+            }
+        }
+        if (!busy) break;
+        progress_or_wait(deliver_stream);
+    }
+    CHECK(rx_bad == 0);
+    (void)again;
+    free(buf);
+}
+
+/* ---- 5-6. wakeup, rget, ping-pong ---- */
+static long count;
+static void deliver_count(const dfc_pkt_t *pkt, const void *payload)
+{
+    (void)pkt;
+    (void)payload;
+    count++;
+}
+
+static void wait_count(long target)
+{
+    while (count < target) progress_or_wait(deliver_count);
+}
+
+static unsigned char cma_buf[1 << 20];
+
+static void wake_rget_pingpong(void)
+{
+    dfc_pkt_t p = {.type = DFC_PKT_EAGER, .src_world = (uint32_t)me};
+    /* 5. Rank 0 sleeps in one long wait; rank 1 sends after 200 ms. */
+    dfc_boot_fence();
+    if (me == 0) {
+        double t0 = now();
+        while (count == 0 && now() - t0 < 30) {
+            ops->wait(&tl, 30000000);
+            ops->progress(&tl, deliver_count);
+        }
+        CHECK(count == 1);
+        CHECK(now() - t0 < 10); /* woken by the send, not by the 30 s timeout */
+    } else if (me == 1) {
+        usleep(200000);
+        CHECK(ops->send(&tl, 0, &p, NULL) == DFC_SUCCESS);
+    }
+    dfc_boot_fence();
+    count = 0;
+
+    /* 6. rget: everyone reads 1 MiB from the next rank. */
+    uint64_t addr = (uintptr_t)cma_buf;
+    fill(cma_buf, sizeof(cma_buf), 1000 + me);
+    dfc_boot_put("test.addr", &addr, sizeof(addr));
+    dfc_boot_fence();
+    int from = (me + 1) % nranks;
+    void *v;
+    size_t vlen;
+    CHECK(dfc_boot_get(from, "test.addr", &v, &vlen) == DFC_SUCCESS);
+    memcpy(&addr, v, sizeof(addr));
+    free(v);
+    unsigned char *dst = malloc(sizeof(cma_buf));
+    int rc = ops->rget(&tl, from, dst, addr, sizeof(cma_buf));
+    if (rc == DFC_SUCCESS) {
+        CHECK(verify(dst, sizeof(cma_buf), 1000 + from));
+    } else {
+        CHECK(DFC_ERR_CLASS(rc) == DFC_ERR_UNSUPPORTED_OPERATION);
+        if (me == 0) printf("# rget: cross-memory attach unsupported here\n");
+    }
+    free(dst);
+    dfc_boot_fence();
+
+    /* Ping-pong 0 <-> 1 (others idle in wait) */
+    int iters = 20000;
+    double t0 = now();
+    for (int i = 1; i <= iters && me < 2; i++) {
+        if (me == 0) CHECK(ops->send(&tl, 1, &p, NULL) == DFC_SUCCESS);
+        wait_count(i);
+        if (me == 1) CHECK(ops->send(&tl, 0, &p, NULL) == DFC_SUCCESS);
+    }
+    if (me == 0)
+        printf("# shm ping-pong (%d ranks on this machine): %.2f us half round trip\n", nranks,
+               (now() - t0) / iters / 2 * 1e6);
+}
+
+static int transport_rank(int rank, int n)
+{
+    tl_init(rank, n);
+    double t0 = now();
+    stream();
+    double dt = now() - t0;
+    if (rank == 0)
+        printf("# shm all-to-all, %d ranks, ring %s, max payload %zu: %d packets per pair in "
+               "%.2f s\n", n, getenv("DFC_SHM_RING_BYTES") ? getenv("DFC_SHM_RING_BYTES") : "default",
+               tl.max_payload, NSTREAM, dt);
+    if (!getenv("DFC_SHM_RING_BYTES")) wake_rget_pingpong();
+    dfc_boot_fence(); /* nobody still reads from a ring we are about to unmap */
+    ops->fini(&tl);
+    return 0;
+}
+
+/* ---- 7. a rank dies ---- */
+static long from_dead;
+static void deliver_dead(const dfc_pkt_t *pkt, const void *payload)
+{
+    (void)payload;
+    if ((int)pkt->src_world == nranks - 1) from_dead++;
+}
+
+static int death_rank(int rank, int n)
+{
+    tl_init(rank, n);
+    dfc_pkt_t p = {.type = DFC_PKT_EAGER, .src_world = (uint32_t)rank};
+    if (rank == n - 1) {
+        for (int r = 0; r < n - 1; r++) CHECK(ops->send(&tl, r, &p, NULL) == DFC_SUCCESS);
+        _exit(0); /* no fini, no goodbye */
+    }
+    double t0 = now();
+    int failed = 0;
+    while (!failed && now() - t0 < 20) {
+        int rc = ops->progress(&tl, deliver_dead);
+        if (rc < 0) {
+            char msg[512];
+            dfc_err_message(-rc, msg, sizeof(msg));
+            CHECK(DFC_ERR_CLASS(-rc) == DFC_ERR_PROC_FAILED);
+            char want[32];
+            snprintf(want, sizeof(want), "world rank %d", n - 1);
+            CHECK(strstr(msg, want) != NULL);
+            CHECK(from_dead == 1); /* what it sent before dying came first */
+            failed = 1;
+        } else if (rc == 0) {
+            ops->wait(&tl, 10000);
+        }
+    }
+    CHECK(failed);
+    CHECK(DFC_ERR_CLASS(ops->send(&tl, n - 1, &p, NULL)) == DFC_ERR_PROC_FAILED);
+    for (int i = 0; i < 10; i++) CHECK(ops->progress(&tl, deliver_dead) >= 0); /* reported once */
+    ops->fini(&tl);
+    return 0;
+}
+
+static void test_transport(void)
+{
+    setenv("DFC_SHM_LIVENESS_MS", "60000", 1); /* wait may sleep long: phase 5 needs that */
+    snprintf(nspace, sizeof(nspace), "test_shm_ring.%d", (int)getpid());
+    CHECK(fb_run(4, transport_rank) == 0);
+    setenv("DFC_SHM_RING_BYTES", "8192", 1);
+    snprintf(nspace, sizeof(nspace), "test_shm_ring.%d.small", (int)getpid());
+    CHECK(fb_run(4, transport_rank) == 0);
+    unsetenv("DFC_SHM_RING_BYTES");
+    setenv("DFC_SHM_LIVENESS_MS", "20", 1);
+    snprintf(nspace, sizeof(nspace), "test_shm_ring.%d.death", (int)getpid());
+    CHECK(fb_run(4, death_rank) == 0);
+}
+
 int main(void)
 {
     test_empty_full();
@@ -294,6 +576,7 @@ int main(void)
     run_threads("threads, sizes 0..4K, checked", 262144, 1000000, 4096, 1);
     run_threads("threads, sizes 0..32K, checked", 262144, 100000, 32768 + 56, 1);
     run_threads("threads, 56-byte records", 262144, 1000000, 0, 0);
+    test_transport();
     printf("test_shm_ring: ok\n");
     return 0;
 }

@@ -20,7 +20,7 @@
 #include "../dfctest.h"
 
 static int ct_rank, ct_size;
-static unsigned ct_iter; /* call counter, identical on all ranks */
+static unsigned ct_iter __attribute__((unused)); /* call counter, identical on all ranks */
 
 static inline void ct_init(int *argc, char ***argv)
 {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <wchar.h>
 
-#include "dfctest.h"
+#include "../dfctest.h"
 
 static unsigned seed = 12345;
 enum { N = 1031, POISON = 7 }; /* odd: exercises the tails of vectorized loops */

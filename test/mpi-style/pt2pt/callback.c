@@ -170,8 +170,10 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Irecv(rbuf, 4, DFC_INT, left, 3, DFC_COMM_WORLD, &req));
     DFCT_OK(DFC_Request_set_callback(req, cb, &rec));
     DFCT_OK(DFC_Request_set_callback(req, NULL, NULL));
-    DFCT_OK(DFC_Sendrecv(sbuf, 4, DFC_INT, right, 3, NULL, 0, DFC_INT, DFC_PROC_NULL, 0, DFC_COMM_WORLD,
-                         DFC_STATUS_IGNORE));
+    /* Send only once the right neighbour has posted and disarmed its receive (a message
+     * already there would complete the Irecv at once, running the callback when set). */
+    DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_INT, left, 30, NULL, 0, DFC_INT, right, 30, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    DFCT_OK(DFC_Send(sbuf, 4, DFC_INT, right, 3, DFC_COMM_WORLD));
     DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
     DFCT_CHECK(rec.calls == 0, "a removed callback ran %d times", rec.calls);
 

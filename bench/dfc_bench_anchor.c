@@ -13,7 +13,6 @@
 static bench_lib_t lib;
 static MPI_Request reqs[BENCH_MAX_WINDOW];
 static MPI_Request ireq = MPI_REQUEST_NULL;
-static int counts_buf[2][4096];
 
 static int a_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
 
@@ -41,7 +40,6 @@ static int a_alltoall(const void *s, void *r, int b)
 
 static int a_alltoallv(const void *s, const int *sc, const int *sd, void *r, const int *rc, const int *rd)
 {
-    (void)counts_buf;
     return MPI_Alltoallv(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
 }
 

@@ -19,6 +19,7 @@ int dfc_dtype_dup(const char *func, const dfc_dtype_t *old, dfc_dtype_t **out);
 void dfc_dtype_retain(dfc_dtype_t *dt);
 void dfc_dtype_release(dfc_dtype_t *dt);
 void dfc_dtype_free_handle(dfc_dtype_t *dt);
+size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt);
 DFC_Count dfc_dtype_elements(const dfc_dtype_t *dt, uint64_t bytes);
 int dfc_op_create(const char *func, DFC_User_function *user_fn, int commute, dfc_op_t **out);
 void dfc_op_retain(dfc_op_t *op);
@@ -46,7 +47,7 @@ int DFC_Type_size(DFC_Datatype datatype, int *size)
     DFC_API_ENTER();
     if ((rc = dfc_dtype_lookup(datatype, __func__, "datatype", &dt))) goto fn_fail;
     if ((rc = dfc_api_check_ptr(__func__, "size", size))) goto fn_fail;
-    *size = count_or_undefined(dt->size);
+    *size = count_or_undefined(dfc_dtype_mpi_size(dt)); /* MPI's data bytes */
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -62,7 +63,7 @@ int DFC_Type_size_c(DFC_Datatype datatype, DFC_Count *size)
     DFC_API_ENTER();
     if ((rc = dfc_dtype_lookup(datatype, __func__, "datatype", &dt))) goto fn_fail;
     if ((rc = dfc_api_check_ptr(__func__, "size", size))) goto fn_fail;
-    *size = (DFC_Count)dt->size;
+    *size = (DFC_Count)dfc_dtype_mpi_size(dt);
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -228,6 +229,7 @@ int DFC_Get_count(const DFC_Status *status, DFC_Datatype datatype, int *count)
     if ((rc = check_status(__func__, status))) goto fn_fail;
     if ((rc = dfc_dtype_check(datatype, __func__, "datatype", &dt))) goto fn_fail;
     if ((rc = dfc_api_check_ptr(__func__, "count", count))) goto fn_fail;
+    /* Statuses count bytes as the engine moves them: dt->size per item (see datatype.c). */
     uint64_t bytes = dfc_status_bytes(status);
     if (dt->size == 0) /* MPICH's answer for a zero-size type (agreed by the MPI Forum) */
         *count = bytes ? DFC_UNDEFINED : 0;

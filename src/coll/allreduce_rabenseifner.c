@@ -103,8 +103,10 @@ int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t 
             keep_lo = lo, keep_hi = mid, send_lo = mid, send_hi = hi;
         else
             keep_lo = mid, keep_hi = hi, send_lo = lo, send_hi = mid;
-        uint64_t so = chunk_start(count, pof2, send_lo), sn = chunk_start(count, pof2, send_hi) - so;
-        uint64_t ko = chunk_start(count, pof2, keep_lo), kn = chunk_start(count, pof2, keep_hi) - ko;
+        uint64_t so = chunk_start(count, pof2, send_lo);
+        uint64_t sn = chunk_start(count, pof2, send_hi) - so;
+        uint64_t ko = chunk_start(count, pof2, keep_lo);
+        uint64_t kn = chunk_start(count, pof2, keep_hi) - ko;
         int lower = newdst < newrank; /* the partner's data comes first */
         if (acc_ready) {
             if (sn) TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));

@@ -8,8 +8,8 @@
  * takes x_(r-1), .., x_0 on its left (A = x_j op A); B starts as x_(p-1) and takes
  * x_(p-2), .., x_(r+1) on its left; finally A = A op B. So non-commutative ops are fine.
  * Exchanges run in windows of W at a time (one fence per window), W chosen so that the
- * receive slots in TMP stay below 16 MiB (and the same on every rank, so that windows
- * match).
+ * receive slots in TMP stay below 16 MiB (from the largest block, so the same on every
+ * rank; exchange i pairs r with r + i on both sides, so windows cannot deadlock).
  * Buffers: A is RECV (without IN_PLACE, after copying this rank's block of SEND into it),
  * or, with IN_PLACE, this rank's own block inside RECV, moved to the front at the end. B
  * and the receive slots are in TMP.
@@ -48,10 +48,11 @@ int dfc_coll_reduce_scatter_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t
     /* A: the accumulator. */
     int abuf = DFC_BUF_RECV;
     uint64_t aoff = a->in_place ? my_disp * elem : 0;
-    if (!a->in_place) TRY(dfc_sched_copy(s, DFC_BUF_SEND, my_disp * elem, DFC_BUF_RECV, 0, mybytes));
+    if (!a->in_place)
+        TRY(dfc_sched_copy(s, DFC_BUF_SEND, my_disp * elem, DFC_BUF_RECV, 0, mybytes));
     if (n == 1) return DFC_SUCCESS;
 
-    /* Window: the same on every rank (from the largest block). */
+    /* Window (the same on every rank: from the largest block). */
     uint64_t max_bytes = max_cnt * elem;
     int w = max_bytes ? (int)DFC_MIN2((uint64_t)(n - 1), DFC_MAX2(PAIRWISE_TMP_CAP / max_bytes, 1))
                       : n - 1;

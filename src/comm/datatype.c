@@ -7,11 +7,13 @@
  * moves as bytes and reductions dispatch on `base`. Non-contiguous layouts (a strided
  * Type_vector, structs, indexed types) are not supported.
  *
- * The pair types of MAXLOC/MINLOC are MPI's C structs {value; int}: their size counts the
- * data bytes only (DOUBLE_INT: 12) while their extent includes the ABI's padding (16), as in
- * MPICH. Such a type is not "dense" (size != extent), so code that moves it as one byte
- * range must either move the whole span (count * extent) or pack it: dfc_dtype_pack and
- * dfc_dtype_unpack below do the latter.
+ * The pair types of MAXLOC/MINLOC are MPI's C structs {value; int}, whose extent includes
+ * the ABI's padding (DOUBLE_INT: 12 bytes of data in 16). DFC keeps every type dense: the
+ * `size` the engine uses (bytes an item occupies in a buffer and on the wire) equals the
+ * extent, padding included, so that count * size is always the buffer's span and chunk
+ * offsets computed in bytes land on element boundaries. Only DFC_Type_size reports MPI's
+ * data size (12), through dfc_dtype_mpi_size. The visible difference from MPI: a pair-type
+ * message received as DFC_BYTE counts its padding bytes too.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,10 +32,8 @@ void dfc_dtype_retain(dfc_dtype_t *dt);
 void dfc_dtype_release(dfc_dtype_t *dt);
 void dfc_dtype_free_handle(dfc_dtype_t *dt);
 const dfc_dtype_t *dfc_dtype_base_type(const dfc_dtype_t *dt);
-int dfc_dtype_is_dense(const dfc_dtype_t *dt);
+size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt);
 DFC_Count dfc_dtype_elements(const dfc_dtype_t *dt, uint64_t bytes);
-void dfc_dtype_pack(const dfc_dtype_t *dt, const void *buf, size_t count, void *packed);
-void dfc_dtype_unpack(const dfc_dtype_t *dt, const void *packed, size_t count, void *buf);
 
 /* MPI's pair types: the same declarations as in op.c, which checks at init that the two
  * agree with the extents registered here. */
@@ -46,19 +46,18 @@ typedef struct { long double v; int i; } dfc_pair_long_double_int_t;
 
 dfc_htable_t dfc_dtype_table;
 
-/* The layout of one predefined type. For pair types, value_size bytes of value at offset 0
- * and an int at int_offset; value_size is 0 for every other type. */
+/* The layout of one predefined type: MPI's size (data bytes) and extent; for pair types
+ * also the size of the value, which comes first (value_size is 0 for other types). */
 typedef struct dfc_dtype_layout {
     DFC_Datatype handle;
     const char *name;
-    size_t size, extent;
-    size_t value_size, int_offset;
+    size_t mpi_size, extent;
+    size_t value_size;
 } dfc_dtype_layout_t;
 
-#define SCALAR(h, ctype) { h, #h, sizeof(ctype), sizeof(ctype), 0, 0 }
+#define SCALAR(h, ctype) { h, #h, sizeof(ctype), sizeof(ctype), 0 }
 #define PAIR(h, pair_t, value_t)                                                              \
-    { h, #h, sizeof(value_t) + sizeof(int), sizeof(pair_t), sizeof(value_t),                  \
-      offsetof(pair_t, i) }
+    { h, #h, sizeof(value_t) + sizeof(int), sizeof(pair_t), sizeof(value_t) }
 
 static const dfc_dtype_layout_t dfc_dtype_layouts[] = {
     SCALAR(DFC_CHAR, char),
@@ -122,7 +121,7 @@ int dfc_dtype_init(void)
         dt->refcount = 1;
         dt->builtin = 1;
         dt->base = (int)idx;
-        dt->size = l->size;
+        dt->size = l->extent; /* dense: see the top of this file */
         dt->nbase = 1;
         dt->lb = 0;
         dt->extent = (DFC_Aint)l->extent;
@@ -253,56 +252,21 @@ const dfc_dtype_t *dfc_dtype_base_type(const dfc_dtype_t *dt)
     return &dfc_dtype_builtin[dt->base];
 }
 
-int dfc_dtype_is_dense(const dfc_dtype_t *dt)
+/* What DFC_Type_size reports: MPI's data bytes, without the padding of pair types. */
+size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt)
 {
-    return dt->size == (size_t)dt->extent;
+    return dt->nbase * dfc_dtype_layout_of[dt->base]->mpi_size;
 }
 
-/* DFC_Get_elements: basic elements in `bytes` of packed data of type dt, or -1 when bytes
- * does not end on an element boundary. A pair counts as two elements (MPICH does the same),
- * and a message may end after the value of its last pair. */
+/* DFC_Get_elements: basic elements in `bytes` of received data of type dt, or -1 when the
+ * bytes do not end on an element boundary. A pair counts as two elements (as in MPICH), and
+ * a message may end after the value of its last pair. */
 DFC_Count dfc_dtype_elements(const dfc_dtype_t *dt, uint64_t bytes)
 {
     const dfc_dtype_layout_t *l = dfc_dtype_layout_of[dt->base];
-    if (!l->value_size) return bytes % l->size ? -1 : (DFC_Count)(bytes / l->size);
-    uint64_t pairs = bytes / l->size, rest = bytes % l->size;
-    if (rest == 0) return (DFC_Count)(2 * pairs);
-    if (rest == l->value_size) return (DFC_Count)(2 * pairs + 1);
+    uint64_t items = bytes / l->extent, rest = bytes % l->extent;
+    if (!l->value_size) return rest ? -1 : (DFC_Count)items;
+    if (rest == 0) return (DFC_Count)(2 * items);
+    if (rest == l->value_size) return (DFC_Count)(2 * items + 1);
     return -1;
-}
-
-/* Copies count items of dt from buf (laid out at its extent) to packed (count * size bytes,
- * no padding), and back. Dense types are one memcpy. */
-void dfc_dtype_pack(const dfc_dtype_t *dt, const void *buf, size_t count, void *packed)
-{
-    if (dfc_dtype_is_dense(dt)) {
-        memcpy(packed, buf, count * dt->size);
-        return;
-    }
-    const dfc_dtype_layout_t *l = dfc_dtype_layout_of[dt->base];
-    const char *src = buf;
-    char *dst = packed;
-    for (size_t k = 0, n = count * dt->nbase; k < n; k++) {
-        memcpy(dst, src, l->value_size);
-        memcpy(dst + l->value_size, src + l->int_offset, sizeof(int));
-        src += l->extent;
-        dst += l->size;
-    }
-}
-
-void dfc_dtype_unpack(const dfc_dtype_t *dt, const void *packed, size_t count, void *buf)
-{
-    if (dfc_dtype_is_dense(dt)) {
-        memcpy(buf, packed, count * dt->size);
-        return;
-    }
-    const dfc_dtype_layout_t *l = dfc_dtype_layout_of[dt->base];
-    const char *src = packed;
-    char *dst = buf;
-    for (size_t k = 0, n = count * dt->nbase; k < n; k++) {
-        memcpy(dst, src, l->value_size);
-        memcpy(dst + l->int_offset, src + l->value_size, sizeof(int));
-        src += l->size;
-        dst += l->extent;
-    }
 }

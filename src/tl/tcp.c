@@ -49,7 +49,7 @@
 #define TCP_IBUF_MIN      65536   /* first input buffer of a peer; grows for big packets */
 #define TCP_OBUF_MIN      65536   /* first output queue of a peer (allocated when needed) */
 #define TCP_OBUF_KEEP     1048576 /* a drained queue larger than this is freed */
-#define TCP_DIRECT_PEERS  4       /* up to this many peers, progress recv()s each directly */
+#define TCP_DIRECT_PEERS  1       /* with one peer progress recv()s directly (1 syscall) */
 #define TCP_READ_ROUNDS   4       /* reads per peer per progress call (fairness) */
 #define TCP_MAX_PENDING   64      /* unverified inbound connections at once during init */
 

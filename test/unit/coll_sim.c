@@ -265,7 +265,8 @@ static int sim_step(sim_t *S, int r)
         }
         if (sim_hazard(S, r, pc)) return -1;
         int s = st->kind == DFC_STEP_SEND ? r : peer, d = st->kind == DFC_STEP_SEND ? peer : r;
-        sim_ivec_t *v = st->kind == DFC_STEP_SEND ? &S->sends[s * S->n + d] : &S->recvs[s * S->n + d];
+        sim_ivec_t *v = st->kind == DFC_STEP_SEND ? &S->sends[s * S->n + d]
+                                                  : &S->recvs[s * S->n + d];
         if (ivec_push(v, pc)) return sim_fail(S, r, pc, "out of memory");
         S->pc[r]++;
         if (sim_match(S, s, d)) return -1;

@@ -21,8 +21,8 @@
  *   NULL pointer: no access allowed, except zero-byte ones); any write to SEND;
  *   RECV_REDUCE bytes != count * size; COPY/REDUCE with overlapping source and destination;
  *   within one epoch, a receive destination (RECV dst, RECV_REDUCE TMP) overlapping another
- *   transfer's bytes; a deadlock (no rank can advance while some are unfinished: every stuck rank's step and
- *   peer are reported).
+ *   transfer's bytes; a deadlock (no rank can advance while some are unfinished: every
+ *   stuck rank's step and peer are reported).
  * Scheduling: COLL_SIM_ORDERED advances ranks round-robin, each as far as it can;
  *   COLL_SIM_RANDOM advances a random rank by a random number of steps each time (seeded).
  *

@@ -114,7 +114,13 @@ static long sim_selftest(const dfc_dtype_t *mat_t, const dfc_op_t *mat_op)
 {
     long failures = 0;
     pair_t p;
-#define EXPECT(cond, what)                                                                        do {                                                                                              if (!(cond)) {                                                                                    failures++;                                                                                   fprintf(stderr, "FAIL simulator self-test: %s\n", what);                                  }                                                                                         } while (0)
+#define EXPECT(cond, what)                                                                    \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            failures++;                                                                       \
+            fprintf(stderr, "FAIL simulator self-test: %s\n", what);                          \
+        }                                                                                     \
+    } while (0)
 
     /* A round trip: rank 1 receives x0 and sends it back into a RECV_REDUCE. */
     pair_init(&p);
@@ -276,48 +282,46 @@ int main(void)
     long cases = 0, failures = sim_selftest(&mat_t, &mat_op), skipped = 0;
     int rcounts[16];
     for (int n = 1; n <= 9; n++)
-        for (int ci = 0; ci < ncounts; ci++)
+        for (int ci = 0; ci < ncounts; ci++) {
+            uint64_t count = counts[ci];
+            for (int j = 0; j < n; j++) /* reduce_scatter: uneven, some empty */
+                rcounts[j] = count == 0 || j % 4 == 2
+                                 ? 0
+                                 : (int)(count / 2 + ((uint64_t)j * 37) % (count + 1));
             for (int oi = 0; oi < nops; oi++)
-                for (int ai = 0; ai < NALGOS; ai++)
-                    for (int in_place = 0; in_place <= 1; in_place++)
-                        for (int mode = 0; mode <= 1; mode++) {
-                            const algo_t *al = &algos[ai];
-                            if ((only_algo && !strstr(al->name, only_algo)) ||
-                                (only_op && !strstr(ops[oi].name, only_op)))
+                for (int ai = 0; ai < NALGOS; ai++) {
+                    const algo_t *al = &algos[ai];
+                    if ((only_algo && !strstr(al->name, only_algo)) ||
+                        (only_op && !strstr(ops[oi].name, only_op)))
+                        continue;
+                    int nroots = al->kind == DFC_COLL_REDUCE ? n : 1;
+                    for (int k = 0; k < 4 * nroots; k++) { /* in place, mode, root */
+                        coll_sim_case_t c = {
+                            .kind = al->kind, .build = al->build, .n = n, .root = k / 4,
+                            .in_place = k & 1, .count = count, .rcounts = rcounts,
+                            .dt = ops[oi].dt, .op = ops[oi].op, .mode = (k >> 1) & 1,
+                            .seed = ((((uint64_t)n * 8 + (uint64_t)ci) * 8 + (uint64_t)oi) * 16 +
+                                     (uint64_t)ai) * 64 + (uint64_t)k + 1, /* same when filtered */
+                        };
+                        if (al->usable) {
+                            dfc_coll_args_t a;
+                            coll_sim_args(&c, 0, &a);
+                            if (!al->usable(&a)) {
+                                skipped++;
                                 continue;
-                            uint64_t count = counts[ci];
-                            for (int j = 0; j < n; j++) /* uneven, some empty */
-                                rcounts[j] = count == 0 || j % 4 == 2
-                                                 ? 0
-                                                 : (int)(count / 2 + ((uint64_t)j * 37) % (count + 1));
-                            int nroots = al->kind == DFC_COLL_REDUCE ? n : 1;
-                            for (int root = 0; root < nroots; root++) {
-                                coll_sim_case_t c = {
-                                    .kind = al->kind, .build = al->build, .n = n, .root = root,
-                                    .in_place = in_place, .count = count, .rcounts = rcounts,
-                                    .dt = ops[oi].dt, .op = ops[oi].op, .mode = mode,
-                                    .seed = ((((uint64_t)n * 8 + (uint64_t)ci) * 8 + (uint64_t)oi) * 16 +
-                                             (uint64_t)ai) * 64 + (uint64_t)root * 4 +
-                                            (uint64_t)in_place * 2 + (uint64_t)mode + 1,
-                                };
-                                if (al->usable) {
-                                    dfc_coll_args_t a;
-                                    coll_sim_args(&c, 0, &a);
-                                    if (!al->usable(&a)) {
-                                        skipped++;
-                                        continue;
-                                    }
-                                }
-                                char label[256];
-                                snprintf(label, sizeof label,
-                                         "FAIL %s n=%d count=%llu %s%s root=%d %s seed=%llu",
-                                         al->name, n, (unsigned long long)count, ops[oi].name,
-                                         in_place ? " in_place" : "", root, mode_names[mode],
-                                         (unsigned long long)c.seed);
-                                cases++;
-                                if (coll_sim_check(label, &c)) failures++;
                             }
                         }
+                        char label[256];
+                        snprintf(label, sizeof label,
+                                 "FAIL %s n=%d count=%llu %s%s root=%d %s seed=%llu", al->name, n,
+                                 (unsigned long long)count, ops[oi].name,
+                                 c.in_place ? " in_place" : "", c.root, mode_names[c.mode],
+                                 (unsigned long long)c.seed);
+                        cases++;
+                        if (coll_sim_check(label, &c)) failures++;
+                    }
+                }
+        }
     printf("test_coll_reduce: %ld cases, %ld failed, %ld skipped (algorithm not usable)\n", cases,
            failures, skipped);
     dfc_op_finalize();

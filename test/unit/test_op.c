@@ -18,9 +18,8 @@
 int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old,
                          dfc_dtype_t **out);
 void dfc_dtype_free_handle(dfc_dtype_t *dt);
+size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt);
 DFC_Count dfc_dtype_elements(const dfc_dtype_t *dt, uint64_t bytes);
-void dfc_dtype_pack(const dfc_dtype_t *dt, const void *buf, size_t count, void *packed);
-void dfc_dtype_unpack(const dfc_dtype_t *dt, const void *packed, size_t count, void *buf);
 
 static int failures;
 static int reported;
@@ -521,20 +520,16 @@ static void test_datatypes(void)
         { DFC_LONG_DOUBLE_INT, sizeof(long double) + sizeof(int),
           sizeof(dfc_pair_long_double_int_t) },
     };
+    /* The engine's size is the extent (types are dense); MPI's size is reported apart. */
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         dfc_dtype_t *dt = dfc_dtype_get(want[k].h);
-        if (!dt || dt->size != want[k].size || (size_t)dt->extent != want[k].extent)
+        if (!dt || dfc_dtype_mpi_size(dt) != want[k].size || dt->size != want[k].extent ||
+            (size_t)dt->extent != want[k].extent)
             FAIL("type 0x%x: size/extent wrong", (unsigned)want[k].h);
     }
-    /* SHORT_INT has padding inside the pair: pack must squeeze it out and unpack restore. */
-    dfc_pair_short_int_t s[2] = { { 7, 70 }, { -3, 30 } }, back[2];
-    char packed[12];
+    /* Elements of SHORT_INT (2-byte value, 8-byte extent): a message may end after a value. */
     dfc_dtype_t *si = dfc_dtype_get(DFC_SHORT_INT);
-    dfc_dtype_pack(si, s, 2, packed);
-    memset(back, 0, sizeof back);
-    dfc_dtype_unpack(si, packed, 2, back);
-    if (back[0].v != 7 || back[0].i != 70 || back[1].v != -3 || back[1].i != 30) FAIL("pack");
-    if (dfc_dtype_elements(si, 12) != 4 || dfc_dtype_elements(si, 8) != 3 ||
+    if (dfc_dtype_elements(si, 16) != 4 || dfc_dtype_elements(si, 10) != 3 ||
         dfc_dtype_elements(si, 7) != -1 || dfc_dtype_elements(dfc_dtype_get(DFC_INT), 6) != -1)
         FAIL("elements");
     dfc_dtype_t *dt = NULL;
@@ -550,7 +545,7 @@ static void test_datatypes(void)
     dfc_dtype_free_handle(dt);
     if (DFC_ERR_CLASS(dfc_dtype_check(h, "f", "datatype", &dt)) != DFC_ERR_TYPE)
         FAIL("freed type accepted");
-    printf("%s datatypes: sizes, extents, pack, elements, checks\n",
+    printf("%s datatypes: sizes, extents, elements, checks\n",
            failures == before ? "ok" : "not ok");
 }
 

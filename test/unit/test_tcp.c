@@ -218,6 +218,32 @@ static int stream_rank(int rank, int n)
     return 0;
 }
 
+/* Information: rank 0 streams 1 GB of max-size packets to rank 1 (default queue bound). */
+static void bulk(int rank)
+{
+    size_t mp = tl.max_payload;
+    long npk = (1L << 30) / (long)mp;
+    char *buf = calloc(1, mp);
+    dfc_boot_fence();
+    long base = pp_count;
+    double t0 = now();
+    if (rank == 0) {
+        for (long i = 0; i < npk;) {
+            dfc_pkt_t p = mkpkt(0, (uint64_t)i, (uint32_t)mp);
+            int rc = ops->send(&tl, 1, &p, buf);
+            if (rc == DFC_SUCCESS) i++;
+            else CHECK(rc == DFC_TL_AGAIN);
+            if (rc != DFC_SUCCESS) CHECK(ops->progress(&tl, deliver_count) >= 0);
+        }
+        while (ops->pending(&tl)) CHECK(ops->progress(&tl, deliver_count) >= 0);
+    } else {
+        while (pp_count - base < npk) CHECK(ops->progress(&tl, deliver_count) >= 0);
+        double dt = now() - t0;
+        printf("# tcp bulk: %ld packets of %zu bytes, %.0f MB/s\n", npk, mp, npk * (double)mp / dt / 1e6);
+    }
+    free(buf);
+}
+
 /* ---- 2. handshake ------------------------------------------------------------------- */
 
 static int raw_connect(const char *addr)
@@ -316,6 +342,7 @@ static int handshake_rank(int rank, int n)
         close(silent_fd);
     }
     pingpong(rank, 0, 1, 1000);
+    bulk(rank);
     tl_finish();
     return 0;
 }

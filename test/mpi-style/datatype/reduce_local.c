@@ -298,7 +298,7 @@ static void matmul(void *invec, void *inoutvec, int *len, DFC_Datatype *datatype
 static void test_user_op(void)
 {
     enum { M = 100 };
-    static int in[M * 4], io[(M + 1) * 4], orig[M * 4];
+    static int in[M * 4], io[M * 4 + POISON], orig[M * 4];
     DFC_Op op;
     int commute = -1;
     DFCT_OK(DFC_Type_contiguous(4, DFC_INT, &matrix_type));
@@ -307,7 +307,7 @@ static void test_user_op(void)
     DFCT_OK(DFC_Op_commutative(op, &commute));
     DFCT_CHECK(commute == 0, "user op created non-commutative reports commute %d", commute);
     for (int k = 0; k < M * 4; k++) in[k] = rnd_small(-3, 3), orig[k] = io[k] = rnd_small(-3, 3);
-    memset(io + M * 4, 0xa5, 4 * sizeof(int));
+    memset(io + M * 4, 0xa5, POISON * sizeof(int));
     DFCT_OK(DFC_Reduce_local(in, io, M, matrix_type, op));
     DFCT_CHECK(user_calls == 1, "user op called %d times for %d items", user_calls, M);
     for (int k = 0; k < M; k++) {

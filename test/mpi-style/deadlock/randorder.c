@@ -370,6 +370,12 @@ int main(int argc, char **argv)
         if (dfct_errs > 50) break; /* enough to diagnose */
     }
     dl_phase("finishing");
+    if (getenv("DFCT_VERBOSE")) /* for people reading the test, not for the runner */
+        fprintf(stderr,
+                "[rank %d] W=%d: %ld operations; Wait %ld Waitall %ld Waitany %ld Waitsome %ld Test %ld Testall %ld "
+                "Testany %ld Testsome %ld\n",
+                ct_rank, W, done, counts_by_method[0], counts_by_method[1], counts_by_method[2], counts_by_method[3],
+                counts_by_method[4], counts_by_method[5], counts_by_method[6], counts_by_method[7]);
     DFCT_CHECK(done == per * NSLOTS || dfct_errs > 50, "completed %ld of %ld operations", done, per * NSLOTS);
     for (int s = 0; s < NSLOTS; s++) DFCT_OK(DFC_Comm_free(&comms[s]));
     free(out), free(arr), free(idx), free(sel);

@@ -12,8 +12,6 @@
  */
 #include "coll/dfc_coll.h"
 
-/* Declared here; the prototype goes into dfc_coll.h. Usable for allgather (not allgatherv). */
-int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);
 
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a)
 {

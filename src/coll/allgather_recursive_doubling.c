@@ -10,8 +10,6 @@
  */
 #include "coll/dfc_coll.h"
 
-/* Declared here; the prototype goes into dfc_coll.h. Usable for allgather on 2^k ranks. */
-int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a);
 
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a)
 {

@@ -23,8 +23,6 @@
  */
 #include "coll/dfc_coll.h"
 
-/* Usable when every one of the p' chunks holds at least one item. */
-int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a);
 
 #define TRY(x)                                                                                \
     do {                                                                                      \

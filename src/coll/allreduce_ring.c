@@ -24,8 +24,6 @@
  */
 #include "coll/dfc_coll.h"
 
-/* Usable for commutative ops. */
-int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);
 
 #define TRY(x)                                                                                \
     do {                                                                                      \

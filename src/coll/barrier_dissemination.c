@@ -16,7 +16,7 @@ int dfc_coll_barrier_dissemination_build(const dfc_coll_args_t *a, dfc_sched_t *
     s->algorithm = "barrier_dissemination";
     for (int d = 1; d < n; d <<= 1) {
         if ((rc = dfc_sched_send(s, (r + d) % n, DFC_BUF_NONE, 0, 0)) != DFC_SUCCESS) return rc;
-        if ((rc = dfc_sched_recv(s, (r - d + n) % n, DFC_BUF_NONE, 0, 0)) != DFC_SUCCESS)
+        if ((rc = dfc_sched_recv(s, (r + d) % n, DFC_BUF_NONE, 0, 0)) != DFC_SUCCESS)
             return rc;
         if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
     }

@@ -13,9 +13,6 @@
  */
 #include "coll/dfc_coll.h"
 
-/* Declared here; the prototype goes into dfc_coll.h. Usable when every chunk has a byte. */
-int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);
-
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a)
 {
     return a->count * a->elem >= (uint64_t)a->size;

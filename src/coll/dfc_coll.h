@@ -116,6 +116,12 @@ DFC_COLL_DECLARE(allgather, bruck);
 DFC_COLL_DECLARE(alltoall, pairwise); /* also alltoallv */
 DFC_COLL_DECLARE(reduce_scatter, pairwise); /* also reduce_scatter_block */
 DFC_COLL_DECLARE(scan, linear);       /* also exscan */
+/* Usability rules that belong to an algorithm (select.c consults them). */
+int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a); /* count >= pof2 */
+int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);         /* commutative op */
+int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
+int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);        /* allgather only */
+int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a); /* bytes >= ranks */
 
 /* ---- Running collectives (exec.c, scheduler.c) --------------------------------------------- */
 typedef struct dfc_coll dfc_coll_t;

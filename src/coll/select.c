@@ -12,36 +12,26 @@
 #include "coll/dfc_coll.h"
 
 static int is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
-static int pow2_floor(int n)
-{
-    int p = 1;
-    while (p * 2 <= n) p *= 2;
-    return p;
-}
 
-static int commutative(const dfc_coll_args_t *a) { return a->commutative; }
-static int pow2_ranks(const dfc_coll_args_t *a) { return is_pow2(a->size); }
-static int rabenseifner_ok(const dfc_coll_args_t *a)
-{
-    return a->commutative && a->count >= (uint64_t)pow2_floor(a->size);
-}
-static int scatter_allgather_ok(const dfc_coll_args_t *a) { return a->count * a->elem >= (uint64_t)a->size; }
 
 const dfc_coll_algo_t dfc_coll_algos[] = {
     {DFC_COLL_BARRIER, "dissemination", dfc_coll_barrier_dissemination_build, NULL},
     {DFC_COLL_BCAST, "binomial", dfc_coll_bcast_binomial_build, NULL},
-    {DFC_COLL_BCAST, "scatter_allgather", dfc_coll_bcast_scatter_allgather_build, scatter_allgather_ok},
+    {DFC_COLL_BCAST, "scatter_allgather", dfc_coll_bcast_scatter_allgather_build,
+     dfc_coll_bcast_scatter_allgather_usable},
     {DFC_COLL_REDUCE, "binomial", dfc_coll_reduce_binomial_build, NULL},
     {DFC_COLL_ALLREDUCE, "recursive_doubling", dfc_coll_allreduce_recursive_doubling_build, NULL},
-    {DFC_COLL_ALLREDUCE, "rabenseifner", dfc_coll_allreduce_rabenseifner_build, rabenseifner_ok},
-    {DFC_COLL_ALLREDUCE, "ring", dfc_coll_allreduce_ring_build, commutative},
+    {DFC_COLL_ALLREDUCE, "rabenseifner", dfc_coll_allreduce_rabenseifner_build,
+     dfc_coll_allreduce_rabenseifner_usable},
+    {DFC_COLL_ALLREDUCE, "ring", dfc_coll_allreduce_ring_build, dfc_coll_allreduce_ring_usable},
     {DFC_COLL_GATHER, "linear", dfc_coll_gather_linear_build, NULL},
     {DFC_COLL_GATHERV, "linear", dfc_coll_gather_linear_build, NULL},
     {DFC_COLL_SCATTER, "linear", dfc_coll_scatter_linear_build, NULL},
     {DFC_COLL_SCATTERV, "linear", dfc_coll_scatter_linear_build, NULL},
     {DFC_COLL_ALLGATHER, "ring", dfc_coll_allgather_ring_build, NULL},
-    {DFC_COLL_ALLGATHER, "recursive_doubling", dfc_coll_allgather_recursive_doubling_build, pow2_ranks},
-    {DFC_COLL_ALLGATHER, "bruck", dfc_coll_allgather_bruck_build, NULL},
+    {DFC_COLL_ALLGATHER, "recursive_doubling", dfc_coll_allgather_recursive_doubling_build,
+     dfc_coll_allgather_recursive_doubling_usable},
+    {DFC_COLL_ALLGATHER, "bruck", dfc_coll_allgather_bruck_build, dfc_coll_allgather_bruck_usable},
     {DFC_COLL_ALLGATHERV, "ring", dfc_coll_allgather_ring_build, NULL},
     {DFC_COLL_ALLTOALL, "pairwise", dfc_coll_alltoall_pairwise_build, NULL},
     {DFC_COLL_ALLTOALLV, "pairwise", dfc_coll_alltoall_pairwise_build, NULL},
@@ -99,7 +89,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         name = bytes < 65536 || a->size < 4 ? "binomial" : "scatter_allgather";
         break;
     case DFC_COLL_ALLREDUCE:
-        if (!a->commutative || bytes <= 16384) name = "recursive_doubling";
+        if (bytes <= 16384) name = "recursive_doubling";
         else if (bytes <= (512u << 10)) name = "rabenseifner";
         else name = "ring";
         break;

@@ -289,8 +289,11 @@ static int sim_step(sim_t *S, int r)
                 return sim_fail(S, r, pc, "source and destination overlap");
             if (st->kind == DFC_STEP_COPY) {
                 if (bytes) memcpy(dst, src, bytes);
-            } else if (sim_reduce(S, r, pc, src, dst, st->count, st->order)) {
-                return -1;
+            } else {
+                if (sim_reduce(S, r, pc, src, dst, st->count, st->order)) return -1;
+                /* exec.c computes IN_SECOND in a TMP source, clobbering it */
+                if (st->src_buf == DFC_BUF_TMP && st->order == DFC_REDUCE_IN_SECOND && bytes)
+                    memset(src, 0xa5, bytes);
             }
         }
         S->pc[r]++;

@@ -13,9 +13,10 @@
  *     then run; the next epoch starts after them.
  *   - A schedule must end with a fence point (FENCE, COPY or REDUCE) after its last
  *     transfer; transfers after the last one are a failure.
- *   - Reductions: IN_FIRST: dst = in (op) dst; IN_SECOND: dst = dst (op) in, computed
- *     through a scratch copy, never writing the source. After a RECV_REDUCE's reduction its
- *     TMP bytes are overwritten with garbage (an executor may reduce in TMP).
+ *   - Reductions: IN_FIRST: dst = in (op) dst; IN_SECOND: dst = dst (op) in. As in exec.c,
+ *     the source is scratch afterwards when it is in TMP: the TMP bytes of every RECV_REDUCE,
+ *     and the TMP source of an IN_SECOND REDUCE, are overwritten with garbage after use.
+ *     Other sources are never written.
  * Checked, each a failure: a byte-count mismatch between matched send and receive; a peer
  *   out of range or equal to the rank itself; an access outside a bound buffer (size 0 or
  *   NULL pointer: no access allowed, except zero-byte ones); any write to SEND;

@@ -24,8 +24,6 @@
 #include "coll_sim.h"
 
 /* Exported by the algorithm files (to be declared in dfc_coll.h). */
-int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a);
-int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);
 
 typedef struct {
     const char *name;

@@ -18,7 +18,9 @@
  *   5. a sleeping rank is woken by a send (a lost wakeup would sleep the full 30 s);
  *   6. rget (process_vm_readv) of 1 MiB from a peer; 1-byte ping-pong (information);
  *   7. a rank dies without fini: the others get PROC_FAILED naming it, once, after the
- *      packets it sent before dying, and sends to it fail.
+ *      packets it sent before dying, and sends to it fail;
+ *   8. a stale segment of the same name: init fails on every rank, with a message, without
+ *      hanging in a fence.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -541,6 +543,7 @@ static void wake_rget_pingpong(void)
 
 static int transport_rank(int rank, int n)
 {
+    int fds = fb_count_fds();
     tl_init(rank, n);
     double t0 = now();
     stream();
@@ -552,6 +555,7 @@ static int transport_rank(int rank, int n)
     if (!getenv("DFC_SHM_RING_BYTES")) wake_rget_pingpong();
     dfc_boot_fence(); /* nobody still reads from a ring we are about to unmap */
     ops->fini(&tl);
+    CHECK(fb_count_fds() == fds);
     return 0;
 }
 
@@ -600,6 +604,26 @@ static int death_rank(int rank, int n)
     return 0;
 }
 
+/* ---- 8. init fails cleanly ---- */
+static int fail_rank(int rank, int n)
+{
+    int np = 0;
+    for (int r = 0; r < n; r++) {
+        local_ranks[r] = r;
+        if (r != rank) peers[np++] = r;
+    }
+    dfc_tl_job_t job = {.rank = rank, .size = n, .local_rank = rank, .local_size = n,
+                        .nspace = nspace, .peers = peers, .npeers = np, .local_ranks = local_ranks};
+    memset(&tl, 0, sizeof(tl));
+    int rc = ops->init(&tl, &job); /* must return (same fences everywhere), not hang */
+    CHECK(rc != DFC_SUCCESS && tl.priv == NULL);
+    char msg[512];
+    dfc_err_message(rc, msg, sizeof(msg));
+    CHECK(strstr(msg, rank == 0 ? "File exists" : "could not create") != NULL);
+    ops->fini(&tl); /* safe after a failed init */
+    return 0;
+}
+
 static void test_transport(void)
 {
     setenv("DFC_SHM_LIVENESS_MS", "60000", 1); /* wait may sleep long: phase 5 needs that */
@@ -612,6 +636,17 @@ static void test_transport(void)
     setenv("DFC_SHM_LIVENESS_MS", "20", 1);
     snprintf(nspace, sizeof(nspace), "test_shm_ring.%d.death", (int)getpid());
     CHECK(fb_run(4, death_rank) == 0);
+
+    /* A segment of the same name exists (a stale one): init fails on every rank. */
+    snprintf(nspace, sizeof(nspace), "test_shm_ring.%d.fail", (int)getpid());
+    char name[64];
+    snprintf(name, sizeof(name), "/dfc-%08x-%08x", fnv1a(nspace), fnv1a("node0"));
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    CHECK(fd >= 0);
+    close(fd);
+    int bad = fb_run(3, fail_rank);
+    shm_unlink(name);
+    CHECK(bad == 0);
 }
 
 int main(void)

@@ -2,7 +2,8 @@
  * test_tcp - the tcp transport (src/tl/tcp.c, tcp_wire.c) in forked processes, with a fake
  * bootstrap (tl_fakeboot.h) instead of PMIx:
  *   1. stream: 2 ranks send each other 10^5 packets of fuzzed sizes (0 .. max_payload) at
- *      once, with a small DFC_TCP_MAX_QUEUED so that "try again" happens; order, headers and
+ *      once, with a small DFC_TCP_MAX_QUEUED, rank 0 starting while rank 1 does not read yet,
+ *      so that send must answer "try again"; order, headers and
  *      every payload byte checked; then 1-byte ping-pong (its latency is printed as
  *      information, as is the stream's rate).
  *   2. handshake: between the fence and the connection phase of init, rank 0 attacks rank
@@ -14,6 +15,8 @@
  *      with a bad type, a truncated header + EOF, or a clean EOF. Ranks 0 and 1 must get
  *      the valid packets, then one PROC_FAILED error per bad peer naming its world rank,
  *      PROC_FAILED from later sends to it, and keep talking to each other.
+ *   4. a peer publishes an address nobody listens on: init fails after
+ *      DFC_TCP_CONNECT_TIMEOUT with a message naming it, and leaves nothing behind.
  * Unit tests run without PMIx: the transport, tcp_wire.c and util are compiled in.
  */
 #include <errno.h>
@@ -39,6 +42,7 @@ static dfc_tl_t tl;
 static const dfc_tl_ops_t *ops = &dfc_tl_tcp_ops;
 static int peers[64], local_ranks[64];
 
+static int init_quiet;
 static int tl_init(int rank, int n)
 {
     int np = 0;
@@ -52,7 +56,7 @@ static int tl_init(int rank, int n)
     memset(&tl, 0, sizeof(tl));
     tl.ops = ops;
     int rc = ops->init(&tl, &job);
-    if (rc != DFC_SUCCESS) {
+    if (rc != DFC_SUCCESS && !init_quiet) {
         char msg[512];
         dfc_err_message(rc, msg, sizeof(msg));
         fprintf(stderr, "[rank %d] init: %s\n", rank, msg);
@@ -184,12 +188,20 @@ static int stream_rank(int rank, int n)
     double bytes = 0, t0 = now();
     uint32_t len = stream_len(&tx_seed);
     fill(buf, len, tx_seq ^ 0x5555);
+    /* Rank 0 starts alone, without progress, while rank 1 waits at the fence: the socket
+     * and the small queue fill up, so send must say "try again" (checked below). */
+    int alone = rank == 0;
+    if (rank == 1) dfc_boot_fence();
     while (tx_seq < NSTREAM || rx_seq < NSTREAM) {
-        for (int burst = 0; burst < 64 && tx_seq < NSTREAM; burst++) {
+        for (int burst = 0; (burst < 64 || alone) && tx_seq < NSTREAM; burst++) {
             dfc_pkt_t p = mkpkt(rank, tx_seq, len);
             int rc = ops->send(&tl, peer, &p, buf);
             if (rc == DFC_TL_AGAIN) {
                 again++;
+                if (alone) {
+                    alone = 0;
+                    dfc_boot_fence();
+                }
                 break;
             }
             CHECK(rc == DFC_SUCCESS);
@@ -204,7 +216,8 @@ static int stream_rank(int rank, int n)
     }
     double dt = now() - t0;
     CHECK(rx_bad == 0);
-    CHECK(again > 0); /* DFC_TCP_MAX_QUEUED is small here: the bound really applied */
+    CHECK(rank != 0 || again > 0); /* the bound (DFC_TCP_MAX_QUEUED, small here) applied */
+    CHECK(!alone);
     /* The peer may still be reading our stream: flush, and meet before the ping-pong. */
     while (ops->pending(&tl)) CHECK(ops->progress(&tl, deliver_stream) >= 0);
     dfc_boot_fence();
@@ -218,11 +231,11 @@ static int stream_rank(int rank, int n)
     return 0;
 }
 
-/* Information: rank 0 streams 1 GB of max-size packets to rank 1 (default queue bound). */
+/* Information: rank 0 streams 256 MiB of max-size packets to rank 1 (default queue bound). */
 static void bulk(int rank)
 {
     size_t mp = tl.max_payload;
-    long npk = (1L << 30) / (long)mp;
+    long npk = (256L << 20) / (long)mp;
     char *buf = calloc(1, mp);
     dfc_boot_fence();
     long base = pp_count;
@@ -333,6 +346,7 @@ static void attack(int nfence)
 
 static int handshake_rank(int rank, int n)
 {
+    int fds = fb_count_fds();
     if (rank == 0) fb_after_fence = attack;
     CHECK(tl_init(rank, n) == DFC_SUCCESS);
     fb_after_fence = NULL;
@@ -344,6 +358,7 @@ static int handshake_rank(int rank, int n)
     pingpong(rank, 0, 1, 1000);
     bulk(rank);
     tl_finish();
+    CHECK(fb_count_fds() == fds); /* fini closed every socket */
     return 0;
 }
 
@@ -418,6 +433,7 @@ static int raw_rank(int rank, int n)
 static int malformed_rank(int rank, int n)
 {
     if (rank >= 2) return raw_rank(rank, n);
+    int fds = fb_count_fds();
     CHECK(tl_init(rank, n) == DFC_SUCCESS);
     double end = now() + 20;
     while (!(got_valid[2] && got_valid[3] && failed[2] && failed[3]) && now() < end) {
@@ -441,6 +457,28 @@ static int malformed_rank(int rank, int n)
     pingpong(rank, 0, 1, 1000); /* the good pair still works (pings may have come early) */
     CHECK(ops->progress(&tl, deliver_mal) >= 0); /* nothing reported twice */
     tl_finish();
+    CHECK(fb_count_fds() == fds); /* fini closed the sockets of failed peers too */
+    return 0;
+}
+
+/* ---- 4. a peer that cannot be reached: init fails on time ------------------------- */
+
+static int unreachable_rank(int rank, int n)
+{
+    if (rank == 1) { /* publishes a port nobody listens on */
+        dfc_boot_put("dfc.tcp.addr", "127.0.0.1:1", 12);
+        dfc_boot_fence();
+        return 0;
+    }
+    init_quiet = 1;
+    int fds = fb_count_fds();
+    int rc = tl_init(rank, n);
+    CHECK(fb_count_fds() == fds); /* a failed init leaves no socket */
+    CHECK(rc != DFC_SUCCESS && tl.priv == NULL);
+    char msg[512];
+    dfc_err_message(rc, msg, sizeof(msg));
+    CHECK(strstr(msg, "world rank 1") && strstr(msg, "DFC_TCP_CONNECT_TIMEOUT"));
+    ops->fini(&tl); /* safe after a failed init */
     return 0;
 }
 
@@ -456,6 +494,10 @@ int main(void)
     if (bad) return fprintf(stderr, "test_tcp: stream failed\n"), 1;
     if (fb_run(2, handshake_rank)) return fprintf(stderr, "test_tcp: handshake failed\n"), 1;
     if (fb_run(4, malformed_rank)) return fprintf(stderr, "test_tcp: malformed failed\n"), 1;
+    setenv("DFC_TCP_CONNECT_TIMEOUT", "1", 1);
+    int r4 = fb_run(2, unreachable_rank);
+    unsetenv("DFC_TCP_CONNECT_TIMEOUT");
+    if (r4) return fprintf(stderr, "test_tcp: unreachable failed\n"), 1;
     printf("test_tcp: ok\n");
     return 0;
 }

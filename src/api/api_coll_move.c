@@ -44,6 +44,11 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
         rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument recvbuf: DFC_IN_PLACE is only allowed at the root");
         goto fn_fail;
     }
+    if (send_used && m->sendbuf == DFC_IN_PLACE && !send_in_place_ok) {
+        rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument sendbuf: DFC_IN_PLACE is %s",
+                     gather_like ? "only allowed at the root" : "not allowed here");
+        goto fn_fail;
+    }
     if (send_used && m->sendbuf != DFC_IN_PLACE) {
         if (m->sendcounts) {
             if ((rc = dfc_coll_check_counts(call.func, "sendcounts", m->sendcounts, m->sdispls, c->size)) ||

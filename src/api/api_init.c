@@ -154,14 +154,8 @@ int DFC_Get_library_version(char *version, int *resultlen)
 {
     if (!version || !resultlen) return DFC_ERR(DFC_ERR_ARG, "invalid argument: NULL pointer");
     int n = snprintf(version, DFC_MAX_LIBRARY_VERSION_STRING,
-                     "DFC %s (MPI %d.%d interface; transports self, shm, tcp%s)", DFC_VERSION_STRING,
-                     DFC_VERSION, DFC_SUBVERSION,
-#ifdef HAVE_CUDA
-                     "; CUDA"
-#else
-                     ""
-#endif
-    );
+                     "DFC %s (MPI %d.%d interface; transports self, shm, tcp; host buffers)",
+                     DFC_VERSION_STRING, DFC_VERSION, DFC_SUBVERSION);
     *resultlen = n;
     return DFC_SUCCESS;
 }

@@ -11,20 +11,6 @@
 
 #include "api/dfc_api.h"
 
-/* From datatype.c and op.c (to move into dfc_comm.h). */
-int dfc_dtype_lookup(DFC_Datatype h, const char *func, const char *argname, dfc_dtype_t **out);
-int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old,
-                         dfc_dtype_t **out);
-int dfc_dtype_dup(const char *func, const dfc_dtype_t *old, dfc_dtype_t **out);
-void dfc_dtype_retain(dfc_dtype_t *dt);
-void dfc_dtype_release(dfc_dtype_t *dt);
-void dfc_dtype_free_handle(dfc_dtype_t *dt);
-size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt);
-DFC_Count dfc_dtype_elements(const dfc_dtype_t *dt, uint64_t bytes);
-int dfc_op_create(const char *func, DFC_User_function *user_fn, int commute, dfc_op_t **out);
-void dfc_op_retain(dfc_op_t *op);
-void dfc_op_release(dfc_op_t *op);
-void dfc_op_free_handle(dfc_op_t *op);
 
 /* A status that can be read: not NULL and not DFC_STATUS_IGNORE. */
 static int check_status(const char *func, const DFC_Status *status)

@@ -129,6 +129,9 @@ int dfc_coll_new(dfc_comm_t *comm, dfc_sched_t *sched, const void *sendbuf, void
     c->comm = comm;
     c->dtype = dt;
     c->op = op;
+    /* The user may free the type or op while the operation is pending (MPI allows it). */
+    if (dt) dfc_dtype_retain((dfc_dtype_t *)dt);
+    if (op) dfc_op_retain((dfc_op_t *)op);
     c->persistent = persistent;
     c->priority = priority;
     dfc_list_init(&c->link);
@@ -149,6 +152,8 @@ void dfc_coll_free(dfc_coll_t *c)
 {
     if (!c) return;
     dfc_sched_destroy(&c->sched);
+    if (c->dtype) dfc_dtype_release((dfc_dtype_t *)c->dtype);
+    if (c->op) dfc_op_release((dfc_op_t *)c->op);
     free(c->xfer);
     free(c->bufs[DFC_BUF_TMP]);
     free(c);

@@ -22,18 +22,6 @@
 
 #include "comm/dfc_comm.h"
 
-/* Internal interface of this file beyond dfc_comm.h (declared where used until the header
- * carries them; the definitions below are the reference). */
-int dfc_dtype_lookup(DFC_Datatype h, const char *func, const char *argname, dfc_dtype_t **out);
-int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old,
-                         dfc_dtype_t **out);
-int dfc_dtype_dup(const char *func, const dfc_dtype_t *old, dfc_dtype_t **out);
-void dfc_dtype_retain(dfc_dtype_t *dt);
-void dfc_dtype_release(dfc_dtype_t *dt);
-void dfc_dtype_free_handle(dfc_dtype_t *dt);
-const dfc_dtype_t *dfc_dtype_base_type(const dfc_dtype_t *dt);
-size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt);
-DFC_Count dfc_dtype_elements(const dfc_dtype_t *dt, uint64_t bytes);
 
 /* MPI's pair types: the same declarations as in op.c, which checks at init that the two
  * agree with the extents registered here. */

@@ -135,6 +135,21 @@ static inline dfc_dtype_t *dfc_dtype_get(DFC_Datatype h)
 /* Checks that h is a valid, committed datatype for communication; on failure records a
  * message "<func>: invalid argument <argname>: ..." and returns the code. */
 int dfc_dtype_check(DFC_Datatype h, const char *func, const char *argname, dfc_dtype_t **out);
+/* Handle lookup without the "committed" requirement (Type_size and friends). */
+int dfc_dtype_lookup(DFC_Datatype h, const char *func, const char *argname, dfc_dtype_t **out);
+int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old,
+                         dfc_dtype_t **out);
+int dfc_dtype_dup(const char *func, const dfc_dtype_t *old, dfc_dtype_t **out);
+/* Pending operations hold a reference, so a type freed by the user lives until they end. */
+void dfc_dtype_retain(dfc_dtype_t *dt);
+void dfc_dtype_release(dfc_dtype_t *dt);
+void dfc_dtype_free_handle(dfc_dtype_t *dt);
+const dfc_dtype_t *dfc_dtype_base_type(const dfc_dtype_t *dt);
+/* MPI's size (data bytes); `size` above is the extent, padding included, which is what
+ * DFC moves (pair types such as DFC_DOUBLE_INT carry padding). */
+size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt);
+DFC_Count dfc_dtype_elements(const dfc_dtype_t *dt, uint64_t bytes);
+
 
 /* ---- Reduction operations ---------------------------------------------------------------- */
 typedef struct dfc_op {
@@ -158,6 +173,11 @@ int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *
  * non-commutative ops reduce as in[0..] first. Never fails once dfc_op_check passed. */
 void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, void *inout,
                    size_t count);
+int dfc_op_create(const char *func, DFC_User_function *user_fn, int commute, dfc_op_t **out);
+void dfc_op_retain(dfc_op_t *op); /* as for datatypes: pending operations hold one */
+void dfc_op_release(dfc_op_t *op);
+void dfc_op_free_handle(dfc_op_t *op);
+
 
 /* ---- Communicators ------------------------------------------------------------------------ */
 struct dfc_coll_comm; /* the coll layer's per-communicator state */

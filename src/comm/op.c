@@ -35,12 +35,6 @@
 
 #include "comm/dfc_comm.h"
 
-/* Internal interface of this file beyond dfc_comm.h (see datatype.c for the same note). */
-int dfc_op_create(const char *func, DFC_User_function *user_fn, int commute, dfc_op_t **out);
-void dfc_op_retain(dfc_op_t *op);
-void dfc_op_release(dfc_op_t *op);
-void dfc_op_free_handle(dfc_op_t *op);
-const dfc_dtype_t *dfc_dtype_base_type(const dfc_dtype_t *dt);
 
 dfc_htable_t dfc_op_table;
 

@@ -14,12 +14,6 @@
 
 #include "comm/op.c"
 
-/* datatype.c's internal interface (not yet in dfc_comm.h). */
-int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old,
-                         dfc_dtype_t **out);
-void dfc_dtype_free_handle(dfc_dtype_t *dt);
-size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt);
-DFC_Count dfc_dtype_elements(const dfc_dtype_t *dt, uint64_t bytes);
 
 static int failures;
 static int reported;

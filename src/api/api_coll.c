@@ -316,7 +316,7 @@ static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void
     }
     if ((rc = check_reduction(call.func, sendbuf, recvbuf, mine, datatype, op, 1, 1, &d, &o))) goto fn_fail;
     if (total > 0 && !sendbuf) {
-        rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument sendbuf: NULL");
+        rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument sendbuf: NULL");
         goto fn_fail;
     }
     dfc_coll_args_t a = {.kind = recvcounts ? DFC_COLL_REDUCE_SCATTER : DFC_COLL_REDUCE_SCATTER_BLOCK,

@@ -17,7 +17,8 @@ typedef struct move_desc {
     int recvcount;
     const int *recvcounts, *rdispls;
     DFC_Datatype recvtype;
-    int root; /* -1: not rooted */
+    int rooted; /* gather and scatter forms */
+    int root;
 } move_desc_t;
 
 static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm)
@@ -27,7 +28,7 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
     dfc_dtype_t *sd = NULL, *rd = NULL;
     DFC_API_ENTER();
     if ((rc = dfc_coll_check_call(&call, comm, &c))) goto fn_fail;
-    int rooted = m->root >= 0, is_root = 1;
+    int rooted = m->rooted, is_root = 1;
     if (rooted) {
         if ((rc = dfc_coll_check_root(call.func, c, m->root))) goto fn_fail;
         is_root = c->rank == m->root;
@@ -41,11 +42,11 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
     int send_in_place_ok = scatter_like ? 0 : (gather_like ? is_root : 1);
     int in_place = (send_used && m->sendbuf == DFC_IN_PLACE) || (scatter_like && is_root && m->recvbuf == DFC_IN_PLACE);
     if (scatter_like && !is_root && m->recvbuf == DFC_IN_PLACE) {
-        rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument recvbuf: DFC_IN_PLACE is only allowed at the root");
+        rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument recvbuf: DFC_IN_PLACE is only allowed at the root");
         goto fn_fail;
     }
     if (send_used && m->sendbuf == DFC_IN_PLACE && !send_in_place_ok) {
-        rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument sendbuf: DFC_IN_PLACE is %s",
+        rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument sendbuf: DFC_IN_PLACE is %s",
                      gather_like ? "only allowed at the root" : "not allowed here");
         goto fn_fail;
     }
@@ -56,7 +57,7 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
                 (rc = dfc_dtype_check(m->sendtype, call.func, "sendtype", &sd)))
                 goto fn_fail;
             if (!m->sendbuf) {
-                rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument sendbuf: NULL pointer");
+                rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument sendbuf: NULL pointer");
                 goto fn_fail;
             }
         } else if ((rc = dfc_coll_check_buf(call.func, "sendbuf", m->sendbuf, m->sendcount, m->sendtype,
@@ -65,7 +66,7 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
     }
     if (recv_used && !(scatter_like && in_place)) {
         if (m->recvbuf == DFC_IN_PLACE) {
-            rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument recvbuf: DFC_IN_PLACE is not allowed here");
+            rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument recvbuf: DFC_IN_PLACE is not allowed here");
             goto fn_fail;
         }
         if (m->recvcounts) {
@@ -74,11 +75,15 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
                 (rc = dfc_dtype_check(m->recvtype, call.func, "recvtype", &rd)))
                 goto fn_fail;
             if (!m->recvbuf) {
-                rc = DFC_ERR(DFC_ERR_BUFFER, "invalid argument recvbuf: NULL pointer");
+                rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument recvbuf: NULL pointer");
                 goto fn_fail;
             }
         } else if ((rc = dfc_coll_check_buf(call.func, "recvbuf", m->recvbuf, m->recvcount, m->recvtype, 0, &rd)))
             goto fn_fail;
+    }
+    if (!rooted && m->sendbuf && m->sendbuf != DFC_IN_PLACE && m->sendbuf == m->recvbuf) {
+        rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid arguments sendbuf and recvbuf: they alias (use DFC_IN_PLACE)");
+        goto fn_fail;
     }
     dfc_coll_args_t a = {.kind = m->kind, .root = rooted ? m->root : 0, .in_place = in_place};
     a.selem = sd ? sd->size : 0;
@@ -100,9 +105,10 @@ fn_fail:
     goto fn_exit;
 }
 
+#define NO_ROOT (-0x7fffffff) /* marks the forms without a root argument */
 #define BLOCK_DESC(kind_, root_)                                                               \
     ((move_desc_t){.kind = (kind_), .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,        \
-                   .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = (root_)})
+                   .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .rooted = (root_) != NO_ROOT, .root = (root_)})
 
 /* ---- Gather / Gatherv ---------------------------------------------------------------------- */
 int DFC_Gather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
@@ -124,7 +130,7 @@ int DFC_Gather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, v
 #define GATHERV_DESC                                                                            \
     ((move_desc_t){.kind = DFC_COLL_GATHERV, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, \
                    .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,      \
-                   .root = root})
+                   .rooted = 1, .root = root})
 int DFC_Gatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
                 const int displs[], DFC_Datatype recvtype, int root, DFC_Comm comm)
 {
@@ -162,7 +168,7 @@ int DFC_Scatter_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, 
 #define SCATTERV_DESC                                                                           \
     ((move_desc_t){.kind = DFC_COLL_SCATTERV, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,  \
                    .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,     \
-                   .root = root})
+                   .rooted = 1, .root = root})
 int DFC_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], DFC_Datatype sendtype,
                  void *recvbuf, int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm)
 {
@@ -184,23 +190,23 @@ int DFC_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
 int DFC_Allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
                   DFC_Datatype recvtype, DFC_Comm comm)
 {
-    return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_ALLGATHER, -1), comm);
+    return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_ALLGATHER, NO_ROOT), comm);
 }
 int DFC_Iallgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
                    DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
 {
-    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_ALLGATHER, -1), comm);
+    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_ALLGATHER, NO_ROOT), comm);
 }
 int DFC_Allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
                        DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info, DFC_Request *request)
 {
-    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_ALLGATHER, -1), comm);
+    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_ALLGATHER, NO_ROOT), comm);
 }
 
 #define ALLGATHERV_DESC                                                                         \
     ((move_desc_t){.kind = DFC_COLL_ALLGATHERV, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, \
                    .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,        \
-                   .root = -1})
+                   .root = 0})
 int DFC_Allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], DFC_Datatype recvtype, DFC_Comm comm)
 {
@@ -223,23 +229,23 @@ int DFC_Allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtyp
 int DFC_Alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
                  DFC_Datatype recvtype, DFC_Comm comm)
 {
-    return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_ALLTOALL, -1), comm);
+    return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_ALLTOALL, NO_ROOT), comm);
 }
 int DFC_Ialltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
                   DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
 {
-    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_ALLTOALL, -1), comm);
+    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_ALLTOALL, NO_ROOT), comm);
 }
 int DFC_Alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
                       DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info, DFC_Request *request)
 {
-    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_ALLTOALL, -1), comm);
+    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_ALLTOALL, NO_ROOT), comm);
 }
 
 #define ALLTOALLV_DESC                                                                          \
     ((move_desc_t){.kind = DFC_COLL_ALLTOALLV, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls, \
                    .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls,     \
-                   .recvtype = recvtype, .root = -1})
+                   .recvtype = recvtype, .root = 0})
 int DFC_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], DFC_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm)
 {

@@ -7,11 +7,16 @@
  * then fences. After ceil(log2 n) steps TMP holds all blocks rotated by r; two copies rotate
  * them into RECV (block (r + i) mod n = TMP block i).
  * Cost: ceil(log2 n) * alpha + (n - 1)/n * B * beta for a B-byte result, plus two local
- * copies of B. Chosen for small allgathers when n is not a power of two (fewer rounds than the
- * ring's n - 1); allgather only.
+ * copies of B. Chosen for results up to 64 KiB when n is not a power of two (select.c): fewer
+ * rounds than the ring's n - 1; allgather only.
  */
 #include "coll/dfc_coll.h"
 
+#define TRY(x)                                                                                \
+    do {                                                                                      \
+        int rc_ = (x);                                                                        \
+        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
+    } while (0)
 
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a)
 {
@@ -20,30 +25,30 @@ int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a)
 
 int dfc_coll_allgather_bruck_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    int n = a->size, r = a->rank, rc;
+    int n = a->size, r = a->rank;
     uint64_t b = a->rbytes;
-    int in = dfc_coll_input_buf(a);
-    uint64_t in_off = a->in_place ? (uint64_t)r * b : 0;
 
     if (!dfc_coll_allgather_bruck_usable(a))
-        return DFC_ERR(DFC_ERR_INTERN, "allgather_bruck cannot build collective kind %d", (int)a->kind);
-    s->algorithm = "allgather_bruck";
+        return DFC_ERR(DFC_ERR_INTERN, "allgather_bruck cannot build collective kind %d",
+                       (int)a->kind);
+    s->algorithm = "bruck";
     if (n == 1 || b == 0) {
         if (a->in_place) return DFC_SUCCESS;
         return dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, (uint64_t)r * b, b);
     }
     uint64_t tmp = dfc_sched_tmp(s, (uint64_t)n * b);
-    if ((rc = dfc_sched_copy(s, in, in_off, DFC_BUF_TMP, tmp, b)) != DFC_SUCCESS) return rc;
+    if (a->in_place)
+        TRY(dfc_sched_copy(s, DFC_BUF_RECV, (uint64_t)r * b, DFC_BUF_TMP, tmp, b));
+    else
+        TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_TMP, tmp, b));
     for (int d = 1; d < n; d <<= 1) {
-        int c = d < n - d ? d : n - d;
-        if ((rc = dfc_sched_send(s, (r - d + n) % n, DFC_BUF_TMP, tmp, (uint64_t)c * b)) != DFC_SUCCESS)
-            return rc;
-        rc = dfc_sched_recv(s, (r + d) % n, DFC_BUF_TMP, tmp + (uint64_t)d * b, (uint64_t)c * b);
-        if (rc != DFC_SUCCESS) return rc;
-        if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
+        uint64_t c = (uint64_t)(d < n - d ? d : n - d);
+        TRY(dfc_sched_recv(s, (r + d) % n, DFC_BUF_TMP, tmp + (uint64_t)d * b, c * b));
+        TRY(dfc_sched_send(s, (r - d + n) % n, DFC_BUF_TMP, tmp, c * b));
+        TRY(dfc_sched_fence(s));
     }
-    /* TMP block i -> RECV block (r + i) mod n. */
-    rc = dfc_sched_copy(s, DFC_BUF_TMP, tmp, DFC_BUF_RECV, (uint64_t)r * b, (uint64_t)(n - r) * b);
-    if (rc != DFC_SUCCESS) return rc;
-    return dfc_sched_copy(s, DFC_BUF_TMP, tmp + (uint64_t)(n - r) * b, DFC_BUF_RECV, 0, (uint64_t)r * b);
+    /* TMP blocks [0, n - r) -> RECV blocks [r, n); TMP blocks [n - r, n) -> RECV [0, r). */
+    uint64_t head = (uint64_t)(n - r) * b;
+    TRY(dfc_sched_copy(s, DFC_BUF_TMP, tmp, DFC_BUF_RECV, (uint64_t)r * b, head));
+    return dfc_sched_copy(s, DFC_BUF_TMP, tmp + head, DFC_BUF_RECV, 0, (uint64_t)r * b);
 }

@@ -5,11 +5,16 @@
  * Before step k (k = 0 .. log2 n - 1) r holds the 2^k blocks of its aligned group
  * [r & ~(2^k - 1), + 2^k), contiguous in RECV; it exchanges them with r ^ 2^k, whose group is
  * the other half of the next larger one, and fences.
- * Cost: log2(n) * alpha + (n - 1)/n * B * beta for a B-byte result. Chosen for small and
- * medium allgathers when n is a power of two; allgatherv and other n use ring or bruck.
+ * Cost: log2(n) * alpha + (n - 1)/n * B * beta for a B-byte result. Chosen for results up to
+ * 64 KiB when n is a power of two (select.c); allgather only.
  */
 #include "coll/dfc_coll.h"
 
+#define TRY(x)                                                                                \
+    do {                                                                                      \
+        int rc_ = (x);                                                                        \
+        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
+    } while (0)
 
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a)
 {
@@ -18,26 +23,23 @@ int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a)
 
 int dfc_coll_allgather_recursive_doubling_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    int n = a->size, r = a->rank, rc;
+    int n = a->size, r = a->rank;
     uint64_t b = a->rbytes;
 
     if (!dfc_coll_allgather_recursive_doubling_usable(a))
-        return DFC_ERR(DFC_ERR_INTERN, "allgather_recursive_doubling cannot build collective kind %d on %d ranks",
+        return DFC_ERR(DFC_ERR_INTERN,
+                       "allgather_recursive_doubling cannot build collective kind %d on %d ranks",
                        (int)a->kind, n);
-    s->algorithm = "allgather_recursive_doubling";
-    if (!a->in_place) {
-        rc = dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, (uint64_t)r * b, b);
-        if (rc != DFC_SUCCESS) return rc;
-    }
+    s->algorithm = "recursive_doubling";
+    if (!a->in_place) TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, (uint64_t)r * b, b));
     if (b == 0) return DFC_SUCCESS;
     for (int mask = 1; mask < n; mask <<= 1) {
         int peer = r ^ mask;
-        uint64_t mine = (uint64_t)(r & ~(mask - 1)) * b, theirs = (uint64_t)(peer & ~(mask - 1)) * b;
-        if ((rc = dfc_sched_send(s, peer, DFC_BUF_RECV, mine, (uint64_t)mask * b)) != DFC_SUCCESS)
-            return rc;
-        if ((rc = dfc_sched_recv(s, peer, DFC_BUF_RECV, theirs, (uint64_t)mask * b)) != DFC_SUCCESS)
-            return rc;
-        if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
+        uint64_t mine = (uint64_t)(r & ~(mask - 1)) * b;
+        uint64_t theirs = (uint64_t)(peer & ~(mask - 1)) * b;
+        TRY(dfc_sched_recv(s, peer, DFC_BUF_RECV, theirs, (uint64_t)mask * b));
+        TRY(dfc_sched_send(s, peer, DFC_BUF_RECV, mine, (uint64_t)mask * b));
+        TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;
 }

@@ -4,12 +4,19 @@
  * Rank r first places its own block in RECV (block p at p * rbytes, or at vdispls[p] items of
  * relem for allgatherv; in place it is there already). Then n - 1 steps, each fenced: in step
  * i, r sends block (r - i) mod n to r + 1 and receives block (r - i - 1) mod n from r - 1.
- * Empty blocks are not transferred (every rank knows every block's size).
+ * Empty blocks are not transferred (every rank knows every block's size). Receives are posted
+ * before sends, so that a message finds its receive waiting.
  * Cost: (n - 1) * alpha + (n - 1)/n * B * beta for a B-byte result; bandwidth-optimal and
- * neighbour-only. Chosen for large messages, for non-power-of-two n beyond small sizes, and
- * always for allgatherv.
+ * neighbour-only. Chosen for allgather results above 64 KiB (select.c) and always for
+ * allgatherv.
  */
 #include "coll/dfc_coll.h"
+
+#define TRY(x)                                                                                \
+    do {                                                                                      \
+        int rc_ = (x);                                                                        \
+        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
+    } while (0)
 
 static uint64_t block_off(const dfc_coll_args_t *a, int p)
 {
@@ -25,27 +32,22 @@ static uint64_t block_len(const dfc_coll_args_t *a, int p)
 
 int dfc_coll_allgather_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    int n = a->size, r = a->rank, rc;
+    int n = a->size, r = a->rank;
     int right = (r + 1) % n, left = (r - 1 + n) % n;
 
     if (a->kind != DFC_COLL_ALLGATHER && a->kind != DFC_COLL_ALLGATHERV)
-        return DFC_ERR(DFC_ERR_INTERN, "allgather_ring cannot build collective kind %d", (int)a->kind);
-    s->algorithm = "allgather_ring";
-    if (!a->in_place) {
-        rc = dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, block_off(a, r), block_len(a, r));
-        if (rc != DFC_SUCCESS) return rc;
-    }
+        return DFC_ERR(DFC_ERR_INTERN, "allgather_ring cannot build collective kind %d",
+                       (int)a->kind);
+    s->algorithm = "ring";
+    if (!a->in_place)
+        TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, block_off(a, r), block_len(a, r)));
     for (int i = 0; i < n - 1; i++) {
         int sb = (r - i + n) % n, rb = (r - i - 1 + n) % n;
-        if (block_len(a, sb) > 0) {
-            rc = dfc_sched_send(s, right, DFC_BUF_RECV, block_off(a, sb), block_len(a, sb));
-            if (rc != DFC_SUCCESS) return rc;
-        }
-        if (block_len(a, rb) > 0) {
-            rc = dfc_sched_recv(s, left, DFC_BUF_RECV, block_off(a, rb), block_len(a, rb));
-            if (rc != DFC_SUCCESS) return rc;
-        }
-        if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
+        if (block_len(a, rb) > 0)
+            TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, block_off(a, rb), block_len(a, rb)));
+        if (block_len(a, sb) > 0)
+            TRY(dfc_sched_send(s, right, DFC_BUF_RECV, block_off(a, sb), block_len(a, sb)));
+        TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;
 }

@@ -3,10 +3,11 @@
  *
  * Rank r copies its own block from SEND to RECV. In step k (k = 1 .. n - 1) it sends its block
  * for (r + k) mod n and receives the block from (r - k) mod n. Steps are posted in windows of
- * DFC_ALLTOALL_WINDOW with one fence per window (a window's partners are the same steps on
- * every rank, so windows never wait on each other crosswise). Empty blocks are not
- * transferred (the sender's count for p equals p's count for the sender), which keeps
- * alltoallv cheap for sparse MoE-style traffic: a window of empty steps costs nothing.
+ * DFC_ALLTOALL_WINDOW steps: the window's receives first, then its sends, then one fence. A
+ * pair exchanges in the same step, so in the same window, on both sides: windows never wait
+ * on each other crosswise. Empty blocks are not transferred (the sender's count for p equals
+ * p's count for the sender), which keeps alltoallv cheap for sparse MoE-style traffic: a
+ * window of empty steps costs nothing.
  * Send blocks: p * sbytes, or sdispls[p] items of selem; receive blocks: p * rbytes, or
  * vdispls[p] items of relem. In place the input is RECV with the receive layout: the blocks
  * for the other ranks are first copied to TMP (packed), then sent from there.
@@ -14,6 +15,12 @@
  * DFC_ALLTOALL_WINDOW exchanges in flight. The only alltoall algorithm, so always chosen.
  */
 #include "coll/dfc_coll.h"
+
+#define TRY(x)                                                                                \
+    do {                                                                                      \
+        int rc_ = (x);                                                                        \
+        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
+    } while (0)
 
 #ifndef DFC_ALLTOALL_WINDOW
 #define DFC_ALLTOALL_WINDOW 4 /* steps posted per fence */
@@ -45,50 +52,54 @@ static uint64_t send_len(const dfc_coll_args_t *a, int p)
 
 int dfc_coll_alltoall_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    int n = a->size, r = a->rank, rc;
-    int sbuf = DFC_BUF_SEND;
+    int n = a->size, r = a->rank;
+    int sbuf = a->in_place ? DFC_BUF_TMP : DFC_BUF_SEND;
     uint64_t tmp = 0;
 
     if (a->kind != DFC_COLL_ALLTOALL && a->kind != DFC_COLL_ALLTOALLV)
-        return DFC_ERR(DFC_ERR_INTERN, "alltoall_pairwise cannot build collective kind %d", (int)a->kind);
-    s->algorithm = "alltoall_pairwise";
+        return DFC_ERR(DFC_ERR_INTERN, "alltoall_pairwise cannot build collective kind %d",
+                       (int)a->kind);
+    s->algorithm = "pairwise";
     if (a->in_place) {
         /* Save the outgoing blocks (receive layout) to TMP, packed in step order; blocks
          * adjacent in RECV go in one copy (for alltoall: two copies in all). */
-        uint64_t total = 0;
+        uint64_t total = 0, src = 0, dst, len = 0;
         for (int k = 1; k < n; k++) total += recv_len(a, (r + k) % n);
-        if (total > 0) tmp = dfc_sched_tmp(s, total);
-        uint64_t src = 0, dst = tmp, len = 0;
+        dst = tmp = total > 0 ? dfc_sched_tmp(s, total) : 0;
         for (int k = 1; k < n; k++) {
             int p = (r + k) % n;
-            uint64_t plen = recv_len(a, p);
-            if (plen == 0) continue;
+            if (recv_len(a, p) == 0) continue;
             if (len > 0 && src + len != recv_off(a, p)) {
-                if ((rc = dfc_sched_copy(s, DFC_BUF_RECV, src, DFC_BUF_TMP, dst, len)) != DFC_SUCCESS)
-                    return rc;
+                TRY(dfc_sched_copy(s, DFC_BUF_RECV, src, DFC_BUF_TMP, dst, len));
                 dst += len;
                 len = 0;
             }
             if (len == 0) src = recv_off(a, p);
-            len += plen;
+            len += recv_len(a, p);
         }
-        if ((rc = dfc_sched_copy(s, DFC_BUF_RECV, src, DFC_BUF_TMP, dst, len)) != DFC_SUCCESS) return rc;
-        sbuf = DFC_BUF_TMP;
+        TRY(dfc_sched_copy(s, DFC_BUF_RECV, src, DFC_BUF_TMP, dst, len));
     } else {
-        rc = dfc_sched_copy(s, DFC_BUF_SEND, send_off(a, r), DFC_BUF_RECV, recv_off(a, r), recv_len(a, r));
-        if (rc != DFC_SUCCESS) return rc;
+        TRY(dfc_sched_copy(s, DFC_BUF_SEND, send_off(a, r), DFC_BUF_RECV, recv_off(a, r),
+                           recv_len(a, r)));
     }
-    for (int k = 1; k < n; k++) {
-        int to = (r + k) % n, from = (r - k + n) % n;
-        uint64_t soff = a->in_place ? tmp : send_off(a, to);
-        uint64_t slen = a->in_place ? recv_len(a, to) : send_len(a, to);
-        uint64_t rlen = recv_len(a, from);
-        if (slen > 0 && (rc = dfc_sched_send(s, to, sbuf, soff, slen)) != DFC_SUCCESS) return rc;
-        if (rlen > 0 && (rc = dfc_sched_recv(s, from, DFC_BUF_RECV, recv_off(a, from), rlen)) != DFC_SUCCESS)
-            return rc;
-        tmp += a->in_place ? slen : 0;
-        if (k % DFC_ALLTOALL_WINDOW == 0 || k == n - 1)
-            if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
+    /* Windows of steps [k0, k1): the receives, then the sends, then a fence. */
+    for (int k0 = 1; k0 < n; k0 += DFC_ALLTOALL_WINDOW) {
+        int k1 = k0 + DFC_ALLTOALL_WINDOW < n ? k0 + DFC_ALLTOALL_WINDOW : n;
+        for (int k = k0; k < k1; k++) {
+            int from = (r - k + n) % n;
+            if (recv_len(a, from) > 0)
+                TRY(dfc_sched_recv(s, from, DFC_BUF_RECV, recv_off(a, from), recv_len(a, from)));
+        }
+        for (int k = k0; k < k1; k++) {
+            int to = (r + k) % n;
+            if (a->in_place) {
+                if (recv_len(a, to) > 0) TRY(dfc_sched_send(s, to, sbuf, tmp, recv_len(a, to)));
+                tmp += recv_len(a, to);
+            } else if (send_len(a, to) > 0) {
+                TRY(dfc_sched_send(s, to, sbuf, send_off(a, to), send_len(a, to)));
+            }
+        }
+        TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;
 }

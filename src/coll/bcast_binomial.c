@@ -5,35 +5,35 @@
  * message from v - lowbit(v), then sends it to v + m for m = lowbit(v)/2, ..., 2, 1 (for the
  * root: every power of two below n, largest first) where v + m < n. The buffer is RECV on every
  * rank (the root's too: it holds the data).
- * Cost: ceil(log2 n) * (alpha + B * beta) for B bytes. Chosen for small and medium messages,
- * and whenever B < n (scatter_allgather needs at least one byte per rank).
+ * Cost: ceil(log2 n) * (alpha + B * beta) for B bytes. Chosen below 64 KiB and on fewer than
+ * 4 ranks (select.c), and whenever B < n (scatter_allgather needs a byte per rank).
  */
 #include "coll/dfc_coll.h"
 
+#define TRY(x)                                                                                \
+    do {                                                                                      \
+        int rc_ = (x);                                                                        \
+        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
+    } while (0)
+
 int dfc_coll_bcast_binomial_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    int n = a->size, v = (a->rank - a->root + n) % n, rc;
+    int n = a->size, root = a->root, v = (a->rank - root + n) % n;
     uint64_t bytes = a->count * a->elem;
     int mask = 1;
 
-    s->algorithm = "bcast_binomial";
+    s->algorithm = "binomial";
     if (n == 1 || bytes == 0) return DFC_SUCCESS;
     /* Receive from the parent (the root has none). */
-    while (mask < n) {
+    for (; mask < n; mask <<= 1) {
         if (v & mask) {
-            int parent = (v - mask + a->root) % n;
-            if ((rc = dfc_sched_recv(s, parent, DFC_BUF_RECV, 0, bytes)) != DFC_SUCCESS) return rc;
-            if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
+            TRY(dfc_sched_recv(s, (v - mask + root) % n, DFC_BUF_RECV, 0, bytes));
+            TRY(dfc_sched_fence(s));
             break;
         }
-        mask <<= 1;
     }
-    /* Send to the children, farthest subtree first (it is the deepest). */
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (v + mask < n) {
-            int child = (v + mask + a->root) % n;
-            if ((rc = dfc_sched_send(s, child, DFC_BUF_RECV, 0, bytes)) != DFC_SUCCESS) return rc;
-        }
-    }
+    /* Send to the children, the largest subtree first (it is the deepest). */
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (v + mask < n) TRY(dfc_sched_send(s, (v + mask + root) % n, DFC_BUF_RECV, 0, bytes));
     return dfc_sched_fence(s);
 }

@@ -8,10 +8,17 @@
  * n - 1 ring steps; in step i, v sends chunk (v - i) mod n to v + 1 and receives chunk
  * (v - i - 1) mod n from v - 1, skipping (on both sides) chunks the receiver got in the
  * scatter, so the root's buffer is never written. The buffer is RECV on every rank.
- * Cost: (ceil(log2 n) + n - 1) * alpha + 2 (n-1)/n * B * beta. Chosen for large messages
- * (the bandwidth term beats the binomial tree's log2(n) * B); usable when B >= n.
+ * Cost: (ceil(log2 n) + n - 1) * alpha + 2 (n-1)/n * B * beta. Chosen from 64 KiB on 4 or
+ * more ranks (select.c), where the bandwidth term beats the binomial tree's log2(n) * B * beta;
+ * usable when B >= n.
  */
 #include "coll/dfc_coll.h"
+
+#define TRY(x)                                                                                \
+    do {                                                                                      \
+        int rc_ = (x);                                                                        \
+        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
+    } while (0)
 
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a)
 {
@@ -25,30 +32,28 @@ static uint64_t chunk_off(uint64_t bytes, int n, int j)
     return (uint64_t)j * base + ((uint64_t)j < rem ? (uint64_t)j : rem);
 }
 
-/* Lowest set bit of v, or the smallest power of two >= n for the root (v == 0). */
+/* The size of relative rank v's scatter subtree before clipping to n: lowbit(v), or for the
+ * root the smallest power of two >= n. */
 static int subtree(int v, int n)
 {
     int m = 1;
-    if (v == 0) {
-        while (m < n) m <<= 1;
-        return m;
-    }
-    return v & -v;
+    if (v > 0) return v & -v;
+    while (m < n) m <<= 1;
+    return m;
 }
 
-/* Chunks [v, v + subtree(v)) clipped to n: what relative rank v holds after the scatter. */
+/* Whether relative rank v holds chunk j after the scatter: chunks [v, v + subtree(v)) < n. */
 static int holds_after_scatter(int v, int n, int j)
 {
-    int end = v + subtree(v, n);
-    return j >= v && j < (end < n ? end : n);
+    return j >= v && j < v + subtree(v, n) && j < n;
 }
 
 int dfc_coll_bcast_scatter_allgather_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    int n = a->size, root = a->root, v = (a->rank - root + n) % n, rc;
+    int n = a->size, root = a->root, v = (a->rank - root + n) % n;
     uint64_t bytes = a->count * a->elem;
 
-    s->algorithm = "bcast_scatter_allgather";
+    s->algorithm = "scatter_allgather";
     if (n == 1 || bytes == 0) return DFC_SUCCESS;
 
     /* Binomial scatter. */
@@ -57,20 +62,17 @@ int dfc_coll_bcast_scatter_allgather_build(const dfc_coll_args_t *a, dfc_sched_t
         int end = v + sub < n ? v + sub : n;
         uint64_t off = chunk_off(bytes, n, v), len = chunk_off(bytes, n, end) - off;
         if (len > 0) {
-            if ((rc = dfc_sched_recv(s, (v - sub + root) % n, DFC_BUF_RECV, off, len)) != DFC_SUCCESS)
-                return rc;
-            if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
+            TRY(dfc_sched_recv(s, (v - sub + root) % n, DFC_BUF_RECV, off, len));
+            TRY(dfc_sched_fence(s));
         }
     }
     for (int m = sub >> 1; m > 0; m >>= 1) {
         if (v + m >= n) continue;
         int end = v + 2 * m < n ? v + 2 * m : n;
         uint64_t off = chunk_off(bytes, n, v + m), len = chunk_off(bytes, n, end) - off;
-        if (len == 0) continue;
-        if ((rc = dfc_sched_send(s, (v + m + root) % n, DFC_BUF_RECV, off, len)) != DFC_SUCCESS)
-            return rc;
+        if (len > 0) TRY(dfc_sched_send(s, (v + m + root) % n, DFC_BUF_RECV, off, len));
     }
-    if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
+    TRY(dfc_sched_fence(s));
 
     /* Ring allgather over relative ranks. */
     int right = (v + 1) % n, left = (v - 1 + n) % n;
@@ -78,13 +80,11 @@ int dfc_coll_bcast_scatter_allgather_build(const dfc_coll_args_t *a, dfc_sched_t
         int sj = ((v - i) % n + n) % n, rj = ((v - i - 1) % n + n) % n;
         uint64_t soff = chunk_off(bytes, n, sj), slen = chunk_off(bytes, n, sj + 1) - soff;
         uint64_t roff = chunk_off(bytes, n, rj), rlen = chunk_off(bytes, n, rj + 1) - roff;
-        if (slen > 0 && !holds_after_scatter(right, n, sj))
-            if ((rc = dfc_sched_send(s, (right + root) % n, DFC_BUF_RECV, soff, slen)) != DFC_SUCCESS)
-                return rc;
         if (rlen > 0 && !holds_after_scatter(v, n, rj))
-            if ((rc = dfc_sched_recv(s, (left + root) % n, DFC_BUF_RECV, roff, rlen)) != DFC_SUCCESS)
-                return rc;
-        if ((rc = dfc_sched_fence(s)) != DFC_SUCCESS) return rc;
+            TRY(dfc_sched_recv(s, (left + root) % n, DFC_BUF_RECV, roff, rlen));
+        if (slen > 0 && !holds_after_scatter(right, n, sj))
+            TRY(dfc_sched_send(s, (right + root) % n, DFC_BUF_RECV, soff, slen));
+        TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;
 }

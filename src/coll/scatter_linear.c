@@ -8,6 +8,12 @@
  */
 #include "coll/dfc_coll.h"
 
+#define TRY(x)                                                                                \
+    do {                                                                                      \
+        int rc_ = (x);                                                                        \
+        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
+    } while (0)
+
 /* Where block p is in SEND at the root, and its size. */
 static uint64_t block_off(const dfc_coll_args_t *a, int p)
 {
@@ -23,27 +29,25 @@ static uint64_t block_len(const dfc_coll_args_t *a, int p)
 
 int dfc_coll_scatter_linear_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    int n = a->size, r = a->rank, root = a->root, rc;
+    int n = a->size, root = a->root;
 
     if (a->kind != DFC_COLL_SCATTER && a->kind != DFC_COLL_SCATTERV)
-        return DFC_ERR(DFC_ERR_INTERN, "scatter_linear cannot build collective kind %d", (int)a->kind);
-    s->algorithm = "scatter_linear";
-    if (r != root) {
+        return DFC_ERR(DFC_ERR_INTERN, "scatter_linear cannot build collective kind %d",
+                       (int)a->kind);
+    s->algorithm = "linear";
+    if (a->rank != root) {
         if (a->rbytes == 0) return DFC_SUCCESS;
-        if ((rc = dfc_sched_recv(s, root, DFC_BUF_RECV, 0, a->rbytes)) != DFC_SUCCESS) return rc;
+        TRY(dfc_sched_recv(s, root, DFC_BUF_RECV, 0, a->rbytes));
         return dfc_sched_fence(s);
     }
     /* The root: its own block first (no transfer is pending, so the copy does not wait). */
-    if (!a->in_place) {
-        rc = dfc_sched_copy(s, DFC_BUF_SEND, block_off(a, root), DFC_BUF_RECV, 0, block_len(a, root));
-        if (rc != DFC_SUCCESS) return rc;
-    }
-    /* Start with the next rank, so that not every root serves rank 0 first. */
+    if (!a->in_place)
+        TRY(dfc_sched_copy(s, DFC_BUF_SEND, block_off(a, root), DFC_BUF_RECV, 0,
+                           block_len(a, root)));
     for (int i = 1; i < n; i++) {
         int p = (root + i) % n;
-        if (block_len(a, p) == 0) continue;
-        if ((rc = dfc_sched_send(s, p, DFC_BUF_SEND, block_off(a, p), block_len(a, p))) != DFC_SUCCESS)
-            return rc;
+        if (block_len(a, p) > 0)
+            TRY(dfc_sched_send(s, p, DFC_BUF_SEND, block_off(a, p), block_len(a, p)));
     }
     return dfc_sched_fence(s);
 }

@@ -28,8 +28,6 @@
 
 #include "coll_sim.h"
 
-/* Declared by the algorithm files (their prototypes are not in dfc_coll.h yet). */
-
 #define NMAX 9
 #define POISON 0xEE
 
@@ -230,6 +228,13 @@ static int barrier_rewrite(const dfc_sched_t *in, int n, dfc_sched_t *out)
     return 0;
 }
 
+/* Whether `name` is the algorithm's name in select.c's table ("bcast_binomial": "binomial"). */
+static int names_algorithm(const char *algo, const char *name)
+{
+    size_t al = strlen(algo), nl = name ? strlen(name) : 0;
+    return name && nl < al && algo[al - nl - 1] == '_' && !strcmp(algo + al - nl, name);
+}
+
 /* Runs the case through one algorithm in the given mode; returns 0 if all checks passed. */
 static int run_one(const char *algo, dfc_coll_build_fn build, int mode)
 {
@@ -246,8 +251,9 @@ static int run_one(const char *algo, dfc_coll_build_fn build, int mode)
             FAIL("%s: build failed on rank %d", algo, r);
             rc = -1;
         }
-        if (s->algorithm == NULL || strcmp(s->algorithm, algo) != 0) {
-            FAIL("rank %d: schedule names its algorithm %s", r, s->algorithm ? s->algorithm : "NULL");
+        if (!names_algorithm(algo, s->algorithm)) {
+            FAIL("rank %d: the schedule names its algorithm %s", r,
+                 s->algorithm ? s->algorithm : "NULL");
             rc = -1;
         }
         int nt = 0;
@@ -284,7 +290,8 @@ static int run_one(const char *algo, dfc_coll_build_fn build, int mode)
         }
     }
     char label[300];
-    snprintf(label, sizeof label, "FAIL [%s] (%s)", case_name, mode == COLL_SIM_RANDOM ? "random" : "ordered");
+    snprintf(label, sizeof label, "FAIL [%s] (%s)", case_name,
+             mode == COLL_SIM_RANDOM ? "random" : "ordered");
     if (rc == 0 && coll_sim_run(label, n, ranks, barrier ? dfc_dtype_get(DFC_UINT8_T) : NULL,
                                 barrier ? dfc_op_get(DFC_BOR) : NULL, mode, (uint64_t)nruns) != 0) {
         failures++;
@@ -302,7 +309,7 @@ static int run_one(const char *algo, dfc_coll_build_fn build, int mode)
             continue;
         }
         if (image_check(&tc.rwant[r], ranks[r].buf[DFC_BUF_RECV], "recv buffer", r) ||
-            image_check(&tc.send[r], ranks[r].buf[DFC_BUF_SEND], "send buffer (must be unchanged)", r))
+            image_check(&tc.send[r], ranks[r].buf[DFC_BUF_SEND], "send buffer (changed)", r))
             rc = -1;
     }
     for (int r = 0; r < n; r++) dfc_sched_destroy(&ranks[r].sched);
@@ -316,7 +323,8 @@ typedef struct algo {
 } algo_t;
 
 /* Runs the current case through the algorithm: in rank order and two random interleavings. */
-static void run_case(const algo_t *al, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run_case(const algo_t *al, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void run_case(const algo_t *al, const char *fmt, ...)
 {
     va_list ap;
@@ -335,10 +343,16 @@ static void run_case(const algo_t *al, const char *fmt, ...)
 static const uint64_t sizes[] = { 0, 1, 13, 4096, 1 << 20 };
 #define NSIZES (int)(sizeof sizes / sizeof sizes[0])
 
-/* Roots to try: all of them, except only the ends for the largest size (for time). */
+/* Roots to try: all of them, except only the first, middle and last for the largest size. */
 static int skip_root(int n, int root, uint64_t bytes)
 {
     return bytes >= (1 << 20) && root != 0 && root != n - 1 && root != n / 2;
+}
+
+/* Counts for the n blocks of a v form: `unit` items times an uneven weight (often 0). */
+static void uneven_counts(int n, uint64_t unit, int *counts)
+{
+    for (int p = 0; p < n; p++) counts[p] = (int)(unit * (uint64_t)weight());
 }
 
 /* ---- barrier ---- */
@@ -352,34 +366,79 @@ static void test_barrier(void)
 }
 
 /* ---- bcast ---- */
+static void bcast_case(const algo_t *al, int n, int root, uint64_t count, uint64_t elem)
+{
+    uint64_t bytes = count * elem;
+    tc_reset(n, DFC_COLL_BCAST);
+    for (int r = 0; r < n; r++) {
+        tc.a[r].root = root;
+        tc.a[r].count = count;
+        tc.a[r].elem = elem;
+        tc.rinit[r].len = tc.rwant[r].len = bytes;
+        image_add(&tc.rwant[r], 0, bytes, seed_of(root, 0));
+    }
+    image_add(&tc.rinit[root], 0, bytes, seed_of(root, 0));
+    run_case(al, "n=%d root=%d count=%llu elem=%llu", n, root, (unsigned long long)count,
+             (unsigned long long)elem);
+}
+
 static void test_bcast(void)
 {
     algo_t algos[] = { { "bcast_binomial", dfc_coll_bcast_binomial_build, NULL },
                        { "bcast_scatter_allgather", dfc_coll_bcast_scatter_allgather_build,
                          dfc_coll_bcast_scatter_allgather_usable } };
-    static const uint64_t elems[] = { 1, 8 };
     for (int ai = 0; ai < 2; ai++)
         for (int n = 1; n <= NMAX; n++)
             for (int si = 0; si < NSIZES; si++)
-                for (int ei = 0; ei < 2; ei++)
-                    for (int root = 0; root < n; root++) {
-                        uint64_t bytes = sizes[si] * elems[ei];
-                        if (skip_root(n, root, bytes) || (ei == 1 && sizes[si] > 13)) continue;
-                        tc_reset(n, DFC_COLL_BCAST);
-                        for (int r = 0; r < n; r++) {
-                            tc.a[r].root = root;
-                            tc.a[r].count = sizes[si];
-                            tc.a[r].elem = elems[ei];
-                            tc.rinit[r].len = tc.rwant[r].len = bytes;
-                            image_add(&tc.rwant[r], 0, bytes, seed_of(root, 0));
-                        }
-                        image_add(&tc.rinit[root], 0, bytes, seed_of(root, 0));
-                        run_case(&algos[ai], "n=%d root=%d count=%llu elem=%llu", n, root,
-                                 (unsigned long long)sizes[si], (unsigned long long)elems[ei]);
-                    }
+                for (int root = 0; root < n; root++) {
+                    if (skip_root(n, root, sizes[si])) continue;
+                    bcast_case(&algos[ai], n, root, sizes[si], 1);
+                    if (sizes[si] <= 13) bcast_case(&algos[ai], n, root, sizes[si], 8);
+                }
 }
 
-/* ---- gather / gatherv ---- */
+/* ---- gather / gatherv ----
+ * gatherv: counts in items of relem (1, or 4 with senders using selem 2). */
+static void gather_case(const algo_t *al, int v, int n, int root, uint64_t b, int ip, int ev)
+{
+    uint64_t relem = ev ? 4 : 1, selem = ev ? 2 : 1, extent = (uint64_t)n * b;
+    int counts[NMAX], displs[NMAX];
+
+    tc_reset(n, v ? DFC_COLL_GATHERV : DFC_COLL_GATHER);
+    if (v) {
+        uneven_counts(n, (b + relem - 1) / relem, counts);
+        extent = layout(n, counts, displs) * relem;
+        memcpy(tc.vcounts[root], counts, sizeof counts);
+        memcpy(tc.vdispls[root], displs, sizeof displs);
+        tc.a[root].vcounts = tc.vcounts[root]; /* NULL elsewhere: not significant there */
+        tc.a[root].vdispls = tc.vdispls[root];
+    }
+    for (int r = 0; r < n; r++) {
+        dfc_coll_args_t *a = &tc.a[r];
+        uint64_t mine = v ? (uint64_t)counts[r] * relem : b;
+        a->root = root;
+        a->selem = selem;
+        a->relem = relem;
+        a->sbytes = mine;
+        a->rbytes = r == root ? b : 777; /* not significant off the root */
+        if (ip && r == root) continue;
+        tc.send[r].len = mine;
+        image_add(&tc.send[r], 0, mine, seed_of(r, 0));
+    }
+    tc.a[root].in_place = ip;
+    if (ip) tc.a[root].sbytes = 999; /* not significant in place */
+    image_t *want = &tc.rwant[root], *init = &tc.rinit[root];
+    want->len = init->len = extent;
+    for (int p = 0; p < n; p++) {
+        uint64_t off = v ? (uint64_t)displs[p] * relem : (uint64_t)p * b;
+        uint64_t len = v ? (uint64_t)counts[p] * relem : b;
+        image_add(want, off, len, seed_of(p, 0));
+        if (ip && p == root) image_add(init, off, len, seed_of(p, 0));
+    }
+    run_case(al, "%s n=%d root=%d size=%llu in_place=%d relem=%llu", v ? "gatherv" : "gather", n,
+             root, (unsigned long long)b, ip, (unsigned long long)relem);
+}
+
 static void test_gather(void)
 {
     algo_t al = { "gather_linear", dfc_coll_gather_linear_build, NULL };
@@ -388,56 +447,51 @@ static void test_gather(void)
             for (int si = 0; si < NSIZES; si++)
                 for (int root = 0; root < n; root++)
                     for (int ip = 0; ip < 2; ip++)
-                        for (int ev = 0; ev < (v ? 2 : 1); ev++) {
-                            uint64_t b = sizes[si];
-                            if (skip_root(n, root, b)) continue;
-                            tc_reset(n, v ? DFC_COLL_GATHERV : DFC_COLL_GATHER);
-                            /* v: items of relem (1 or 4 bytes); senders use selem = relem/2 or 1 */
-                            uint64_t relem = ev ? 4 : 1, selem = ev ? 2 : 1;
-                            uint64_t unit = v ? (b + relem - 1) / relem : 0;
-                            int counts[NMAX], displs[NMAX];
-                            uint64_t extent = 0;
-                            if (v) {
-                                for (int p = 0; p < n; p++) counts[p] = (int)(unit * (uint64_t)weight());
-                                extent = layout(n, counts, displs) * relem;
-                            }
-                            for (int r = 0; r < n; r++) {
-                                dfc_coll_args_t *a = &tc.a[r];
-                                a->root = root;
-                                a->selem = selem;
-                                a->relem = relem;
-                                uint64_t mine = v ? (uint64_t)counts[r] * relem : b;
-                                a->sbytes = mine;
-                                a->rbytes = r == root ? b : 777; /* ignored off the root */
-                                if (!(ip && r == root)) {
-                                    tc.send[r].len = mine;
-                                    image_add(&tc.send[r], 0, mine, seed_of(r, 0));
-                                }
-                            }
-                            dfc_coll_args_t *ra = &tc.a[root];
-                            ra->in_place = ip;
-                            if (ip) ra->sbytes = 999; /* ignored in place */
-                            if (v) {
-                                memcpy(tc.vcounts[root], counts, sizeof counts);
-                                memcpy(tc.vdispls[root], displs, sizeof displs);
-                                ra->vcounts = tc.vcounts[root];
-                                ra->vdispls = tc.vdispls[root];
-                            }
-                            image_t *want = &tc.rwant[root], *init = &tc.rinit[root];
-                            want->len = init->len = v ? extent : (uint64_t)n * b;
-                            for (int p = 0; p < n; p++) {
-                                uint64_t off = v ? (uint64_t)displs[p] * relem : (uint64_t)p * b;
-                                uint64_t len = v ? (uint64_t)counts[p] * relem : b;
-                                image_add(want, off, len, seed_of(p, 0));
-                                if (ip && p == root) image_add(init, off, len, seed_of(p, 0));
-                            }
-                            run_case(&al, "%s n=%d root=%d size=%llu in_place=%d relem=%llu",
-                                     v ? "gatherv" : "gather", n, root, (unsigned long long)b, ip,
-                                     (unsigned long long)relem);
-                        }
+                        for (int ev = 0; ev <= v; ev++)
+                            if (!skip_root(n, root, sizes[si]))
+                                gather_case(&al, v, n, root, sizes[si], ip, ev);
 }
 
-/* ---- scatter / scatterv ---- */
+/* ---- scatter / scatterv ----
+ * scatterv: counts in items of selem (1, or 2 with receivers using relem 4). */
+static void scatter_case(const algo_t *al, int v, int n, int root, uint64_t b, int ip, int ev)
+{
+    uint64_t selem = ev ? 2 : 1, relem = ev ? 4 : 1, extent = (uint64_t)n * b;
+    int counts[NMAX], displs[NMAX];
+
+    tc_reset(n, v ? DFC_COLL_SCATTERV : DFC_COLL_SCATTER);
+    if (v) {
+        uneven_counts(n, ev ? (b + 3) / 4 * 2 : b, counts); /* ev: whole relem items */
+        extent = layout(n, counts, displs) * selem;
+        memcpy(tc.scounts[root], counts, sizeof counts);
+        memcpy(tc.sdispls[root], displs, sizeof displs);
+        tc.a[root].scounts = tc.scounts[root]; /* NULL elsewhere: not significant there */
+        tc.a[root].sdispls = tc.sdispls[root];
+    }
+    for (int r = 0; r < n; r++) {
+        dfc_coll_args_t *a = &tc.a[r];
+        uint64_t mine = v ? (uint64_t)counts[r] * selem : b;
+        a->root = root;
+        a->selem = selem;
+        a->relem = relem;
+        a->rbytes = mine;
+        a->sbytes = r == root ? b : 555; /* not significant off the root */
+        if (ip && r == root) continue;
+        tc.rinit[r].len = tc.rwant[r].len = mine;
+        image_add(&tc.rwant[r], 0, mine, seed_of(root, r));
+    }
+    tc.a[root].in_place = ip;
+    if (ip) tc.a[root].rbytes = 333; /* not significant in place */
+    tc.send[root].len = extent;
+    for (int p = 0; p < n; p++) {
+        uint64_t off = v ? (uint64_t)displs[p] * selem : (uint64_t)p * b;
+        uint64_t len = v ? (uint64_t)counts[p] * selem : b;
+        image_add(&tc.send[root], off, len, seed_of(root, p));
+    }
+    run_case(al, "%s n=%d root=%d size=%llu in_place=%d selem=%llu", v ? "scatterv" : "scatter",
+             n, root, (unsigned long long)b, ip, (unsigned long long)selem);
+}
+
 static void test_scatter(void)
 {
     algo_t al = { "scatter_linear", dfc_coll_scatter_linear_build, NULL };
@@ -446,55 +500,53 @@ static void test_scatter(void)
             for (int si = 0; si < NSIZES; si++)
                 for (int root = 0; root < n; root++)
                     for (int ip = 0; ip < 2; ip++)
-                        for (int ev = 0; ev < (v ? 2 : 1); ev++) {
-                            uint64_t b = sizes[si];
-                            if (skip_root(n, root, b)) continue;
-                            tc_reset(n, v ? DFC_COLL_SCATTERV : DFC_COLL_SCATTER);
-                            /* v: blocks in items of selem (1 or 2 bytes), received as relem 1 or 4 */
-                            uint64_t selem = ev ? 2 : 1, relem = ev ? 4 : 1;
-                            uint64_t unit = v ? (ev ? (b + 3) / 4 * 2 : b) : 0; /* items of selem */
-                            int counts[NMAX], displs[NMAX];
-                            uint64_t extent = 0;
-                            if (v) {
-                                for (int p = 0; p < n; p++) counts[p] = (int)(unit * (uint64_t)weight());
-                                extent = layout(n, counts, displs) * selem;
-                            }
-                            for (int r = 0; r < n; r++) {
-                                dfc_coll_args_t *a = &tc.a[r];
-                                a->root = root;
-                                a->selem = selem;
-                                a->relem = relem;
-                                uint64_t mine = v ? (uint64_t)counts[r] * selem : b;
-                                a->rbytes = mine;
-                                a->sbytes = r == root ? b : 555; /* ignored off the root */
-                                if (!(ip && r == root)) {
-                                    tc.rinit[r].len = tc.rwant[r].len = mine;
-                                    image_add(&tc.rwant[r], 0, mine, seed_of(root, r));
-                                }
-                            }
-                            dfc_coll_args_t *ra = &tc.a[root];
-                            ra->in_place = ip;
-                            if (ip) ra->rbytes = 333; /* ignored in place */
-                            if (v) {
-                                memcpy(tc.scounts[root], counts, sizeof counts);
-                                memcpy(tc.sdispls[root], displs, sizeof displs);
-                                ra->scounts = tc.scounts[root];
-                                ra->sdispls = tc.sdispls[root];
-                            }
-                            image_t *send = &tc.send[root];
-                            send->len = v ? extent : (uint64_t)n * b;
-                            for (int p = 0; p < n; p++) {
-                                uint64_t off = v ? (uint64_t)displs[p] * selem : (uint64_t)p * b;
-                                uint64_t len = v ? (uint64_t)counts[p] * selem : b;
-                                image_add(send, off, len, seed_of(root, p));
-                            }
-                            run_case(&al, "%s n=%d root=%d size=%llu in_place=%d selem=%llu",
-                                     v ? "scatterv" : "scatter", n, root, (unsigned long long)b, ip,
-                                     (unsigned long long)selem);
-                        }
+                        for (int ev = 0; ev <= v; ev++)
+                            if (!skip_root(n, root, sizes[si]))
+                                scatter_case(&al, v, n, root, sizes[si], ip, ev);
 }
 
-/* ---- allgather / allgatherv ---- */
+/* ---- allgather / allgatherv ----
+ * allgatherv: counts in items of relem (1, or 4 with senders using selem 2). */
+static void allgather_case(const algo_t *al, int v, int n, uint64_t b, int ip, int ev)
+{
+    uint64_t relem = ev ? 4 : 1, selem = ev ? 2 : 1, extent = (uint64_t)n * b;
+    int counts[NMAX], displs[NMAX];
+
+    tc_reset(n, v ? DFC_COLL_ALLGATHERV : DFC_COLL_ALLGATHER);
+    if (v) {
+        uneven_counts(n, (b + relem - 1) / relem, counts);
+        extent = layout(n, counts, displs) * relem;
+    }
+    for (int r = 0; r < n; r++) {
+        dfc_coll_args_t *a = &tc.a[r];
+        uint64_t mine = v ? (uint64_t)counts[r] * relem : b;
+        a->in_place = ip;
+        a->selem = selem;
+        a->relem = relem;
+        a->rbytes = b;
+        a->sbytes = ip ? 4444 : mine; /* not significant in place */
+        if (v) {
+            memcpy(tc.vcounts[r], counts, sizeof counts);
+            memcpy(tc.vdispls[r], displs, sizeof displs);
+            a->vcounts = tc.vcounts[r];
+            a->vdispls = tc.vdispls[r];
+        }
+        if (!ip) {
+            tc.send[r].len = mine;
+            image_add(&tc.send[r], 0, mine, seed_of(r, 0));
+        }
+        tc.rinit[r].len = tc.rwant[r].len = extent;
+        for (int p = 0; p < n; p++) {
+            uint64_t off = v ? (uint64_t)displs[p] * relem : (uint64_t)p * b;
+            uint64_t len = v ? (uint64_t)counts[p] * relem : b;
+            image_add(&tc.rwant[r], off, len, seed_of(p, 0));
+            if (ip && p == r) image_add(&tc.rinit[r], off, len, seed_of(p, 0));
+        }
+    }
+    run_case(al, "%s n=%d size=%llu in_place=%d relem=%llu", v ? "allgatherv" : "allgather", n,
+             (unsigned long long)b, ip, (unsigned long long)relem);
+}
+
 static void test_allgather(void)
 {
     algo_t algos[] = {
@@ -508,50 +560,66 @@ static void test_allgather(void)
             for (int n = 1; n <= NMAX; n++)
                 for (int si = 0; si < NSIZES; si++)
                     for (int ip = 0; ip < 2; ip++)
-                        for (int ev = 0; ev < (v ? 2 : 1); ev++) {
-                            uint64_t b = sizes[si];
-                            tc_reset(n, v ? DFC_COLL_ALLGATHERV : DFC_COLL_ALLGATHER);
-                            uint64_t relem = ev ? 4 : 1, selem = ev ? 2 : 1;
-                            uint64_t unit = v ? (b + relem - 1) / relem : 0;
-                            int counts[NMAX], displs[NMAX];
-                            uint64_t extent = (uint64_t)n * b;
-                            if (v) {
-                                for (int p = 0; p < n; p++) counts[p] = (int)(unit * (uint64_t)weight());
-                                extent = layout(n, counts, displs) * relem;
-                            }
-                            for (int r = 0; r < n; r++) {
-                                dfc_coll_args_t *a = &tc.a[r];
-                                a->in_place = ip;
-                                a->selem = selem;
-                                a->relem = relem;
-                                a->rbytes = b;
-                                uint64_t mine = v ? (uint64_t)counts[r] * relem : b;
-                                a->sbytes = ip ? 4444 : mine;
-                                if (v) {
-                                    memcpy(tc.vcounts[r], counts, sizeof counts);
-                                    memcpy(tc.vdispls[r], displs, sizeof displs);
-                                    a->vcounts = tc.vcounts[r];
-                                    a->vdispls = tc.vdispls[r];
-                                }
-                                if (!ip) {
-                                    tc.send[r].len = mine;
-                                    image_add(&tc.send[r], 0, mine, seed_of(r, 0));
-                                }
-                                tc.rinit[r].len = tc.rwant[r].len = extent;
-                                for (int p = 0; p < n; p++) {
-                                    uint64_t off = v ? (uint64_t)displs[p] * relem : (uint64_t)p * b;
-                                    uint64_t len = v ? (uint64_t)counts[p] * relem : b;
-                                    image_add(&tc.rwant[r], off, len, seed_of(p, 0));
-                                    if (ip && p == r) image_add(&tc.rinit[r], off, len, seed_of(p, 0));
-                                }
-                            }
-                            run_case(&algos[ai], "%s n=%d size=%llu in_place=%d relem=%llu",
-                                     v ? "allgatherv" : "allgather", n, (unsigned long long)b, ip,
-                                     (unsigned long long)relem);
-                        }
+                        for (int ev = 0; ev <= v; ev++)
+                            allgather_case(&algos[ai], v, n, sizes[si], ip, ev);
 }
 
-/* ---- alltoall / alltoallv ---- */
+/* ---- alltoall / alltoallv ----
+ * alltoallv: bytes[r][p] from r to p, uneven (often 0; ev 2: sparse, most blocks empty as in
+ * MoE dispatch); ev 0: items of 1 byte, else selem 2 and relem 4. In place the matrix is
+ * symmetric, as MPI requires there (the receive counts are also the send counts). */
+static void alltoall_case(const algo_t *al, int v, int n, uint64_t b, int ip, int ev)
+{
+    uint64_t relem = ev ? 4 : 1, selem = ev ? 2 : 1, unit = ev ? (b + 3) / 4 * 4 : b;
+    uint64_t bytes[NMAX][NMAX];
+
+    tc_reset(n, v ? DFC_COLL_ALLTOALLV : DFC_COLL_ALLTOALL);
+    for (int r = 0; r < n; r++)
+        for (int p = 0; p < n; p++) {
+            int w = ev == 2 ? (rnd() % 5 == 0 ? 1 + (int)(rnd() % 3) : 0) : weight();
+            bytes[r][p] = v ? unit * (uint64_t)w : b;
+        }
+    if (ip)
+        for (int r = 0; r < n; r++)
+            for (int p = 0; p < r; p++) bytes[r][p] = bytes[p][r];
+    for (int r = 0; r < n; r++) {
+        dfc_coll_args_t *a = &tc.a[r];
+        uint64_t sext = (uint64_t)n * b, rext = (uint64_t)n * b;
+        a->in_place = ip;
+        a->selem = selem;
+        a->relem = relem;
+        a->sbytes = ip ? 4444 : b; /* not significant in place */
+        a->rbytes = b;
+        if (v) {
+            for (int p = 0; p < n; p++) {
+                tc.scounts[r][p] = (int)(bytes[r][p] / selem);
+                tc.vcounts[r][p] = (int)(bytes[p][r] / relem);
+            }
+            sext = layout(n, tc.scounts[r], tc.sdispls[r]) * selem;
+            rext = layout(n, tc.vcounts[r], tc.vdispls[r]) * relem;
+            a->vcounts = tc.vcounts[r];
+            a->vdispls = tc.vdispls[r];
+            if (!ip) { /* NULL in place: not significant */
+                a->scounts = tc.scounts[r];
+                a->sdispls = tc.sdispls[r];
+            }
+        }
+        if (!ip) tc.send[r].len = sext;
+        tc.rinit[r].len = tc.rwant[r].len = rext;
+        for (int p = 0; p < n; p++) {
+            uint64_t soff = v ? (uint64_t)tc.sdispls[r][p] * selem : (uint64_t)p * b;
+            uint64_t roff = v ? (uint64_t)tc.vdispls[r][p] * relem : (uint64_t)p * b;
+            if (ip)
+                image_add(&tc.rinit[r], roff, bytes[r][p], seed_of(r, p));
+            else
+                image_add(&tc.send[r], soff, bytes[r][p], seed_of(r, p));
+            image_add(&tc.rwant[r], roff, bytes[p][r], seed_of(p, r));
+        }
+    }
+    run_case(al, "%s n=%d size=%llu in_place=%d relem=%llu%s", v ? "alltoallv" : "alltoall", n,
+             (unsigned long long)b, ip, (unsigned long long)relem, ev == 2 ? " sparse" : "");
+}
+
 static void test_alltoall(void)
 {
     algo_t al = { "alltoall_pairwise", dfc_coll_alltoall_pairwise_build, NULL };
@@ -559,59 +627,8 @@ static void test_alltoall(void)
         for (int n = 1; n <= NMAX; n++)
             for (int si = 0; si < NSIZES; si++)
                 for (int ip = 0; ip < 2; ip++)
-                    for (int ev = 0; ev < (v ? 3 : 1); ev++) {
-                        uint64_t b = sizes[si];
-                        tc_reset(n, v ? DFC_COLL_ALLTOALLV : DFC_COLL_ALLTOALL);
-                        /* v: bytes[r][p] from r to p; ev 2 is sparse (most blocks empty) */
-                        uint64_t relem = ev ? 4 : 1, selem = ev ? 2 : 1;
-                        uint64_t unit = ev ? (b + 3) / 4 * 4 : b, bytes[NMAX][NMAX];
-                        for (int r = 0; r < n; r++)
-                            for (int p = 0; p < n; p++) {
-                                int w = ev == 2 ? (rnd() % 5 == 0 ? 1 + (int)(rnd() % 3) : 0) : weight();
-                                bytes[r][p] = v ? unit * (uint64_t)w : b;
-                            }
-                        if (ip)
-                            for (int r = 0; r < n; r++)
-                                for (int p = 0; p < r; p++) bytes[r][p] = bytes[p][r];
-                        uint64_t sext[NMAX], rext[NMAX];
-                        for (int r = 0; r < n; r++) {
-                            dfc_coll_args_t *a = &tc.a[r];
-                            a->in_place = ip;
-                            a->selem = selem;
-                            a->relem = relem;
-                            a->sbytes = ip ? 4444 : b;
-                            a->rbytes = b;
-                            sext[r] = rext[r] = (uint64_t)n * b;
-                            if (v) {
-                                for (int p = 0; p < n; p++) {
-                                    tc.scounts[r][p] = (int)(bytes[r][p] / selem);
-                                    tc.vcounts[r][p] = (int)(bytes[p][r] / relem);
-                                }
-                                sext[r] = layout(n, tc.scounts[r], tc.sdispls[r]) * selem;
-                                rext[r] = layout(n, tc.vcounts[r], tc.vdispls[r]) * relem;
-                                a->vcounts = tc.vcounts[r];
-                                a->vdispls = tc.vdispls[r];
-                                if (!ip) {
-                                    a->scounts = tc.scounts[r];
-                                    a->sdispls = tc.sdispls[r];
-                                }
-                            }
-                            if (!ip) tc.send[r].len = sext[r];
-                            tc.rinit[r].len = tc.rwant[r].len = rext[r];
-                            for (int p = 0; p < n; p++) {
-                                uint64_t soff = v ? (uint64_t)tc.sdispls[r][p] * selem : (uint64_t)p * b;
-                                uint64_t roff = v ? (uint64_t)tc.vdispls[r][p] * relem : (uint64_t)p * b;
-                                if (ip)
-                                    image_add(&tc.rinit[r], roff, bytes[r][p], seed_of(r, p));
-                                else
-                                    image_add(&tc.send[r], soff, bytes[r][p], seed_of(r, p));
-                                image_add(&tc.rwant[r], roff, bytes[p][r], seed_of(p, r));
-                            }
-                        }
-                        run_case(&al, "%s n=%d size=%llu in_place=%d relem=%llu%s",
-                                 v ? "alltoallv" : "alltoall", n, (unsigned long long)b, ip,
-                                 (unsigned long long)relem, ev == 2 ? " sparse" : "");
-                    }
+                    for (int ev = 0; ev <= 2 * v; ev++)
+                        alltoall_case(&al, v, n, sizes[si], ip, ev);
 }
 
 int main(void)
@@ -636,8 +653,8 @@ int main(void)
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
         long f0 = failures, c0 = ncases, r0 = nruns;
         groups[g].fn();
-        printf("%-14s %5ld cases, %5ld simulated runs: %s\n", groups[g].name, ncases - c0, nruns - r0,
-               failures == f0 ? "ok" : "FAILED");
+        printf("%-14s %5ld cases, %5ld simulated runs: %s\n", groups[g].name, ncases - c0,
+               nruns - r0, failures == f0 ? "ok" : "FAILED");
     }
     for (int r = 0; r < NMAX; r++)
         for (int b = 0; b < DFC_BUF_COUNT; b++) free(bufcache[r][b]);

@@ -118,8 +118,11 @@ typedef struct DFC_Status {
     int DFC_ERROR;
 } DFC_Status;
 
-#define DFC_STATUS_IGNORE   ((DFC_Status *)1)
-#define DFC_STATUSES_IGNORE ((DFC_Status *)1)
+/* One marker object for both, so that DFC_STATUS_IGNORE == DFC_STATUSES_IGNORE (as MPI-4.1
+ * allows and MPICH does) and compilers see a real object rather than address 1. */
+extern DFC_Status dfc_status_ignore_marker[1];
+#define DFC_STATUS_IGNORE   (&dfc_status_ignore_marker[0])
+#define DFC_STATUSES_IGNORE (&dfc_status_ignore_marker[0])
 
 /* ---- Constants ---------------------------------------------------------------------- */
 #define DFC_PROC_NULL   (-1)

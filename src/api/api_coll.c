@@ -54,6 +54,72 @@ int dfc_coll_check_counts(const char *func, const char *name, const int *counts,
     return DFC_SUCCESS;
 }
 
+/* Largest byte offset reached by a v-form layout (counts/displs in items of elem). */
+static uint64_t v_span(const int *counts, const int *displs, int n, uint64_t elem)
+{
+    uint64_t end = 0;
+    for (int i = 0; counts && displs && i < n; i++)
+        if (counts[i] > 0) end = DFC_MAX2(end, ((uint64_t)displs[i] + (uint64_t)counts[i]) * elem);
+    return end;
+}
+
+/* The bytes of the send and receive buffers this rank's part of the collective touches, for
+ * staging device buffers through host memory. 0 where a buffer is not significant here. */
+static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *recv)
+{
+    uint64_t n = (uint64_t)a->size, all = a->count * a->elem;
+    int root = a->rank == a->root;
+    *send = *recv = 0;
+    switch (a->kind) {
+    case DFC_COLL_BARRIER: break;
+    case DFC_COLL_BCAST: *recv = all; break;
+    case DFC_COLL_REDUCE: *send = all; *recv = root ? all : 0; break;
+    case DFC_COLL_ALLREDUCE:
+    case DFC_COLL_SCAN:
+    case DFC_COLL_EXSCAN: *send = *recv = all; break;
+    case DFC_COLL_REDUCE_SCATTER_BLOCK: *send = n * all; *recv = a->in_place ? n * all : all; break;
+    case DFC_COLL_REDUCE_SCATTER: {
+        uint64_t total = 0;
+        for (int i = 0; i < a->size; i++) total += (uint64_t)a->rcounts[i];
+        *send = total * a->elem;
+        *recv = a->in_place ? total * a->elem : (uint64_t)a->rcounts[a->rank] * a->elem;
+        break;
+    }
+    case DFC_COLL_GATHER: *send = a->sbytes; *recv = root ? n * a->rbytes : 0; break;
+    case DFC_COLL_GATHERV: *send = a->sbytes; *recv = root ? v_span(a->vcounts, a->vdispls, a->size, a->relem) : 0; break;
+    case DFC_COLL_SCATTER: *send = root ? n * a->sbytes : 0; *recv = a->rbytes; break;
+    case DFC_COLL_SCATTERV: *send = root ? v_span(a->scounts, a->sdispls, a->size, a->selem) : 0; *recv = a->rbytes; break;
+    case DFC_COLL_ALLGATHER: *send = a->sbytes; *recv = n * a->rbytes; break;
+    case DFC_COLL_ALLGATHERV: *send = a->sbytes; *recv = v_span(a->vcounts, a->vdispls, a->size, a->relem); break;
+    case DFC_COLL_ALLTOALL: *send = n * a->sbytes; *recv = n * a->rbytes; break;
+    case DFC_COLL_ALLTOALLV:
+        *send = v_span(a->scounts, a->sdispls, a->size, a->selem);
+        *recv = v_span(a->vcounts, a->vdispls, a->size, a->relem);
+        break;
+    default: break;
+    }
+}
+
+/* Device buffers run through host shadows (copied in at each start, out at completion):
+ * correct on every collective, at the cost of two copies, until the GPU daemon exists. */
+static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
+{
+    uint64_t sbytes, rbytes;
+    buffer_spans(a, &sbytes, &rbytes);
+    void *use;
+    int rc;
+    if (coll->bufs[DFC_BUF_SEND] && sbytes) {
+        if ((rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_SEND], sbytes, 1, 0, &use))) return rc;
+        coll->bufs[DFC_BUF_SEND] = use;
+    }
+    if (coll->bufs[DFC_BUF_RECV] && rbytes) {
+        /* copied in as well: in-place input, and bytes the collective leaves alone */
+        if ((rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_RECV], rbytes, 1, 1, &use))) return rc;
+        coll->bufs[DFC_BUF_RECV] = use;
+    }
+    return DFC_SUCCESS;
+}
+
 static void destroy_coll(dfc_req_t *req)
 {
     dfc_coll_free(req->coll);
@@ -98,6 +164,10 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     req->destroy = destroy_coll;
     req->start = start_coll;
     coll->req = req;
+    if ((rc = stage_buffers(coll, a))) {
+        dfc_req_free(req);
+        return rc;
+    }
     if (call->mode == DFC_MODE_PERSISTENT) {
         req->persistent = 1;
         req->active = 0;

@@ -5,11 +5,13 @@
 
 #include "api/dfc_api.h"
 #include "coll/dfc_coll.h"
+#include "gpu/dfc_gpu.h"
 #include "pmix/dfc_boot.h"
 
 /* The layers above comm (coll, later gpu), brought up after it and down before it. */
 static int dfc_upper_layers_init(void)
 {
+    dfc_gpu_init();
     int rc = dfc_coll_layer_init();
     return rc ? rc : dfc_progress_thread_start(); /* last: it drives every layer */
 }
@@ -17,6 +19,7 @@ static void dfc_upper_layers_finalize(void)
 {
     dfc_progress_thread_stop();
     dfc_coll_layer_finalize();
+    dfc_gpu_finalize();
 }
 
 static int init_common(int required, int *provided)

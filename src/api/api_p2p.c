@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/dfc_api.h"
+#include "gpu/dfc_gpu.h"
 
 /* Checks (comm, count, datatype, buf, peer, tag) in MPI's argument order. */
 static int check_p2p(const char *func, DFC_Comm comm, const void *buf, int count, DFC_Datatype dt,
@@ -39,14 +40,17 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
         rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating a request");
         goto fn_fail;
     }
-    r->sbuf = buf;
     r->bytes = (uint64_t)count * d->size;
+    void *use;
+    if ((rc = dfc_req_stage(r, (void *)buf, r->bytes, 1, 0, &use))) goto fn_fail;
+    r->sbuf = use;
     r->peer = dest;
     r->tag = tag;
     r->sync = sync;
     r->persistent = persistent;
     if (persistent) r->active = 0;
-    else if ((rc = dfc_p2p_isend(c, 0, buf, r->bytes, dest, tag, sync, r))) goto fn_fail;
+    else if ((rc = dfc_req_stage_in(r)) || (rc = dfc_p2p_isend(c, 0, use, r->bytes, dest, tag, sync, r)))
+        goto fn_fail;
     if ((rc = dfc_req_handle(r, request))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -72,13 +76,17 @@ static int irecv_common(const char *func, void *buf, int count, DFC_Datatype dat
         rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating a request");
         goto fn_fail;
     }
-    r->rbuf = buf;
     r->bytes = (uint64_t)count * d->size;
+    void *use;
+    /* Copied in too, so that bytes past a shorter message keep their contents. */
+    if ((rc = dfc_req_stage(r, buf, r->bytes, 1, 1, &use))) goto fn_fail;
+    r->rbuf = use;
     r->peer = source;
     r->tag = tag;
     r->persistent = persistent;
     if (persistent) r->active = 0;
-    else if ((rc = dfc_p2p_irecv(c, 0, buf, r->bytes, source, tag, r))) goto fn_fail;
+    else if ((rc = dfc_req_stage_in(r)) || (rc = dfc_p2p_irecv(c, 0, use, r->bytes, source, tag, r)))
+        goto fn_fail;
     if ((rc = dfc_req_handle(r, request))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -132,14 +140,18 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
     int rc;
     dfc_comm_t *c = NULL;
     dfc_dtype_t *d;
-    dfc_req_t r;
+    dfc_req_t r = {0}; /* zeroed: fn_exit may release its (absent) shadows */
     DFC_API_ENTER();
     if ((rc = check_p2p(func, comm, buf, count, datatype, dest, "dest", tag, 0, &c, &d))) goto fn_fail;
     dfc_req_init_internal(&r, c);
-    if ((rc = dfc_p2p_isend(c, 0, buf, (uint64_t)count * d->size, dest, tag, sync, &r)) ||
-        (rc = dfc_progress_until(&r.complete)) || (rc = r.status.DFC_ERROR))
+    uint64_t bytes = (uint64_t)count * d->size;
+    void *use;
+    if ((rc = dfc_req_stage(&r, (void *)buf, bytes, 1, 0, &use)) || (rc = dfc_req_stage_in(&r)) ||
+        (rc = dfc_p2p_isend(c, 0, use, bytes, dest, tag, sync, &r)) || (rc = dfc_progress_until(&r.complete)) ||
+        (rc = r.status.DFC_ERROR))
         goto fn_fail;
 fn_exit:
+    dfc_req_unstage(&r);
     DFC_API_EXIT();
     return rc;
 fn_fail:
@@ -163,16 +175,19 @@ int DFC_Recv(void *buf, int count, DFC_Datatype datatype, int source, int tag, D
     int rc;
     dfc_comm_t *c = NULL;
     dfc_dtype_t *d;
-    dfc_req_t r;
+    dfc_req_t r = {0}; /* zeroed: fn_exit may release its (absent) shadows */
     DFC_API_ENTER();
     if ((rc = check_p2p(__func__, comm, buf, count, datatype, source, "source", tag, 1, &c, &d))) goto fn_fail;
     dfc_req_init_internal(&r, c);
-    if ((rc = dfc_p2p_irecv(c, 0, buf, (uint64_t)count * d->size, source, tag, &r)) ||
-        (rc = dfc_progress_until(&r.complete)))
+    uint64_t bytes = (uint64_t)count * d->size;
+    void *use;
+    if ((rc = dfc_req_stage(&r, buf, bytes, 1, 1, &use)) || (rc = dfc_req_stage_in(&r)) ||
+        (rc = dfc_p2p_irecv(c, 0, use, bytes, source, tag, &r)) || (rc = dfc_progress_until(&r.complete)))
         goto fn_fail;
     copy_status(status, &r.status);
     if ((rc = r.status.DFC_ERROR)) goto fn_fail;
 fn_exit:
+    dfc_req_unstage(&r);
     DFC_API_EXIT();
     return rc;
 fn_fail:
@@ -187,20 +202,26 @@ int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int 
     int rc;
     dfc_comm_t *c = NULL;
     dfc_dtype_t *sd, *rd;
-    dfc_req_t sr, rr;
+    dfc_req_t sr = {0}, rr = {0};
     DFC_API_ENTER();
     if ((rc = check_p2p(__func__, comm, sendbuf, sendcount, sendtype, dest, "dest", sendtag, 0, &c, &sd)) ||
         (rc = check_p2p(__func__, comm, recvbuf, recvcount, recvtype, source, "source", recvtag, 1, &c, &rd)))
         goto fn_fail;
     dfc_req_init_internal(&sr, c);
     dfc_req_init_internal(&rr, c);
-    if ((rc = dfc_p2p_irecv(c, 0, recvbuf, (uint64_t)recvcount * rd->size, source, recvtag, &rr)) ||
-        (rc = dfc_p2p_isend(c, 0, sendbuf, (uint64_t)sendcount * sd->size, dest, sendtag, 0, &sr)) ||
+    uint64_t sbytes = (uint64_t)sendcount * sd->size, rbytes = (uint64_t)recvcount * rd->size;
+    void *suse, *ruse;
+    if ((rc = dfc_req_stage(&sr, (void *)sendbuf, sbytes, 1, 0, &suse)) || (rc = dfc_req_stage_in(&sr)) ||
+        (rc = dfc_req_stage(&rr, recvbuf, rbytes, 1, 1, &ruse)) || (rc = dfc_req_stage_in(&rr)) ||
+        (rc = dfc_p2p_irecv(c, 0, ruse, rbytes, source, recvtag, &rr)) ||
+        (rc = dfc_p2p_isend(c, 0, suse, sbytes, dest, sendtag, 0, &sr)) ||
         (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
         goto fn_fail;
     copy_status(status, &rr.status);
     if ((rc = sr.status.DFC_ERROR) || (rc = rr.status.DFC_ERROR)) goto fn_fail;
 fn_exit:
+    dfc_req_unstage(&sr);
+    dfc_req_unstage(&rr);
     DFC_API_EXIT();
     return rc;
 fn_fail:
@@ -214,8 +235,8 @@ int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, 
     int rc;
     dfc_comm_t *c = NULL;
     dfc_dtype_t *d;
-    dfc_req_t sr, rr;
-    void *tmp = NULL;
+    dfc_req_t sr = {0}, rr = {0};
+    void *tmp = NULL, *suse;
     DFC_API_ENTER();
     if ((rc = check_p2p(__func__, comm, buf, count, datatype, dest, "dest", sendtag, 0, &c, &d)) ||
         (rc = dfc_api_check_rank(__func__, "source", c, source, 1)) ||
@@ -229,15 +250,21 @@ int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, 
     }
     dfc_req_init_internal(&sr, c);
     dfc_req_init_internal(&rr, c);
-    if ((rc = dfc_p2p_irecv(c, 0, tmp, bytes, source, recvtag, &rr)) ||
-        (rc = dfc_p2p_isend(c, 0, buf, bytes, dest, sendtag, 0, &sr)) || (rc = dfc_progress_until(&rr.complete)) ||
+    if ((rc = dfc_req_stage(&sr, buf, bytes, 1, 0, &suse)) || (rc = dfc_req_stage_in(&sr)) ||
+        (rc = dfc_p2p_irecv(c, 0, tmp, bytes, source, recvtag, &rr)) ||
+        (rc = dfc_p2p_isend(c, 0, suse, bytes, dest, sendtag, 0, &sr)) || (rc = dfc_progress_until(&rr.complete)) ||
         (rc = dfc_progress_until(&sr.complete)))
         goto fn_fail;
-    if (source != DFC_PROC_NULL) memcpy(buf, tmp, dfc_status_bytes(&rr.status));
+    if (source != DFC_PROC_NULL) {
+        if (suse != buf) rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status)); /* device buffer */
+        else memcpy(buf, tmp, dfc_status_bytes(&rr.status));
+        if (rc) goto fn_fail;
+    }
     copy_status(status, &rr.status);
     if ((rc = sr.status.DFC_ERROR) || (rc = rr.status.DFC_ERROR)) goto fn_fail;
 fn_exit:
     free(tmp);
+    dfc_req_unstage(&sr);
     DFC_API_EXIT();
     return rc;
 fn_fail:

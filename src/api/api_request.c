@@ -7,6 +7,8 @@
 
 #include "api/dfc_api.h"
 
+DFC_Status dfc_status_ignore_marker[1]; /* never written: its address is the marker */
+
 /* Looks up a request handle. *r is NULL for DFC_REQUEST_NULL. */
 static int get_req(const char *func, const char *argname, DFC_Request h, dfc_req_t **r)
 {

@@ -98,6 +98,8 @@ static int scheduler_pass(void)
 
 int dfc_coll_start(dfc_coll_t *c)
 {
+    int rc = dfc_req_stage_in(c->req); /* device buffers: fresh host shadows */
+    if (rc) return rc;
     if (c->persistent) {
         /* Persistent instances match by (communicator, _init sequence, start count), so
          * their Starts may come in any order across ranks. */

@@ -283,7 +283,26 @@ struct dfc_req {
 
     DFC_Request_callback *cb;
     void *cb_arg;
+
+    /* Device buffers staged through host shadows (until the GPU daemon exists): copied in
+     * when the operation starts, out when it completes. */
+    struct dfc_stage *stages;
+    int nstages;
 };
+
+typedef struct dfc_stage {
+    void *dev;    /* the user's device buffer */
+    void *host;   /* its host shadow, which the operation uses */
+    size_t bytes;
+    int copy_in, copy_out;
+} dfc_stage_t;
+
+/* If buf is device memory, gives the request a host shadow of `bytes` and returns it in
+ * *use (else *use = buf). copy_in: device -> host at each start; copy_out: host -> device at
+ * each completion. */
+int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_out, void **use);
+int dfc_req_stage_in(dfc_req_t *r); /* at start */
+void dfc_req_unstage(dfc_req_t *r);  /* frees the shadows (internal requests on the stack) */
 
 extern dfc_htable_t dfc_req_table;
 dfc_req_t *dfc_req_new(int kind, dfc_comm_t *comm); /* zeroed, active, not complete */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comm/dfc_comm.h"
+#include "gpu/dfc_gpu.h"
 
 dfc_htable_t dfc_req_table;
 
@@ -34,6 +35,11 @@ int dfc_req_handle(dfc_req_t *req, DFC_Request *out)
 
 void dfc_req_complete(dfc_req_t *req)
 {
+    for (int i = 0; i < req->nstages; i++) {
+        dfc_stage_t *st = &req->stages[i];
+        int rc = st->copy_out ? dfc_gpu_copy(st->dev, st->host, st->bytes) : DFC_SUCCESS;
+        if (rc && !req->status.DFC_ERROR) req->status.DFC_ERROR = rc;
+    }
     req->complete = 1;
     if (req->cb) {
         /* Cleared before the call, so a callback that re-arms a persistent request is not
@@ -50,13 +56,54 @@ void dfc_req_complete(dfc_req_t *req)
 void dfc_req_free(dfc_req_t *req)
 {
     if (req->destroy) req->destroy(req);
+    dfc_req_unstage(req);
     if (req->handle) dfc_htable_remove(&dfc_req_table, req->handle);
     if (req->comm) dfc_comm_release(req->comm);
     free(req);
 }
 
+int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_out, void **use)
+{
+    *use = buf;
+    if (!bytes || !dfc_gpu_is_device_ptr(buf)) return DFC_SUCCESS;
+    dfc_stage_t *st = realloc(r->stages, (r->nstages + 1) * sizeof *st);
+    if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    r->stages = st;
+    st = &r->stages[r->nstages];
+    if (!(st->host = malloc(bytes)))
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a %zu-byte host shadow of a device buffer", bytes);
+    st->dev = buf;
+    st->bytes = bytes;
+    st->copy_in = copy_in;
+    st->copy_out = copy_out;
+    r->nstages++;
+    *use = st->host;
+    return DFC_SUCCESS;
+}
+
+void dfc_req_unstage(dfc_req_t *r)
+{
+    for (int i = 0; i < r->nstages; i++) free(r->stages[i].host);
+    free(r->stages);
+    r->stages = NULL;
+    r->nstages = 0;
+}
+
+int dfc_req_stage_in(dfc_req_t *r)
+{
+    for (int i = 0; i < r->nstages; i++)
+        if (r->stages[i].copy_in) {
+            int rc = dfc_gpu_copy(r->stages[i].host, r->stages[i].dev, r->stages[i].bytes);
+            if (rc) return rc;
+        }
+    return DFC_SUCCESS;
+}
+
 int dfc_req_start(dfc_req_t *req)
 {
+    /* Collectives copy in from dfc_coll_start, which also serves nonblocking calls. */
+    int rc = req->kind == DFC_REQ_COLL ? DFC_SUCCESS : dfc_req_stage_in(req);
+    if (rc) return rc;
     req->active = 1;
     req->complete = 0;
     req->cancelled = 0;

@@ -72,7 +72,6 @@ int DFC_Finalize(void)
     DFC_API_ENTER();
     dfc_upper_layers_finalize();
     int rc = dfc_comm_layer_finalize();
-    dfc_proc.initialized = 0;
     DFC_UNLOCK();
     return rc ? dfc_api_error(NULL, rc) : DFC_SUCCESS;
 }

@@ -21,7 +21,21 @@ static dfc_progress_hook_fn coll_hook;
 extern dfc_tl_t *dfc_tls[];
 extern int dfc_ntls;
 
-static long spin_passes = -1, yield_passes, sleep_us;
+static long spin_ns = -1, yield_ns, sleep_us;
+
+/* Reads the waiting parameters once. Spinning is bounded by time, not by passes: a pass over
+ * tcp is a system call, and a rank that spins while its peer needs the core only delays the
+ * message it waits for. */
+static void read_wait_params(void)
+{
+    if (spin_ns >= 0) return;
+    spin_ns = 1000 * dfc_env_long("DFC_SPIN_US", 20,
+        "microseconds a waiting thread spins on progress before it starts yielding the CPU");
+    yield_ns = 1000 * dfc_env_long("DFC_YIELD_US", 200,
+        "further microseconds of progress with sched_yield before a waiting thread sleeps");
+    sleep_us = dfc_env_long("DFC_SLEEP_US", 1000,
+        "longest sleep (microseconds) of a waiting thread before it polls again");
+}
 
 void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn) { coll_hook = fn; }
 
@@ -71,25 +85,20 @@ int dfc_progress_until(volatile int *done) { return dfc_progress_wait(flag_is_se
 
 int dfc_progress_wait(int (*ready)(void *arg), void *arg)
 {
-    if (spin_passes < 0) {
-        spin_passes = dfc_env_long("DFC_SPIN_PASSES", 2000,
-            "idle progress passes a waiting thread spins before it starts yielding the CPU");
-        yield_passes = dfc_env_long("DFC_YIELD_PASSES", 200,
-            "idle passes with sched_yield before a waiting thread sleeps in the transport");
-        sleep_us = dfc_env_long("DFC_SLEEP_US", 1000,
-            "longest sleep (microseconds) of a waiting thread before it polls again");
-    }
-    long idle = 0;
+    read_wait_params();
+    uint64_t idle_since = 0; /* 0: not idle */
     while (!ready(arg)) {
         int n = dfc_progress();
         if (n < 0) return -n;
         if (n > 0) {
-            idle = 0;
+            idle_since = 0;
             continue;
         }
-        idle++;
-        if (idle <= spin_passes) continue;
-        if (idle <= spin_passes + yield_passes) {
+        uint64_t now = dfc_time_ns();
+        if (!idle_since) idle_since = now;
+        uint64_t idle = now - idle_since;
+        if (idle < (uint64_t)spin_ns) continue;
+        if (idle < (uint64_t)(spin_ns + yield_ns)) {
             DFC_UNLOCK();
             sched_yield();
             DFC_LOCK();
@@ -110,14 +119,17 @@ static volatile int progress_thread_running, progress_thread_stop;
 static void *progress_thread_main(void *arg)
 {
     (void)arg;
-    long idle = 0;
+    uint64_t idle_since = 0;
     while (!progress_thread_stop) {
         DFC_LOCK();
         int n = dfc_progress();
-        if (n != 0) idle = 0;
-        else if (++idle > spin_passes) sleep_in_transports();
+        uint64_t now = dfc_time_ns();
+        if (n != 0) idle_since = 0;
+        else if (!idle_since) idle_since = now;
+        int sleepy = idle_since && now - idle_since > (uint64_t)spin_ns;
+        if (sleepy) sleep_in_transports();
         DFC_UNLOCK();
-        if (idle > 0 && idle <= spin_passes) sched_yield();
+        if (!sleepy) sched_yield(); /* let the application thread take the lock */
     }
     return NULL;
 }
@@ -127,10 +139,7 @@ int dfc_progress_thread_start(void)
     if (!dfc_env_long("DFC_ASYNC_PROGRESS", 0,
                       "1: a progress thread advances nonblocking operations without DFC calls"))
         return DFC_SUCCESS;
-    if (spin_passes < 0) {
-        volatile int one = 1;
-        dfc_progress_until(&one); /* reads the spin parameters */
-    }
+    read_wait_params();
     dfc_lock_enabled = 1;
     progress_thread_stop = 0;
     if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL))

@@ -1,16 +1,17 @@
 /*
  * anysrc - wildcard receives and completion of many receives.
  *
- * 1. Every rank but 0 sends NMSG messages of mixed eager/rendezvous sizes to rank 0 with
- *    distinct tags; rank 0 receives them all with ANY_SOURCE+ANY_TAG and identifies each by
- *    the status (source, tag, count), checking its content and that each source's messages
- *    arrive in the order sent.
+ * 1. Every rank but the root sends NMSG messages of mixed eager/rendezvous sizes to the root
+ *    with distinct tags; the root receives them all with ANY_SOURCE+ANY_TAG and identifies
+ *    each by the status (source, tag, count), checking its content and that each source's
+ *    messages arrive in the order sent.
  * 2. The same with ANY_SOURCE and a given tag, and a given source with ANY_TAG.
  * 3. Waitany over many Irecvs with given (source, tag), posted in shuffled order.
  * 4. Waitsome over Irecvs with ANY_SOURCE and one tag per round: every (source, round)
  *    arrives exactly once, whichever receive it lands in.
  * Each phase is done by every rank in turn as the receiver ("root"), so that all ranks run
- * the wildcard paths.
+ * the wildcard paths. Phases are separated by barriers on a duplicate of WORLD, so that no
+ * wildcard receive can meet a message of another phase.
  */
 #include "../dfctest.h"
 

@@ -197,8 +197,35 @@ int main(int argc, char **argv)
         check_rec(&psrec, ps, DFC_UNDEFINED, 0, 0, "persistent send");
         DFCT_CHECK(rbuf[19999] == value(left, 100 + it, 0, 19999), "persistent receive data, round %d", it);
     }
+    /* Armed once, started three times: however the library treats later rounds, it never
+     * runs the callback more than once per completion, and runs it for the first. */
+    memset(&prec, 0, sizeof prec);
+    DFCT_OK(DFC_Request_set_callback(pr, cb, &prec));
+    for (int it = 0; it < 3; it++) {
+        DFCT_OK(DFC_Start(&pr));
+        DFCT_OK(DFC_Start(&ps));
+        DFCT_OK(DFC_Wait(&pr, DFC_STATUS_IGNORE));
+        DFCT_OK(DFC_Wait(&ps, DFC_STATUS_IGNORE));
+        DFCT_CHECK(prec.calls >= 1 && prec.calls <= it + 1, "persistent receive armed once: %d runs after %d rounds",
+                   prec.calls, it + 1);
+    }
     DFCT_OK(DFC_Request_free(&pr));
     DFCT_OK(DFC_Request_free(&ps));
+
+    /* Fire and forget: a rendezvous send freed while active still runs its callback, once,
+     * when it completes (the peer has received it once the round trip below is done). */
+    memset(&srec, 0, sizeof srec);
+    DFCT_OK(DFC_Irecv(rbuf, 30000, DFC_INT, left, 7, DFC_COMM_WORLD, &req));
+    DFCT_OK(DFC_Isend(sbuf, 30000, DFC_INT, right, 7, DFC_COMM_WORLD, &sreq));
+    DFCT_OK(DFC_Request_set_callback(sreq, cb, &srec));
+    DFCT_OK(DFC_Request_free(&sreq));
+    DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
+    DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_INT, left, 8, NULL, 0, DFC_INT, right, 8, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    for (int i = 0; i < 1000 && srec.calls == 0; i++) { /* its completion may need progress */
+        int f;
+        DFCT_OK(DFC_Iprobe(DFC_ANY_SOURCE, 12345, DFC_COMM_WORLD, &f, DFC_STATUS_IGNORE));
+    }
+    DFCT_CHECK(srec.calls == 1, "callback of a freed active send ran %d times", srec.calls);
 
     /* 6. A truncated receive: the callback's status carries the error. */
     DFCT_OK(DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN));

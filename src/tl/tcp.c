@@ -52,7 +52,6 @@
 #define TCP_DIRECT_PEERS  1       /* with one peer progress recv()s directly (1 syscall) */
 #define TCP_READ_ROUNDS   4       /* reads per peer per progress call (fairness) */
 #define TCP_MAX_PENDING   64      /* unverified inbound connections at once during init */
-#define TCP_POLL_EAGER    32      /* empty polls (~30 us) before idle polling backs off */
 
 typedef struct tcp_conn {
     int fd;      /* -1 before the handshake and after a failure */
@@ -83,11 +82,6 @@ typedef struct tcp {
     int direct;
     int rr;
     struct epoll_event *evs;
-    /* Idle backoff: a poll costs a system call, ~100x a shm poll, and the comm layer
-     * counts its spin phase in passes. After TCP_POLL_EAGER empty polls, progress polls
-     * only every poll_skip+1 calls until a packet, a send or a wait. */
-    unsigned empty_polls;
-    int skip_left, poll_skip;
 } tcp_t;
 
 static const char zeros[8];
@@ -207,8 +201,6 @@ static int tcp_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
     tcp_t *s = tl->priv;
     tcp_conn_t *c = conn_of(s, peer);
     if (DFC_UNLIKELY(!c)) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not a tcp peer", peer);
-    s->empty_polls = 0; /* an answer may come soon: poll eagerly again */
-    s->skip_left = 0;
     if (DFC_UNLIKELY(c->dead)) return dead_err(__func__, c);
     uint32_t plen = pkt->payload_len;
     if (DFC_UNLIKELY(plen > s->max_payload))
@@ -326,9 +318,7 @@ static int tcp_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     if (s->nqueued)
         for (int i = 0; i < s->nconns; i++)
             if (s->conns[i].ot != s->conns[i].oh && s->conns[i].fd >= 0) conn_flush(s, &s->conns[i]);
-    if (s->skip_left > 0) {
-        s->skip_left--;
-    } else if (s->direct) {
+    if (s->direct) {
         for (int k = 0; k < s->nconns; k++) {
             tcp_conn_t *c = &s->conns[(s->rr + k) % s->nconns];
             if (c->fd >= 0) n += conn_read(s, c, deliver);
@@ -341,8 +331,6 @@ static int tcp_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
             if (c->fd >= 0) n += conn_read(s, c, deliver);
         }
     }
-    if (n > 0) s->empty_polls = 0;
-    else if (++s->empty_polls > TCP_POLL_EAGER) s->skip_left = s->poll_skip;
     if (DFC_UNLIKELY(s->nunreported)) {
         for (int i = 0; i < s->nconns; i++) {
             tcp_conn_t *c = &s->conns[i];
@@ -386,7 +374,6 @@ static void tcp_wait(dfc_tl_t *tl, long timeout_us)
         if (c->ot != c->oh && c->fd >= 0) pf[k++] = (struct pollfd){.fd = c->fd, .events = POLLOUT};
     }
     ppoll(pf, (nfds_t)k, tsp, NULL);
-    s->skip_left = 0; /* something may have arrived: the next progress polls */
 }
 
 /* ---- init: connections ----------------------------------------------------------------- */
@@ -583,10 +570,6 @@ static int tcp_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     s->sockbuf = (int)dfc_env_long("DFC_TCP_SOCKBUF", 0,
                                    "tcp: SO_SNDBUF/SO_RCVBUF in bytes; 0 keeps the kernel's "
                                    "autotuning (a fixed size disables it)");
-    long skip = dfc_env_long("DFC_TCP_POLL_SKIP", 15,
-                             "tcp: once idle for a while (32 empty polls), progress calls that "
-                             "skip the socket poll between two polls; 0 polls on every call");
-    s->poll_skip = skip > 0 ? (int)DFC_MIN2(skip, 1000) : 0;
     double timeout = (double)dfc_env_long("DFC_TCP_CONNECT_TIMEOUT", 30,
                                           "tcp: seconds init waits for all connections");
     const char *bind_ip = dfc_env_str("DFC_TCP_IF_ADDR", NULL,

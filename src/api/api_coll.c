@@ -37,7 +37,11 @@ int dfc_coll_check_buf(const char *func, const char *bufname, const void *buf, i
         if (!in_place_ok) return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: DFC_IN_PLACE is not allowed here", bufname);
         return DFC_SUCCESS;
     }
-    if ((rc = dfc_api_check_count(func, "count", count)) || (rc = dfc_dtype_check(dt, func, "datatype", d)))
+    /* The count and type arguments are named after the buffer, as in MPI's prototypes. */
+    int is_send = !strcmp(bufname, "sendbuf"), is_recv = !strcmp(bufname, "recvbuf");
+    const char *countname = is_send ? "sendcount" : is_recv ? "recvcount" : "count";
+    const char *typename = is_send ? "sendtype" : is_recv ? "recvtype" : "datatype";
+    if ((rc = dfc_api_check_count(func, countname, count)) || (rc = dfc_dtype_check(dt, func, typename, d)))
         return rc;
     if (!buf && count > 0)
         return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL with count %d", bufname, count);

@@ -290,7 +290,7 @@ int DFC_Iprobe(int source, int tag, DFC_Comm comm, int *flag, DFC_Status *status
         goto fn_fail;
     if ((rc = dfc_p2p_iprobe(c, source, tag, flag, status))) goto fn_fail;
     if (!*flag) {
-        int n = dfc_progress();
+        int n = dfc_progress_poll();
         if (n < 0) {
             rc = -n;
             goto fn_fail;

@@ -103,7 +103,7 @@ int DFC_Test(DFC_Request *request, int *flag, DFC_Status *status)
         goto fn_exit;
     }
     c = r->comm;
-    if (!r->complete && (rc = -dfc_progress()) > 0) goto fn_fail;
+    if (!r->complete && (rc = -dfc_progress_poll()) > 0) goto fn_fail;
     rc = DFC_SUCCESS;
     *flag = r->complete;
     if (*flag && (rc = finish(request, r, status))) goto fn_fail;
@@ -176,7 +176,7 @@ int DFC_Testany(int count, DFC_Request array_of_requests[], int *index, int *fla
         goto fn_fail;
     int i = first_complete(count, array_of_requests);
     if (i == -1) {
-        if ((rc = -dfc_progress()) > 0) goto fn_fail;
+        if ((rc = -dfc_progress_poll()) > 0) goto fn_fail;
         rc = DFC_SUCCESS;
         i = first_complete(count, array_of_requests);
     }
@@ -255,7 +255,7 @@ int DFC_Testall(int count, DFC_Request array_of_requests[], int *flag, DFC_Statu
     DFC_API_ENTER();
     if ((rc = check_req_array(__func__, count, array_of_requests)) || (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
-    if (!all_complete(count, array_of_requests) && (rc = -dfc_progress()) > 0) goto fn_fail;
+    if (!all_complete(count, array_of_requests) && (rc = -dfc_progress_poll()) > 0) goto fn_fail;
     rc = DFC_SUCCESS;
     *flag = all_complete(count, array_of_requests);
     if (*flag && (rc = finish_all(count, array_of_requests, array_of_statuses, &c))) goto fn_fail;
@@ -319,7 +319,7 @@ int DFC_Testsome(int incount, DFC_Request array_of_requests[], int *outcount, in
         (rc = dfc_api_check_ptr(__func__, "outcount", outcount)) ||
         (incount > 0 && (rc = dfc_api_check_ptr(__func__, "array_of_indices", array_of_indices))))
         goto fn_fail;
-    if (first_complete(incount, array_of_requests) == -1 && (rc = -dfc_progress()) > 0) goto fn_fail;
+    if (first_complete(incount, array_of_requests) == -1 && (rc = -dfc_progress_poll()) > 0) goto fn_fail;
     if ((rc = finish_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &c)))
         goto fn_fail;
 fn_exit:
@@ -404,7 +404,7 @@ int DFC_Request_get_status(DFC_Request request, int *flag, DFC_Status *status)
         set_empty(status);
         goto fn_exit;
     }
-    if (!r->complete && (rc = -dfc_progress()) > 0) goto fn_fail;
+    if (!r->complete && (rc = -dfc_progress_poll()) > 0) goto fn_fail;
     rc = DFC_SUCCESS;
     *flag = r->complete;
     if (*flag) set_status(status, &r->status);

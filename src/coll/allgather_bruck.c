@@ -12,12 +12,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a)
 {
     return a->kind == DFC_COLL_ALLGATHER;
@@ -38,17 +32,17 @@ int dfc_coll_allgather_bruck_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     }
     uint64_t tmp = dfc_sched_tmp(s, (uint64_t)n * b);
     if (a->in_place)
-        TRY(dfc_sched_copy(s, DFC_BUF_RECV, (uint64_t)r * b, DFC_BUF_TMP, tmp, b));
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, (uint64_t)r * b, DFC_BUF_TMP, tmp, b));
     else
-        TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_TMP, tmp, b));
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_TMP, tmp, b));
     for (int d = 1; d < n; d <<= 1) {
         uint64_t c = (uint64_t)(d < n - d ? d : n - d);
-        TRY(dfc_sched_recv(s, (r + d) % n, DFC_BUF_TMP, tmp + (uint64_t)d * b, c * b));
-        TRY(dfc_sched_send(s, (r - d + n) % n, DFC_BUF_TMP, tmp, c * b));
-        TRY(dfc_sched_fence(s));
+        DFC_TRY(dfc_sched_recv(s, (r + d) % n, DFC_BUF_TMP, tmp + (uint64_t)d * b, c * b));
+        DFC_TRY(dfc_sched_send(s, (r - d + n) % n, DFC_BUF_TMP, tmp, c * b));
+        DFC_TRY(dfc_sched_fence(s));
     }
     /* TMP blocks [0, n - r) -> RECV blocks [r, n); TMP blocks [n - r, n) -> RECV [0, r). */
     uint64_t head = (uint64_t)(n - r) * b;
-    TRY(dfc_sched_copy(s, DFC_BUF_TMP, tmp, DFC_BUF_RECV, (uint64_t)r * b, head));
+    DFC_TRY(dfc_sched_copy(s, DFC_BUF_TMP, tmp, DFC_BUF_RECV, (uint64_t)r * b, head));
     return dfc_sched_copy(s, DFC_BUF_TMP, tmp + head, DFC_BUF_RECV, 0, (uint64_t)r * b);
 }

@@ -10,12 +10,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a)
 {
     return a->kind == DFC_COLL_ALLGATHER && a->size > 0 && (a->size & (a->size - 1)) == 0;
@@ -31,15 +25,15 @@ int dfc_coll_allgather_recursive_doubling_build(const dfc_coll_args_t *a, dfc_sc
                        "allgather_recursive_doubling cannot build collective kind %d on %d ranks",
                        (int)a->kind, n);
     s->algorithm = "recursive_doubling";
-    if (!a->in_place) TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, (uint64_t)r * b, b));
+    if (!a->in_place) DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, (uint64_t)r * b, b));
     if (b == 0) return DFC_SUCCESS;
     for (int mask = 1; mask < n; mask <<= 1) {
         int peer = r ^ mask;
         uint64_t mine = (uint64_t)(r & ~(mask - 1)) * b;
         uint64_t theirs = (uint64_t)(peer & ~(mask - 1)) * b;
-        TRY(dfc_sched_recv(s, peer, DFC_BUF_RECV, theirs, (uint64_t)mask * b));
-        TRY(dfc_sched_send(s, peer, DFC_BUF_RECV, mine, (uint64_t)mask * b));
-        TRY(dfc_sched_fence(s));
+        DFC_TRY(dfc_sched_recv(s, peer, DFC_BUF_RECV, theirs, (uint64_t)mask * b));
+        DFC_TRY(dfc_sched_send(s, peer, DFC_BUF_RECV, mine, (uint64_t)mask * b));
+        DFC_TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;
 }

@@ -12,12 +12,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 static uint64_t block_off(const dfc_coll_args_t *a, int p)
 {
     if (a->kind == DFC_COLL_ALLGATHERV) return (uint64_t)(int64_t)a->vdispls[p] * a->relem;
@@ -40,14 +34,14 @@ int dfc_coll_allgather_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
                        (int)a->kind);
     s->algorithm = "ring";
     if (!a->in_place)
-        TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, block_off(a, r), block_len(a, r)));
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, block_off(a, r), block_len(a, r)));
     for (int i = 0; i < n - 1; i++) {
         int sb = (r - i + n) % n, rb = (r - i - 1 + n) % n;
         if (block_len(a, rb) > 0)
-            TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, block_off(a, rb), block_len(a, rb)));
+            DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, block_off(a, rb), block_len(a, rb)));
         if (block_len(a, sb) > 0)
-            TRY(dfc_sched_send(s, right, DFC_BUF_RECV, block_off(a, sb), block_len(a, sb)));
-        TRY(dfc_sched_fence(s));
+            DFC_TRY(dfc_sched_send(s, right, DFC_BUF_RECV, block_off(a, sb), block_len(a, sb)));
+        DFC_TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;
 }

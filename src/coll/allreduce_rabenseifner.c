@@ -24,12 +24,6 @@
 #include "coll/dfc_coll.h"
 
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 static int pof2_below(int n)
 {
     int pof2 = 1;
@@ -62,9 +56,9 @@ int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t 
     int acc_ready = a->in_place;
     if (rank < 2 * rem && rank % 2 == 0) {
         /* Hand the input to rank + 1, wait for the result. */
-        TRY(dfc_sched_send(s, rank + 1, in, 0, bytes));
-        if (a->in_place) TRY(dfc_sched_fence(s)); /* the send reads RECV */
-        TRY(dfc_sched_recv(s, rank + 1, DFC_BUF_RECV, 0, bytes));
+        DFC_TRY(dfc_sched_send(s, rank + 1, in, 0, bytes));
+        if (a->in_place) DFC_TRY(dfc_sched_fence(s)); /* the send reads RECV */
+        DFC_TRY(dfc_sched_recv(s, rank + 1, DFC_BUF_RECV, 0, bytes));
         return dfc_sched_fence(s);
     }
     /* Largest receive into TMP: the whole vector (pre-step, in place) or the first half. */
@@ -75,12 +69,12 @@ int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t 
     int newrank;
     if (rank < 2 * rem) { /* odd: RECV = x_(rank-1) op x_rank */
         if (acc_ready) {
-            TRY(dfc_sched_recv_reduce(s, rank - 1, DFC_BUF_RECV, 0, count, bytes, tmp,
+            DFC_TRY(dfc_sched_recv_reduce(s, rank - 1, DFC_BUF_RECV, 0, count, bytes, tmp,
                                       DFC_REDUCE_IN_FIRST));
-            TRY(dfc_sched_fence(s));
+            DFC_TRY(dfc_sched_fence(s));
         } else {
-            TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
-            TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count,
+            DFC_TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
+            DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count,
                                  DFC_REDUCE_IN_SECOND));
             acc_ready = 1;
         }
@@ -107,15 +101,15 @@ int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t 
         uint64_t kn = chunk_start(count, pof2, keep_hi) - ko;
         int lower = newdst < newrank; /* the partner's data comes first */
         if (acc_ready) {
-            if (sn) TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));
+            if (sn) DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));
             if (kn)
-                TRY(dfc_sched_recv_reduce(s, dst, DFC_BUF_RECV, ko * elem, kn, kn * elem, tmp,
+                DFC_TRY(dfc_sched_recv_reduce(s, dst, DFC_BUF_RECV, ko * elem, kn, kn * elem, tmp,
                                           lower ? DFC_REDUCE_IN_FIRST : DFC_REDUCE_IN_SECOND));
-            TRY(dfc_sched_fence(s));
+            DFC_TRY(dfc_sched_fence(s));
         } else {
-            if (sn) TRY(dfc_sched_send(s, dst, DFC_BUF_SEND, so * elem, sn * elem));
-            if (kn) TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ko * elem, kn * elem));
-            TRY(dfc_sched_reduce(s, DFC_BUF_SEND, ko * elem, DFC_BUF_RECV, ko * elem, kn,
+            if (sn) DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_SEND, so * elem, sn * elem));
+            if (kn) DFC_TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ko * elem, kn * elem));
+            DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, ko * elem, DFC_BUF_RECV, ko * elem, kn,
                                  lower ? DFC_REDUCE_IN_SECOND : DFC_REDUCE_IN_FIRST));
             acc_ready = 1;
         }
@@ -131,12 +125,12 @@ int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t 
         int plo = lo == slo[k] ? hi : slo[k], phi = lo == slo[k] ? shi[k] : lo;
         uint64_t so = chunk_start(count, pof2, lo), sn = chunk_start(count, pof2, hi) - so;
         uint64_t ro = chunk_start(count, pof2, plo), rn = chunk_start(count, pof2, phi) - ro;
-        if (sn) TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));
-        if (rn) TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ro * elem, rn * elem));
-        TRY(dfc_sched_fence(s));
+        if (sn) DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));
+        if (rn) DFC_TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ro * elem, rn * elem));
+        DFC_TRY(dfc_sched_fence(s));
         lo = slo[k], hi = shi[k];
     }
 
-    if (rank < 2 * rem) TRY(dfc_sched_send(s, rank - 1, DFC_BUF_RECV, 0, bytes));
+    if (rank < 2 * rem) DFC_TRY(dfc_sched_send(s, rank - 1, DFC_BUF_RECV, 0, bytes));
     return dfc_sched_fence(s);
 }

@@ -21,12 +21,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 int dfc_coll_allreduce_recursive_doubling_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
     int n = a->size, rank = a->rank;
@@ -48,19 +42,19 @@ int dfc_coll_allreduce_recursive_doubling_build(const dfc_coll_args_t *a, dfc_sc
     if (rank < 2 * rem) {
         if (rank % 2 == 0) {
             /* Hand the input to rank + 1, wait for the result. */
-            TRY(dfc_sched_send(s, rank + 1, in, 0, bytes));
-            if (a->in_place) TRY(dfc_sched_fence(s)); /* the send reads RECV */
-            TRY(dfc_sched_recv(s, rank + 1, DFC_BUF_RECV, 0, bytes));
+            DFC_TRY(dfc_sched_send(s, rank + 1, in, 0, bytes));
+            if (a->in_place) DFC_TRY(dfc_sched_fence(s)); /* the send reads RECV */
+            DFC_TRY(dfc_sched_recv(s, rank + 1, DFC_BUF_RECV, 0, bytes));
             return dfc_sched_fence(s);
         }
         /* RECV = x_(rank-1) op x_rank */
         if (acc_ready) {
-            TRY(dfc_sched_recv_reduce(s, rank - 1, DFC_BUF_RECV, 0, count, bytes, TMP_OFF(),
+            DFC_TRY(dfc_sched_recv_reduce(s, rank - 1, DFC_BUF_RECV, 0, count, bytes, TMP_OFF(),
                                       DFC_REDUCE_IN_FIRST));
-            TRY(dfc_sched_fence(s));
+            DFC_TRY(dfc_sched_fence(s));
         } else {
-            TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
-            TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count,
+            DFC_TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
+            DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count,
                                  DFC_REDUCE_IN_SECOND));
             acc_ready = 1;
         }
@@ -74,22 +68,22 @@ int dfc_coll_allreduce_recursive_doubling_build(const dfc_coll_args_t *a, dfc_sc
         int dst = newdst < rem ? 2 * newdst + 1 : newdst + rem;
         int lower = dst < rank; /* the partner's data comes first */
         if (acc_ready) {
-            TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, 0, bytes));
-            TRY(dfc_sched_recv_reduce(s, dst, DFC_BUF_RECV, 0, count, bytes, TMP_OFF(),
+            DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, 0, bytes));
+            DFC_TRY(dfc_sched_recv_reduce(s, dst, DFC_BUF_RECV, 0, count, bytes, TMP_OFF(),
                                       lower ? DFC_REDUCE_IN_FIRST : DFC_REDUCE_IN_SECOND));
-            TRY(dfc_sched_fence(s));
+            DFC_TRY(dfc_sched_fence(s));
         } else {
             /* First round without IN_PLACE: RECV = partner's; then reduce SEND into it. */
-            TRY(dfc_sched_send(s, dst, DFC_BUF_SEND, 0, bytes));
-            TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, 0, bytes));
-            TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count,
+            DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_SEND, 0, bytes));
+            DFC_TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, 0, bytes));
+            DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count,
                                  lower ? DFC_REDUCE_IN_SECOND : DFC_REDUCE_IN_FIRST));
             acc_ready = 1;
         }
     }
 
     if (rank < 2 * rem) /* odd: hand the result back to rank - 1 */
-        TRY(dfc_sched_send(s, rank - 1, DFC_BUF_RECV, 0, bytes));
+        DFC_TRY(dfc_sched_send(s, rank - 1, DFC_BUF_RECV, 0, bytes));
     return dfc_sched_fence(s);
 #undef TMP_OFF
 }

@@ -25,12 +25,6 @@
 #include "coll/dfc_coll.h"
 
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a) { return a->commutative; }
 
 static uint64_t ring_segment_bytes(void)
@@ -82,16 +76,16 @@ int dfc_coll_allreduce_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
             uint64_t rn = rl > k0 ? DFC_MIN2(seg_items, rl - k0) : 0;
             if (sn) {
                 int from = rs && j == 0 ? in : DFC_BUF_RECV;
-                TRY(dfc_sched_send(s, right, from, (s0 + k0) * elem, sn * elem));
+                DFC_TRY(dfc_sched_send(s, right, from, (s0 + k0) * elem, sn * elem));
             }
             if (!rn) continue;
             if (rs && a->in_place)
-                TRY(dfc_sched_recv_reduce(s, left, DFC_BUF_RECV, (r0 + k0) * elem, rn, rn * elem,
+                DFC_TRY(dfc_sched_recv_reduce(s, left, DFC_BUF_RECV, (r0 + k0) * elem, rn, rn * elem,
                                           tmp + k0 * elem, DFC_REDUCE_IN_FIRST));
             else
-                TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, (r0 + k0) * elem, rn * elem));
+                DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, (r0 + k0) * elem, rn * elem));
         }
-        TRY(dfc_sched_fence(s));
+        DFC_TRY(dfc_sched_fence(s));
         if (a->in_place) continue;
         /* Without IN_PLACE: add this rank's input to the partial sums just received. */
         for (int j = jlo; j <= jhi && j < n - 1; j++) {
@@ -99,7 +93,7 @@ int dfc_coll_allreduce_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
             int rc = ((rank - j - 1) % n + n) % n;
             uint64_t r0 = chunk_start(count, n, rc), rl = chunk_start(count, n, rc + 1) - r0;
             uint64_t rn = rl > k0 ? DFC_MIN2(seg_items, rl - k0) : 0;
-            TRY(dfc_sched_reduce(s, DFC_BUF_SEND, (r0 + k0) * elem, DFC_BUF_RECV,
+            DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, (r0 + k0) * elem, DFC_BUF_RECV,
                                  (r0 + k0) * elem, rn, DFC_REDUCE_IN_SECOND));
         }
     }

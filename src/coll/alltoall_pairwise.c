@@ -16,12 +16,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 #ifndef DFC_ALLTOALL_WINDOW
 #define DFC_ALLTOALL_WINDOW 4 /* steps posted per fence */
 #endif
@@ -70,16 +64,16 @@ int dfc_coll_alltoall_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t *s)
             int p = (r + k) % n;
             if (recv_len(a, p) == 0) continue;
             if (len > 0 && src + len != recv_off(a, p)) {
-                TRY(dfc_sched_copy(s, DFC_BUF_RECV, src, DFC_BUF_TMP, dst, len));
+                DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, src, DFC_BUF_TMP, dst, len));
                 dst += len;
                 len = 0;
             }
             if (len == 0) src = recv_off(a, p);
             len += recv_len(a, p);
         }
-        TRY(dfc_sched_copy(s, DFC_BUF_RECV, src, DFC_BUF_TMP, dst, len));
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, src, DFC_BUF_TMP, dst, len));
     } else {
-        TRY(dfc_sched_copy(s, DFC_BUF_SEND, send_off(a, r), DFC_BUF_RECV, recv_off(a, r),
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, send_off(a, r), DFC_BUF_RECV, recv_off(a, r),
                            recv_len(a, r)));
     }
     /* Windows of steps [k0, k1): the receives, then the sends, then a fence. */
@@ -88,18 +82,18 @@ int dfc_coll_alltoall_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t *s)
         for (int k = k0; k < k1; k++) {
             int from = (r - k + n) % n;
             if (recv_len(a, from) > 0)
-                TRY(dfc_sched_recv(s, from, DFC_BUF_RECV, recv_off(a, from), recv_len(a, from)));
+                DFC_TRY(dfc_sched_recv(s, from, DFC_BUF_RECV, recv_off(a, from), recv_len(a, from)));
         }
         for (int k = k0; k < k1; k++) {
             int to = (r + k) % n;
             if (a->in_place) {
-                if (recv_len(a, to) > 0) TRY(dfc_sched_send(s, to, sbuf, tmp, recv_len(a, to)));
+                if (recv_len(a, to) > 0) DFC_TRY(dfc_sched_send(s, to, sbuf, tmp, recv_len(a, to)));
                 tmp += recv_len(a, to);
             } else if (send_len(a, to) > 0) {
-                TRY(dfc_sched_send(s, to, sbuf, send_off(a, to), send_len(a, to)));
+                DFC_TRY(dfc_sched_send(s, to, sbuf, send_off(a, to), send_len(a, to)));
             }
         }
-        TRY(dfc_sched_fence(s));
+        DFC_TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;
 }

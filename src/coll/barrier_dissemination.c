@@ -9,21 +9,15 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 int dfc_coll_barrier_dissemination_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
     int n = a->size, r = a->rank;
 
     s->algorithm = "dissemination";
     for (int d = 1; d < n; d <<= 1) {
-        TRY(dfc_sched_recv(s, (r - d + n) % n, DFC_BUF_NONE, 0, 0));
-        TRY(dfc_sched_send(s, (r + d) % n, DFC_BUF_NONE, 0, 0));
-        TRY(dfc_sched_fence(s));
+        DFC_TRY(dfc_sched_recv(s, (r - d + n) % n, DFC_BUF_NONE, 0, 0));
+        DFC_TRY(dfc_sched_send(s, (r + d) % n, DFC_BUF_NONE, 0, 0));
+        DFC_TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;
 }

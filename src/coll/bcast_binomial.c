@@ -10,12 +10,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 int dfc_coll_bcast_binomial_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
     int n = a->size, root = a->root, v = (a->rank - root + n) % n;
@@ -27,13 +21,13 @@ int dfc_coll_bcast_binomial_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     /* Receive from the parent (the root has none). */
     for (; mask < n; mask <<= 1) {
         if (v & mask) {
-            TRY(dfc_sched_recv(s, (v - mask + root) % n, DFC_BUF_RECV, 0, bytes));
-            TRY(dfc_sched_fence(s));
+            DFC_TRY(dfc_sched_recv(s, (v - mask + root) % n, DFC_BUF_RECV, 0, bytes));
+            DFC_TRY(dfc_sched_fence(s));
             break;
         }
     }
     /* Send to the children, the largest subtree first (it is the deepest). */
     for (mask >>= 1; mask > 0; mask >>= 1)
-        if (v + mask < n) TRY(dfc_sched_send(s, (v + mask + root) % n, DFC_BUF_RECV, 0, bytes));
+        if (v + mask < n) DFC_TRY(dfc_sched_send(s, (v + mask + root) % n, DFC_BUF_RECV, 0, bytes));
     return dfc_sched_fence(s);
 }

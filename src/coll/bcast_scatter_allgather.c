@@ -14,12 +14,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a)
 {
     return a->count * a->elem >= (uint64_t)a->size;
@@ -62,17 +56,17 @@ int dfc_coll_bcast_scatter_allgather_build(const dfc_coll_args_t *a, dfc_sched_t
         int end = v + sub < n ? v + sub : n;
         uint64_t off = chunk_off(bytes, n, v), len = chunk_off(bytes, n, end) - off;
         if (len > 0) {
-            TRY(dfc_sched_recv(s, (v - sub + root) % n, DFC_BUF_RECV, off, len));
-            TRY(dfc_sched_fence(s));
+            DFC_TRY(dfc_sched_recv(s, (v - sub + root) % n, DFC_BUF_RECV, off, len));
+            DFC_TRY(dfc_sched_fence(s));
         }
     }
     for (int m = sub >> 1; m > 0; m >>= 1) {
         if (v + m >= n) continue;
         int end = v + 2 * m < n ? v + 2 * m : n;
         uint64_t off = chunk_off(bytes, n, v + m), len = chunk_off(bytes, n, end) - off;
-        if (len > 0) TRY(dfc_sched_send(s, (v + m + root) % n, DFC_BUF_RECV, off, len));
+        if (len > 0) DFC_TRY(dfc_sched_send(s, (v + m + root) % n, DFC_BUF_RECV, off, len));
     }
-    TRY(dfc_sched_fence(s));
+    DFC_TRY(dfc_sched_fence(s));
 
     /* Ring allgather over relative ranks. */
     int right = (v + 1) % n, left = (v - 1 + n) % n;
@@ -81,10 +75,10 @@ int dfc_coll_bcast_scatter_allgather_build(const dfc_coll_args_t *a, dfc_sched_t
         uint64_t soff = chunk_off(bytes, n, sj), slen = chunk_off(bytes, n, sj + 1) - soff;
         uint64_t roff = chunk_off(bytes, n, rj), rlen = chunk_off(bytes, n, rj + 1) - roff;
         if (rlen > 0 && !holds_after_scatter(v, n, rj))
-            TRY(dfc_sched_recv(s, (left + root) % n, DFC_BUF_RECV, roff, rlen));
+            DFC_TRY(dfc_sched_recv(s, (left + root) % n, DFC_BUF_RECV, roff, rlen));
         if (slen > 0 && !holds_after_scatter(right, n, sj))
-            TRY(dfc_sched_send(s, (right + root) % n, DFC_BUF_RECV, soff, slen));
-        TRY(dfc_sched_fence(s));
+            DFC_TRY(dfc_sched_send(s, (right + root) % n, DFC_BUF_RECV, soff, slen));
+        DFC_TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;
 }

@@ -53,6 +53,13 @@ typedef struct dfc_coll_args {
     const int *vcounts, *vdispls; /* gatherv, allgatherv, alltoallv recv side: items of recvtype */
 } dfc_coll_args_t;
 
+/* Generators stop at the first builder call that fails, returning its code. */
+#define DFC_TRY(x)                                                                            \
+    do {                                                                                      \
+        int dfc_try_rc_ = (x);                                                                \
+        if (dfc_try_rc_ != DFC_SUCCESS) return dfc_try_rc_;                                   \
+    } while (0)
+
 /* ---- Building schedules (sched.c) --------------------------------------------------------
  * Each returns DFC_SUCCESS or DFC_ERR_NO_MEM (with its message recorded). */
 void dfc_sched_init(dfc_sched_t *s);

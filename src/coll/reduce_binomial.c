@@ -19,12 +19,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 int dfc_coll_reduce_binomial_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
     int n = a->size, rank = a->rank, root = a->root;
@@ -56,15 +50,15 @@ int dfc_coll_reduce_binomial_build(const dfc_coll_args_t *a, dfc_sched_t *s)
             if (!have_acc) {
                 /* First child: receive into the accumulator, then acc = mine op child. */
                 if (acc_buf == DFC_BUF_TMP) acc_off = dfc_sched_tmp(s, bytes);
-                TRY(dfc_sched_recv(s, child, acc_buf, acc_off, bytes));
+                DFC_TRY(dfc_sched_recv(s, child, acc_buf, acc_off, bytes));
                 /* (a REDUCE step first completes the transfers before it) */
-                TRY(dfc_sched_reduce(s, in, 0, acc_buf, acc_off, count, DFC_REDUCE_IN_FIRST));
+                DFC_TRY(dfc_sched_reduce(s, in, 0, acc_buf, acc_off, count, DFC_REDUCE_IN_FIRST));
                 have_acc = 1;
             } else {
                 if (!have_rtmp) rtmp = dfc_sched_tmp(s, bytes), have_rtmp = 1;
-                TRY(dfc_sched_recv_reduce(s, child, acc_buf, acc_off, count, bytes, rtmp,
+                DFC_TRY(dfc_sched_recv_reduce(s, child, acc_buf, acc_off, count, bytes, rtmp,
                                           DFC_REDUCE_IN_SECOND));
-                TRY(dfc_sched_fence(s));
+                DFC_TRY(dfc_sched_fence(s));
             }
         }
         mask <<= 1;
@@ -72,21 +66,21 @@ int dfc_coll_reduce_binomial_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 
     if (parent >= 0) {
         /* A leaf sends its input as is. */
-        TRY(dfc_sched_send(s, parent, have_acc ? acc_buf : in, have_acc ? acc_off : 0, bytes));
-        TRY(dfc_sched_fence(s));
+        DFC_TRY(dfc_sched_send(s, parent, have_acc ? acc_buf : in, have_acc ? acc_off : 0, bytes));
+        DFC_TRY(dfc_sched_fence(s));
     } else if (!have_acc && is_root) {
         /* n == 1 (or the tree root has no children): the result is the input. */
-        TRY(dfc_sched_copy(s, in, 0, DFC_BUF_RECV, 0, bytes));
+        DFC_TRY(dfc_sched_copy(s, in, 0, DFC_BUF_RECV, 0, bytes));
     }
 
     /* Non-commutative with root != 0: the tree root (rank 0) forwards the result. */
     if (troot != root) {
         if (is_troot) {
-            TRY(dfc_sched_send(s, root, have_acc ? acc_buf : in, have_acc ? acc_off : 0, bytes));
-            TRY(dfc_sched_fence(s));
+            DFC_TRY(dfc_sched_send(s, root, have_acc ? acc_buf : in, have_acc ? acc_off : 0, bytes));
+            DFC_TRY(dfc_sched_fence(s));
         } else if (is_root) {
-            TRY(dfc_sched_recv(s, troot, DFC_BUF_RECV, 0, bytes));
-            TRY(dfc_sched_fence(s));
+            DFC_TRY(dfc_sched_recv(s, troot, DFC_BUF_RECV, 0, bytes));
+            DFC_TRY(dfc_sched_fence(s));
         }
     }
     return DFC_SUCCESS;

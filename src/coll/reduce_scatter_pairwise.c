@@ -19,12 +19,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 #define PAIRWISE_TMP_CAP ((uint64_t)16 << 20) /* bytes of receive slots in flight */
 
 int dfc_coll_reduce_scatter_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t *s)
@@ -49,7 +43,7 @@ int dfc_coll_reduce_scatter_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t
     int abuf = DFC_BUF_RECV;
     uint64_t aoff = a->in_place ? my_disp * elem : 0;
     if (!a->in_place)
-        TRY(dfc_sched_copy(s, DFC_BUF_SEND, my_disp * elem, DFC_BUF_RECV, 0, mybytes));
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, my_disp * elem, DFC_BUF_RECV, 0, mybytes));
     if (n == 1) return DFC_SUCCESS;
 
     /* Window (the same on every rank: from the largest block). */
@@ -66,31 +60,31 @@ int dfc_coll_reduce_scatter_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t
     uint64_t to_disp = rank + 1 < n ? my_disp + mycnt : 0; /* items before block `to` */
     for (int i = 1; i < n; i++) {
         int to = (rank + i) % n, from = (rank - i + n) % n;
-        if (CNT(to)) TRY(dfc_sched_send(s, to, in, to_disp * elem, CNT(to) * elem));
+        if (CNT(to)) DFC_TRY(dfc_sched_send(s, to, in, to_disp * elem, CNT(to) * elem));
         to_disp = to + 1 < n ? to_disp + CNT(to) : 0;
         if (mybytes) {
             uint64_t slot = slots + (uint64_t)((i - 1) % w) * slot_bytes;
             if (from < rank) /* A = x_from op A */
-                TRY(dfc_sched_recv_reduce(s, from, abuf, aoff, mycnt, mybytes, slot,
+                DFC_TRY(dfc_sched_recv_reduce(s, from, abuf, aoff, mycnt, mybytes, slot,
                                           DFC_REDUCE_IN_FIRST));
             else if (from == n - 1) /* B starts as x_(p-1) */
-                TRY(dfc_sched_recv(s, from, DFC_BUF_TMP, bacc, mybytes));
+                DFC_TRY(dfc_sched_recv(s, from, DFC_BUF_TMP, bacc, mybytes));
             else /* B = x_from op B */
-                TRY(dfc_sched_recv_reduce(s, from, DFC_BUF_TMP, bacc, mycnt, mybytes, slot,
+                DFC_TRY(dfc_sched_recv_reduce(s, from, DFC_BUF_TMP, bacc, mycnt, mybytes, slot,
                                           DFC_REDUCE_IN_FIRST));
         }
-        if (i % w == 0 || i == n - 1) TRY(dfc_sched_fence(s));
+        if (i % w == 0 || i == n - 1) DFC_TRY(dfc_sched_fence(s));
     }
     /* A = A op B */
     if (mybytes && rank < n - 1)
-        TRY(dfc_sched_reduce(s, DFC_BUF_TMP, bacc, abuf, aoff, mycnt, DFC_REDUCE_IN_SECOND));
+        DFC_TRY(dfc_sched_reduce(s, DFC_BUF_TMP, bacc, abuf, aoff, mycnt, DFC_REDUCE_IN_SECOND));
     if (a->in_place && aoff && mybytes) {
         if (aoff < mybytes) { /* overlapping move: through TMP (B's slot is free now) */
             uint64_t t = rank < n - 1 ? bacc : slots;
-            TRY(dfc_sched_copy(s, DFC_BUF_RECV, aoff, DFC_BUF_TMP, t, mybytes));
-            TRY(dfc_sched_copy(s, DFC_BUF_TMP, t, DFC_BUF_RECV, 0, mybytes));
+            DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, aoff, DFC_BUF_TMP, t, mybytes));
+            DFC_TRY(dfc_sched_copy(s, DFC_BUF_TMP, t, DFC_BUF_RECV, 0, mybytes));
         } else {
-            TRY(dfc_sched_copy(s, DFC_BUF_RECV, aoff, DFC_BUF_RECV, 0, mybytes));
+            DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, aoff, DFC_BUF_RECV, 0, mybytes));
         }
     }
     return dfc_sched_fence(s);

@@ -17,12 +17,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 static int scan_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
     int n = a->size, rank = a->rank;
@@ -30,19 +24,19 @@ static int scan_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     int in = dfc_coll_input_buf(a);
     int last = rank == n - 1;
     if (rank == 0) {
-        TRY(dfc_sched_copy(s, in, 0, DFC_BUF_RECV, 0, bytes));
-        if (!last) TRY(dfc_sched_send(s, 1, in, 0, bytes));
+        DFC_TRY(dfc_sched_copy(s, in, 0, DFC_BUF_RECV, 0, bytes));
+        if (!last) DFC_TRY(dfc_sched_send(s, 1, in, 0, bytes));
         return dfc_sched_fence(s);
     }
     if (a->in_place) {
-        TRY(dfc_sched_recv_reduce(s, rank - 1, DFC_BUF_RECV, 0, count, bytes,
+        DFC_TRY(dfc_sched_recv_reduce(s, rank - 1, DFC_BUF_RECV, 0, count, bytes,
                                   dfc_sched_tmp(s, bytes), DFC_REDUCE_IN_FIRST));
-        TRY(dfc_sched_fence(s));
+        DFC_TRY(dfc_sched_fence(s));
     } else {
-        TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
-        TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count, DFC_REDUCE_IN_SECOND));
+        DFC_TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
+        DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count, DFC_REDUCE_IN_SECOND));
     }
-    if (!last) TRY(dfc_sched_send(s, rank + 1, DFC_BUF_RECV, 0, bytes));
+    if (!last) DFC_TRY(dfc_sched_send(s, rank + 1, DFC_BUF_RECV, 0, bytes));
     return dfc_sched_fence(s);
 }
 
@@ -53,26 +47,26 @@ static int exscan_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     int in = dfc_coll_input_buf(a);
     int last = rank == n - 1;
     if (rank == 0) {
-        if (!last) TRY(dfc_sched_send(s, 1, in, 0, bytes));
+        if (!last) DFC_TRY(dfc_sched_send(s, 1, in, 0, bytes));
         return dfc_sched_fence(s);
     }
     if (last) { /* the input is not needed: the prefix is the result */
-        TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
+        DFC_TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
         return dfc_sched_fence(s);
     }
     uint64_t t = dfc_sched_tmp(s, bytes);
     if (a->in_place) {
         /* TMP = prefix; RECV = prefix op x_r is sent on, then RECV = prefix. */
-        TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_TMP, t, bytes));
-        TRY(dfc_sched_reduce(s, DFC_BUF_TMP, t, DFC_BUF_RECV, 0, count, DFC_REDUCE_IN_FIRST));
-        TRY(dfc_sched_send(s, rank + 1, DFC_BUF_RECV, 0, bytes));
-        TRY(dfc_sched_copy(s, DFC_BUF_TMP, t, DFC_BUF_RECV, 0, bytes));
+        DFC_TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_TMP, t, bytes));
+        DFC_TRY(dfc_sched_reduce(s, DFC_BUF_TMP, t, DFC_BUF_RECV, 0, count, DFC_REDUCE_IN_FIRST));
+        DFC_TRY(dfc_sched_send(s, rank + 1, DFC_BUF_RECV, 0, bytes));
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_TMP, t, DFC_BUF_RECV, 0, bytes));
     } else {
         /* TMP = x_r; RECV = prefix; TMP = prefix op x_r is sent on. */
-        TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_TMP, t, bytes));
-        TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
-        TRY(dfc_sched_reduce(s, DFC_BUF_RECV, 0, DFC_BUF_TMP, t, count, DFC_REDUCE_IN_FIRST));
-        TRY(dfc_sched_send(s, rank + 1, DFC_BUF_TMP, t, bytes));
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_TMP, t, bytes));
+        DFC_TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
+        DFC_TRY(dfc_sched_reduce(s, DFC_BUF_RECV, 0, DFC_BUF_TMP, t, count, DFC_REDUCE_IN_FIRST));
+        DFC_TRY(dfc_sched_send(s, rank + 1, DFC_BUF_TMP, t, bytes));
     }
     return dfc_sched_fence(s);
 }

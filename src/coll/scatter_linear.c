@@ -8,12 +8,6 @@
  */
 #include "coll/dfc_coll.h"
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        int rc_ = (x);                                                                        \
-        if (rc_ != DFC_SUCCESS) return rc_;                                                   \
-    } while (0)
-
 /* Where block p is in SEND at the root, and its size. */
 static uint64_t block_off(const dfc_coll_args_t *a, int p)
 {
@@ -37,17 +31,17 @@ int dfc_coll_scatter_linear_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     s->algorithm = "linear";
     if (a->rank != root) {
         if (a->rbytes == 0) return DFC_SUCCESS;
-        TRY(dfc_sched_recv(s, root, DFC_BUF_RECV, 0, a->rbytes));
+        DFC_TRY(dfc_sched_recv(s, root, DFC_BUF_RECV, 0, a->rbytes));
         return dfc_sched_fence(s);
     }
     /* The root: its own block first (no transfer is pending, so the copy does not wait). */
     if (!a->in_place)
-        TRY(dfc_sched_copy(s, DFC_BUF_SEND, block_off(a, root), DFC_BUF_RECV, 0,
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, block_off(a, root), DFC_BUF_RECV, 0,
                            block_len(a, root)));
     for (int i = 1; i < n; i++) {
         int p = (root + i) % n;
         if (block_len(a, p) > 0)
-            TRY(dfc_sched_send(s, p, DFC_BUF_SEND, block_off(a, p), block_len(a, p)));
+            DFC_TRY(dfc_sched_send(s, p, DFC_BUF_SEND, block_off(a, p), block_len(a, p)));
     }
     return dfc_sched_fence(s);
 }

@@ -343,6 +343,8 @@ int dfc_p2p_idle(void);           /* 1 when nothing is queued for output */
  * One engine drives transports, the p2p protocol and the collective scheduler. */
 int dfc_progress(void); /* one pass; returns the number of events (>= 0) or -(error code) */
 int dfc_progress_net(void); /* transports and queued output only (no collective scheduler) */
+/* One pass for the test family; yields the CPU when polls keep finding nothing. */
+int dfc_progress_poll(void);
 /* Progresses until *done becomes non-zero, backing off from spinning to yielding to
  * sleeping in the transports (so that oversubscribed ranks leave the CPU to peers). */
 int dfc_progress_until(volatile int *done);

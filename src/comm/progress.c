@@ -79,6 +79,28 @@ static void sleep_in_transports(void)
     DFC_LOCK();
 }
 
+/* Test-family calls make one pass each. A program that polls in a loop (while (!flag)
+ * DFC_Test(...)) must still leave the core to the peer it waits for: after DFC_SPIN_US of
+ * polls without an event, each further empty poll yields the processor. */
+int dfc_progress_poll(void)
+{
+    static uint64_t idle_since;
+    read_wait_params();
+    int n = dfc_progress();
+    if (n != 0) {
+        idle_since = 0;
+        return n;
+    }
+    uint64_t now = dfc_time_ns();
+    if (!idle_since) idle_since = now;
+    else if (now - idle_since > (uint64_t)spin_ns) {
+        DFC_UNLOCK();
+        sched_yield();
+        DFC_LOCK();
+    }
+    return 0;
+}
+
 static int flag_is_set(void *arg) { return *(volatile int *)arg; }
 
 int dfc_progress_until(volatile int *done) { return dfc_progress_wait(flag_is_set, (void *)done); }

@@ -10,10 +10,20 @@
  * patterns: inputs are small integers, so every result is exact in every type), and the
  * send buffer must be left unchanged. Run it with DFC_ALLREDUCE_ALGORITHM=<name> to test
  * one algorithm (an algorithm unusable for a call falls back to another).
+ * -quick: for the per-algorithm runs, one type of each element size with SUM and BOR
+ * instead of every (type, op) pair, and fewer long vectors and in-place cases.
  */
 #include "colltest.h"
 
 static DFC_Comm comm;
+static double t_phase;
+/* With DFCT_VERBOSE set, rank 0 reports how long each phase took (not for the runner). */
+static void phase_done(const char *name)
+{
+    double t = DFC_Wtime();
+    if (getenv("DFCT_VERBOSE") && ct_rank == 0) fprintf(stderr, "allred: %-20s %.2f s\n", name, t - t_phase);
+    t_phase = t;
+}
 
 /* One (type, op, count) case in all three forms. */
 static void test_allreduce(const ct_type_t *t, DFC_Op op, int count, int in_place)
@@ -81,24 +91,35 @@ int main(int argc, char **argv)
     ct_init(&argc, &argv);
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &comm));
     ct_mat_setup();
+    int quick = ct_flag(argc, argv, "quick");
+    t_phase = DFC_Wtime();
     static const int counts[] = {0, 1, 7, 1000};
 
-    /* Every type with every op defined on it. */
+    /* Every type with every op defined on it (-quick: a selection). */
     for (int ti = 0; ti < CT_NTYPES; ti++)
         for (int oi = 0; oi < CT_NOPS; oi++) {
             if (!ct_op_ok(&ct_ops[oi], &ct_types[ti])) continue;
+            DFC_Datatype dt = ct_types[ti].dt;
+            DFC_Op op = ct_ops[oi].op;
+            /* -quick: one type of each element size (1, 2, 4, 8 bytes), SUM and BOR */
+            if (quick && ((dt != DFC_UINT8_T && dt != DFC_FLOAT16 && dt != DFC_INT && dt != DFC_DOUBLE) ||
+                          (op != DFC_SUM && op != DFC_BOR)))
+                continue;
             for (int ci = 0; ci < (int)(sizeof counts / sizeof *counts); ci++)
                 test_allreduce(&ct_types[ti], ct_ops[oi].op, counts[ci], 0);
         }
 
+    phase_done("types x ops");
     /* Large counts: a selection of (type, op), so that every algorithm sees long vectors. */
     static const struct { DFC_Datatype dt; DFC_Op op; } big[] = {
         {DFC_INT, DFC_SUM},       {DFC_FLOAT, DFC_SUM},      {DFC_DOUBLE, DFC_MAX}, {DFC_BFLOAT16, DFC_SUM},
         {DFC_FLOAT16, DFC_PROD},  {DFC_UINT8_T, DFC_BXOR},   {DFC_INT64_T, DFC_MIN},
     };
     for (int i = 0; i < (int)(sizeof big / sizeof *big); i++)
-        test_allreduce(ct_type_of(big[i].dt), big[i].op, 100000, 0);
+        if (!quick || big[i].dt == DFC_INT)
+            test_allreduce(ct_type_of(big[i].dt), big[i].op, 100000, 0);
 
+    phase_done("large counts");
     /* DFC_IN_PLACE. */
     static const struct { DFC_Datatype dt; DFC_Op op; } inpl[] = {
         {DFC_INT, DFC_SUM}, {DFC_DOUBLE, DFC_PROD}, {DFC_BFLOAT16, DFC_MAX}, {DFC_UINT64_T, DFC_BXOR},
@@ -107,16 +128,19 @@ int main(int argc, char **argv)
     static const int inpl_counts[] = {0, 1, 7, 1000, 100000};
     for (int i = 0; i < (int)(sizeof inpl / sizeof *inpl); i++)
         for (int ci = 0; ci < (int)(sizeof inpl_counts / sizeof *inpl_counts); ci++)
-            if (inpl_counts[ci] < 100000 || i < 2)
+            if ((inpl_counts[ci] < 100000 || i < 2) && (!quick || (i < 2 && ci >= 2)))
                 test_allreduce(ct_type_of(inpl[i].dt), inpl[i].op, inpl_counts[ci], 1);
 
+    phase_done("in place");
     /* The non-commutative op. */
     static const int mcounts[] = {0, 1, 7, 1000, 20000};
     for (int ci = 0; ci < (int)(sizeof mcounts / sizeof *mcounts); ci++) {
+        if (quick && mcounts[ci] != 7 && mcounts[ci] != 1000) continue;
         test_matmul(mcounts[ci], 0);
         test_matmul(mcounts[ci], 1);
     }
 
+    phase_done("non-commutative");
     /* The same on DFC_COMM_WORLD itself, once. */
     DFC_Comm dup = comm;
     comm = DFC_COMM_WORLD;

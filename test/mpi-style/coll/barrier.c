@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++) DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &c3[i]));
     DFC_Request preq;
     DFCT_OK(DFC_Barrier_init(comm, DFC_INFO_NULL, &preq));
-    for (int it = 0; it < 200; it++) {
+    for (int it = 0; it < 50; it++) {
         DFCT_OK(DFC_Barrier(comm));
         DFC_Request r[3];
         for (int i = 0; i < 3; i++) DFCT_OK(DFC_Ibarrier(c3[i], &r[i]));

@@ -20,6 +20,12 @@
 
 static DFC_Comm comm;
 
+/* Whether an error message names the function and (if not NULL) the argument. */
+static int names(const char *msg, const char *fn, const char *arg)
+{
+    return strstr(msg, fn) && (!arg || strstr(msg, arg));
+}
+
 /* The call fails with class cls and a message that contains fn and (if not NULL) arg. */
 #define EXPECT(call, cls, fn, arg)                                                            \
     do {                                                                                      \
@@ -29,7 +35,7 @@ static DFC_Comm comm;
         DFC_Error_string(rc_, msg_, &len_);                                                   \
         if (cls_ != (cls))                                                                    \
             dfct_fail_at(__FILE__, __LINE__, "%s: expected class %d, got %d (%s)", #call, (cls), cls_, msg_); \
-        else if (!strstr(msg_, fn) || ((arg) && !strstr(msg_, (const char *)(arg))))          \
+        else if (!names(msg_, fn, arg))                                                       \
             dfct_fail_at(__FILE__, __LINE__, "%s: message \"%s\" does not name %s%s%s", #call, msg_, fn, \
                          (arg) ? " and " : "", (arg) ? (const char *)(arg) : "");             \
     } while (0)

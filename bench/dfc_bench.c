@@ -18,7 +18,9 @@
  *   - "bytes" follows nccl-tests: the whole buffer (allgather: the gathered output,
  *     reduce_scatter: the input, alltoall: what one rank sends); ping-pong: one-way latency
  *     (half the round trip); bandwidth: time per message inside the window;
- *   - iteration counts scale down above 64 KiB (iters * 64 KiB / bytes, at least 20);
+ *   - iteration counts scale down above 64 KiB (iters * 64 KiB / bytes, at least 20), and
+ *     further (to at least 5) where one probe iteration says that the batch would take more
+ *     than -maxtime seconds (default 2): an oversubscribed or loaded machine stays usable;
  *   - iallreduce: t_pure = Iallreduce + Wait; then Iallreduce, a compute loop of t_pure
  *     (calibrated in CPU time), Wait; overlap = 100 * max(0, 1 - (t_total - t_compute) /
  *     t_pure), from per-rank means averaged over ranks (as osu_iallreduce does). No test
@@ -27,14 +29,17 @@
  * Memory: VmRSS growth (and its anon/shmem/file parts) from just before DFC_Init to after a
  * warm-up of every workload at every size, per rank; then the same for the anchor around
  * MPI_Init (DFC goes first so that its figure includes the PMIx client it starts; the
- * anchor's therefore does not). The benchmark's own buffers are touched before either.
+ * anchor's therefore does not). The benchmark's own buffers are touched before either. The
+ * "trimmed" figure is the growth left after malloc_trim(0): the rest is memory the library
+ * freed but malloc kept (scratch buffers of large collectives, for instance).
  *
- * Usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-window N]
+ * Usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]
  *                  [-workloads a,b,...] [-noanchor] [-csv FILE] [-json FILE] [-quiet]
  * Sizes accept K, M, G suffixes. Workload names: allreduce allgather reduce_scatter bcast
  * alltoall alltoallv pingpong bw iallreduce (default: all).
  */
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,6 +82,7 @@ static double busbw_factor(int w, int n)
 /* ---- Options and state -------------------------------------------------------------------- */
 static long minsize = 8, maxsize = 16L << 20;
 static long opt_iters = 1000, opt_warmup = 100, min_iters = 20;
+static double maxtime_us = 2e6; /* a batch's target length; slow iterations get fewer */
 static int window = BENCH_MAX_WINDOW, use_anchor = 1, quiet = 0;
 static int selected[W_COUNT];
 static const char *csv_path, *json_path;
@@ -144,9 +150,6 @@ static int d_recv(void *buf, int b, int src, int tag)
 {
     return DFC_Recv(buf, b, DFC_BYTE, src, tag, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
 }
-/* gcc 12 takes DFC_STATUSES_IGNORE, a sentinel pointer, for an array of `w` statuses. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
 static int d_send_window(const void *buf, int b, int dest, int tag, int w)
 {
     for (int i = 0; i < w; i++) DFC_Isend(buf, b, DFC_BYTE, dest, tag, DFC_COMM_WORLD, &dreqs[i]);
@@ -157,7 +160,6 @@ static int d_recv_window(void *buf, int b, int src, int tag, int w)
     for (int i = 0; i < w; i++) DFC_Irecv(buf, b, DFC_BYTE, src, tag, DFC_COMM_WORLD, &dreqs[i]);
     return DFC_Waitall(w, dreqs, DFC_STATUSES_IGNORE);
 }
-#pragma GCC diagnostic pop
 static int d_iallreduce_start(const float *s, float *r, int n)
 {
     return DFC_Iallreduce(s, r, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &direq);
@@ -227,11 +229,11 @@ static void calibrate_compute(void)
 static void compute_for(double us) { compute_loops((long)(us * loops_per_us)); }
 
 /* ---- Memory ------------------------------------------------------------------------------- */
-typedef struct { long rss, anon, shmem, file; } mem_t; /* KiB */
+typedef struct { long rss, anon, shmem, file, trimmed; } mem_t; /* KiB; trimmed: rss after malloc_trim(0) */
 
 static mem_t read_mem(void)
 {
-    mem_t m = { 0, 0, 0, 0 };
+    mem_t m = { 0, 0, 0, 0, 0 };
     FILE *f = fopen("/proc/self/status", "r");
     if (!f) return m;
     char line[256];
@@ -497,15 +499,27 @@ static double median_of(double *t, long n)
 
 static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long warmup, stats_t *s)
 {
-    double *t = malloc(iters * sizeof *t);
     int rcerr = 0;
     memset(s, 0, sizeof *s);
     fill(j);
     L->barrier();
+    /* One probe iteration: when an iteration is slow (oversubscribed or loaded machine), fewer
+     * warm-up and timed iterations keep the batch near -maxtime (all ranks agree). */
+    double t0 = now_us();
+    one(L, j, &rcerr);
+    double probe = (now_us() - t0) * (j->w == W_IALLREDUCE ? 2 : 1), pmax;
+    DFC_Allreduce(&probe, &pmax, 1, DFC_DOUBLE, DFC_MAX, DFC_COMM_WORLD);
+    if (pmax > 0 && maxtime_us > 0) {
+        long fit = (long)(maxtime_us / pmax);
+        if (iters > fit) iters = fit < 5 ? 5 : fit;
+        if (warmup > fit / 5) warmup = fit / 5 < 1 ? 1 : fit / 5;
+    }
+    double *t = malloc(iters * sizeof *t);
+    L->barrier();
     for (long i = 0; i < warmup; i++) one(L, j, &rcerr);
     L->barrier();
     for (long i = 0; i < iters; i++) {
-        double t0 = now_us();
+        t0 = now_us();
         int ops = one(L, j, &rcerr);
         t[i] = (now_us() - t0) / ops;
     }
@@ -527,7 +541,7 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
         }
         L->barrier();
         for (long i = 0; i < iters; i++) {
-            double t0 = now_us();
+            t0 = now_us();
             rcerr |= L->iallreduce_start((float *)sbuf, (float *)rbuf, j->count);
             double c0 = now_us();
             compute_for(pure);
@@ -676,9 +690,9 @@ static void write_csv(const char *path, const mem_t *dmem, const mem_t *amem)
             else
                 fprintf(f, ",,,,%ld\n", s->errors);
         }
-    fprintf(f, "# memory_kib rank0: dfc rss %ld anon %ld shmem %ld file %ld; anchor rss %ld anon %ld shmem %ld "
-               "file %ld\n", dmem->rss, dmem->anon, dmem->shmem, dmem->file, amem->rss, amem->anon, amem->shmem,
-            amem->file);
+    fprintf(f, "# memory_kib rank0: dfc rss %ld anon %ld shmem %ld file %ld trimmed %ld; anchor rss %ld anon %ld "
+               "shmem %ld file %ld trimmed %ld\n", dmem->rss, dmem->anon, dmem->shmem, dmem->file, dmem->trimmed,
+            amem->rss, amem->anon, amem->shmem, amem->file, amem->trimmed);
     fclose(f);
 }
 
@@ -698,11 +712,11 @@ static void write_json(const char *path, const mem_t *dm, const mem_t *am, int h
     fprintf(f, "  \"memory_kib_per_rank\": [\n");
     for (int r = 0; r < nranks; r++) {
         const mem_t *d = &dm[r], *a = &am[r];
-        fprintf(f, "    {\"rank\": %d, \"dfc\": {\"rss\": %ld, \"anon\": %ld, \"shmem\": %ld, \"file\": %ld}", r, d->rss,
-                d->anon, d->shmem, d->file);
+        fprintf(f, "    {\"rank\": %d, \"dfc\": {\"rss\": %ld, \"anon\": %ld, \"shmem\": %ld, \"file\": %ld, "
+                   "\"rss_after_malloc_trim\": %ld}", r, d->rss, d->anon, d->shmem, d->file, d->trimmed);
         if (have_anchor)
-            fprintf(f, ", \"anchor\": {\"rss\": %ld, \"anon\": %ld, \"shmem\": %ld, \"file\": %ld}", a->rss, a->anon,
-                    a->shmem, a->file);
+            fprintf(f, ", \"anchor\": {\"rss\": %ld, \"anon\": %ld, \"shmem\": %ld, \"file\": %ld, "
+                       "\"rss_after_malloc_trim\": %ld}", a->rss, a->anon, a->shmem, a->file, a->trimmed);
         fprintf(f, "}%s\n", r + 1 < nranks ? "," : "");
     }
     fprintf(f, "  ],\n  \"results\": [\n");
@@ -730,7 +744,7 @@ static void write_json(const char *path, const mem_t *dm, const mem_t *am, int h
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-window N]\n"
+            "usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]\n"
             "                 [-workloads a,b,...] [-noanchor] [-csv FILE] [-json FILE] [-quiet]\n"
             "workloads: allreduce allgather reduce_scatter bcast alltoall alltoallv pingpong bw iallreduce\n");
     exit(2);
@@ -750,6 +764,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-iters")) opt_iters = atol(v), i++;
         else if (!strcmp(a, "-warmup")) opt_warmup = atol(v), i++;
         else if (!strcmp(a, "-window")) window = atoi(v), i++;
+        else if (!strcmp(a, "-maxtime")) maxtime_us = atof(v) * 1e6, i++;
         else if (!strcmp(a, "-csv")) csv_path = v, i++;
         else if (!strcmp(a, "-json")) json_path = v, i++;
         else if (!strcmp(a, "-workloads")) {
@@ -818,6 +833,8 @@ int main(int argc, char **argv)
     libs[0] = &dfc_lib;
     warm_all(&dfc_lib);
     mem_t d1 = read_mem();
+    malloc_trim(0); /* what stays is live; the difference is freed memory malloc keeps */
+    d1.trimmed = read_mem().rss;
 
     /* The anchor, its memory measured the same way (it finds the PMIx client running). */
     mem_t a0 = read_mem(), a1 = a0;
@@ -832,6 +849,8 @@ int main(int argc, char **argv)
         }
         warm_all(libs[1]);
         a1 = read_mem();
+        malloc_trim(0);
+        a1.trimmed = read_mem().rss;
     }
 
     if (rank == 0) {
@@ -842,7 +861,8 @@ int main(int argc, char **argv)
                libs[1] ? libs[1]->version : "not available");
         if (!libs[1]) printf("anchor: not available (%s)\n", anchor_why);
         printf("# DFC_ASYNC_PROGRESS=%d; sizes %ld .. %ld bytes; iters %ld, warmup %ld (scaled by 64 KiB/bytes above "
-               "64 KiB, at least %ld)\n", async_progress, minsize, maxsize, opt_iters, opt_warmup, min_iters);
+               "64 KiB, at least %ld; fewer, at least 5, where a batch would exceed %.1f s)\n", async_progress, minsize,
+               maxsize, opt_iters, opt_warmup, min_iters, maxtime_us * 1e-6);
         printf("# time per op: each iteration timed, max over ranks; median and mean over iterations; "
                "busbw from the median; anchor/DFC > 1: DFC faster\n");
         fflush(stdout);
@@ -872,21 +892,24 @@ int main(int argc, char **argv)
     }
 
     /* Memory, per rank. */
-    mem_t dm = { d1.rss - d0.rss, d1.anon - d0.anon, d1.shmem - d0.shmem, d1.file - d0.file };
-    mem_t am = { a1.rss - a0.rss, a1.anon - a0.anon, a1.shmem - a0.shmem, a1.file - a0.file };
+    mem_t dm = { d1.rss - d0.rss, d1.anon - d0.anon, d1.shmem - d0.shmem, d1.file - d0.file, d1.trimmed - d0.rss };
+    mem_t am = { a1.rss - a0.rss, a1.anon - a0.anon, a1.shmem - a0.shmem, a1.file - a0.file, a1.trimmed - a0.rss };
     mem_t *alld = calloc(nranks, sizeof *alld), *alla = calloc(nranks, sizeof *alla);
-    DFC_Gather(&dm, 4, DFC_LONG, alld, 4, DFC_LONG, 0, DFC_COMM_WORLD);
-    DFC_Gather(&am, 4, DFC_LONG, alla, 4, DFC_LONG, 0, DFC_COMM_WORLD);
+    DFC_Gather(&dm, 5, DFC_LONG, alld, 5, DFC_LONG, 0, DFC_COMM_WORLD);
+    DFC_Gather(&am, 5, DFC_LONG, alla, 5, DFC_LONG, 0, DFC_COMM_WORLD);
     if (rank == 0) {
         printf("\n# memory: resident host memory growth per rank (VmRSS, KiB; DFC: before DFC_Init -> after a "
                "warm-up of every workload at every size; anchor: the same around MPI_Init, which runs "
-               "after DFC's and finds the PMIx client started)\n");
-        printf("%6s %10s %10s %10s %10s   %10s %10s %10s %10s\n", "rank", "DFC rss", "anon", "shmem", "file",
-               "anchor rss", "anon", "shmem", "file");
+               "after DFC's and finds the PMIx client started; trimmed: rss growth after malloc_trim(0))\n");
+        printf("%6s %10s %10s %10s %10s %10s   %10s %10s %10s %10s %10s\n", "rank", "DFC rss", "anon", "shmem",
+               "file", "trimmed", "anchor rss", "anon", "shmem", "file", "trimmed");
         for (int r = 0; r < nranks; r++) {
             if (nranks > 8 && r > 1 && r < nranks - 1) continue;
-            printf("%6d %10ld %10ld %10ld %10ld   ", r, alld[r].rss, alld[r].anon, alld[r].shmem, alld[r].file);
-            if (libs[1]) printf("%10ld %10ld %10ld %10ld\n", alla[r].rss, alla[r].anon, alla[r].shmem, alla[r].file);
+            printf("%6d %10ld %10ld %10ld %10ld %10ld   ", r, alld[r].rss, alld[r].anon, alld[r].shmem, alld[r].file,
+                   alld[r].trimmed);
+            if (libs[1])
+                printf("%10ld %10ld %10ld %10ld %10ld\n", alla[r].rss, alla[r].anon, alla[r].shmem, alla[r].file,
+                       alla[r].trimmed);
             else printf("%10s\n", "-");
         }
         if (csv_path) write_csv(csv_path, &alld[0], &alla[0]);

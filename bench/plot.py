@@ -46,6 +46,14 @@ def series(rows):
 LABEL = {"dfc": "DFC", "anchor": "anchor (Open MPI)"}
 
 
+def size_label(v):
+    v = int(round(v))
+    for unit, s in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if v >= s and v % s == 0:
+            return "%d%s" % (v // s, unit)
+    return str(v)
+
+
 def title_of(stem, workload, rows):
     r0 = rows[0]
     t = "%s, %d ranks" % (workload, int(r0["ranks"]))
@@ -58,6 +66,7 @@ def plot_matplotlib(files, outdir):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     made = []
     for path in files:
@@ -80,6 +89,7 @@ def plot_matplotlib(files, outdir):
                 axes[2].set_ylim(-5, 105)
             for ax in axes:
                 ax.set_xscale("log", base=2)
+                ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: size_label(v)))
                 ax.set_xlabel("bytes")
                 ax.grid(True, which="major", alpha=0.3)
                 ax.legend()
@@ -114,11 +124,16 @@ def plot_gnuplot(files, outdir, gnuplot):
                         (3, "busbw (GB/s)", "unset logscale y")]
                 if over:
                     cols.append((4, "overlap (%)", "unset logscale y"))
-                script = ["set terminal png size %d,420" % (450 * len(cols)),
+                sizes = sorted({int(r["bytes"]) for rows in libs.values() for r in rows})
+                tics = ", ".join('"%s" %d' % (size_label(b), b) for b in sizes[::max(1, len(sizes) // 6)])
+                script = ["set terminal png size %d,420 noenhanced" % (450 * len(cols)),
                           "set output '%s'" % png,
                           "set multiplot layout 1,%d title '%s'" % (len(cols), title.replace("'", "")),
-                          "set logscale x 2", "set xlabel 'bytes'", "set grid", "set key top left"]
+                          "set logscale x 2", "set xtics (%s)" % tics, "set xlabel 'bytes'", "set grid",
+                          "set key top left"]
                 for col, ylabel, ylog in cols:
+                    if col == 4:
+                        ylog += "; set yrange [-5:105]"
                     script += [ylog, "set ylabel '%s'" % ylabel,
                                "plot " + ", ".join("'%s' using 1:%d with linespoints title '%s'"
                                                    % (dat, col, LABEL.get(lib, lib))

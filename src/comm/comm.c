@@ -144,8 +144,25 @@ static int members_allgather(dfc_comm_t *parent, int n, const int *members, int 
 
 typedef struct creation_entry {
     int color, key, parent_rank;
+    int offered; /* this process offered its free mask (see create_common) */
     uint32_t mask[DFC_CTXID_WORDS];
 } creation_entry_t;
+
+/* Creations in flight in this process (threads, under THREAD_MULTIPLE). Two creations that
+ * offered the same free mask at once would agree on the same id, so only one offers it: the
+ * one with the smallest (parent context, tag); the others offer an empty mask, and a round
+ * in which any participant did not offer is repeated by all of them (MPICH's scheme). The
+ * smallest key in flight anywhere always gets every member's mask, so someone progresses. */
+#define MAX_IN_FLIGHT 64
+static uint64_t in_flight[MAX_IN_FLIGHT];
+static int n_in_flight;
+
+static int may_offer(uint64_t key)
+{
+    for (int i = 0; i < n_in_flight; i++)
+        if (in_flight[i] < key) return 0;
+    return 1;
+}
 
 static int cmp_key_then_rank(const void *a, const void *b)
 {
@@ -206,12 +223,31 @@ static int create_common(dfc_comm_t *parent, int n, const int *participants, int
 {
     creation_entry_t mine, *all = malloc((size_t)n * sizeof *all);
     if (!all) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory creating a communicator");
+    if (n_in_flight == MAX_IN_FLIGHT) {
+        free(all);
+        return DFC_ERR(DFC_ERR_OTHER, "more than %d communicator creations at once in one process", MAX_IN_FLIGHT);
+    }
+    uint64_t flight_key = ((uint64_t)parent->ctx << 32) | (uint32_t)tag;
+    in_flight[n_in_flight++] = flight_key;
     mine.color = color;
     mine.key = key;
     mine.parent_rank = parent->rank;
-    dfc_ctxid_mask(mine.mask);
-    int rc = members_allgather(parent, n, participants, me, tag, &mine, sizeof mine, all);
+    int rc, retry;
+    do {
+        mine.offered = may_offer(flight_key);
+        if (mine.offered) dfc_ctxid_mask(mine.mask);
+        else memset(mine.mask, 0, sizeof mine.mask);
+        rc = members_allgather(parent, n, participants, me, tag, &mine, sizeof mine, all);
+        retry = 0;
+        for (int i = 0; !rc && i < n; i++)
+            if (!all[i].offered) retry = 1; /* every participant sees the same entries */
+    } while (!rc && retry);
     if (!rc) rc = build_from_entries(parent, all, n, color, out);
+    for (int i = 0; i < n_in_flight; i++)
+        if (in_flight[i] == flight_key) {
+            in_flight[i] = in_flight[--n_in_flight];
+            break;
+        }
     free(all);
     return rc;
 }

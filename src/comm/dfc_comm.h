@@ -117,7 +117,9 @@ typedef struct dfc_dtype {
     int refcount;
     int builtin;      /* predefined: never freed */
     int base;         /* index (low 24 bits of the handle) of the predefined element type */
-    size_t size;      /* bytes of data in one item of this type */
+    size_t size;      /* bytes one item occupies when moved: its extent, so pair types
+                         (DFC_DOUBLE_INT...) include their padding; MPI's size is
+                         dfc_dtype_mpi_size() */
     size_t nbase;     /* number of base elements in one item */
     DFC_Aint lb, extent;
     int committed;

@@ -164,6 +164,7 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
         dfc_coll_free(coll);
         return dfc_err(DFC_ERR_NO_MEM, call->func, "out of memory allocating a request");
     }
+    coll->kind = dfc_coll_kind_name(a->kind);
     req->coll = coll;
     req->destroy = destroy_coll;
     req->start = start_coll;

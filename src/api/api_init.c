@@ -156,7 +156,7 @@ int DFC_Get_library_version(char *version, int *resultlen)
 {
     if (!version || !resultlen) return DFC_ERR(DFC_ERR_ARG, "invalid argument: NULL pointer");
     int n = snprintf(version, DFC_MAX_LIBRARY_VERSION_STRING,
-                     "DFC %s (MPI %d.%d interface; transports self, shm, tcp; host buffers)",
+                     "DFC %s (MPI %d.%d interface; transports self, shm, tcp; device buffers staged through host)",
                      DFC_VERSION_STRING, DFC_VERSION, DFC_SUBVERSION);
     *resultlen = n;
     return DFC_SUCCESS;

@@ -135,6 +135,7 @@ typedef struct dfc_coll dfc_coll_t;
 struct dfc_coll {
     dfc_req_t *req;          /* the request that completes with it */
     dfc_comm_t *comm;
+    const char *kind;        /* "allreduce" (dfc_coll_kind_name), for the hang report */
     dfc_sched_t sched;
     void *bufs[DFC_BUF_COUNT]; /* SEND, RECV, TMP bound to addresses */
     const dfc_dtype_t *dtype;  /* reductions */
@@ -170,5 +171,8 @@ int dfc_coll_exec(dfc_coll_t *coll);
 void dfc_coll_free(dfc_coll_t *coll);
 /* Total preemptions in this process, for benchmarks and tests. */
 uint64_t dfc_coll_preemptions(void);
+/* Prints one hang-report line per collective in the run queue (registered with
+ * dfc_progress_set_coll_report_hook by dfc_coll_layer_init). */
+void dfc_coll_report(FILE *f);
 
 #endif /* DFC_COLL_H */

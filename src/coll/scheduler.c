@@ -169,7 +169,41 @@ int dfc_coll_layer_init(void)
     budget_min = dfc_env_long("DFC_SPIN_BUDGET_MIN", 4, "smallest adaptive spin budget");
     budget_max = dfc_env_long("DFC_SPIN_BUDGET_MAX", 4096, "largest adaptive spin budget");
     dfc_progress_set_coll_hook(scheduler_pass);
+    dfc_progress_set_coll_report_hook(dfc_coll_report);
     return DFC_SUCCESS;
 }
 
-void dfc_coll_layer_finalize(void) { dfc_progress_set_coll_hook(NULL); }
+void dfc_coll_layer_finalize(void)
+{
+    dfc_progress_set_coll_hook(NULL);
+    dfc_progress_set_coll_report_hook(NULL);
+}
+
+/* One line per queued collective: where it stands and the first transfer it waits for
+ * (the oldest incomplete one since its last fence), which names the missing peer. */
+void dfc_coll_report(FILE *f)
+{
+    dfc_list_t *e;
+    for (e = run_queue.next; e != &run_queue; e = e->next) {
+        dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
+        char comm[DFC_MAX_OBJECT_NAME + 16], wait[128];
+        if (c->comm->name[0]) snprintf(comm, sizeof comm, "%s", c->comm->name);
+        else snprintf(comm, sizeof comm, "ctx %u", c->comm->ctx);
+        snprintf(wait, sizeof wait, "runnable (no transfer pending)");
+        for (int i = c->fence_start; i < c->pc && i < c->sched.nsteps; i++) {
+            const dfc_step_t *st = &c->sched.steps[i];
+            if (st->kind != DFC_STEP_SEND && st->kind != DFC_STEP_RECV &&
+                st->kind != DFC_STEP_RECV_REDUCE)
+                continue;
+            if (c->xfer[i].complete) continue;
+            snprintf(wait, sizeof wait, "waiting for rank %d (%s, %llu/%llu bytes)", st->peer,
+                     st->kind == DFC_STEP_SEND ? "send" : "recv",
+                     (unsigned long long)c->xfer[i].done, (unsigned long long)st->bytes);
+            break;
+        }
+        fprintf(f, "[dfc hang report] rank %d: collective %s on comm %s seq %d step %d/%d %s "
+                   "preemptions %llu\n",
+                dfc_proc.world_rank, c->kind ? c->kind : "unknown", comm, c->tag, c->pc,
+                (int)c->sched.nsteps, wait, (unsigned long long)c->preemptions);
+    }
+}

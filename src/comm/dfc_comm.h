@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dfc.h"
 #include "util/dfc_util.h"
@@ -340,6 +341,8 @@ void dfc_p2p_finalize(void);
 void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload); /* the tl callback */
 int dfc_p2p_progress_sends(void); /* pushes queued packets and rendezvous data */
 int dfc_p2p_idle(void);           /* 1 when nothing is queued for output */
+/* Prints posted receives, queued sends and rendezvous sends, one hang-report line each. */
+void dfc_p2p_report(FILE *f);
 
 /* ---- Progress ----------------------------------------------------------------------------
  * One engine drives transports, the p2p protocol and the collective scheduler. */
@@ -355,6 +358,15 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg);
 /* The coll layer registers its scheduler here; called once per progress pass. */
 typedef int (*dfc_progress_hook_fn)(void);
 void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn);
+/* The hang report (progress.c): on SIGUSR1 or after DFC_HANG_REPORT_SECONDS without a
+ * progress event in a blocking wait, the progress loop prints a header and then each
+ * layer's pending operations, one line each. The coll layer registers its dump here, so
+ * that comm does not depend on coll. */
+typedef void (*dfc_report_hook_fn)(FILE *f);
+void dfc_progress_set_coll_report_hook(dfc_report_hook_fn fn);
+void dfc_hang_report(FILE *f, const char *reason, double waited_s);
+void dfc_hang_report_init(void);     /* reads the parameters, installs the SIGUSR1 handler */
+void dfc_hang_report_finalize(void); /* restores the previous SIGUSR1 action */
 /* Starts the progress thread if DFC_ASYNC_PROGRESS=1 (end of init); stops it (called with
  * the library lock held, start of finalize). */
 int dfc_progress_thread_start(void);

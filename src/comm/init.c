@@ -131,6 +131,7 @@ int dfc_comm_layer_init(int required, int *provided)
         (rc = dfc_info_init()) || (rc = build_node_map()) || (rc = init_transports()) ||
         (rc = dfc_p2p_init()) || (rc = dfc_comm_init_predefined()))
         return rc;
+    dfc_hang_report_init();
     dfc_proc.initialized = 1;
     return DFC_SUCCESS;
 }
@@ -148,6 +149,7 @@ int dfc_comm_layer_finalize(void)
     }
     int rc = dfc_boot_fence();
     dfc_comm_finalize_predefined();
+    dfc_hang_report_finalize();
     dfc_p2p_finalize();
     for (int i = 0; i < 3; i++) {
         dfc_tl_t *tl = i == 0 ? &tl_self : i == 1 ? &tl_shm : &tl_tcp;

@@ -412,3 +412,42 @@ int dfc_p2p_cancel_recv(dfc_req_t *req)
     }
     return DFC_SUCCESS;
 }
+
+/* ---- The hang report ----------------------------------------------------------------------
+ * One line per pending operation; "(collective)" marks the transfers of collectives, which
+ * use the communicator's collective context. Rendezvous receives whose data is on the way
+ * and rendezvous sends still waiting for their CTS are in no queue and are not listed. */
+static const char *ctx_note(uint32_t ctx) { return (ctx & 1) ? " (collective)" : ""; }
+
+void dfc_p2p_report(FILE *f)
+{
+    int me = dfc_proc.world_rank;
+    dfc_list_t *e;
+    for (e = posted_recvs.next; e != &posted_recvs; e = e->next) {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        char src[16], tag[16];
+        if (r->peer == DFC_ANY_SOURCE) snprintf(src, sizeof src, "any");
+        else snprintf(src, sizeof src, "%d", r->peer);
+        if (r->tag == DFC_ANY_TAG) snprintf(tag, sizeof tag, "any");
+        else snprintf(tag, sizeof tag, "%d", r->tag);
+        fprintf(f, "[dfc hang report] rank %d: p2p recv from %s tag %s comm %u%s (%llu bytes posted)\n",
+                me, src, tag, r->comm->ctx, r->coll_ctx ? " (collective)" : "",
+                (unsigned long long)r->bytes);
+    }
+    for (e = pending_pkts.next; e != &pending_pkts; e = e->next) {
+        pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
+        if (p->pkt.type != DFC_PKT_EAGER && p->pkt.type != DFC_PKT_RTS) continue;
+        fprintf(f, "[dfc hang report] rank %d: p2p send to world rank %d tag %d comm %u%s "
+                   "(%s, 0/%llu bytes, queued: the transport is full)\n",
+                me, p->world, p->pkt.tag, p->pkt.ctx / 2, ctx_note(p->pkt.ctx),
+                p->pkt.type == DFC_PKT_EAGER ? "eager" : "rendezvous",
+                (unsigned long long)p->pkt.len);
+    }
+    for (e = rndv_sends.next; e != &rndv_sends; e = e->next) {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        fprintf(f, "[dfc hang report] rank %d: p2p send to %d tag %d comm %u%s "
+                   "(rendezvous, %llu/%llu bytes)\n",
+                me, r->peer, r->tag, r->comm->ctx, r->coll_ctx ? " (collective)" : "",
+                (unsigned long long)r->done, (unsigned long long)r->bytes);
+    }
+}

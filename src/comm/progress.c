@@ -14,11 +14,15 @@
  * CPU to the rank it waits for instead of spinning against it.
  */
 #include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "comm/dfc_comm.h"
 
 static dfc_progress_hook_fn coll_hook;
+static dfc_report_hook_fn coll_report_hook;
 extern dfc_tl_t *dfc_tls[];
 extern int dfc_ntls;
 
@@ -45,6 +49,74 @@ static void read_wait_params(void)
 }
 
 void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn) { coll_hook = fn; }
+void dfc_progress_set_coll_report_hook(dfc_report_hook_fn fn) { coll_report_hook = fn; }
+
+/* ---- The hang report ---------------------------------------------------------------------
+ * On SIGUSR1, or after DFC_HANG_REPORT_SECONDS inside one blocking wait without a progress
+ * event, each rank prints its pending operations to stderr. The signal handler only sets a
+ * flag; the report is printed by the progress loop (a waiting caller, a Test poll or the
+ * progress thread), which holds the library lock and may walk the queues safely. */
+static volatile sig_atomic_t hang_report_requested;
+static uint64_t hang_report_ns; /* 0: no timeout report */
+static int hang_signal_installed;
+static struct sigaction hang_old_action;
+
+static void hang_signal_handler(int sig)
+{
+    (void)sig;
+    hang_report_requested = 1;
+}
+
+void dfc_hang_report(FILE *f, const char *reason, double waited_s)
+{
+    fprintf(f, "[dfc hang report] rank %d: pid %d host %s waited %.1f s without progress (%s)\n",
+            dfc_proc.world_rank, (int)getpid(), dfc_proc.hostname, waited_s, reason);
+    dfc_p2p_report(f);
+    if (coll_report_hook) coll_report_hook(f);
+    fprintf(f, "[dfc hang report] rank %d: end\n", dfc_proc.world_rank);
+    fflush(f);
+}
+
+/* Prints the report if SIGUSR1 asked for one. idle_since: start of the current idle
+ * period (0: none). */
+static void hang_check_signal(uint64_t idle_since)
+{
+    if (!hang_report_requested) return;
+    hang_report_requested = 0;
+    double waited = idle_since ? (double)(dfc_time_ns() - idle_since) / 1e9 : 0.0;
+    dfc_hang_report(stderr, "SIGUSR1", waited);
+}
+
+void dfc_hang_report_init(void)
+{
+    long secs = dfc_env_long("DFC_HANG_REPORT_SECONDS", 0,
+        "seconds a blocking call may wait without any progress event before each rank prints "
+        "its pending operations to stderr (0: never)");
+    hang_report_ns = secs > 0 ? (uint64_t)secs * 1000000000ull : 0;
+    if (!dfc_env_long("DFC_HANG_REPORT_SIGNAL", 1,
+                      "1: SIGUSR1 makes a rank print its pending operations to stderr (installed "
+                      "only if the application has no SIGUSR1 handler); 0: no handler"))
+        return;
+    struct sigaction old;
+    if (sigaction(SIGUSR1, NULL, &old) != 0) return;
+    if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) return; /* the app's own */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hang_signal_handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(SIGUSR1, &sa, NULL) == 0) {
+        hang_old_action = old;
+        hang_signal_installed = 1;
+    }
+}
+
+void dfc_hang_report_finalize(void)
+{
+    if (!hang_signal_installed) return;
+    sigaction(SIGUSR1, &hang_old_action, NULL);
+    hang_signal_installed = 0;
+}
 
 int dfc_progress_net(void)
 {
@@ -93,6 +165,7 @@ int dfc_progress_poll(void)
 {
     static uint64_t idle_since;
     read_wait_params();
+    hang_check_signal(idle_since);
     int n = dfc_progress();
     if (n != 0) {
         idle_since = 0;
@@ -117,12 +190,15 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
     read_wait_params();
     uint64_t idle_since = 0; /* 0: not idle */
     unsigned idle_passes = 0;
+    int reported = 0; /* the timeout report was printed for this idle period */
     while (!ready(arg)) {
+        hang_check_signal(idle_since);
         int n = dfc_progress();
         if (n < 0) return -n;
         if (n > 0) {
             idle_since = 0;
             idle_passes = 0;
+            reported = 0;
             continue;
         }
         /* The clock is read on one idle pass in 16: it costs more than an empty poll. */
@@ -130,6 +206,10 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
         uint64_t now = dfc_time_ns();
         if (!idle_since) idle_since = now;
         uint64_t idle = now - idle_since;
+        if (hang_report_ns && !reported && idle >= hang_report_ns) {
+            reported = 1;
+            dfc_hang_report(stderr, "DFC_HANG_REPORT_SECONDS", (double)idle / 1e9);
+        }
         if (idle < (uint64_t)spin_ns) continue;
         if (idle < (uint64_t)(spin_ns + yield_ns)) {
             DFC_UNLOCK();
@@ -155,6 +235,7 @@ static void *progress_thread_main(void *arg)
     uint64_t idle_since = 0;
     while (!progress_thread_stop) {
         DFC_LOCK();
+        hang_check_signal(idle_since);
         int n = dfc_progress();
         uint64_t now = dfc_time_ns();
         if (n != 0) idle_since = 0;

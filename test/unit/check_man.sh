@@ -84,7 +84,7 @@ while read -r p; do
 done <"$tmp/allparams"
 
 # ---- (d) the pages and man/Makefile.inc agree ------------------------------------------------
-(cd "$man" && ls man3/*.3 man7/*.7) | sed 's|^|man/|' | sort >"$tmp/pages"
+(cd "$man" && ls man1/*.1 man3/*.3 man7/*.7 2>/dev/null) | sed 's|^|man/|' | sort >"$tmp/pages"
 tr '\\\n\t' '   ' <"$man/Makefile.inc" | tr ' ' '\n' | grep -E '^man/man[0-9]/.*\.[0-9]$' | sort -u \
     >"$tmp/listed"
 comm -23 "$tmp/pages" "$tmp/listed" | while read -r p; do

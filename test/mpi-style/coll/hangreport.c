@@ -1,0 +1,107 @@
+/*
+ * hangreport - the hang report (dfc(7), "Hang report"): a rank stuck in a collective
+ * prints its pending operations to stderr, naming the collective and the missing peer.
+ *
+ * 1. DFC_HANG_REPORT_SECONDS=1 (set here before DFC_Init): rank 0 waits for an
+ *    DFC_Iallreduce on a dup of COMM_WORLD while rank 1 sleeps 3 s before joining; rank 0's
+ *    stderr goes to a temporary file, which must then hold a report line naming
+ *    "allreduce" and "waiting for rank 1".
+ * 2. SIGUSR1: rank 0 raises it while an DFC_Ibarrier is pending (rank 1 joins 0.5 s late);
+ *    the next wait prints a report marked "(SIGUSR1)" that lists the barrier.
+ */
+#include <signal.h>
+#include <unistd.h>
+
+#include "../dfctest.h"
+
+/* Points stderr at a fresh temporary file; returns the saved descriptor. */
+static int capture_stderr(FILE **tmp)
+{
+    fflush(stderr);
+    int saved = dup(2);
+    *tmp = tmpfile();
+    DFCT_CHECK(saved >= 0 && *tmp, "cannot redirect stderr");
+    if (saved < 0 || !*tmp) return -1;
+    dup2(fileno(*tmp), 2);
+    return saved;
+}
+
+/* Restores stderr and returns what was written (malloc'ed, NUL-terminated). */
+static char *restore_stderr(int saved, FILE *tmp)
+{
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    long n = lseek(fileno(tmp), 0, SEEK_END);
+    char *text = calloc(1, n > 0 ? (size_t)n + 1 : 1);
+    if (n > 0) {
+        lseek(fileno(tmp), 0, SEEK_SET);
+        ssize_t got = read(fileno(tmp), text, (size_t)n);
+        text[got > 0 ? got : 0] = 0;
+    }
+    fclose(tmp);
+    return text;
+}
+
+/* Is there a line holding all of a, b and c? */
+static int has_line(const char *text, const char *a, const char *b, const char *c)
+{
+    const char *line = text;
+    while (line && *line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char *l = strndup(line, len);
+        int ok = strstr(l, a) && strstr(l, b) && strstr(l, c);
+        free(l);
+        if (ok) return 1;
+        line = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setenv("DFC_HANG_REPORT_SECONDS", "1", 1);
+    dfct_init(&argc, &argv);
+    int rank, size;
+    DFC_Comm_rank(DFC_COMM_WORLD, &rank);
+    DFC_Comm_size(DFC_COMM_WORLD, &size);
+    DFC_Comm comm;
+    DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &comm));
+
+    /* 1. The timeout report. */
+    int in = rank + 1, out = 0;
+    DFC_Request req;
+    if (rank == 1) sleep(3);
+    FILE *tmp = NULL;
+    int saved = rank == 0 ? capture_stderr(&tmp) : -1;
+    DFCT_OK(DFC_Iallreduce(&in, &out, 1, DFC_INT, DFC_SUM, comm, &req));
+    DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
+    DFCT_CHECK(out == size * (size + 1) / 2, "allreduce gave %d, expected %d", out, size * (size + 1) / 2);
+    if (saved >= 0) {
+        char *text = restore_stderr(saved, tmp);
+        DFCT_CHECK(has_line(text, "[dfc hang report]", "DFC_HANG_REPORT_SECONDS", "pid"),
+                   "no hang-report header after 1 s without progress; stderr was:\n%s", text);
+        DFCT_CHECK(has_line(text, "[dfc hang report]", "collective allreduce", "waiting for rank 1"),
+                   "no hang-report line for the allreduce waiting for rank 1; stderr was:\n%s", text);
+        free(text);
+    }
+
+    /* 2. The report on SIGUSR1. */
+    if (rank == 1) usleep(500000);
+    saved = rank == 0 ? capture_stderr(&tmp) : -1;
+    DFCT_OK(DFC_Ibarrier(comm, &req));
+    if (rank == 0) raise(SIGUSR1);
+    DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
+    if (saved >= 0) {
+        char *text = restore_stderr(saved, tmp);
+        DFCT_CHECK(has_line(text, "[dfc hang report]", "(SIGUSR1)", "rank 0"),
+                   "no hang-report header after SIGUSR1; stderr was:\n%s", text);
+        DFCT_CHECK(has_line(text, "[dfc hang report]", "collective barrier", "waiting for rank 1"),
+                   "no hang-report line for the pending barrier after SIGUSR1; stderr was:\n%s", text);
+        free(text);
+    }
+
+    DFCT_OK(DFC_Comm_free(&comm));
+    return dfct_finalize();
+}

@@ -124,6 +124,27 @@ static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
     return DFC_SUCCESS;
 }
 
+/* Device buffers go to the GPU daemon when it can run the call (src/coll/gpu.c), else
+ * through host shadows. In the daemon both buffers must be on this rank's GPU. */
+static int place_buffers(const char *func, dfc_coll_t *coll, const dfc_coll_args_t *a)
+{
+    uint64_t sbytes, rbytes;
+    buffer_spans(a, &sbytes, &rbytes);
+    const void *sb = sbytes && !a->in_place ? coll->bufs[DFC_BUF_SEND] : NULL;
+    const void *rb = rbytes ? coll->bufs[DFC_BUF_RECV] : NULL;
+    int sdev = sb ? dfc_gpu_ptr_device(sb) : -1, rdev = rb ? dfc_gpu_ptr_device(rb) : -1;
+    if (sdev < 0 && rdev < 0) return DFC_SUCCESS; /* host buffers: the host engine */
+    if (!dfc_coll_gpu_usable(coll)) return stage_buffers(coll, a);
+    int mine = dfc_gpu_daemon_device();
+    if ((sb && sdev != mine) || (rb && rdev != mine))
+        return dfc_err(DFC_ERR_BUFFER, func,
+                       "invalid arguments sendbuf and recvbuf: in the GPU daemon both must be device "
+                       "memory of this rank's GPU %d (sendbuf: %s %d, recvbuf: %s %d)", mine,
+                       sdev < 0 ? "host" : "device", sdev, rdev < 0 ? "host" : "device", rdev);
+    coll->on_gpu = 1;
+    return DFC_SUCCESS;
+}
+
 static void destroy_coll(dfc_req_t *req)
 {
     dfc_coll_free(req->coll);
@@ -169,7 +190,7 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     req->destroy = destroy_coll;
     req->start = start_coll;
     coll->req = req;
-    if ((rc = stage_buffers(coll, a))) {
+    if ((rc = place_buffers(call->func, coll, a))) {
         dfc_req_free(req);
         return rc;
     }

@@ -10,6 +10,7 @@
 
 #include "coll/dfc_sched.h"
 #include "comm/dfc_comm.h"
+#include "gpu/dfc_gpu.h"
 
 typedef enum dfc_coll_kind {
     DFC_COLL_BARRIER = 0,
@@ -154,6 +155,12 @@ struct dfc_coll {
     long budget;             /* spin budget when at the head (adaptive) */
     int preempted_at;        /* pc of the last preemption (-1: none yet in this run) */
     uint64_t preemptions;
+    /* in the GPU daemon (gpu.c): set by dfc_coll_gpu_usable */
+    int on_gpu;
+    int gpu_submitted;
+    dfc_gpu_handle_t gpu;
+    int gpu_type, gpu_op, gpu_elem, gpu_item;
+    int8_t gpu_peer[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index */
 };
 
 int dfc_coll_layer_init(void);
@@ -169,6 +176,13 @@ int dfc_coll_start(dfc_coll_t *coll);
  * (error code < 0 is never returned: failures complete the request with an error). */
 int dfc_coll_exec(dfc_coll_t *coll);
 void dfc_coll_free(dfc_coll_t *coll);
+/* The GPU daemon path (gpu.c). usable: 1 if the daemon can run c (communicator, datatype,
+ * op), filling c's gpu_* fields; the caller sets c->on_gpu, after which dfc_coll_start
+ * submits c to the daemon instead of the host run queue. */
+int dfc_coll_gpu_usable(dfc_coll_t *c);
+int dfc_coll_gpu_start(dfc_coll_t *c);
+int dfc_coll_gpu_pass(void);          /* submissions, completions, kernel relaunch */
+void dfc_coll_gpu_report(FILE *f);    /* hang-report lines for collectives in the daemon */
 /* Total preemptions in this process, for benchmarks and tests. */
 uint64_t dfc_coll_preemptions(void);
 /* Prints one hang-report line per collective in the run queue (registered with

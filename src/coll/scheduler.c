@@ -20,7 +20,7 @@ static dfc_list_t run_queue;
 static uint64_t total_preemptions;
 static long budget_initial, budget_min, budget_max;
 
-uint64_t dfc_coll_preemptions(void) { return total_preemptions; }
+uint64_t dfc_coll_preemptions(void) { return total_preemptions + dfc_gpu_preemptions(); }
 
 static void enqueue_by_priority(dfc_coll_t *c)
 {
@@ -73,7 +73,7 @@ static int run_head(dfc_coll_t *c, int *events)
 
 static int scheduler_pass(void)
 {
-    int events = 0;
+    int events = dfc_coll_gpu_pass();
     dfc_list_t *e, *t;
     int head = 1;
     DFC_LIST_FOREACH_SAFE(e, t, &run_queue) {
@@ -114,6 +114,7 @@ int dfc_coll_start(dfc_coll_t *c)
     c->preempted_at = -1;
     c->req->complete = 0;
     dfc_status_empty(&c->req->status);
+    if (c->on_gpu) return dfc_coll_gpu_start(c);
     enqueue_by_priority(c);
     /* Post the first transfers now: peers that are already waiting start at once. */
     if (dfc_coll_exec(c)) finish(c);
@@ -183,6 +184,7 @@ void dfc_coll_layer_finalize(void)
  * (the oldest incomplete one since its last fence), which names the missing peer. */
 void dfc_coll_report(FILE *f)
 {
+    dfc_coll_gpu_report(f);
     dfc_list_t *e;
     for (e = run_queue.next; e != &run_queue; e = e->next) {
         dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "comm/dfc_comm.h"
+#include "gpu/dfc_gpu.h"
 #include "pmix/dfc_boot.h"
 
 dfc_proc_t dfc_proc;
@@ -104,6 +105,16 @@ out:
     return rc;
 }
 
+/* The GPU daemon publishes its mailbox before the transports' init, whose fence makes it
+ * visible, and maps its peers' mailboxes after it. */
+static int init_gpu_and_transports(void)
+{
+    dfc_gpu_daemon_publish(dfc_proc.world_rank, dfc_proc.world_size, dfc_node_of);
+    int rc = init_transports();
+    if (!rc) dfc_gpu_daemon_connect();
+    return rc;
+}
+
 int dfc_comm_layer_init(int required, int *provided)
 {
     dfc_boot_info_t bi;
@@ -128,7 +139,7 @@ int dfc_comm_layer_init(int required, int *provided)
 
     dfc_htable_init(&dfc_req_table, DFC_KIND_REQUEST, 1);
     if ((rc = dfc_dtype_init()) || (rc = dfc_op_init()) || (rc = dfc_group_init()) ||
-        (rc = dfc_info_init()) || (rc = build_node_map()) || (rc = init_transports()) ||
+        (rc = dfc_info_init()) || (rc = build_node_map()) || (rc = init_gpu_and_transports()) ||
         (rc = dfc_p2p_init()) || (rc = dfc_comm_init_predefined()))
         return rc;
     dfc_hang_report_init();
@@ -148,6 +159,7 @@ int dfc_comm_layer_finalize(void)
         if (dfc_progress() < 0) break;
     }
     int rc = dfc_boot_fence();
+    dfc_gpu_daemon_finalize(); /* after the fence: no peer writes into its mailboxes now */
     dfc_comm_finalize_predefined();
     dfc_hang_report_finalize();
     dfc_p2p_finalize();

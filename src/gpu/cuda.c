@@ -1,5 +1,5 @@
 /*
- * cuda.c - run-time loading of the CUDA runtime (libcudart) and the few calls DFC needs:
+ * cuda.c - run-time loading of the CUDA runtime (libcudart): the functions of cuda_fns.h,
  * the memory type of a pointer, and copies.
  *
  * Loading is lazy and silent: a machine without CUDA simply has no device pointers. The
@@ -14,15 +14,17 @@
 #include "util/dfc_util.h"
 
 #ifdef HAVE_CUDA
-#include <cuda_runtime_api.h>
+#include "gpu/cuda_fns.h"
 
+dfc_cuda_fns_t dfc_cuda;
 static void *cudart;
 static int ndevices;
-static cudaError_t (*p_cudaPointerGetAttributes)(struct cudaPointerAttributes *, const void *);
-static cudaError_t (*p_cudaMemcpy)(void *, const void *, size_t, enum cudaMemcpyKind);
-static cudaError_t (*p_cudaGetDeviceCount)(int *);
-static cudaError_t (*p_cudaGetLastError)(void);
-static const char *(*p_cudaGetErrorString)(cudaError_t);
+
+int dfc_cuda_error(const char *what, cudaError_t e)
+{
+    dfc_cuda.cudaGetLastError(); /* clear it: the next call must not report it again */
+    return DFC_ERR(DFC_ERR_OTHER, "%s: %s", what, dfc_cuda.cudaGetErrorString(e));
+}
 
 void dfc_gpu_init(void)
 {
@@ -31,17 +33,18 @@ void dfc_gpu_init(void)
                            "libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};
     for (int i = 0; names[i] && !cudart; i++) cudart = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!cudart) return;
-    p_cudaPointerGetAttributes = (cudaError_t(*)(struct cudaPointerAttributes *, const void *))dlsym(cudart, "cudaPointerGetAttributes");
-    p_cudaMemcpy = (cudaError_t(*)(void *, const void *, size_t, enum cudaMemcpyKind))dlsym(cudart, "cudaMemcpy");
-    p_cudaGetDeviceCount = (cudaError_t(*)(int *))dlsym(cudart, "cudaGetDeviceCount");
-    p_cudaGetLastError = (cudaError_t(*)(void))dlsym(cudart, "cudaGetLastError");
-    p_cudaGetErrorString = (const char *(*)(cudaError_t))dlsym(cudart, "cudaGetErrorString");
-    if (!p_cudaPointerGetAttributes || !p_cudaMemcpy || !p_cudaGetDeviceCount || !p_cudaGetLastError ||
-        !p_cudaGetErrorString || p_cudaGetDeviceCount(&ndevices) != cudaSuccess || ndevices == 0) {
-        if (p_cudaGetLastError) p_cudaGetLastError(); /* clear the sticky "no device" error */
+    int missing = 0;
+#define DFC_CUDA_RESOLVE(name, ret, params)                                                   \
+    dfc_cuda.name = (ret(*) params)dlsym(cudart, #name);                                      \
+    missing |= !dfc_cuda.name;
+    DFC_CUDA_FUNCTIONS(DFC_CUDA_RESOLVE)
+#undef DFC_CUDA_RESOLVE
+    if (missing || dfc_cuda.cudaGetDeviceCount(&ndevices) != cudaSuccess || ndevices == 0) {
+        if (dfc_cuda.cudaGetLastError) dfc_cuda.cudaGetLastError(); /* the sticky "no device" error */
         dlclose(cudart);
         cudart = NULL;
         ndevices = 0;
+        memset(&dfc_cuda, 0, sizeof dfc_cuda);
         return;
     }
     DFC_LOG(DFC_LOG_INFO, "gpu", "CUDA runtime loaded, %d device(s)", ndevices);
@@ -53,24 +56,27 @@ void dfc_gpu_finalize(void)
 }
 
 int dfc_gpu_available(void) { return cudart != NULL; }
+int dfc_gpu_device_count(void) { return ndevices; }
 
-int dfc_gpu_is_device_ptr(const void *ptr)
+int dfc_gpu_ptr_device(const void *ptr)
 {
-    if (!cudart || !ptr || ptr == (const void *)-1) return 0;
+    if (!cudart || !ptr || ptr == (const void *)-1) return -1;
     struct cudaPointerAttributes attr;
-    if (p_cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-        p_cudaGetLastError();
-        return 0;
+    if (dfc_cuda.cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+        dfc_cuda.cudaGetLastError();
+        return -1;
     }
-    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ? attr.device : -1;
 }
+
+int dfc_gpu_is_device_ptr(const void *ptr) { return dfc_gpu_ptr_device(ptr) >= 0; }
 
 int dfc_gpu_copy(void *dst, const void *src, size_t bytes)
 {
     if (!bytes) return DFC_SUCCESS;
-    cudaError_t e = p_cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
+    cudaError_t e = dfc_cuda.cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
     if (e == cudaSuccess) return DFC_SUCCESS;
-    return DFC_ERR(DFC_ERR_OTHER, "cudaMemcpy of %zu bytes failed: %s", bytes, p_cudaGetErrorString(e));
+    return DFC_ERR(DFC_ERR_OTHER, "cudaMemcpy of %zu bytes failed: %s", bytes, dfc_cuda.cudaGetErrorString(e));
 }
 
 #else /* built without CUDA: no pointer is a device pointer */
@@ -78,6 +84,8 @@ int dfc_gpu_copy(void *dst, const void *src, size_t bytes)
 void dfc_gpu_init(void) {}
 void dfc_gpu_finalize(void) {}
 int dfc_gpu_available(void) { return 0; }
+int dfc_gpu_device_count(void) { return 0; }
+int dfc_gpu_ptr_device(const void *ptr) { (void)ptr; return -1; }
 int dfc_gpu_is_device_ptr(const void *ptr) { (void)ptr; return 0; }
 int dfc_gpu_copy(void *dst, const void *src, size_t bytes)
 {

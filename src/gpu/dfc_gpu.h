@@ -1,24 +1,85 @@
 /*
- * dfc_gpu.h - the CUDA runtime, loaded at run time, so that one build of libdfc runs on
- * machines with and without GPUs.
+ * dfc_gpu.h - the gpu layer: the CUDA runtime, loaded at run time so that one build of
+ * libdfc runs on machines with and without GPUs, and the GPU daemon (DESIGN.md 2.1, 2.2):
+ * a persistent, preemptible kernel per GPU that runs collective schedules on device buffers
+ * and moves data between the GPUs of a node through mailboxes mapped with CUDA IPC.
  *
- * Today the library moves device buffers by staging them through host memory (see
- * src/api/api_stage.c); the preemptible GPU daemon kernel of DESIGN.md 2.1 is not built yet.
- * Depends on util only.
+ * Depends on util and the bootstrap (the daemon publishes its mailbox at init, as the
+ * transports do), and on the schedule format (coll/dfc_sched.h, a plain header shared by
+ * both executors). The coll layer submits schedules and polls their completion.
  */
 #ifndef DFC_GPU_H
 #define DFC_GPU_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "coll/dfc_sched.h"
 
 /* Loads libcudart if present (never fails: without it no pointer is a device pointer). */
 void dfc_gpu_init(void);
 void dfc_gpu_finalize(void);
 /* 1 when CUDA was loaded and at least one device is visible. */
 int dfc_gpu_available(void);
+int dfc_gpu_device_count(void);
 /* 1 if ptr is CUDA device (or managed) memory; 0 for host memory or without CUDA. */
 int dfc_gpu_is_device_ptr(const void *ptr);
+/* The device ordinal holding ptr, or -1 for host memory. */
+int dfc_gpu_ptr_device(const void *ptr);
 /* cudaMemcpy with cudaMemcpyDefault; returns DFC_SUCCESS or an error code with a message. */
 int dfc_gpu_copy(void *dst, const void *src, size_t bytes);
+
+/* ---- The daemon (daemon.c) ---------------------------------------------------------------
+ * Setup is split around the transports' init, whose fence publishes the daemon's key:
+ * dfc_gpu_daemon_publish before it (choose the device, allocate, put the IPC handle),
+ * dfc_gpu_daemon_connect after it (map the mailboxes of the other GPUs of the node).
+ * Neither fails the job: a process whose daemon cannot start uses the staging path. */
+void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of);
+void dfc_gpu_daemon_connect(void);
+/* Waits for the kernel to leave and frees everything (after the finalize fence). */
+void dfc_gpu_daemon_finalize(void);
+/* The daemon index (position among the processes of this node) of world rank r, or -1 when
+ * collectives with r cannot run in the daemon: no daemon here or there, another node, or a
+ * GPU shared by several processes. */
+int dfc_gpu_daemon_index(int world_rank);
+/* The device this process's daemon runs on, or -1. */
+int dfc_gpu_daemon_device(void);
+
+#define DFC_GPU_MAX_LOCAL 8   /* GPUs (processes) of a node the daemon connects */
+#define DFC_GPU_MAX_STEPS 512 /* steps of one schedule the daemon runs */
+
+/* Element types and operations the kernel reduces (others stay on the host path). */
+enum dfc_gpu_type { DFC_GPU_I32, DFC_GPU_U32, DFC_GPU_I64, DFC_GPU_U64, DFC_GPU_F32, DFC_GPU_F64,
+                    DFC_GPU_BF16, DFC_GPU_F16, DFC_GPU_NTYPES };
+enum dfc_gpu_op { DFC_GPU_SUM, DFC_GPU_PROD, DFC_GPU_MIN, DFC_GPU_MAX, DFC_GPU_LAND, DFC_GPU_LOR,
+                  DFC_GPU_LXOR, DFC_GPU_BAND, DFC_GPU_BOR, DFC_GPU_BXOR, DFC_GPU_NOPS };
+
+typedef struct dfc_gpu_job {
+    const dfc_sched_t *sched;
+    void *send, *recv;          /* device buffers (NULL where not significant) */
+    uint64_t ident;             /* same on every rank: (context << 32 | tag) + 1 */
+    int priority;
+    int type, op;               /* reductions (DFC_GPU_I32.., DFC_GPU_SUM..); type -1: none */
+    int elem, item;             /* bytes of one element of `type`, of one datatype item */
+    const int8_t *peer_index;   /* communicator rank -> daemon index, comm size entries */
+    int nranks;
+} dfc_gpu_job_t;
+
+typedef struct dfc_gpu_handle {
+    int slot;                   /* descriptor in flight, -1 when none */
+    uint32_t gen;
+} dfc_gpu_handle_t;
+
+/* Queues a collective. Returns DFC_SUCCESS, DFC_ERR_PENDING when every descriptor is in use
+ * (try again after progress), or an error code with a message. Never blocks on peers. */
+int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h);
+/* 1 when the collective completed (*err: its error code or DFC_SUCCESS); frees the slot. */
+int dfc_gpu_test(dfc_gpu_handle_t *h, int *err);
+/* Relaunches the kernel when work is pending and it has left (on DFC_GPU_RELAUNCH_US). */
+int dfc_gpu_progress(void);
+/* Preemptions counted by the kernel (channel 0), for benchmarks and tests. */
+uint64_t dfc_gpu_preemptions(void);
+/* Launches of the kernel so far, for tests (a relaunch after an exit counts). */
+uint64_t dfc_gpu_launches(void);
 
 #endif

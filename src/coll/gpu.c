@@ -1,0 +1,129 @@
+/*
+ * gpu.c - collectives on device buffers in the GPU daemon (src/gpu): which calls can go
+ * there, and their submission and completion.
+ *
+ * A collective runs in the daemon when every rank of its communicator has a daemon of its
+ * own on this node (dfc_gpu_daemon_index), its buffers are device memory, and its reduction
+ * (if any) is one the kernel computes: builtin arithmetic, logical and bitwise operations
+ * on 32- and 64-bit integers, float, double, bfloat16 and float16. These conditions hold
+ * or fail alike on every rank (buffer kinds aside: a collective must use device buffers on
+ * all ranks or on none), so all ranks pick the same executor. Other device-buffer calls are
+ * staged through host memory and run on the host engine.
+ *
+ * Queued collectives live in gpu_queue, not in the host run queue: the kernel schedules
+ * them; the host only submits (when a descriptor is free) and reads completions.
+ */
+#include "coll/dfc_coll.h"
+#include "gpu/dfc_gpu.h"
+
+static dfc_list_t gpu_queue = {&gpu_queue, &gpu_queue};
+
+static int gpu_type_of(const dfc_dtype_t *dt, int *elem)
+{
+    static const struct { DFC_Datatype h; int type, elem; } map[] = {
+        {DFC_INT, DFC_GPU_I32, 4},          {DFC_INT32_T, DFC_GPU_I32, 4},
+        {DFC_UNSIGNED, DFC_GPU_U32, 4},     {DFC_UINT32_T, DFC_GPU_U32, 4},
+        {DFC_LONG, DFC_GPU_I64, 8},         {DFC_LONG_LONG, DFC_GPU_I64, 8},
+        {DFC_INT64_T, DFC_GPU_I64, 8},      {DFC_UNSIGNED_LONG, DFC_GPU_U64, 8},
+        {DFC_UNSIGNED_LONG_LONG, DFC_GPU_U64, 8}, {DFC_UINT64_T, DFC_GPU_U64, 8},
+        {DFC_FLOAT, DFC_GPU_F32, 4},        {DFC_DOUBLE, DFC_GPU_F64, 8},
+        {DFC_BFLOAT16, DFC_GPU_BF16, 2},    {DFC_FLOAT16, DFC_GPU_F16, 2},
+    };
+    /* Derived contiguous types reduce element by element over their base type. */
+    DFC_Datatype base = (DFC_Datatype)(0x03000000 | dt->base);
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].h == base && dt->size == dt->nbase * (size_t)map[i].elem) {
+            *elem = map[i].elem;
+            return map[i].type;
+        }
+    return -1;
+}
+
+static int gpu_op_of(const dfc_op_t *op)
+{
+    static const struct { DFC_Op h; int op; } map[] = {
+        {DFC_SUM, DFC_GPU_SUM}, {DFC_PROD, DFC_GPU_PROD}, {DFC_MIN, DFC_GPU_MIN},
+        {DFC_MAX, DFC_GPU_MAX}, {DFC_LAND, DFC_GPU_LAND}, {DFC_LOR, DFC_GPU_LOR},
+        {DFC_LXOR, DFC_GPU_LXOR}, {DFC_BAND, DFC_GPU_BAND}, {DFC_BOR, DFC_GPU_BOR},
+        {DFC_BXOR, DFC_GPU_BXOR},
+    };
+    for (size_t i = 0; op->builtin && i < sizeof map / sizeof map[0]; i++)
+        if (map[i].h == op->handle) return map[i].op;
+    return -1;
+}
+
+int dfc_coll_gpu_usable(dfc_coll_t *c)
+{
+    dfc_comm_t *comm = c->comm;
+    if (comm->size > DFC_GPU_MAX_LOCAL || c->sched.nsteps > DFC_GPU_MAX_STEPS) return 0;
+    for (int r = 0; r < comm->size; r++) {
+        int idx = dfc_gpu_daemon_index(comm->world[r]);
+        if (idx < 0) return 0;
+        c->gpu_peer[r] = (int8_t)idx;
+    }
+    c->gpu_type = c->gpu_op = -1;
+    c->gpu_elem = c->gpu_item = 1;
+    if (c->op) { /* a reduction */
+        if ((c->gpu_type = gpu_type_of(c->dtype, &c->gpu_elem)) < 0 || (c->gpu_op = gpu_op_of(c->op)) < 0)
+            return 0;
+        c->gpu_item = (int)c->dtype->size;
+    }
+    return 1;
+}
+
+/* Submits when a descriptor is free; otherwise the collective waits in the queue. */
+static int try_submit(dfc_coll_t *c)
+{
+    dfc_gpu_job_t job = {
+        .sched = &c->sched, .send = c->bufs[DFC_BUF_SEND], .recv = c->bufs[DFC_BUF_RECV],
+        .ident = (((uint64_t)c->comm->ctx << 32) | (uint32_t)c->tag) + 1, .priority = c->priority,
+        .type = c->gpu_type, .op = c->gpu_op, .elem = c->gpu_elem, .item = c->gpu_item,
+        .peer_index = c->gpu_peer, .nranks = c->comm->size,
+    };
+    int rc = dfc_gpu_submit(&job, &c->gpu);
+    if (rc == DFC_SUCCESS) c->gpu_submitted = 1;
+    return rc == DFC_ERR_PENDING ? DFC_SUCCESS : rc;
+}
+
+int dfc_coll_gpu_start(dfc_coll_t *c)
+{
+    c->gpu_submitted = 0;
+    c->gpu.slot = -1;
+    dfc_list_insert_tail(&gpu_queue, &c->link);
+    int rc = try_submit(c);
+    if (rc) dfc_list_remove(&c->link);
+    return rc;
+}
+
+int dfc_coll_gpu_pass(void)
+{
+    int events = dfc_gpu_progress();
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &gpu_queue) {
+        dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
+        int err = DFC_SUCCESS;
+        if (!c->gpu_submitted) {
+            if ((err = try_submit(c)) == DFC_SUCCESS) continue;
+        } else if (!dfc_gpu_test(&c->gpu, &err)) {
+            continue;
+        }
+        if (err) c->req->status.DFC_ERROR = err;
+        dfc_list_remove(&c->link);
+        dfc_req_complete(c->req);
+        events++;
+    }
+    return events;
+}
+
+void dfc_coll_gpu_report(FILE *f)
+{
+    dfc_list_t *e;
+    for (e = gpu_queue.next; e != &gpu_queue; e = e->next) {
+        dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
+        fprintf(f, "[dfc hang report] rank %d: collective %s on comm ctx %u seq %d in the GPU daemon (%s) "
+                   "kernel preemptions %llu\n",
+                dfc_proc.world_rank, c->kind ? c->kind : "unknown", c->comm->ctx, c->tag,
+                c->gpu_submitted ? "submitted" : "waiting for a free descriptor",
+                (unsigned long long)dfc_gpu_preemptions());
+    }
+}

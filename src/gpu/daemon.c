@@ -1,0 +1,397 @@
+/*
+ * daemon.c - the host side of the GPU daemon: device choice, mailboxes over CUDA IPC,
+ * submission of schedules, completion, and the kernel's (re)launch (DESIGN.md 2.1, 2.2).
+ *
+ * Life of a collective: dfc_gpu_submit copies its schedule into a descriptor in pinned
+ * memory, marks the receive-reduce steps that may reduce on arrival, sizes its scratch
+ * (device memory from a stream-ordered pool, kept per descriptor), and publishes the
+ * descriptor's index in the submission queue. The kernel's blocks take it from there;
+ * the last block to finish writes the descriptor's done word, which dfc_gpu_test reads.
+ *
+ * The kernel leaves when everything it holds is stuck (so that cudaDeviceSynchronize,
+ * cudaFree and cudaMalloc in the application can complete) or when it has been idle. The
+ * host launches it again when new work arrives and, while work is pending, when it notices
+ * the exit (after DFC_GPU_RELAUNCH_US). Launches go to one non-blocking stream, so a new
+ * launch never overlaps the previous kernel, and the legacy default stream the application
+ * synchronizes with never waits for the daemon.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/dfc_gpu.h"
+#include "pmix/dfc_boot.h"
+#include <stdio.h>
+#include "util/dfc_util.h"
+
+#ifdef HAVE_CUDA
+#include "gpu/cuda_fns.h"
+#include "gpu/daemon_abi.h"
+
+extern const unsigned char dfc_gpu_daemon_fatbin[]; /* daemon_fatbin.c, made by embed.sh */
+
+/* What each process publishes under "dfc.gpu". */
+typedef struct daemon_record {
+    int ok;
+    int device;
+    char busid[32];
+    dfc_gpu_geom_t geom;
+    cudaIpcMemHandle_t box;
+} daemon_record_t;
+
+static struct {
+    int ok;                  /* this process runs a daemon */
+    int me, nlocal, world_size;
+    int *index_of;           /* world rank -> daemon index, or -1 */
+    int *local_world;        /* daemon index -> world rank */
+    daemon_record_t rec;
+    char *box[DFC_GPU_MAX_LOCAL];
+    dfc_gpu_host_t *host;    /* pinned, and its device address: */
+    dfc_gpu_host_t *host_dev;
+    dfc_gpu_dev_t *dev;
+    dfc_gpu_ctx_t *ctx;
+    cudaStream_t stream, side;
+    cudaKernel_t kernel;
+    dfc_gpu_kargs_t kargs;
+    uint32_t epoch, gen;
+    int launched;
+    double exit_noticed;     /* Wtime when the current epoch was seen to have exited */
+    int free_slots[DFC_GPU_MAX_COLLS], nfree;
+    void *tmp[DFC_GPU_MAX_COLLS];
+    uint64_t tmp_cap[DFC_GPU_MAX_COLLS];
+    int pending;             /* submitted, not yet tested complete */
+    double relaunch_s;
+    uint64_t launches;
+} d;
+
+static void release_resources(void)
+{
+    for (int i = 0; i < DFC_GPU_MAX_LOCAL; i++)
+        if (d.box[i] && i != d.me) dfc_cuda.cudaIpcCloseMemHandle(d.box[i]);
+    if (d.box[d.me]) dfc_cuda.cudaFree(d.box[d.me]);
+    for (int i = 0; i < DFC_GPU_MAX_COLLS; i++)
+        if (d.tmp[i]) dfc_cuda.cudaFree(d.tmp[i]);
+    if (d.dev) dfc_cuda.cudaFree(d.dev);
+    if (d.host) dfc_cuda.cudaFreeHost(d.host);
+    if (d.stream) dfc_cuda.cudaStreamDestroy(d.stream);
+    if (d.side) dfc_cuda.cudaStreamDestroy(d.side);
+    free(d.index_of);
+    free(d.local_world);
+    memset(&d, 0, sizeof d);
+}
+
+/* Everything that can fail before publishing; on failure the process publishes ok = 0. */
+static int start_daemon(void)
+{
+    cudaError_t e;
+    long dev = dfc_env_long("DFC_GPU_DEVICE", -1,
+        "CUDA device of this process (-1: the local rank modulo the number of devices)");
+    if (dev < 0) dev = d.me % dfc_gpu_device_count();
+    dfc_gpu_geom_t *g = &d.rec.geom;
+    g->nlocal = (uint32_t)d.nlocal;
+    g->channels = (uint32_t)DFC_MIN2(DFC_GPU_MAX_CHANNELS, DFC_MAX2(1, dfc_env_long("DFC_GPU_CHANNELS", 16,
+        "thread blocks of the GPU daemon kernel; each moves one slice of every collective")));
+    g->slots = (uint32_t)DFC_MIN2(DFC_GPU_MAX_SLOTS, DFC_MAX2(1, dfc_env_long("DFC_GPU_SLOTS", 16,
+        "mailbox FIFOs per pair of GPUs and channel (collectives in flight between a pair "
+        "without sharing one)")));
+    g->half = (uint32_t)DFC_MAX2(4096, dfc_env_long("DFC_GPU_CHUNK", 65536,
+        "bytes of one mailbox chunk; each FIFO holds two") & ~15L);
+    if ((e = dfc_cuda.cudaSetDevice((int)dev))) return dfc_cuda_error("cudaSetDevice", e);
+    d.rec.device = (int)dev;
+    if ((e = dfc_cuda.cudaDeviceGetPCIBusId(d.rec.busid, sizeof d.rec.busid, (int)dev)))
+        return dfc_cuda_error("cudaDeviceGetPCIBusId", e);
+    uint64_t box_bytes = dfc_gpu_box_bytes(g);
+    size_t dev_bytes = sizeof(dfc_gpu_dev_t) + (size_t)DFC_GPU_MAX_COLLS * g->channels * sizeof(dfc_gpu_ctx_t);
+    void *p;
+    if ((e = dfc_cuda.cudaMalloc(&p, box_bytes))) return dfc_cuda_error("cudaMalloc of the mailboxes", e);
+    d.box[d.me] = p;
+    if ((e = dfc_cuda.cudaMemset(p, 0, box_bytes))) return dfc_cuda_error("cudaMemset", e);
+    if ((e = dfc_cuda.cudaMalloc(&p, dev_bytes))) return dfc_cuda_error("cudaMalloc of the daemon state", e);
+    d.dev = p;
+    d.ctx = (dfc_gpu_ctx_t *)((char *)p + sizeof(dfc_gpu_dev_t));
+    if ((e = dfc_cuda.cudaMemset(p, 0, dev_bytes))) return dfc_cuda_error("cudaMemset", e);
+    if ((e = dfc_cuda.cudaHostAlloc(&p, sizeof(dfc_gpu_host_t), cudaHostAllocMapped | cudaHostAllocPortable)))
+        return dfc_cuda_error("cudaHostAlloc of the submission queue", e);
+    d.host = p;
+    memset(d.host, 0, sizeof *d.host);
+    if ((e = dfc_cuda.cudaHostGetDevicePointer(&p, d.host, 0))) return dfc_cuda_error("cudaHostGetDevicePointer", e);
+    d.host_dev = p;
+    cudaLibrary_t lib;
+    if ((e = dfc_cuda.cudaLibraryLoadData(&lib, dfc_gpu_daemon_fatbin, NULL, NULL, 0, NULL, NULL, 0)))
+        return dfc_cuda_error("loading the daemon kernel", e);
+    if ((e = dfc_cuda.cudaLibraryGetKernel(&d.kernel, lib, "dfc_gpu_daemon")))
+        return dfc_cuda_error("finding the daemon kernel", e);
+    if ((e = dfc_cuda.cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking)) ||
+        (e = dfc_cuda.cudaStreamCreateWithFlags(&d.side, cudaStreamNonBlocking)))
+        return dfc_cuda_error("cudaStreamCreateWithFlags", e);
+    if ((e = dfc_cuda.cudaIpcGetMemHandle(&d.rec.box, d.box[d.me])))
+        return dfc_cuda_error("cudaIpcGetMemHandle", e);
+    for (int i = 0; i < DFC_GPU_MAX_COLLS; i++) d.free_slots[d.nfree++] = DFC_GPU_MAX_COLLS - 1 - i;
+    return DFC_SUCCESS;
+}
+
+void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
+{
+    if (!dfc_gpu_available()) return;
+    if (!dfc_env_long("DFC_GPU_DAEMON", 1,
+                      "1: collectives on device buffers run in the GPU daemon kernel where every "
+                      "rank of the communicator has its own GPU on one node; 0: they are staged "
+                      "through host memory"))
+        return;
+    d.world_size = world_size;
+    d.index_of = malloc(world_size * sizeof(int));
+    d.local_world = malloc(DFC_GPU_MAX_LOCAL * sizeof(int));
+    if (!d.index_of || !d.local_world) {
+        release_resources();
+        return;
+    }
+    d.nlocal = 0;
+    for (int r = 0; r < world_size; r++) {
+        d.index_of[r] = -1;
+        if (node_of[r] != node_of[world_rank]) continue;
+        if (r == world_rank) d.me = d.nlocal;
+        if (d.nlocal < DFC_GPU_MAX_LOCAL) d.local_world[d.nlocal] = r;
+        d.nlocal++;
+    }
+    int rc = d.nlocal > DFC_GPU_MAX_LOCAL ? DFC_ERR(DFC_ERR_OTHER, "%d processes on this node, more than %d",
+                                                     d.nlocal, DFC_GPU_MAX_LOCAL)
+                                          : start_daemon();
+    d.rec.ok = rc == DFC_SUCCESS;
+    if (!d.rec.ok && dfc_log_level >= DFC_LOG_INFO) {
+        char why[256];
+        dfc_err_message(rc, why, sizeof why);
+        DFC_LOG(DFC_LOG_INFO, "gpu", "GPU daemon not started (device buffers are staged): %s", why);
+    }
+    dfc_boot_put("dfc.gpu", &d.rec, sizeof d.rec);
+    if (!d.rec.ok) release_resources();
+    else d.ok = 1;
+    d.relaunch_s = dfc_env_double("DFC_GPU_RELAUNCH_US", 50,
+        "microseconds after the daemon kernel left before the host launches it again while work is pending") * 1e-6;
+    d.kargs.idle_ns = (uint64_t)dfc_env_long("DFC_GPU_IDLE_US", 1000,
+        "the daemon kernel exits when nothing it holds has moved for this many microseconds") * 1000;
+    d.kargs.linger_ns = (uint64_t)dfc_env_long("DFC_GPU_LINGER_US", 50,
+        "an idle daemon block (empty queue) waits this many microseconds for work before it exits") * 1000;
+    d.kargs.chan_min_bytes = (uint32_t)dfc_env_long("DFC_GPU_CHANNEL_MIN_BYTES", 32768,
+        "a transfer is split over at most bytes/this channels (so small ones use one)");
+    d.kargs.budget_init = (int32_t)dfc_env_long("DFC_GPU_SPIN_BUDGET", 64,
+        "sweeps the daemon's head collective may spend waiting on a peer before it is preempted");
+    d.kargs.budget_min = (int32_t)dfc_env_long("DFC_GPU_SPIN_BUDGET_MIN", 4, "smallest adaptive GPU spin budget");
+    d.kargs.budget_max = (int32_t)dfc_env_long("DFC_GPU_SPIN_BUDGET_MAX", 4096, "largest adaptive GPU spin budget");
+}
+
+void dfc_gpu_daemon_connect(void)
+{
+    if (!d.ok) return;
+    daemon_record_t recs[DFC_GPU_MAX_LOCAL];
+    for (int i = 0; i < d.nlocal; i++) {
+        void *v = NULL;
+        size_t len = 0;
+        memset(&recs[i], 0, sizeof recs[i]);
+        if (i == d.me) recs[i] = d.rec;
+        else if (dfc_boot_get(d.local_world[i], "dfc.gpu", &v, &len) == DFC_SUCCESS && len == sizeof recs[i])
+            memcpy(&recs[i], v, len);
+        free(v);
+    }
+    /* Every process computes the same verdict from the same records: a rank takes part if
+     * its daemon started, with the same geometry, on a GPU no other process of the node uses. */
+    for (int i = 0; i < d.nlocal; i++) {
+        int ok = recs[i].ok && !memcmp(&recs[i].geom, &d.rec.geom, sizeof d.rec.geom);
+        for (int j = 0; j < d.nlocal && ok; j++)
+            if (j != i && recs[j].ok && !strcmp(recs[j].busid, recs[i].busid)) ok = 0;
+        d.index_of[d.local_world[i]] = ok ? i : -1;
+    }
+    if (d.index_of[d.local_world[d.me]] < 0) {
+        DFC_LOG(DFC_LOG_INFO, "gpu", "GPU %s is shared with another process: device buffers are staged", d.rec.busid);
+        for (int i = 0; i < d.nlocal; i++) d.index_of[d.local_world[i]] = -1;
+        return;
+    }
+    for (int i = 0; i < d.nlocal; i++) {
+        if (i == d.me || d.index_of[d.local_world[i]] < 0) continue;
+        void *p;
+        cudaError_t e = dfc_cuda.cudaIpcOpenMemHandle(&p, recs[i].box, cudaIpcMemLazyEnablePeerAccess);
+        if (e) { /* the peers believe this process takes part: better stop than hang later */
+            dfc_fatal("cannot map the GPU mailbox of rank %d with CUDA IPC (%s); run with DFC_GPU_DAEMON=0",
+                      d.local_world[i], dfc_cuda.cudaGetErrorString(e));
+        }
+        d.box[i] = p;
+    }
+    dfc_gpu_kargs_t *k = &d.kargs;
+    k->host = d.host_dev;
+    k->dev = d.dev;
+    k->ctx = d.ctx;
+    memcpy(k->box, d.box, sizeof k->box);
+    k->geom = d.rec.geom;
+    k->me = (uint32_t)d.me;
+    DFC_LOG(DFC_LOG_INFO, "gpu", "GPU daemon on device %d (%s), %u channels, %u slots of 2 x %u bytes",
+            d.rec.device, d.rec.busid, k->geom.channels, k->geom.slots, k->geom.half);
+}
+
+int dfc_gpu_daemon_index(int world_rank)
+{
+    if (!d.ok || world_rank < 0 || world_rank >= d.world_size) return -1;
+    return d.index_of[world_rank];
+}
+
+int dfc_gpu_daemon_device(void) { return d.ok ? d.rec.device : -1; }
+
+static int launch(void)
+{
+    d.epoch++;
+    d.kargs.epoch = d.epoch;
+    void *args[] = {&d.kargs};
+    cudaError_t e = dfc_cuda.cudaLaunchKernel((const void *)d.kernel, (dim3){d.kargs.geom.channels, 1, 1},
+                                              (dim3){DFC_GPU_THREADS, 1, 1}, args, 0, d.stream);
+    if (e) return dfc_cuda_error("launching the GPU daemon kernel", e);
+    d.launched = 1;
+    d.exit_noticed = 0;
+    d.launches++;
+    return DFC_SUCCESS;
+}
+
+/* Has a block of the current launch exited? (Then work may sit in no running block.) */
+static int kernel_left(void)
+{
+    if (!d.launched) return 1;
+    for (uint32_t b = 0; b < d.kargs.geom.channels; b++)
+        if (d.host->exited[b] == d.epoch) return 1;
+    return 0;
+}
+
+int dfc_gpu_progress(void)
+{
+    if (!d.ok || !d.pending || !kernel_left()) return 0;
+    double now = dfc_time_now();
+    if (!d.exit_noticed) d.exit_noticed = now;
+    if (now - d.exit_noticed < d.relaunch_s) return 0;
+    return launch() == DFC_SUCCESS;
+}
+
+static int is_transfer(const dfc_step_t *st)
+{
+    return st->kind == DFC_STEP_SEND || st->kind == DFC_STEP_RECV || st->kind == DFC_STEP_RECV_REDUCE;
+}
+
+/* Receive-reduce steps whose destination no send of the same fence group reads may reduce
+ * chunks as they arrive. Returns whether some step still needs TMP. */
+static int mark_fused(dfc_step_t *steps, int n, uint64_t elem)
+{
+    for (int start = 0, end; start < n; start = end + 1) {
+        for (end = start; end < n && is_transfer(&steps[end]); end++) {}
+        for (int i = start; i < end; i++) {
+            dfc_step_t *r = &steps[i];
+            if (r->kind != DFC_STEP_RECV_REDUCE) continue;
+            uint64_t lo = r->dst_off, hi = lo + r->count * elem;
+            int fused = 1;
+            for (int j = start; j < end; j++) {
+                const dfc_step_t *s = &steps[j];
+                if (s->kind == DFC_STEP_SEND && s->src_buf == r->dst_buf && s->src_off < hi && lo < s->src_off + s->bytes)
+                    fused = 0;
+            }
+            if (fused) r->order |= DFC_GPU_FUSED;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const dfc_step_t *st = &steps[i];
+        if (st->kind == DFC_STEP_RECV_REDUCE ? !(st->order & DFC_GPU_FUSED)
+                                             : st->src_buf == DFC_BUF_TMP || st->dst_buf == DFC_BUF_TMP)
+            return 1;
+    }
+    return 0;
+}
+
+int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
+{
+    const dfc_sched_t *s = job->sched;
+    if (!d.ok) return DFC_ERR(DFC_ERR_INTERN, "the GPU daemon is not running");
+    if (s->nsteps > DFC_GPU_MAX_STEPS || job->nranks > DFC_GPU_MAX_LOCAL)
+        return DFC_ERR(DFC_ERR_INTERN, "a %d-step schedule over %d ranks exceeds the GPU daemon's limits (%d, %d)",
+                       s->nsteps, job->nranks, DFC_GPU_MAX_STEPS, DFC_GPU_MAX_LOCAL);
+    if (!d.nfree) return DFC_ERR_PENDING;
+    int slot = d.free_slots[d.nfree - 1];
+    dfc_gpu_desc_t *desc = &d.host->desc[slot];
+    memcpy(desc->steps, s->steps, s->nsteps * sizeof(dfc_step_t));
+    if (mark_fused(desc->steps, s->nsteps, job->type >= 0 ? (uint64_t)job->item : 1) && d.tmp_cap[slot] < s->tmp_bytes) {
+        cudaError_t e;
+        if (d.tmp[slot]) dfc_cuda.cudaFreeAsync(d.tmp[slot], d.side);
+        d.tmp[slot] = NULL;
+        d.tmp_cap[slot] = 0;
+        if ((e = dfc_cuda.cudaMallocAsync(&d.tmp[slot], s->tmp_bytes, d.side)) ||
+            (e = dfc_cuda.cudaStreamSynchronize(d.side)))
+            return dfc_cuda_error("allocating a collective's device scratch", e);
+        d.tmp_cap[slot] = s->tmp_bytes;
+    }
+    d.nfree--;
+    dfc_gpu_desc_head_t *hd = &desc->h;
+    memset(hd, 0, sizeof *hd);
+    hd->bufs[DFC_BUF_SEND] = (uint64_t)(uintptr_t)job->send;
+    hd->bufs[DFC_BUF_RECV] = (uint64_t)(uintptr_t)job->recv;
+    hd->bufs[DFC_BUF_TMP] = (uint64_t)(uintptr_t)d.tmp[slot];
+    hd->ident = job->ident;
+    hd->gen = ++d.gen;
+    /* consecutive tags of a communicator take consecutive FIFOs */
+    hd->slot = (uint32_t)(((job->ident - 1) + ((job->ident - 1) >> 32) * 7) % d.rec.geom.slots);
+    hd->nsteps = s->nsteps;
+    hd->priority = job->priority;
+    hd->type = (uint8_t)(job->type >= 0 ? job->type : 0);
+    hd->op = (uint8_t)(job->op >= 0 ? job->op : 0);
+    hd->elem = (uint8_t)(job->type >= 0 ? job->elem : 1);
+    hd->item = (uint32_t)(job->type >= 0 ? job->item : 1);
+    for (int r = 0; r < job->nranks; r++) hd->peer_index[r] = job->peer_index[r];
+    d.host->error[slot] = 0;
+    uint32_t tail = d.host->sq_tail;
+    d.host->sq[tail % DFC_GPU_MAX_COLLS] = (uint32_t)slot;
+    __sync_synchronize(); /* descriptor and entry before the tail the kernel polls */
+    d.host->sq_tail = tail + 1;
+    d.pending++;
+    h->slot = slot;
+    h->gen = hd->gen;
+    if (kernel_left()) return launch(); /* no running block may see the entry */
+    return DFC_SUCCESS;
+}
+
+int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
+{
+    if (h->slot < 0) return 1;
+    if (d.host->done[h->slot] != h->gen) return 0;
+    __sync_synchronize();
+    *err = d.host->error[h->slot] ? DFC_ERR(DFC_ERR_OTHER, "the GPU daemon failed a collective") : DFC_SUCCESS;
+    d.free_slots[d.nfree++] = h->slot;
+    d.pending--;
+    h->slot = -1;
+    return 1;
+}
+
+void dfc_gpu_daemon_finalize(void)
+{
+    if (!d.ok) return;
+    if (d.launched) dfc_cuda.cudaStreamSynchronize(d.stream); /* the kernel leaves once idle */
+    release_resources();
+}
+
+uint64_t dfc_gpu_preemptions(void) { return d.ok ? d.host->preemptions : 0; }
+uint64_t dfc_gpu_launches(void) { return d.launches; }
+
+#else /* built without CUDA */
+
+void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
+{
+    (void)world_rank, (void)world_size, (void)node_of;
+}
+void dfc_gpu_daemon_connect(void) {}
+void dfc_gpu_daemon_finalize(void) {}
+int dfc_gpu_daemon_index(int world_rank) { (void)world_rank; return -1; }
+int dfc_gpu_daemon_device(void) { return -1; }
+int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
+{
+    (void)job, (void)h;
+    return DFC_ERR(DFC_ERR_INTERN, "built without CUDA");
+}
+int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
+{
+    (void)h;
+    *err = DFC_SUCCESS;
+    return 1;
+}
+int dfc_gpu_progress(void) { return 0; }
+uint64_t dfc_gpu_preemptions(void) { return 0; }
+uint64_t dfc_gpu_launches(void) { return 0; }
+#endif

@@ -1,0 +1,188 @@
+/*
+ * daemon_abi.h - what the host side of the GPU daemon (daemon.c) and its kernel
+ * (daemon_kernel.cu) share: limits, the memory they exchange, the mailbox layout.
+ * Plain C, fixed-width fields, included by gcc and by nvcc.
+ *
+ * Three kinds of memory (DESIGN.md 2.1, 2.2):
+ *   pinned host memory, mapped into the device (dfc_gpu_host_t): the submission queue (SQ),
+ *     the collective descriptors with their schedules, the completion words (CQ), the
+ *     kernel's exit marks and counters. The host writes descriptors, then the SQ tail; the
+ *     kernel writes a descriptor's done word last.
+ *   device memory private to this process (dfc_gpu_dev_t): a copy of each schedule, the
+ *     dynamic context of every (collective, channel) saved across preemptions and kernel
+ *     exits, the per-block run queues, and the send/receive sequence counters.
+ *   the mailbox region, device memory exported with CUDA IPC and mapped by the other
+ *     processes of the node (dfc_gpu_box_*): for each (source, channel, slot) two
+ *     half-buffers of `half` bytes with a flag each, written by the source over NVLink, and
+ *     for each (destination, channel, slot) an ack counter written by the destination.
+ *
+ * A channel is one thread block; every collective is cut into per-channel slices (NCCL's
+ * channels) that run independently, so blocks never wait for each other. A slot is one
+ * FIFO between a pair of GPUs on one channel; a collective uses slot
+ * ident % nslots, holding it only while one of its sends is in flight.
+ */
+#ifndef DFC_GPU_DAEMON_ABI_H
+#define DFC_GPU_DAEMON_ABI_H
+
+#include <stdint.h>
+
+#include "coll/dfc_sched.h"
+#include "gpu/dfc_gpu.h"
+
+#ifdef __CUDACC__
+#define DFC_GPU_HD __host__ __device__
+#else
+#define DFC_GPU_HD
+#endif
+
+#define DFC_GPU_MAX_CHANNELS 32  /* thread blocks of the kernel */
+#define DFC_GPU_MAX_SLOTS 64     /* FIFOs per (pair of GPUs, channel) */
+#define DFC_GPU_MAX_COLLS 128    /* collectives in flight per process */
+#define DFC_GPU_THREADS 512      /* threads per block */
+
+/* Bit set in dfc_step_t.order of a RECV_REDUCE step whose received data may be reduced into
+ * its destination as it arrives (no send of the same fence group reads that range), which
+ * saves the trip through TMP. Set by the host side when it copies the schedule. */
+#define DFC_GPU_FUSED 0x2
+
+/* One collective, written by the host before its SQ entry is published. The head is
+ * copied to device memory when a block first takes the collective; steps follow it. */
+typedef struct dfc_gpu_desc_head {
+    uint64_t bufs[DFC_BUF_COUNT]; /* device addresses of SEND, RECV, TMP (0: none) */
+    uint64_t ident;               /* (context << 32 | tag) + 1: matches the peers' copies */
+    uint32_t gen;                 /* start number; the done word takes this value */
+    uint32_t slot;                /* FIFO slot on every (pair, channel) */
+    int32_t nsteps;
+    int32_t priority;
+    uint8_t type, op, elem, pad;  /* reductions: enum dfc_gpu_type, enum dfc_gpu_op, bytes of one */
+    uint32_t item;                /* bytes of one item of the datatype (a multiple of elem) */
+    int8_t peer_index[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index on the node */
+} dfc_gpu_desc_head_t;
+
+typedef struct dfc_gpu_desc {
+    dfc_gpu_desc_head_t h;
+    dfc_step_t steps[DFC_GPU_MAX_STEPS];
+} dfc_gpu_desc_t;
+
+typedef struct dfc_gpu_host {
+    volatile uint32_t sq_tail;                  /* entries published so far */
+    volatile uint32_t sq[DFC_GPU_MAX_COLLS];    /* descriptor index; entry i at i % size */
+    volatile uint32_t done[DFC_GPU_MAX_COLLS];  /* CQ: gen of the last completed start */
+    volatile int32_t error[DFC_GPU_MAX_COLLS];  /* nonzero: the kernel failed it */
+    volatile uint32_t exited[DFC_GPU_MAX_CHANNELS]; /* launch epoch at which block exited */
+    volatile uint64_t preemptions;              /* counted by channel 0 */
+    volatile uint64_t launches_seen;            /* epoch the kernel last started */
+    dfc_gpu_desc_t desc[DFC_GPU_MAX_COLLS];
+} dfc_gpu_host_t;
+
+/* Dynamic context of one (collective, channel): where it stands, saved in device memory. */
+typedef struct dfc_gpu_ctx {
+    uint32_t gen;          /* start it belongs to */
+    int32_t pc, fence_start;
+    int32_t budget;        /* spin budget when at the head (adaptive) */
+    int32_t preempted_at;  /* pc of the last counted preemption */
+    uint32_t progress[DFC_GPU_MAX_STEPS]; /* chunks done per step (+ 1<<31 when complete) */
+} dfc_gpu_ctx_t;
+
+/* One block's run queue: descriptor indices by priority, FIFO within a priority. */
+typedef struct dfc_gpu_queue {
+    uint32_t sq_head;
+    int32_t n;
+    uint32_t slot[DFC_GPU_MAX_COLLS];
+    uint32_t gen[DFC_GPU_MAX_COLLS];
+} dfc_gpu_queue_t;
+
+/* Device memory private to the process. Sized for the maxima; indexed [peer][chan][slot]. */
+typedef struct dfc_gpu_dev {
+    volatile uint32_t drain;     /* epoch in which a block decided to exit: all exit */
+    volatile uint64_t last_move; /* globaltimer of the last progress of any block */
+    volatile uint32_t loaded[DFC_GPU_MAX_COLLS]; /* gen whose schedule is in steps[] */
+    uint32_t claimed[DFC_GPU_MAX_COLLS];         /* gen whose load a block has claimed */
+    uint32_t finished[DFC_GPU_MAX_COLLS];        /* channels done with the current gen */
+    dfc_gpu_desc_head_t head[DFC_GPU_MAX_COLLS];
+    dfc_step_t steps[DFC_GPU_MAX_COLLS][DFC_GPU_MAX_STEPS];
+    dfc_gpu_queue_t queue[DFC_GPU_MAX_CHANNELS];
+    uint64_t sent[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_MAX_SLOTS];
+    uint64_t owner[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_MAX_SLOTS];
+    uint64_t recvd[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_MAX_SLOTS];
+    /* ctx[DFC_GPU_MAX_COLLS][channels] follows (dfc_gpu_ctx_t), allocated after this */
+} dfc_gpu_dev_t;
+
+/* The flag of one half-buffer: the chunk's sequence number in its slot and its owner. */
+typedef struct dfc_gpu_flag {
+    volatile uint64_t ident;
+    volatile uint64_t seq;
+} dfc_gpu_flag_t;
+
+/* Geometry of the mailbox region, the same on every process of the job. */
+typedef struct dfc_gpu_geom {
+    uint32_t nlocal;    /* daemon processes on the node */
+    uint32_t channels;  /* blocks */
+    uint32_t slots;     /* FIFOs per (pair, channel) */
+    uint32_t half;      /* bytes of one half-buffer (a chunk) */
+} dfc_gpu_geom_t;
+
+/* Offsets inside a mailbox region: flags, then acks, then data (256-byte aligned). */
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_index(const dfc_gpu_geom_t *g, uint32_t peer, uint32_t chan,
+                                         uint32_t slot)
+{
+    return ((uint64_t)peer * g->channels + chan) * g->slots + slot;
+}
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_flags_off(const dfc_gpu_geom_t *g, uint32_t src, uint32_t chan,
+                                             uint32_t slot, uint32_t half)
+{
+    return (dfc_gpu_box_index(g, src, chan, slot) * 2 + half) * sizeof(dfc_gpu_flag_t);
+}
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_acks_off(const dfc_gpu_geom_t *g, uint32_t dst, uint32_t chan,
+                                            uint32_t slot)
+{
+    uint64_t flags = (uint64_t)g->nlocal * g->channels * g->slots * 2 * sizeof(dfc_gpu_flag_t);
+    return flags + dfc_gpu_box_index(g, dst, chan, slot) * sizeof(uint64_t);
+}
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_data_off(const dfc_gpu_geom_t *g, uint32_t src, uint32_t chan,
+                                            uint32_t slot, uint32_t half)
+{
+    uint64_t n = (uint64_t)g->nlocal * g->channels * g->slots;
+    uint64_t head = (n * 2 * sizeof(dfc_gpu_flag_t) + n * sizeof(uint64_t) + 255) & ~(uint64_t)255;
+    return head + (dfc_gpu_box_index(g, src, chan, slot) * 2 + half) * (uint64_t)g->half;
+}
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_bytes(const dfc_gpu_geom_t *g)
+{
+    return dfc_gpu_box_data_off(g, g->nlocal, 0, 0, 0);
+}
+
+/* Everything the kernel is launched with (by value). */
+typedef struct dfc_gpu_kargs {
+    dfc_gpu_host_t *host;         /* device address of the pinned block */
+    dfc_gpu_dev_t *dev;
+    dfc_gpu_ctx_t *ctx;           /* [DFC_GPU_MAX_COLLS][channels] */
+    char *box[DFC_GPU_MAX_LOCAL]; /* mailbox regions, mine at [me], peers' through IPC */
+    dfc_gpu_geom_t geom;
+    uint32_t me;                  /* my daemon index */
+    uint32_t epoch;               /* launch number */
+    uint32_t chan_min_bytes;      /* a step's slice per channel is at least this */
+    uint64_t idle_ns;             /* exit when every held collective is stuck this long */
+    uint64_t linger_ns;           /* exit when the queue has been empty this long */
+    int32_t budget_init, budget_min, budget_max;
+} dfc_gpu_kargs_t;
+
+/* The part of a step that channel `chan` of `nchan_max` moves: [lo, hi) bytes. Sender and
+ * receiver compute the same split from the step's size alone; slices are multiples of the
+ * largest power of two up to 16 that divides the size (a multiple of any element size). */
+DFC_GPU_HD static inline void dfc_gpu_slice(uint64_t bytes, uint32_t chan, uint32_t nchan_max, uint32_t min_bytes,
+                                 uint64_t *lo, uint64_t *hi)
+{
+    uint64_t unit = 16;
+    while (unit > 1 && bytes % unit) unit >>= 1;
+    uint64_t nch = min_bytes ? bytes / min_bytes : nchan_max;
+    if (nch < 1) nch = 1;
+    if (nch > nchan_max) nch = nchan_max;
+    uint64_t units = bytes / unit, per = (units + nch - 1) / nch;
+    uint64_t a = (uint64_t)chan * per, b = a + per;
+    if (a > units) a = units;
+    if (b > units) b = units;
+    *lo = a * unit;
+    *hi = b * unit;
+}
+
+#endif /* DFC_GPU_DAEMON_ABI_H */

@@ -1,0 +1,372 @@
+/*
+ * daemon_kernel.cu - the GPU daemon: a persistent kernel that runs collective schedules
+ * (src/coll/dfc_sched.h) on device buffers and can be preempted (DESIGN.md 2.1, 2.2).
+ *
+ * One thread block per channel. Each block keeps its own run queue of collectives (taken
+ * from the submission queue in pinned host memory, by priority) and runs its slice of each:
+ *
+ *   loop:
+ *     admit new submissions                     (SQ -> run queue, by priority)
+ *     for each queued collective, head first:
+ *       run_coll: advance its current fence group as far as peers allow
+ *                 (the head keeps trying for its spin budget, the others once)
+ *       complete -> the last channel done writes the completion word (CQ)
+ *     nothing moved anywhere for idle_ns -> all blocks exit (queue empty: linger_ns, alone)
+ *
+ * Transfers go through mailbox slots in the receiver's memory (daemon_abi.h): a send writes
+ * a chunk into a free half-buffer of the peer over NVLink, then its flag (ident, sequence);
+ * a receive waits for the flag of the next sequence number, consumes the chunk (copy, or
+ * reduce straight into the destination when the step is fused) and returns the half to the
+ * sender with an ack. Everything a collective needs to resume - pc, fence start, chunks done
+ * per step - lives in device memory (dfc_gpu_ctx_t), so a collective can be left at any
+ * wait (preemption) and the whole kernel can exit and be relaunched (so that host-side
+ * cudaDeviceSynchronize, cudaFree or cudaMalloc can complete) without losing anything.
+ *
+ * Thread 0 of a block makes every decision (flags, acks, queues) and publishes it through
+ * shared memory; all threads move the bytes.
+ */
+#include "gpu/daemon_reduce.cuh"
+
+#define STEP_DONE 0x80000000u
+
+__device__ static inline uint64_t now_ns(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+struct block_state {
+    dfc_gpu_queue_t q;        /* this block's run queue (copied from/to device memory) */
+    int go;                   /* thread 0's decision, read by all */
+    int nact;                 /* actions chosen in this sweep */
+    int act_step[16];
+    char *act_src[16], *act_dst[16];
+    uint64_t act_bytes[16];
+    int act_reduce[16];       /* fused receive: reduce instead of copy */
+    int act_order[16];
+};
+
+static __device__ __forceinline__ bool is_xfer(int kind)
+{
+    return kind == DFC_STEP_SEND || kind == DFC_STEP_RECV || kind == DFC_STEP_RECV_REDUCE;
+}
+
+static __device__ __forceinline__ char *buf_at(const dfc_gpu_desc_head_t *h, int name, uint64_t off)
+{
+    return (char *)(uintptr_t)h->bufs[name] + off;
+}
+
+/* Thread 0: takes new SQ entries into the run queue, by priority (FIFO within one). */
+__device__ static void admit(const dfc_gpu_kargs_t &a, block_state *s)
+{
+    uint32_t tail = a.host->sq_tail;
+    while (s->q.sq_head != tail && s->q.n < DFC_GPU_MAX_COLLS) {
+        __threadfence_system();
+        uint32_t slot = a.host->sq[s->q.sq_head % DFC_GPU_MAX_COLLS];
+        uint32_t gen = a.host->desc[slot].h.gen;
+        int prio = a.host->desc[slot].h.priority, i = s->q.n;
+        /* priorities are read from the pinned copy; the device copy is loaded later */
+        while (i > 0 && a.host->desc[s->q.slot[i - 1]].h.priority < prio) {
+            s->q.slot[i] = s->q.slot[i - 1];
+            s->q.gen[i] = s->q.gen[i - 1];
+            i--;
+        }
+        s->q.slot[i] = slot;
+        s->q.gen[i] = gen;
+        s->q.n++;
+        s->q.sq_head++;
+    }
+}
+
+/* All threads: makes sure the schedule of (slot, gen) is in device memory and this channel's
+ * context belongs to gen. Returns 0 while another block is still loading it. */
+__device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t gen,
+                                dfc_gpu_ctx_t *c)
+{
+    dfc_gpu_dev_t *d = a.dev;
+    if (threadIdx.x == 0) {
+        s->go = 1;
+        if (d->loaded[slot] != gen) {
+            uint32_t old = d->claimed[slot];
+            s->go = (old != gen && atomicCAS(&d->claimed[slot], old, gen) == old) ? 2 : 0;
+        }
+    }
+    __syncthreads();
+    int go = s->go;
+    __syncthreads();
+    if (go == 2) { /* this block copies the descriptor from pinned memory */
+        const dfc_gpu_desc_t *hd = &a.host->desc[slot];
+        const uint32_t *src = (const uint32_t *)&hd->h;
+        uint32_t *dst = (uint32_t *)&d->head[slot];
+        for (uint32_t i = threadIdx.x; i < sizeof(dfc_gpu_desc_head_t) / 4; i += blockDim.x)
+            dst[i] = __ldcv((const unsigned int *)src + i);
+        __syncthreads();
+        uint32_t words = d->head[slot].nsteps * sizeof(dfc_step_t) / 4;
+        src = (const uint32_t *)hd->steps;
+        dst = (uint32_t *)d->steps[slot];
+        for (uint32_t i = threadIdx.x; i < words; i += blockDim.x) dst[i] = __ldcv((const unsigned int *)src + i);
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0) d->loaded[slot] = gen;
+        go = 1;
+    }
+    if (!go) return 0;
+    __threadfence();
+    if (c->gen != gen) { /* first time this channel runs this start */
+        int n = d->head[slot].nsteps;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) c->progress[i] = 0;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            c->pc = c->fence_start = 0;
+            c->budget = a.budget_init;
+            c->preempted_at = -1;
+            c->gen = gen;
+        }
+        __syncthreads();
+    }
+    return 1;
+}
+
+/* Thread 0: one sweep over the transfers of the current fence group [fence_start, pc).
+ * Picks every transfer that can move one chunk now (at most one per peer and direction,
+ * the oldest, so that a pair's transfers keep their order), records it in s->act_*, and
+ * marks transfers that have finished. Returns 1 when the whole group is complete. */
+__device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
+                                   dfc_gpu_ctx_t *c, int *moved)
+{
+    const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
+    const dfc_step_t *steps = a.dev->steps[slot];
+    const dfc_gpu_geom_t *g = &a.geom;
+    uint32_t busy_send = 0, busy_recv = 0; /* peers whose oldest transfer was seen */
+    int all_done = 1;
+    s->nact = 0;
+    for (int i = c->fence_start; i < c->pc; i++) {
+        const dfc_step_t *st = &steps[i];
+        uint32_t prog = c->progress[i];
+        if (prog & STEP_DONE) continue;
+        all_done = 0;
+        int sending = st->kind == DFC_STEP_SEND;
+        uint32_t peer = (uint32_t)h->peer_index[st->peer], bit = 1u << peer;
+        if ((sending ? busy_send : busy_recv) & bit) continue;
+        if (sending) busy_send |= bit; else busy_recv |= bit;
+        uint64_t lo, hi;
+        dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
+        uint32_t nchunks = (uint32_t)((hi - lo + g->half - 1) / g->half);
+        if (prog >= nchunks) { /* nothing (left) to move in this channel */
+            c->progress[i] = STEP_DONE;
+            (*moved)++;
+            continue;
+        }
+        if (s->nact == 16) continue;
+        uint64_t off = lo + (uint64_t)prog * g->half, bytes = hi - off < g->half ? hi - off : g->half;
+        int k = s->nact;
+        if (sending) {
+            uint64_t *owner = &a.dev->owner[peer][chan][h->slot];
+            if (*owner && *owner != h->ident) continue; /* another collective's send is in this FIFO */
+            uint64_t seq = a.dev->sent[peer][chan][h->slot] + 1;
+            volatile uint64_t *ack = (volatile uint64_t *)(a.box[a.me] + dfc_gpu_box_acks_off(g, peer, chan, h->slot));
+            if (*ack + 2 < seq) continue; /* both halves still unread */
+            *owner = h->ident;
+            s->act_src[k] = buf_at(h, st->src_buf, st->src_off + off);
+            s->act_dst[k] = a.box[peer] + dfc_gpu_box_data_off(g, a.me, chan, h->slot, (uint32_t)(seq & 1));
+            s->act_reduce[k] = 0;
+        } else {
+            uint64_t seq = a.dev->recvd[peer][chan][h->slot] + 1;
+            dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] + dfc_gpu_box_flags_off(g, peer, chan, h->slot, (uint32_t)(seq & 1)));
+            if (f->seq != seq) continue;
+            __threadfence_system();
+            if (f->ident != h->ident) continue; /* the FIFO's next chunk is another collective's */
+            s->act_src[k] = a.box[a.me] + dfc_gpu_box_data_off(g, peer, chan, h->slot, (uint32_t)(seq & 1));
+            int fused = st->kind == DFC_STEP_RECV_REDUCE && (st->order & DFC_GPU_FUSED);
+            s->act_reduce[k] = fused;
+            s->act_order[k] = st->order & 1;
+            if (st->kind == DFC_STEP_RECV_REDUCE && !fused) s->act_dst[k] = buf_at(h, DFC_BUF_TMP, st->tmp_off + off);
+            else s->act_dst[k] = buf_at(h, st->dst_buf, st->dst_off + off);
+        }
+        s->act_step[k] = i;
+        s->act_bytes[k] = bytes;
+        s->nact++;
+    }
+    return all_done;
+}
+
+/* Thread 0, after the block moved the chunks of the sweep: publishes them (flags for sends,
+ * acks for receives) and counts progress. */
+__device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
+                                    dfc_gpu_ctx_t *c)
+{
+    const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
+    const dfc_step_t *steps = a.dev->steps[slot];
+    const dfc_gpu_geom_t *g = &a.geom;
+    __threadfence_system(); /* the block's data writes (peer memory included) come first */
+    for (int k = 0; k < s->nact; k++) {
+        const dfc_step_t *st = &steps[s->act_step[k]];
+        uint32_t peer = (uint32_t)h->peer_index[st->peer];
+        uint64_t lo, hi;
+        dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
+        uint32_t nchunks = (uint32_t)((hi - lo + g->half - 1) / g->half);
+        uint32_t prog = c->progress[s->act_step[k]] + 1;
+        if (st->kind == DFC_STEP_SEND) {
+            uint64_t seq = ++a.dev->sent[peer][chan][h->slot];
+            dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot, (uint32_t)(seq & 1)));
+            f->ident = h->ident;
+            __threadfence_system();
+            f->seq = seq;
+            if (prog == nchunks) a.dev->owner[peer][chan][h->slot] = 0; /* last chunk written */
+        } else {
+            uint64_t seq = ++a.dev->recvd[peer][chan][h->slot];
+            volatile uint64_t *ack = (volatile uint64_t *)(a.box[peer] + dfc_gpu_box_acks_off(g, a.me, chan, h->slot));
+            *ack = seq;
+        }
+        c->progress[s->act_step[k]] = prog == nchunks ? STEP_DONE : prog;
+    }
+}
+
+/* All threads: a local step (COPY, REDUCE) or the deferred reductions of a finished fence
+ * group, on this channel's slice. */
+__device__ static void local_step(const dfc_gpu_desc_head_t *h, const dfc_step_t *st, uint32_t chan,
+                                  const dfc_gpu_kargs_t &a)
+{
+    uint64_t bytes = st->kind == DFC_STEP_COPY ? st->bytes : st->count * h->item, lo, hi;
+    dfc_gpu_slice(bytes, chan, a.geom.channels, a.chan_min_bytes, &lo, &hi);
+    if (hi <= lo) return;
+    if (st->kind == DFC_STEP_COPY) {
+        block_copy(buf_at(h, st->dst_buf, st->dst_off + lo), buf_at(h, st->src_buf, st->src_off + lo), hi - lo);
+    } else {
+        int src_buf = st->kind == DFC_STEP_REDUCE ? st->src_buf : DFC_BUF_TMP;
+        uint64_t src_off = st->kind == DFC_STEP_REDUCE ? st->src_off : st->tmp_off;
+        block_reduce(h->type, h->op, buf_at(h, src_buf, src_off + lo), buf_at(h, st->dst_buf, st->dst_off + lo),
+                     (hi - lo) / h->elem, st->order & 1);
+    }
+    __syncthreads();
+}
+
+/* All threads: runs one collective's slice until it completes (2), or cannot move (1 if it
+ * moved before that, 0 if not). The head keeps polling for its spin budget. */
+__device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t gen,
+                               uint32_t chan, int head)
+{
+    dfc_gpu_ctx_t *c = &a.ctx[(uint64_t)slot * a.geom.channels + chan];
+    if (!load_coll(a, s, slot, gen, c)) return 0;
+    const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
+    const dfc_step_t *steps = a.dev->steps[slot];
+    int moved_total = 0, polls = 0;
+    for (;;) {
+        __shared__ int s_done, s_moved;
+        if (threadIdx.x == 0) {
+            /* post the transfers up to the next local step or fence */
+            while (c->pc < h->nsteps && is_xfer(steps[c->pc].kind)) c->pc++;
+            s_moved = 0;
+            s_done = pick_actions(a, s, slot, chan, c, &s_moved);
+        }
+        __syncthreads();
+        for (int k = 0; k < s->nact; k++) {
+            if (s->act_reduce[k])
+                block_reduce(h->type, h->op, s->act_src[k], s->act_dst[k], s->act_bytes[k] / h->elem, s->act_order[k]);
+            else
+                block_copy(s->act_dst[k], s->act_src[k], s->act_bytes[k]);
+        }
+        __syncthreads();
+        int nact = s->nact, done = s_done, moved = s_moved + nact;
+        if (threadIdx.x == 0 && nact) post_actions(a, s, slot, chan, c);
+        __syncthreads();
+        if (done) { /* fence reached: deferred reductions, then the local step */
+            for (int i = c->fence_start; i < c->pc; i++)
+                if (steps[i].kind == DFC_STEP_RECV_REDUCE && !(steps[i].order & DFC_GPU_FUSED))
+                    local_step(h, &steps[i], chan, a);
+            int pc = c->pc;
+            if (pc < h->nsteps && steps[pc].kind != DFC_STEP_FENCE) local_step(h, &steps[pc], chan, a);
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                if (pc < h->nsteps) pc++;
+                c->pc = c->fence_start = pc;
+            }
+            __syncthreads();
+            if (pc >= h->nsteps) return 2;
+            moved = 1;
+        }
+        if (moved) {
+            moved_total = 1;
+            if (polls && threadIdx.x == 0) c->budget = min(a.budget_max, max(c->budget, 2 * polls));
+            polls = 0;
+            continue;
+        }
+        if (!head || ++polls >= c->budget) break;
+    }
+    if (head && threadIdx.x == 0 && c->preempted_at != c->pc) { /* a preemption, counted once per wait point */
+        c->preempted_at = c->pc;
+        c->budget = max(a.budget_min, c->budget / 2);
+        if (chan == 0) a.host->preemptions = a.host->preemptions + 1;
+    }
+    return moved_total;
+}
+
+/* Thread 0: this channel finished (slot, gen); the last channel writes the completion. */
+__device__ static void finish_coll(const dfc_gpu_kargs_t &a, uint32_t slot, uint32_t gen)
+{
+    __threadfence_system();
+    if (atomicAdd(&a.dev->finished[slot], 1u) + 1 == a.geom.channels) {
+        a.dev->finished[slot] = 0;
+        __threadfence_system();
+        a.host->done[slot] = gen;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc_gpu_kargs_t a)
+{
+    __shared__ block_state s;
+    __shared__ int s_exit;
+    const uint32_t chan = blockIdx.x;
+    dfc_gpu_queue_t *saved = &a.dev->queue[chan];
+    for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x) ((uint32_t *)&s.q)[i] = ((uint32_t *)saved)[i];
+    if (threadIdx.x == 0 && chan == 0) a.host->launches_seen = a.epoch;
+    __syncthreads();
+    if (threadIdx.x == 0 && chan == 0) a.dev->last_move = now_ns();
+    for (uint32_t iter = 0;; iter++) {
+        if (threadIdx.x == 0 && (s.q.n == 0 || (iter & 3) == 0)) admit(a, &s);
+        __syncthreads();
+        int moved = 0;
+        for (int i = 0; i < s.q.n;) {
+            uint32_t slot = s.q.slot[i], gen = s.q.gen[i];
+            int r = run_coll(a, &s, slot, gen, chan, i == 0);
+            if (r == 2) {
+                if (threadIdx.x == 0) {
+                    finish_coll(a, slot, gen);
+                    for (int j = i; j + 1 < s.q.n; j++) {
+                        s.q.slot[j] = s.q.slot[j + 1];
+                        s.q.gen[j] = s.q.gen[j + 1];
+                    }
+                    s.q.n--;
+                }
+                __syncthreads();
+                moved = 1;
+                continue;
+            }
+            moved |= r;
+            i++;
+        }
+        if (threadIdx.x == 0) {
+            /* Exit rules. Stuck: this block holds collectives and no block has moved anything
+             * for idle_ns - everything waits for peers, so the whole kernel leaves (drain) and
+             * host-side synchronization can complete. Idle: nothing queued, nothing new, and
+             * no block moved for linger_ns - this block leaves alone; busy blocks go on. */
+            uint64_t t = now_ns();
+            if (moved) a.dev->last_move = t;
+            uint64_t quiet = t - a.dev->last_move;
+            int quit = a.dev->drain == a.epoch;
+            if (!quit && s.q.n > 0 && quiet > a.idle_ns) {
+                a.dev->drain = a.epoch;
+                quit = 1;
+            }
+            if (!quit && s.q.n == 0 && quiet > a.linger_ns && a.host->sq_tail == s.q.sq_head) quit = 1;
+            s_exit = quit;
+        }
+        __syncthreads();
+        if (s_exit) break;
+    }
+    for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x) ((uint32_t *)saved)[i] = ((uint32_t *)&s.q)[i];
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) a.host->exited[chan] = a.epoch;
+}

@@ -338,6 +338,9 @@ int DFC_Request_set_callback(DFC_Request request, DFC_Request_callback *fn, void
 /* DFC extension: how many times this process's scheduler preempted a collective that was
  * waiting on a peer (the deadlock-freedom machinery at work). */
 int DFC_Get_preemption_count(DFC_Count *count);
+/* DFC extension: the CUDA device this process's GPU daemon runs on (-1: none, device
+ * buffers are staged through host memory) and how many times its kernel was launched. */
+int DFC_Get_gpu_daemon_info(int *device, DFC_Count *launches);
 
 /* ---- Collectives: blocking, nonblocking (I...) and persistent (..._init) ------------ */
 int DFC_Barrier(DFC_Comm comm);

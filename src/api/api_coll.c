@@ -459,6 +459,22 @@ int DFC_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
     return reduce_scatter_common(DFC_PERSISTENT_CALL(info, request), sendbuf, recvbuf, 0, recvcounts, datatype, op, comm);
 }
 
+int DFC_Get_gpu_daemon_info(int *device, DFC_Count *launches)
+{
+    int rc;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_ptr(__func__, "device", device)) || (rc = dfc_api_check_ptr(__func__, "launches", launches)))
+        goto fn_fail;
+    *device = dfc_gpu_daemon_device();
+    *launches = (DFC_Count)dfc_gpu_launches();
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+    goto fn_exit;
+}
+
 int DFC_Get_preemption_count(DFC_Count *count)
 {
     int rc;

@@ -1,0 +1,356 @@
+/*
+ * dfc_bench_gpu - collectives on CUDA device buffers through DFC and through NCCL (the
+ * anchor) in one run, one process per GPU, with the ratio printed.
+ *
+ * Workloads: allreduce (float sum), allgather, reduce_scatter (float sum), bcast, alltoall
+ * (NCCL: grouped ncclSend/ncclRecv, as nccl-tests does). Both sides are called the way an
+ * MPI program sees them: DFC's blocking call, and NCCL's call followed by
+ * cudaStreamSynchronize (shared/lab/anchors.md, second NCCL table).
+ *
+ * Method: sizes from -minsize to -maxsize, doubling. At each size DFC and NCCL run
+ * alternately, each -reps batches (default 7) of `iters` back-to-back calls (iters scales
+ * down with size: -iters * 256 KiB / bytes, at least 5) after -warmup calls; a batch is
+ * timed with CLOCK_MONOTONIC from a barrier to the last call's return, divided by iters;
+ * the table gives the median batch of the slowest rank. "bytes" and busbw follow
+ * nccl-tests: allreduce bytes = buffer, busbw = algbw * 2(n-1)/n; allgather bytes = gathered
+ * output, reduce_scatter = input, alltoall = one rank's send buffer, busbw = algbw * (n-1)/n;
+ * bcast busbw = algbw. The first DFC and NCCL results are checked against the expected sums.
+ * Ratio = DFC time / NCCL time (below 1: DFC is faster).
+ *
+ * -chaos: DFCCL's chaos-order scenario on device buffers: 8 persistent allreduces (1 Ki to
+ * 256 Ki floats) per iteration, started in the same order on every rank, then in a per-rank
+ * random permutation; prints time per iteration, the overhead and preemptions per collective.
+ *
+ * Memory: device memory in use (cudaMemGetInfo) after the CUDA context exists, then after
+ * DFC_Init and the DFC runs, then after NCCL's init and runs: what each library took.
+ *
+ * Usage: dfc_bench_gpu [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-reps N]
+ *                      [-workloads a,b] [-noanchor] [-chaos] [-csv FILE]
+ */
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dfc.h"
+#ifdef DFC_BENCH_NCCL
+#include <nccl.h>
+#endif
+
+#define CUDA_OK(call)                                                                         \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(2);                                                                          \
+        }                                                                                     \
+    } while (0)
+
+enum { W_ALLREDUCE, W_ALLGATHER, W_REDUCE_SCATTER, W_BCAST, W_ALLTOALL, W_COUNT };
+static const char *wl_name[W_COUNT] = {"allreduce", "allgather", "reduce_scatter", "bcast", "alltoall"};
+
+static int rank, size;
+static float *sbuf, *rbuf; /* device, sized for the largest workload */
+static cudaStream_t stream;
+#ifdef DFC_BENCH_NCCL
+static ncclComm_t nccl;
+#endif
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint64_t parse_size(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (*end == 'K' || *end == 'k') v *= 1024;
+    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
+    else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024 * 1024;
+    return (uint64_t)v;
+}
+
+/* Items per rank for a workload of `bytes` (nccl-tests' meaning of bytes). */
+static size_t items_of(int w, uint64_t bytes)
+{
+    size_t n = bytes / sizeof(float);
+    if (w == W_ALLGATHER || w == W_REDUCE_SCATTER || w == W_ALLTOALL) n /= size;
+    return n ? n : 1;
+}
+
+static void dfc_call(int w, size_t n)
+{
+    int c = (int)n;
+    switch (w) {
+    case W_ALLREDUCE: DFC_Allreduce(sbuf, rbuf, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD); break;
+    case W_ALLGATHER: DFC_Allgather(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, DFC_COMM_WORLD); break;
+    case W_REDUCE_SCATTER: DFC_Reduce_scatter_block(sbuf, rbuf, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD); break;
+    case W_BCAST: DFC_Bcast(rbuf, c, DFC_FLOAT, 0, DFC_COMM_WORLD); break;
+    default: DFC_Alltoall(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, DFC_COMM_WORLD);
+    }
+}
+
+#ifdef DFC_BENCH_NCCL
+static void nccl_call(int w, size_t n)
+{
+    switch (w) {
+    case W_ALLREDUCE: ncclAllReduce(sbuf, rbuf, n, ncclFloat, ncclSum, nccl, stream); break;
+    case W_ALLGATHER: ncclAllGather(sbuf, rbuf, n, ncclFloat, nccl, stream); break;
+    case W_REDUCE_SCATTER: ncclReduceScatter(sbuf, rbuf, n, ncclFloat, ncclSum, nccl, stream); break;
+    case W_BCAST: ncclBroadcast(rbuf, rbuf, n, ncclFloat, 0, nccl, stream); break;
+    default:
+        ncclGroupStart();
+        for (int r = 0; r < size; r++) {
+            ncclSend(sbuf + r * n, n, ncclFloat, r, nccl, stream);
+            ncclRecv(rbuf + r * n, n, ncclFloat, r, nccl, stream);
+        }
+        ncclGroupEnd();
+    }
+    CUDA_OK(cudaStreamSynchronize(stream));
+}
+#endif
+
+/* Fills sbuf with rank + 1 and checks what an allreduce/reduce_scatter/allgather left. */
+static int check_result(int w, size_t n, const char *who)
+{
+    if (w != W_ALLREDUCE && w != W_REDUCE_SCATTER && w != W_ALLGATHER) return 0;
+    size_t m = w == W_ALLGATHER ? n * size : n;
+    float *h = malloc(m * sizeof(float));
+    CUDA_OK(cudaMemcpy(h, rbuf, m * sizeof(float), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (size_t i = 0; i < m && !bad; i++) {
+        float want = w == W_ALLGATHER ? (float)(i / n + 1) : (float)(size * (size + 1) / 2);
+        if (h[i] != want) {
+            fprintf(stderr, "[rank %d] %s %s: item %zu is %g, want %g\n", rank, who, wl_name[w], i, h[i], want);
+            bad = 1;
+        }
+    }
+    free(h);
+    return bad;
+}
+
+static void fill_inputs(size_t total)
+{
+    float *h = malloc(total * sizeof(float));
+    for (size_t i = 0; i < total; i++) h[i] = (float)(rank + 1);
+    CUDA_OK(cudaMemcpy(sbuf, h, total * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(rbuf, h, total * sizeof(float), cudaMemcpyHostToDevice));
+    free(h);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median over reps of the per-call time of a batch, slowest rank. which: 0 DFC, 1 NCCL. */
+static double measure(int which, int w, size_t n, int iters, int warmup, int reps)
+{
+    double t[64];
+    for (int i = 0; i < warmup; i++) {
+#ifdef DFC_BENCH_NCCL
+        if (which) nccl_call(w, n);
+        else
+#endif
+            dfc_call(w, n);
+    }
+    for (int r = 0; r < reps; r++) {
+        DFC_Barrier(DFC_COMM_WORLD);
+        double t0 = now();
+        for (int i = 0; i < iters; i++) {
+#ifdef DFC_BENCH_NCCL
+            if (which) nccl_call(w, n);
+            else
+#endif
+                dfc_call(w, n);
+        }
+        double mine = (now() - t0) / iters;
+        DFC_Allreduce(&mine, &t[r], 1, DFC_DOUBLE, DFC_MAX, DFC_COMM_WORLD);
+    }
+    qsort(t, reps, sizeof t[0], cmp_double);
+    return t[reps / 2];
+}
+
+static double busbw_factor(int w)
+{
+    if (w == W_ALLREDUCE) return 2.0 * (size - 1) / size;
+    if (w == W_BCAST) return 1.0;
+    return (double)(size - 1) / size;
+}
+
+static void chaos(int iters)
+{
+    enum { NCOLL = 8 };
+    static const int n[NCOLL] = {1024, 2048, 4096, 8192, 16384, 65536, 131072, 262144};
+    float *in[NCOLL], *out[NCOLL];
+    DFC_Request req[NCOLL];
+    int order[NCOLL];
+    for (int c = 0; c < NCOLL; c++) {
+        CUDA_OK(cudaMalloc((void **)&in[c], n[c] * sizeof(float)));
+        CUDA_OK(cudaMalloc((void **)&out[c], n[c] * sizeof(float)));
+        CUDA_OK(cudaMemset(in[c], 0, n[c] * sizeof(float)));
+        DFC_Allreduce_init(in[c], out[c], n[c], DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL, &req[c]);
+    }
+    srand(1234 + rank * 7919);
+    double times[2];
+    DFC_Count p0, p1;
+    for (int mode = 0; mode < 2; mode++) {
+        DFC_Get_preemption_count(&p0);
+        DFC_Barrier(DFC_COMM_WORLD);
+        double t0 = now();
+        for (int it = 0; it < iters; it++) {
+            for (int c = 0; c < NCOLL; c++) order[c] = c;
+            for (int c = NCOLL - 1; mode && c > 0; c--) {
+                int j = rand() % (c + 1), t = order[c];
+                order[c] = order[j];
+                order[j] = t;
+            }
+            for (int c = 0; c < NCOLL; c++) DFC_Start(&req[order[c]]);
+            DFC_Waitall(NCOLL, req, DFC_STATUSES_IGNORE);
+        }
+        double mine = (now() - t0) / iters;
+        DFC_Allreduce(&mine, &times[mode], 1, DFC_DOUBLE, DFC_MAX, DFC_COMM_WORLD);
+        DFC_Get_preemption_count(&p1);
+        long long pre = (long long)(p1 - p0), all = 0;
+        DFC_Allreduce(&pre, &all, 1, DFC_LONG_LONG, DFC_SUM, DFC_COMM_WORLD);
+        if (!rank)
+            printf("chaos-order %-10s %4d ranks: %9.1f us/iteration, %.2f preemptions per collective\n",
+                   mode ? "(permuted)" : "(in order)", size, times[mode] * 1e6, (double)all / size / iters / NCOLL);
+    }
+    if (!rank) printf("chaos-order overhead: %+.1f %%\n", 100.0 * (times[1] / times[0] - 1));
+    for (int c = 0; c < NCOLL; c++) {
+        DFC_Request_free(&req[c]);
+        cudaFree(in[c]);
+        cudaFree(out[c]);
+    }
+}
+
+static double used_mib(void)
+{
+    size_t freeb, total;
+    CUDA_OK(cudaMemGetInfo(&freeb, &total));
+    return (double)(total - freeb) / (1 << 20);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t minsize = 8, maxsize = 1 << 30;
+    int iters = 100, warmup = 5, reps = 7, noanchor = 0, do_chaos = 0, mask = (1 << W_COUNT) - 1;
+    const char *csv = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(a, "-minsize")) minsize = parse_size(v), i++;
+        else if (!strcmp(a, "-maxsize")) maxsize = parse_size(v), i++;
+        else if (!strcmp(a, "-iters")) iters = atoi(v), i++;
+        else if (!strcmp(a, "-warmup")) warmup = atoi(v), i++;
+        else if (!strcmp(a, "-reps")) reps = atoi(v) > 64 ? 64 : atoi(v), i++;
+        else if (!strcmp(a, "-csv")) csv = v, i++;
+        else if (!strcmp(a, "-noanchor")) noanchor = 1;
+        else if (!strcmp(a, "-chaos")) do_chaos = 1;
+        else if (!strcmp(a, "-workloads")) {
+            mask = 0;
+            for (int w = 0; w < W_COUNT; w++)
+                if (strstr(v, wl_name[w])) mask |= 1 << w;
+            i++;
+        } else {
+            fprintf(stderr, "dfc_bench_gpu: unknown argument %s\n", a);
+            return 1;
+        }
+    }
+    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    if (!lr) lr = getenv("SLURM_LOCALID");
+    int ndev = 0;
+    CUDA_OK(cudaGetDeviceCount(&ndev));
+    CUDA_OK(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
+    CUDA_OK(cudaFree(NULL)); /* the context exists before the first memory reading */
+    double mem0 = used_mib();
+    DFC_Init(&argc, &argv);
+    DFC_Comm_rank(DFC_COMM_WORLD, &rank);
+    DFC_Comm_size(DFC_COMM_WORLD, &size);
+    int device;
+    DFC_Count launches;
+    DFC_Get_gpu_daemon_info(&device, &launches);
+    size_t total = (maxsize / sizeof(float)) + size;
+    CUDA_OK(cudaMalloc((void **)&sbuf, total * sizeof(float)));
+    CUDA_OK(cudaMalloc((void **)&rbuf, total * sizeof(float)));
+    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    double mem_bufs = used_mib();
+    int anchor = 0;
+#ifdef DFC_BENCH_NCCL
+    if (!noanchor) {
+        ncclUniqueId id;
+        if (!rank) ncclGetUniqueId(&id);
+        DFC_Bcast(&id, sizeof id, DFC_BYTE, 0, DFC_COMM_WORLD);
+        anchor = ncclCommInitRank(&nccl, size, id, rank) == ncclSuccess;
+    }
+#endif
+    double mem_nccl = used_mib();
+    if (!rank) {
+        printf("# dfc_bench_gpu: %d ranks, DFC %s (daemon on device %d), anchor: %s\n", size, DFC_VERSION_STRING,
+               device, anchor ? "NCCL" : "not available");
+        printf("# time = median over %d batches of the per-call time of the slowest rank; ratio = DFC / NCCL\n", reps);
+    }
+    FILE *out = csv && !rank ? fopen(csv, "w") : NULL;
+    if (out) fprintf(out, "workload,ranks,bytes,dfc_us,nccl_us,ratio,dfc_busbw,nccl_busbw\n");
+    int errors = 0;
+    for (int w = 0; w < W_COUNT; w++) {
+        if (!(mask & 1 << w)) continue;
+        if (!rank)
+            printf("\n%-14s %12s %10s %10s %7s %11s %11s\n", wl_name[w], "bytes", "DFC us", "NCCL us", "ratio",
+                   "DFC busbw", "NCCL busbw");
+        for (uint64_t bytes = minsize; bytes <= maxsize; bytes *= 2) {
+            size_t n = items_of(w, bytes);
+            int it = (int)(bytes > 262144 ? (uint64_t)iters * 262144 / bytes : (uint64_t)iters);
+            if (it < 5) it = 5;
+            fill_inputs(w == W_ALLTOALL || w == W_REDUCE_SCATTER ? n * size : n);
+            dfc_call(w, n);
+            if (bytes == minsize || bytes == maxsize) errors += check_result(w, n, "DFC");
+            double td = measure(0, w, n, it, warmup, reps), tn = 0;
+            if (anchor) {
+#ifdef DFC_BENCH_NCCL
+                fill_inputs(w == W_ALLTOALL || w == W_REDUCE_SCATTER ? n * size : n);
+                nccl_call(w, n);
+                if (bytes == minsize || bytes == maxsize) errors += check_result(w, n, "NCCL");
+                tn = measure(1, w, n, it, warmup, reps);
+#endif
+            }
+            double f = busbw_factor(w), bd = bytes / td * f / 1e9, bn = anchor ? bytes / tn * f / 1e9 : 0;
+            if (!rank) {
+                if (anchor)
+                    printf("%-14s %12llu %10.1f %10.1f %7.2f %11.2f %11.2f\n", "", (unsigned long long)bytes, td * 1e6,
+                           tn * 1e6, td / tn, bd, bn);
+                else
+                    printf("%-14s %12llu %10.1f %10s %7s %11.2f %11s\n", "", (unsigned long long)bytes, td * 1e6, "-",
+                           "-", bd, "-");
+                if (out)
+                    fprintf(out, "%s,%d,%llu,%.3f,%.3f,%.4f,%.3f,%.3f\n", wl_name[w], size, (unsigned long long)bytes,
+                            td * 1e6, tn * 1e6, anchor ? td / tn : 0, bd, bn);
+            }
+        }
+    }
+    if (do_chaos) chaos(iters);
+    double mem_end = used_mib();
+    DFC_Get_gpu_daemon_info(&device, &launches);
+    double mem_dfc_max = 0, mine = mem_bufs - mem0 - (double)2 * total * sizeof(float) / (1 << 20);
+    DFC_Allreduce(&mine, &mem_dfc_max, 1, DFC_DOUBLE, DFC_MAX, DFC_COMM_WORLD);
+    if (!rank) {
+        printf("\n# device memory per GPU (max over ranks): DFC %.0f MiB (mailboxes, daemon state); NCCL %s%.0f MiB "
+               "after init; %.0f MiB in use at the end\n", mem_dfc_max, anchor ? "" : "n/a ", mem_nccl - mem_bufs, mem_end);
+        printf("# daemon kernel launches on rank 0: %lld\n", (long long)launches);
+    }
+    int all_errors = 0;
+    DFC_Allreduce(&errors, &all_errors, 1, DFC_INT, DFC_SUM, DFC_COMM_WORLD);
+    if (!rank && all_errors) printf("# %d result check(s) FAILED\n", all_errors);
+    if (out) fclose(out);
+#ifdef DFC_BENCH_NCCL
+    if (anchor) ncclCommDestroy(nccl);
+#endif
+    DFC_Finalize();
+    return all_errors ? 1 : 0;
+}

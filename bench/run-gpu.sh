@@ -1,0 +1,36 @@
+#!/bin/bash
+# run-gpu.sh TARBALL [OUTDIR] - on a machine with GPUs: builds DFC from a `make dist` tarball
+# (the GPU machine has no libtool, so no autoreconf), then runs the device-buffer tests and
+# the DFC-versus-NCCL benchmark, keeping logs and CSV in OUTDIR (default: ./gpu-results).
+#
+#   DFC_GPU_STEPS   which steps to run (default "info tests shared bench chaos")
+#   DFC_BENCH_MAX   largest benchmark size (default 1G)
+# One process per GPU everywhere except the "shared" step (more processes than GPUs).
+set -u
+tarball=$(readlink -f "$1")
+out=$(readlink -f "${2:-gpu-results}")
+steps=${DFC_GPU_STEPS:-info tests shared bench chaos}
+mkdir -p "$out" /tmp/dfc-gpu-build
+cd /tmp/dfc-gpu-build && tar xzf "$tarball" && cd dfc-*/ || exit 1
+ngpu=$(nvidia-smi -L | wc -l)
+echo "== $(date -u +%FT%TZ) $(hostname): $ngpu GPU(s)"
+nvidia-smi --query-gpu=name,pci.bus_id,memory.total --format=csv,noheader
+nvidia-smi topo -m | head -n $((ngpu + 1))
+{ ./configure && make -j"$(nproc)" && make -j"$(nproc)" check TESTS=; } >"$out/build.log" 2>&1 ||
+    { tail -40 "$out/build.log"; exit 1; }
+grep -A12 "configuration summary" "$out/build.log"
+mpirun="mpirun --allow-run-as-root --oversubscribe --bind-to none"
+status=0
+for step in $steps; do
+    echo; echo "== step $step ($(date -u +%T))"
+    case $step in
+    info) src/tools/dfc_info || status=1 ;;
+    tests) test/mpi-style/runtests --launcher mpirun test/mpi-style/gpu/testlist || status=1 ;;
+    shared) test/mpi-style/runtests --launcher mpirun test/mpi-style/gpu/testlist-shared || status=1 ;;
+    bench)
+        $mpirun -n "$ngpu" bench/dfc_bench_gpu -maxsize "${DFC_BENCH_MAX:-1G}" -csv "$out/bench_gpu.csv" || status=1 ;;
+    chaos) $mpirun -n "$ngpu" bench/dfc_bench_gpu -workloads none -chaos -iters 200 || status=1 ;;
+    *) echo "unknown step $step"; status=1 ;;
+    esac
+done
+exit $status

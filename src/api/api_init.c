@@ -8,10 +8,10 @@
 #include "gpu/dfc_gpu.h"
 #include "pmix/dfc_boot.h"
 
-/* The layers above comm (coll, later gpu), brought up after it and down before it. */
+/* The layers above comm (coll), brought up after it and down before it. The gpu layer is
+ * brought up by the comm layer's init, beside the transports (src/comm/init.c). */
 static int dfc_upper_layers_init(void)
 {
-    dfc_gpu_init();
     int rc = dfc_coll_layer_init();
     return rc ? rc : dfc_progress_thread_start(); /* last: it drives every layer */
 }

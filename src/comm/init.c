@@ -105,10 +105,11 @@ out:
     return rc;
 }
 
-/* The GPU daemon publishes its mailbox before the transports' init, whose fence makes it
- * visible, and maps its peers' mailboxes after it. */
+/* CUDA is loaded first; the GPU daemon publishes its mailbox before the transports' init,
+ * whose fence makes it visible, and maps its peers' mailboxes after it. */
 static int init_gpu_and_transports(void)
 {
+    dfc_gpu_init();
     dfc_gpu_daemon_publish(dfc_proc.world_rank, dfc_proc.world_size, dfc_node_of);
     int rc = init_transports();
     if (!rc) dfc_gpu_daemon_connect();

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "comm/dfc_comm.h"
+#include "gpu/dfc_gpu.h"
 
 static dfc_progress_hook_fn coll_hook;
 static dfc_report_hook_fn coll_report_hook;
@@ -211,7 +212,9 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
             dfc_hang_report(stderr, "DFC_HANG_REPORT_SECONDS", (double)idle / 1e9);
         }
         if (idle < (uint64_t)spin_ns) continue;
-        if (idle < (uint64_t)(spin_ns + yield_ns)) {
+        /* While the GPU daemon holds work, its completion is a word in pinned memory that no
+         * transport can wake us for: keep yielding rather than sleeping. */
+        if (idle < (uint64_t)(spin_ns + yield_ns) || dfc_gpu_busy()) {
             DFC_UNLOCK();
             sched_yield();
             DFC_LOCK();
@@ -240,7 +243,7 @@ static void *progress_thread_main(void *arg)
         uint64_t now = dfc_time_ns();
         if (n != 0) idle_since = 0;
         else if (!idle_since) idle_since = now;
-        int sleepy = idle_since && now - idle_since > (uint64_t)spin_ns;
+        int sleepy = idle_since && now - idle_since > (uint64_t)spin_ns && !dfc_gpu_busy();
         if (sleepy) sleep_in_transports();
         DFC_UNLOCK();
         if (!sleepy) sched_yield(); /* let the application thread take the lock */

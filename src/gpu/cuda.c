@@ -28,6 +28,7 @@ int dfc_cuda_error(const char *what, cudaError_t e)
 
 void dfc_gpu_init(void)
 {
+    if (cudart) return;
     const char *names[] = {dfc_env_str("DFC_CUDA_LIBRARY", "libcudart.so.13",
                                        "CUDA runtime library loaded at run time for device buffers"),
                            "libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};

@@ -367,6 +367,7 @@ void dfc_gpu_daemon_finalize(void)
     release_resources();
 }
 
+int dfc_gpu_busy(void) { return d.ok && d.pending > 0; }
 uint64_t dfc_gpu_preemptions(void) { return d.ok ? d.host->preemptions : 0; }
 uint64_t dfc_gpu_launches(void) { return d.launches; }
 
@@ -392,6 +393,7 @@ int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
     return 1;
 }
 int dfc_gpu_progress(void) { return 0; }
+int dfc_gpu_busy(void) { return 0; }
 uint64_t dfc_gpu_preemptions(void) { return 0; }
 uint64_t dfc_gpu_launches(void) { return 0; }
 #endif

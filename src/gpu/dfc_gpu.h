@@ -77,6 +77,8 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h);
 int dfc_gpu_test(dfc_gpu_handle_t *h, int *err);
 /* Relaunches the kernel when work is pending and it has left (on DFC_GPU_RELAUNCH_US). */
 int dfc_gpu_progress(void);
+/* 1 while submitted collectives have not been tested complete (waiters should not sleep). */
+int dfc_gpu_busy(void);
 /* Preemptions counted by the kernel (channel 0), for benchmarks and tests. */
 uint64_t dfc_gpu_preemptions(void);
 /* Launches of the kernel so far, for tests (a relaunch after an exit counts). */

@@ -251,7 +251,8 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_
     if (!load_coll(a, s, slot, gen, c)) return 0;
     const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
     const dfc_step_t *steps = a.dev->steps[slot];
-    int moved_total = 0, polls = 0;
+    /* Loop decisions use values every thread holds alike (registers, shared memory). */
+    int moved_total = 0, polls = 0, budget = c->budget;
     for (;;) {
         __shared__ int s_done, s_moved;
         if (threadIdx.x == 0) {
@@ -275,30 +276,34 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_
             for (int i = c->fence_start; i < c->pc; i++)
                 if (steps[i].kind == DFC_STEP_RECV_REDUCE && !(steps[i].order & DFC_GPU_FUSED))
                     local_step(h, &steps[i], chan, a);
-            int pc = c->pc;
+            int pc = c->pc; /* every thread computes the same next pc */
             if (pc < h->nsteps && steps[pc].kind != DFC_STEP_FENCE) local_step(h, &steps[pc], chan, a);
+            int next = pc < h->nsteps ? pc + 1 : pc;
             __syncthreads();
-            if (threadIdx.x == 0) {
-                if (pc < h->nsteps) pc++;
-                c->pc = c->fence_start = pc;
-            }
+            if (threadIdx.x == 0) c->pc = c->fence_start = next;
             __syncthreads();
-            if (pc >= h->nsteps) return 2;
+            if (next >= h->nsteps) return 2;
             moved = 1;
         }
         if (moved) {
             moved_total = 1;
-            if (polls && threadIdx.x == 0) c->budget = min(a.budget_max, max(c->budget, 2 * polls));
+            if (polls) budget = min(a.budget_max, max(budget, 2 * polls)); /* in step: stickier */
             polls = 0;
             continue;
         }
-        if (!head || ++polls >= c->budget) break;
+        if (!head || ++polls >= budget) break;
     }
-    if (head && threadIdx.x == 0 && c->preempted_at != c->pc) { /* a preemption, counted once per wait point */
-        c->preempted_at = c->pc;
-        c->budget = max(a.budget_min, c->budget / 2);
-        if (chan == 0) a.host->preemptions = a.host->preemptions + 1;
+    if (head && c->preempted_at != c->pc) { /* a preemption, counted once per wait point */
+        budget = max(a.budget_min, budget / 2);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            c->preempted_at = c->pc;
+            if (chan == 0) a.host->preemptions = a.host->preemptions + 1;
+        }
     }
+    __syncthreads();
+    if (threadIdx.x == 0) c->budget = budget;
+    __syncthreads();
     return moved_total;
 }
 
@@ -322,7 +327,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
     for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x) ((uint32_t *)&s.q)[i] = ((uint32_t *)saved)[i];
     if (threadIdx.x == 0 && chan == 0) a.host->launches_seen = a.epoch;
     __syncthreads();
-    if (threadIdx.x == 0 && chan == 0) a.dev->last_move = now_ns();
+    const uint64_t launched_at = now_ns(); /* last_move may be older, from a previous launch */
     for (uint32_t iter = 0;; iter++) {
         if (threadIdx.x == 0 && (s.q.n == 0 || (iter & 3) == 0)) admit(a, &s);
         __syncthreads();
@@ -353,7 +358,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
              * no block moved for linger_ns - this block leaves alone; busy blocks go on. */
             uint64_t t = now_ns();
             if (moved) a.dev->last_move = t;
-            uint64_t quiet = t - a.dev->last_move;
+            uint64_t last = a.dev->last_move, quiet = t - (last > launched_at ? last : launched_at);
             int quit = a.dev->drain == a.epoch;
             if (!quit && s.q.n > 0 && quiet > a.idle_ns) {
                 a.dev->drain = a.epoch;

@@ -336,6 +336,15 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     hd->elem = (uint8_t)(job->type >= 0 ? job->elem : 1);
     hd->item = (uint32_t)(job->type >= 0 ? job->item : 1);
     for (int r = 0; r < job->nranks; r++) hd->peer_index[r] = job->peer_index[r];
+    /* One channel takes a step of fewer than 2 x DFC_GPU_CHANNEL_MIN_BYTES bytes; if that holds
+     * for every step, the other channels never touch data and need not meet at fences. */
+    uint64_t widest = 0;
+    for (int i = 0; i < s->nsteps; i++) {
+        const dfc_step_t *st = &s->steps[i];
+        uint64_t b = st->kind == DFC_STEP_REDUCE ? st->count * hd->item : st->bytes;
+        widest = DFC_MAX2(widest, b);
+    }
+    hd->single = d.kargs.chan_min_bytes && widest < 2ull * d.kargs.chan_min_bytes;
     d.host->error[slot] = 0;
     uint32_t tail = d.host->sq_tail;
     d.host->sq[tail % DFC_GPU_MAX_COLLS] = (uint32_t)slot;

@@ -54,7 +54,8 @@ typedef struct dfc_gpu_desc_head {
     uint32_t slot;                /* FIFO slot on every (pair, channel) */
     int32_t nsteps;
     int32_t priority;
-    uint8_t type, op, elem, pad;  /* reductions: enum dfc_gpu_type, enum dfc_gpu_op, bytes of one */
+    uint8_t type, op, elem;       /* reductions: enum dfc_gpu_type, enum dfc_gpu_op, bytes of one */
+    uint8_t single;               /* every step fits channel 0: no barriers between channels */
     uint32_t item;                /* bytes of one item of the datatype (a multiple of elem) */
     int8_t peer_index[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index on the node */
 } dfc_gpu_desc_head_t;
@@ -81,6 +82,9 @@ typedef struct dfc_gpu_ctx {
     int32_t pc, fence_start;
     int32_t budget;        /* spin budget when at the head (adaptive) */
     int32_t preempted_at;  /* pc of the last counted preemption */
+    int32_t fstate;        /* progress through the current fence point (daemon_kernel.cu) */
+    int32_t barriers;      /* barriers between channels passed */
+    int32_t at_barrier;    /* arrived at the next one, waiting */
     uint32_t progress[DFC_GPU_MAX_STEPS]; /* chunks done per step (+ 1<<31 when complete) */
 } dfc_gpu_ctx_t;
 
@@ -99,6 +103,8 @@ typedef struct dfc_gpu_dev {
     volatile uint32_t loaded[DFC_GPU_MAX_COLLS]; /* gen whose schedule is in steps[] */
     uint32_t claimed[DFC_GPU_MAX_COLLS];         /* gen whose load a block has claimed */
     uint32_t finished[DFC_GPU_MAX_COLLS];        /* channels done with the current gen */
+    uint32_t arrived[DFC_GPU_MAX_COLLS];         /* channel arrivals at barriers (fence_point) */
+    volatile uint32_t busy[DFC_GPU_MAX_CHANNELS]; /* a block's run queue is not empty */
     dfc_gpu_desc_head_t head[DFC_GPU_MAX_COLLS];
     dfc_step_t steps[DFC_GPU_MAX_COLLS][DFC_GPU_MAX_STEPS];
     dfc_gpu_queue_t queue[DFC_GPU_MAX_CHANNELS];

@@ -11,7 +11,8 @@
  *       run_coll: advance its current fence group as far as peers allow
  *                 (the head keeps trying for its spin budget, the others once)
  *       complete -> the last channel done writes the completion word (CQ)
- *     nothing moved anywhere for idle_ns -> all blocks exit (queue empty: linger_ns, alone)
+ *     nothing moved anywhere for idle_ns (or nothing queued anywhere for linger_ns)
+ *       -> all blocks exit
  *
  * Transfers go through mailbox slots in the receiver's memory (daemon_abi.h): a send writes
  * a chunk into a free half-buffer of the peer over NVLink, then its flag (ident, sequence);
@@ -119,6 +120,7 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32
         __syncthreads();
         if (threadIdx.x == 0) {
             c->pc = c->fence_start = 0;
+            c->fstate = c->barriers = c->at_barrier = 0;
             c->budget = a.budget_init;
             c->preempted_at = -1;
             c->gen = gen;
@@ -242,6 +244,69 @@ __device__ static void local_step(const dfc_gpu_desc_head_t *h, const dfc_step_t
     __syncthreads();
 }
 
+/* Thread 0: the channels of a collective meet here between fence groups whose byte ranges
+ * they split differently (a local step over a whole block after transfers in chunks, for
+ * instance). Non-blocking: 1 once every channel has arrived at this channel's next barrier. */
+__device__ static int barrier_try(const dfc_gpu_kargs_t &a, uint32_t slot, dfc_gpu_ctx_t *c)
+{
+    volatile uint32_t *count = &a.dev->arrived[slot];
+    if (!c->at_barrier) {
+        __threadfence(); /* this channel's writes before its arrival */
+        atomicAdd((uint32_t *)count, 1u);
+        c->at_barrier = 1;
+    }
+    if (*count < (uint32_t)(c->barriers + 1) * a.geom.channels) return 0;
+    __threadfence();
+    c->at_barrier = 0;
+    c->barriers++;
+    return 1;
+}
+
+/* All threads, at a fence point (the current group's transfers are complete): the deferred
+ * reductions, a barrier, the local step (COPY, REDUCE) if the fence is one, a barrier, then
+ * the next group. fstate remembers how far it got, since the barriers may have to wait and
+ * the reductions must not run twice. A collective whose every step fits one channel
+ * (h->single) skips the barriers: the other channels have nothing to do. Returns 2 when
+ * the schedule is done, 1 when it moved, 0 when it waits at a barrier. */
+__device__ static int fence_point(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
+                                  dfc_gpu_ctx_t *c, const dfc_gpu_desc_head_t *h, const dfc_step_t *steps)
+{
+    int pc = c->pc, moved = 0; /* read alike by every thread */
+    int local = pc < h->nsteps && steps[pc].kind != DFC_STEP_FENCE;
+    if (c->fstate == 0) {
+        for (int i = c->fence_start; i < pc; i++)
+            if (steps[i].kind == DFC_STEP_RECV_REDUCE && !(steps[i].order & DFC_GPU_FUSED))
+                local_step(h, &steps[i], chan, a);
+        __syncthreads();
+        if (threadIdx.x == 0) c->fstate = 1;
+        moved = 1;
+    }
+    for (;;) {
+        __syncthreads();
+        int st = c->fstate;
+        __syncthreads();
+        if (st == 1 || st == 3) { /* barriers */
+            if (threadIdx.x == 0) s->go = h->single || barrier_try(a, slot, c);
+            __syncthreads();
+            if (!s->go) return moved;
+            if (threadIdx.x == 0) c->fstate = st == 1 && local ? 2 : 4;
+            moved = 1;
+        } else if (st == 2) {
+            local_step(h, &steps[pc], chan, a);
+            if (threadIdx.x == 0) c->fstate = 3;
+        } else { /* 4: on to the next group */
+            int next = pc < h->nsteps ? pc + 1 : pc;
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                c->pc = c->fence_start = next;
+                c->fstate = 0;
+            }
+            __syncthreads();
+            return next >= h->nsteps ? 2 : 1;
+        }
+    }
+}
+
 /* All threads: runs one collective's slice until it completes (2), or cannot move (1 if it
  * moved before that, 0 if not). The head keeps polling for its spin budget. */
 __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t gen,
@@ -272,18 +337,10 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_
         int nact = s->nact, done = s_done, moved = s_moved + nact;
         if (threadIdx.x == 0 && nact) post_actions(a, s, slot, chan, c);
         __syncthreads();
-        if (done) { /* fence reached: deferred reductions, then the local step */
-            for (int i = c->fence_start; i < c->pc; i++)
-                if (steps[i].kind == DFC_STEP_RECV_REDUCE && !(steps[i].order & DFC_GPU_FUSED))
-                    local_step(h, &steps[i], chan, a);
-            int pc = c->pc; /* every thread computes the same next pc */
-            if (pc < h->nsteps && steps[pc].kind != DFC_STEP_FENCE) local_step(h, &steps[pc], chan, a);
-            int next = pc < h->nsteps ? pc + 1 : pc;
-            __syncthreads();
-            if (threadIdx.x == 0) c->pc = c->fence_start = next;
-            __syncthreads();
-            if (next >= h->nsteps) return 2;
-            moved = 1;
+        if (done) { /* fence reached */
+            int r = fence_point(a, s, slot, chan, c, h, steps);
+            if (r == 2) return 2;
+            moved = r || moved;
         }
         if (moved) {
             moved_total = 1;
@@ -313,6 +370,7 @@ __device__ static void finish_coll(const dfc_gpu_kargs_t &a, uint32_t slot, uint
     __threadfence_system();
     if (atomicAdd(&a.dev->finished[slot], 1u) + 1 == a.geom.channels) {
         a.dev->finished[slot] = 0;
+        a.dev->arrived[slot] = 0; /* every channel is past every barrier */
         __threadfence_system();
         a.host->done[slot] = gen;
     }
@@ -352,19 +410,23 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
             i++;
         }
         if (threadIdx.x == 0) {
-            /* Exit rules. Stuck: this block holds collectives and no block has moved anything
-             * for idle_ns - everything waits for peers, so the whole kernel leaves (drain) and
-             * host-side synchronization can complete. Idle: nothing queued, nothing new, and
-             * no block moved for linger_ns - this block leaves alone; busy blocks go on. */
+            /* Exit rules, for the whole kernel at once (drain), so that no work is ever left
+             * in a block that has gone while the others run. Stuck: this block holds
+             * collectives and no block has moved anything for idle_ns - everything waits
+             * for peers, and host-side synchronization must be able to complete. Idle: no
+             * block holds anything, nothing new was submitted, for linger_ns. */
             uint64_t t = now_ns();
+            a.dev->busy[chan] = s.q.n > 0;
             if (moved) a.dev->last_move = t;
             uint64_t last = a.dev->last_move, quiet = t - (last > launched_at ? last : launched_at);
             int quit = a.dev->drain == a.epoch;
-            if (!quit && s.q.n > 0 && quiet > a.idle_ns) {
-                a.dev->drain = a.epoch;
+            if (!quit && s.q.n > 0 && quiet > a.idle_ns) quit = 1;
+            if (!quit && s.q.n == 0 && quiet > a.linger_ns && a.host->sq_tail == s.q.sq_head) {
                 quit = 1;
+                for (uint32_t b = 0; b < a.geom.channels && quit; b++)
+                    if (a.dev->busy[b]) quit = 0;
             }
-            if (!quit && s.q.n == 0 && quiet > a.linger_ns && a.host->sq_tail == s.q.sq_head) quit = 1;
+            if (quit) a.dev->drain = a.epoch;
             s_exit = quit;
         }
         __syncthreads();

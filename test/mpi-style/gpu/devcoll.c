@@ -44,6 +44,8 @@ static const char *mode_name[3] = {"blocking", "nonblocking", "persistent"};
 
 static int rank, size, root;
 static int *counts, *displs; /* v forms: rank r gets count + r items, with a gap of 2 */
+static int *acounts, *adispls; /* alltoallv: between ranks r and p, count + (r + p) % 3 items
+                                  each way (symmetric, as MPI requires of send and receive) */
 static DFC_Datatype three_floats;
 
 static void watchdog(int sig)
@@ -112,10 +114,10 @@ static int run(int k, int mode, const void *sbuf, void *rbuf, int count, DFC_Dat
         rc = FORM(DFC_Alltoall(sbuf, count, dt, rbuf, count, dt, comm), DFC_Ialltoall(sbuf, count, dt, rbuf, count, dt, comm, rq),
                   DFC_Alltoall_init(sbuf, count, dt, rbuf, count, dt, comm, info, rq));
         break;
-    case ALLTOALLV: /* the same uneven layout on both sides: rank r's block from everyone is counts[r] */
-        rc = FORM(DFC_Alltoallv(sbuf, counts, displs, dt, rbuf, counts, displs, dt, comm),
-                  DFC_Ialltoallv(sbuf, counts, displs, dt, rbuf, counts, displs, dt, comm, rq),
-                  DFC_Alltoallv_init(sbuf, counts, displs, dt, rbuf, counts, displs, dt, comm, info, rq));
+    case ALLTOALLV:
+        rc = FORM(DFC_Alltoallv(sbuf, acounts, adispls, dt, rbuf, acounts, adispls, dt, comm),
+                  DFC_Ialltoallv(sbuf, acounts, adispls, dt, rbuf, acounts, adispls, dt, comm, rq),
+                  DFC_Alltoallv_init(sbuf, acounts, adispls, dt, rbuf, acounts, adispls, dt, comm, info, rq));
         break;
     case GATHER:
         rc = FORM(DFC_Gather(sbuf, count, dt, rbuf, count, dt, root, comm), DFC_Igather(sbuf, count, dt, rbuf, count, dt, root, comm, rq),
@@ -194,6 +196,8 @@ static void one_case(int k, int mode, DFC_Datatype dt, DFC_Op op, int count)
     for (int i = 0; i < size; i++) {
         counts[i] = count + i;
         displs[i] = i ? displs[i - 1] + counts[i - 1] + 2 : 1;
+        acounts[i] = count + (rank + i) % 3;
+        adispls[i] = i ? adispls[i - 1] + acounts[i - 1] + 2 : 1;
     }
     int rc = run(k, mode, hs, hr, count, dt, op);
     DFCT_CHECK(rc == DFC_SUCCESS, "host %s failed (%d)", kind_name[k], rc);
@@ -230,6 +234,8 @@ int main(int argc, char **argv)
     root = size - 1;
     counts = malloc(size * sizeof(int));
     displs = malloc(size * sizeof(int));
+    acounts = malloc(size * sizeof(int));
+    adispls = malloc(size * sizeof(int));
     DFC_Type_contiguous(3, DFC_FLOAT, &three_floats);
     DFC_Type_commit(&three_floats);
 
@@ -266,6 +272,8 @@ int main(int argc, char **argv)
     DFC_Type_free(&three_floats);
     free(counts);
     free(displs);
+    free(acounts);
+    free(adispls);
     (void)ndev;
     (void)device_calls;
     return dfct_finalize();

@@ -77,7 +77,7 @@ static int init_transports(void)
     }
     dfc_tl_job_t job = {.rank = me, .size = n, .local_rank = dfc_proc.local_rank,
                         .local_size = dfc_proc.local_size, .nspace = dfc_proc.nspace,
-                        .local_ranks = local_ranks};
+                        .local_ranks = local_ranks, .fault_timeout_s = dfc_fault_timeout_s};
     tl_self.ops = &dfc_tl_self_ops;
     rc = tl_self.ops->init(&tl_self, &job);
     if (rc) goto out;
@@ -128,7 +128,8 @@ int dfc_comm_layer_init(int required, int *provided)
 
     dfc_htable_init(&dfc_req_table, DFC_KIND_REQUEST, 1);
     if ((rc = dfc_dtype_init()) || (rc = dfc_op_init()) || (rc = dfc_group_init()) ||
-        (rc = dfc_info_init()) || (rc = build_node_map()) || (rc = init_transports()) ||
+        (rc = dfc_info_init()) || (rc = build_node_map()) || (rc = dfc_fault_init()) ||
+        (rc = init_transports()) ||
         (rc = dfc_p2p_init()) || (rc = dfc_comm_init_predefined()))
         return rc;
     dfc_hang_report_init();
@@ -151,6 +152,7 @@ int dfc_comm_layer_finalize(void)
     dfc_comm_finalize_predefined();
     dfc_hang_report_finalize();
     dfc_p2p_finalize();
+    dfc_fault_finalize();
     for (int i = 0; i < 3; i++) {
         dfc_tl_t *tl = i == 0 ? &tl_self : i == 1 ? &tl_shm : &tl_tcp;
         if (tl->ops && tl->ops->fini) tl->ops->fini(tl);

@@ -31,5 +31,10 @@ int dfc_boot_hostname(int rank, char *buf, size_t len);
 /* Aborts the whole job with a message; does not return. */
 void dfc_boot_abort(int code, const char *msg) __attribute__((noreturn));
 int dfc_boot_finalize(void);
+/* Failure events from the launcher (PMIx event notification), where it sends them. The
+ * handler runs in PMIx's thread and only queues the rank; progress polls: pending() is a
+ * cheap check, next_failed() returns a failed world rank not returned before, or -1. */
+int dfc_boot_failed_pending(void);
+int dfc_boot_next_failed(void);
 
 #endif /* DFC_BOOT_H */

@@ -74,6 +74,11 @@ void dfc_fault_peer(int world, int code, const char *how)
         return;
     char why[DFC_MAX_ERROR_STRING];
     dfc_err_message(code, why, sizeof why);
+    /* The class string is added once, to the message below. */
+    const char *cls = dfc_err_class_string(DFC_ERR_PROC_FAILED);
+    size_t n = strlen(why), k = strlen(cls);
+    if (n >= k + 3 && !strncmp(why + n - k - 3, " (", 2) && !strncmp(why + n - k - 1, cls, k))
+        why[n - k - 3] = '\0';
     /* One message names the rank for every operation that fails because of it. */
     fail_code[world] = dfc_err(DFC_ERR_PROC_FAILED, "DFC", "rank %d of DFC_COMM_WORLD has failed "
                                "(%s: %s)", world, how, why);

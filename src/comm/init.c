@@ -137,6 +137,20 @@ int dfc_comm_layer_init(int required, int *provided)
     return DFC_SUCCESS;
 }
 
+/* After a failure only the live ranks meet (those this rank knows of: a rank that has not
+ * noticed the failure yet waits for everyone, as without one). */
+static int finalize_fence(void)
+{
+    if (!dfc_fault_count()) return dfc_boot_fence();
+    int n = 0, *live = malloc(dfc_proc.world_size * sizeof *live);
+    if (!live) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    for (int r = 0; r < dfc_proc.world_size; r++)
+        if (r == dfc_proc.world_rank || !dfc_fault_check(NULL, 0, r)) live[n++] = r;
+    int rc = dfc_boot_fence_among(live, n);
+    free(live);
+    return rc;
+}
+
 int dfc_comm_layer_finalize(void)
 {
     /* Hand every queued packet to the transports and the OS before the fence: a peer may
@@ -148,7 +162,7 @@ int dfc_comm_layer_finalize(void)
         if (!busy) break;
         if (dfc_progress() < 0) break;
     }
-    int rc = dfc_boot_fence();
+    int rc = finalize_fence();
     dfc_comm_finalize_predefined();
     dfc_hang_report_finalize();
     dfc_p2p_finalize();

@@ -92,6 +92,16 @@ void dfc_p2p_finalize(void)
 
 int dfc_p2p_idle(void) { return dfc_list_empty(&pending_pkts) && dfc_list_empty(&rndv_sends); }
 
+/* A transport's "peer is gone" declares the failure (if progress has not yet) and becomes
+ * the failure's code, whose message names the rank. */
+static int peer_gone(int world, int rc)
+{
+    if (DFC_ERR_CLASS(rc) != DFC_ERR_PROC_FAILED) return rc;
+    dfc_fault_peer(world, rc, dfc_route[world]->ops->name);
+    int code = dfc_fault_check(NULL, 0, world);
+    return code ? code : rc;
+}
+
 /* Sends a packet now, or queues it behind earlier packets to the same peer. */
 static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
                        dfc_req_t *complete_on_accept)
@@ -103,7 +113,7 @@ static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
             if (complete_on_accept) dfc_req_complete(complete_on_accept);
             return DFC_SUCCESS;
         }
-        if (rc != DFC_TL_AGAIN) return rc;
+        if (rc != DFC_TL_AGAIN) return peer_gone(world, rc);
     }
     pending_pkt_t *p = malloc(sizeof *p);
     if (!p) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory queueing a packet");
@@ -150,9 +160,11 @@ static dfc_req_t *find_waiting(dfc_list_t *l, uint64_t id, const dfc_pkt_t *pkt,
     return NULL;
 }
 
-/* Ends a request with an error (a failed peer, a refused packet). */
+/* Ends a request with an error (a failed peer, a refused packet). A request that a peer
+ * failure completed meanwhile (dfc_fault_peer runs inside post_packet) is left alone. */
 static void fail_req(dfc_req_t *r, int code)
 {
+    if (r->complete) return;
     dfc_list_remove(&r->link);
     if (!r->status.DFC_ERROR) r->status.DFC_ERROR = code;
     dfc_req_complete(r);
@@ -253,7 +265,10 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     if (rget_enabled && tl->ops->rget) {
         int rc = n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n) : DFC_SUCCESS;
         if (DFC_ERR_CLASS(rc) != DFC_ERR_UNSUPPORTED_OPERATION) {
-            if (rc) r->status.DFC_ERROR = rc;
+            if (rc) {
+                fail_req(r, peer_gone((int)pkt->src_world, rc));
+                return;
+            }
             send_ctrl(DFC_PKT_FIN, pkt, 0);
             dfc_req_complete(r);
             return;

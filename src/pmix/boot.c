@@ -193,17 +193,25 @@ int dfc_boot_put(const char *key, const void *value, size_t len)
     return DFC_SUCCESS;
 }
 
-int dfc_boot_fence(void)
+int dfc_boot_fence(void) { return dfc_boot_fence_among(NULL, 0); }
+
+int dfc_boot_fence_among(const int *ranks, int n)
 {
     if (boot_singleton) return DFC_SUCCESS;
+    pmix_proc_t *procs = NULL;
+    if (ranks) {
+        if (!(procs = calloc((size_t)n, sizeof *procs))) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+        for (int i = 0; i < n; i++) PMIX_LOAD_PROCID(&procs[i], my_proc.nspace, (pmix_rank_t)ranks[i]);
+    }
     pmix_status_t rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) return pmix_error("Commit", rc);
     pmix_info_t info;
     bool collect = true;
     PMIX_INFO_CONSTRUCT(&info);
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    rc = PMIx_Fence(NULL, 0, &info, 1);
+    rc = PMIx_Fence(procs, procs ? (size_t)n : 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
+    free(procs);
     if (rc != PMIX_SUCCESS) return pmix_error("Fence", rc);
     return DFC_SUCCESS;
 }

@@ -24,6 +24,9 @@ int dfc_boot_init(dfc_boot_info_t *info);
 int dfc_boot_put(const char *key, const void *value, size_t len);
 /* Commits puts and waits until every process of the job has reached the fence. */
 int dfc_boot_fence(void);
+/* The same among the n world ranks listed (the live ones after a failure: a launcher may
+ * never complete a fence that waits for a dead process). */
+int dfc_boot_fence_among(const int *ranks, int n);
 /* Fetches a peer's value; *value is malloc'ed and owned by the caller. */
 int dfc_boot_get(int rank, const char *key, void **value, size_t *len);
 /* The hostname of `rank` (PMIX_HOSTNAME); copies at most len bytes. */

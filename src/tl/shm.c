@@ -556,8 +556,11 @@ static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, s
                     strerror(errno));
             return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "process_vm_readv: %s", strerror(errno));
         }
-        if (n < 0 && errno == ESRCH) {
-            p->dead = p->failed = 1;
+        if (n < 0 && errno == ESRCH) { /* progress reports it, as for the liveness check */
+            if (!p->dead) {
+                p->dead = 1;
+                s->ndead++;
+            }
             return peer_failed_err(__func__, p);
         }
         return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,

@@ -200,6 +200,8 @@ typedef struct dfc_comm {
     uint32_t coll_seq;   /* collectives initiated on this communicator so far */
     uint32_t pcoll_seq;  /* persistent collective _init calls so far */
     struct dfc_coll_comm *coll; /* owned by the coll layer */
+    uint32_t fail_epoch; /* fault.c's cache: failures seen when fail_code was computed */
+    int fail_code;       /* 0, or the code for a failed member (DFC_ERR_PROC_FAILED) */
 } dfc_comm_t;
 
 extern dfc_htable_t dfc_comm_table;
@@ -343,6 +345,22 @@ int dfc_p2p_progress_sends(void); /* pushes queued packets and rendezvous data *
 int dfc_p2p_idle(void);           /* 1 when nothing is queued for output */
 /* Prints posted receives, queued sends and rendezvous sends, one hang-report line each. */
 void dfc_p2p_report(FILE *f);
+
+/* ---- Process failure (fault.c) -----------------------------------------------------------
+ * A failed world rank is declared once (by progress, from a transport or a PMIx event);
+ * p2p.c then fails what depends on it. */
+extern int dfc_fault_timeout_s; /* DFC_FAULT_TIMEOUT */
+int dfc_fault_init(void);       /* before the transports */
+void dfc_fault_finalize(void);
+int dfc_fault_count(void);      /* failed ranks so far */
+/* Declares world rank `world` failed (once): `code` is what detected it, `how` says who. */
+void dfc_fault_peer(int world, int code, const char *how);
+int dfc_fault_poll(void);       /* collects launcher events; returns the new failures */
+/* The code a new operation fails with: peer `world` (-1: none) failed, or coll_ctx and c
+ * has a failed member; DFC_SUCCESS otherwise. */
+int dfc_fault_check(dfc_comm_t *c, int coll_ctx, int world);
+int dfc_comm_has_member(const dfc_comm_t *c, int world);
+void dfc_p2p_fail_peer(int world, int code); /* p2p.c: fails what depends on world */
 
 /* ---- Progress ----------------------------------------------------------------------------
  * One engine drives transports, the p2p protocol and the collective scheduler. */

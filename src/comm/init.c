@@ -78,7 +78,7 @@ static int init_transports(void)
     }
     dfc_tl_job_t job = {.rank = me, .size = n, .local_rank = dfc_proc.local_rank,
                         .local_size = dfc_proc.local_size, .nspace = dfc_proc.nspace,
-                        .local_ranks = local_ranks};
+                        .local_ranks = local_ranks, .fault_timeout_s = dfc_fault_timeout_s};
     tl_self.ops = &dfc_tl_self_ops;
     rc = tl_self.ops->init(&tl_self, &job);
     if (rc) goto out;
@@ -140,12 +140,27 @@ int dfc_comm_layer_init(int required, int *provided)
 
     dfc_htable_init(&dfc_req_table, DFC_KIND_REQUEST, 1);
     if ((rc = dfc_dtype_init()) || (rc = dfc_op_init()) || (rc = dfc_group_init()) ||
-        (rc = dfc_info_init()) || (rc = build_node_map()) || (rc = init_gpu_and_transports()) ||
+        (rc = dfc_info_init()) || (rc = build_node_map()) || (rc = dfc_fault_init()) ||
+        (rc = init_gpu_and_transports()) ||
         (rc = dfc_p2p_init()) || (rc = dfc_comm_init_predefined()))
         return rc;
     dfc_hang_report_init();
     dfc_proc.initialized = 1;
     return DFC_SUCCESS;
+}
+
+/* After a failure only the live ranks meet (those this rank knows of: a rank that has not
+ * noticed the failure yet waits for everyone, as without one). */
+static int finalize_fence(void)
+{
+    if (!dfc_fault_count()) return dfc_boot_fence();
+    int n = 0, *live = malloc(dfc_proc.world_size * sizeof *live);
+    if (!live) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    for (int r = 0; r < dfc_proc.world_size; r++)
+        if (r == dfc_proc.world_rank || !dfc_fault_check(NULL, 0, r)) live[n++] = r;
+    int rc = dfc_boot_fence_among(live, n);
+    free(live);
+    return rc;
 }
 
 int dfc_comm_layer_finalize(void)
@@ -159,11 +174,12 @@ int dfc_comm_layer_finalize(void)
         if (!busy) break;
         if (dfc_progress() < 0) break;
     }
-    int rc = dfc_boot_fence();
+    int rc = finalize_fence();
     dfc_gpu_daemon_finalize(); /* after the fence: no peer writes into its mailboxes now */
     dfc_comm_finalize_predefined();
     dfc_hang_report_finalize();
     dfc_p2p_finalize();
+    dfc_fault_finalize();
     for (int i = 0; i < 3; i++) {
         dfc_tl_t *tl = i == 0 ? &tl_self : i == 1 ? &tl_shm : &tl_tcp;
         if (tl->ops && tl->ops->fini) tl->ops->fini(tl);

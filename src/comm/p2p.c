@@ -40,6 +40,8 @@ static dfc_list_t posted_recvs;
 static dfc_list_t unexpected_msgs;
 static dfc_list_t pending_pkts;
 static dfc_list_t rndv_sends;      /* requests streaming DATA after a CTS */
+static dfc_list_t await_reply;     /* sends waiting for the receiver: CTS/FIN (rendezvous), SACK */
+static dfc_list_t rndv_recvs;      /* receives that answered an RTS with CTS, awaiting DATA */
 static int *pending_per_world;     /* pending packets per destination, for ordering */
 static unsigned *blocked_stamp;    /* destinations found full in the current pass */
 static unsigned pass_stamp;
@@ -47,7 +49,6 @@ static size_t unexpected_bytes, unexpected_limit;
 static uint64_t eager_limit;
 static int rget_enabled;
 
-static inline dfc_req_t *req_of_id(uint64_t id) { return (dfc_req_t *)(uintptr_t)id; }
 static inline uint32_t req_ctx(const dfc_req_t *r) { return r->comm->ctx * 2 + r->coll_ctx; }
 
 int dfc_p2p_init(void)
@@ -56,6 +57,8 @@ int dfc_p2p_init(void)
     dfc_list_init(&unexpected_msgs);
     dfc_list_init(&pending_pkts);
     dfc_list_init(&rndv_sends);
+    dfc_list_init(&await_reply);
+    dfc_list_init(&rndv_recvs);
     pending_per_world = calloc(dfc_proc.world_size, sizeof *pending_per_world);
     blocked_stamp = calloc(dfc_proc.world_size, sizeof *blocked_stamp);
     if (!pending_per_world || !blocked_stamp) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
@@ -89,6 +92,16 @@ void dfc_p2p_finalize(void)
 
 int dfc_p2p_idle(void) { return dfc_list_empty(&pending_pkts) && dfc_list_empty(&rndv_sends); }
 
+/* A transport's "peer is gone" declares the failure (if progress has not yet) and becomes
+ * the failure's code, whose message names the rank. */
+static int peer_gone(int world, int rc)
+{
+    if (DFC_ERR_CLASS(rc) != DFC_ERR_PROC_FAILED) return rc;
+    dfc_fault_peer(world, rc, dfc_route[world]->ops->name);
+    int code = dfc_fault_check(NULL, 0, world);
+    return code ? code : rc;
+}
+
 /* Sends a packet now, or queues it behind earlier packets to the same peer. */
 static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
                        dfc_req_t *complete_on_accept)
@@ -100,7 +113,7 @@ static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
             if (complete_on_accept) dfc_req_complete(complete_on_accept);
             return DFC_SUCCESS;
         }
-        if (rc != DFC_TL_AGAIN) return rc;
+        if (rc != DFC_TL_AGAIN) return peer_gone(world, rc);
     }
     pending_pkt_t *p = malloc(sizeof *p);
     if (!p) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory queueing a packet");
@@ -113,14 +126,48 @@ static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
     return DFC_SUCCESS;
 }
 
-static int send_ctrl(int world, int type, uint64_t sreq, uint64_t rreq)
+/* A reply (CTS, FIN, SACK) about message `msg` (its EAGER or RTS packet). It carries the
+ * message's context and tag so that the sender can check that the request it names still
+ * waits for it (see find_waiting). */
+static int send_ctrl(int type, const dfc_pkt_t *msg, uint64_t rreq)
 {
     dfc_pkt_t pkt = {0};
     pkt.type = (uint8_t)type;
-    pkt.sreq = sreq;
+    pkt.ctx = msg->ctx;
+    pkt.tag = msg->tag;
+    pkt.sreq = msg->sreq;
     pkt.rreq = rreq;
     pkt.src_world = (uint32_t)dfc_proc.world_rank;
-    return post_packet(world, &pkt, NULL, NULL);
+    return post_packet((int)msg->src_world, &pkt, NULL, NULL);
+}
+
+/* The request named by a reply or DATA packet, if it is still in list `l` and waits for
+ * exactly this (peer, context, tag). After a peer failure a request may have completed with
+ * an error (and been freed) while a live peer's reply to it was on the way: such a stale id
+ * must not be dereferenced, so it is looked up rather than trusted. Lists are short. */
+static dfc_req_t *find_waiting(dfc_list_t *l, uint64_t id, const dfc_pkt_t *pkt, int is_recv)
+{
+    dfc_list_t *e;
+    for (e = l->next; e != l; e = e->next) {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        if (r->id != id) continue;
+        int tag = is_recv ? r->status.DFC_TAG : r->tag;
+        if (r->peer_world == (int)pkt->src_world && req_ctx(r) == pkt->ctx && tag == pkt->tag) return r;
+        break;
+    }
+    DFC_LOG(DFC_LOG_INFO, "p2p", "dropping a type %d packet from world rank %u for a request "
+            "that no longer waits for it", pkt->type, pkt->src_world);
+    return NULL;
+}
+
+/* Ends a request with an error (a failed peer, a refused packet). A request that a peer
+ * failure completed meanwhile (dfc_fault_peer runs inside post_packet) is left alone. */
+static void fail_req(dfc_req_t *r, int code)
+{
+    if (r->complete) return;
+    dfc_list_remove(&r->link);
+    if (!r->status.DFC_ERROR) r->status.DFC_ERROR = code;
+    dfc_req_complete(r);
 }
 
 static uint64_t eager_limit_for(const dfc_tl_t *tl)
@@ -151,6 +198,11 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
     int world = c->world[dst];
     dfc_tl_t *tl = dfc_route[world];
     req->peer_world = world;
+    int rc = dfc_fault_check(c, coll_ctx, world);
+    if (rc) {
+        fail_req(req, rc); /* through the request, so a collective's other steps stay valid */
+        return DFC_SUCCESS;
+    }
     dfc_pkt_t pkt = {0};
     pkt.ctx = c->ctx * 2 + (uint32_t)coll_ctx;
     pkt.src = c->rank;
@@ -162,11 +214,16 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
         pkt.type = DFC_PKT_EAGER;
         pkt.flags = sync ? DFC_PKT_FLAG_SYNC : 0;
         pkt.payload_len = (uint32_t)bytes;
-        return post_packet(world, &pkt, buf, sync ? NULL : req);
+    } else {
+        pkt.type = DFC_PKT_RTS;
+        pkt.offset = (uint64_t)(uintptr_t)buf;
     }
-    pkt.type = DFC_PKT_RTS;
-    pkt.offset = (uint64_t)(uintptr_t)buf;
-    return post_packet(world, &pkt, NULL, NULL);
+    int waits = pkt.type == DFC_PKT_RTS || sync; /* for CTS/FIN or SACK */
+    if (waits) dfc_list_insert_tail(&await_reply, &req->link);
+    rc = post_packet(world, &pkt, pkt.type == DFC_PKT_EAGER ? buf : NULL,
+                     waits ? NULL : req);
+    if (rc) fail_req(req, rc);
+    return DFC_SUCCESS;
 }
 
 static int matches(const dfc_req_t *r, const dfc_pkt_t *pkt)
@@ -191,8 +248,14 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     dfc_status_set_bytes(&r->status, n);
     if (pkt->type == DFC_PKT_EAGER) {
         if (n) memcpy(r->rbuf, payload, n);
-        if (pkt->flags & DFC_PKT_FLAG_SYNC) send_ctrl((int)pkt->src_world, DFC_PKT_SACK, pkt->sreq, 0);
+        if (pkt->flags & DFC_PKT_FLAG_SYNC) send_ctrl(DFC_PKT_SACK, pkt, 0);
         dfc_req_complete(r);
+        return;
+    }
+    /* The data of a rendezvous is still at the sender: if it is gone, so is the data. */
+    int rc = dfc_fault_check(NULL, 0, (int)pkt->src_world);
+    if (rc) {
+        fail_req(r, rc);
         return;
     }
     r->remote_id = pkt->sreq;
@@ -202,13 +265,18 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     if (rget_enabled && tl->ops->rget) {
         int rc = n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n) : DFC_SUCCESS;
         if (DFC_ERR_CLASS(rc) != DFC_ERR_UNSUPPORTED_OPERATION) {
-            if (rc) r->status.DFC_ERROR = rc;
-            send_ctrl((int)pkt->src_world, DFC_PKT_FIN, pkt->sreq, 0);
+            if (rc) {
+                fail_req(r, peer_gone((int)pkt->src_world, rc));
+                return;
+            }
+            send_ctrl(DFC_PKT_FIN, pkt, 0);
             dfc_req_complete(r);
             return;
         }
     }
-    send_ctrl((int)pkt->src_world, DFC_PKT_CTS, pkt->sreq, r->id);
+    dfc_list_insert_tail(&rndv_recvs, &r->link);
+    rc = send_ctrl(DFC_PKT_CTS, pkt, r->id);
+    if (rc) fail_req(r, rc);
 }
 
 int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int src, int tag,
@@ -231,6 +299,16 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
         return DFC_SUCCESS;
     }
     dfc_list_t *e, *t;
+    /* A collective's transfer on a communicator with a failed member fails at once, so that
+     * the collective fails on every live rank. A point-to-point message that arrived before
+     * its sender failed is still received (matched first); only a receive from a failed
+     * rank that could wait forever fails. */
+    int failed = dfc_fault_check(c, coll_ctx, src == DFC_ANY_SOURCE ? -1 : c->world[src]);
+    if (failed && coll_ctx) {
+        dfc_list_init(&req->link);
+        fail_req(req, failed);
+        return DFC_SUCCESS;
+    }
     DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs) {
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
         if (!matches(req, &u->pkt)) continue;
@@ -239,6 +317,11 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
         recv_matched(req, &u->pkt, u->data);
         free(u->data);
         free(u);
+        return DFC_SUCCESS;
+    }
+    dfc_list_init(&req->link);
+    if (failed && src != DFC_ANY_SOURCE) {
+        fail_req(req, failed);
         return DFC_SUCCESS;
     }
     dfc_list_insert_tail(&posted_recvs, &req->link);
@@ -284,22 +367,28 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
         return;
     }
     case DFC_PKT_CTS:
-        r = req_of_id(pkt->sreq);
+        if (!(r = find_waiting(&await_reply, pkt->sreq, pkt, 0))) return;
+        dfc_list_remove(&r->link);
         r->remote_id = pkt->rreq;
         r->done = 0;
         dfc_list_insert_tail(&rndv_sends, &r->link);
         return;
     case DFC_PKT_DATA:
-        r = req_of_id(pkt->rreq);
+        if (!(r = find_waiting(&rndv_recvs, pkt->rreq, pkt, 1))) return;
         if (pkt->offset < r->bytes)
             memcpy((char *)r->rbuf + pkt->offset, payload,
                    DFC_MIN2((uint64_t)pkt->payload_len, r->bytes - pkt->offset));
         r->done += pkt->payload_len;
-        if (r->done >= r->msg_len) dfc_req_complete(r);
+        if (r->done >= r->msg_len) {
+            dfc_list_remove(&r->link);
+            dfc_req_complete(r);
+        }
         return;
     case DFC_PKT_FIN:
     case DFC_PKT_SACK:
-        dfc_req_complete(req_of_id(pkt->sreq));
+        if (!(r = find_waiting(&await_reply, pkt->sreq, pkt, 0))) return;
+        dfc_list_remove(&r->link);
+        dfc_req_complete(r);
         return;
     default:
         DFC_LOG(DFC_LOG_ERROR, "p2p", "dropping packet of unknown type %d from world rank %u",
@@ -313,6 +402,8 @@ static int pump_rendezvous(dfc_req_t *r, int *events)
     dfc_tl_t *tl = dfc_route[r->peer_world];
     dfc_pkt_t pkt = {0};
     pkt.type = DFC_PKT_DATA;
+    pkt.ctx = req_ctx(r);
+    pkt.tag = r->tag;
     pkt.rreq = r->remote_id;
     pkt.src_world = (uint32_t)dfc_proc.world_rank;
     while (r->done < r->bytes) {
@@ -413,10 +504,45 @@ int dfc_p2p_cancel_recv(dfc_req_t *req)
     return DFC_SUCCESS;
 }
 
+/* ---- Peer failure (fault.c calls this once per failed world rank) -------------------------
+ * Fails every operation that depends on `world`: those with it as the peer, wildcard
+ * receives on communicators that contain it (ULFM's rule: the message they wait for may
+ * have been the dead rank's), and every transfer of a collective on such a communicator,
+ * whatever its peer (the live peer's side fails too, as it detects the same failure). */
+static int depends(const dfc_req_t *r, int world, int matched)
+{
+    if (r->coll_ctx && dfc_comm_has_member(r->comm, world)) return 1;
+    if (matched) return r->peer_world == world; /* its peer is known */
+    if (r->peer == DFC_ANY_SOURCE) return dfc_comm_has_member(r->comm, world);
+    return r->comm->world[r->peer] == world;
+}
+
+void dfc_p2p_fail_peer(int world, int code)
+{
+    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply, &rndv_sends};
+    dfc_list_t *e, *t;
+    for (int i = 0; i < 4; i++)
+        DFC_LIST_FOREACH_SAFE(e, t, lists[i]) {
+            dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+            if (depends(r, world, i > 0)) fail_req(r, code);
+        }
+    DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts) {
+        pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
+        if (p->world != world) continue;
+        dfc_list_remove(e);
+        pending_per_world[world]--;
+        if (p->complete_on_accept) {
+            p->complete_on_accept->status.DFC_ERROR = code;
+            dfc_req_complete(p->complete_on_accept);
+        }
+        free(p);
+    }
+}
+
 /* ---- The hang report ----------------------------------------------------------------------
  * One line per pending operation; "(collective)" marks the transfers of collectives, which
- * use the communicator's collective context. Rendezvous receives whose data is on the way
- * and rendezvous sends still waiting for their CTS are in no queue and are not listed. */
+ * use the communicator's collective context. A rendezvous send appears once: waiting for the
+ * receiver's CTS/FIN (its RTS perhaps still queued), or streaming DATA. */
 static const char *ctx_note(uint32_t ctx) { return (ctx & 1) ? " (collective)" : ""; }
 
 void dfc_p2p_report(FILE *f)
@@ -436,12 +562,29 @@ void dfc_p2p_report(FILE *f)
     }
     for (e = pending_pkts.next; e != &pending_pkts; e = e->next) {
         pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
-        if (p->pkt.type != DFC_PKT_EAGER && p->pkt.type != DFC_PKT_RTS) continue;
+        if (p->pkt.type != DFC_PKT_EAGER) continue; /* an RTS: listed with await_reply */
         fprintf(f, "[dfc hang report] rank %d: p2p send to world rank %d tag %d comm %u%s "
-                   "(%s, 0/%llu bytes, queued: the transport is full)\n",
+                   "(eager, 0/%llu bytes, queued: the transport is full)\n",
                 me, p->world, p->pkt.tag, p->pkt.ctx / 2, ctx_note(p->pkt.ctx),
-                p->pkt.type == DFC_PKT_EAGER ? "eager" : "rendezvous",
                 (unsigned long long)p->pkt.len);
+    }
+    for (e = await_reply.next; e != &await_reply; e = e->next) {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        fprintf(f, "[dfc hang report] rank %d: p2p send to %d tag %d comm %u%s "
+                   "(%s, 0/%llu bytes, waiting for the receiver's %s)\n",
+                me, r->peer, r->tag, r->comm->ctx, r->coll_ctx ? " (collective)" : "",
+                r->sync && r->bytes <= eager_limit_for(dfc_route[r->peer_world]) ? "synchronous"
+                                                                                : "rendezvous",
+                (unsigned long long)r->bytes,
+                r->sync && r->bytes <= eager_limit_for(dfc_route[r->peer_world]) ? "match" : "CTS");
+    }
+    for (e = rndv_recvs.next; e != &rndv_recvs; e = e->next) {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        fprintf(f, "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u%s "
+                   "(rendezvous, %llu/%llu bytes, matched, waiting for DATA)\n",
+                me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
+                r->coll_ctx ? " (collective)" : "", (unsigned long long)r->done,
+                (unsigned long long)r->msg_len);
     }
     for (e = rndv_sends.next; e != &rndv_sends; e = e->next) {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);

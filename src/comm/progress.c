@@ -21,6 +21,7 @@
 
 #include "comm/dfc_comm.h"
 #include "gpu/dfc_gpu.h"
+#include "pmix/dfc_boot.h"
 
 static dfc_progress_hook_fn coll_hook;
 static dfc_report_hook_fn coll_report_hook;
@@ -125,8 +126,12 @@ int dfc_progress_net(void)
     for (int i = 0; i < dfc_ntls; i++) {
         int n = dfc_tls[i]->ops->progress(dfc_tls[i], dfc_p2p_deliver);
         if (n > 0) events += n;
-        else if (n < 0) return n;
+        else if (n < 0) { /* a lost peer fails what depends on it; the rest goes on */
+            dfc_fault_peer(dfc_tls[i]->failed_peer, -n, dfc_tls[i]->ops->name);
+            events++;
+        }
     }
+    if (DFC_UNLIKELY(dfc_boot_failed_pending())) events += dfc_fault_poll();
     return events + dfc_p2p_progress_sends();
 }
 

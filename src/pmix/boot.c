@@ -7,6 +7,7 @@
  * server nor prints anything.
  */
 #include <pmix.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,74 @@ static int get_uint(const pmix_proc_t *proc, const char *key, unsigned *out)
     return DFC_SUCCESS;
 }
 
+/* ---- Failure events ----------------------------------------------------------------------
+ * Measured on Debian 12 (OpenPMIx 4.2.2): Open MPI 4.1's mpirun with --enable-recovery
+ * delivers no event when a rank is killed (its server logs BAD-PARAM instead), and Slurm
+ * 22.05's pmix plugin cancels the whole step on any server-side event, so the transports
+ * remain the detector there; launchers built on PRRTE send PMIX_PROC_TERMINATED-class
+ * events with PMIX_EVENT_AFFECTED_PROC, which this handler takes. */
+static _Atomic(unsigned char) *failed_flag; /* per world rank: 1 event seen, 2 reported */
+static atomic_int failed_events;
+static int failed_polled, failed_size;
+
+static void note_failed(const pmix_proc_t *p)
+{
+    if (!p || !PMIX_CHECK_NSPACE(p->nspace, my_proc.nspace) || p->rank >= (pmix_rank_t)failed_size)
+        return;
+    unsigned char zero = 0;
+    if (atomic_compare_exchange_strong(&failed_flag[p->rank], &zero, 1))
+        atomic_fetch_add(&failed_events, 1);
+}
+
+static void failure_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                          pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                          pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)status, (void)source, (void)results, (void)nresults;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC)
+            note_failed(info[i].value.data.proc);
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROCS) &&
+                 info[i].value.type == PMIX_DATA_ARRAY && info[i].value.data.darray &&
+                 info[i].value.data.darray->type == PMIX_PROC)
+            for (size_t k = 0; k < info[i].value.data.darray->size; k++)
+                note_failed((pmix_proc_t *)info[i].value.data.darray->array + k);
+    }
+    if (cbfunc) cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata); /* let other handlers run */
+}
+
+static void register_failure_events(int size)
+{
+    pmix_status_t codes[] = {PMIX_PROC_TERMINATED, PMIX_EVENT_PROC_TERMINATED,
+                             PMIX_ERR_PROC_ABORTED_BY_SIG, PMIX_ERR_PROC_TERM_WO_SYNC,
+                             PMIX_ERR_PROC_KILLED_BY_CMD, PMIX_ERR_EXIT_NONZERO_TERM};
+    failed_flag = calloc((size_t)size, sizeof *failed_flag);
+    if (!failed_flag) return; /* the transports still detect failures */
+    failed_size = size;
+    /* NULL callback: a blocking registration, which returns the handler id or an error. An
+     * error only means no events: nothing depends on them. */
+    pmix_status_t rc = PMIx_Register_event_handler(codes, sizeof codes / sizeof codes[0], NULL, 0,
+                                                   failure_event, NULL, NULL);
+    if (rc < 0) DFC_LOG(DFC_LOG_INFO, "boot", "no PMIx failure events: %s", PMIx_Error_string(rc));
+}
+
+int dfc_boot_failed_pending(void)
+{
+    return failed_flag && atomic_load_explicit(&failed_events, memory_order_relaxed) != failed_polled;
+}
+
+int dfc_boot_next_failed(void)
+{
+    for (int r = 0; failed_flag && r < failed_size; r++) {
+        unsigned char one = 1;
+        if (atomic_compare_exchange_strong(&failed_flag[r], &one, 2)) {
+            failed_polled++;
+            return r;
+        }
+    }
+    return -1;
+}
+
 int dfc_boot_init(dfc_boot_info_t *info)
 {
     memset(&boot_info, 0, sizeof boot_info);
@@ -94,6 +163,7 @@ int dfc_boot_init(dfc_boot_info_t *info)
     snprintf(boot_info.nspace, sizeof boot_info.nspace, "%s", my_proc.nspace);
     if (dfc_boot_hostname(boot_info.rank, boot_info.hostname, sizeof boot_info.hostname))
         gethostname(boot_info.hostname, sizeof boot_info.hostname - 1);
+    register_failure_events((int)size);
     *info = boot_info;
     return DFC_SUCCESS;
 }
@@ -123,17 +193,25 @@ int dfc_boot_put(const char *key, const void *value, size_t len)
     return DFC_SUCCESS;
 }
 
-int dfc_boot_fence(void)
+int dfc_boot_fence(void) { return dfc_boot_fence_among(NULL, 0); }
+
+int dfc_boot_fence_among(const int *ranks, int n)
 {
     if (boot_singleton) return DFC_SUCCESS;
+    pmix_proc_t *procs = NULL;
+    if (ranks) {
+        if (!(procs = calloc((size_t)n, sizeof *procs))) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+        for (int i = 0; i < n; i++) PMIX_LOAD_PROCID(&procs[i], my_proc.nspace, (pmix_rank_t)ranks[i]);
+    }
     pmix_status_t rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) return pmix_error("Commit", rc);
     pmix_info_t info;
     bool collect = true;
     PMIX_INFO_CONSTRUCT(&info);
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    rc = PMIx_Fence(NULL, 0, &info, 1);
+    rc = PMIx_Fence(procs, procs ? (size_t)n : 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
+    free(procs);
     if (rc != PMIX_SUCCESS) return pmix_error("Fence", rc);
     return DFC_SUCCESS;
 }
@@ -203,6 +281,10 @@ int dfc_boot_finalize(void)
     if (boot_active) {
         boot_active = 0;
         pmix_status_t rc = PMIx_Finalize(NULL, 0);
+        free((void *)failed_flag); /* the handler cannot run after PMIx_Finalize */
+        failed_flag = NULL;
+        failed_size = failed_polled = 0;
+        atomic_store(&failed_events, 0);
         if (rc != PMIX_SUCCESS) return pmix_error("Finalize", rc);
     }
     return DFC_SUCCESS;

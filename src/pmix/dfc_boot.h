@@ -24,6 +24,9 @@ int dfc_boot_init(dfc_boot_info_t *info);
 int dfc_boot_put(const char *key, const void *value, size_t len);
 /* Commits puts and waits until every process of the job has reached the fence. */
 int dfc_boot_fence(void);
+/* The same among the n world ranks listed (the live ones after a failure: a launcher may
+ * never complete a fence that waits for a dead process). */
+int dfc_boot_fence_among(const int *ranks, int n);
 /* Fetches a peer's value; *value is malloc'ed and owned by the caller. */
 int dfc_boot_get(int rank, const char *key, void **value, size_t *len);
 /* The hostname of `rank` (PMIX_HOSTNAME); copies at most len bytes. */
@@ -31,5 +34,10 @@ int dfc_boot_hostname(int rank, char *buf, size_t len);
 /* Aborts the whole job with a message; does not return. */
 void dfc_boot_abort(int code, const char *msg) __attribute__((noreturn));
 int dfc_boot_finalize(void);
+/* Failure events from the launcher (PMIx event notification), where it sends them. The
+ * handler runs in PMIx's thread and only queues the rank; progress polls: pending() is a
+ * cheap check, next_failed() returns a failed world rank not returned before, or -1. */
+int dfc_boot_failed_pending(void);
+int dfc_boot_next_failed(void);
 
 #endif /* DFC_BOOT_H */

@@ -63,6 +63,7 @@ typedef struct dfc_tl_job {
     const int *peers;           /* world ranks this transport must reach (sorted) */
     int npeers;
     const int *local_ranks;     /* world rank of each local rank (shm), local_size entries */
+    int fault_timeout_s;        /* DFC_FAULT_TIMEOUT: detect a silent peer's loss within it */
 } dfc_tl_job_t;
 
 typedef struct dfc_tl_ops {
@@ -89,8 +90,8 @@ typedef struct dfc_tl_ops {
 
     /* Delivers arrived packets through `deliver` and flushes queued output. Never blocks.
      * Returns the number of packets delivered (>= 0) or, when a peer failed, the NEGATED
-     * error code (-code; the message names the peer); progress still works for the other
-     * peers afterwards. */
+     * error code (-code; the message names the peer) with tl->failed_peer set to its world
+     * rank; each failed peer is reported once, and progress still works for the others. */
     int (*progress)(struct dfc_tl *tl, dfc_tl_deliver_fn deliver);
 
     /* Optional: blocks the caller up to timeout_us microseconds or until something may have
@@ -110,6 +111,7 @@ typedef struct dfc_tl_ops {
 typedef struct dfc_tl {
     const dfc_tl_ops_t *ops;
     size_t max_payload; /* set by init */
+    int failed_peer;    /* world rank named by the last negative progress return */
     void *priv;         /* the transport's own state */
 } dfc_tl_t;
 

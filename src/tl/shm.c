@@ -462,6 +462,7 @@ static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
                              pkt->type == 0 || pkt->type >= DFC_PKT_TYPE_MAX)) {
                 /* Only memory corruption gets here; the peer cannot be trusted any more. */
                 p->failed = 1;
+                tl->failed_peer = p->world;
                 rc = dfc_err(DFC_ERR_PROC_FAILED, __func__,
                              "malformed packet (type %u, %zu bytes) from local peer world rank %d",
                              pkt->type, len, p->world);
@@ -485,6 +486,7 @@ static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
             if (p->dead && !p->failed && !dfc_shm_ring_pending(p->in)) {
                 p->failed = 1;
                 s->ndead--;
+                tl->failed_peer = p->world;
                 rc = peer_failed_err(__func__, p);
                 break;
             }
@@ -554,8 +556,11 @@ static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, s
                     strerror(errno));
             return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "process_vm_readv: %s", strerror(errno));
         }
-        if (n < 0 && errno == ESRCH) {
-            p->dead = p->failed = 1;
+        if (n < 0 && errno == ESRCH) { /* progress reports it, as for the liveness check */
+            if (!p->dead) {
+                p->dead = 1;
+                s->ndead++;
+            }
             return peer_failed_err(__func__, p);
         }
         return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,

@@ -19,7 +19,8 @@
  *    complete packet in place (8-byte aligned, see tcp_wire.h). A header that fails
  *    validation, EOF or a socket error fails that peer only: progress reports it once
  *    (negated DFC_ERR_PROC_FAILED code naming the world rank), later sends to it fail,
- *    and the other peers keep working.
+ *    and the other peers keep working. A peer whose host dies sends no FIN or reset: keepalive
+ *    probes and TCP_USER_TIMEOUT find it within DFC_FAULT_TIMEOUT seconds.
  *  - wait sleeps in ppoll on an epoll set of all sockets (nanosecond timeouts), plus
  *    POLLOUT on sockets with queued output.
  *
@@ -337,6 +338,7 @@ static int tcp_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
             if (c->unreported) {
                 c->unreported = 0;
                 s->nunreported--;
+                tl->failed_peer = c->world;
                 return -dead_err(__func__, c); /* dfc_tl.h: a failure is returned negated */
             }
         }
@@ -642,6 +644,8 @@ static int tcp_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     }
     rc = connect_all(s, addrs, timeout);
     if (rc == DFC_SUCCESS) rc = conns_ready(s);
+    for (int i = 0; rc == DFC_SUCCESS && i < s->nconns; i++)
+        dfc_tcp_keepalive(s->conns[i].fd, job->fault_timeout_s);
     s->direct = s->nconns <= TCP_DIRECT_PEERS;
     DFC_LOG(DFC_LOG_INFO, "tcp", "%d peers connected, max payload %zu", s->nconns, s->max_payload);
 out:

@@ -126,6 +126,20 @@ int dfc_tcp_connect_start(const char *addr, int sockbuf, int *fd)
     return 0;
 }
 
+void dfc_tcp_keepalive(int fd, int timeout_s)
+{
+    if (fd < 0 || timeout_s <= 0) return;
+    /* idle + cnt * intvl <= timeout: the first probe after timeout/2 s of silence, then
+     * 3 probes spaced timeout/6 s apart (each at least 1 s, the kernel's unit). */
+    int one = 1, idle = DFC_MAX2(1, timeout_s / 2), cnt = 3, intvl = DFC_MAX2(1, timeout_s / 6);
+    unsigned user_ms = (unsigned)timeout_s * 1000u;
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof(user_ms));
+}
+
 void dfc_tcp_sockopts(int fd, int sockbuf)
 {
     int one = 1;

@@ -61,5 +61,8 @@ void dfc_tcp_public_ip(const char *bind_ip, char *buf, size_t len);
 int dfc_tcp_connect_start(const char *addr, int sockbuf, int *fd);
 /* TCP_NODELAY and, when sockbuf > 0, SO_SNDBUF/SO_RCVBUF. */
 void dfc_tcp_sockopts(int fd, int sockbuf);
+/* Makes a silent loss of the peer (its host died) fail the socket within about timeout_s
+ * seconds: keepalive probes while idle, TCP_USER_TIMEOUT while data is unacknowledged. */
+void dfc_tcp_keepalive(int fd, int timeout_s);
 
 #endif /* DFC_TCP_WIRE_H */

@@ -70,6 +70,10 @@ dfc_tl_t *dfc_tls[3];
 int dfc_ntls;
 DFC_Status dfc_status_ignore_marker[1];
 int dfc_gpu_busy(void) { return 0; } /* the GPU daemon (src/gpu/daemon.c) holds nothing here */
+/* No launcher and no failures here: the bootstrap's event queue is empty. */
+int dfc_boot_failed_pending(void) { return 0; }
+int dfc_boot_next_failed(void) { return -1; }
+int dfc_group_rank_of(const dfc_group_t *g, int w) { return g && w == 0 ? 0 : DFC_UNDEFINED; }
 static int comm_releases;
 void dfc_comm_release(dfc_comm_t *c)
 {

@@ -8,6 +8,12 @@
  *    "allreduce" and "waiting for rank 1".
  * 2. SIGUSR1: rank 0 raises it while an DFC_Ibarrier is pending (rank 1 joins 0.5 s late);
  *    the next wait prints a report marked "(SIGUSR1)" that lists the barrier.
+ * 3. Rendezvous in flight (DFC_RGET=0, so the receiver takes DATA packets instead of pulling):
+ *    rank 0 posts a 1 MiB DFC_Isend that rank 1 has not received yet and raises SIGUSR1; its
+ *    report must list the send waiting for the receiver's CTS with 0/1048576 bytes. Rank 0
+ *    then tells rank 1 to receive and stays out of the library for 1.5 s, so rank 1's
+ *    matched DFC_Irecv waits for DATA: rank 1's SIGUSR1 report must list it with
+ *    0/1048576 bytes. Both then complete and the data is checked.
  */
 #include <signal.h>
 #include <unistd.h>
@@ -62,6 +68,7 @@ static int has_line(const char *text, const char *a, const char *b, const char *
 int main(int argc, char **argv)
 {
     setenv("DFC_HANG_REPORT_SECONDS", "1", 1);
+    setenv("DFC_RGET", "0", 1); /* part 3: a matched receive then waits for DATA packets */
     dfct_init(&argc, &argv);
     int rank, size;
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
@@ -101,6 +108,49 @@ int main(int argc, char **argv)
                    "no hang-report line for the pending barrier after SIGUSR1; stderr was:\n%s", text);
         free(text);
     }
+
+    /* 3. Rendezvous transfers waiting for the peer. */
+    const int n = 1 << 20, go_tag = 5, big_tag = 77;
+    char *big = malloc(n);
+    int go = 1;
+    DFCT_CHECK(big != NULL, "out of memory");
+    if (rank == 0) {
+        for (int i = 0; i < n; i++) big[i] = (char)(i * 7);
+        DFCT_OK(DFC_Isend(big, n, DFC_CHAR, 1, big_tag, comm, &req));
+        saved = capture_stderr(&tmp);
+        raise(SIGUSR1);
+        int flag = 0;
+        DFCT_OK(DFC_Test(&req, &flag, DFC_STATUS_IGNORE));
+        char *text = restore_stderr(saved, tmp);
+        DFCT_CHECK(!flag, "the 1 MiB send completed before rank 1 posted its receive");
+        DFCT_CHECK(has_line(text, "p2p send to 1 tag 77", "rendezvous, 0/1048576 bytes",
+                            "waiting for the receiver's CTS"),
+                   "no hang-report line for the rendezvous send waiting for its CTS; stderr was:\n%s", text);
+        free(text);
+        DFCT_OK(DFC_Send(&go, 1, DFC_INT, 1, go_tag, comm));
+        usleep(1500000); /* no progress here: rank 1's receive waits for DATA meanwhile */
+        DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
+    } else if (rank == 1) {
+        DFCT_OK(DFC_Recv(&go, 1, DFC_INT, 0, go_tag, comm, DFC_STATUS_IGNORE));
+        memset(big, 0, n);
+        DFCT_OK(DFC_Irecv(big, n, DFC_CHAR, 0, big_tag, comm, &req));
+        saved = capture_stderr(&tmp);
+        raise(SIGUSR1);
+        int flag = 0;
+        DFCT_OK(DFC_Test(&req, &flag, DFC_STATUS_IGNORE));
+        DFCT_CHECK(!flag, "the 1 MiB receive completed while rank 0 stayed out of the library");
+        DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE)); /* its timeout report goes to the file too */
+        char *text = restore_stderr(saved, tmp);
+        DFCT_CHECK(has_line(text, "(SIGUSR1)", "rank 1", "[dfc hang report]") &&
+                   has_line(text, "p2p recv from 0 tag 77", "rendezvous, 0/1048576 bytes",
+                            "waiting for DATA"),
+                   "no SIGUSR1 report with the matched receive waiting for DATA; stderr was:\n%s", text);
+        free(text);
+        int bad = 0;
+        for (int i = 0; i < n; i++) bad += big[i] != (char)(i * 7);
+        DFCT_CHECK(bad == 0, "%d of %d received bytes are wrong", bad, n);
+    }
+    free(big);
 
     DFCT_OK(DFC_Comm_free(&comm));
     return dfct_finalize();

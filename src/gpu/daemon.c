@@ -45,6 +45,7 @@ static struct {
     int *local_world;        /* daemon index -> world rank */
     daemon_record_t rec;
     char *box[DFC_GPU_MAX_LOCAL];
+    char *spill;             /* chunks moved aside by receivers (dfc_gpu_dev_t.spill_*) */
     dfc_gpu_host_t *host;    /* pinned, and its device address: */
     dfc_gpu_host_t *host_dev;
     dfc_gpu_dev_t *dev;
@@ -71,6 +72,7 @@ static void release_resources(void)
     for (int i = 0; i < DFC_GPU_MAX_COLLS; i++)
         if (d.tmp[i]) dfc_cuda.cudaFree(d.tmp[i]);
     if (d.dev) dfc_cuda.cudaFree(d.dev);
+    if (d.spill) dfc_cuda.cudaFree(d.spill);
     if (d.host) dfc_cuda.cudaFreeHost(d.host);
     if (d.stream) dfc_cuda.cudaStreamDestroy(d.stream);
     if (d.side) dfc_cuda.cudaStreamDestroy(d.side);
@@ -105,6 +107,9 @@ static int start_daemon(void)
     if ((e = dfc_cuda.cudaMalloc(&p, box_bytes))) return dfc_cuda_error("cudaMalloc of the mailboxes", e);
     d.box[d.me] = p;
     if ((e = dfc_cuda.cudaMemset(p, 0, box_bytes))) return dfc_cuda_error("cudaMemset", e);
+    size_t spill_bytes = (size_t)g->nlocal * g->channels * DFC_GPU_SPILL * g->half;
+    if ((e = dfc_cuda.cudaMalloc(&p, spill_bytes))) return dfc_cuda_error("cudaMalloc of the spill chunks", e);
+    d.spill = p;
     if ((e = dfc_cuda.cudaMalloc(&p, dev_bytes))) return dfc_cuda_error("cudaMalloc of the daemon state", e);
     d.dev = p;
     d.ctx = (dfc_gpu_ctx_t *)((char *)p + sizeof(dfc_gpu_dev_t));
@@ -219,6 +224,7 @@ void dfc_gpu_daemon_connect(void)
     k->dev = d.dev;
     k->ctx = d.ctx;
     memcpy(k->box, d.box, sizeof k->box);
+    k->spill = d.spill;
     k->geom = d.rec.geom;
     k->me = (uint32_t)d.me;
     DFC_LOG(DFC_LOG_INFO, "gpu", "GPU daemon on device %d (%s), %u channels, %u slots of 2 x %u bytes",
@@ -373,6 +379,9 @@ void dfc_gpu_daemon_finalize(void)
 {
     if (!d.ok) return;
     if (d.launched) dfc_cuda.cudaStreamSynchronize(d.stream); /* the kernel leaves once idle */
+    DFC_LOG(DFC_LOG_INFO, "gpu", "daemon: %llu launches, left %llu times stuck and %llu times idle, %llu preemptions",
+            (unsigned long long)d.launches, (unsigned long long)d.host->exits_stuck,
+            (unsigned long long)d.host->exits_idle, (unsigned long long)d.host->preemptions);
     release_resources();
 }
 

@@ -39,6 +39,7 @@
 #define DFC_GPU_MAX_SLOTS 64     /* FIFOs per (pair of GPUs, channel) */
 #define DFC_GPU_MAX_COLLS 128    /* collectives in flight per process */
 #define DFC_GPU_THREADS 512      /* threads per block */
+#define DFC_GPU_SPILL 4          /* chunks a receiver can move aside per (peer, channel) */
 
 /* Bit set in dfc_step_t.order of a RECV_REDUCE step whose received data may be reduced into
  * its destination as it arrives (no send of the same fence group reads that range), which
@@ -73,6 +74,7 @@ typedef struct dfc_gpu_host {
     volatile uint32_t exited[DFC_GPU_MAX_CHANNELS]; /* launch epoch at which block exited */
     volatile uint64_t preemptions;              /* counted by channel 0 */
     volatile uint64_t launches_seen;            /* epoch the kernel last started */
+    volatile uint64_t exits_stuck, exits_idle;  /* why the kernel left (DFC_DEBUG=2:gpu) */
     dfc_gpu_desc_t desc[DFC_GPU_MAX_COLLS];
 } dfc_gpu_host_t;
 
@@ -111,13 +113,23 @@ typedef struct dfc_gpu_dev {
     uint64_t sent[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_MAX_SLOTS];
     uint64_t owner[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_MAX_SLOTS];
     uint64_t recvd[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_MAX_SLOTS];
+    /* Chunks a receiver moved out of a FIFO because they belong to a collective it is not
+     * running yet, so that its own chunks behind them can come through (the GPU's
+     * unexpected-message queue): per (peer, channel), owner ident (0: free), slot, sequence
+     * number (their age) and size. The data is in the spill region (kargs.spill). */
+    uint64_t spill_ident[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_SPILL];
+    uint64_t spill_seq[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_SPILL];
+    uint32_t spill_slot[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_SPILL];
+    uint32_t spill_bytes[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_SPILL];
     /* ctx[DFC_GPU_MAX_COLLS][channels] follows (dfc_gpu_ctx_t), allocated after this */
 } dfc_gpu_dev_t;
 
-/* The flag of one half-buffer: the chunk's sequence number in its slot and its owner. */
+/* The flag of one half-buffer: the chunk's sequence number in its slot, its owner and size. */
 typedef struct dfc_gpu_flag {
     volatile uint64_t ident;
     volatile uint64_t seq;
+    volatile uint64_t bytes;
+    uint64_t pad;
 } dfc_gpu_flag_t;
 
 /* Geometry of the mailbox region, the same on every process of the job. */
@@ -163,6 +175,7 @@ typedef struct dfc_gpu_kargs {
     dfc_gpu_dev_t *dev;
     dfc_gpu_ctx_t *ctx;           /* [DFC_GPU_MAX_COLLS][channels] */
     char *box[DFC_GPU_MAX_LOCAL]; /* mailbox regions, mine at [me], peers' through IPC */
+    char *spill;                  /* [peer][channel][DFC_GPU_SPILL] chunks of `half` bytes */
     dfc_gpu_geom_t geom;
     uint32_t me;                  /* my daemon index */
     uint32_t epoch;               /* launch number */

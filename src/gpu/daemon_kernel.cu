@@ -46,7 +46,17 @@ struct block_state {
     uint64_t act_bytes[16];
     int act_reduce[16];       /* fused receive: reduce instead of copy */
     int act_order[16];
+    int act_kind[16];         /* enum act_kind */
+    int act_spill[16];        /* spill entry (ACT_FROM_SPILL, ACT_STEAL) */
+    uint64_t act_ident[16];   /* ACT_STEAL: the owner of the chunk moved aside */
 };
+
+enum act_kind { ACT_SEND, ACT_RECV, ACT_FROM_SPILL, ACT_STEAL };
+
+__device__ static inline char *spill_at(const dfc_gpu_kargs_t &a, uint32_t peer, uint32_t chan, int e)
+{
+    return a.spill + (((uint64_t)peer * a.geom.channels + chan) * DFC_GPU_SPILL + e) * a.geom.half;
+}
 
 static __device__ __forceinline__ bool is_xfer(int kind)
 {
@@ -173,13 +183,44 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
             s->act_src[k] = buf_at(h, st->src_buf, st->src_off + off);
             s->act_dst[k] = a.box[peer] + dfc_gpu_box_data_off(g, a.me, chan, h->slot, (uint32_t)(seq & 1));
             s->act_reduce[k] = 0;
+            s->act_kind[k] = ACT_SEND;
         } else {
-            uint64_t seq = a.dev->recvd[peer][chan][h->slot] + 1;
-            dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] + dfc_gpu_box_flags_off(g, peer, chan, h->slot, (uint32_t)(seq & 1)));
-            if (f->seq != seq) continue;
-            __threadfence_system();
-            if (f->ident != h->ident) continue; /* the FIFO's next chunk is another collective's */
-            s->act_src[k] = a.box[a.me] + dfc_gpu_box_data_off(g, peer, chan, h->slot, (uint32_t)(seq & 1));
+            /* My oldest chunk moved aside earlier comes first; then the FIFO. */
+            dfc_gpu_dev_t *d = a.dev;
+            int best = -1;
+            for (int e = 0; e < DFC_GPU_SPILL; e++)
+                if (d->spill_ident[peer][chan][e] == h->ident && d->spill_slot[peer][chan][e] == h->slot &&
+                    (best < 0 || d->spill_seq[peer][chan][e] < d->spill_seq[peer][chan][best]))
+                    best = e;
+            if (best >= 0) {
+                s->act_kind[k] = ACT_FROM_SPILL;
+                s->act_spill[k] = best;
+                s->act_src[k] = spill_at(a, peer, chan, best);
+            } else {
+                uint64_t seq = d->recvd[peer][chan][h->slot] + 1;
+                dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] + dfc_gpu_box_flags_off(g, peer, chan, h->slot, (uint32_t)(seq & 1)));
+                if (f->seq != seq) continue;
+                __threadfence_system();
+                uint64_t owner = f->ident;
+                s->act_src[k] = a.box[a.me] + dfc_gpu_box_data_off(g, peer, chan, h->slot, (uint32_t)(seq & 1));
+                if (owner != h->ident) {
+                    /* Another collective's chunk blocks the FIFO: move it aside if there is room
+                     * (else wait: its owner will take it when it runs). */
+                    int e = 0;
+                    while (e < DFC_GPU_SPILL && d->spill_ident[peer][chan][e]) e++;
+                    if (e == DFC_GPU_SPILL) continue;
+                    s->act_kind[k] = ACT_STEAL;
+                    s->act_spill[k] = e;
+                    s->act_ident[k] = owner;
+                    s->act_dst[k] = spill_at(a, peer, chan, e);
+                    s->act_reduce[k] = 0;
+                    s->act_step[k] = i;
+                    s->act_bytes[k] = f->bytes;
+                    s->nact++;
+                    continue;
+                }
+                s->act_kind[k] = ACT_RECV;
+            }
             int fused = st->kind == DFC_STEP_RECV_REDUCE && (st->order & DFC_GPU_FUSED);
             s->act_reduce[k] = fused;
             s->act_order[k] = st->order & 1;
@@ -209,17 +250,29 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
         uint32_t nchunks = (uint32_t)((hi - lo + g->half - 1) / g->half);
         uint32_t prog = c->progress[s->act_step[k]] + 1;
-        if (st->kind == DFC_STEP_SEND) {
-            uint64_t seq = ++a.dev->sent[peer][chan][h->slot];
+        dfc_gpu_dev_t *d = a.dev;
+        int e = s->act_spill[k];
+        if (s->act_kind[k] == ACT_SEND) {
+            uint64_t seq = ++d->sent[peer][chan][h->slot];
             dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot, (uint32_t)(seq & 1)));
             f->ident = h->ident;
+            f->bytes = s->act_bytes[k];
             __threadfence_system();
             f->seq = seq;
-            if (prog == nchunks) a.dev->owner[peer][chan][h->slot] = 0; /* last chunk written */
-        } else {
-            uint64_t seq = ++a.dev->recvd[peer][chan][h->slot];
+            if (prog == nchunks) d->owner[peer][chan][h->slot] = 0; /* last chunk written */
+        } else if (s->act_kind[k] == ACT_FROM_SPILL) {
+            d->spill_ident[peer][chan][e] = 0; /* the entry is free again */
+        } else { /* ACT_RECV, ACT_STEAL: the FIFO advances, the sender may reuse the half */
+            uint64_t seq = ++d->recvd[peer][chan][h->slot];
             volatile uint64_t *ack = (volatile uint64_t *)(a.box[peer] + dfc_gpu_box_acks_off(g, a.me, chan, h->slot));
             *ack = seq;
+            if (s->act_kind[k] == ACT_STEAL) {
+                d->spill_ident[peer][chan][e] = s->act_ident[k];
+                d->spill_slot[peer][chan][e] = h->slot;
+                d->spill_seq[peer][chan][e] = seq;
+                d->spill_bytes[peer][chan][e] = (uint32_t)s->act_bytes[k];
+                continue; /* not this step's chunk */
+            }
         }
         c->progress[s->act_step[k]] = prog == nchunks ? STEP_DONE : prog;
     }
@@ -419,14 +472,17 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
             a.dev->busy[chan] = s.q.n > 0;
             if (moved) a.dev->last_move = t;
             uint64_t last = a.dev->last_move, quiet = t - (last > launched_at ? last : launched_at);
-            int quit = a.dev->drain == a.epoch;
-            if (!quit && s.q.n > 0 && quiet > a.idle_ns) quit = 1;
+            int quit = a.dev->drain == a.epoch, why = 0;
+            if (!quit && s.q.n > 0 && quiet > a.idle_ns) quit = why = 1;
             if (!quit && s.q.n == 0 && quiet > a.linger_ns && a.host->sq_tail == s.q.sq_head) {
-                quit = 1;
+                quit = why = 2;
                 for (uint32_t b = 0; b < a.geom.channels && quit; b++)
-                    if (a.dev->busy[b]) quit = 0;
+                    if (a.dev->busy[b]) quit = why = 0;
             }
-            if (quit) a.dev->drain = a.epoch;
+            if (why && atomicExch((uint32_t *)&a.dev->drain, a.epoch) != a.epoch) { /* the first to decide counts */
+                if (why == 1) a.host->exits_stuck = a.host->exits_stuck + 1;
+                else a.host->exits_idle = a.host->exits_idle + 1;
+            }
             s_exit = quit;
         }
         __syncthreads();

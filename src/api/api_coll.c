@@ -124,24 +124,30 @@ static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
     return DFC_SUCCESS;
 }
 
-/* Device buffers go to the GPU daemon when it can run the call (src/coll/gpu.c), else
- * through host shadows. In the daemon both buffers must be on this rank's GPU. */
-static int place_buffers(const char *func, dfc_coll_t *coll, const dfc_coll_args_t *a)
+/* Where a call runs: host buffers on the host engine; device buffers in the GPU daemon when
+ * it can run the call (src/coll/gpu.c), else staged through host memory. In the daemon both
+ * buffers must be on this rank's GPU. Decided before the schedule is built, since
+ * generators shape schedules for the daemon (a->gpu). */
+enum { ROUTE_HOST, ROUTE_STAGE, ROUTE_GPU };
+static int route_of(const char *func, dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
+                    const void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op, int *route)
 {
     uint64_t sbytes, rbytes;
     buffer_spans(a, &sbytes, &rbytes);
-    const void *sb = sbytes && !a->in_place ? coll->bufs[DFC_BUF_SEND] : NULL;
-    const void *rb = rbytes ? coll->bufs[DFC_BUF_RECV] : NULL;
+    const void *sb = sbytes && !a->in_place ? sendbuf : NULL;
+    const void *rb = rbytes ? recvbuf : NULL;
     int sdev = sb ? dfc_gpu_ptr_device(sb) : -1, rdev = rb ? dfc_gpu_ptr_device(rb) : -1;
-    if (sdev < 0 && rdev < 0) return DFC_SUCCESS; /* host buffers: the host engine */
-    if (!dfc_coll_gpu_usable(coll)) return stage_buffers(coll, a);
+    *route = ROUTE_HOST;
+    if (sdev < 0 && rdev < 0) return DFC_SUCCESS;
+    *route = ROUTE_STAGE;
+    if (!dfc_coll_gpu_eligible(c, dt, op)) return DFC_SUCCESS;
     int mine = dfc_gpu_daemon_device();
     if ((sb && sdev != mine) || (rb && rdev != mine))
         return dfc_err(DFC_ERR_BUFFER, func,
                        "invalid arguments sendbuf and recvbuf: in the GPU daemon both must be device "
                        "memory of this rank's GPU %d (sendbuf: %s %d, recvbuf: %s %d)", mine,
                        sdev < 0 ? "host" : "device", sdev, rdev < 0 ? "host" : "device", rdev);
-    coll->on_gpu = 1;
+    *route = ROUTE_GPU;
     return DFC_SUCCESS;
 }
 
@@ -167,6 +173,9 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
 {
     a->rank = c->rank;
     a->size = c->size;
+    int route, rc = route_of(call->func, c, a, sendbuf, recvbuf, dt, op, &route);
+    if (rc) return rc;
+    a->gpu = route == ROUTE_GPU;
     const dfc_coll_algo_t *algo = dfc_coll_select(a);
     if (!algo)
         return dfc_err(DFC_ERR_INTERN, call->func, "no %s algorithm is usable for this call",
@@ -174,7 +183,7 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     dfc_sched_t sched;
     dfc_sched_init(&sched);
     sched.algorithm = algo->name;
-    int rc = algo->build(a, &sched);
+    rc = algo->build(a, &sched);
     dfc_coll_t *coll = NULL;
     dfc_req_t *req = NULL;
     if (!rc) rc = dfc_coll_new(c, &sched, sendbuf, recvbuf, dt, op, call->mode == DFC_MODE_PERSISTENT,
@@ -190,7 +199,9 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     req->destroy = destroy_coll;
     req->start = start_coll;
     coll->req = req;
-    if ((rc = place_buffers(call->func, coll, a))) {
+    if (route == ROUTE_GPU) rc = dfc_coll_gpu_prepare(coll);
+    else if (route == ROUTE_STAGE) rc = stage_buffers(coll, a);
+    if (rc) {
         dfc_req_free(req);
         return rc;
     }

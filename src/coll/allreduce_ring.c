@@ -8,7 +8,8 @@
  * local copy; afterwards rank holds chunk (rank + 1) mod p fully reduced. Allgather step
  * t = 0 .. p-2: send chunk (rank + 1 - t) mod p, receive chunk (rank - t) mod p.
  * Pipelining: each chunk is cut into segments of at most DFC_COLL_RING_SEGMENT bytes (whole
- * items; default 1 MiB). Segment k of step j depends only on segment k of step j - 1, so
+ * items; default 1 MiB) - on the host only: the GPU daemon pipelines every transfer in
+ * chunks over its channels itself, and each fence there costs a meeting of the channels. Segment k of step j depends only on segment k of step j - 1, so
  * epoch e (between two fences) carries segment e - j of every step j: a wavefront that keeps
  * up to min(2(p-1), segments per chunk) messages in flight per direction, each segment in
  * its own TMP slot (TMP = one chunk, and none at all without IN_PLACE).
@@ -54,7 +55,7 @@ int dfc_coll_allreduce_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     if (bytes == 0) return DFC_SUCCESS;
     if (n == 1) return dfc_sched_copy(s, in, 0, DFC_BUF_RECV, 0, bytes);
 
-    uint64_t seg_items = ring_segment_bytes() / elem;
+    uint64_t seg_items = (a->gpu ? UINT64_MAX / 2 : ring_segment_bytes()) / elem;
     if (seg_items == 0) seg_items = 1;
     uint64_t max_chunk = chunk_start(count, n, 1); /* chunk 0 is a largest one */
     int nseg = (int)((max_chunk + seg_items - 1) / seg_items);

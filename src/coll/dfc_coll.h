@@ -52,6 +52,8 @@ typedef struct dfc_coll_args {
     uint64_t selem, relem; /* sizes of sendtype and recvtype (v forms: counts are in items) */
     const int *scounts, *sdispls; /* scatterv, alltoallv: per rank, items of sendtype */
     const int *vcounts, *vdispls; /* gatherv, allgatherv, alltoallv recv side: items of recvtype */
+    int gpu;           /* the schedule runs in the GPU daemon, which pipelines every transfer in
+                          chunks over its channels: generators need not cut it into segments */
 } dfc_coll_args_t;
 
 /* Generators stop at the first builder call that fails, returning its code. */
@@ -155,7 +157,7 @@ struct dfc_coll {
     long budget;             /* spin budget when at the head (adaptive) */
     int preempted_at;        /* pc of the last preemption (-1: none yet in this run) */
     uint64_t preemptions;
-    /* in the GPU daemon (gpu.c): set by dfc_coll_gpu_usable */
+    /* in the GPU daemon (gpu.c): set by dfc_coll_gpu_prepare */
     int on_gpu;
     int gpu_submitted;
     dfc_gpu_handle_t gpu;
@@ -176,10 +178,12 @@ int dfc_coll_start(dfc_coll_t *coll);
  * (error code < 0 is never returned: failures complete the request with an error). */
 int dfc_coll_exec(dfc_coll_t *coll);
 void dfc_coll_free(dfc_coll_t *coll);
-/* The GPU daemon path (gpu.c). usable: 1 if the daemon can run c (communicator, datatype,
- * op), filling c's gpu_* fields; the caller sets c->on_gpu, after which dfc_coll_start
- * submits c to the daemon instead of the host run queue. */
-int dfc_coll_gpu_usable(dfc_coll_t *c);
+/* The GPU daemon path (gpu.c). eligible: 1 if the daemon can run a collective on comm with
+ * this datatype and op (every rank has its own GPU on this node; a reduction the kernel
+ * computes); the same answer on every rank. prepare: readies an instance for the daemon
+ * (sets on_gpu, after which dfc_coll_start submits it instead of queueing it on the host). */
+int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_dtype_t *dt, const dfc_op_t *op);
+int dfc_coll_gpu_prepare(dfc_coll_t *c);
 int dfc_coll_gpu_start(dfc_coll_t *c);
 int dfc_coll_gpu_pass(void);          /* submissions, completions, kernel relaunch */
 void dfc_coll_gpu_report(FILE *f);    /* hang-report lines for collectives in the daemon */

@@ -52,23 +52,31 @@ static int gpu_op_of(const dfc_op_t *op)
     return -1;
 }
 
-int dfc_coll_gpu_usable(dfc_coll_t *c)
+int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_dtype_t *dt, const dfc_op_t *op)
+{
+    if (comm->size > DFC_GPU_MAX_LOCAL) return 0;
+    for (int r = 0; r < comm->size; r++)
+        if (dfc_gpu_daemon_index(comm->world[r]) < 0) return 0;
+    int elem;
+    return !op || (gpu_type_of(dt, &elem) >= 0 && gpu_op_of(op) >= 0);
+}
+
+int dfc_coll_gpu_prepare(dfc_coll_t *c)
 {
     dfc_comm_t *comm = c->comm;
-    if (comm->size > DFC_GPU_MAX_LOCAL || c->sched.nsteps > DFC_GPU_MAX_STEPS) return 0;
-    for (int r = 0; r < comm->size; r++) {
-        int idx = dfc_gpu_daemon_index(comm->world[r]);
-        if (idx < 0) return 0;
-        c->gpu_peer[r] = (int8_t)idx;
-    }
+    if (c->sched.nsteps > DFC_GPU_MAX_STEPS)
+        return DFC_ERR(DFC_ERR_INTERN, "the %s schedule has %d steps, more than the GPU daemon's %d",
+                       c->sched.algorithm, c->sched.nsteps, DFC_GPU_MAX_STEPS);
+    for (int r = 0; r < comm->size; r++) c->gpu_peer[r] = (int8_t)dfc_gpu_daemon_index(comm->world[r]);
     c->gpu_type = c->gpu_op = -1;
     c->gpu_elem = c->gpu_item = 1;
     if (c->op) { /* a reduction */
-        if ((c->gpu_type = gpu_type_of(c->dtype, &c->gpu_elem)) < 0 || (c->gpu_op = gpu_op_of(c->op)) < 0)
-            return 0;
+        c->gpu_type = gpu_type_of(c->dtype, &c->gpu_elem);
+        c->gpu_op = gpu_op_of(c->op);
         c->gpu_item = (int)c->dtype->size;
     }
-    return 1;
+    c->on_gpu = 1;
+    return DFC_SUCCESS;
 }
 
 /* Submits when a descriptor is free; otherwise the collective waits in the queue. */

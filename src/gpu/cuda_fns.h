@@ -30,6 +30,10 @@
     X(cudaStreamSynchronize, cudaError_t, (cudaStream_t))                                    \
     X(cudaStreamQuery, cudaError_t, (cudaStream_t))                                          \
     X(cudaStreamDestroy, cudaError_t, (cudaStream_t))                                        \
+    X(cudaEventCreateWithFlags, cudaError_t, (cudaEvent_t *, unsigned int))                  \
+    X(cudaEventRecord, cudaError_t, (cudaEvent_t, cudaStream_t))                             \
+    X(cudaEventQuery, cudaError_t, (cudaEvent_t))                                            \
+    X(cudaEventDestroy, cudaError_t, (cudaEvent_t))                                          \
     X(cudaMallocAsync, cudaError_t, (void **, size_t, cudaStream_t))                         \
     X(cudaFreeAsync, cudaError_t, (void *, cudaStream_t))                                    \
     X(cudaLibraryLoadData, cudaError_t, (cudaLibrary_t *, const void *, enum cudaJitOption *, \

@@ -8,6 +8,13 @@
  * descriptor's index in the submission queue. The kernel's blocks take it from there;
  * the last block to finish writes the descriptor's done word, which dfc_gpu_test reads.
  *
+ * Buffers must be ready when a collective is called, as in CUDA-aware MPI. One case is made
+ * safe here: work the application queued on the legacy default stream (a kernel that
+ * produced the input, or a cudaMemcpy from pageable memory, which may return before its
+ * data has landed). When that stream is busy, the submission records an event on it and the
+ * descriptor is published only once the event has completed (dfc_gpu_progress). Work on
+ * other streams the application must synchronize itself, as MPI requires.
+ *
  * The kernel leaves when everything it holds is stuck (so that cudaDeviceSynchronize,
  * cudaFree and cudaMalloc in the application can complete) or when it has been idle. The
  * host launches it again when new work arrives and, while work is pending, when it notices
@@ -57,6 +64,9 @@ static struct {
     int launched;
     double exit_noticed;     /* Wtime when the current epoch was seen to have exited */
     int free_slots[DFC_GPU_MAX_COLLS], nfree;
+    cudaEvent_t ready[DFC_GPU_MAX_COLLS]; /* legacy-stream work a submission waits for */
+    int deferred[DFC_GPU_MAX_COLLS];       /* descriptors waiting for their event */
+    int ndeferred;
     void *tmp[DFC_GPU_MAX_COLLS];
     uint64_t tmp_cap[DFC_GPU_MAX_COLLS];
     int pending;             /* submitted, not yet tested complete */
@@ -74,6 +84,8 @@ static void release_resources(void)
     if (d.dev) dfc_cuda.cudaFree(d.dev);
     if (d.spill) dfc_cuda.cudaFree(d.spill);
     if (d.host) dfc_cuda.cudaFreeHost(d.host);
+    for (int i = 0; i < DFC_GPU_MAX_COLLS; i++)
+        if (d.ready[i]) dfc_cuda.cudaEventDestroy(d.ready[i]);
     if (d.stream) dfc_cuda.cudaStreamDestroy(d.stream);
     if (d.side) dfc_cuda.cudaStreamDestroy(d.side);
     free(d.index_of);
@@ -130,6 +142,9 @@ static int start_daemon(void)
         return dfc_cuda_error("cudaStreamCreateWithFlags", e);
     if ((e = dfc_cuda.cudaIpcGetMemHandle(&d.rec.box, d.box[d.me])))
         return dfc_cuda_error("cudaIpcGetMemHandle", e);
+    for (int i = 0; i < DFC_GPU_MAX_COLLS; i++)
+        if ((e = dfc_cuda.cudaEventCreateWithFlags(&d.ready[i], cudaEventDisableTiming)))
+            return dfc_cuda_error("cudaEventCreateWithFlags", e);
     for (int i = 0; i < DFC_GPU_MAX_COLLS; i++) d.free_slots[d.nfree++] = DFC_GPU_MAX_COLLS - 1 - i;
     return DFC_SUCCESS;
 }
@@ -262,8 +277,36 @@ static int kernel_left(void)
     return 0;
 }
 
+/* Hands a filled descriptor to the kernel: the SQ entry, then the tail it polls. */
+static int publish(int slot)
+{
+    uint32_t tail = d.host->sq_tail;
+    d.host->sq[tail % DFC_GPU_MAX_COLLS] = (uint32_t)slot;
+    __sync_synchronize(); /* descriptor and entry before the tail */
+    d.host->sq_tail = tail + 1;
+    if (kernel_left()) return launch(); /* no running block may see the entry */
+    return DFC_SUCCESS;
+}
+
+/* Publishes the deferred descriptors whose legacy-stream work has completed, in order. */
+static int publish_ready(void)
+{
+    int n = 0, rc = DFC_SUCCESS;
+    while (n < d.ndeferred && !rc) {
+        cudaError_t e = dfc_cuda.cudaEventQuery(d.ready[d.deferred[n]]);
+        if (e == cudaErrorNotReady) break;
+        if (e) rc = dfc_cuda_error("waiting for the legacy stream", e);
+        else rc = publish(d.deferred[n]);
+        n++;
+    }
+    memmove(d.deferred, d.deferred + n, (d.ndeferred - n) * sizeof(int));
+    d.ndeferred -= n;
+    return rc;
+}
+
 int dfc_gpu_progress(void)
 {
+    if (d.ndeferred) publish_ready();
     if (!d.ok || !d.pending || !kernel_left()) return 0;
     double now = dfc_time_now();
     if (!d.exit_noticed) d.exit_noticed = now;
@@ -352,15 +395,19 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     }
     hd->single = d.kargs.chan_min_bytes && widest < 2ull * d.kargs.chan_min_bytes;
     d.host->error[slot] = 0;
-    uint32_t tail = d.host->sq_tail;
-    d.host->sq[tail % DFC_GPU_MAX_COLLS] = (uint32_t)slot;
-    __sync_synchronize(); /* descriptor and entry before the tail the kernel polls */
-    d.host->sq_tail = tail + 1;
     d.pending++;
     h->slot = slot;
     h->gen = hd->gen;
-    if (kernel_left()) return launch(); /* no running block may see the entry */
-    return DFC_SUCCESS;
+    cudaError_t e = dfc_cuda.cudaStreamQuery(cudaStreamLegacy);
+    if (e != cudaSuccess && e != cudaErrorNotReady) dfc_cuda.cudaGetLastError(); /* no verdict: go on */
+    if (e != cudaErrorNotReady && !d.ndeferred) return publish(slot);
+    /* The legacy stream is busy (or earlier submissions wait for it): wait for its work. */
+    if ((e = dfc_cuda.cudaEventRecord(d.ready[slot], cudaStreamLegacy))) {
+        dfc_cuda.cudaGetLastError();
+        return publish(slot); /* cannot order after it: at least run the collective */
+    }
+    d.deferred[d.ndeferred++] = slot;
+    return publish_ready();
 }
 
 int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)

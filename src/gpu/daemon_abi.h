@@ -56,7 +56,7 @@ typedef struct dfc_gpu_desc_head {
     int32_t nsteps;
     int32_t priority;
     uint8_t type, op, elem;       /* reductions: enum dfc_gpu_type, enum dfc_gpu_op, bytes of one */
-    uint8_t single;               /* every step fits channel 0: no barriers between channels */
+    uint8_t single;               /* every step fits channel 0: only channel 0 runs it */
     uint32_t item;                /* bytes of one item of the datatype (a multiple of elem) */
     int8_t peer_index[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index on the node */
 } dfc_gpu_desc_head_t;
@@ -96,6 +96,7 @@ typedef struct dfc_gpu_queue {
     int32_t n;
     uint32_t slot[DFC_GPU_MAX_COLLS];
     uint32_t gen[DFC_GPU_MAX_COLLS];
+    int32_t prio[DFC_GPU_MAX_COLLS];
 } dfc_gpu_queue_t;
 
 /* Device memory private to the process. Sized for the maxima; indexed [peer][chan][slot]. */

@@ -68,25 +68,32 @@ static __device__ __forceinline__ char *buf_at(const dfc_gpu_desc_head_t *h, int
     return (char *)(uintptr_t)h->bufs[name] + off;
 }
 
-/* Thread 0: takes new SQ entries into the run queue, by priority (FIFO within one). */
-__device__ static void admit(const dfc_gpu_kargs_t &a, block_state *s)
+/* Pinned host memory is read with ld.volatile: nothing of it may come from a cache. */
+template <typename T> __device__ static inline T host_read(const T *p) { return *(const volatile T *)p; }
+
+/* Thread 0: takes new SQ entries into the run queue, by priority (FIFO within one). A
+ * collective that fits one channel (single) is taken by channel 0 only; the others skip it. */
+__device__ static void admit(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan)
 {
     uint32_t tail = a.host->sq_tail;
     while (s->q.sq_head != tail && s->q.n < DFC_GPU_MAX_COLLS) {
         __threadfence_system();
         uint32_t slot = a.host->sq[s->q.sq_head % DFC_GPU_MAX_COLLS];
-        uint32_t gen = a.host->desc[slot].h.gen;
-        int prio = a.host->desc[slot].h.priority, i = s->q.n;
-        /* priorities are read from the pinned copy; the device copy is loaded later */
-        while (i > 0 && a.host->desc[s->q.slot[i - 1]].h.priority < prio) {
+        const dfc_gpu_desc_head_t *hd = &a.host->desc[slot].h;
+        s->q.sq_head++;
+        if (chan > 0 && host_read(&hd->single)) continue;
+        uint32_t gen = host_read(&hd->gen);
+        int prio = host_read(&hd->priority), i = s->q.n;
+        while (i > 0 && s->q.prio[i - 1] < prio) {
             s->q.slot[i] = s->q.slot[i - 1];
             s->q.gen[i] = s->q.gen[i - 1];
+            s->q.prio[i] = s->q.prio[i - 1];
             i--;
         }
         s->q.slot[i] = slot;
         s->q.gen[i] = gen;
+        s->q.prio[i] = prio;
         s->q.n++;
-        s->q.sq_head++;
     }
 }
 
@@ -421,7 +428,8 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_
 __device__ static void finish_coll(const dfc_gpu_kargs_t &a, uint32_t slot, uint32_t gen)
 {
     __threadfence_system();
-    if (atomicAdd(&a.dev->finished[slot], 1u) + 1 == a.geom.channels) {
+    uint32_t nchan = a.dev->head[slot].single ? 1 : a.geom.channels;
+    if (atomicAdd(&a.dev->finished[slot], 1u) + 1 == nchan) {
         a.dev->finished[slot] = 0;
         a.dev->arrived[slot] = 0; /* every channel is past every barrier */
         __threadfence_system();
@@ -440,7 +448,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
     __syncthreads();
     const uint64_t launched_at = now_ns(); /* last_move may be older, from a previous launch */
     for (uint32_t iter = 0;; iter++) {
-        if (threadIdx.x == 0 && (s.q.n == 0 || (iter & 3) == 0)) admit(a, &s);
+        if (threadIdx.x == 0 && (s.q.n == 0 || (iter & 3) == 0)) admit(a, &s, chan);
         __syncthreads();
         int moved = 0;
         for (int i = 0; i < s.q.n;) {
@@ -452,6 +460,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
                     for (int j = i; j + 1 < s.q.n; j++) {
                         s.q.slot[j] = s.q.slot[j + 1];
                         s.q.gen[j] = s.q.gen[j + 1];
+                        s.q.prio[j] = s.q.prio[j + 1];
                     }
                     s.q.n--;
                 }

@@ -188,7 +188,7 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
         "microseconds after the daemon kernel left before the host launches it again while work is pending") * 1e-6;
     d.kargs.idle_ns = (uint64_t)dfc_env_long("DFC_GPU_IDLE_US", 1000,
         "the daemon kernel exits when nothing it holds has moved for this many microseconds") * 1000;
-    d.kargs.linger_ns = (uint64_t)dfc_env_long("DFC_GPU_LINGER_US", 50,
+    d.kargs.linger_ns = (uint64_t)dfc_env_long("DFC_GPU_LINGER_US", 200,
         "an idle daemon block (empty queue) waits this many microseconds for work before it exits") * 1000;
     d.kargs.chan_min_bytes = (uint32_t)dfc_env_long("DFC_GPU_CHANNEL_MIN_BYTES", 32768,
         "a transfer is split over at most bytes/this channels (so small ones use one)");

@@ -7,7 +7,8 @@
  *   -test=random  nonblocking collectives on 4 communicators (two dups of WORLD, WORLD
  *                 reversed, a dup of that) in random per-rank order: batches of 1 to 16
  *                 operations (allreduce, bcast, allgather, alltoall, reduce_scatter_block
- *                 on random sizes), issued in a per-rank permutation with a
+ *                 on random sizes), issued in a per-rank random interleaving of the
+ *                 communicators (in order within each, as MPI requires) with a
  *                 cudaDeviceSynchronize now and then, completed with a random mix of Wait,
  *                 Waitany, Waitsome, Testall and Test loops; -ops=N operations in all
  *                 (default 10000). Every result is checked.
@@ -201,7 +202,16 @@ static void test_random(int total)
             ops[i].seed = (int)(rnd() % 100000);
             order[i] = i;
         }
-        shuffle(order, nb, local_rnd);
+        /* Each rank interleaves the 4 communicators' operations at random, keeping the
+         * order within a communicator (MPI: collectives on one communicator are called in
+         * the same order everywhere; only the order across communicators may differ). */
+        int next[4] = {0, 0, 0, 0}, k = 0;
+        while (k < nb) {
+            int c = (int)(local_rnd() % 4);
+            while (next[c] < nb && ops[next[c]].comm != c) next[c]++;
+            if (next[c] == nb) continue;
+            order[k++] = next[c]++;
+        }
         for (int i = 0; i < nb; i++) {
             post(&ops[order[i]], comms);
             if (local_rnd() % 8 == 0) CUDA_OK(cudaDeviceSynchronize()); /* NCCL's trap */

@@ -3,9 +3,10 @@
  * version, the build configuration, the transports, the GPUs (when CUDA and devices are
  * present) and every environment parameter with its current value and default.
  *
- * The parameter list comes from dfc_env_params(), which knows only the parameters read so
- * far; so dfc_info initializes DFC as a singleton, calls each collective once on
- * DFC_COMM_SELF (collective algorithm variables are read on first use), and finalizes.
+ * The parameter list comes from the library's registry (dfc_env_params), which knows the
+ * parameters read so far: dfc_info initializes DFC as a singleton, which reads most, and
+ * calls dfc_env_register_all for the ones read lazily, only in multi-process jobs or only
+ * with a GPU.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <hwloc.h>
 #endif
 
+#include "api/dfc_params.h"
 #include "dfc.h"
 #include "util/dfc_util.h"
 
@@ -187,66 +189,6 @@ static void print_gpus(void)
 }
 
 /* ---- Environment parameters --------------------------------------------------------- */
-/* Touches every collective once on DFC_COMM_SELF so that the parameters they read lazily
- * are registered. */
-static void run_collectives(void)
-{
-    int s = 1, r = 0, one = 1, zero = 0;
-    DFC_Comm c = DFC_COMM_SELF;
-    DFC_Comm_set_errhandler(c, DFC_ERRORS_RETURN);
-    DFC_Allreduce(&s, &r, 1, DFC_INT, DFC_SUM, c);
-    DFC_Bcast(&s, 1, DFC_INT, 0, c);
-    DFC_Reduce(&s, &r, 1, DFC_INT, DFC_SUM, 0, c);
-    DFC_Allgather(&s, 1, DFC_INT, &r, 1, DFC_INT, c);
-    DFC_Allgatherv(&s, 1, DFC_INT, &r, &one, &zero, DFC_INT, c);
-    DFC_Gather(&s, 1, DFC_INT, &r, 1, DFC_INT, 0, c);
-    DFC_Gatherv(&s, 1, DFC_INT, &r, &one, &zero, DFC_INT, 0, c);
-    DFC_Scatter(&s, 1, DFC_INT, &r, 1, DFC_INT, 0, c);
-    DFC_Scatterv(&s, &one, &zero, DFC_INT, &r, 1, DFC_INT, 0, c);
-    DFC_Alltoall(&s, 1, DFC_INT, &r, 1, DFC_INT, c);
-    DFC_Alltoallv(&s, &one, &zero, DFC_INT, &r, &one, &zero, DFC_INT, c);
-    DFC_Reduce_scatter_block(&s, &r, 1, DFC_INT, DFC_SUM, c);
-    DFC_Reduce_scatter(&s, &r, &one, DFC_INT, DFC_SUM, c);
-    DFC_Scan(&s, &r, 1, DFC_INT, DFC_SUM, c);
-    DFC_Exscan(&s, &r, 1, DFC_INT, DFC_SUM, c);
-    DFC_Barrier(c);
-}
-
-/* Parameters a singleton never reads: the shm and tcp transports are initialized only when
- * a job has more than one process, and the ring allreduce (never chosen on one process)
- * reads its segment size on first use. They are registered here with the names, defaults
- * and descriptions of src/tl/shm.c, src/tl/tcp.c and src/coll/allreduce_ring.c; keep them
- * in step. A parameter the library did read keeps the library's entry (the first one). */
-static void register_unread_params(void)
-{
-    dfc_env_long("DFC_COLL_RING_SEGMENT", 1 << 20,
-                 "ring allreduce: largest message of its pipeline, in bytes");
-    dfc_env_long("DFC_SHM_RING_BYTES", 0,
-                 "shm: bytes per ring (one per ordered pair of local ranks; rounded "
-                 "up to a power of two); 0: 256 KiB, scaled down above 16 local ranks");
-    dfc_env_long("DFC_SHM_MAX_PAYLOAD", 32768,
-                 "shm: largest packet payload in bytes (at most 1/8 of the ring "
-                 "unless set, and always below half of it)");
-    dfc_env_long("DFC_SHM_BURST", 16, "shm: packets taken from one peer per progress call (fairness)");
-    dfc_env_long("DFC_SHM_CMA", 1,
-                 "shm: 1 lets receivers pull large messages with process_vm_readv "
-                 "(cross-memory attach), 0 sends them as packets");
-    dfc_env_long("DFC_SHM_LIVENESS_MS", 100, "shm: how often (ms) to check that local peers are alive");
-    dfc_env_long("DFC_TCP_MAX_PAYLOAD", 262144,
-                 "tcp: largest packet payload in bytes (rendezvous fragment size)");
-    dfc_env_long("DFC_TCP_MAX_QUEUED", 8L << 20,
-                 "tcp: bytes queued per peer beyond what the socket takes before send "
-                 "answers 'try again'");
-    dfc_env_long("DFC_TCP_SOCKBUF", 0,
-                 "tcp: SO_SNDBUF/SO_RCVBUF in bytes; 0 keeps the kernel's "
-                 "autotuning (a fixed size disables it)");
-    dfc_env_long("DFC_TCP_CONNECT_TIMEOUT", 30, "tcp: seconds init waits for all connections");
-    dfc_env_str("DFC_TCP_IF_ADDR", NULL,
-                "tcp: IPv4 address to listen on and publish; default: listen "
-                "on all, publish the address `hostname` resolves to (else "
-                "127.0.0.1)");
-}
-
 static int print_env(void)
 {
     heading("Environment parameters (current value, default)");
@@ -282,9 +224,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: DFC_Init failed\n", argv[0]);
         return 1;
     }
-    run_collectives();
+    dfc_env_register_all();
     DFC_Finalize();
-    register_unread_params();
 
     print_version();
     print_config();

@@ -8,18 +8,15 @@
  * calls dfc_env_register_all for the ones read lazily, only in multi-process jobs or only
  * with a GPU.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pmix.h>
-#ifdef HAVE_HWLOC
-#include <hwloc.h>
-#endif
 
 #include "api/dfc_params.h"
 #include "dfc.h"
+#include "tools/dfc_info.h"
 #include "util/dfc_util.h"
 
 #ifndef DFC_CUDA_DIR
@@ -105,89 +102,6 @@ static void print_transports(void)
     }
 }
 
-/* ---- GPUs --------------------------------------------------------------------------- */
-#ifdef HAVE_HWLOC
-static hwloc_topology_t topo;
-static int topo_loaded;
-
-/* The NUMA nodes near the PCI device at busid ("dddd:bb:dd.f"), or NULL. */
-static char *gpu_numa(const char *busid)
-{
-    unsigned dom, bus, dev, fn;
-    if (sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4) return NULL;
-    if (!topo_loaded) {
-        if (hwloc_topology_init(&topo)) return NULL;
-        hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-        if (hwloc_topology_load(topo)) {
-            hwloc_topology_destroy(topo);
-            return NULL;
-        }
-        topo_loaded = 1;
-    }
-    hwloc_obj_t pci = hwloc_get_pcidev_by_busid(topo, dom, bus, dev, fn);
-    if (!pci) return NULL;
-    hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(topo, pci);
-    if (!anc || !anc->nodeset || hwloc_bitmap_iszero(anc->nodeset)) return NULL;
-    char *s = NULL;
-    if (hwloc_bitmap_list_asprintf(&s, anc->nodeset) < 0) return NULL;
-    return s;
-}
-#endif
-
-static void print_gpus(void)
-{
-    heading("GPUs");
-    int count = 0;
-    void *lib = NULL;
-    const char *env = getenv("DFC_CUDA_LIBRARY");
-    const char *names[] = {env && *env ? env : "libcudart.so.13", "libcudart.so.13",
-                           "libcudart.so.12", "libcudart.so", NULL};
-    for (int i = 0; names[i] && !lib; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    int (*get_count)(int *) = NULL;
-    int (*get_busid)(char *, int, int) = NULL;
-    int (*get_props)(void *, int) = NULL;
-    if (lib) {
-        get_count = (int (*)(int *))dlsym(lib, "cudaGetDeviceCount");
-        get_busid = (int (*)(char *, int, int))dlsym(lib, "cudaDeviceGetPCIBusId");
-        get_props = (int (*)(void *, int))dlsym(lib, "cudaGetDeviceProperties_v2");
-        if (!get_props) get_props = (int (*)(void *, int))dlsym(lib, "cudaGetDeviceProperties");
-        if (!get_count || get_count(&count) != 0) count = 0;
-    }
-    if (parsable) printf("gpu:count:%d\n", count);
-    else if (!lib) printf("  none (CUDA runtime not found)\n");
-    else if (!count) printf("  none (no CUDA device visible)\n");
-    /* cudaDeviceProp begins with char name[256] in every CUDA version; its size varies,
-     * so a generous buffer receives it. */
-    static union {
-        char name[256];
-        double align;
-        char bytes[1 << 16];
-    } props;
-    for (int d = 0; d < count; d++) {
-        char name[257] = "unknown", busid[64] = "unknown";
-        if (get_props && get_props(&props, d) == 0) {
-            memcpy(name, props.name, 256);
-            name[256] = '\0';
-        }
-        if (!get_busid || get_busid(busid, sizeof busid, d) != 0) snprintf(busid, sizeof busid, "unknown");
-        char *numa = NULL;
-#ifdef HAVE_HWLOC
-        if (strcmp(busid, "unknown")) numa = gpu_numa(busid);
-#endif
-        if (parsable)
-            printf("gpu:%d:name:%s\ngpu:%d:pci:%s\ngpu:%d:numa:%s\n", d, name, d, busid, d,
-                   numa ? numa : "unknown");
-        else
-            printf("  GPU %d: %s, PCI %s, NUMA node %s\n", d, name, busid, numa ? numa : "unknown");
-        free(numa);
-    }
-#ifdef HAVE_HWLOC
-    if (topo_loaded) hwloc_topology_destroy(topo);
-    topo_loaded = 0;
-#endif
-    /* lib stays loaded: unloading the CUDA runtime at exit can misbehave. */
-}
-
 /* ---- Environment parameters --------------------------------------------------------- */
 static int print_env(void)
 {
@@ -230,7 +144,7 @@ int main(int argc, char **argv)
     print_version();
     print_config();
     print_transports();
-    print_gpus();
+    dfc_info_gpus(parsable);
     print_env();
     return fflush(stdout) ? 1 : 0;
 }

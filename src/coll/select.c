@@ -106,3 +106,25 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
             return &dfc_coll_algos[i];
     return NULL;
 }
+
+/* For dfc_env_register_all (dfc_info): reads every DFC_<KIND>_ALGORITHM, and builds each
+ * algorithm's schedule once for a small two-rank call, so that the parameters a generator
+ * reads on first use (DFC_COLL_RING_SEGMENT) are registered without a multi-process job.
+ * Building only fills memory; nothing is sent. */
+void dfc_coll_register_params(void)
+{
+    static const int counts[2] = {2, 2}, displs[2] = {0, 2};
+    for (int k = 0; k < DFC_COLL_KIND_COUNT; k++) forced_name((dfc_coll_kind_t)k);
+    for (int i = 0; i < dfc_coll_nalgos; i++) {
+        const dfc_coll_algo_t *al = &dfc_coll_algos[i];
+        dfc_coll_args_t a = {.kind = al->kind, .rank = 0, .size = 2, .root = 0, .commutative = 1,
+                             .count = 4, .elem = 4, .rcounts = counts, .sbytes = 8, .rbytes = 8,
+                             .selem = 4, .relem = 4, .scounts = counts, .sdispls = displs,
+                             .vcounts = counts, .vdispls = displs};
+        if (al->usable && !al->usable(&a)) continue;
+        dfc_sched_t s;
+        dfc_sched_init(&s);
+        al->build(&a, &s); /* a failure (out of memory) only leaves a parameter unread */
+        dfc_sched_destroy(&s);
+    }
+}

@@ -50,6 +50,9 @@ static void read_wait_params(void)
         "longest sleep (microseconds) of a waiting thread before it polls again");
 }
 
+/* For dfc_env_register_all (dfc_info): a job that never waits reads them nowhere else. */
+void dfc_progress_register_params(void) { read_wait_params(); }
+
 void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn) { coll_hook = fn; }
 void dfc_progress_set_coll_report_hook(dfc_report_hook_fn fn) { coll_report_hook = fn; }
 

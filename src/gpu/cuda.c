@@ -13,6 +13,16 @@
 #include "gpu/dfc_gpu.h"
 #include "util/dfc_util.h"
 
+void *dfc_gpu_cudart_open(void)
+{
+    void *lib = NULL;
+    const char *names[] = {dfc_env_str("DFC_CUDA_LIBRARY", "libcudart.so.13",
+                                       "CUDA runtime library loaded at run time for device buffers"),
+                           "libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};
+    for (int i = 0; names[i] && !lib; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    return lib;
+}
+
 #ifdef HAVE_CUDA
 #include "gpu/cuda_fns.h"
 
@@ -29,11 +39,7 @@ int dfc_cuda_error(const char *what, cudaError_t e)
 void dfc_gpu_init(void)
 {
     if (cudart) return;
-    const char *names[] = {dfc_env_str("DFC_CUDA_LIBRARY", "libcudart.so.13",
-                                       "CUDA runtime library loaded at run time for device buffers"),
-                           "libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};
-    for (int i = 0; names[i] && !cudart; i++) cudart = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!cudart) return;
+    if (!(cudart = dfc_gpu_cudart_open())) return;
     int missing = 0;
 #define DFC_CUDA_RESOLVE(name, ret, params)                                                   \
     dfc_cuda.name = (ret(*) params)dlsym(cudart, #name);                                      \

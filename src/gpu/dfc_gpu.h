@@ -18,6 +18,9 @@
 
 /* Loads libcudart if present (never fails: without it no pointer is a device pointer). */
 void dfc_gpu_init(void);
+/* dlopen of DFC_CUDA_LIBRARY, else libcudart.so.13, .12, or unversioned; NULL if none loads.
+ * Shared with dfc_info, which loads the runtime itself (with or without HAVE_CUDA). */
+void *dfc_gpu_cudart_open(void);
 void dfc_gpu_finalize(void);
 /* 1 when CUDA was loaded and at least one device is visible. */
 int dfc_gpu_available(void);

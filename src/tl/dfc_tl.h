@@ -119,4 +119,9 @@ extern const dfc_tl_ops_t dfc_tl_self_ops;
 extern const dfc_tl_ops_t dfc_tl_shm_ops;
 extern const dfc_tl_ops_t dfc_tl_tcp_ops;
 
+/* Read (and so register with dfc_env) the parameters of shm and tcp without starting them,
+ * for dfc_env_register_all: a singleton initializes neither. */
+void dfc_tl_shm_register_params(void);
+void dfc_tl_tcp_register_params(void);
+
 #endif /* DFC_TL_H */

@@ -153,13 +153,39 @@ static int proc_stat(pid_t pid, char *state, uint64_t *starttime)
 
 /* ---- init ------------------------------------------------------------------------------- */
 
-/* Ring data bytes: DFC_SHM_RING_BYTES, or by default 256 KiB up to 16 local ranks and less
- * beyond (rings grow with the square of the local size), never below 64 KiB. */
-static size_t ring_size_param(int local_size)
+/* The parameters of shm, read in this one place: by shm_init, and through
+ * dfc_tl_shm_register_params by dfc_info, since a singleton never starts shm. */
+typedef struct shm_params {
+    long ring_bytes, max_payload, burst, cma, live_ms;
+} shm_params_t;
+
+static void read_params(shm_params_t *p)
 {
-    long v = dfc_env_long("DFC_SHM_RING_BYTES", 0,
-                          "shm: bytes per ring (one per ordered pair of local ranks; rounded "
-                          "up to a power of two); 0: 256 KiB, scaled down above 16 local ranks");
+    p->ring_bytes = dfc_env_long("DFC_SHM_RING_BYTES", 0,
+                                 "shm: bytes per ring (one per ordered pair of local ranks; rounded "
+                                 "up to a power of two); 0: 256 KiB, scaled down above 16 local ranks");
+    p->max_payload = dfc_env_long("DFC_SHM_MAX_PAYLOAD", 32768,
+                                  "shm: largest packet payload in bytes (at most 1/8 of the ring "
+                                  "unless set, and always below half of it)");
+    p->burst = dfc_env_long("DFC_SHM_BURST", 16,
+                            "shm: packets taken from one peer per progress call (fairness)");
+    p->cma = dfc_env_long("DFC_SHM_CMA", 1,
+                          "shm: 1 lets receivers pull large messages with process_vm_readv "
+                          "(cross-memory attach), 0 sends them as packets");
+    p->live_ms = dfc_env_long("DFC_SHM_LIVENESS_MS", 100,
+                              "shm: how often (ms) to check that local peers are alive");
+}
+
+void dfc_tl_shm_register_params(void)
+{
+    shm_params_t p;
+    read_params(&p);
+}
+
+/* Ring data bytes: DFC_SHM_RING_BYTES (v), or by default 256 KiB up to 16 local ranks and
+ * less beyond (rings grow with the square of the local size), never below 64 KiB. */
+static size_t ring_size_param(int local_size, long v)
+{
     size_t want;
     if (v > 0) {
         want = (size_t)v;
@@ -298,22 +324,18 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     s->local_size = job->local_size;
     s->me = job->local_rank;
 
-    size_t ring_size = ring_size_param(job->local_size);
-    long maxp = dfc_env_long("DFC_SHM_MAX_PAYLOAD", 32768,
-                             "shm: largest packet payload in bytes (at most 1/8 of the ring "
-                             "unless set, and always below half of it)");
+    shm_params_t prm;
+    read_params(&prm);
+    size_t ring_size = ring_size_param(job->local_size, prm.ring_bytes);
+    long maxp = prm.max_payload;
     if (maxp <= 0) maxp = 32768;
     if (!getenv("DFC_SHM_MAX_PAYLOAD") && (size_t)maxp > ring_size / 8) maxp = (long)(ring_size / 8);
     size_t cap = dfc_shm_ring_max_len(ring_size) - sizeof(dfc_pkt_t);
     tl->max_payload = DFC_MIN2((size_t)maxp, cap);
-    s->burst = (int)dfc_env_long("DFC_SHM_BURST", 16,
-                                 "shm: packets taken from one peer per progress call (fairness)");
+    s->burst = (int)prm.burst;
     if (s->burst < 1) s->burst = 1;
-    s->cma = dfc_env_long("DFC_SHM_CMA", 1,
-                          "shm: 1 lets receivers pull large messages with process_vm_readv "
-                          "(cross-memory attach), 0 sends them as packets") != 0;
-    long live_ms = dfc_env_long("DFC_SHM_LIVENESS_MS", 100,
-                                "shm: how often (ms) to check that local peers are alive");
+    s->cma = prm.cma != 0;
+    long live_ms = prm.live_ms;
     s->live_every_ns = (uint64_t)(live_ms > 0 ? live_ms : 100) * 1000000u;
 
     /* npeers is the same on every rank of a node (all its local ranks, or none when

@@ -552,6 +552,37 @@ static int conns_ready(tcp_t *s)
     return DFC_SUCCESS;
 }
 
+/* The parameters of tcp, read in this one place: by tcp_init, and through
+ * dfc_tl_tcp_register_params by dfc_info, since a singleton never starts tcp. */
+typedef struct tcp_params {
+    long max_payload, max_queued, sockbuf, connect_timeout;
+    const char *if_addr;
+} tcp_params_t;
+
+static void read_params(tcp_params_t *p)
+{
+    p->max_payload = dfc_env_long("DFC_TCP_MAX_PAYLOAD", 262144,
+                                  "tcp: largest packet payload in bytes (rendezvous fragment size)");
+    p->max_queued = dfc_env_long("DFC_TCP_MAX_QUEUED", 8L << 20,
+                                 "tcp: bytes queued per peer beyond what the socket takes before send "
+                                 "answers 'try again'");
+    p->sockbuf = dfc_env_long("DFC_TCP_SOCKBUF", 0,
+                              "tcp: SO_SNDBUF/SO_RCVBUF in bytes; 0 keeps the kernel's "
+                              "autotuning (a fixed size disables it)");
+    p->connect_timeout = dfc_env_long("DFC_TCP_CONNECT_TIMEOUT", 30,
+                                      "tcp: seconds init waits for all connections");
+    p->if_addr = dfc_env_str("DFC_TCP_IF_ADDR", NULL,
+                             "tcp: IPv4 address to listen on and publish; default: listen "
+                             "on all, publish the address `hostname` resolves to (else "
+                             "127.0.0.1)");
+}
+
+void dfc_tl_tcp_register_params(void)
+{
+    tcp_params_t p;
+    read_params(&p);
+}
+
 static int tcp_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
 {
     tcp_t *s = dfc_calloc(1, sizeof(*s));
@@ -560,24 +591,17 @@ static int tcp_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     s->lfd = s->epfd = -1;
     s->rank = job->rank;
     s->size = job->size;
-    long maxp = dfc_env_long("DFC_TCP_MAX_PAYLOAD", 262144,
-                             "tcp: largest packet payload in bytes (rendezvous fragment size)");
+    tcp_params_t prm;
+    read_params(&prm);
+    long maxp = prm.max_payload;
     s->max_payload = maxp >= 1024 && maxp <= (1L << 30) ? (size_t)maxp : 262144;
     tl->max_payload = s->max_payload;
     s->icap_max = 2 * dfc_tcp_wire_len((uint32_t)s->max_payload);
-    long mq = dfc_env_long("DFC_TCP_MAX_QUEUED", 8L << 20,
-                           "tcp: bytes queued per peer beyond what the socket takes before send "
-                           "answers 'try again'");
+    long mq = prm.max_queued;
     s->max_queued = mq > 0 ? (size_t)mq : (size_t)8 << 20;
-    s->sockbuf = (int)dfc_env_long("DFC_TCP_SOCKBUF", 0,
-                                   "tcp: SO_SNDBUF/SO_RCVBUF in bytes; 0 keeps the kernel's "
-                                   "autotuning (a fixed size disables it)");
-    double timeout = (double)dfc_env_long("DFC_TCP_CONNECT_TIMEOUT", 30,
-                                          "tcp: seconds init waits for all connections");
-    const char *bind_ip = dfc_env_str("DFC_TCP_IF_ADDR", NULL,
-                                      "tcp: IPv4 address to listen on and publish; default: listen "
-                                      "on all, publish the address `hostname` resolves to (else "
-                                      "127.0.0.1)");
+    s->sockbuf = (int)prm.sockbuf;
+    double timeout = (double)prm.connect_timeout;
+    const char *bind_ip = prm.if_addr;
     int rc = DFC_SUCCESS, frc;
     char **addrs = NULL;
     void *val = NULL;

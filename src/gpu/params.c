@@ -1,0 +1,38 @@
+/*
+ * params.c - the GPU daemon's parameters, read in one place (see params.h). The daemon
+ * reads them here when it starts; dfc_env_register_all reads them here on any machine.
+ */
+#include <stddef.h>
+
+#include "gpu/params.h"
+#include "util/dfc_util.h"
+
+void dfc_gpu_params_read(dfc_gpu_params_t *out)
+{
+    dfc_gpu_params_t p;
+    p.device = dfc_env_long("DFC_GPU_DEVICE", -1,
+        "CUDA device of this process (-1: the local rank modulo the number of devices)");
+    p.channels = dfc_env_long("DFC_GPU_CHANNELS", 16,
+        "thread blocks of the GPU daemon kernel; each moves one slice of every collective");
+    p.slots = dfc_env_long("DFC_GPU_SLOTS", 16,
+        "mailbox FIFOs per pair of GPUs and channel (collectives in flight between a pair "
+        "without sharing one)");
+    p.chunk = dfc_env_long("DFC_GPU_CHUNK", 65536, "bytes of one mailbox chunk; each FIFO holds two");
+    p.daemon = dfc_env_long("DFC_GPU_DAEMON", 1,
+        "1: collectives on device buffers run in the GPU daemon kernel where every "
+        "rank of the communicator has its own GPU on one node; 0: they are staged "
+        "through host memory");
+    p.relaunch_us = dfc_env_double("DFC_GPU_RELAUNCH_US", 50,
+        "microseconds after the daemon kernel left before the host launches it again while work is pending");
+    p.idle_us = dfc_env_long("DFC_GPU_IDLE_US", 1000,
+        "the daemon kernel exits when nothing it holds has moved for this many microseconds");
+    p.linger_us = dfc_env_long("DFC_GPU_LINGER_US", 50,
+        "an idle daemon block (empty queue) waits this many microseconds for work before it exits");
+    p.channel_min_bytes = dfc_env_long("DFC_GPU_CHANNEL_MIN_BYTES", 32768,
+        "a transfer is split over at most bytes/this channels (so small ones use one)");
+    p.spin_budget = dfc_env_long("DFC_GPU_SPIN_BUDGET", 64,
+        "sweeps the daemon's head collective may spend waiting on a peer before it is preempted");
+    p.spin_budget_min = dfc_env_long("DFC_GPU_SPIN_BUDGET_MIN", 4, "smallest adaptive GPU spin budget");
+    p.spin_budget_max = dfc_env_long("DFC_GPU_SPIN_BUDGET_MAX", 4096, "largest adaptive GPU spin budget");
+    if (out) *out = p;
+}

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "gpu/dfc_gpu.h"
+#include "gpu/params.h"
 #include "pmix/dfc_boot.h"
 #include <stdio.h>
 #include "util/dfc_util.h"
@@ -74,6 +75,8 @@ static struct {
     uint64_t launches;
 } d;
 
+static dfc_gpu_params_t prm; /* DFC_GPU_*, read once in params.c */
+
 static void release_resources(void)
 {
     for (int i = 0; i < DFC_GPU_MAX_LOCAL; i++)
@@ -97,18 +100,13 @@ static void release_resources(void)
 static int start_daemon(void)
 {
     cudaError_t e;
-    long dev = dfc_env_long("DFC_GPU_DEVICE", -1,
-        "CUDA device of this process (-1: the local rank modulo the number of devices)");
+    long dev = prm.device;
     if (dev < 0) dev = d.me % dfc_gpu_device_count();
     dfc_gpu_geom_t *g = &d.rec.geom;
     g->nlocal = (uint32_t)d.nlocal;
-    g->channels = (uint32_t)DFC_MIN2(DFC_GPU_MAX_CHANNELS, DFC_MAX2(1, dfc_env_long("DFC_GPU_CHANNELS", 16,
-        "thread blocks of the GPU daemon kernel; each moves one slice of every collective")));
-    g->slots = (uint32_t)DFC_MIN2(DFC_GPU_MAX_SLOTS, DFC_MAX2(1, dfc_env_long("DFC_GPU_SLOTS", 16,
-        "mailbox FIFOs per pair of GPUs and channel (collectives in flight between a pair "
-        "without sharing one)")));
-    g->half = (uint32_t)DFC_MAX2(4096, dfc_env_long("DFC_GPU_CHUNK", 65536,
-        "bytes of one mailbox chunk; each FIFO holds two") & ~15L);
+    g->channels = (uint32_t)DFC_MIN2(DFC_GPU_MAX_CHANNELS, DFC_MAX2(1, prm.channels));
+    g->slots = (uint32_t)DFC_MIN2(DFC_GPU_MAX_SLOTS, DFC_MAX2(1, prm.slots));
+    g->half = (uint32_t)DFC_MAX2(4096, prm.chunk & ~15L);
     if ((e = dfc_cuda.cudaSetDevice((int)dev))) return dfc_cuda_error("cudaSetDevice", e);
     d.rec.device = (int)dev;
     if ((e = dfc_cuda.cudaDeviceGetPCIBusId(d.rec.busid, sizeof d.rec.busid, (int)dev)))
@@ -151,12 +149,8 @@ static int start_daemon(void)
 
 void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
 {
-    if (!dfc_gpu_available()) return;
-    if (!dfc_env_long("DFC_GPU_DAEMON", 1,
-                      "1: collectives on device buffers run in the GPU daemon kernel where every "
-                      "rank of the communicator has its own GPU on one node; 0: they are staged "
-                      "through host memory"))
-        return;
+    dfc_gpu_params_read(&prm); /* registers them all, GPU or not */
+    if (!dfc_gpu_available() || !prm.daemon) return;
     d.world_size = world_size;
     d.index_of = malloc(world_size * sizeof(int));
     d.local_world = malloc(DFC_GPU_MAX_LOCAL * sizeof(int));
@@ -184,18 +178,13 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
     dfc_boot_put("dfc.gpu", &d.rec, sizeof d.rec);
     if (!d.rec.ok) release_resources();
     else d.ok = 1;
-    d.relaunch_s = dfc_env_double("DFC_GPU_RELAUNCH_US", 50,
-        "microseconds after the daemon kernel left before the host launches it again while work is pending") * 1e-6;
-    d.kargs.idle_ns = (uint64_t)dfc_env_long("DFC_GPU_IDLE_US", 1000,
-        "the daemon kernel exits when nothing it holds has moved for this many microseconds") * 1000;
-    d.kargs.linger_ns = (uint64_t)dfc_env_long("DFC_GPU_LINGER_US", 200,
-        "an idle daemon block (empty queue) waits this many microseconds for work before it exits") * 1000;
-    d.kargs.chan_min_bytes = (uint32_t)dfc_env_long("DFC_GPU_CHANNEL_MIN_BYTES", 32768,
-        "a transfer is split over at most bytes/this channels (so small ones use one)");
-    d.kargs.budget_init = (int32_t)dfc_env_long("DFC_GPU_SPIN_BUDGET", 64,
-        "sweeps the daemon's head collective may spend waiting on a peer before it is preempted");
-    d.kargs.budget_min = (int32_t)dfc_env_long("DFC_GPU_SPIN_BUDGET_MIN", 4, "smallest adaptive GPU spin budget");
-    d.kargs.budget_max = (int32_t)dfc_env_long("DFC_GPU_SPIN_BUDGET_MAX", 4096, "largest adaptive GPU spin budget");
+    d.relaunch_s = prm.relaunch_us * 1e-6;
+    d.kargs.idle_ns = (uint64_t)prm.idle_us * 1000;
+    d.kargs.linger_ns = (uint64_t)prm.linger_us * 1000;
+    d.kargs.chan_min_bytes = (uint32_t)prm.channel_min_bytes;
+    d.kargs.budget_init = (int32_t)prm.spin_budget;
+    d.kargs.budget_min = (int32_t)prm.spin_budget_min;
+    d.kargs.budget_max = (int32_t)prm.spin_budget_max;
 }
 
 void dfc_gpu_daemon_connect(void)
@@ -441,6 +430,7 @@ uint64_t dfc_gpu_launches(void) { return d.launches; }
 void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
 {
     (void)world_rank, (void)world_size, (void)node_of;
+    dfc_gpu_params_read(NULL); /* registered for dfc_info all the same */
 }
 void dfc_gpu_daemon_connect(void) {}
 void dfc_gpu_daemon_finalize(void) {}

@@ -26,7 +26,7 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
         "microseconds after the daemon kernel left before the host launches it again while work is pending");
     p.idle_us = dfc_env_long("DFC_GPU_IDLE_US", 1000,
         "the daemon kernel exits when nothing it holds has moved for this many microseconds");
-    p.linger_us = dfc_env_long("DFC_GPU_LINGER_US", 50,
+    p.linger_us = dfc_env_long("DFC_GPU_LINGER_US", 200,
         "an idle daemon block (empty queue) waits this many microseconds for work before it exits");
     p.channel_min_bytes = dfc_env_long("DFC_GPU_CHANNEL_MIN_BYTES", 32768,
         "a transfer is split over at most bytes/this channels (so small ones use one)");

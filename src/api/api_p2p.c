@@ -6,16 +6,27 @@
 #include "api/dfc_api.h"
 #include "gpu/dfc_gpu.h"
 
+/* The names of (buf, count, datatype, peer, tag) in each call's prototype, so that a
+ * message names the argument the user wrote (Sendrecv has two of each). */
+typedef struct p2p_names {
+    const char *buf, *count, *type, *peer, *tag;
+} p2p_names_t;
+static const p2p_names_t SEND_ARGS = {"buf", "count", "datatype", "dest", "tag"};
+static const p2p_names_t RECV_ARGS = {"buf", "count", "datatype", "source", "tag"};
+static const p2p_names_t SR_SEND_ARGS = {"sendbuf", "sendcount", "sendtype", "dest", "sendtag"};
+static const p2p_names_t SR_RECV_ARGS = {"recvbuf", "recvcount", "recvtype", "source", "recvtag"};
+static const p2p_names_t REPLACE_ARGS = {"buf", "count", "datatype", "dest", "sendtag"};
+
 /* Checks (comm, count, datatype, buf, peer, tag) in MPI's argument order. */
 static int check_p2p(const char *func, DFC_Comm comm, const void *buf, int count, DFC_Datatype dt,
-                     int peer, const char *peername, int tag, int is_recv, dfc_comm_t **c,
+                     int peer, const p2p_names_t *n, int tag, int is_recv, dfc_comm_t **c,
                      dfc_dtype_t **d)
 {
     int rc;
-    if ((rc = dfc_comm_check(comm, func, "comm", c)) || (rc = dfc_api_check_count(func, "count", count)) ||
-        (rc = dfc_dtype_check(dt, func, "datatype", d)) || (rc = dfc_api_check_buf(func, "buf", buf, count)) ||
-        (rc = dfc_api_check_rank(func, peername, *c, peer, is_recv)) ||
-        (rc = dfc_api_check_tag(func, "tag", tag, is_recv)))
+    if ((rc = dfc_comm_check(comm, func, "comm", c)) || (rc = dfc_api_check_count(func, n->count, count)) ||
+        (rc = dfc_dtype_check(dt, func, n->type, d)) || (rc = dfc_api_check_buf(func, n->buf, buf, count)) ||
+        (rc = dfc_api_check_rank(func, n->peer, *c, peer, is_recv)) ||
+        (rc = dfc_api_check_tag(func, n->tag, tag, is_recv)))
         return rc;
     return DFC_SUCCESS;
 }
@@ -33,7 +44,7 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
     dfc_dtype_t *d;
     dfc_req_t *r = NULL;
     DFC_API_ENTER();
-    if ((rc = check_p2p(func, comm, buf, count, datatype, dest, "dest", tag, 0, &c, &d)) ||
+    if ((rc = check_p2p(func, comm, buf, count, datatype, dest, &SEND_ARGS, tag, 0, &c, &d)) ||
         (rc = dfc_api_check_ptr(func, "request", request)))
         goto fn_fail;
     if (!(r = dfc_req_new(DFC_REQ_SEND, c))) {
@@ -69,7 +80,7 @@ static int irecv_common(const char *func, void *buf, int count, DFC_Datatype dat
     dfc_dtype_t *d;
     dfc_req_t *r = NULL;
     DFC_API_ENTER();
-    if ((rc = check_p2p(func, comm, buf, count, datatype, source, "source", tag, 1, &c, &d)) ||
+    if ((rc = check_p2p(func, comm, buf, count, datatype, source, &RECV_ARGS, tag, 1, &c, &d)) ||
         (rc = dfc_api_check_ptr(func, "request", request)))
         goto fn_fail;
     if (!(r = dfc_req_new(DFC_REQ_RECV, c))) {
@@ -81,6 +92,8 @@ static int irecv_common(const char *func, void *buf, int count, DFC_Datatype dat
     /* Copied in too, so that bytes past a shorter message keep their contents. */
     if ((rc = dfc_req_stage(r, buf, r->bytes, 1, 1, &use))) goto fn_fail;
     r->rbuf = use;
+    r->func = func;
+    r->count_arg = "count";
     r->peer = source;
     r->tag = tag;
     r->persistent = persistent;
@@ -142,7 +155,7 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
     dfc_dtype_t *d;
     dfc_req_t r = {0}; /* zeroed: fn_exit may release its (absent) shadows */
     DFC_API_ENTER();
-    if ((rc = check_p2p(func, comm, buf, count, datatype, dest, "dest", tag, 0, &c, &d))) goto fn_fail;
+    if ((rc = check_p2p(func, comm, buf, count, datatype, dest, &SEND_ARGS, tag, 0, &c, &d))) goto fn_fail;
     dfc_req_init_internal(&r, c);
     uint64_t bytes = (uint64_t)count * d->size;
     void *use;
@@ -177,8 +190,10 @@ int DFC_Recv(void *buf, int count, DFC_Datatype datatype, int source, int tag, D
     dfc_dtype_t *d;
     dfc_req_t r = {0}; /* zeroed: fn_exit may release its (absent) shadows */
     DFC_API_ENTER();
-    if ((rc = check_p2p(__func__, comm, buf, count, datatype, source, "source", tag, 1, &c, &d))) goto fn_fail;
+    if ((rc = check_p2p(__func__, comm, buf, count, datatype, source, &RECV_ARGS, tag, 1, &c, &d))) goto fn_fail;
     dfc_req_init_internal(&r, c);
+    r.func = __func__;
+    r.count_arg = "count";
     uint64_t bytes = (uint64_t)count * d->size;
     void *use;
     if ((rc = dfc_req_stage(&r, buf, bytes, 1, 1, &use)) || (rc = dfc_req_stage_in(&r)) ||
@@ -204,11 +219,13 @@ int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int 
     dfc_dtype_t *sd, *rd;
     dfc_req_t sr = {0}, rr = {0};
     DFC_API_ENTER();
-    if ((rc = check_p2p(__func__, comm, sendbuf, sendcount, sendtype, dest, "dest", sendtag, 0, &c, &sd)) ||
-        (rc = check_p2p(__func__, comm, recvbuf, recvcount, recvtype, source, "source", recvtag, 1, &c, &rd)))
+    if ((rc = check_p2p(__func__, comm, sendbuf, sendcount, sendtype, dest, &SR_SEND_ARGS, sendtag, 0, &c, &sd)) ||
+        (rc = check_p2p(__func__, comm, recvbuf, recvcount, recvtype, source, &SR_RECV_ARGS, recvtag, 1, &c, &rd)))
         goto fn_fail;
     dfc_req_init_internal(&sr, c);
     dfc_req_init_internal(&rr, c);
+    rr.func = __func__;
+    rr.count_arg = "recvcount";
     uint64_t sbytes = (uint64_t)sendcount * sd->size, rbytes = (uint64_t)recvcount * rd->size;
     void *suse, *ruse;
     if ((rc = dfc_req_stage(&sr, (void *)sendbuf, sbytes, 1, 0, &suse)) || (rc = dfc_req_stage_in(&sr)) ||
@@ -238,7 +255,7 @@ int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, 
     dfc_req_t sr = {0}, rr = {0};
     void *tmp = NULL, *suse;
     DFC_API_ENTER();
-    if ((rc = check_p2p(__func__, comm, buf, count, datatype, dest, "dest", sendtag, 0, &c, &d)) ||
+    if ((rc = check_p2p(__func__, comm, buf, count, datatype, dest, &REPLACE_ARGS, sendtag, 0, &c, &d)) ||
         (rc = dfc_api_check_rank(__func__, "source", c, source, 1)) ||
         (rc = dfc_api_check_tag(__func__, "recvtag", recvtag, 1)))
         goto fn_fail;
@@ -250,6 +267,8 @@ int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, 
     }
     dfc_req_init_internal(&sr, c);
     dfc_req_init_internal(&rr, c);
+    rr.func = __func__;
+    rr.count_arg = "count";
     if ((rc = dfc_req_stage(&sr, buf, bytes, 1, 0, &suse)) || (rc = dfc_req_stage_in(&sr)) ||
         (rc = dfc_p2p_irecv(c, 0, tmp, bytes, source, recvtag, &rr)) ||
         (rc = dfc_p2p_isend(c, 0, suse, bytes, dest, sendtag, 0, &sr)) || (rc = dfc_progress_until(&rr.complete)) ||

@@ -20,9 +20,10 @@ static int get_req(const char *func, const char *argname, DFC_Request h, dfc_req
                    argname, (unsigned)h);
 }
 
-static int check_req_array(const char *func, int count, DFC_Request reqs[])
+/* countname: "count", or "incount" for the some forms (MPI's argument names). */
+static int check_req_array(const char *func, const char *countname, int count, DFC_Request reqs[])
 {
-    int rc = dfc_api_check_count(func, "count", count);
+    int rc = dfc_api_check_count(func, countname, count);
     if (rc) return rc;
     if (count > 0 && !reqs) return dfc_err(DFC_ERR_ARG, func, "invalid argument array_of_requests: NULL with count %d", count);
     for (int i = 0; i < count; i++) {
@@ -144,7 +145,7 @@ int DFC_Waitany(int count, DFC_Request array_of_requests[], int *index, DFC_Stat
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = check_req_array(__func__, count, array_of_requests)) || (rc = dfc_api_check_ptr(__func__, "index", index)))
+    if ((rc = check_req_array(__func__, "count", count, array_of_requests)) || (rc = dfc_api_check_ptr(__func__, "index", index)))
         goto fn_fail;
     any_wait_t a = {count, array_of_requests};
     if ((rc = dfc_progress_wait(any_ready, &a))) goto fn_fail;
@@ -171,7 +172,7 @@ int DFC_Testany(int count, DFC_Request array_of_requests[], int *index, int *fla
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = check_req_array(__func__, count, array_of_requests)) || (rc = dfc_api_check_ptr(__func__, "index", index)) ||
+    if ((rc = check_req_array(__func__, "count", count, array_of_requests)) || (rc = dfc_api_check_ptr(__func__, "index", index)) ||
         (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
     int i = first_complete(count, array_of_requests);
@@ -213,7 +214,7 @@ static int all_ready(void *arg)
 
 /* Completes every request of the array (all are complete or inert). With an error in any,
  * returns DFC_ERR_IN_STATUS and each status's DFC_ERROR says which (MPI-4.1 3.7.5). */
-static int finish_all(int count, DFC_Request reqs[], DFC_Status statuses[], dfc_comm_t **c)
+static int finish_all(const char *func, int count, DFC_Request reqs[], DFC_Status statuses[], dfc_comm_t **c)
 {
     int nerr = 0;
     for (int i = 0; i < count; i++) {
@@ -227,7 +228,7 @@ static int finish_all(int count, DFC_Request reqs[], DFC_Status statuses[], dfc_
         if (finish(&reqs[i], r, st)) nerr++;
     }
     if (!nerr) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_IN_STATUS, "DFC_Waitall", "%d of %d requests failed; see the statuses' DFC_ERROR", nerr, count);
+    return dfc_err(DFC_ERR_IN_STATUS, func, "%d of %d requests failed; see the statuses' DFC_ERROR", nerr, count);
 }
 
 int DFC_Waitall(int count, DFC_Request array_of_requests[], DFC_Status array_of_statuses[])
@@ -235,10 +236,10 @@ int DFC_Waitall(int count, DFC_Request array_of_requests[], DFC_Status array_of_
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = check_req_array(__func__, count, array_of_requests))) goto fn_fail;
+    if ((rc = check_req_array(__func__, "count", count, array_of_requests))) goto fn_fail;
     any_wait_t a = {count, array_of_requests};
     if ((rc = dfc_progress_wait(all_ready, &a)) ||
-        (rc = finish_all(count, array_of_requests, array_of_statuses, &c)))
+        (rc = finish_all(__func__, count, array_of_requests, array_of_statuses, &c)))
         goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -253,12 +254,12 @@ int DFC_Testall(int count, DFC_Request array_of_requests[], int *flag, DFC_Statu
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = check_req_array(__func__, count, array_of_requests)) || (rc = dfc_api_check_ptr(__func__, "flag", flag)))
+    if ((rc = check_req_array(__func__, "count", count, array_of_requests)) || (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
     if (!all_complete(count, array_of_requests) && (rc = -dfc_progress_poll()) > 0) goto fn_fail;
     rc = DFC_SUCCESS;
     *flag = all_complete(count, array_of_requests);
-    if (*flag && (rc = finish_all(count, array_of_requests, array_of_statuses, &c))) goto fn_fail;
+    if (*flag && (rc = finish_all(__func__, count, array_of_requests, array_of_statuses, &c))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -268,7 +269,7 @@ fn_fail:
 }
 
 /* Completes every finished active request; *outcount = DFC_UNDEFINED if all are inert. */
-static int finish_some(int incount, DFC_Request reqs[], int *outcount, int indices[], DFC_Status statuses[],
+static int finish_some(const char *func, int incount, DFC_Request reqs[], int *outcount, int indices[], DFC_Status statuses[],
                        dfc_comm_t **c)
 {
     int n = 0, any_active = 0, nerr = 0;
@@ -284,7 +285,7 @@ static int finish_some(int incount, DFC_Request reqs[], int *outcount, int indic
     }
     *outcount = any_active ? n : DFC_UNDEFINED;
     if (!nerr) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_IN_STATUS, "DFC_Waitsome", "%d completed requests failed; see the statuses' DFC_ERROR", nerr);
+    return dfc_err(DFC_ERR_IN_STATUS, func, "%d completed requests failed; see the statuses' DFC_ERROR", nerr);
 }
 
 int DFC_Waitsome(int incount, DFC_Request array_of_requests[], int *outcount, int array_of_indices[],
@@ -293,13 +294,13 @@ int DFC_Waitsome(int incount, DFC_Request array_of_requests[], int *outcount, in
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = check_req_array(__func__, incount, array_of_requests)) ||
+    if ((rc = check_req_array(__func__, "incount", incount, array_of_requests)) ||
         (rc = dfc_api_check_ptr(__func__, "outcount", outcount)) ||
         (incount > 0 && (rc = dfc_api_check_ptr(__func__, "array_of_indices", array_of_indices))))
         goto fn_fail;
     any_wait_t a = {incount, array_of_requests};
     if ((rc = dfc_progress_wait(any_ready, &a)) ||
-        (rc = finish_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &c)))
+        (rc = finish_some(__func__, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &c)))
         goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -315,12 +316,12 @@ int DFC_Testsome(int incount, DFC_Request array_of_requests[], int *outcount, in
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = check_req_array(__func__, incount, array_of_requests)) ||
+    if ((rc = check_req_array(__func__, "incount", incount, array_of_requests)) ||
         (rc = dfc_api_check_ptr(__func__, "outcount", outcount)) ||
         (incount > 0 && (rc = dfc_api_check_ptr(__func__, "array_of_indices", array_of_indices))))
         goto fn_fail;
     if (first_complete(incount, array_of_requests) == -1 && (rc = -dfc_progress_poll()) > 0) goto fn_fail;
-    if ((rc = finish_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &c)))
+    if ((rc = finish_some(__func__, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &c)))
         goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -356,7 +357,7 @@ fn_fail:
 
 int DFC_Startall(int count, DFC_Request array_of_requests[])
 {
-    int rc = check_req_array(__func__, count, array_of_requests);
+    int rc = check_req_array(__func__, "count", count, array_of_requests);
     if (rc) {
         DFC_API_ENTER();
         rc = dfc_api_error(NULL, rc);

@@ -274,6 +274,8 @@ struct dfc_req {
     int tag;
     int sync;            /* Ssend */
     int coll_ctx;        /* 1: uses the communicator's collective context */
+    const char *func;      /* receives: the entry point that posted it and the name of */
+    const char *count_arg; /* its count argument, for the truncation message (or NULL) */
     uint64_t done;       /* rendezvous bytes sent or received so far */
     uint64_t remote_id;  /* the peer's request id (CTS target / DATA destination) */
     uint64_t msg_len;    /* rendezvous receive: the sender's full length */

@@ -240,9 +240,10 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     r->status.DFC_TAG = pkt->tag;
     r->peer_world = (int)pkt->src_world;
     if (n > r->bytes) {
-        r->status.DFC_ERROR = dfc_err(DFC_ERR_TRUNCATE, r->coll_ctx ? "collective" : "receive",
-            "message of %llu bytes from rank %d (tag %d) is longer than the receive buffer of %llu bytes",
-            (unsigned long long)pkt->len, pkt->src, pkt->tag, (unsigned long long)r->bytes);
+        r->status.DFC_ERROR = dfc_err(DFC_ERR_TRUNCATE, r->func ? r->func : r->coll_ctx ? "collective" : "receive",
+            "message of %llu bytes from rank %d (tag %d) is longer than the receive buffer of %llu bytes "
+            "(argument %s too small)", (unsigned long long)pkt->len, pkt->src, pkt->tag,
+            (unsigned long long)r->bytes, r->count_arg ? r->count_arg : "count");
         n = r->bytes;
     }
     dfc_status_set_bytes(&r->status, n);

@@ -478,7 +478,15 @@ static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
         for (int b = 0; b < s->burst; b++) {
             size_t len;
             const char *rec = dfc_shm_ring_peek(p->in, &len);
-            if (!rec) break;
+            if (!rec) {
+                if (DFC_UNLIKELY(len == DFC_SHM_RING_CORRUPT)) {
+                    p->failed = 1; /* as below: only memory corruption gets here */
+                    rc = dfc_err(DFC_ERR_PROC_FAILED, __func__,
+                                 "malformed record header in the ring from local peer world rank %d",
+                                 p->world);
+                }
+                break;
+            }
             const dfc_pkt_t *pkt = (const dfc_pkt_t *)rec;
             if (DFC_UNLIKELY(len < sizeof(dfc_pkt_t) || pkt->payload_len != len - sizeof(dfc_pkt_t) ||
                              pkt->type == 0 || pkt->type >= DFC_PKT_TYPE_MAX)) {

@@ -35,6 +35,7 @@
 
 #define DFC_SHM_RING_ALIGN 64u
 #define DFC_SHM_RING_SKIP  UINT32_MAX /* ulen of a skip marker */
+#define DFC_SHM_RING_CORRUPT SIZE_MAX  /* *ulen from peek: a record header is malformed */
 
 typedef struct dfc_shm_rec {
     uint32_t reclen; /* bytes from this header to the next record (multiple of ALIGN) */
@@ -51,6 +52,7 @@ typedef struct dfc_shm_ring {
     _Alignas(64) _Atomic uint64_t head; /* bytes released so far */
     uint64_t tail_cache;                /* consumer's last view of tail */
     uint64_t cmask;
+    uint64_t cnext;                     /* head after the record peek returned */
     /* Data area. */
     _Alignas(64) unsigned char data[];
 } dfc_shm_ring_t;
@@ -79,7 +81,7 @@ static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
     r->head_cache = r->pending = 0;
-    r->tail_cache = 0;
+    r->tail_cache = r->cnext = 0;
     r->pmask = r->cmask = size - 1;
 }
 
@@ -120,31 +122,47 @@ static inline void dfc_shm_ring_commit(dfc_shm_ring_t *r)
 }
 
 /* Consumer: the oldest record (its user bytes; *ulen set), or NULL when empty. The record
- * stays valid until dfc_shm_ring_release(). */
+ * stays valid until dfc_shm_ring_release(). NULL with *ulen == DFC_SHM_RING_CORRUPT: the
+ * next header is not one a producer writes (memory corruption, or a peer gone wrong); the
+ * ring is then unusable. Each header is read once and checked against the published tail
+ * and the end of the data area, so that no header, whatever its bytes, makes the consumer
+ * read outside the data area or loop (found by test/fuzz/fuzz_shm_ring). */
 static inline void *dfc_shm_ring_peek(dfc_shm_ring_t *r, size_t *ulen)
 {
-    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed), size = r->cmask + 1;
+    *ulen = 0;
     for (;;) {
         if (h == r->tail_cache) {
             r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
             if (h == r->tail_cache) return NULL;
         }
-        dfc_shm_rec_t *rec = (dfc_shm_rec_t *)(r->data + (h & r->cmask));
-        if (rec->ulen != DFC_SHM_RING_SKIP) {
-            *ulen = rec->ulen;
-            return rec + 1;
+        uint64_t off = h & r->cmask, avail = r->tail_cache - h;
+        if (avail > size || (off & (DFC_SHM_RING_ALIGN - 1))) break;
+        dfc_shm_rec_t *rec = (dfc_shm_rec_t *)(r->data + off);
+        uint32_t reclen = rec->reclen, len = rec->ulen; /* read once: the producer may be wild */
+        if (len == DFC_SHM_RING_SKIP) {
+            /* A skip marker always covers the rest of the data area. */
+            if (reclen != size - off || reclen > avail) break;
+            h += reclen;
+            atomic_store_explicit(&r->head, h, memory_order_release);
+            continue;
         }
-        h += rec->reclen;
-        atomic_store_explicit(&r->head, h, memory_order_release);
+        uint64_t need = (sizeof(dfc_shm_rec_t) + (uint64_t)len + DFC_SHM_RING_ALIGN - 1) &
+                        ~(uint64_t)(DFC_SHM_RING_ALIGN - 1);
+        if (reclen != need || reclen > avail || off + reclen > size) break;
+        r->cnext = h + reclen;
+        *ulen = len;
+        return rec + 1;
     }
+    *ulen = DFC_SHM_RING_CORRUPT;
+    return NULL;
 }
 
-/* Consumer: frees the record returned by the last peek. */
+/* Consumer: frees the record returned by the last peek (its checked length, not a second
+ * read of the shared header). */
 static inline void dfc_shm_ring_release(dfc_shm_ring_t *r)
 {
-    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    const dfc_shm_rec_t *rec = (const dfc_shm_rec_t *)(r->data + (h & r->cmask));
-    atomic_store_explicit(&r->head, h + rec->reclen, memory_order_release);
+    atomic_store_explicit(&r->head, r->cnext, memory_order_release);
 }
 
 /* Anyone: whether the ring looks non-empty. Reads only the shared positions (no cache

@@ -290,18 +290,17 @@ static int conn_read(tcp_t *s, tcp_conn_t *c, dfc_tl_deliver_fn deliver)
             break;
         }
         c->it += (size_t)n;
-        while (c->it - c->ih >= sizeof(dfc_pkt_t)) {
+        long w;
+        while ((w = dfc_tcp_frame(c->ibuf + c->ih, c->it - c->ih, s->max_payload)) != 0) {
             const dfc_pkt_t *pkt = (const dfc_pkt_t *)(c->ibuf + c->ih);
-            if (DFC_UNLIKELY(!dfc_tcp_pkt_valid(pkt, s->max_payload))) {
+            if (DFC_UNLIKELY(w < 0)) {
                 conn_fail(s, c, "malformed packet header (type %u, payload %u bytes)", pkt->type,
                           pkt->payload_len);
                 c->ih = c->it = 0;
                 return delivered;
             }
-            size_t w = dfc_tcp_wire_len(pkt->payload_len);
-            if (c->it - c->ih < w) break;
             /* Consume first: deliver may call send, which must find our state final. */
-            c->ih += w;
+            c->ih += (size_t)w;
             deliver(pkt, pkt + 1);
             delivered++;
         }

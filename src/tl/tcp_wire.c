@@ -66,6 +66,15 @@ int dfc_tcp_pkt_valid(const dfc_pkt_t *h, size_t max_payload)
            h->payload_len <= max_payload;
 }
 
+long dfc_tcp_frame(const void *buf, size_t len, size_t max_payload)
+{
+    if (len < sizeof(dfc_pkt_t)) return 0;
+    const dfc_pkt_t *h = buf;
+    if (!dfc_tcp_pkt_valid(h, max_payload)) return -1;
+    size_t w = dfc_tcp_wire_len(h->payload_len);
+    return len < w ? 0 : (long)w;
+}
+
 int dfc_tcp_listen(const char *bind_ip, int sockbuf, int *fd, int *port)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};

@@ -46,6 +46,12 @@ int dfc_tcp_hello_check(const dfc_tcp_hello_t *h, const uint8_t secret[DFC_TCP_S
  * payload_len <= max_payload. Anything else means the stream is corrupt. */
 int dfc_tcp_pkt_valid(const dfc_pkt_t *h, size_t max_payload);
 
+/* The receive side's framing, for the bytes buf[0..len) received so far (buf 8-byte
+ * aligned, at a packet boundary): the wire length of the complete packet at buf, 0 when more
+ * bytes are needed, -1 when its header is not acceptable (dfc_tcp_pkt_valid). The header has
+ * been validated whenever the result is not -1 and len >= sizeof(dfc_pkt_t). */
+long dfc_tcp_frame(const void *buf, size_t len, size_t max_payload);
+
 /* Compares n bytes in time independent of where they differ. 1 when equal. */
 int dfc_tcp_ct_equal(const void *a, const void *b, size_t n);
 

@@ -8,6 +8,10 @@
  *   2. wraparound and record boundaries: random produce/consume interleavings with fuzzed
  *      sizes (0 .. max_len, biased to the edges) against a reference FIFO; every byte of
  *      every record is checked, and a reserve may fail only on a non-empty ring;
+ *   2b. corrupt headers (the cases test/fuzz/fuzz_shm_ring found): a zero-length skip
+ *      marker, a record length that is not a multiple of the alignment, one that runs past
+ *      the data area, a user length larger than its record, a tail beyond the ring size:
+ *      peek returns NULL with DFC_SHM_RING_CORRUPT (and returns at all);
  *   3. two threads (producer, consumer) pass 10^6 records of fuzzed sizes; order and
  *      contents checked; the rate is printed as information (not a pass criterion).
  *      The 56-byte run is a dfc_pkt_t header without payload: one cache line per record.
@@ -87,6 +91,33 @@ static dfc_shm_ring_t *ring_new(size_t size)
     memset(r, 0xa5, dfc_shm_ring_footprint(size)); /* garbage: init must not rely on zeros */
     dfc_shm_ring_init(r, size);
     return r;
+}
+
+/* One record header written at offset `off` of a fresh 1 KiB ring published up to `tail`;
+ * peek must report the ring corrupt. */
+static void corrupt_case(uint64_t off, uint32_t reclen, uint32_t ulen, uint64_t tail)
+{
+    dfc_shm_ring_t *r = ring_new(1024);
+    size_t len = 0;
+    dfc_shm_rec_t *rec = (dfc_shm_rec_t *)(r->data + off);
+    rec->reclen = reclen;
+    rec->ulen = ulen;
+    atomic_store(&r->tail, tail);
+    if (off) atomic_store(&r->head, off), r->tail_cache = off;
+    CHECK(dfc_shm_ring_peek(r, &len) == NULL && len == DFC_SHM_RING_CORRUPT);
+    free(r);
+}
+
+static void test_corrupt(void)
+{
+    corrupt_case(0, 0, DFC_SHM_RING_SKIP, 64);   /* skip marker of length 0: looped forever */
+    corrupt_case(0, 64, DFC_SHM_RING_SKIP, 128); /* skip marker short of the end */
+    corrupt_case(0, 72, 8, 128);                 /* reclen not a multiple of 64 */
+    corrupt_case(960, 128, 100, 1088);           /* record runs past the data area */
+    corrupt_case(0, 64, 4096, 64);               /* ulen larger than its record */
+    corrupt_case(0, 0, 0xfffffff8u, 64);         /* ulen whose padded length wraps 32 bits */
+    corrupt_case(0, 64, 8, 4096);                /* tail beyond the ring's size */
+    corrupt_case(0, 128, 8, 64);                 /* record beyond the published tail */
 }
 
 /* Sizes biased toward the interesting ones: 0, tiny, around the alignment, max. */
@@ -653,6 +684,7 @@ int main(void)
 {
     test_empty_full();
     test_fuzz();
+    test_corrupt();
     /* 10^6 records up to 4 KiB, then 10^5 up to the shm transport's 32 KiB payload. */
     run_threads("threads, sizes 0..4K, checked", 262144, 1000000, 4096, 1);
     run_threads("threads, sizes 0..32K, checked", 262144, 100000, 32768 + 56, 1);

@@ -404,7 +404,7 @@ int DFC_Exscan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype 
 }
 
 /* Reduce_scatter_block has `recvcount` items per rank; Reduce_scatter has recvcounts[]. */
-static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void *recvbuf, int recvcount,
+static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void *recvbuf, int vform, int recvcount,
                                  const int *recvcounts, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm)
 {
     int rc;
@@ -415,7 +415,7 @@ static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void
     if ((rc = dfc_coll_check_call(&call, comm, &c))) goto fn_fail;
     int mine = recvcount;
     int64_t total = (int64_t)recvcount * c->size;
-    if (recvcounts) {
+    if (vform) {
         if ((rc = dfc_coll_check_counts(call.func, "recvcounts", recvcounts, NULL, c->size))) goto fn_fail;
         total = 0;
         for (int i = 0; i < c->size; i++) total += recvcounts[i];
@@ -426,7 +426,7 @@ static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void
         rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument sendbuf: NULL");
         goto fn_fail;
     }
-    dfc_coll_args_t a = {.kind = recvcounts ? DFC_COLL_REDUCE_SCATTER : DFC_COLL_REDUCE_SCATTER_BLOCK,
+    dfc_coll_args_t a = {.kind = vform ? DFC_COLL_REDUCE_SCATTER : DFC_COLL_REDUCE_SCATTER_BLOCK,
                          .in_place = sendbuf == DFC_IN_PLACE, .commutative = o->commute,
                          .count = (uint64_t)recvcount, .elem = d->size, .rcounts = recvcounts};
     if ((rc = dfc_coll_run(&call, c, &a, sendbuf, recvbuf, d, o))) goto fn_fail;
@@ -441,33 +441,33 @@ fn_fail:
 int DFC_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, DFC_Datatype datatype, DFC_Op op,
                              DFC_Comm comm)
 {
-    return reduce_scatter_common(DFC_BLOCKING_CALL, sendbuf, recvbuf, recvcount, NULL, datatype, op, comm);
+    return reduce_scatter_common(DFC_BLOCKING_CALL, sendbuf, recvbuf, 0, recvcount, NULL, datatype, op, comm);
 }
 int DFC_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, DFC_Datatype datatype, DFC_Op op,
                               DFC_Comm comm, DFC_Request *request)
 {
-    return reduce_scatter_common(DFC_NONBLOCKING_CALL(request), sendbuf, recvbuf, recvcount, NULL, datatype, op, comm);
+    return reduce_scatter_common(DFC_NONBLOCKING_CALL(request), sendbuf, recvbuf, 0, recvcount, NULL, datatype, op, comm);
 }
 int DFC_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, DFC_Datatype datatype,
                                   DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request)
 {
-    return reduce_scatter_common(DFC_PERSISTENT_CALL(info, request), sendbuf, recvbuf, recvcount, NULL, datatype, op, comm);
+    return reduce_scatter_common(DFC_PERSISTENT_CALL(info, request), sendbuf, recvbuf, 0, recvcount, NULL, datatype, op, comm);
 }
 
 int DFC_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], DFC_Datatype datatype, DFC_Op op,
                        DFC_Comm comm)
 {
-    return reduce_scatter_common(DFC_BLOCKING_CALL, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm);
+    return reduce_scatter_common(DFC_BLOCKING_CALL, sendbuf, recvbuf, 1, 0, recvcounts, datatype, op, comm);
 }
 int DFC_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], DFC_Datatype datatype, DFC_Op op,
                         DFC_Comm comm, DFC_Request *request)
 {
-    return reduce_scatter_common(DFC_NONBLOCKING_CALL(request), sendbuf, recvbuf, 0, recvcounts, datatype, op, comm);
+    return reduce_scatter_common(DFC_NONBLOCKING_CALL(request), sendbuf, recvbuf, 1, 0, recvcounts, datatype, op, comm);
 }
 int DFC_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], DFC_Datatype datatype,
                             DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request)
 {
-    return reduce_scatter_common(DFC_PERSISTENT_CALL(info, request), sendbuf, recvbuf, 0, recvcounts, datatype, op, comm);
+    return reduce_scatter_common(DFC_PERSISTENT_CALL(info, request), sendbuf, recvbuf, 1, 0, recvcounts, datatype, op, comm);
 }
 
 int DFC_Get_gpu_daemon_info(int *device, DFC_Count *launches)

@@ -17,6 +17,7 @@ typedef struct move_desc {
     int recvcount;
     const int *recvcounts, *rdispls;
     DFC_Datatype recvtype;
+    int vsend, vrecv; /* the v forms: that side is described by counts and displacements */
     int rooted; /* gather and scatter forms */
     int root;
 } move_desc_t;
@@ -51,7 +52,7 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
         goto fn_fail;
     }
     if (send_used && m->sendbuf != DFC_IN_PLACE) {
-        if (m->sendcounts) {
+        if (m->vsend) {
             if ((rc = dfc_coll_check_counts(call.func, "sendcounts", m->sendcounts, m->sdispls, c->size)) ||
                 (rc = dfc_coll_check_counts(call.func, "sdispls", m->sdispls, NULL, 0)) ||
                 (rc = dfc_dtype_check(m->sendtype, call.func, "sendtype", &sd)))
@@ -69,7 +70,7 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
             rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument recvbuf: DFC_IN_PLACE is not allowed here");
             goto fn_fail;
         }
-        if (m->recvcounts) {
+        if (m->vrecv) {
             if ((rc = dfc_coll_check_counts(call.func, "recvcounts", m->recvcounts, m->rdispls, c->size)) ||
                 (rc = dfc_coll_check_counts(call.func, "rdispls", m->rdispls, NULL, 0)) ||
                 (rc = dfc_dtype_check(m->recvtype, call.func, "recvtype", &rd)))
@@ -88,8 +89,8 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
     dfc_coll_args_t a = {.kind = m->kind, .root = rooted ? m->root : 0, .in_place = in_place};
     a.selem = sd ? sd->size : 0;
     a.relem = rd ? rd->size : 0;
-    a.sbytes = sd && !m->sendcounts ? (uint64_t)m->sendcount * sd->size : 0;
-    a.rbytes = rd && !m->recvcounts ? (uint64_t)m->recvcount * rd->size : 0;
+    a.sbytes = sd && !m->vsend ? (uint64_t)m->sendcount * sd->size : 0;
+    a.rbytes = rd && !m->vrecv ? (uint64_t)m->recvcount * rd->size : 0;
     a.scounts = m->sendcounts;
     a.sdispls = m->sdispls;
     a.vcounts = m->recvcounts;
@@ -128,7 +129,7 @@ int DFC_Gather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, v
 }
 
 #define GATHERV_DESC                                                                            \
-    ((move_desc_t){.kind = DFC_COLL_GATHERV, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, \
+    ((move_desc_t){.kind = DFC_COLL_GATHERV, .vrecv = 1, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, \
                    .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,      \
                    .rooted = 1, .root = root})
 int DFC_Gatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -166,7 +167,7 @@ int DFC_Scatter_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, 
 }
 
 #define SCATTERV_DESC                                                                           \
-    ((move_desc_t){.kind = DFC_COLL_SCATTERV, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,  \
+    ((move_desc_t){.kind = DFC_COLL_SCATTERV, .vsend = 1, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,  \
                    .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,     \
                    .rooted = 1, .root = root})
 int DFC_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], DFC_Datatype sendtype,
@@ -204,7 +205,7 @@ int DFC_Allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype
 }
 
 #define ALLGATHERV_DESC                                                                         \
-    ((move_desc_t){.kind = DFC_COLL_ALLGATHERV, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, \
+    ((move_desc_t){.kind = DFC_COLL_ALLGATHERV, .vrecv = 1, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, \
                    .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,        \
                    .root = 0})
 int DFC_Allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -243,7 +244,7 @@ int DFC_Alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
 }
 
 #define ALLTOALLV_DESC                                                                          \
-    ((move_desc_t){.kind = DFC_COLL_ALLTOALLV, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls, \
+    ((move_desc_t){.kind = DFC_COLL_ALLTOALLV, .vsend = 1, .vrecv = 1, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls, \
                    .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls,     \
                    .recvtype = recvtype, .root = 0})
 int DFC_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], DFC_Datatype sendtype,

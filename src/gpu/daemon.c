@@ -365,8 +365,10 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     hd->bufs[DFC_BUF_TMP] = (uint64_t)(uintptr_t)d.tmp[slot];
     hd->ident = job->ident;
     hd->gen = ++d.gen;
-    /* consecutive tags of a communicator take consecutive FIFOs */
-    hd->slot = (uint32_t)(((job->ident - 1) + ((job->ident - 1) >> 32) * 7) % d.rec.geom.slots);
+    /* Consecutive tags of a communicator take consecutive FIFOs; so do the persistent
+     * collectives started together (their tags differ in bits 16 and up: the _init number). */
+    uint64_t tag = (uint32_t)(job->ident - 1), ctx = (job->ident - 1) >> 32;
+    hd->slot = (uint32_t)((tag + (tag >> 16) * 5 + ctx * 7) % d.rec.geom.slots);
     hd->nsteps = s->nsteps;
     hd->priority = job->priority;
     hd->type = (uint8_t)(job->type >= 0 ? job->type : 0);

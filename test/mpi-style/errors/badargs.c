@@ -294,18 +294,13 @@ static void value_rows(DFC_Comm W)
     COLL3(Gatherv, Igatherv, (ib, 1, DFC_INT, ob, cnt, NULL, DFC_INT, 0, S), DFC_ERR_ARG, "displs");
     COLL3(Alltoallv, Ialltoallv, (ib, cnt, NULL, DFC_INT, ob, cnt, dsp, DFC_INT, W), DFC_ERR_ARG, "sdispls");
     COLL3(Alltoallv, Ialltoallv, (ib, cnt, dsp, DFC_INT, ob, cnt, NULL, DFC_INT, W), DFC_ERR_ARG, "rdispls");
-#ifdef BADARGS_NULL_VCOUNTS
-    /* NULL count arrays: left out until src/api/api_coll_move.c and api_coll.c (another
-     * engineer's files) stop taking a NULL counts array for the non-v form: Gatherv,
-     * Scatterv, Allgatherv and Alltoallv (recvcounts) crash in the schedule builders;
-     * Alltoallv (sendcounts) and Reduce_scatter succeed as if the counts were 0. */
+    /* NULL count arrays of the v forms */
     COLL3(Gatherv, Igatherv, (ib, 1, DFC_INT, ob, NULL, dsp, DFC_INT, 0, S), DFC_ERR_ARG, "recvcounts");
     COLL3(Scatterv, Iscatterv, (ib, NULL, dsp, DFC_INT, ob, 1, DFC_INT, 0, S), DFC_ERR_ARG, "sendcounts");
     COLL3(Allgatherv, Iallgatherv, (ib, 1, DFC_INT, ob, NULL, dsp, DFC_INT, W), DFC_ERR_ARG, "recvcounts");
     COLL3(Alltoallv, Ialltoallv, (ib, NULL, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, W), DFC_ERR_ARG, "sendcounts");
     COLL3(Alltoallv, Ialltoallv, (ib, cnt, dsp, DFC_INT, ob, NULL, dsp, DFC_INT, W), DFC_ERR_ARG, "recvcounts");
     COLL3(Reduce_scatter, Ireduce_scatter, (ib, ob, NULL, DFC_INT, DFC_SUM, W), DFC_ERR_ARG, "recvcounts");
-#endif
     /* NULL request pointers of the nonblocking and persistent forms */
     ROW(DFC_Isend(ib, 1, DFC_INT, P, 0, W, NULL), DFC_ERR_ARG, "request");
     ROW(DFC_Irecv(ob, 1, DFC_INT, P, 0, W, NULL), DFC_ERR_ARG, "request");

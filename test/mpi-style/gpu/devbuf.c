@@ -14,27 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../dfctest.h"
+#include "devtest.h"
 
 static int rank, size;
-
-static void watchdog(int sig)
-{
-    (void)sig;
-    static const char msg[] = "watchdog: hang in devbuf\n";
-    write(2, msg, sizeof msg - 1);
-    _exit(3);
-}
-
-#define CUDA_OK(call)                                                                         \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "[rank %d] %s:%d: %s: %s\n", rank, __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                                  \
-            exit(2);                                                                          \
-        }                                                                                     \
-    } while (0)
 
 static int *dev_ints(size_t n, int poison)
 {
@@ -217,8 +199,7 @@ int main(int argc, char **argv)
     const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     if (!lr) lr = getenv("SLURM_LOCALID");
     CUDA_OK(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
-    signal(SIGALRM, watchdog);
-    alarm(120);
+    dev_watchdog(120);
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);

@@ -22,17 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../dfctest.h"
-
-#define CUDA_OK(call)                                                                         \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "[rank %d] %s:%d: %s: %s\n", rank, __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                                  \
-            exit(2);                                                                          \
-        }                                                                                     \
-    } while (0)
+#include "devtest.h"
 
 enum kind { ALLREDUCE, ALLREDUCE_INPLACE, REDUCE, REDUCE_SCATTER_BLOCK, REDUCE_SCATTER, SCAN, EXSCAN,
             BCAST, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, GATHER, GATHERV, SCATTER, SCATTERV,
@@ -47,14 +37,6 @@ static int *counts, *displs; /* v forms: rank r gets count + r items, with a gap
 static int *acounts, *adispls; /* alltoallv: between ranks r and p, count + (r + p) % 3 items
                                   each way (symmetric, as MPI requires of send and receive) */
 static DFC_Datatype three_floats;
-
-static void watchdog(int sig)
-{
-    (void)sig;
-    static const char msg[] = "watchdog: hang in devcoll\n";
-    write(2, msg, sizeof msg - 1);
-    _exit(3);
-}
 
 /* Runs one collective in one form. sbuf/rbuf are host or device buffers alike. */
 static int run(int k, int mode, const void *sbuf, void *rbuf, int count, DFC_Datatype dt, DFC_Op op)
@@ -222,8 +204,7 @@ static void one_case(int k, int mode, DFC_Datatype dt, DFC_Op op, int count)
 
 int main(int argc, char **argv)
 {
-    signal(SIGALRM, watchdog);
-    alarm(600);
+    dev_watchdog(600);
     int ndev = 0, want_daemon = 0;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "-daemon")) want_daemon = 1;

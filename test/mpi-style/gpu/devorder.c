@@ -22,27 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../dfctest.h"
-
-#define CUDA_OK(call)                                                                         \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "[rank %d] %s:%d: %s: %s\n", rank, __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                                  \
-            exit(2);                                                                          \
-        }                                                                                     \
-    } while (0)
+#include "devtest.h"
 
 static int rank, size;
-
-static void watchdog(int sig)
-{
-    (void)sig;
-    static const char msg[] = "watchdog: hang in devorder\n";
-    write(2, msg, sizeof msg - 1);
-    _exit(3);
-}
 
 static uint64_t rng_state;
 static uint32_t rnd(void) /* xorshift: the same sequence on every rank for a shared seed */
@@ -247,8 +229,7 @@ static void test_random(int total)
 
 int main(int argc, char **argv)
 {
-    signal(SIGALRM, watchdog);
-    alarm(900);
+    dev_watchdog(900);
     const char *test = "chaos";
     int total = 10000, want_daemon = 0;
     for (int i = 1; i < argc; i++) {

@@ -3,6 +3,10 @@
  * and two splits of it), initiated in a different random order on every rank, completed
  * by a random mix of Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany and
  * Testsome, with every result checked. -n=N operations in all (default 2000); -watchdog=S.
+ * -rssbound=KiB: flat memory. Each rank reads its peak resident size (VmHWM) once a tenth of
+ * the operations are done (pools and buffers have reached their working size) and again at
+ * the end; rank 0 prints "rss: ..." with the largest growth, which fails the test if it
+ * exceeds the bound (the testlist passes that line through with reportLine=).
  *
  * Per communicator, every member builds the same sequence of operations (as MPI requires:
  * collectives on one communicator are initiated in the same order everywhere); each rank
@@ -32,6 +36,18 @@ static const char *const kind_name[K_NKINDS] = {
 
 #define NSLOTS 4
 static DFC_Comm comms[NSLOTS];
+
+/* Peak resident set size of this process in KiB (VmHWM), or -1. */
+static long peak_rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6)) kib = strtol(line + 6, NULL, 10);
+    if (f) fclose(f);
+    return kib;
+}
 static int crank[NSLOTS], csize[NSLOTS];
 
 typedef struct pend {
@@ -237,6 +253,7 @@ int main(int argc, char **argv)
     dl_watchdog(argc, argv, "randorder");
     long total = ct_opt(argc, argv, "n", 2000);
     long per = total / NSLOTS; /* operations per communicator slot */
+    long rss_bound = ct_opt(argc, argv, "rssbound", 0), rss_start = -1;
 
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &comms[0]));
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &comms[1]));
@@ -365,6 +382,7 @@ int main(int argc, char **argv)
             finish(out[o]);
             out[o] = NULL;
             done++;
+            if (rss_bound && done == per * NSLOTS / 10) rss_start = peak_rss_kib();
         }
         int w = 0;
         for (int i = 0; i < nout; i++)
@@ -380,6 +398,17 @@ int main(int argc, char **argv)
                 ct_rank, W, done, counts_by_method[0], counts_by_method[1], counts_by_method[2], counts_by_method[3],
                 counts_by_method[4], counts_by_method[5], counts_by_method[6], counts_by_method[7]);
     DFCT_CHECK(done == per * NSLOTS || dfct_errs > 50, "completed %ld of %ld operations", done, per * NSLOTS);
+    if (rss_bound) {
+        long mine[2] = {rss_start, peak_rss_kib()}, growth = mine[1] - mine[0], worst = 0, at_end = 0;
+        DFCT_CHECK(mine[0] > 0 && mine[1] > 0, "cannot read VmHWM from /proc/self/status");
+        DFCT_OK(DFC_Allreduce(&growth, &worst, 1, DFC_LONG, DFC_MAX, DFC_COMM_WORLD));
+        DFCT_OK(DFC_Allreduce(&mine[1], &at_end, 1, DFC_LONG, DFC_MAX, DFC_COMM_WORLD));
+        if (ct_rank == 0)
+            printf("rss: peak %ld KiB after %ld operations, %ld KiB after %ld (rank 0); largest growth "
+                   "over %d ranks %ld KiB (bound %ld), largest peak %ld KiB\n",
+                   mine[0], per * NSLOTS / 10, mine[1], per * NSLOTS, ct_size, worst, rss_bound, at_end);
+        DFCT_CHECK(worst <= rss_bound, "peak RSS grew by %ld KiB on some rank (bound %ld KiB)", worst, rss_bound);
+    }
     for (int s = 0; s < NSLOTS; s++) DFCT_OK(DFC_Comm_free(&comms[s]));
     free(out), free(arr), free(idx), free(sel);
     dl_watchdog_off();

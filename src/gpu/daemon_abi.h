@@ -17,9 +17,9 @@
  *     for each (destination, channel, slot) an ack counter written by the destination.
  *
  * A channel is one thread block; every collective is cut into per-channel slices (NCCL's
- * channels) that run independently, so blocks never wait for each other. A slot is one
- * FIFO between a pair of GPUs on one channel; a collective uses slot
- * ident % nslots, holding it only while one of its sends is in flight.
+ * channels) that run independently except at fences (daemon_kernel.cu). A slot is one FIFO
+ * between a pair of GPUs on one channel; the host picks a collective's slot from its tag
+ * (dfc_gpu_submit), and a sender holds it only while one of its sends is in flight.
  */
 #ifndef DFC_GPU_DAEMON_ABI_H
 #define DFC_GPU_DAEMON_ABI_H

@@ -14,11 +14,17 @@
  *     nothing moved anywhere for idle_ns (or nothing queued anywhere for linger_ns)
  *       -> all blocks exit
  *
+ * A collective whose steps all fit one channel runs on channel 0 alone; the others are cut
+ * into one slice per channel, and its channels meet at fences (barrier_try) where the next
+ * steps split the bytes differently.
+ *
  * Transfers go through mailbox slots in the receiver's memory (daemon_abi.h): a send writes
- * a chunk into a free half-buffer of the peer over NVLink, then its flag (ident, sequence);
- * a receive waits for the flag of the next sequence number, consumes the chunk (copy, or
- * reduce straight into the destination when the step is fused) and returns the half to the
- * sender with an ack. Everything a collective needs to resume - pc, fence start, chunks done
+ * a chunk into a free half-buffer of the peer over NVLink, then its flag (ident, sequence,
+ * size); a receive waits for the flag of the next sequence number, consumes the chunk (copy,
+ * or reduce straight into the destination when the step is fused) and returns the half to
+ * the sender with an ack. A chunk of another collective at the head of the FIFO is moved
+ * aside into a spill entry, so that the FIFO never blocks the chunks behind it while there
+ * is room (DFC_GPU_SPILL per peer and channel); its owner takes it from there later. Everything a collective needs to resume - pc, fence start, chunks done
  * per step - lives in device memory (dfc_gpu_ctx_t), so a collective can be left at any
  * wait (preemption) and the whole kernel can exit and be relaunched (so that host-side
  * cudaDeviceSynchronize, cudaFree or cudaMalloc can complete) without losing anything.

@@ -34,6 +34,7 @@
 #ifdef HAVE_CUDA
 #include "gpu/cuda_fns.h"
 #include "gpu/daemon_abi.h"
+#include "gpu/daemon_plan.h"
 
 extern const unsigned char dfc_gpu_daemon_fatbin[]; /* daemon_fatbin.c, made by embed.sh */
 
@@ -303,39 +304,6 @@ int dfc_gpu_progress(void)
     return launch() == DFC_SUCCESS;
 }
 
-static int is_transfer(const dfc_step_t *st)
-{
-    return st->kind == DFC_STEP_SEND || st->kind == DFC_STEP_RECV || st->kind == DFC_STEP_RECV_REDUCE;
-}
-
-/* Receive-reduce steps whose destination no send of the same fence group reads may reduce
- * chunks as they arrive. Returns whether some step still needs TMP. */
-static int mark_fused(dfc_step_t *steps, int n, uint64_t elem)
-{
-    for (int start = 0, end; start < n; start = end + 1) {
-        for (end = start; end < n && is_transfer(&steps[end]); end++) {}
-        for (int i = start; i < end; i++) {
-            dfc_step_t *r = &steps[i];
-            if (r->kind != DFC_STEP_RECV_REDUCE) continue;
-            uint64_t lo = r->dst_off, hi = lo + r->count * elem;
-            int fused = 1;
-            for (int j = start; j < end; j++) {
-                const dfc_step_t *s = &steps[j];
-                if (s->kind == DFC_STEP_SEND && s->src_buf == r->dst_buf && s->src_off < hi && lo < s->src_off + s->bytes)
-                    fused = 0;
-            }
-            if (fused) r->order |= DFC_GPU_FUSED;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        const dfc_step_t *st = &steps[i];
-        if (st->kind == DFC_STEP_RECV_REDUCE ? !(st->order & DFC_GPU_FUSED)
-                                             : st->src_buf == DFC_BUF_TMP || st->dst_buf == DFC_BUF_TMP)
-            return 1;
-    }
-    return 0;
-}
-
 int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
 {
     const dfc_sched_t *s = job->sched;
@@ -347,7 +315,8 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     int slot = d.free_slots[d.nfree - 1];
     dfc_gpu_desc_t *desc = &d.host->desc[slot];
     memcpy(desc->steps, s->steps, s->nsteps * sizeof(dfc_step_t));
-    if (mark_fused(desc->steps, s->nsteps, job->type >= 0 ? (uint64_t)job->item : 1) && d.tmp_cap[slot] < s->tmp_bytes) {
+    if (dfc_gpu_mark_fused(desc->steps, s->nsteps, job->type >= 0 ? (uint64_t)job->item : 1) &&
+        d.tmp_cap[slot] < s->tmp_bytes) {
         cudaError_t e;
         if (d.tmp[slot]) dfc_cuda.cudaFreeAsync(d.tmp[slot], d.side);
         d.tmp[slot] = NULL;
@@ -365,10 +334,7 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     hd->bufs[DFC_BUF_TMP] = (uint64_t)(uintptr_t)d.tmp[slot];
     hd->ident = job->ident;
     hd->gen = ++d.gen;
-    /* Consecutive tags of a communicator take consecutive FIFOs; so do the persistent
-     * collectives started together (their tags differ in bits 16 and up: the _init number). */
-    uint64_t tag = (uint32_t)(job->ident - 1), ctx = (job->ident - 1) >> 32;
-    hd->slot = (uint32_t)((tag + (tag >> 16) * 5 + ctx * 7) % d.rec.geom.slots);
+    hd->slot = dfc_gpu_fifo_of(job->ident, d.rec.geom.slots);
     hd->nsteps = s->nsteps;
     hd->priority = job->priority;
     hd->type = (uint8_t)(job->type >= 0 ? job->type : 0);
@@ -376,15 +342,7 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     hd->elem = (uint8_t)(job->type >= 0 ? job->elem : 1);
     hd->item = (uint32_t)(job->type >= 0 ? job->item : 1);
     for (int r = 0; r < job->nranks; r++) hd->peer_index[r] = job->peer_index[r];
-    /* One channel takes a step of fewer than 2 x DFC_GPU_CHANNEL_MIN_BYTES bytes; if that holds
-     * for every step, the other channels never touch data and need not meet at fences. */
-    uint64_t widest = 0;
-    for (int i = 0; i < s->nsteps; i++) {
-        const dfc_step_t *st = &s->steps[i];
-        uint64_t b = st->kind == DFC_STEP_REDUCE ? st->count * hd->item : st->bytes;
-        widest = DFC_MAX2(widest, b);
-    }
-    hd->single = d.kargs.chan_min_bytes && widest < 2ull * d.kargs.chan_min_bytes;
+    hd->single = dfc_gpu_single_channel(s->steps, s->nsteps, hd->item, d.kargs.chan_min_bytes);
     d.host->error[slot] = 0;
     d.pending++;
     h->slot = slot;

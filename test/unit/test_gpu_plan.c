@@ -1,0 +1,178 @@
+/*
+ * test_gpu_plan - the GPU daemon's host-side planning, without a GPU (src/gpu/daemon_abi.h,
+ * src/gpu/daemon_plan.h):
+ *   - dfc_gpu_slice: for any size and channel count, the channels' slices are disjoint,
+ *     cover the step exactly, in order, on boundaries of the largest power of two up to 16
+ *     dividing the size (so never inside an element), and small steps go to channel 0;
+ *   - dfc_gpu_fifo_of: consecutive collectives of a communicator, and 8 persistent
+ *     collectives started together (DFCCL's chaos scenario), never share a FIFO;
+ *   - dfc_gpu_mark_fused on real schedules: a fused receive-reduce never has a send of its
+ *     fence group reading its destination, an unfused one always has; the ring allreduce
+ *     needs no TMP in the daemon; recursive doubling, which sends the buffer it reduces into,
+ *     does;
+ *   - dfc_gpu_single_channel: small collectives run on one channel, large ones on all.
+ * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/dfc_coll.h"
+#include "gpu/daemon_plan.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                                      \
+    do {                                                                                      \
+        if (!(cond) && failures++ < 20) {                                                     \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                              \
+            fprintf(stderr, __VA_ARGS__);                                                     \
+            fputc('\n', stderr);                                                              \
+        }                                                                                     \
+    } while (0)
+
+static void test_slices(void)
+{
+    static const uint64_t sizes[] = {0, 1, 2, 3, 8, 12, 16, 24, 100, 4095, 65534, 65536, 65537,
+                                     100003, 1 << 20, (1 << 20) + 6, 123456789, 1ull << 30};
+    static const uint32_t chans[] = {1, 2, 3, 16, 32};
+    static const uint32_t mins[] = {0, 1, 32768};
+    int cases = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (size_t ci = 0; ci < sizeof chans / sizeof chans[0]; ci++)
+            for (size_t mi = 0; mi < sizeof mins / sizeof mins[0]; mi++) {
+                uint64_t bytes = sizes[si], unit = 16, next = 0;
+                while (unit > 1 && bytes % unit) unit >>= 1;
+                for (uint32_t c = 0; c < chans[ci]; c++) {
+                    uint64_t lo, hi;
+                    dfc_gpu_slice(bytes, c, chans[ci], mins[mi], &lo, &hi);
+                    CHECK(lo <= hi && hi <= bytes, "bytes %llu chan %u: [%llu, %llu)", (unsigned long long)bytes, c,
+                          (unsigned long long)lo, (unsigned long long)hi);
+                    CHECK(lo % unit == 0 && hi % unit == 0, "bytes %llu chan %u: slice not on %llu-byte units",
+                          (unsigned long long)bytes, c, (unsigned long long)unit);
+                    if (hi > lo) {
+                        CHECK(lo == next, "bytes %llu chan %u starts at %llu, the previous ended at %llu",
+                              (unsigned long long)bytes, c, (unsigned long long)lo, (unsigned long long)next);
+                        next = hi;
+                    }
+                    if (mins[mi] && bytes < 2ull * mins[mi] && c > 0)
+                        CHECK(hi == lo, "bytes %llu (min %u): channel %u is not empty", (unsigned long long)bytes,
+                              mins[mi], c);
+                    cases++;
+                }
+                CHECK(next == bytes, "bytes %llu over %u channels: covered %llu", (unsigned long long)bytes,
+                      chans[ci], (unsigned long long)next);
+            }
+    printf("ok: %d channel slices partition their steps\n", cases);
+}
+
+static void test_fifos(void)
+{
+    enum { SLOTS = 16 };
+    int cases = 0;
+    for (uint64_t ctx = 0; ctx < 40; ctx++) {
+        for (uint32_t first = 0; first < 100; first++) { /* 16 consecutive tags */
+            int used[SLOTS] = {0};
+            for (uint32_t t = first; t < first + SLOTS; t++) {
+                uint32_t f = dfc_gpu_fifo_of(((ctx << 32) | t) + 1, SLOTS);
+                CHECK(f < SLOTS && !used[f], "ctx %llu: tag %u shares FIFO %u", (unsigned long long)ctx, t, f);
+                if (f < SLOTS) used[f] = 1;
+                cases++;
+            }
+        }
+        for (uint32_t starts = 0; starts < 300; starts++) { /* 8 persistent, started together */
+            int used[SLOTS] = {0};
+            for (uint32_t pinit = 0; pinit < 8; pinit++) {
+                uint32_t tag = 0x40000000u | (pinit << 16) | starts; /* scheduler.c's persistent tag */
+                uint32_t f = dfc_gpu_fifo_of(((ctx << 32) | tag) + 1, SLOTS);
+                CHECK(!used[f], "ctx %llu start %u: persistent %u shares FIFO %u", (unsigned long long)ctx, starts,
+                      pinit, f);
+                used[f] = 1;
+                cases++;
+            }
+        }
+    }
+    printf("ok: %d FIFO choices distinct where they must be\n", cases);
+}
+
+/* Checks the fusion marks of one schedule against their definition; returns uses_tmp. */
+static int check_fusion(const char *what, dfc_sched_t *s, uint64_t item)
+{
+    int uses_tmp = dfc_gpu_mark_fused(s->steps, s->nsteps, item);
+    for (int start = 0, end; start < s->nsteps; start = end + 1) {
+        for (end = start; end < s->nsteps && dfc_gpu_is_transfer(&s->steps[end]); end++) {}
+        for (int i = start; i < end; i++) {
+            const dfc_step_t *r = &s->steps[i];
+            if (r->kind != DFC_STEP_RECV_REDUCE) continue;
+            int overlap = 0;
+            for (int j = start; j < end; j++) {
+                const dfc_step_t *x = &s->steps[j];
+                if (x->kind == DFC_STEP_SEND && x->src_buf == r->dst_buf && x->src_off < r->dst_off + r->count * item &&
+                    r->dst_off < x->src_off + x->bytes)
+                    overlap = 1;
+            }
+            CHECK(overlap == !(r->order & DFC_GPU_FUSED), "%s: step %d fused %d with a send overlapping %d", what, i,
+                  !!(r->order & DFC_GPU_FUSED), overlap);
+        }
+    }
+    return uses_tmp;
+}
+
+static void build(dfc_coll_build_fn fn, dfc_coll_args_t *a, dfc_sched_t *s)
+{
+    dfc_sched_init(s);
+    CHECK(fn(a, s) == DFC_SUCCESS, "building a schedule failed");
+}
+
+static void test_fusion_and_channels(void)
+{
+    int schedules = 0;
+    for (int n = 2; n <= 8; n++)
+        for (int rank = 0; rank < n; rank++)
+            for (uint64_t count = 1; count <= (1u << 22); count *= 16) {
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    dfc_coll_args_t a = {.kind = DFC_COLL_ALLREDUCE, .rank = rank, .size = n, .count = count, .elem = 4,
+                                         .commutative = 1, .in_place = in_place, .gpu = 1};
+                    dfc_sched_t s;
+                    build(dfc_coll_allreduce_ring_build, &a, &s);
+                    int tmp = check_fusion("ring allreduce", &s, 4);
+                    if (count >= (uint64_t)n) CHECK(!tmp, "ring allreduce n %d count %llu needs TMP in the daemon", n,
+                                                   (unsigned long long)count);
+                    int single = dfc_gpu_single_channel(s.steps, s.nsteps, 4, 32768);
+                    if (count * 4 >= (uint64_t)n * 65536) CHECK(!single, "a %llu-byte ring allreduce on one channel",
+                                                              (unsigned long long)count * 4);
+                    dfc_sched_destroy(&s);
+                    build(dfc_coll_allreduce_recursive_doubling_build, &a, &s);
+                    tmp = check_fusion("recursive doubling allreduce", &s, 4);
+                    int rr = 0;
+                    for (int i = 0; i < s.nsteps; i++) rr += s.steps[i].kind == DFC_STEP_RECV_REDUCE;
+                    CHECK(!rr || tmp, "recursive doubling sends the buffer it reduces into: it must use TMP");
+                    if (count * 4 < 32768) CHECK(dfc_gpu_single_channel(s.steps, s.nsteps, 4, 32768),
+                                                 "a %llu-byte allreduce not on one channel", (unsigned long long)count * 4);
+                    dfc_sched_destroy(&s);
+                    build(dfc_coll_allreduce_rabenseifner_build, &a, &s);
+                    check_fusion("rabenseifner allreduce", &s, 4);
+                    dfc_sched_destroy(&s);
+                    schedules += 3;
+                }
+                dfc_coll_args_t a = {.kind = DFC_COLL_REDUCE_SCATTER_BLOCK, .rank = rank, .size = n, .count = count,
+                                     .elem = 8, .commutative = 1, .gpu = 1};
+                dfc_sched_t s;
+                build(dfc_coll_reduce_scatter_pairwise_build, &a, &s);
+                check_fusion("reduce_scatter_block", &s, 8);
+                dfc_sched_destroy(&s);
+                schedules++;
+            }
+    printf("ok: fusion marks of %d schedules match their definition\n", schedules);
+}
+
+int main(void)
+{
+    test_slices();
+    test_fifos();
+    test_fusion_and_channels();
+    if (failures) {
+        fprintf(stderr, "%d failure(s)\n", failures);
+        return 1;
+    }
+    return 0;
+}

@@ -62,13 +62,13 @@ static void test_slices(void)
                 CHECK(next == bytes, "bytes %llu over %u channels: covered %llu", (unsigned long long)bytes,
                       chans[ci], (unsigned long long)next);
             }
-    printf("ok: %d channel slices partition their steps\n", cases);
+    printf("%s: %d channel slices partition their steps\n", failures ? "FAIL" : "ok", cases);
 }
 
 static void test_fifos(void)
 {
     enum { SLOTS = 16 };
-    int cases = 0;
+    int cases = 0, before = failures;
     for (uint64_t ctx = 0; ctx < 40; ctx++) {
         for (uint32_t first = 0; first < 100; first++) { /* 16 consecutive tags */
             int used[SLOTS] = {0};
@@ -91,7 +91,7 @@ static void test_fifos(void)
             }
         }
     }
-    printf("ok: %d FIFO choices distinct where they must be\n", cases);
+    printf("%s: %d FIFO choices distinct where they must be\n", failures > before ? "FAIL" : "ok", cases);
 }
 
 /* Checks the fusion marks of one schedule against their definition; returns uses_tmp. */
@@ -125,7 +125,7 @@ static void build(dfc_coll_build_fn fn, dfc_coll_args_t *a, dfc_sched_t *s)
 
 static void test_fusion_and_channels(void)
 {
-    int schedules = 0;
+    int schedules = 0, before = failures;
     for (int n = 2; n <= 8; n++)
         for (int rank = 0; rank < n; rank++)
             for (uint64_t count = 1; count <= (1u << 22); count *= 16) {
@@ -162,7 +162,7 @@ static void test_fusion_and_channels(void)
                 dfc_sched_destroy(&s);
                 schedules++;
             }
-    printf("ok: fusion marks of %d schedules match their definition\n", schedules);
+    printf("%s: fusion marks of %d schedules match their definition\n", failures > before ? "FAIL" : "ok", schedules);
 }
 
 int main(void)

@@ -110,7 +110,11 @@ int dfc_coll_gpu_pass(void)
     DFC_LIST_FOREACH_SAFE(e, t, &gpu_queue) {
         dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
         int err = DFC_SUCCESS;
-        if (!c->gpu_submitted) {
+        if ((err = dfc_fault_check(c->comm, 1, -1))) {
+            /* A member died: its GPU will never send, so the kernel cannot finish this one.
+             * Report it (DFC_ERR_PROC_FAILED) and leave the descriptor to the kernel. */
+            if (c->gpu_submitted) dfc_gpu_abandon(&c->gpu);
+        } else if (!c->gpu_submitted) {
             if ((err = try_submit(c)) == DFC_SUCCESS) continue;
         } else if (!dfc_gpu_test(&c->gpu, &err)) {
             continue;

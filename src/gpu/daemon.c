@@ -371,6 +371,13 @@ int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
     return 1;
 }
 
+void dfc_gpu_abandon(dfc_gpu_handle_t *h)
+{
+    if (h->slot < 0) return;
+    d.pending--;
+    h->slot = -1;
+}
+
 void dfc_gpu_daemon_finalize(void)
 {
     if (!d.ok) return;
@@ -409,6 +416,7 @@ int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
 }
 int dfc_gpu_progress(void) { return 0; }
 int dfc_gpu_busy(void) { return 0; }
+void dfc_gpu_abandon(dfc_gpu_handle_t *h) { h->slot = -1; }
 uint64_t dfc_gpu_preemptions(void) { return 0; }
 uint64_t dfc_gpu_launches(void) { return 0; }
 #endif

@@ -78,6 +78,9 @@ typedef struct dfc_gpu_handle {
 int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h);
 /* 1 when the collective completed (*err: its error code or DFC_SUCCESS); frees the slot. */
 int dfc_gpu_test(dfc_gpu_handle_t *h, int *err);
+/* Gives up on a submitted collective whose peer died: it no longer counts as pending, and
+ * its descriptor stays with the kernel (never reused). */
+void dfc_gpu_abandon(dfc_gpu_handle_t *h);
 /* Relaunches the kernel when work is pending and it has left (on DFC_GPU_RELAUNCH_US). */
 int dfc_gpu_progress(void);
 /* 1 while submitted collectives have not been tested complete (waiters should not sleep). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""plot.py - PNG plots from dfc_bench CSV files: time and busbw against message size, DFC and
-the anchor, one PNG per (CSV file, workload); for iallreduce also the overlap.
+"""plot.py - PNG plots from dfc_bench (host, Open MPI anchor) and dfc_bench_gpu (device,
+NCCL anchor) CSV files: time and busbw against message size, DFC and the anchor, one PNG
+per (CSV file, workload); for iallreduce also the overlap.
 
 Usage: bench/plot.py [-o OUTDIR] FILE.csv [FILE.csv ...]
 
@@ -16,12 +17,29 @@ import sys
 import tempfile
 
 
+def from_gpu_row(r):
+    """dfc_bench_gpu writes one row per size with both libraries (dfc_us, nccl_us, ...): two
+    rows in dfc_bench's shape, the anchor being NCCL."""
+    out = []
+    for lib, pre in (("dfc", "dfc"), ("anchor", "nccl")):
+        if float(r[pre + "_us"]) > 0:
+            out.append({"workload": r["workload"], "lib": lib, "ranks": r["ranks"], "bytes": r["bytes"],
+                        "median_us": r[pre + "_us"], "busbw_GBps": r[pre + "_busbw"],
+                        "overlap_pct": ""})
+    return out
+
+
 def read_csv(path):
-    """Rows of one dfc_bench CSV (its '#' comment lines skipped), numbers converted."""
+    """Rows of one dfc_bench or dfc_bench_gpu CSV ('#' comment lines skipped), numbers
+    converted."""
     with open(path) as f:
         lines = [l for l in f if l.strip() and not l.startswith("#")]
+    raw = list(csv.DictReader(lines))
+    if raw and "nccl_us" in raw[0]:
+        raw = [x for r in raw for x in from_gpu_row(r)]
+        LABEL["anchor"] = "anchor (NCCL)"
     rows = []
-    for r in csv.DictReader(lines):
+    for r in raw:
         for k, v in list(r.items()):
             if k not in ("workload", "lib"):
                 try:

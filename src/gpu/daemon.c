@@ -22,13 +22,13 @@
  * launch never overlaps the previous kernel, and the legacy default stream the application
  * synchronizes with never waits for the daemon.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu/dfc_gpu.h"
 #include "gpu/params.h"
 #include "pmix/dfc_boot.h"
-#include <stdio.h>
 #include "util/dfc_util.h"
 
 #ifdef HAVE_CUDA

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "dfc.h"
+#include "bench_util.h"
 #include "dfc_bench.h"
 
 /* ---- Workloads ---------------------------------------------------------------------------- */
@@ -98,16 +99,6 @@ static double now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-static long parse_size(const char *s)
-{
-    char *end;
-    double x = strtod(s, &end);
-    if (*end == 'k' || *end == 'K') x *= 1024;
-    else if (*end == 'm' || *end == 'M') x *= 1024 * 1024;
-    else if (*end == 'g' || *end == 'G') x *= 1024.0 * 1024 * 1024;
-    return (long)x;
 }
 
 static long scaled(long base, long bytes, long at_least)
@@ -759,8 +750,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-quiet")) quiet = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "-help") || !strcmp(a, "--help")) usage();
         else if (!v) usage();
-        else if (!strcmp(a, "-minsize")) minsize = parse_size(v), i++;
-        else if (!strcmp(a, "-maxsize")) maxsize = parse_size(v), i++;
+        else if (!strcmp(a, "-minsize")) minsize = bench_parse_size(v), i++;
+        else if (!strcmp(a, "-maxsize")) maxsize = bench_parse_size(v), i++;
         else if (!strcmp(a, "-iters")) opt_iters = atol(v), i++;
         else if (!strcmp(a, "-warmup")) opt_warmup = atol(v), i++;
         else if (!strcmp(a, "-window")) window = atoi(v), i++;

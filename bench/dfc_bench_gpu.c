@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "dfc.h"
 #ifdef DFC_BENCH_NCCL
 #include <nccl.h>
@@ -63,16 +64,6 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static uint64_t parse_size(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (*end == 'K' || *end == 'k') v *= 1024;
-    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
-    else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024 * 1024;
-    return (uint64_t)v;
 }
 
 /* Items per rank for a workload of `bytes` (nccl-tests' meaning of bytes). */
@@ -149,27 +140,28 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* One call of workload w through DFC (which 0) or NCCL (which 1). */
+static void call(int which, int w, size_t n)
+{
+#ifdef DFC_BENCH_NCCL
+    if (which) {
+        nccl_call(w, n);
+        return;
+    }
+#endif
+    (void)which;
+    dfc_call(w, n);
+}
+
 /* Median over reps of the per-call time of a batch, slowest rank. which: 0 DFC, 1 NCCL. */
 static double measure(int which, int w, size_t n, int iters, int warmup, int reps)
 {
     double t[64];
-    for (int i = 0; i < warmup; i++) {
-#ifdef DFC_BENCH_NCCL
-        if (which) nccl_call(w, n);
-        else
-#endif
-            dfc_call(w, n);
-    }
+    for (int i = 0; i < warmup; i++) call(which, w, n);
     for (int r = 0; r < reps; r++) {
         DFC_Barrier(DFC_COMM_WORLD);
         double t0 = now();
-        for (int i = 0; i < iters; i++) {
-#ifdef DFC_BENCH_NCCL
-            if (which) nccl_call(w, n);
-            else
-#endif
-                dfc_call(w, n);
-        }
+        for (int i = 0; i < iters; i++) call(which, w, n);
         double mine = (now() - t0) / iters;
         DFC_Allreduce(&mine, &t[r], 1, DFC_DOUBLE, DFC_MAX, DFC_COMM_WORLD);
     }
@@ -245,8 +237,8 @@ int main(int argc, char **argv)
     const char *csv = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
-        if (!strcmp(a, "-minsize")) minsize = parse_size(v), i++;
-        else if (!strcmp(a, "-maxsize")) maxsize = parse_size(v), i++;
+        if (!strcmp(a, "-minsize")) minsize = (uint64_t)bench_parse_size(v), i++;
+        else if (!strcmp(a, "-maxsize")) maxsize = (uint64_t)bench_parse_size(v), i++;
         else if (!strcmp(a, "-iters")) iters = atoi(v), i++;
         else if (!strcmp(a, "-warmup")) warmup = atoi(v), i++;
         else if (!strcmp(a, "-reps")) reps = atoi(v) > 64 ? 64 : atoi(v), i++;

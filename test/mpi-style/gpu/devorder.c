@@ -26,30 +26,24 @@
 
 static int rank, size;
 
-static uint64_t rng_state;
-static uint32_t rnd(void) /* xorshift: the same sequence on every rank for a shared seed */
+/* xorshift64: a shared state gives the same sequence on every rank (the operations of a
+ * batch), a per-rank state each rank's own order. */
+static uint64_t shared_rng, local_rng;
+static uint32_t xorshift(uint64_t *state)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 11);
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (uint32_t)(*state >> 11);
 }
 
-static void shuffle(int *a, int n, uint32_t (*r)(void))
+static void shuffle(int *a, int n, uint64_t *state)
 {
     for (int i = n - 1; i > 0; i--) {
-        int j = (int)(r() % (uint32_t)(i + 1)), t = a[i];
+        int j = (int)(xorshift(state) % (uint32_t)(i + 1)), t = a[i];
         a[i] = a[j];
         a[j] = t;
     }
-}
-static uint64_t local_state;
-static uint32_t local_rnd(void) /* per-rank sequence */
-{
-    local_state ^= local_state << 13;
-    local_state ^= local_state >> 7;
-    local_state ^= local_state << 17;
-    return (uint32_t)(local_state >> 11);
 }
 
 /* ---- chaos ---------------------------------------------------------------------------- */
@@ -72,7 +66,7 @@ static void test_chaos(void)
             CUDA_OK(cudaMemcpy(in[c], h, n[c] * sizeof(float), cudaMemcpyHostToDevice));
             CUDA_OK(cudaMemset(out[c], 0xff, n[c] * sizeof(float))); /* poison: NaN */
         }
-        shuffle(order, NCOLL, local_rnd);
+        shuffle(order, NCOLL, &local_rng);
         for (int c = 0; c < NCOLL; c++) DFCT_OK(DFC_Start(&req[order[c]]));
         DFCT_OK(DFC_Waitall(NCOLL, req, DFC_STATUSES_IGNORE));
         for (int c = 0; c < NCOLL; c++) {
@@ -169,19 +163,20 @@ static void test_random(int total)
     DFC_Comm_split(DFC_COMM_WORLD, 0, size - rank, &rev);
     comms[2] = rev;
     DFC_Comm_dup(rev, &comms[3]);
-    rng_state = 0x9e3779b97f4a7c15ull;
+    shared_rng = 0x9e3779b97f4a7c15ull;
     op_t ops[16];
     DFC_Request reqs[16];
     int order[16], done = 0, batch_no = 0;
     while (done < total) {
-        int nb = (int)(rnd() % 16) + 1;
+        int nb = (int)(xorshift(&shared_rng) % 16) + 1;
         if (nb > total - done) nb = total - done;
         for (int i = 0; i < nb; i++) {
-            ops[i].kind = (int)(rnd() % NOPS);
-            ops[i].comm = (int)(rnd() % 4);
-            uint32_t sz = rnd() % 100;
-            ops[i].count = sz < 70 ? (int)(rnd() % 64) + 1 : sz < 95 ? (int)(rnd() % 8192) + 1 : (int)(rnd() % 262144) + 1;
-            ops[i].seed = (int)(rnd() % 100000);
+            ops[i].kind = (int)(xorshift(&shared_rng) % NOPS);
+            ops[i].comm = (int)(xorshift(&shared_rng) % 4);
+            uint32_t sz = xorshift(&shared_rng) % 100;
+            uint32_t limit = sz < 70 ? 64 : sz < 95 ? 8192 : 262144; /* mostly small, some large */
+            ops[i].count = (int)(xorshift(&shared_rng) % limit) + 1;
+            ops[i].seed = (int)(xorshift(&shared_rng) % 100000);
             order[i] = i;
         }
         /* Each rank interleaves the 4 communicators' operations at random, keeping the
@@ -189,17 +184,17 @@ static void test_random(int total)
          * the same order everywhere; only the order across communicators may differ). */
         int next[4] = {0, 0, 0, 0}, k = 0;
         while (k < nb) {
-            int c = (int)(local_rnd() % 4);
+            int c = (int)(xorshift(&local_rng) % 4);
             while (next[c] < nb && ops[next[c]].comm != c) next[c]++;
             if (next[c] == nb) continue;
             order[k++] = next[c]++;
         }
         for (int i = 0; i < nb; i++) {
             post(&ops[order[i]], comms);
-            if (local_rnd() % 8 == 0) CUDA_OK(cudaDeviceSynchronize()); /* NCCL's trap */
+            if (xorshift(&local_rng) % 8 == 0) CUDA_OK(cudaDeviceSynchronize()); /* NCCL's trap */
         }
         for (int i = 0; i < nb; i++) reqs[i] = ops[i].req;
-        switch (local_rnd() % 4) {
+        switch (xorshift(&local_rng) % 4) {
         case 0: DFCT_OK(DFC_Waitall(nb, reqs, DFC_STATUSES_IGNORE)); break;
         case 1:
             for (int left = nb; left > 0; left--) {
@@ -240,7 +235,7 @@ int main(int argc, char **argv)
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
-    local_state = 0x2545f4914f6cdd1dull * (uint64_t)(rank + 1);
+    local_rng = 0x2545f4914f6cdd1dull * (uint64_t)(rank + 1);
     if (!strcmp(test, "chaos")) test_chaos();
     else test_random(total);
     int device;

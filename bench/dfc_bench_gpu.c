@@ -24,8 +24,11 @@
  * Memory: device memory in use (cudaMemGetInfo) after the CUDA context exists, then after
  * DFC_Init and the DFC runs, then after NCCL's init and runs: what each library took.
  *
- * Usage: dfc_bench_gpu [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-reps N]
- *                      [-workloads a,b] [-noanchor] [-chaos] [-csv FILE]
+ * "launch/call" is the number of daemon kernel launches per DFC call during the timed batches
+ * (0.00: the kernel stayed resident; a relaunch costs several microseconds).
+ *
+ * Usage: dfc_bench_gpu [-minsize B] [-maxsize B] [-sizes B,B,...] [-iters N] [-warmup N]
+ *                      [-reps N] [-workloads a,b] [-noanchor] [-chaos] [-csv FILE]
  */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -153,11 +156,21 @@ static void call(int which, int w, size_t n)
     dfc_call(w, n);
 }
 
-/* Median over reps of the per-call time of a batch, slowest rank. which: 0 DFC, 1 NCCL. */
-static double measure(int which, int w, size_t n, int iters, int warmup, int reps)
+static long long daemon_launches(void)
+{
+    int device;
+    DFC_Count launches;
+    DFC_Get_gpu_daemon_info(&device, &launches);
+    return (long long)launches;
+}
+
+/* Median over reps of the per-call time of a batch, slowest rank. which: 0 DFC, 1 NCCL.
+ * *launch_per_call: daemon kernel launches per call on this rank during the batches. */
+static double measure(int which, int w, size_t n, int iters, int warmup, int reps, double *launch_per_call)
 {
     double t[64];
     for (int i = 0; i < warmup; i++) call(which, w, n);
+    long long launches0 = daemon_launches();
     for (int r = 0; r < reps; r++) {
         DFC_Barrier(DFC_COMM_WORLD);
         double t0 = now();
@@ -165,6 +178,7 @@ static double measure(int which, int w, size_t n, int iters, int warmup, int rep
         double mine = (now() - t0) / iters;
         DFC_Allreduce(&mine, &t[r], 1, DFC_DOUBLE, DFC_MAX, DFC_COMM_WORLD);
     }
+    *launch_per_call = (double)(daemon_launches() - launches0) / ((double)reps * iters);
     qsort(t, reps, sizeof t[0], cmp_double);
     return t[reps / 2];
 }
@@ -234,11 +248,12 @@ int main(int argc, char **argv)
 {
     uint64_t minsize = 8, maxsize = 1 << 30;
     int iters = 100, warmup = 5, reps = 7, noanchor = 0, do_chaos = 0, mask = (1 << W_COUNT) - 1;
-    const char *csv = NULL;
+    const char *csv = NULL, *sizes_arg = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "-minsize")) minsize = (uint64_t)bench_parse_size(v), i++;
         else if (!strcmp(a, "-maxsize")) maxsize = (uint64_t)bench_parse_size(v), i++;
+        else if (!strcmp(a, "-sizes")) sizes_arg = v, i++;
         else if (!strcmp(a, "-iters")) iters = atoi(v), i++;
         else if (!strcmp(a, "-warmup")) warmup = atoi(v), i++;
         else if (!strcmp(a, "-reps")) reps = atoi(v) > 64 ? 64 : atoi(v), i++;
@@ -254,6 +269,18 @@ int main(int argc, char **argv)
             fprintf(stderr, "dfc_bench_gpu: unknown argument %s\n", a);
             return 1;
         }
+    }
+    uint64_t sizes[64];
+    int nsizes = 0;
+    if (sizes_arg) { /* an explicit list; the buffers are sized for its largest entry */
+        maxsize = 0;
+        for (const char *p = sizes_arg; *p && nsizes < 64; p = strchr(p, ',') ? strchr(p, ',') + 1 : "") {
+            sizes[nsizes] = (uint64_t)bench_parse_size(p);
+            if (sizes[nsizes] > maxsize) maxsize = sizes[nsizes];
+            nsizes++;
+        }
+    } else {
+        for (uint64_t b = minsize; b <= maxsize && nsizes < 64; b *= 2) sizes[nsizes++] = b;
     }
     const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     if (!lr) lr = getenv("SLURM_LOCALID");
@@ -294,32 +321,33 @@ int main(int argc, char **argv)
     for (int w = 0; w < W_COUNT; w++) {
         if (!(mask & 1 << w)) continue;
         if (!rank)
-            printf("\n%-14s %12s %10s %10s %7s %11s %11s\n", wl_name[w], "bytes", "DFC us", "NCCL us", "ratio",
-                   "DFC busbw", "NCCL busbw");
-        for (uint64_t bytes = minsize; bytes <= maxsize; bytes *= 2) {
+            printf("\n%-14s %12s %10s %10s %7s %11s %11s %12s\n", wl_name[w], "bytes", "DFC us", "NCCL us", "ratio",
+                   "DFC busbw", "NCCL busbw", "launch/call");
+        for (int si = 0; si < nsizes; si++) {
+            uint64_t bytes = sizes[si];
             size_t n = items_of(w, bytes);
             int it = (int)(bytes > 262144 ? (uint64_t)iters * 262144 / bytes : (uint64_t)iters);
             if (it < 5) it = 5;
             fill_inputs(w == W_ALLTOALL || w == W_REDUCE_SCATTER ? n * size : n);
             dfc_call(w, n);
-            if (bytes == minsize || bytes == maxsize) errors += check_result(w, n, "DFC");
-            double td = measure(0, w, n, it, warmup, reps), tn = 0;
+            if (si == 0 || si == nsizes - 1) errors += check_result(w, n, "DFC");
+            double lpc = 0, ignored, td = measure(0, w, n, it, warmup, reps, &lpc), tn = 0;
             if (anchor) {
 #ifdef DFC_BENCH_NCCL
                 fill_inputs(w == W_ALLTOALL || w == W_REDUCE_SCATTER ? n * size : n);
                 nccl_call(w, n);
-                if (bytes == minsize || bytes == maxsize) errors += check_result(w, n, "NCCL");
-                tn = measure(1, w, n, it, warmup, reps);
+                if (si == 0 || si == nsizes - 1) errors += check_result(w, n, "NCCL");
+                tn = measure(1, w, n, it, warmup, reps, &ignored);
 #endif
             }
             double f = busbw_factor(w), bd = bytes / td * f / 1e9, bn = anchor ? bytes / tn * f / 1e9 : 0;
             if (!rank) {
                 if (anchor)
-                    printf("%-14s %12llu %10.1f %10.1f %7.2f %11.2f %11.2f\n", "", (unsigned long long)bytes, td * 1e6,
-                           tn * 1e6, td / tn, bd, bn);
+                    printf("%-14s %12llu %10.1f %10.1f %7.2f %11.2f %11.2f %12.2f\n", "", (unsigned long long)bytes,
+                           td * 1e6, tn * 1e6, td / tn, bd, bn, lpc);
                 else
-                    printf("%-14s %12llu %10.1f %10s %7s %11.2f %11s\n", "", (unsigned long long)bytes, td * 1e6, "-",
-                           "-", bd, "-");
+                    printf("%-14s %12llu %10.1f %10s %7s %11.2f %11s %12.2f\n", "", (unsigned long long)bytes, td * 1e6,
+                           "-", "-", bd, "-", lpc);
                 if (out)
                     fprintf(out, "%s,%d,%llu,%.3f,%.3f,%.4f,%.3f,%.3f\n", wl_name[w], size, (unsigned long long)bytes,
                             td * 1e6, tn * 1e6, anchor ? td / tn : 0, bd, bn);

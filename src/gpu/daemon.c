@@ -107,7 +107,8 @@ static int start_daemon(void)
     g->nlocal = (uint32_t)d.nlocal;
     g->channels = (uint32_t)DFC_MIN2(DFC_GPU_MAX_CHANNELS, DFC_MAX2(1, prm.channels));
     g->slots = (uint32_t)DFC_MIN2(DFC_GPU_MAX_SLOTS, DFC_MAX2(1, prm.slots));
-    g->half = (uint32_t)DFC_MAX2(4096, prm.chunk & ~15L);
+    g->depth = (uint32_t)DFC_MIN2(64, DFC_MAX2(2, prm.depth));
+    g->chunk = (uint32_t)DFC_MAX2(4096, prm.chunk & ~15L);
     if ((e = dfc_cuda.cudaSetDevice((int)dev))) return dfc_cuda_error("cudaSetDevice", e);
     d.rec.device = (int)dev;
     if ((e = dfc_cuda.cudaDeviceGetPCIBusId(d.rec.busid, sizeof d.rec.busid, (int)dev)))
@@ -118,7 +119,7 @@ static int start_daemon(void)
     if ((e = dfc_cuda.cudaMalloc(&p, box_bytes))) return dfc_cuda_error("cudaMalloc of the mailboxes", e);
     d.box[d.me] = p;
     if ((e = dfc_cuda.cudaMemset(p, 0, box_bytes))) return dfc_cuda_error("cudaMemset", e);
-    size_t spill_bytes = (size_t)g->nlocal * g->channels * DFC_GPU_SPILL * g->half;
+    size_t spill_bytes = (size_t)g->nlocal * g->channels * DFC_GPU_SPILL * g->chunk;
     if ((e = dfc_cuda.cudaMalloc(&p, spill_bytes))) return dfc_cuda_error("cudaMalloc of the spill chunks", e);
     d.spill = p;
     if ((e = dfc_cuda.cudaMalloc(&p, dev_bytes))) return dfc_cuda_error("cudaMalloc of the daemon state", e);
@@ -232,8 +233,8 @@ void dfc_gpu_daemon_connect(void)
     k->spill = d.spill;
     k->geom = d.rec.geom;
     k->me = (uint32_t)d.me;
-    DFC_LOG(DFC_LOG_INFO, "gpu", "GPU daemon on device %d (%s), %u channels, %u slots of 2 x %u bytes",
-            d.rec.device, d.rec.busid, k->geom.channels, k->geom.slots, k->geom.half);
+    DFC_LOG(DFC_LOG_INFO, "gpu", "GPU daemon on device %d (%s), %u channels, %u slots of %u x %u bytes",
+            d.rec.device, d.rec.busid, k->geom.channels, k->geom.slots, k->geom.depth, k->geom.chunk);
 }
 
 int dfc_gpu_daemon_index(int world_rank)
@@ -270,8 +271,14 @@ static int kernel_left(void)
 /* Hands a filled descriptor to the kernel: the SQ entry, then the tail it polls. */
 static int publish(int slot)
 {
+    const dfc_gpu_desc_head_t *hd = &d.host->desc[slot].h;
     uint32_t tail = d.host->sq_tail;
-    d.host->sq[tail % DFC_GPU_MAX_COLLS] = (uint32_t)slot;
+    volatile dfc_gpu_sq_entry_t *e = &d.host->sq[tail % DFC_GPU_MAX_COLLS];
+    e->slot = (uint32_t)slot;
+    e->gen = hd->gen;
+    e->priority = hd->priority;
+    e->nchan = hd->nchan;
+    e->nsteps = (uint16_t)hd->nsteps;
     __sync_synchronize(); /* descriptor and entry before the tail */
     d.host->sq_tail = tail + 1;
     if (kernel_left()) return launch(); /* no running block may see the entry */
@@ -342,7 +349,8 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     hd->elem = (uint8_t)(job->type >= 0 ? job->elem : 1);
     hd->item = (uint32_t)(job->type >= 0 ? job->item : 1);
     for (int r = 0; r < job->nranks; r++) hd->peer_index[r] = job->peer_index[r];
-    hd->single = dfc_gpu_single_channel(s->steps, s->nsteps, hd->item, d.kargs.chan_min_bytes);
+    hd->nchan = (uint8_t)dfc_gpu_channels_of(s->steps, s->nsteps, hd->item, d.kargs.chan_min_bytes,
+                                             d.kargs.geom.channels);
     d.host->error[slot] = 0;
     d.pending++;
     h->slot = slot;

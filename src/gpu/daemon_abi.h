@@ -12,9 +12,14 @@
  *     dynamic context of every (collective, channel) saved across preemptions and kernel
  *     exits, the per-block run queues, and the send/receive sequence counters.
  *   the mailbox region, device memory exported with CUDA IPC and mapped by the other
- *     processes of the node (dfc_gpu_box_*): for each (source, channel, slot) two
- *     half-buffers of `half` bytes with a flag each, written by the source over NVLink, and
- *     for each (destination, channel, slot) an ack counter written by the destination.
+ *     processes of the node (dfc_gpu_box_*): for each (source, channel, slot) a ring of
+ *     `depth` entries of `chunk` bytes with a flag each, written by the source over NVLink,
+ *     and for each (destination, channel, slot) an ack counter written by the destination.
+ *
+ * Only channel 0 reads the submission queue across PCIe; it mirrors each entry into device
+ * memory (dfc_gpu_dev_t.msq), where the other blocks find it. Sixteen blocks polling pinned
+ * memory measurably slowed channel 0's own reads (stop 11: 8-byte allreduce 212 us with 16
+ * channels, 41 us with 1).
  *
  * A channel is one thread block; every collective is cut into per-channel slices (NCCL's
  * channels) that run independently except at fences (daemon_kernel.cu). A slot is one FIFO
@@ -46,6 +51,16 @@
  * saves the trip through TMP. Set by the host side when it copies the schedule. */
 #define DFC_GPU_FUSED 0x2
 
+/* One submission queue entry: what a block needs to queue a collective, in 16 bytes that
+ * channel 0 reads at once (one PCIe round trip instead of one per field). */
+typedef struct dfc_gpu_sq_entry {
+    uint32_t slot;   /* descriptor index */
+    uint32_t gen;    /* its start number */
+    int32_t priority;
+    uint16_t nchan;  /* channels it runs on: 0 .. nchan-1 (dfc_gpu_channels_of) */
+    uint16_t nsteps;
+} dfc_gpu_sq_entry_t;
+
 /* One collective, written by the host before its SQ entry is published. The head is
  * copied to device memory when a block first takes the collective; steps follow it. */
 typedef struct dfc_gpu_desc_head {
@@ -56,7 +71,7 @@ typedef struct dfc_gpu_desc_head {
     int32_t nsteps;
     int32_t priority;
     uint8_t type, op, elem;       /* reductions: enum dfc_gpu_type, enum dfc_gpu_op, bytes of one */
-    uint8_t single;               /* every step fits channel 0: only channel 0 runs it */
+    uint8_t nchan;                /* channels 0 .. nchan-1 run it; the others never see it */
     uint32_t item;                /* bytes of one item of the datatype (a multiple of elem) */
     int8_t peer_index[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index on the node */
 } dfc_gpu_desc_head_t;
@@ -66,9 +81,19 @@ typedef struct dfc_gpu_desc {
     dfc_step_t steps[DFC_GPU_MAX_STEPS];
 } dfc_gpu_desc_t;
 
+/* The kernel copies a descriptor's head and steps as one run of 32-bit words. */
+#ifdef __cplusplus
+#define DFC_GPU_STATIC_ASSERT static_assert
+#else
+#define DFC_GPU_STATIC_ASSERT _Static_assert
+#endif
+DFC_GPU_STATIC_ASSERT(sizeof(dfc_gpu_desc_head_t) % 8 == 0 && sizeof(dfc_step_t) % 4 == 0,
+                      "descriptor words");
+DFC_GPU_STATIC_ASSERT(sizeof(dfc_gpu_sq_entry_t) == 16, "an SQ entry is four words");
+
 typedef struct dfc_gpu_host {
     volatile uint32_t sq_tail;                  /* entries published so far */
-    volatile uint32_t sq[DFC_GPU_MAX_COLLS];    /* descriptor index; entry i at i % size */
+    volatile dfc_gpu_sq_entry_t sq[DFC_GPU_MAX_COLLS]; /* entry i at i % size */
     volatile uint32_t done[DFC_GPU_MAX_COLLS];  /* CQ: gen of the last completed start */
     volatile int32_t error[DFC_GPU_MAX_COLLS];  /* nonzero: the kernel failed it */
     volatile uint32_t exited[DFC_GPU_MAX_CHANNELS]; /* launch epoch at which block exited */
@@ -94,14 +119,14 @@ typedef struct dfc_gpu_ctx {
 typedef struct dfc_gpu_queue {
     uint32_t sq_head;
     int32_t n;
-    uint32_t slot[DFC_GPU_MAX_COLLS];
-    uint32_t gen[DFC_GPU_MAX_COLLS];
-    int32_t prio[DFC_GPU_MAX_COLLS];
+    dfc_gpu_sq_entry_t e[DFC_GPU_MAX_COLLS];
 } dfc_gpu_queue_t;
 
 /* Device memory private to the process. Sized for the maxima; indexed [peer][chan][slot]. */
 typedef struct dfc_gpu_dev {
     volatile uint32_t drain;     /* epoch in which a block decided to exit: all exit */
+    volatile uint32_t msq_tail;  /* SQ entries mirrored by channel 0 so far */
+    dfc_gpu_sq_entry_t msq[DFC_GPU_MAX_COLLS]; /* the mirror: entry i at i % size */
     volatile uint64_t last_move; /* globaltimer of the last progress of any block */
     volatile uint32_t loaded[DFC_GPU_MAX_COLLS]; /* gen whose schedule is in steps[] */
     uint32_t claimed[DFC_GPU_MAX_COLLS];         /* gen whose load a block has claimed */
@@ -125,7 +150,7 @@ typedef struct dfc_gpu_dev {
     /* ctx[DFC_GPU_MAX_COLLS][channels] follows (dfc_gpu_ctx_t), allocated after this */
 } dfc_gpu_dev_t;
 
-/* The flag of one half-buffer: the chunk's sequence number in its slot, its owner and size. */
+/* The flag of one FIFO entry: the chunk's sequence number in its slot, its owner and size. */
 typedef struct dfc_gpu_flag {
     volatile uint64_t ident;
     volatile uint64_t seq;
@@ -138,7 +163,8 @@ typedef struct dfc_gpu_geom {
     uint32_t nlocal;    /* daemon processes on the node */
     uint32_t channels;  /* blocks */
     uint32_t slots;     /* FIFOs per (pair, channel) */
-    uint32_t half;      /* bytes of one half-buffer (a chunk) */
+    uint32_t depth;     /* entries of one FIFO (chunks in flight) */
+    uint32_t chunk;     /* bytes of one entry */
 } dfc_gpu_geom_t;
 
 /* Offsets inside a mailbox region: flags, then acks, then data (256-byte aligned). */
@@ -148,22 +174,22 @@ DFC_GPU_HD static inline uint64_t dfc_gpu_box_index(const dfc_gpu_geom_t *g, uin
     return ((uint64_t)peer * g->channels + chan) * g->slots + slot;
 }
 DFC_GPU_HD static inline uint64_t dfc_gpu_box_flags_off(const dfc_gpu_geom_t *g, uint32_t src, uint32_t chan,
-                                             uint32_t slot, uint32_t half)
+                                             uint32_t slot, uint32_t entry)
 {
-    return (dfc_gpu_box_index(g, src, chan, slot) * 2 + half) * sizeof(dfc_gpu_flag_t);
+    return (dfc_gpu_box_index(g, src, chan, slot) * g->depth + entry) * sizeof(dfc_gpu_flag_t);
 }
 DFC_GPU_HD static inline uint64_t dfc_gpu_box_acks_off(const dfc_gpu_geom_t *g, uint32_t dst, uint32_t chan,
                                             uint32_t slot)
 {
-    uint64_t flags = (uint64_t)g->nlocal * g->channels * g->slots * 2 * sizeof(dfc_gpu_flag_t);
+    uint64_t flags = (uint64_t)g->nlocal * g->channels * g->slots * g->depth * sizeof(dfc_gpu_flag_t);
     return flags + dfc_gpu_box_index(g, dst, chan, slot) * sizeof(uint64_t);
 }
 DFC_GPU_HD static inline uint64_t dfc_gpu_box_data_off(const dfc_gpu_geom_t *g, uint32_t src, uint32_t chan,
-                                            uint32_t slot, uint32_t half)
+                                            uint32_t slot, uint32_t entry)
 {
     uint64_t n = (uint64_t)g->nlocal * g->channels * g->slots;
-    uint64_t head = (n * 2 * sizeof(dfc_gpu_flag_t) + n * sizeof(uint64_t) + 255) & ~(uint64_t)255;
-    return head + (dfc_gpu_box_index(g, src, chan, slot) * 2 + half) * (uint64_t)g->half;
+    uint64_t head = (n * g->depth * sizeof(dfc_gpu_flag_t) + n * sizeof(uint64_t) + 255) & ~(uint64_t)255;
+    return head + (dfc_gpu_box_index(g, src, chan, slot) * g->depth + entry) * (uint64_t)g->chunk;
 }
 DFC_GPU_HD static inline uint64_t dfc_gpu_box_bytes(const dfc_gpu_geom_t *g)
 {
@@ -176,7 +202,7 @@ typedef struct dfc_gpu_kargs {
     dfc_gpu_dev_t *dev;
     dfc_gpu_ctx_t *ctx;           /* [DFC_GPU_MAX_COLLS][channels] */
     char *box[DFC_GPU_MAX_LOCAL]; /* mailbox regions, mine at [me], peers' through IPC */
-    char *spill;                  /* [peer][channel][DFC_GPU_SPILL] chunks of `half` bytes */
+    char *spill;                  /* [peer][channel][DFC_GPU_SPILL] chunks of `chunk` bytes */
     dfc_gpu_geom_t geom;
     uint32_t me;                  /* my daemon index */
     uint32_t epoch;               /* launch number */

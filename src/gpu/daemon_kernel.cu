@@ -19,10 +19,10 @@
  * steps split the bytes differently.
  *
  * Transfers go through mailbox slots in the receiver's memory (daemon_abi.h): a send writes
- * a chunk into a free half-buffer of the peer over NVLink, then its flag (ident, sequence,
- * size); a receive waits for the flag of the next sequence number, consumes the chunk (copy,
- * or reduce straight into the destination when the step is fused) and returns the half to
- * the sender with an ack. A chunk of another collective at the head of the FIFO is moved
+ * a chunk into a free entry of the peer's FIFO over NVLink, then its flag (ident, size, and
+ * last the sequence number); a receive waits for the flag of the next sequence number,
+ * consumes the chunk (copy, or reduce straight into the destination when the step is fused)
+ * and returns the entry to the sender with an ack. A chunk of another collective at the head of the FIFO is moved
  * aside into a spill entry, so that the FIFO never blocks the chunks behind it while there
  * is room (DFC_GPU_SPILL per peer and channel); its owner takes it from there later. Everything a collective needs to resume - pc, fence start, chunks done
  * per step - lives in device memory (dfc_gpu_ctx_t), so a collective can be left at any
@@ -61,7 +61,7 @@ enum act_kind { ACT_SEND, ACT_RECV, ACT_FROM_SPILL, ACT_STEAL };
 
 __device__ static inline char *spill_at(const dfc_gpu_kargs_t &a, uint32_t peer, uint32_t chan, int e)
 {
-    return a.spill + (((uint64_t)peer * a.geom.channels + chan) * DFC_GPU_SPILL + e) * a.geom.half;
+    return a.spill + (((uint64_t)peer * a.geom.channels + chan) * DFC_GPU_SPILL + e) * a.geom.chunk;
 }
 
 static __device__ __forceinline__ bool is_xfer(int kind)
@@ -74,41 +74,75 @@ static __device__ __forceinline__ char *buf_at(const dfc_gpu_desc_head_t *h, int
     return (char *)(uintptr_t)h->bufs[name] + off;
 }
 
-/* Pinned host memory is read with ld.volatile: nothing of it may come from a cache. */
-template <typename T> __device__ static inline T host_read(const T *p) { return *(const volatile T *)p; }
+/* Acquire loads: nothing this thread reads after one may be older than what it saw. The
+ * system scope covers writes from the host and from other GPUs (flags, acks, the SQ). */
+__device__ static inline uint32_t load_acquire_sys(const volatile uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ static inline uint64_t load_acquire_sys(const volatile uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ static inline uint32_t load_acquire_gpu(const volatile uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
 
-/* Thread 0: takes new SQ entries into the run queue, by priority (FIFO within one). A
- * collective that fits one channel (single) is taken by channel 0 only; the others skip it. */
+/* Thread 0 of channel 0: copies the SQ entries published since the last call from pinned
+ * memory to the device-memory mirror that every block admits from. The four words of an
+ * entry are independent loads, so one entry costs one PCIe round trip. */
+__device__ static uint32_t mirror_sq(const dfc_gpu_kargs_t &a)
+{
+    dfc_gpu_dev_t *d = a.dev;
+    uint32_t tail = load_acquire_sys(&a.host->sq_tail), mirrored = d->msq_tail;
+    if (tail == mirrored) return tail;
+    for (uint32_t i = mirrored; i != tail; i++) {
+        const volatile uint32_t *w = (const volatile uint32_t *)&a.host->sq[i % DFC_GPU_MAX_COLLS];
+        uint32_t *m = (uint32_t *)&d->msq[i % DFC_GPU_MAX_COLLS];
+        uint32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+        m[0] = w0, m[1] = w1, m[2] = w2, m[3] = w3;
+    }
+    __threadfence(); /* the entries before the tail that announces them */
+    d->msq_tail = tail;
+    return tail;
+}
+
+/* Thread 0: takes new SQ entries (from the mirror) into the run queue, by priority (FIFO
+ * within one). A collective on nchan channels is taken by channels 0 .. nchan-1 only.
+ * The host never has more than DFC_GPU_MAX_COLLS collectives in flight, and a block reads
+ * all new entries in one call, so an entry is not overwritten before every block read it
+ * unless a block lags a whole ring behind channel 0. */
 __device__ static void admit(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan)
 {
-    uint32_t tail = a.host->sq_tail;
+    uint32_t tail = chan == 0 ? mirror_sq(a) : load_acquire_gpu(&a.dev->msq_tail);
     while (s->q.sq_head != tail && s->q.n < DFC_GPU_MAX_COLLS) {
-        __threadfence_system();
-        uint32_t slot = a.host->sq[s->q.sq_head % DFC_GPU_MAX_COLLS];
-        const dfc_gpu_desc_head_t *hd = &a.host->desc[slot].h;
+        dfc_gpu_sq_entry_t e = a.dev->msq[s->q.sq_head % DFC_GPU_MAX_COLLS];
         s->q.sq_head++;
-        if (chan > 0 && host_read(&hd->single)) continue;
-        uint32_t gen = host_read(&hd->gen);
-        int prio = host_read(&hd->priority), i = s->q.n;
-        while (i > 0 && s->q.prio[i - 1] < prio) {
-            s->q.slot[i] = s->q.slot[i - 1];
-            s->q.gen[i] = s->q.gen[i - 1];
-            s->q.prio[i] = s->q.prio[i - 1];
+        if (chan >= e.nchan) continue;
+        int i = s->q.n;
+        while (i > 0 && s->q.e[i - 1].priority < e.priority) {
+            s->q.e[i] = s->q.e[i - 1];
             i--;
         }
-        s->q.slot[i] = slot;
-        s->q.gen[i] = gen;
-        s->q.prio[i] = prio;
+        s->q.e[i] = e;
         s->q.n++;
     }
 }
 
-/* All threads: makes sure the schedule of (slot, gen) is in device memory and this channel's
- * context belongs to gen. Returns 0 while another block is still loading it. */
-__device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t gen,
+/* All threads: makes sure the schedule of queue entry e is in device memory and this
+ * channel's context belongs to its start. Returns 0 while another block is still loading it. */
+__device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, const dfc_gpu_sq_entry_t &e,
                                 dfc_gpu_ctx_t *c)
 {
     dfc_gpu_dev_t *d = a.dev;
+    const uint32_t slot = e.slot, gen = e.gen;
     if (threadIdx.x == 0) {
         s->go = 1;
         if (d->loaded[slot] != gen) {
@@ -119,17 +153,16 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32
     __syncthreads();
     int go = s->go;
     __syncthreads();
-    if (go == 2) { /* this block copies the descriptor from pinned memory */
-        const dfc_gpu_desc_t *hd = &a.host->desc[slot];
-        const uint32_t *src = (const uint32_t *)&hd->h;
-        uint32_t *dst = (uint32_t *)&d->head[slot];
-        for (uint32_t i = threadIdx.x; i < sizeof(dfc_gpu_desc_head_t) / 4; i += blockDim.x)
-            dst[i] = __ldcv((const unsigned int *)src + i);
-        __syncthreads();
-        uint32_t words = d->head[slot].nsteps * sizeof(dfc_step_t) / 4;
-        src = (const uint32_t *)hd->steps;
-        dst = (uint32_t *)d->steps[slot];
-        for (uint32_t i = threadIdx.x; i < words; i += blockDim.x) dst[i] = __ldcv((const unsigned int *)src + i);
+    if (go == 2) { /* this block copies head and steps from pinned memory, in one pass */
+        const uint32_t *src = (const uint32_t *)&a.host->desc[slot];
+        const uint32_t head_words = sizeof(dfc_gpu_desc_head_t) / 4;
+        const uint32_t words = head_words + e.nsteps * (uint32_t)(sizeof(dfc_step_t) / 4);
+        uint32_t *head = (uint32_t *)&d->head[slot], *steps = (uint32_t *)d->steps[slot];
+        for (uint32_t i = threadIdx.x; i < words; i += blockDim.x) {
+            uint32_t w = __ldcv((const unsigned int *)src + i);
+            if (i < head_words) head[i] = w;
+            else steps[i - head_words] = w;
+        }
         __threadfence();
         __syncthreads();
         if (threadIdx.x == 0) d->loaded[slot] = gen;
@@ -177,24 +210,24 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
         if (sending) busy_send |= bit; else busy_recv |= bit;
         uint64_t lo, hi;
         dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
-        uint32_t nchunks = (uint32_t)((hi - lo + g->half - 1) / g->half);
+        uint32_t nchunks = (uint32_t)((hi - lo + g->chunk - 1) / g->chunk);
         if (prog >= nchunks) { /* nothing (left) to move in this channel */
             c->progress[i] = STEP_DONE;
             (*moved)++;
             continue;
         }
         if (s->nact == 16) continue;
-        uint64_t off = lo + (uint64_t)prog * g->half, bytes = hi - off < g->half ? hi - off : g->half;
+        uint64_t off = lo + (uint64_t)prog * g->chunk, bytes = hi - off < g->chunk ? hi - off : g->chunk;
         int k = s->nact;
         if (sending) {
             uint64_t *owner = &a.dev->owner[peer][chan][h->slot];
             if (*owner && *owner != h->ident) continue; /* another collective's send is in this FIFO */
             uint64_t seq = a.dev->sent[peer][chan][h->slot] + 1;
             volatile uint64_t *ack = (volatile uint64_t *)(a.box[a.me] + dfc_gpu_box_acks_off(g, peer, chan, h->slot));
-            if (*ack + 2 < seq) continue; /* both halves still unread */
+            if (load_acquire_sys(ack) + g->depth < seq) continue; /* every entry still unread */
             *owner = h->ident;
             s->act_src[k] = buf_at(h, st->src_buf, st->src_off + off);
-            s->act_dst[k] = a.box[peer] + dfc_gpu_box_data_off(g, a.me, chan, h->slot, (uint32_t)(seq & 1));
+            s->act_dst[k] = a.box[peer] + dfc_gpu_box_data_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth));
             s->act_reduce[k] = 0;
             s->act_kind[k] = ACT_SEND;
         } else {
@@ -211,11 +244,10 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
                 s->act_src[k] = spill_at(a, peer, chan, best);
             } else {
                 uint64_t seq = d->recvd[peer][chan][h->slot] + 1;
-                dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] + dfc_gpu_box_flags_off(g, peer, chan, h->slot, (uint32_t)(seq & 1)));
-                if (f->seq != seq) continue;
-                __threadfence_system();
+                dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] + dfc_gpu_box_flags_off(g, peer, chan, h->slot, (uint32_t)(seq % g->depth)));
+                if (load_acquire_sys(&f->seq) != seq) continue;
                 uint64_t owner = f->ident;
-                s->act_src[k] = a.box[a.me] + dfc_gpu_box_data_off(g, peer, chan, h->slot, (uint32_t)(seq & 1));
+                s->act_src[k] = a.box[a.me] + dfc_gpu_box_data_off(g, peer, chan, h->slot, (uint32_t)(seq % g->depth));
                 if (owner != h->ident) {
                     /* Another collective's chunk blocks the FIFO: move it aside if there is room
                      * (else wait: its owner will take it when it runs). */
@@ -248,34 +280,45 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
 }
 
 /* Thread 0, after the block moved the chunks of the sweep: publishes them (flags for sends,
- * acks for receives) and counts progress. */
+ * acks for receives) and counts progress. One system-scope fence orders every chunk and
+ * flag body of the sweep before the sequence numbers that announce them; a sweep with no
+ * send needs only the device scope (its acks follow reads that have completed). */
 __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
                                     dfc_gpu_ctx_t *c)
 {
     const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
     const dfc_step_t *steps = a.dev->steps[slot];
     const dfc_gpu_geom_t *g = &a.geom;
-    __threadfence_system(); /* the block's data writes (peer memory included) come first */
+    int sends = 0;
+    for (int k = 0; k < s->nact; k++) {
+        if (s->act_kind[k] != ACT_SEND) continue;
+        const dfc_step_t *st = &steps[s->act_step[k]];
+        uint32_t peer = (uint32_t)h->peer_index[st->peer];
+        uint64_t seq = a.dev->sent[peer][chan][h->slot] + 1;
+        dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth)));
+        f->ident = h->ident; /* the receiver reads these only after the new seq */
+        f->bytes = s->act_bytes[k];
+        sends++;
+    }
+    if (sends) __threadfence_system(); /* data and flag bodies (peer memory) come first */
+    else __threadfence();
     for (int k = 0; k < s->nact; k++) {
         const dfc_step_t *st = &steps[s->act_step[k]];
         uint32_t peer = (uint32_t)h->peer_index[st->peer];
         uint64_t lo, hi;
         dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
-        uint32_t nchunks = (uint32_t)((hi - lo + g->half - 1) / g->half);
+        uint32_t nchunks = (uint32_t)((hi - lo + g->chunk - 1) / g->chunk);
         uint32_t prog = c->progress[s->act_step[k]] + 1;
         dfc_gpu_dev_t *d = a.dev;
         int e = s->act_spill[k];
         if (s->act_kind[k] == ACT_SEND) {
             uint64_t seq = ++d->sent[peer][chan][h->slot];
-            dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot, (uint32_t)(seq & 1)));
-            f->ident = h->ident;
-            f->bytes = s->act_bytes[k];
-            __threadfence_system();
+            dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth)));
             f->seq = seq;
             if (prog == nchunks) d->owner[peer][chan][h->slot] = 0; /* last chunk written */
         } else if (s->act_kind[k] == ACT_FROM_SPILL) {
             d->spill_ident[peer][chan][e] = 0; /* the entry is free again */
-        } else { /* ACT_RECV, ACT_STEAL: the FIFO advances, the sender may reuse the half */
+        } else { /* ACT_RECV, ACT_STEAL: the FIFO advances, the sender may reuse the entry */
             uint64_t seq = ++d->recvd[peer][chan][h->slot];
             volatile uint64_t *ack = (volatile uint64_t *)(a.box[peer] + dfc_gpu_box_acks_off(g, a.me, chan, h->slot));
             *ack = seq;
@@ -313,7 +356,7 @@ __device__ static void local_step(const dfc_gpu_desc_head_t *h, const dfc_step_t
 /* Thread 0: the channels of a collective meet here between fence groups whose byte ranges
  * they split differently (a local step over a whole block after transfers in chunks, for
  * instance). Non-blocking: 1 once every channel has arrived at this channel's next barrier. */
-__device__ static int barrier_try(const dfc_gpu_kargs_t &a, uint32_t slot, dfc_gpu_ctx_t *c)
+__device__ static int barrier_try(const dfc_gpu_kargs_t &a, uint32_t slot, uint32_t nchan, dfc_gpu_ctx_t *c)
 {
     volatile uint32_t *count = &a.dev->arrived[slot];
     if (!c->at_barrier) {
@@ -321,7 +364,7 @@ __device__ static int barrier_try(const dfc_gpu_kargs_t &a, uint32_t slot, dfc_g
         atomicAdd((uint32_t *)count, 1u);
         c->at_barrier = 1;
     }
-    if (*count < (uint32_t)(c->barriers + 1) * a.geom.channels) return 0;
+    if (*count < (uint32_t)(c->barriers + 1) * nchan) return 0;
     __threadfence();
     c->at_barrier = 0;
     c->barriers++;
@@ -332,7 +375,7 @@ __device__ static int barrier_try(const dfc_gpu_kargs_t &a, uint32_t slot, dfc_g
  * reductions, a barrier, the local step (COPY, REDUCE) if the fence is one, a barrier, then
  * the next group. fstate remembers how far it got, since the barriers may have to wait and
  * the reductions must not run twice. A collective whose every step fits one channel
- * (h->single) skips the barriers: the other channels have nothing to do. Returns 2 when
+ * (h->nchan == 1) skips the barriers: no other channel takes part. Returns 2 when
  * the schedule is done, 1 when it moved, 0 when it waits at a barrier. */
 __device__ static int fence_point(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
                                   dfc_gpu_ctx_t *c, const dfc_gpu_desc_head_t *h, const dfc_step_t *steps)
@@ -352,7 +395,7 @@ __device__ static int fence_point(const dfc_gpu_kargs_t &a, block_state *s, uint
         int st = c->fstate;
         __syncthreads();
         if (st == 1 || st == 3) { /* barriers */
-            if (threadIdx.x == 0) s->go = h->single || barrier_try(a, slot, c);
+            if (threadIdx.x == 0) s->go = h->nchan == 1 || barrier_try(a, slot, h->nchan, c);
             __syncthreads();
             if (!s->go) return moved;
             if (threadIdx.x == 0) c->fstate = st == 1 && local ? 2 : 4;
@@ -375,11 +418,12 @@ __device__ static int fence_point(const dfc_gpu_kargs_t &a, block_state *s, uint
 
 /* All threads: runs one collective's slice until it completes (2), or cannot move (1 if it
  * moved before that, 0 if not). The head keeps polling for its spin budget. */
-__device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t gen,
+__device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const dfc_gpu_sq_entry_t &e,
                                uint32_t chan, int head)
 {
+    const uint32_t slot = e.slot;
     dfc_gpu_ctx_t *c = &a.ctx[(uint64_t)slot * a.geom.channels + chan];
-    if (!load_coll(a, s, slot, gen, c)) return 0;
+    if (!load_coll(a, s, e, c)) return 0;
     const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
     const dfc_step_t *steps = a.dev->steps[slot];
     /* Loop decisions use values every thread holds alike (registers, shared memory). */
@@ -434,7 +478,7 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_
 __device__ static void finish_coll(const dfc_gpu_kargs_t &a, uint32_t slot, uint32_t gen)
 {
     __threadfence_system();
-    uint32_t nchan = a.dev->head[slot].single ? 1 : a.geom.channels;
+    uint32_t nchan = a.dev->head[slot].nchan;
     if (atomicAdd(&a.dev->finished[slot], 1u) + 1 == nchan) {
         a.dev->finished[slot] = 0;
         a.dev->arrived[slot] = 0; /* every channel is past every barrier */
@@ -458,16 +502,12 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
         __syncthreads();
         int moved = 0;
         for (int i = 0; i < s.q.n;) {
-            uint32_t slot = s.q.slot[i], gen = s.q.gen[i];
-            int r = run_coll(a, &s, slot, gen, chan, i == 0);
+            const dfc_gpu_sq_entry_t e = s.q.e[i];
+            int r = run_coll(a, &s, e, chan, i == 0);
             if (r == 2) {
                 if (threadIdx.x == 0) {
-                    finish_coll(a, slot, gen);
-                    for (int j = i; j + 1 < s.q.n; j++) {
-                        s.q.slot[j] = s.q.slot[j + 1];
-                        s.q.gen[j] = s.q.gen[j + 1];
-                        s.q.prio[j] = s.q.prio[j + 1];
-                    }
+                    finish_coll(a, e.slot, e.gen);
+                    for (int j = i; j + 1 < s.q.n; j++) s.q.e[j] = s.q.e[j + 1];
                     s.q.n--;
                 }
                 __syncthreads();

@@ -1,7 +1,7 @@
 /*
  * daemon_plan.h - how the host side prepares a schedule for the GPU daemon: which
- * receive-reduce steps reduce on arrival, which mailbox FIFO a collective uses, and whether
- * it fits one channel. Pure functions of the schedule, shared by daemon.c and its unit test
+ * receive-reduce steps reduce on arrival, which mailbox FIFO a collective uses, and how many
+ * channels it runs on. Pure functions of the schedule, shared by daemon.c and its unit test
  * (test/unit/test_gpu_plan.c), which runs without a GPU.
  */
 #ifndef DFC_GPU_DAEMON_PLAN_H
@@ -53,16 +53,21 @@ static inline uint32_t dfc_gpu_fifo_of(uint64_t ident, uint32_t nslots)
     return (uint32_t)((tag + (tag >> 16) * 5 + ctx * 7) % nslots);
 }
 
-/* 1 when every step is smaller than 2 x chan_min bytes: dfc_gpu_slice gives it all to
- * channel 0, so the collective runs there alone and its channels never meet. */
-static inline int dfc_gpu_single_channel(const dfc_step_t *steps, int n, uint64_t item, uint64_t chan_min)
+/* The channels a collective runs on, 0 .. n-1: the most that dfc_gpu_slice gives any of
+ * its steps (bytes / chan_min, at least 1, at most `channels`). Slicing depends on a step's
+ * size alone, so sender and receiver agree on which channel moves what even when their
+ * schedules' other steps differ; blocks at or past n never take the collective, and its
+ * barriers count n channels. A collective of small steps runs on channel 0 alone. */
+static inline uint32_t dfc_gpu_channels_of(const dfc_step_t *steps, int n, uint64_t item, uint64_t chan_min,
+                                           uint32_t channels)
 {
-    if (!chan_min) return 0;
+    if (!chan_min) return channels;
+    uint64_t most = 1;
     for (int i = 0; i < n; i++) {
         uint64_t b = steps[i].kind == DFC_STEP_REDUCE ? steps[i].count * item : steps[i].bytes;
-        if (b >= 2 * chan_min) return 0;
+        if (b / chan_min > most) most = b / chan_min;
     }
-    return 1;
+    return most < channels ? (uint32_t)most : channels;
 }
 
 #endif /* DFC_GPU_DAEMON_PLAN_H */

@@ -17,7 +17,9 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
     p.slots = dfc_env_long("DFC_GPU_SLOTS", 16,
         "mailbox FIFOs per pair of GPUs and channel (collectives in flight between a pair "
         "without sharing one)");
-    p.chunk = dfc_env_long("DFC_GPU_CHUNK", 65536, "bytes of one mailbox chunk; each FIFO holds two");
+    p.chunk = dfc_env_long("DFC_GPU_CHUNK", 65536, "bytes of one mailbox chunk (one FIFO entry)");
+    p.depth = dfc_env_long("DFC_GPU_FIFO_DEPTH", 2,
+        "entries of one mailbox FIFO: chunks a sender may have in flight to a peer per channel and slot");
     p.daemon = dfc_env_long("DFC_GPU_DAEMON", 1,
         "1: collectives on device buffers run in the GPU daemon kernel where every "
         "rank of the communicator has its own GPU on one node; 0: they are staged "

@@ -10,7 +10,8 @@
  *     fence group reading its destination, an unfused one always has; the ring allreduce
  *     needs no TMP in the daemon; recursive doubling, which sends the buffer it reduces into,
  *     does;
- *   - dfc_gpu_single_channel: small collectives run on one channel, large ones on all.
+ *   - dfc_gpu_channels_of: no channel past a collective's count gets bytes of any of its
+ *     steps from dfc_gpu_slice; small collectives run on one channel, large ones on several.
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
  */
 #include <stdio.h>
@@ -117,6 +118,24 @@ static int check_fusion(const char *what, dfc_sched_t *s, uint64_t item)
     return uses_tmp;
 }
 
+/* The channels of a collective (16 blocks, 32 KiB minimum slice): no step gives a byte to a
+ * channel at or past the count. Returns the count. */
+static uint32_t check_channels(const char *what, const dfc_sched_t *s, uint64_t item)
+{
+    uint32_t n = dfc_gpu_channels_of(s->steps, s->nsteps, item, 32768, 16);
+    for (int i = 0; i < s->nsteps; i++) {
+        const dfc_step_t *st = &s->steps[i];
+        uint64_t bytes = st->kind == DFC_STEP_REDUCE || st->kind == DFC_STEP_RECV_REDUCE ? st->count * item : st->bytes;
+        for (uint32_t c = n; c < 16; c++) {
+            uint64_t lo, hi;
+            dfc_gpu_slice(bytes, c, 16, 32768, &lo, &hi);
+            CHECK(hi <= lo, "%s: step %d (%llu bytes) gives channel %u bytes but the collective runs on %u", what, i,
+                  (unsigned long long)bytes, c, n);
+        }
+    }
+    return n;
+}
+
 static void build(dfc_coll_build_fn fn, dfc_coll_args_t *a, dfc_sched_t *s)
 {
     dfc_sched_init(s);
@@ -137,8 +156,8 @@ static void test_fusion_and_channels(void)
                     int tmp = check_fusion("ring allreduce", &s, 4);
                     if (count >= (uint64_t)n) CHECK(!tmp, "ring allreduce n %d count %llu needs TMP in the daemon", n,
                                                    (unsigned long long)count);
-                    int single = dfc_gpu_single_channel(s.steps, s.nsteps, 4, 32768);
-                    if (count * 4 >= (uint64_t)n * 65536) CHECK(!single, "a %llu-byte ring allreduce on one channel",
+                    uint32_t nchan = check_channels("ring allreduce", &s, 4);
+                    if (count * 4 >= (uint64_t)n * 65536) CHECK(nchan > 1, "a %llu-byte ring allreduce on one channel",
                                                               (unsigned long long)count * 4);
                     dfc_sched_destroy(&s);
                     build(dfc_coll_allreduce_recursive_doubling_build, &a, &s);
@@ -146,11 +165,13 @@ static void test_fusion_and_channels(void)
                     int rr = 0;
                     for (int i = 0; i < s.nsteps; i++) rr += s.steps[i].kind == DFC_STEP_RECV_REDUCE;
                     CHECK(!rr || tmp, "recursive doubling sends the buffer it reduces into: it must use TMP");
-                    if (count * 4 < 32768) CHECK(dfc_gpu_single_channel(s.steps, s.nsteps, 4, 32768),
-                                                 "a %llu-byte allreduce not on one channel", (unsigned long long)count * 4);
+                    if (check_channels("recursive doubling allreduce", &s, 4) != 1)
+                        CHECK(count * 4 >= 65536, "a %llu-byte allreduce not on one channel",
+                              (unsigned long long)count * 4);
                     dfc_sched_destroy(&s);
                     build(dfc_coll_allreduce_rabenseifner_build, &a, &s);
                     check_fusion("rabenseifner allreduce", &s, 4);
+                    check_channels("rabenseifner allreduce", &s, 4);
                     dfc_sched_destroy(&s);
                     schedules += 3;
                 }
@@ -159,10 +180,11 @@ static void test_fusion_and_channels(void)
                 dfc_sched_t s;
                 build(dfc_coll_reduce_scatter_pairwise_build, &a, &s);
                 check_fusion("reduce_scatter_block", &s, 8);
+                check_channels("reduce_scatter_block", &s, 8);
                 dfc_sched_destroy(&s);
                 schedules++;
             }
-    printf("%s: fusion marks of %d schedules match their definition\n", failures > before ? "FAIL" : "ok", schedules);
+    printf("%s: fusion marks and channel counts of %d schedules match their definitions\n", failures > before ? "FAIL" : "ok", schedules);
 }
 
 int main(void)

@@ -74,6 +74,10 @@ static struct {
     int pending;             /* submitted, not yet tested complete */
     double relaunch_s;
     uint64_t launches;
+    /* DFC_GPU_TRACE: submission times, and sums of phase durations in ns (kernel phases
+     * from globaltimer, submit-to-seen from the host clock), logged at finalize. */
+    uint64_t submitted_ns[DFC_GPU_MAX_COLLS];
+    uint64_t traced, trace_sum[DFC_GPU_TRACE_POINTS + 1];
 } d;
 
 static dfc_gpu_params_t prm; /* DFC_GPU_*, read once in params.c */
@@ -187,6 +191,7 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
     d.kargs.budget_init = (int32_t)prm.spin_budget;
     d.kargs.budget_min = (int32_t)prm.spin_budget_min;
     d.kargs.budget_max = (int32_t)prm.spin_budget_max;
+    d.kargs.trace = prm.trace != 0;
 }
 
 void dfc_gpu_daemon_connect(void)
@@ -352,6 +357,10 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     hd->nchan = (uint8_t)dfc_gpu_channels_of(s->steps, s->nsteps, hd->item, d.kargs.chan_min_bytes,
                                              d.kargs.geom.channels);
     d.host->error[slot] = 0;
+    if (d.kargs.trace) {
+        for (int i = 0; i < DFC_GPU_TRACE_POINTS; i++) d.host->trace[slot][i] = 0;
+        d.submitted_ns[slot] = dfc_time_ns();
+    }
     d.pending++;
     h->slot = slot;
     h->gen = hd->gen;
@@ -367,12 +376,29 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     return publish_ready();
 }
 
+/* DFC_GPU_TRACE: adds one completed collective's phases to the sums. A phase not
+ * recorded (no chunk received on channel 0) counts from the previous one. */
+static void trace_add(int slot)
+{
+    volatile uint64_t *t = d.host->trace[slot];
+    uint64_t prev = t[DFC_GPU_T_ADMIT];
+    if (!prev) return;
+    for (int i = 1; i < DFC_GPU_TRACE_POINTS; i++) {
+        uint64_t v = t[i] ? t[i] : prev;
+        d.trace_sum[i] += v - prev;
+        prev = v;
+    }
+    d.trace_sum[DFC_GPU_TRACE_POINTS] += dfc_time_ns() - d.submitted_ns[slot];
+    d.traced++;
+}
+
 int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
 {
     if (h->slot < 0) return 1;
     if (d.host->done[h->slot] != h->gen) return 0;
     __sync_synchronize();
     *err = d.host->error[h->slot] ? DFC_ERR(DFC_ERR_OTHER, "the GPU daemon failed a collective") : DFC_SUCCESS;
+    if (d.kargs.trace) trace_add(h->slot);
     d.free_slots[d.nfree++] = h->slot;
     d.pending--;
     h->slot = -1;
@@ -393,6 +419,13 @@ void dfc_gpu_daemon_finalize(void)
     DFC_LOG(DFC_LOG_INFO, "gpu", "daemon: %llu launches, left %llu times stuck and %llu times idle, %llu preemptions",
             (unsigned long long)d.launches, (unsigned long long)d.host->exits_stuck,
             (unsigned long long)d.host->exits_idle, (unsigned long long)d.host->preemptions);
+    if (d.traced) {
+        double n = (double)d.traced * 1000;
+        DFC_LOG(DFC_LOG_ERROR, "gpu", "trace of %llu collectives, mean us: submit to completion seen %.2f; in the "
+                "kernel: admitted to loaded %.2f, to first chunk received %.2f, to done %.2f",
+                (unsigned long long)d.traced, d.trace_sum[DFC_GPU_TRACE_POINTS] / n, d.trace_sum[DFC_GPU_T_LOADED] / n,
+                d.trace_sum[DFC_GPU_T_RECV] / n, d.trace_sum[DFC_GPU_T_DONE] / n);
+    }
     release_resources();
 }
 

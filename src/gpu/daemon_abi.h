@@ -46,6 +46,10 @@
 #define DFC_GPU_THREADS 512      /* threads per block */
 #define DFC_GPU_SPILL 4          /* chunks a receiver can move aside per (peer, channel) */
 
+/* Phases a traced collective records (DFC_GPU_TRACE): taken by channel 0, schedule loaded,
+ * first chunk received by channel 0, completed. */
+enum { DFC_GPU_T_ADMIT, DFC_GPU_T_LOADED, DFC_GPU_T_RECV, DFC_GPU_T_DONE, DFC_GPU_TRACE_POINTS };
+
 /* Bit set in dfc_step_t.order of a RECV_REDUCE step whose received data may be reduced into
  * its destination as it arrives (no send of the same fence group reads that range), which
  * saves the trip through TMP. Set by the host side when it copies the schedule. */
@@ -100,6 +104,8 @@ typedef struct dfc_gpu_host {
     volatile uint64_t preemptions;              /* counted by channel 0 */
     volatile uint64_t launches_seen;            /* epoch the kernel last started */
     volatile uint64_t exits_stuck, exits_idle;  /* why the kernel left (DFC_DEBUG=2:gpu) */
+    /* DFC_GPU_TRACE: globaltimer of each collective's phases, written by the kernel. */
+    volatile uint64_t trace[DFC_GPU_MAX_COLLS][DFC_GPU_TRACE_POINTS];
     dfc_gpu_desc_t desc[DFC_GPU_MAX_COLLS];
 } dfc_gpu_host_t;
 
@@ -126,6 +132,7 @@ typedef struct dfc_gpu_queue {
 typedef struct dfc_gpu_dev {
     volatile uint32_t drain;     /* epoch in which a block decided to exit: all exit */
     volatile uint32_t msq_tail;  /* SQ entries mirrored by channel 0 so far */
+    uint64_t preemptions;        /* counted by channel 0, copied to the host's */
     dfc_gpu_sq_entry_t msq[DFC_GPU_MAX_COLLS]; /* the mirror: entry i at i % size */
     volatile uint64_t last_move; /* globaltimer of the last progress of any block */
     volatile uint32_t loaded[DFC_GPU_MAX_COLLS]; /* gen whose schedule is in steps[] */
@@ -210,6 +217,7 @@ typedef struct dfc_gpu_kargs {
     uint64_t idle_ns;             /* exit when every held collective is stuck this long */
     uint64_t linger_ns;           /* exit when the queue has been empty this long */
     int32_t budget_init, budget_min, budget_max;
+    uint32_t trace;               /* record phase times in host->trace */
 } dfc_gpu_kargs_t;
 
 /* The part of a step that channel `chan` of `nchan_max` moves: [lo, hi) bytes. Sender and

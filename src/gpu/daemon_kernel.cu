@@ -43,8 +43,40 @@ __device__ static inline uint64_t now_ns(void)
     return t;
 }
 
+/* Thread 0: records a phase of a traced collective (DFC_GPU_TRACE), the first time only. */
+__device__ static inline void trace_point(const dfc_gpu_kargs_t &a, uint32_t slot, int point)
+{
+    if (a.trace && a.host->trace[slot][point] == 0) a.host->trace[slot][point] = now_ns();
+}
+
+/* This channel's end of every FIFO: send and receive counters, the sender's ownership, the
+ * spill entries. Only this block uses them, so they live in shared memory while the kernel
+ * runs (thread 0 reads them many times per sweep) and in dfc_gpu_dev_t across launches. */
+struct chan_fifo {
+    uint64_t sent[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_SLOTS];
+    uint64_t owner[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_SLOTS];
+    uint64_t recvd[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_SLOTS];
+    uint64_t spill_ident[DFC_GPU_MAX_LOCAL][DFC_GPU_SPILL];
+    uint64_t spill_seq[DFC_GPU_MAX_LOCAL][DFC_GPU_SPILL];
+    uint32_t spill_slot[DFC_GPU_MAX_LOCAL][DFC_GPU_SPILL];
+    uint32_t spill_bytes[DFC_GPU_MAX_LOCAL][DFC_GPU_SPILL];
+};
+
+/* The collective a block is running, copied to shared memory by run_coll when its
+ * schedule is short enough (most are): thread 0's decisions read the head, the steps and
+ * the context dozens of times per sweep, and each read of device memory costs a trip to
+ * L2. The context is written back whenever run_coll returns. */
+#define CACHED_STEPS 128
+struct coll_cache {
+    dfc_gpu_desc_head_t h;
+    dfc_step_t steps[CACHED_STEPS];
+    dfc_gpu_ctx_t c;
+};
+
 struct block_state {
     dfc_gpu_queue_t q;        /* this block's run queue (copied from/to device memory) */
+    chan_fifo f;
+    coll_cache cc;
     int go;                   /* thread 0's decision, read by all */
     int nact;                 /* actions chosen in this sweep */
     int act_step[16];
@@ -126,6 +158,7 @@ __device__ static void admit(const dfc_gpu_kargs_t &a, block_state *s, uint32_t 
         dfc_gpu_sq_entry_t e = a.dev->msq[s->q.sq_head % DFC_GPU_MAX_COLLS];
         s->q.sq_head++;
         if (chan >= e.nchan) continue;
+        if (chan == 0) trace_point(a, e.slot, DFC_GPU_T_ADMIT);
         int i = s->q.n;
         while (i > 0 && s->q.e[i - 1].priority < e.priority) {
             s->q.e[i] = s->q.e[i - 1];
@@ -165,7 +198,10 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, const 
         }
         __threadfence();
         __syncthreads();
-        if (threadIdx.x == 0) d->loaded[slot] = gen;
+        if (threadIdx.x == 0) {
+            d->loaded[slot] = gen;
+            trace_point(a, slot, DFC_GPU_T_LOADED);
+        }
         go = 1;
     }
     if (!go) return 0;
@@ -191,10 +227,9 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, const 
  * the oldest, so that a pair's transfers keep their order), records it in s->act_*, and
  * marks transfers that have finished. Returns 1 when the whole group is complete. */
 __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
-                                   dfc_gpu_ctx_t *c, int *moved)
+                                   const dfc_gpu_desc_head_t *h, const dfc_step_t *steps, dfc_gpu_ctx_t *c,
+                                   int *moved)
 {
-    const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
-    const dfc_step_t *steps = a.dev->steps[slot];
     const dfc_gpu_geom_t *g = &a.geom;
     uint32_t busy_send = 0, busy_recv = 0; /* peers whose oldest transfer was seen */
     int all_done = 1;
@@ -220,9 +255,9 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
         uint64_t off = lo + (uint64_t)prog * g->chunk, bytes = hi - off < g->chunk ? hi - off : g->chunk;
         int k = s->nact;
         if (sending) {
-            uint64_t *owner = &a.dev->owner[peer][chan][h->slot];
+            uint64_t *owner = &s->f.owner[peer][h->slot];
             if (*owner && *owner != h->ident) continue; /* another collective's send is in this FIFO */
-            uint64_t seq = a.dev->sent[peer][chan][h->slot] + 1;
+            uint64_t seq = s->f.sent[peer][h->slot] + 1;
             volatile uint64_t *ack = (volatile uint64_t *)(a.box[a.me] + dfc_gpu_box_acks_off(g, peer, chan, h->slot));
             if (load_acquire_sys(ack) + g->depth < seq) continue; /* every entry still unread */
             *owner = h->ident;
@@ -232,18 +267,17 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
             s->act_kind[k] = ACT_SEND;
         } else {
             /* My oldest chunk moved aside earlier comes first; then the FIFO. */
-            dfc_gpu_dev_t *d = a.dev;
             int best = -1;
             for (int e = 0; e < DFC_GPU_SPILL; e++)
-                if (d->spill_ident[peer][chan][e] == h->ident && d->spill_slot[peer][chan][e] == h->slot &&
-                    (best < 0 || d->spill_seq[peer][chan][e] < d->spill_seq[peer][chan][best]))
+                if (s->f.spill_ident[peer][e] == h->ident && s->f.spill_slot[peer][e] == h->slot &&
+                    (best < 0 || s->f.spill_seq[peer][e] < s->f.spill_seq[peer][best]))
                     best = e;
             if (best >= 0) {
                 s->act_kind[k] = ACT_FROM_SPILL;
                 s->act_spill[k] = best;
                 s->act_src[k] = spill_at(a, peer, chan, best);
             } else {
-                uint64_t seq = d->recvd[peer][chan][h->slot] + 1;
+                uint64_t seq = s->f.recvd[peer][h->slot] + 1;
                 dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] + dfc_gpu_box_flags_off(g, peer, chan, h->slot, (uint32_t)(seq % g->depth)));
                 if (load_acquire_sys(&f->seq) != seq) continue;
                 uint64_t owner = f->ident;
@@ -252,7 +286,7 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
                     /* Another collective's chunk blocks the FIFO: move it aside if there is room
                      * (else wait: its owner will take it when it runs). */
                     int e = 0;
-                    while (e < DFC_GPU_SPILL && d->spill_ident[peer][chan][e]) e++;
+                    while (e < DFC_GPU_SPILL && s->f.spill_ident[peer][e]) e++;
                     if (e == DFC_GPU_SPILL) continue;
                     s->act_kind[k] = ACT_STEAL;
                     s->act_spill[k] = e;
@@ -265,6 +299,7 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
                     continue;
                 }
                 s->act_kind[k] = ACT_RECV;
+                if (chan == 0) trace_point(a, slot, DFC_GPU_T_RECV);
             }
             int fused = st->kind == DFC_STEP_RECV_REDUCE && (st->order & DFC_GPU_FUSED);
             s->act_reduce[k] = fused;
@@ -283,18 +318,16 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
  * acks for receives) and counts progress. One system-scope fence orders every chunk and
  * flag body of the sweep before the sequence numbers that announce them; a sweep with no
  * send needs only the device scope (its acks follow reads that have completed). */
-__device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
-                                    dfc_gpu_ctx_t *c)
+__device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan,
+                                    const dfc_gpu_desc_head_t *h, const dfc_step_t *steps, dfc_gpu_ctx_t *c)
 {
-    const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
-    const dfc_step_t *steps = a.dev->steps[slot];
     const dfc_gpu_geom_t *g = &a.geom;
     int sends = 0;
     for (int k = 0; k < s->nact; k++) {
         if (s->act_kind[k] != ACT_SEND) continue;
         const dfc_step_t *st = &steps[s->act_step[k]];
         uint32_t peer = (uint32_t)h->peer_index[st->peer];
-        uint64_t seq = a.dev->sent[peer][chan][h->slot] + 1;
+        uint64_t seq = s->f.sent[peer][h->slot] + 1;
         dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth)));
         f->ident = h->ident; /* the receiver reads these only after the new seq */
         f->bytes = s->act_bytes[k];
@@ -309,24 +342,23 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
         uint32_t nchunks = (uint32_t)((hi - lo + g->chunk - 1) / g->chunk);
         uint32_t prog = c->progress[s->act_step[k]] + 1;
-        dfc_gpu_dev_t *d = a.dev;
         int e = s->act_spill[k];
         if (s->act_kind[k] == ACT_SEND) {
-            uint64_t seq = ++d->sent[peer][chan][h->slot];
+            uint64_t seq = ++s->f.sent[peer][h->slot];
             dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth)));
             f->seq = seq;
-            if (prog == nchunks) d->owner[peer][chan][h->slot] = 0; /* last chunk written */
+            if (prog == nchunks) s->f.owner[peer][h->slot] = 0; /* last chunk written */
         } else if (s->act_kind[k] == ACT_FROM_SPILL) {
-            d->spill_ident[peer][chan][e] = 0; /* the entry is free again */
+            s->f.spill_ident[peer][e] = 0; /* the entry is free again */
         } else { /* ACT_RECV, ACT_STEAL: the FIFO advances, the sender may reuse the entry */
-            uint64_t seq = ++d->recvd[peer][chan][h->slot];
+            uint64_t seq = ++s->f.recvd[peer][h->slot];
             volatile uint64_t *ack = (volatile uint64_t *)(a.box[peer] + dfc_gpu_box_acks_off(g, a.me, chan, h->slot));
             *ack = seq;
             if (s->act_kind[k] == ACT_STEAL) {
-                d->spill_ident[peer][chan][e] = s->act_ident[k];
-                d->spill_slot[peer][chan][e] = h->slot;
-                d->spill_seq[peer][chan][e] = seq;
-                d->spill_bytes[peer][chan][e] = (uint32_t)s->act_bytes[k];
+                s->f.spill_ident[peer][e] = s->act_ident[k];
+                s->f.spill_slot[peer][e] = h->slot;
+                s->f.spill_seq[peer][e] = seq;
+                s->f.spill_bytes[peer][e] = (uint32_t)s->act_bytes[k];
                 continue; /* not this step's chunk */
             }
         }
@@ -416,16 +448,33 @@ __device__ static int fence_point(const dfc_gpu_kargs_t &a, block_state *s, uint
     }
 }
 
-/* All threads: runs one collective's slice until it completes (2), or cannot move (1 if it
- * moved before that, 0 if not). The head keeps polling for its spin budget. */
-__device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const dfc_gpu_sq_entry_t &e,
-                               uint32_t chan, int head)
+/* All threads: copy a collective's head, steps and context into shared memory (into), or
+ * its context back to device memory (out). Only the first nsteps progress words count. */
+__device__ static void cache_in(block_state *s, const dfc_gpu_desc_head_t *h, const dfc_step_t *steps,
+                                const dfc_gpu_ctx_t *c, uint32_t nsteps)
 {
-    const uint32_t slot = e.slot;
-    dfc_gpu_ctx_t *c = &a.ctx[(uint64_t)slot * a.geom.channels + chan];
-    if (!load_coll(a, s, e, c)) return 0;
-    const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
-    const dfc_step_t *steps = a.dev->steps[slot];
+    const uint32_t hw = sizeof *h / 4, sw = nsteps * (uint32_t)(sizeof *steps / 4);
+    const uint32_t cw = (uint32_t)(offsetof(dfc_gpu_ctx_t, progress) / 4) + nsteps;
+    for (uint32_t i = threadIdx.x; i < hw + sw + cw; i += blockDim.x) {
+        if (i < hw) ((uint32_t *)&s->cc.h)[i] = ((const uint32_t *)h)[i];
+        else if (i < hw + sw) ((uint32_t *)s->cc.steps)[i - hw] = ((const uint32_t *)steps)[i - hw];
+        else ((uint32_t *)&s->cc.c)[i - hw - sw] = ((const uint32_t *)c)[i - hw - sw];
+    }
+    __syncthreads();
+}
+__device__ static void cache_out(block_state *s, dfc_gpu_ctx_t *c, uint32_t nsteps)
+{
+    __syncthreads();
+    const uint32_t cw = (uint32_t)(offsetof(dfc_gpu_ctx_t, progress) / 4) + nsteps;
+    for (uint32_t i = threadIdx.x; i < cw; i += blockDim.x) ((uint32_t *)c)[i] = ((const uint32_t *)&s->cc.c)[i];
+    __syncthreads();
+}
+
+/* All threads: one collective's slice, from where it stands, until it cannot move. The head
+ * keeps polling for its spin budget. Returns 2 when it completed, else 1 if it moved, 0 if not. */
+__device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan, int head,
+                              const dfc_gpu_desc_head_t *h, const dfc_step_t *steps, dfc_gpu_ctx_t *c)
+{
     /* Loop decisions use values every thread holds alike (registers, shared memory). */
     int moved_total = 0, polls = 0, budget = c->budget;
     for (;;) {
@@ -434,7 +483,7 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const d
             /* post the transfers up to the next local step or fence */
             while (c->pc < h->nsteps && is_xfer(steps[c->pc].kind)) c->pc++;
             s_moved = 0;
-            s_done = pick_actions(a, s, slot, chan, c, &s_moved);
+            s_done = pick_actions(a, s, slot, chan, h, steps, c, &s_moved);
         }
         __syncthreads();
         for (int k = 0; k < s->nact; k++) {
@@ -445,7 +494,7 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const d
         }
         __syncthreads();
         int nact = s->nact, done = s_done, moved = s_moved + nact;
-        if (threadIdx.x == 0 && nact) post_actions(a, s, slot, chan, c);
+        if (threadIdx.x == 0 && nact) post_actions(a, s, chan, h, steps, c);
         __syncthreads();
         if (done) { /* fence reached */
             int r = fence_point(a, s, slot, chan, c, h, steps);
@@ -465,13 +514,30 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const d
         __syncthreads();
         if (threadIdx.x == 0) {
             c->preempted_at = c->pc;
-            if (chan == 0) a.host->preemptions = a.host->preemptions + 1;
+            if (chan == 0) a.host->preemptions = ++a.dev->preemptions; /* a write across PCIe, no read */
         }
     }
     __syncthreads();
     if (threadIdx.x == 0) c->budget = budget;
     __syncthreads();
     return moved_total;
+}
+
+/* All threads: loads the collective of queue entry e if needed, then advances it, from a
+ * copy in shared memory when its schedule is short enough (CACHED_STEPS). */
+__device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const dfc_gpu_sq_entry_t &e,
+                               uint32_t chan, int head)
+{
+    const uint32_t slot = e.slot;
+    dfc_gpu_ctx_t *c = &a.ctx[(uint64_t)slot * a.geom.channels + chan];
+    if (!load_coll(a, s, e, c)) return 0;
+    const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
+    const dfc_step_t *steps = a.dev->steps[slot];
+    if (e.nsteps > CACHED_STEPS) return advance(a, s, slot, chan, head, h, steps, c);
+    cache_in(s, h, steps, c, e.nsteps);
+    int r = advance(a, s, slot, chan, head, &s->cc.h, s->cc.steps, &s->cc.c);
+    cache_out(s, c, e.nsteps);
+    return r;
 }
 
 /* Thread 0: this channel finished (slot, gen); the last channel writes the completion. */
@@ -482,9 +548,45 @@ __device__ static void finish_coll(const dfc_gpu_kargs_t &a, uint32_t slot, uint
     if (atomicAdd(&a.dev->finished[slot], 1u) + 1 == nchan) {
         a.dev->finished[slot] = 0;
         a.dev->arrived[slot] = 0; /* every channel is past every barrier */
+        trace_point(a, slot, DFC_GPU_T_DONE);
         __threadfence_system();
         a.host->done[slot] = gen;
     }
+}
+
+/* All threads: this channel's FIFO state between device memory (across launches) and
+ * shared memory (while the kernel runs). */
+__device__ static void fifo_state(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan, bool save)
+{
+    dfc_gpu_dev_t *d = a.dev;
+    const uint32_t n = a.geom.nlocal, slots = a.geom.slots;
+    for (uint32_t i = threadIdx.x; i < n * slots; i += blockDim.x) {
+        uint32_t p = i / slots, k = i % slots;
+        if (save) {
+            d->sent[p][chan][k] = s->f.sent[p][k];
+            d->owner[p][chan][k] = s->f.owner[p][k];
+            d->recvd[p][chan][k] = s->f.recvd[p][k];
+        } else {
+            s->f.sent[p][k] = d->sent[p][chan][k];
+            s->f.owner[p][k] = d->owner[p][chan][k];
+            s->f.recvd[p][k] = d->recvd[p][chan][k];
+        }
+    }
+    for (uint32_t i = threadIdx.x; i < n * DFC_GPU_SPILL; i += blockDim.x) {
+        uint32_t p = i / DFC_GPU_SPILL, k = i % DFC_GPU_SPILL;
+        if (save) {
+            d->spill_ident[p][chan][k] = s->f.spill_ident[p][k];
+            d->spill_seq[p][chan][k] = s->f.spill_seq[p][k];
+            d->spill_slot[p][chan][k] = s->f.spill_slot[p][k];
+            d->spill_bytes[p][chan][k] = s->f.spill_bytes[p][k];
+        } else {
+            s->f.spill_ident[p][k] = d->spill_ident[p][chan][k];
+            s->f.spill_seq[p][k] = d->spill_seq[p][chan][k];
+            s->f.spill_slot[p][k] = d->spill_slot[p][chan][k];
+            s->f.spill_bytes[p][k] = d->spill_bytes[p][chan][k];
+        }
+    }
+    __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc_gpu_kargs_t a)
@@ -495,7 +597,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
     dfc_gpu_queue_t *saved = &a.dev->queue[chan];
     for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x) ((uint32_t *)&s.q)[i] = ((uint32_t *)saved)[i];
     if (threadIdx.x == 0 && chan == 0) a.host->launches_seen = a.epoch;
-    __syncthreads();
+    fifo_state(a, &s, chan, false);
     const uint64_t launched_at = now_ns(); /* last_move may be older, from a previous launch */
     for (uint32_t iter = 0;; iter++) {
         if (threadIdx.x == 0 && (s.q.n == 0 || (iter & 3) == 0)) admit(a, &s, chan);
@@ -515,6 +617,17 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
                 continue;
             }
             moved |= r;
+            if (r == 1 && i > 0 && s.q.e[0].priority == e.priority) {
+                /* It moved while the head waited: the peers are on it now, so it becomes the
+                 * head and gets the spin budget (ranks that started collectives in different
+                 * orders converge on one collective instead of each spinning on its own). */
+                __syncthreads();
+                if (threadIdx.x == 0) {
+                    for (int j = i; j > 0; j--) s.q.e[j] = s.q.e[j - 1];
+                    s.q.e[0] = e;
+                }
+                __syncthreads();
+            }
             i++;
         }
         if (threadIdx.x == 0) {
@@ -547,6 +660,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
         if (chan > 0 && s.q.n == 0) __nanosleep(2000);
     }
     for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x) ((uint32_t *)saved)[i] = ((uint32_t *)&s.q)[i];
+    fifo_state(a, &s, chan, true);
     __threadfence_system();
     __syncthreads();
     if (threadIdx.x == 0) a.host->exited[chan] = a.epoch;

@@ -21,6 +21,7 @@ typedef struct dfc_gpu_params {
     long spin_budget;       /* DFC_GPU_SPIN_BUDGET */
     long spin_budget_min;   /* DFC_GPU_SPIN_BUDGET_MIN */
     long spin_budget_max;   /* DFC_GPU_SPIN_BUDGET_MAX */
+    long trace;             /* DFC_GPU_TRACE, 0 or 1 */
 } dfc_gpu_params_t;
 
 /* Reads every DFC_GPU_* parameter (and so registers it); p may be NULL to register only. */

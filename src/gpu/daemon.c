@@ -273,8 +273,8 @@ static int kernel_left(void)
     return 0;
 }
 
-/* Hands a filled descriptor to the kernel: the SQ entry, then the tail it polls. */
-static int publish(int slot)
+/* Appends an SQ entry for descriptor `slot`: the entry, then the tail the kernel polls. */
+static int publish_entry(int slot, uint16_t nchan, uint16_t nsteps)
 {
     const dfc_gpu_desc_head_t *hd = &d.host->desc[slot].h;
     uint32_t tail = d.host->sq_tail;
@@ -282,12 +282,19 @@ static int publish(int slot)
     e->slot = (uint32_t)slot;
     e->gen = hd->gen;
     e->priority = hd->priority;
-    e->nchan = hd->nchan;
-    e->nsteps = (uint16_t)hd->nsteps;
+    e->nchan = nchan;
+    e->nsteps = nsteps;
     __sync_synchronize(); /* descriptor and entry before the tail */
     d.host->sq_tail = tail + 1;
     if (kernel_left()) return launch(); /* no running block may see the entry */
     return DFC_SUCCESS;
+}
+
+/* Hands a filled descriptor to the kernel. */
+static int publish(int slot)
+{
+    const dfc_gpu_desc_head_t *hd = &d.host->desc[slot].h;
+    return publish_entry(slot, hd->nchan, (uint16_t)hd->nsteps);
 }
 
 /* Publishes the deferred descriptors whose legacy-stream work has completed, in order. */
@@ -405,9 +412,21 @@ int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
     return 1;
 }
 
+/* A peer of the collective failed: it will never complete. One still waiting for the
+ * legacy stream is simply not published; one the kernel holds is cancelled through the SQ,
+ * and its descriptor is never reused (the kernel may still read it until every block has
+ * seen the cancel, and nothing says when). */
 void dfc_gpu_abandon(dfc_gpu_handle_t *h)
 {
     if (h->slot < 0) return;
+    int n = 0, deferred = 0;
+    for (int i = 0; i < d.ndeferred; i++) {
+        if (d.deferred[i] == h->slot) deferred = 1;
+        else d.deferred[n++] = d.deferred[i];
+    }
+    d.ndeferred = n;
+    if (deferred) d.free_slots[d.nfree++] = h->slot;
+    else publish_entry(h->slot, (uint16_t)d.kargs.geom.channels, DFC_GPU_CANCEL);
     d.pending--;
     h->slot = -1;
 }

@@ -62,8 +62,9 @@ typedef struct dfc_gpu_sq_entry {
     uint32_t gen;    /* its start number */
     int32_t priority;
     uint16_t nchan;  /* channels it runs on: 0 .. nchan-1 (dfc_gpu_channels_of) */
-    uint16_t nsteps;
+    uint16_t nsteps; /* DFC_GPU_CANCEL: drop the queued (slot, gen) instead */
 } dfc_gpu_sq_entry_t;
+#define DFC_GPU_CANCEL 0xffffu /* a collective the host gave up on (a peer failed) */
 
 /* One collective, written by the host before its SQ entry is published. The head is
  * copied to device memory when a block first takes the collective; steps follow it. */

@@ -158,6 +158,13 @@ __device__ static void admit(const dfc_gpu_kargs_t &a, block_state *s, uint32_t 
         dfc_gpu_sq_entry_t e = a.dev->msq[s->q.sq_head % DFC_GPU_MAX_COLLS];
         s->q.sq_head++;
         if (chan >= e.nchan) continue;
+        if (e.nsteps == DFC_GPU_CANCEL) { /* its peer failed: it never completes, drop it */
+            int j = 0;
+            for (int i = 0; i < s->q.n; i++)
+                if (s->q.e[i].slot != e.slot || s->q.e[i].gen != e.gen) s->q.e[j++] = s->q.e[i];
+            s->q.n = j;
+            continue;
+        }
         if (chan == 0) trace_point(a, e.slot, DFC_GPU_T_ADMIT);
         int i = s->q.n;
         while (i > 0 && s->q.e[i - 1].priority < e.priority) {

@@ -106,6 +106,11 @@ static __device__ __forceinline__ char *buf_at(const dfc_gpu_desc_head_t *h, int
     return (char *)(uintptr_t)h->bufs[name] + off;
 }
 
+/* A release fence at system scope: the block's writes before it (made visible to thread 0
+ * by __syncthreads), in peer GPU and host memory too, are seen before the stores after it.
+ * Lighter than __threadfence_system (fence.sc.sys), which also orders every load. */
+__device__ static inline void fence_release_sys(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+
 /* Acquire loads: nothing this thread reads after one may be older than what it saw. The
  * system scope covers writes from the host and from other GPUs (flags, acks, the SQ). */
 __device__ static inline uint32_t load_acquire_sys(const volatile uint32_t *p)
@@ -340,7 +345,7 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         f->bytes = s->act_bytes[k];
         sends++;
     }
-    if (sends) __threadfence_system(); /* data and flag bodies (peer memory) come first */
+    if (sends) fence_release_sys(); /* data and flag bodies (peer memory) come first */
     else __threadfence();
     for (int k = 0; k < s->nact; k++) {
         const dfc_step_t *st = &steps[s->act_step[k]];
@@ -509,6 +514,8 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
             moved = r || moved;
         }
         if (moved) {
+            /* a long collective may run here for milliseconds: the exit rule must see it move */
+            if (threadIdx.x == 0) a.dev->last_move = now_ns();
             moved_total = 1;
             if (polls) budget = min(a.budget_max, max(budget, 2 * polls)); /* in step: stickier */
             polls = 0;
@@ -548,17 +555,17 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const d
 }
 
 /* Thread 0: this channel finished (slot, gen); the last channel writes the completion. */
-__device__ static void finish_coll(const dfc_gpu_kargs_t &a, uint32_t slot, uint32_t gen)
+__device__ static void finish_coll(const dfc_gpu_kargs_t &a, uint32_t slot, uint32_t nchan, uint32_t gen)
 {
-    __threadfence_system();
-    uint32_t nchan = a.dev->head[slot].nchan;
-    if (atomicAdd(&a.dev->finished[slot], 1u) + 1 == nchan) {
+    fence_release_sys(); /* this channel's results before its count (or the done word) */
+    if (nchan > 1) {
+        if (atomicAdd(&a.dev->finished[slot], 1u) + 1 != nchan) return;
         a.dev->finished[slot] = 0;
         a.dev->arrived[slot] = 0; /* every channel is past every barrier */
-        trace_point(a, slot, DFC_GPU_T_DONE);
-        __threadfence_system();
-        a.host->done[slot] = gen;
+        fence_release_sys(); /* acquire the others' results (cumulative), release the resets */
     }
+    trace_point(a, slot, DFC_GPU_T_DONE);
+    a.host->done[slot] = gen;
 }
 
 /* All threads: this channel's FIFO state between device memory (across launches) and
@@ -615,7 +622,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
             int r = run_coll(a, &s, e, chan, i == 0);
             if (r == 2) {
                 if (threadIdx.x == 0) {
-                    finish_coll(a, e.slot, e.gen);
+                    finish_coll(a, e.slot, e.nchan, e.gen);
                     for (int j = i; j + 1 < s.q.n; j++) s.q.e[j] = s.q.e[j + 1];
                     s.q.n--;
                 }

@@ -12,13 +12,17 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
     dfc_gpu_params_t p;
     p.device = dfc_env_long("DFC_GPU_DEVICE", -1,
         "CUDA device of this process (-1: the local rank modulo the number of devices)");
-    p.channels = dfc_env_long("DFC_GPU_CHANNELS", 16,
+    p.channels = dfc_env_long("DFC_GPU_CHANNELS", 32,
         "thread blocks of the GPU daemon kernel; each moves one slice of every collective");
-    p.slots = dfc_env_long("DFC_GPU_SLOTS", 16,
+    p.slots = dfc_env_long("DFC_GPU_SLOTS", 4,
         "mailbox FIFOs per pair of GPUs and channel (collectives in flight between a pair "
         "without sharing one)");
-    p.chunk = dfc_env_long("DFC_GPU_CHUNK", 65536, "bytes of one mailbox chunk (one FIFO entry)");
-    p.depth = dfc_env_long("DFC_GPU_FIFO_DEPTH", 2,
+    p.chunk = dfc_env_long("DFC_GPU_CHUNK", 0,
+        "bytes of one mailbox chunk (one FIFO entry); 0: the largest power of two up to 256 KiB "
+        "with which the mailboxes fit DFC_GPU_FIFO_MEMORY");
+    p.fifo_mib = dfc_env_long("DFC_GPU_FIFO_MEMORY", 256,
+        "MiB of device memory per GPU for mailboxes and spill chunks, when DFC_GPU_CHUNK is 0");
+    p.depth = dfc_env_long("DFC_GPU_FIFO_DEPTH", 4,
         "entries of one mailbox FIFO: chunks a sender may have in flight to a peer per channel and slot");
     p.daemon = dfc_env_long("DFC_GPU_DAEMON", 1,
         "1: collectives on device buffers run in the GPU daemon kernel where every "
@@ -30,9 +34,9 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
         "the daemon kernel exits when nothing it holds has moved for this many microseconds");
     p.linger_us = dfc_env_long("DFC_GPU_LINGER_US", 200,
         "an idle daemon block (empty queue) waits this many microseconds for work before it exits");
-    p.channel_min_bytes = dfc_env_long("DFC_GPU_CHANNEL_MIN_BYTES", 32768,
+    p.channel_min_bytes = dfc_env_long("DFC_GPU_CHANNEL_MIN_BYTES", 65536,
         "a transfer is split over at most bytes/this channels (so small ones use one)");
-    p.spin_budget = dfc_env_long("DFC_GPU_SPIN_BUDGET", 64,
+    p.spin_budget = dfc_env_long("DFC_GPU_SPIN_BUDGET", 8,
         "sweeps the daemon's head collective may spend waiting on a peer before it is preempted");
     p.spin_budget_min = dfc_env_long("DFC_GPU_SPIN_BUDGET_MIN", 4, "smallest adaptive GPU spin budget");
     p.spin_budget_max = dfc_env_long("DFC_GPU_SPIN_BUDGET_MAX", 4096, "largest adaptive GPU spin budget");

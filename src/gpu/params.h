@@ -13,6 +13,7 @@ typedef struct dfc_gpu_params {
     long slots;             /* DFC_GPU_SLOTS */
     long chunk;             /* DFC_GPU_CHUNK, bytes */
     long depth;             /* DFC_GPU_FIFO_DEPTH, entries */
+    long fifo_mib;          /* DFC_GPU_FIFO_MEMORY, MiB */
     long daemon;            /* DFC_GPU_DAEMON, 0 or 1 */
     double relaunch_us;     /* DFC_GPU_RELAUNCH_US */
     long idle_us;           /* DFC_GPU_IDLE_US */

@@ -47,6 +47,8 @@ typedef struct daemon_record {
     cudaIpcMemHandle_t box;
 } daemon_record_t;
 
+#define TRACE_SAMPLES 8192 /* DFC_GPU_TRACE keeps the phases of this many collectives */
+
 static struct {
     int ok;                  /* this process runs a daemon */
     int me, nlocal, world_size;
@@ -77,7 +79,7 @@ static struct {
     /* DFC_GPU_TRACE: submission times, and sums of phase durations in ns (kernel phases
      * from globaltimer, submit-to-seen from the host clock), logged at finalize. */
     uint64_t submitted_ns[DFC_GPU_MAX_COLLS];
-    uint64_t traced, trace_sum[DFC_GPU_TRACE_POINTS + 1];
+    uint32_t traced, (*trace_ns)[TRACE_SAMPLES]; /* [phase][sample], [0]: submit to seen */
 } d;
 
 static dfc_gpu_params_t prm; /* DFC_GPU_*, read once in params.c */
@@ -98,6 +100,7 @@ static void release_resources(void)
     if (d.side) dfc_cuda.cudaStreamDestroy(d.side);
     free(d.index_of);
     free(d.local_world);
+    free(d.trace_ns);
     memset(&d, 0, sizeof d);
 }
 
@@ -203,7 +206,8 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
     d.kargs.budget_init = (int32_t)prm.spin_budget;
     d.kargs.budget_min = (int32_t)prm.spin_budget_min;
     d.kargs.budget_max = (int32_t)prm.spin_budget_max;
-    d.kargs.trace = prm.trace != 0;
+    d.trace_ns = prm.trace && d.ok ? calloc(DFC_GPU_TRACE_POINTS, sizeof *d.trace_ns) : NULL;
+    d.kargs.trace = d.trace_ns != NULL;
 }
 
 void dfc_gpu_daemon_connect(void)
@@ -395,20 +399,33 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     return publish_ready();
 }
 
-/* DFC_GPU_TRACE: adds one completed collective's phases to the sums. A phase not
- * recorded (no chunk received on channel 0) counts from the previous one. */
+/* DFC_GPU_TRACE: keeps one completed collective's phase durations (the first
+ * TRACE_SAMPLES). A phase not recorded (no chunk sent or received on channel 0) counts from
+ * the previous one. */
 static void trace_add(int slot)
 {
     volatile uint64_t *t = d.host->trace[slot];
     uint64_t prev = t[DFC_GPU_T_ADMIT];
-    if (!prev) return;
+    if (!prev || d.traced >= TRACE_SAMPLES) return;
     for (int i = 1; i < DFC_GPU_TRACE_POINTS; i++) {
         uint64_t v = t[i] ? t[i] : prev;
-        d.trace_sum[i] += v - prev;
+        d.trace_ns[i][d.traced] = (uint32_t)(v - prev);
         prev = v;
     }
-    d.trace_sum[DFC_GPU_TRACE_POINTS] += dfc_time_ns() - d.submitted_ns[slot];
+    d.trace_ns[0][d.traced] = (uint32_t)(dfc_time_ns() - d.submitted_ns[slot]);
     d.traced++;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double trace_median_us(int phase)
+{
+    qsort(d.trace_ns[phase], d.traced, sizeof(uint32_t), cmp_u32);
+    return d.trace_ns[phase][d.traced / 2] / 1000.0;
 }
 
 int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
@@ -451,11 +468,10 @@ void dfc_gpu_daemon_finalize(void)
             (unsigned long long)d.launches, (unsigned long long)d.host->exits_stuck,
             (unsigned long long)d.host->exits_idle, (unsigned long long)d.host->preemptions);
     if (d.traced) {
-        double n = (double)d.traced * 1000;
-        DFC_LOG(DFC_LOG_ERROR, "gpu", "trace of %llu collectives, mean us: submit to completion seen %.2f; in the "
-                "kernel: admitted to loaded %.2f, to first chunk received %.2f, to done %.2f",
-                (unsigned long long)d.traced, d.trace_sum[DFC_GPU_TRACE_POINTS] / n, d.trace_sum[DFC_GPU_T_LOADED] / n,
-                d.trace_sum[DFC_GPU_T_RECV] / n, d.trace_sum[DFC_GPU_T_DONE] / n);
+        DFC_LOG(DFC_LOG_ERROR, "gpu", "trace of %u collectives, median us: submit to completion seen %.2f; in the "
+                "kernel: admitted to loaded %.2f, to first send %.2f, to first receive %.2f, to done %.2f", d.traced,
+                trace_median_us(0), trace_median_us(DFC_GPU_T_LOADED), trace_median_us(DFC_GPU_T_SEND),
+                trace_median_us(DFC_GPU_T_RECV), trace_median_us(DFC_GPU_T_DONE));
     }
     release_resources();
 }

@@ -47,8 +47,8 @@
 #define DFC_GPU_SPILL 4          /* chunks a receiver can move aside per (peer, channel) */
 
 /* Phases a traced collective records (DFC_GPU_TRACE): taken by channel 0, schedule loaded,
- * first chunk received by channel 0, completed. */
-enum { DFC_GPU_T_ADMIT, DFC_GPU_T_LOADED, DFC_GPU_T_RECV, DFC_GPU_T_DONE, DFC_GPU_TRACE_POINTS };
+ * first chunk sent and first chunk received by channel 0, completed. */
+enum { DFC_GPU_T_ADMIT, DFC_GPU_T_LOADED, DFC_GPU_T_SEND, DFC_GPU_T_RECV, DFC_GPU_T_DONE, DFC_GPU_TRACE_POINTS };
 
 /* Bit set in dfc_step_t.order of a RECV_REDUCE step whose received data may be reduced into
  * its destination as it arrives (no send of the same fence group reads that range), which
@@ -134,6 +134,7 @@ typedef struct dfc_gpu_dev {
     volatile uint32_t drain;     /* epoch in which a block decided to exit: all exit */
     volatile uint32_t msq_tail;  /* SQ entries mirrored by channel 0 so far */
     uint64_t preemptions;        /* counted by channel 0, copied to the host's */
+    uint32_t traced[DFC_GPU_MAX_COLLS]; /* DFC_GPU_TRACE: phases recorded, a bit each */
     dfc_gpu_sq_entry_t msq[DFC_GPU_MAX_COLLS]; /* the mirror: entry i at i % size */
     volatile uint64_t last_move; /* globaltimer of the last progress of any block */
     volatile uint32_t loaded[DFC_GPU_MAX_COLLS]; /* gen whose schedule is in steps[] */

@@ -43,10 +43,15 @@ __device__ static inline uint64_t now_ns(void)
     return t;
 }
 
-/* Thread 0: records a phase of a traced collective (DFC_GPU_TRACE), the first time only. */
+/* Thread 0: records a phase of a traced collective (DFC_GPU_TRACE), the first time only
+ * (admission, by channel 0, clears the marks). A write across PCIe, never a read. */
 __device__ static inline void trace_point(const dfc_gpu_kargs_t &a, uint32_t slot, int point)
 {
-    if (a.trace && a.host->trace[slot][point] == 0) a.host->trace[slot][point] = now_ns();
+    if (!a.trace) return;
+    uint32_t *mark = &a.dev->traced[slot];
+    if (point == DFC_GPU_T_ADMIT) *mark = 0;
+    else if (atomicOr(mark, 1u << point) & (1u << point)) return;
+    a.host->trace[slot][point] = now_ns();
 }
 
 /* This channel's end of every FIFO: send and receive counters, the sender's ownership, the
@@ -346,6 +351,7 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         sends++;
     }
     if (sends) fence_release_sys(); /* data and flag bodies (peer memory) come first */
+    if (sends && chan == 0) trace_point(a, h->slot, DFC_GPU_T_SEND);
     else __threadfence();
     for (int k = 0; k < s->nact; k++) {
         const dfc_step_t *st = &steps[s->act_step[k]];

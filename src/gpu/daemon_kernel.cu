@@ -335,7 +335,7 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
  * acks for receives) and counts progress. One system-scope fence orders every chunk and
  * flag body of the sweep before the sequence numbers that announce them; a sweep with no
  * send needs only the device scope (its acks follow reads that have completed). */
-__device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan,
+__device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
                                     const dfc_gpu_desc_head_t *h, const dfc_step_t *steps, dfc_gpu_ctx_t *c)
 {
     const dfc_gpu_geom_t *g = &a.geom;
@@ -351,7 +351,7 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         sends++;
     }
     if (sends) fence_release_sys(); /* data and flag bodies (peer memory) come first */
-    if (sends && chan == 0) trace_point(a, h->slot, DFC_GPU_T_SEND);
+    if (sends && chan == 0) trace_point(a, slot, DFC_GPU_T_SEND);
     else __threadfence();
     for (int k = 0; k < s->nact; k++) {
         const dfc_step_t *st = &steps[s->act_step[k]];
@@ -512,7 +512,7 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
         }
         __syncthreads();
         int nact = s->nact, done = s_done, moved = s_moved + nact;
-        if (threadIdx.x == 0 && nact) post_actions(a, s, chan, h, steps, c);
+        if (threadIdx.x == 0 && nact) post_actions(a, s, slot, chan, h, steps, c);
         __syncthreads();
         if (done) { /* fence reached */
             int r = fence_point(a, s, slot, chan, c, h, steps);
@@ -659,7 +659,10 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
             uint64_t t = now_ns();
             a.dev->busy[chan] = s.q.n > 0;
             if (moved) a.dev->last_move = t;
-            uint64_t last = a.dev->last_move, quiet = t - (last > launched_at ? last : launched_at);
+            /* Another block may have stored a time later than t: then nothing is quiet (an
+             * unsigned t - last would wrap to centuries and take the kernel down). */
+            uint64_t last = a.dev->last_move, since = last > launched_at ? last : launched_at;
+            uint64_t quiet = t > since ? t - since : 0;
             int quit = a.dev->drain == a.epoch, why = 0;
             if (!quit && s.q.n > 0 && quiet > a.idle_ns) quit = why = 1;
             if (!quit && s.q.n == 0 && quiet > a.linger_ns && a.host->sq_tail == s.q.sq_head) {

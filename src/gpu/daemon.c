@@ -207,7 +207,7 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
     d.kargs.budget_min = (int32_t)prm.spin_budget_min;
     d.kargs.budget_max = (int32_t)prm.spin_budget_max;
     d.trace_ns = prm.trace && d.ok ? calloc(DFC_GPU_TRACE_POINTS, sizeof *d.trace_ns) : NULL;
-    d.kargs.trace = d.trace_ns != NULL;
+    d.kargs.trace = d.trace_ns ? (uint32_t)prm.trace : 0;
 }
 
 void dfc_gpu_daemon_connect(void)
@@ -460,6 +460,25 @@ void dfc_gpu_abandon(dfc_gpu_handle_t *h)
     h->slot = -1;
 }
 
+/* DFC_GPU_TRACE=2: where channel 0 spent its time (the kernel has left: its counters are
+ * final). The SM clock comes from the main loop's cycles over its nanoseconds. */
+static void log_profile(void)
+{
+    static const char *name[DFC_GPU_PARTS] = {"loop", "admit", "load", "pick", "move", "post", "fence", "finish", "exit"};
+    uint64_t cycles[DFC_GPU_PARTS], count[DFC_GPU_PARTS], ns = 0;
+    if (dfc_cuda.cudaMemcpy(cycles, d.dev->prof_cycles, sizeof cycles, cudaMemcpyDeviceToHost) ||
+        dfc_cuda.cudaMemcpy(count, d.dev->prof_count, sizeof count, cudaMemcpyDeviceToHost) ||
+        dfc_cuda.cudaMemcpy(&ns, &d.dev->prof_loop_ns, sizeof ns, cudaMemcpyDeviceToHost) || !ns)
+        return;
+    double ghz = (double)cycles[DFC_GPU_P_LOOP] / ns;
+    char line[512];
+    int n = snprintf(line, sizeof line, "channel 0 at %.2f GHz, mean us per call (calls):", ghz);
+    for (int i = 0; i < DFC_GPU_PARTS && n < (int)sizeof line; i++)
+        n += snprintf(line + n, sizeof line - n, " %s %.2f (%llu)", name[i],
+                      count[i] ? cycles[i] / ghz / 1000.0 / count[i] : 0.0, (unsigned long long)count[i]);
+    DFC_LOG(DFC_LOG_ERROR, "gpu", "%s", line);
+}
+
 void dfc_gpu_daemon_finalize(void)
 {
     if (!d.ok) return;
@@ -467,6 +486,7 @@ void dfc_gpu_daemon_finalize(void)
     DFC_LOG(DFC_LOG_INFO, "gpu", "daemon: %llu launches, left %llu times stuck and %llu times idle, %llu preemptions",
             (unsigned long long)d.launches, (unsigned long long)d.host->exits_stuck,
             (unsigned long long)d.host->exits_idle, (unsigned long long)d.host->preemptions);
+    if (d.kargs.trace > 1) log_profile();
     if (d.traced) {
         DFC_LOG(DFC_LOG_ERROR, "gpu", "trace of %u collectives, median us: submit to completion seen %.2f; in the "
                 "kernel: admitted to loaded %.2f, to first send %.2f, to first receive %.2f, to done %.2f", d.traced,

@@ -50,6 +50,11 @@
  * first chunk sent and first chunk received by channel 0, completed. */
 enum { DFC_GPU_T_ADMIT, DFC_GPU_T_LOADED, DFC_GPU_T_SEND, DFC_GPU_T_RECV, DFC_GPU_T_DONE, DFC_GPU_TRACE_POINTS };
 
+/* DFC_GPU_TRACE=2: where channel 0's thread 0 spends its cycles, part by part (clock64),
+ * and the main loop's time in ns as well (globaltimer), which gives the SM clock. */
+enum { DFC_GPU_P_LOOP, DFC_GPU_P_ADMIT, DFC_GPU_P_LOAD, DFC_GPU_P_PICK, DFC_GPU_P_MOVE, DFC_GPU_P_POST,
+       DFC_GPU_P_FENCE, DFC_GPU_P_FINISH, DFC_GPU_P_EXIT, DFC_GPU_PARTS };
+
 /* Bit set in dfc_step_t.order of a RECV_REDUCE step whose received data may be reduced into
  * its destination as it arrives (no send of the same fence group reads that range), which
  * saves the trip through TMP. Set by the host side when it copies the schedule. */
@@ -135,6 +140,7 @@ typedef struct dfc_gpu_dev {
     volatile uint32_t msq_tail;  /* SQ entries mirrored by channel 0 so far */
     uint64_t preemptions;        /* counted by channel 0, copied to the host's */
     uint32_t traced[DFC_GPU_MAX_COLLS]; /* DFC_GPU_TRACE: phases recorded, a bit each */
+    uint64_t prof_cycles[DFC_GPU_PARTS], prof_count[DFC_GPU_PARTS], prof_loop_ns; /* DFC_GPU_TRACE=2 */
     dfc_gpu_sq_entry_t msq[DFC_GPU_MAX_COLLS]; /* the mirror: entry i at i % size */
     volatile uint64_t last_move; /* globaltimer of the last progress of any block */
     volatile uint32_t loaded[DFC_GPU_MAX_COLLS]; /* gen whose schedule is in steps[] */

@@ -78,6 +78,16 @@ struct coll_cache {
     dfc_gpu_ctx_t c;
 };
 
+/* DFC_GPU_TRACE=2: thread 0 of channel 0 adds the cycles of one part of its work. */
+#define PROF_START(a, chan) long long prof_t0 = ((a).trace > 1 && (chan) == 0) ? clock64() : 0
+#define PROF_ADD(a, chan, part)                                                              \
+    do {                                                                                     \
+        if ((a).trace > 1 && (chan) == 0 && threadIdx.x == 0) {                              \
+            (a).dev->prof_cycles[part] += clock64() - prof_t0;                              \
+            (a).dev->prof_count[part]++;                                                     \
+        }                                                                                    \
+    } while (0)
+
 struct block_state {
     dfc_gpu_queue_t q;        /* this block's run queue (copied from/to device memory) */
     chan_fifo f;
@@ -497,6 +507,7 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
     int moved_total = 0, polls = 0, budget = c->budget;
     for (;;) {
         __shared__ int s_done, s_moved;
+        PROF_START(a, chan);
         if (threadIdx.x == 0) {
             /* post the transfers up to the next local step or fence */
             while (c->pc < h->nsteps && is_xfer(steps[c->pc].kind)) c->pc++;
@@ -504,6 +515,8 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
             s_done = pick_actions(a, s, slot, chan, h, steps, c, &s_moved);
         }
         __syncthreads();
+        PROF_ADD(a, chan, DFC_GPU_P_PICK);
+        prof_t0 = clock64();
         for (int k = 0; k < s->nact; k++) {
             if (s->act_reduce[k])
                 block_reduce(h->type, h->op, s->act_src[k], s->act_dst[k], s->act_bytes[k] / h->elem, s->act_order[k]);
@@ -512,10 +525,15 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
         }
         __syncthreads();
         int nact = s->nact, done = s_done, moved = s_moved + nact;
+        if (nact) PROF_ADD(a, chan, DFC_GPU_P_MOVE);
+        prof_t0 = clock64();
         if (threadIdx.x == 0 && nact) post_actions(a, s, slot, chan, h, steps, c);
         __syncthreads();
+        if (nact) PROF_ADD(a, chan, DFC_GPU_P_POST);
         if (done) { /* fence reached */
+            prof_t0 = clock64();
             int r = fence_point(a, s, slot, chan, c, h, steps);
+            PROF_ADD(a, chan, DFC_GPU_P_FENCE);
             if (r == 2) return 2;
             moved = r || moved;
         }
@@ -550,11 +568,13 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const d
 {
     const uint32_t slot = e.slot;
     dfc_gpu_ctx_t *c = &a.ctx[(uint64_t)slot * a.geom.channels + chan];
+    PROF_START(a, chan);
     if (!load_coll(a, s, e, c)) return 0;
     const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
     const dfc_step_t *steps = a.dev->steps[slot];
     if (e.nsteps > CACHED_STEPS) return advance(a, s, slot, chan, head, h, steps, c);
     cache_in(s, h, steps, c, e.nsteps);
+    PROF_ADD(a, chan, DFC_GPU_P_LOAD);
     int r = advance(a, s, slot, chan, head, &s->cc.h, s->cc.steps, &s->cc.c);
     cache_out(s, c, e.nsteps);
     return r;
@@ -620,7 +640,11 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
     fifo_state(a, &s, chan, false);
     const uint64_t launched_at = now_ns(); /* last_move may be older, from a previous launch */
     for (uint32_t iter = 0;; iter++) {
+        PROF_START(a, chan);
+        const long long loop_cycles = prof_t0;
+        const uint64_t loop_ns = a.trace > 1 ? now_ns() : 0;
         if (threadIdx.x == 0 && (s.q.n == 0 || (iter & 3) == 0)) admit(a, &s, chan);
+        PROF_ADD(a, chan, DFC_GPU_P_ADMIT);
         __syncthreads();
         int moved = 0;
         for (int i = 0; i < s.q.n;) {
@@ -628,7 +652,12 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
             int r = run_coll(a, &s, e, chan, i == 0);
             if (r == 2) {
                 if (threadIdx.x == 0) {
+                    long long t_fin = clock64();
                     finish_coll(a, e.slot, e.nchan, e.gen);
+                    if (a.trace > 1 && chan == 0) {
+                        a.dev->prof_cycles[DFC_GPU_P_FINISH] += clock64() - t_fin;
+                        a.dev->prof_count[DFC_GPU_P_FINISH]++;
+                    }
                     for (int j = i; j + 1 < s.q.n; j++) s.q.e[j] = s.q.e[j + 1];
                     s.q.n--;
                 }
@@ -650,6 +679,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
             }
             i++;
         }
+        prof_t0 = clock64();
         if (threadIdx.x == 0) {
             /* Exit rules, for the whole kernel at once (drain), so that no work is ever left
              * in a block that has gone while the others run. Stuck: this block holds
@@ -677,9 +707,15 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
             s_exit = quit;
         }
         __syncthreads();
+        PROF_ADD(a, chan, DFC_GPU_P_EXIT);
+        if (a.trace > 1 && chan == 0 && threadIdx.x == 0) {
+            a.dev->prof_cycles[DFC_GPU_P_LOOP] += clock64() - loop_cycles;
+            a.dev->prof_count[DFC_GPU_P_LOOP]++;
+            a.dev->prof_loop_ns += now_ns() - loop_ns;
+        }
         if (s_exit) break;
-        /* A block with nothing queued naps between polls: every poll of the SQ is a read
-         * across PCIe, and sixteen blocks polling flat out slow channel 0's own reads. */
+        /* A block with nothing queued naps between polls of the SQ mirror, to keep off the
+         * L2 lines that the working blocks use. */
         if (chan > 0 && s.q.n == 0) __nanosleep(2000);
     }
     for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x) ((uint32_t *)saved)[i] = ((uint32_t *)&s.q)[i];

@@ -41,7 +41,8 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
     p.spin_budget_min = dfc_env_long("DFC_GPU_SPIN_BUDGET_MIN", 4, "smallest adaptive GPU spin budget");
     p.spin_budget_max = dfc_env_long("DFC_GPU_SPIN_BUDGET_MAX", 4096, "largest adaptive GPU spin budget");
     p.trace = dfc_env_long("DFC_GPU_TRACE", 0,
-        "1: the daemon records when each collective is admitted, loaded, first receives and "
-        "completes, and DFC_Finalize prints the mean of each phase to stderr");
+        "1: the daemon records when each collective is admitted, loaded, first sends, first "
+        "receives and completes, and DFC_Finalize prints the median of each phase to stderr; "
+        "2: also where channel 0 spends its cycles");
     if (out) *out = p;
 }

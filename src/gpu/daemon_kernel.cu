@@ -394,6 +394,26 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
     }
 }
 
+/* All threads: the chunks of the sweep. Several go at once, each on its share of the
+ * block's warps, so that a send and a receive overlap (each alone leaves the SM waiting on
+ * memory); unless two reduce, since they might reduce into the same range, which only
+ * one after the other does right. */
+__device__ static void move_chunks(block_state *s, const dfc_gpu_desc_head_t *h)
+{
+    const int nact = s->nact;
+    int reduces = 0;
+    for (int k = 0; k < nact; k++) reduces += s->act_reduce[k];
+    const int groups = reduces > 1 ? 1 : min(nact, 4);
+    const uint32_t per = groups > 1 ? blockDim.x / groups / 32 * 32 : blockDim.x;
+    const uint32_t g = threadIdx.x / per, t = threadIdx.x % per;
+    for (int k = (int)g; g < (uint32_t)groups && k < nact; k += groups) {
+        if (s->act_reduce[k])
+            block_reduce(h->type, h->op, s->act_src[k], s->act_dst[k], s->act_bytes[k] / h->elem, s->act_order[k], t, per);
+        else
+            block_copy(s->act_dst[k], s->act_src[k], s->act_bytes[k], t, per);
+    }
+}
+
 /* All threads: a local step (COPY, REDUCE) or the deferred reductions of a finished fence
  * group, on this channel's slice. */
 __device__ static void local_step(const dfc_gpu_desc_head_t *h, const dfc_step_t *st, uint32_t chan,
@@ -517,12 +537,7 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
         __syncthreads();
         PROF_ADD(a, chan, DFC_GPU_P_PICK);
         prof_t0 = clock64();
-        for (int k = 0; k < s->nact; k++) {
-            if (s->act_reduce[k])
-                block_reduce(h->type, h->op, s->act_src[k], s->act_dst[k], s->act_bytes[k] / h->elem, s->act_order[k]);
-            else
-                block_copy(s->act_dst[k], s->act_src[k], s->act_bytes[k]);
-        }
+        move_chunks(s, h);
         __syncthreads();
         int nact = s->nact, done = s_done, moved = s_moved + nact;
         if (nact) PROF_ADD(a, chan, DFC_GPU_P_MOVE);
@@ -639,11 +654,14 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
     if (threadIdx.x == 0 && chan == 0) a.host->launches_seen = a.epoch;
     fifo_state(a, &s, chan, false);
     const uint64_t launched_at = now_ns(); /* last_move may be older, from a previous launch */
+    int moved_last = 0;
     for (uint32_t iter = 0;; iter++) {
         PROF_START(a, chan);
         const long long loop_cycles = prof_t0;
         const uint64_t loop_ns = a.trace > 1 ? now_ns() : 0;
-        if (threadIdx.x == 0 && (s.q.n == 0 || (iter & 3) == 0)) admit(a, &s, chan);
+        /* New work is looked for at once when idle, and every 4th pass while the queue does
+         * not move; not while it moves (channel 0's look is a read across PCIe). */
+        if (threadIdx.x == 0 && (s.q.n == 0 || (!moved_last && (iter & 3) == 0))) admit(a, &s, chan);
         PROF_ADD(a, chan, DFC_GPU_P_ADMIT);
         __syncthreads();
         int moved = 0;
@@ -714,6 +732,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
             a.dev->prof_loop_ns += now_ns() - loop_ns;
         }
         if (s_exit) break;
+        moved_last = moved;
         /* A block with nothing queued naps between polls of the SQ mirror, to keep off the
          * L2 lines that the working blocks use. */
         if (chan > 0 && s.q.n == 0) __nanosleep(2000);

@@ -17,9 +17,10 @@
 
 #include "gpu/daemon_abi.h"
 
-__device__ static void block_copy(char *dst, const char *src, uint64_t n)
+/* Threads t of B (by default the whole block) copy n bytes. */
+__device__ static void block_copy(char *dst, const char *src, uint64_t n, uint64_t t = threadIdx.x,
+                                  uint64_t B = blockDim.x)
 {
-    const uint64_t t = threadIdx.x, B = blockDim.x;
     if ((((uintptr_t)dst | (uintptr_t)src) & 15) == 0) {
         const uint4 *s = (const uint4 *)src;
         uint4 *d = (uint4 *)dst;
@@ -106,12 +107,13 @@ template <int TYPE, int OP> __device__ __forceinline__ void combine_vec(const ui
 
 /* io[i] = in[i] (op) io[i]; with in_second, io[i] = io[i] (op) in[i]. Aligned ranges go in
  * 16-byte vectors, four pairs of loads per thread in flight (as block_copy). */
-template <int TYPE, int OP> __device__ static void reduce_typed(const char *in_, char *io_, uint64_t count, int in_second)
+template <int TYPE, int OP>
+__device__ static void reduce_typed(const char *in_, char *io_, uint64_t count, int in_second, uint64_t t, uint64_t B)
 {
     typedef typename elem<TYPE>::S S;
     const S *in = (const S *)in_;
     S *io = (S *)io_;
-    const uint64_t t = threadIdx.x, B = blockDim.x, V = 16 / sizeof(S);
+    const uint64_t V = 16 / sizeof(S);
     uint64_t nv = ((((uintptr_t)in | (uintptr_t)io) & 15) == 0) ? count / V : 0, k = t;
     const uint4 *vin = (const uint4 *)in;
     uint4 *vio = (uint4 *)io;
@@ -138,36 +140,39 @@ template <int TYPE, int OP> __device__ static void reduce_typed(const char *in_,
     }
 }
 
-template <int TYPE> __device__ static void reduce_op(int op, const char *in, char *io, uint64_t count, int in_second)
+template <int TYPE>
+__device__ static void reduce_op(int op, const char *in, char *io, uint64_t count, int in_second, uint64_t t, uint64_t B)
 {
     switch (op) {
-    case DFC_GPU_SUM: reduce_typed<TYPE, DFC_GPU_SUM>(in, io, count, in_second); break;
-    case DFC_GPU_PROD: reduce_typed<TYPE, DFC_GPU_PROD>(in, io, count, in_second); break;
-    case DFC_GPU_MIN: reduce_typed<TYPE, DFC_GPU_MIN>(in, io, count, in_second); break;
-    case DFC_GPU_MAX: reduce_typed<TYPE, DFC_GPU_MAX>(in, io, count, in_second); break;
+    case DFC_GPU_SUM: reduce_typed<TYPE, DFC_GPU_SUM>(in, io, count, in_second, t, B); break;
+    case DFC_GPU_PROD: reduce_typed<TYPE, DFC_GPU_PROD>(in, io, count, in_second, t, B); break;
+    case DFC_GPU_MIN: reduce_typed<TYPE, DFC_GPU_MIN>(in, io, count, in_second, t, B); break;
+    case DFC_GPU_MAX: reduce_typed<TYPE, DFC_GPU_MAX>(in, io, count, in_second, t, B); break;
     default:
         if constexpr (!is_float<TYPE>()) switch (op) {
-        case DFC_GPU_LAND: reduce_typed<TYPE, DFC_GPU_LAND>(in, io, count, in_second); break;
-        case DFC_GPU_LOR: reduce_typed<TYPE, DFC_GPU_LOR>(in, io, count, in_second); break;
-        case DFC_GPU_LXOR: reduce_typed<TYPE, DFC_GPU_LXOR>(in, io, count, in_second); break;
-        case DFC_GPU_BAND: reduce_typed<TYPE, DFC_GPU_BAND>(in, io, count, in_second); break;
-        case DFC_GPU_BOR: reduce_typed<TYPE, DFC_GPU_BOR>(in, io, count, in_second); break;
-        case DFC_GPU_BXOR: reduce_typed<TYPE, DFC_GPU_BXOR>(in, io, count, in_second); break;
+        case DFC_GPU_LAND: reduce_typed<TYPE, DFC_GPU_LAND>(in, io, count, in_second, t, B); break;
+        case DFC_GPU_LOR: reduce_typed<TYPE, DFC_GPU_LOR>(in, io, count, in_second, t, B); break;
+        case DFC_GPU_LXOR: reduce_typed<TYPE, DFC_GPU_LXOR>(in, io, count, in_second, t, B); break;
+        case DFC_GPU_BAND: reduce_typed<TYPE, DFC_GPU_BAND>(in, io, count, in_second, t, B); break;
+        case DFC_GPU_BOR: reduce_typed<TYPE, DFC_GPU_BOR>(in, io, count, in_second, t, B); break;
+        case DFC_GPU_BXOR: reduce_typed<TYPE, DFC_GPU_BXOR>(in, io, count, in_second, t, B); break;
         }
     }
 }
 
-__device__ static void block_reduce(int type, int op, const char *in, char *io, uint64_t count, int in_second)
+/* Threads t of B (by default the whole block) reduce count items. */
+__device__ static void block_reduce(int type, int op, const char *in, char *io, uint64_t count, int in_second,
+                                    uint64_t t = threadIdx.x, uint64_t B = blockDim.x)
 {
     switch (type) {
-    case DFC_GPU_I32: reduce_op<DFC_GPU_I32>(op, in, io, count, in_second); break;
-    case DFC_GPU_U32: reduce_op<DFC_GPU_U32>(op, in, io, count, in_second); break;
-    case DFC_GPU_I64: reduce_op<DFC_GPU_I64>(op, in, io, count, in_second); break;
-    case DFC_GPU_U64: reduce_op<DFC_GPU_U64>(op, in, io, count, in_second); break;
-    case DFC_GPU_F32: reduce_op<DFC_GPU_F32>(op, in, io, count, in_second); break;
-    case DFC_GPU_F64: reduce_op<DFC_GPU_F64>(op, in, io, count, in_second); break;
-    case DFC_GPU_BF16: reduce_op<DFC_GPU_BF16>(op, in, io, count, in_second); break;
-    case DFC_GPU_F16: reduce_op<DFC_GPU_F16>(op, in, io, count, in_second); break;
+    case DFC_GPU_I32: reduce_op<DFC_GPU_I32>(op, in, io, count, in_second, t, B); break;
+    case DFC_GPU_U32: reduce_op<DFC_GPU_U32>(op, in, io, count, in_second, t, B); break;
+    case DFC_GPU_I64: reduce_op<DFC_GPU_I64>(op, in, io, count, in_second, t, B); break;
+    case DFC_GPU_U64: reduce_op<DFC_GPU_U64>(op, in, io, count, in_second, t, B); break;
+    case DFC_GPU_F32: reduce_op<DFC_GPU_F32>(op, in, io, count, in_second, t, B); break;
+    case DFC_GPU_F64: reduce_op<DFC_GPU_F64>(op, in, io, count, in_second, t, B); break;
+    case DFC_GPU_BF16: reduce_op<DFC_GPU_BF16>(op, in, io, count, in_second, t, B); break;
+    case DFC_GPU_F16: reduce_op<DFC_GPU_F16>(op, in, io, count, in_second, t, B); break;
     }
 }
 

@@ -162,8 +162,76 @@ void dfc_coll_free(dfc_coll_t *c)
     free(c);
 }
 
+/* ---- The per-communicator cache of one idle instance ---------------------------------------
+ * A blocking collective builds a schedule, allocates the instance, its transfer array, its
+ * scratch buffer and its request, and frees all of it on return: at 8 bytes that was most of
+ * the call. The last completed blocking instance of a communicator is kept instead (with its
+ * request) and reused by the next blocking call with the same arguments, buffers rebound.
+ * The cached request gives its reference on the communicator back while idle; the
+ * communicator's destroy hook frees the cache. */
+struct dfc_coll_comm {
+    dfc_coll_t *idle;
+    dfc_coll_args_t key;
+    int priority;
+};
+
+static int same_args(const dfc_coll_args_t *x, const dfc_coll_args_t *y)
+{
+    return x->kind == y->kind && x->root == y->root && x->in_place == y->in_place &&
+           x->commutative == y->commutative && x->count == y->count && x->elem == y->elem &&
+           x->sbytes == y->sbytes && x->rbytes == y->rbytes && x->selem == y->selem &&
+           x->relem == y->relem && x->gpu == y->gpu;
+}
+
+int dfc_coll_cacheable(const dfc_coll_args_t *a)
+{
+    return !a->gpu && !a->rcounts && !a->scounts && !a->sdispls && !a->vcounts && !a->vdispls;
+}
+
+dfc_coll_t *dfc_coll_cache_take(dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
+                                const dfc_op_t *op, int priority)
+{
+    struct dfc_coll_comm *cc = comm->coll;
+    if (!cc || !cc->idle) return NULL;
+    dfc_coll_t *c = cc->idle;
+    if (c->dtype != dt || c->op != op || cc->priority != priority || !same_args(&cc->key, a)) return NULL;
+    cc->idle = NULL;
+    comm->refcount++; /* the request's reference again */
+    c->req->active = 1;
+    return c;
+}
+
+int dfc_coll_cache_put(dfc_coll_t *c, const dfc_coll_args_t *a, int priority)
+{
+    dfc_comm_t *comm = c->comm;
+    if (!comm->coll && !(comm->coll = calloc(1, sizeof *comm->coll))) return 0;
+    struct dfc_coll_comm *cc = comm->coll;
+    if (cc->idle || c->on_gpu || c->persistent || c->req->nstages || c->req->handle || comm->refcount < 2)
+        return 0;
+    cc->idle = c;
+    cc->key = *a;
+    cc->key.rcounts = NULL;
+    cc->priority = priority;
+    comm->refcount--; /* the user's handle keeps it alive; the cache must not */
+    return 1;
+}
+
+static void coll_comm_destroy(dfc_comm_t *comm)
+{
+    struct dfc_coll_comm *cc = comm->coll;
+    if (!cc) return;
+    if (cc->idle) {
+        dfc_req_t *req = cc->idle->req;
+        req->comm = NULL; /* its reference was given back when it went idle */
+        dfc_req_free(req);
+    }
+    free(cc);
+    comm->coll = NULL;
+}
+
 int dfc_coll_layer_init(void)
 {
+    dfc_comm_destroy_hook = coll_comm_destroy;
     dfc_list_init(&run_queue);
     budget_initial = dfc_env_long("DFC_SPIN_BUDGET", 64,
         "network polls the head collective may spend waiting on a peer before it is preempted");

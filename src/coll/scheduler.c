@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "coll/dfc_coll.h"
+#include "tl/shm_slots.h"
 
 static dfc_list_t run_queue;
 static uint64_t total_preemptions;
@@ -108,6 +109,12 @@ int dfc_coll_start(dfc_coll_t *c)
     } else {
         c->tag = (int)(c->comm->coll_seq++ & 0x3fffffffu);
     }
+    if (c->sched.uses_slots) {
+        c->slots = dfc_comm_slots(c->comm);
+        if (!c->slots) return DFC_ERR(DFC_ERR_INTERN, "a slot schedule on a communicator without slots");
+        c->slot_stamp = ++c->slots->seq;
+        c->slot_written = 0;
+    }
     c->pc = 0;
     c->fence_start = 0;
     c->budget = budget_initial;
@@ -190,7 +197,7 @@ static int same_args(const dfc_coll_args_t *x, const dfc_coll_args_t *y)
     return x->kind == y->kind && x->root == y->root && x->in_place == y->in_place &&
            x->commutative == y->commutative && x->count == y->count && x->elem == y->elem &&
            x->sbytes == y->sbytes && x->rbytes == y->rbytes && x->selem == y->selem &&
-           x->relem == y->relem && x->gpu == y->gpu;
+           x->relem == y->relem && x->gpu == y->gpu && x->slots == y->slots;
 }
 
 int dfc_coll_cacheable(const dfc_coll_args_t *a)
@@ -287,6 +294,10 @@ void dfc_coll_report(FILE *f)
         if (c->comm->name[0]) snprintf(comm, sizeof comm, "%s", c->comm->name);
         else snprintf(comm, sizeof comm, "ctx %u", c->comm->ctx);
         snprintf(wait, sizeof wait, "runnable (no transfer pending)");
+        if (c->pc < c->sched.nsteps && c->sched.steps[c->pc].kind == DFC_STEP_SLOT_ALLREDUCE)
+            snprintf(wait, sizeof wait, "waiting in the shm slots (stamp %llu, %s)",
+                     (unsigned long long)c->slot_stamp,
+                     c->slot_written ? "for the others' contributions" : "for a free slot");
         for (int i = c->fence_start; i < c->pc && i < c->sched.nsteps; i++) {
             const dfc_step_t *st = &c->sched.steps[i];
             if (st->kind != DFC_STEP_SEND && st->kind != DFC_STEP_RECV &&

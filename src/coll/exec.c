@@ -102,6 +102,7 @@ static int slot_wait(dfc_coll_t *c, int *err)
     int f = dfc_fault_check(c->comm, 1, -1);
     if (!f) return 0;
     *err = f;
+    c->slots->inflight--;
     return 1;
 }
 
@@ -131,8 +132,6 @@ static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
             }
         memcpy(mine->buf[b].data, buf_at(c, st->src_buf, 0), st->bytes);
         atomic_store_explicit(&mine->buf[b].stamp, k, memory_order_release);
-        atomic_store_explicit(&mine->ctrl.wstamp, k, memory_order_release);
-        S->wake(S->ctx);
         c->slot_written = 1;
     }
     /* In order: the slot collectives before this one have finished reading here. */
@@ -145,11 +144,8 @@ static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
         in[r] = sb->data;
     }
     slot_reduce(c, in, n, buf_at(c, st->dst_buf, 0), st->count, st->bytes, buf_at(c, DFC_BUF_TMP, st->tmp_off));
-    for (int r = 0; r < n; r++) {
-        int l = S->lrank_of_world[comm->world[r]];
-        if (S->seen[l] < k) S->seen[l] = k;
-    }
     atomic_store_explicit(&mine->ctrl.done, k, memory_order_release);
+    S->inflight--;
     return 1;
 }
 

@@ -114,6 +114,7 @@ int dfc_coll_start(dfc_coll_t *c)
         if (!c->slots) return DFC_ERR(DFC_ERR_INTERN, "a slot schedule on a communicator without slots");
         c->slot_stamp = ++c->slots->seq;
         c->slot_written = 0;
+        c->slots->inflight++;
     }
     c->pc = 0;
     c->fence_start = 0;

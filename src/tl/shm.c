@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +107,7 @@ typedef struct shm {
     int slots_on;     /* DFC_SHM_SLOTS */
     dfc_shm_slots_t slots;
     int *slot_lrank;  /* world rank -> local rank, for slots */
-    uint64_t *slot_done_cache, *slot_seen;
+    uint64_t *slot_done_cache;
 } shm_t;
 
 static shm_bell_t *seg_bell(const shm_t *s, int lrank)
@@ -327,28 +328,12 @@ static int setup_peers(shm_t *s, const dfc_tl_job_t *job)
 
 static void shm_fini(dfc_tl_t *tl);
 
-/* Full fence (pairs with the one in shm_wait, as in shm_send), then rings the doorbell of
- * every local rank that sleeps, so that a slot stamp wakes it like a packet does. */
-static void slots_wake(void *ctx)
-{
-    shm_t *s = ctx;
-    atomic_thread_fence(memory_order_seq_cst);
-    for (int i = 0; i < s->npeers; i++) {
-        shm_bell_t *b = s->peers[i].bell;
-        if (atomic_load_explicit(&b->waiters, memory_order_relaxed)) {
-            atomic_fetch_add_explicit(&b->seq, 1, memory_order_release);
-            futex(&b->seq, FUTEX_WAKE, INT_MAX, NULL);
-        }
-    }
-}
-
 static int setup_slots(shm_t *s, const dfc_tl_job_t *job)
 {
     const shm_seg_hdr_t *h = s->base;
     s->slot_lrank = dfc_malloc((size_t)job->size * sizeof(int));
     s->slot_done_cache = dfc_calloc((size_t)s->local_size, sizeof(uint64_t));
-    s->slot_seen = dfc_calloc((size_t)s->local_size, sizeof(uint64_t));
-    if (!s->slot_lrank || !s->slot_done_cache || !s->slot_seen)
+    if (!s->slot_lrank || !s->slot_done_cache)
         return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for the collective slots");
     for (int w = 0; w < job->size; w++) s->slot_lrank[w] = -1;
     s->slot_lrank[job->rank] = s->me;
@@ -356,8 +341,7 @@ static int setup_slots(shm_t *s, const dfc_tl_job_t *job)
     s->slots = (dfc_shm_slots_t){.ranks = (dfc_slot_rank_t *)((char *)s->base + h->slots_off),
                                  .me = s->me, .nlocal = s->local_size,
                                  .lrank_of_world = s->slot_lrank,
-                                 .done_cache = s->slot_done_cache, .seen = s->slot_seen,
-                                 .wake = slots_wake, .ctx = s};
+                                 .done_cache = s->slot_done_cache};
     return DFC_SUCCESS;
 }
 
@@ -369,17 +353,6 @@ struct dfc_shm_slots *dfc_tl_shm_slots(dfc_tl_t *tl, int world_size)
     return &s->slots;
 }
 
-/* A slot stamp written by a peer and not yet consumed here: do not sleep on it. */
-static int slots_pending(shm_t *s)
-{
-    if (!s->slots.ranks) return 0;
-    for (int i = 0; i < s->npeers; i++) {
-        int l = s->peers[i].lrank;
-        if (atomic_load_explicit(&s->slots.ranks[l].ctrl.wstamp, memory_order_acquire) > s->slots.seen[l])
-            return 1;
-    }
-    return 0;
-}
 
 static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
 {
@@ -621,11 +594,17 @@ static void shm_wait(dfc_tl_t *tl, long timeout_us)
         ts.tv_nsec = (long)(s->live_every_ns % 1000000000u);
         tsp = &ts;
     }
+    /* A slot collective in flight waits for stamps and counters that ring no doorbell
+     * (writers pay no fence for them): yield instead of sleeping. */
+    if (s->slots.inflight) {
+        sched_yield();
+        return;
+    }
     shm_bell_t *b = s->bell;
     atomic_fetch_add_explicit(&b->waiters, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
     uint32_t seq = atomic_load_explicit(&b->seq, memory_order_acquire);
-    if (!any_incoming(s) && !slots_pending(s) && s->ndead == 0) futex(&b->seq, FUTEX_WAIT, seq, tsp);
+    if (!any_incoming(s) && s->ndead == 0) futex(&b->seq, FUTEX_WAIT, seq, tsp);
     atomic_fetch_sub_explicit(&b->waiters, 1, memory_order_relaxed);
 }
 
@@ -678,7 +657,6 @@ static void shm_fini(dfc_tl_t *tl)
     dfc_free(s->w2p);
     dfc_free(s->slot_lrank);
     dfc_free(s->slot_done_cache);
-    dfc_free(s->slot_seen);
     dfc_free(s);
     tl->priv = NULL;
 }

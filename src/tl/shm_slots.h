@@ -11,14 +11,15 @@
  * every rank, since collectives on one communicator are initiated in one order):
  *   write: buffer b = k % NBUF is free once every member's `done` >= k - NBUF (each has
  *          finished reading what was written there before; this rank reads its own
- *          contribution from its slot too); copy the input, then
- *          publish with a release store of the stamp k, and of `wstamp`; ring the sleeping
- *          members' doorbells;
+ *          contribution from its slot too); copy the input, then publish it with a
+ *          release store of the stamp k;
  *   read:  wait until every other member's buffer b carries stamp k (acquire), and until
  *          this rank's own `done` is k - 1 (completion in order); reduce; release-store
  *          done = k.
  * Each wait is a "not ready" of the executor (src/coll/exec.c), which may then park the
- * collective and run another: the slots add no blocking wait.
+ * collective and run another: the slots add no blocking wait. Writers ring no doorbell
+ * (that would cost a full fence per collective); instead a process with a slot collective
+ * in flight (`inflight`) never sleeps in the shm transport's wait: it yields the CPU.
  * Stamps are never reset, so slots serve only communicators that live as long as the
  * segment (DFC_COMM_WORLD when every rank is on this node; see dfc_comm_slots).
  */
@@ -33,7 +34,6 @@
 
 typedef struct dfc_slot_ctrl {
     _Alignas(64) _Atomic uint64_t done; /* last slot collective this rank finished reading */
-    _Atomic uint64_t wstamp;            /* last stamp this rank wrote (doorbell check) */
 } dfc_slot_ctrl_t;
 
 typedef struct dfc_slot_buf {
@@ -54,10 +54,8 @@ typedef struct dfc_shm_slots {
     int nlocal;
     const int *lrank_of_world; /* world rank -> local rank (-1: not on this node) */
     uint64_t *done_cache;      /* by local rank: last `done` read (process memory) */
-    volatile uint64_t *seen;   /* by local rank: highest stamp consumed (for the wait) */
     uint64_t seq;              /* slot collectives started on DFC_COMM_WORLD */
-    void (*wake)(void *ctx);   /* full fence, then wakes local ranks asleep in wait */
-    void *ctx;
+    volatile int inflight;     /* slot collectives started here and not finished */
 } dfc_shm_slots_t;
 
 #endif /* DFC_SHM_SLOTS_H */

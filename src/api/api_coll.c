@@ -176,6 +176,17 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     int route, rc = route_of(call->func, c, a, sendbuf, recvbuf, dt, op, &route);
     if (rc) return rc;
     a->gpu = route == ROUTE_GPU;
+    a->slots = route != ROUTE_GPU && call->mode != DFC_MODE_PERSISTENT && dfc_comm_slots(c) != NULL;
+    int prio = priority_of(call, c);
+    int cacheable = call->mode == DFC_MODE_BLOCKING && route == ROUTE_HOST && dfc_coll_cacheable(a);
+    dfc_coll_t *coll = NULL;
+    dfc_req_t *req = NULL;
+    if (cacheable && (coll = dfc_coll_cache_take(c, a, dt, op, prio))) {
+        coll->bufs[DFC_BUF_SEND] = (void *)sendbuf;
+        coll->bufs[DFC_BUF_RECV] = recvbuf;
+        req = coll->req;
+        goto start;
+    }
     const dfc_coll_algo_t *algo = dfc_coll_select(a);
     if (!algo)
         return dfc_err(DFC_ERR_INTERN, call->func, "no %s algorithm is usable for this call",
@@ -184,10 +195,8 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     dfc_sched_init(&sched);
     sched.algorithm = algo->name;
     rc = algo->build(a, &sched);
-    dfc_coll_t *coll = NULL;
-    dfc_req_t *req = NULL;
     if (!rc) rc = dfc_coll_new(c, &sched, sendbuf, recvbuf, dt, op, call->mode == DFC_MODE_PERSISTENT,
-                               priority_of(call, c), &coll);
+                               prio, &coll);
     dfc_sched_destroy(&sched);
     if (rc) return rc;
     if (!(req = dfc_req_new(DFC_REQ_COLL, c))) {
@@ -212,6 +221,7 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
         if ((rc = dfc_req_handle(req, call->request))) dfc_req_free(req);
         return rc;
     }
+start:
     if ((rc = dfc_coll_start(coll))) {
         dfc_req_free(req);
         return rc;
@@ -222,7 +232,7 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     }
     rc = dfc_progress_until(&req->complete);
     if (!rc) rc = req->status.DFC_ERROR;
-    dfc_req_free(req);
+    if (!(cacheable && !rc && req->complete && dfc_coll_cache_put(coll, a, prio))) dfc_req_free(req);
     return rc;
 }
 

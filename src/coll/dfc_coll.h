@@ -54,6 +54,8 @@ typedef struct dfc_coll_args {
     const int *vcounts, *vdispls; /* gatherv, allgatherv, alltoallv recv side: items of recvtype */
     int gpu;           /* the schedule runs in the GPU daemon, which pipelines every transfer in
                           chunks over its channels: generators need not cut it into segments */
+    int slots;         /* the communicator has shm collective slots and the call may use them
+                          (host engine, not persistent): see allreduce_shm_slots.c */
 } dfc_coll_args_t;
 
 /* Generators stop at the first builder call that fails, returning its code. */
@@ -78,6 +80,8 @@ int dfc_sched_copy(dfc_sched_t *s, int src_buf, uint64_t src_off, int dst_buf, u
 int dfc_sched_reduce(dfc_sched_t *s, int src_buf, uint64_t src_off, int dst_buf, uint64_t dst_off,
                      uint64_t count, int order);
 int dfc_sched_fence(dfc_sched_t *s);
+/* One SLOT_ALLREDUCE step (dfc_sched.h); marks the schedule as using the slots. */
+int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes, uint64_t tmp_off);
 /* Reserves `bytes` of scratch (8-byte aligned) and returns its offset in TMP. */
 uint64_t dfc_sched_tmp(dfc_sched_t *s, uint64_t bytes);
 /* The buffer holding this rank's input: SEND, or RECV when in_place. */
@@ -118,6 +122,7 @@ DFC_COLL_DECLARE(reduce, binomial);
 DFC_COLL_DECLARE(allreduce, recursive_doubling);
 DFC_COLL_DECLARE(allreduce, rabenseifner);
 DFC_COLL_DECLARE(allreduce, ring);
+DFC_COLL_DECLARE(allreduce, shm_slots);
 DFC_COLL_DECLARE(gather, linear);    /* also gatherv */
 DFC_COLL_DECLARE(scatter, linear);   /* also scatterv */
 DFC_COLL_DECLARE(allgather, ring);   /* also allgatherv */
@@ -129,6 +134,7 @@ DFC_COLL_DECLARE(scan, linear);       /* also exscan */
 /* Usability rules that belong to an algorithm (select.c consults them). */
 int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a); /* count >= pof2 */
 int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);         /* commutative op */
+int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);    /* slots, <= 1 KiB */
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);        /* allgather only */
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a); /* bytes >= ranks */
@@ -152,6 +158,9 @@ struct dfc_coll {
     int pc;                  /* next step */
     int fence_start;         /* first step after the last fence */
     dfc_req_t *xfer;         /* one request per step (transfers use theirs) */
+    struct dfc_shm_slots *slots; /* SLOT_ALLREDUCE: the slots, this instance's stamp, and */
+    uint64_t slot_stamp;         /* whether its contribution is written (dynamic context) */
+    int slot_written;
     /* scheduling */
     dfc_list_t link;         /* run queue */
     long budget;             /* spin budget when at the head (adaptive) */
@@ -178,6 +187,15 @@ int dfc_coll_start(dfc_coll_t *coll);
  * (error code < 0 is never returned: failures complete the request with an error). */
 int dfc_coll_exec(dfc_coll_t *coll);
 void dfc_coll_free(dfc_coll_t *coll);
+/* The per-communicator cache of one idle blocking instance (scheduler.c). cacheable: the
+ * call's arguments are all scalars (no count arrays), so they key an instance. take: the
+ * idle instance if it was built for the same arguments, datatype, op and priority (its
+ * request active again, buffers still to be bound), else NULL. put: keeps a completed
+ * instance instead of freeing it; 0 if it was not kept. */
+int dfc_coll_cacheable(const dfc_coll_args_t *a);
+dfc_coll_t *dfc_coll_cache_take(dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
+                                const dfc_op_t *op, int priority);
+int dfc_coll_cache_put(dfc_coll_t *c, const dfc_coll_args_t *a, int priority);
 /* The GPU daemon path (gpu.c). eligible: 1 if the daemon can run a collective on comm with
  * this datatype and op (every rank has its own GPU on this node; a reduction the kernel
  * computes); the same answer on every rank. prepare: readies an instance for the daemon

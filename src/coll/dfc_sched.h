@@ -30,7 +30,10 @@ enum dfc_step_kind {
                              next fence reduce them into (dst_buf, dst_off) */
     DFC_STEP_COPY,        /* copy bytes from (src_buf, src_off) to (dst_buf, dst_off) */
     DFC_STEP_REDUCE,      /* reduce `count` items at (src_buf, src_off) into (dst_buf, dst_off) */
-    DFC_STEP_FENCE        /* wait for the transfers posted since the last fence */
+    DFC_STEP_FENCE,       /* wait for the transfers posted since the last fence */
+    DFC_STEP_SLOT_ALLREDUCE /* host only: allreduce `count` items of (src_buf, 0) into
+                               (dst_buf, 0) through the shm collective slots (shm_slots.h),
+                               scratch at tmp_off; a preemption point of its own */
 };
 
 enum dfc_buf_name { DFC_BUF_NONE = 0, DFC_BUF_SEND, DFC_BUF_RECV, DFC_BUF_TMP, DFC_BUF_COUNT };
@@ -57,6 +60,7 @@ typedef struct dfc_sched {
     uint64_t tmp_bytes; /* scratch the schedule needs (TMP buffer size) */
     int32_t ntransfers; /* SEND/RECV/RECV_REDUCE steps, for sizing request arrays */
     const char *algorithm; /* name of the generator, for logs and tests */
+    int32_t uses_slots; /* has a SLOT_ALLREDUCE step (host executor only) */
 } dfc_sched_t;
 
 #endif /* DFC_SCHED_H */

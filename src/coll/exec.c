@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "coll/dfc_coll.h"
+#include "tl/shm_slots.h"
 
 static inline char *buf_at(dfc_coll_t *c, int name, uint64_t off) { return (char *)c->bufs[name] + off; }
 
@@ -51,6 +52,103 @@ static int fence_reached(dfc_coll_t *c, int *err)
     return 1;
 }
 
+/* The SLOT_ALLREDUCE step's reduction: in[r] is rank r's contribution; out gets
+ * recursive doubling's bracketing of x_0 op ... op x_(n-1) (allreduce_recursive_doubling.c):
+ * for the first 2*rem ranks, (x_2j op x_2j+1) stands for new rank j, then new ranks combine
+ * pairwise at distance 1, 2, 4, ... with the lower operand first. dfc_op_reduce(in, inout)
+ * computes inout = in op inout. */
+static void slot_reduce(dfc_coll_t *c, const void *const *in, int n, void *out, uint64_t count,
+                        uint64_t bytes, char *tmp)
+{
+    const dfc_op_t *op = c->op;
+    const dfc_dtype_t *dt = c->dtype;
+    if (n == 2) {
+        memcpy(out, in[1], bytes);
+        dfc_op_reduce(op, dt, in[0], out, count);
+        return;
+    }
+    int pof2 = 1;
+    while (pof2 * 2 <= n) pof2 *= 2;
+    int rem = n - pof2;
+    const void *v[pof2];
+    for (int j = 0; j < pof2; j++) {
+        if (j < rem) {
+            char *t = tmp + (size_t)j * bytes;
+            memcpy(t, in[2 * j + 1], bytes);
+            dfc_op_reduce(op, dt, in[2 * j], t, count);
+            v[j] = t;
+        } else {
+            v[j] = in[j + rem];
+        }
+    }
+    if (pof2 == 1) {
+        memcpy(out, v[0], bytes);
+        return;
+    }
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+        int last = 2 * mask == pof2;
+        for (int j = 0; j < pof2; j += 2 * mask) {
+            char *dst = last ? (char *)out : tmp + (size_t)(j + mask) * bytes;
+            if ((const void *)dst != v[j + mask]) memcpy(dst, v[j + mask], bytes);
+            dfc_op_reduce(op, dt, v[j], dst, count);
+            v[j] = dst;
+        }
+    }
+}
+
+/* Not ready: a member that failed fails the collective instead (its slot will never fill). */
+static int slot_wait(dfc_coll_t *c, int *err)
+{
+    int f = dfc_fault_check(c->comm, 1, -1);
+    if (!f) return 0;
+    *err = f;
+    c->slots->inflight--;
+    return 1;
+}
+
+/* The SLOT_ALLREDUCE step (protocol in shm_slots.h). Returns 1 when done (or failed, with
+ * *err set), 0 when it must wait; the dynamic context is slot_written. */
+static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
+{
+    dfc_shm_slots_t *S = c->slots;
+    dfc_comm_t *comm = c->comm;
+    int n = comm->size, me = comm->rank;
+    uint64_t k = c->slot_stamp;
+    unsigned b = (unsigned)(k % DFC_SLOT_NBUF);
+    dfc_slot_rank_t *mine = &S->ranks[S->me];
+    if (!c->slot_written) {
+        /* Buffer b is free when every member, this rank included (it reads its own
+         * contribution from there too), has finished the collective k - NBUF. */
+        if (k > DFC_SLOT_NBUF &&
+            atomic_load_explicit(&mine->ctrl.done, memory_order_relaxed) + DFC_SLOT_NBUF < k)
+            return slot_wait(c, err);
+        if (k > DFC_SLOT_NBUF)
+            for (int r = 0; r < n; r++) {
+                if (r == me) continue;
+                int l = S->lrank_of_world[comm->world[r]];
+                if (S->done_cache[l] + DFC_SLOT_NBUF >= k) continue;
+                S->done_cache[l] = atomic_load_explicit(&S->ranks[l].ctrl.done, memory_order_acquire);
+                if (S->done_cache[l] + DFC_SLOT_NBUF < k) return slot_wait(c, err);
+            }
+        memcpy(mine->buf[b].data, buf_at(c, st->src_buf, 0), st->bytes);
+        atomic_store_explicit(&mine->buf[b].stamp, k, memory_order_release);
+        c->slot_written = 1;
+    }
+    /* In order: the slot collectives before this one have finished reading here. */
+    if (atomic_load_explicit(&mine->ctrl.done, memory_order_relaxed) != k - 1) return slot_wait(c, err);
+    const void *in[n];
+    for (int r = 0; r < n; r++) {
+        int l = S->lrank_of_world[comm->world[r]];
+        dfc_slot_buf_t *sb = &S->ranks[l].buf[b];
+        if (r != me && atomic_load_explicit(&sb->stamp, memory_order_acquire) != k) return slot_wait(c, err);
+        in[r] = sb->data;
+    }
+    slot_reduce(c, in, n, buf_at(c, st->dst_buf, 0), st->count, st->bytes, buf_at(c, DFC_BUF_TMP, st->tmp_off));
+    atomic_store_explicit(&mine->ctrl.done, k, memory_order_release);
+    S->inflight--;
+    return 1;
+}
+
 int dfc_coll_exec(dfc_coll_t *c)
 {
     dfc_sched_t *s = &c->sched;
@@ -71,6 +169,12 @@ int dfc_coll_exec(dfc_coll_t *c)
         case DFC_STEP_RECV_REDUCE:
             dfc_req_init_internal(x, comm);
             err = dfc_p2p_irecv(comm, 1, buf_at(c, DFC_BUF_TMP, st->tmp_off), st->bytes, st->peer, c->tag, x);
+            break;
+        case DFC_STEP_SLOT_ALLREDUCE: /* a preemption point of its own */
+            if (!fence_reached(c, &err)) return 0;
+            if (err) break;
+            if (!slot_allreduce(c, st, &err)) return 0;
+            c->fence_start = c->pc + 1;
             break;
         default: /* FENCE, COPY, REDUCE: a preemption point */
             if (!fence_reached(c, &err)) return 0;

@@ -95,6 +95,18 @@ int dfc_sched_reduce(dfc_sched_t *s, int src_buf, uint64_t src_off, int dst_buf,
     return DFC_SUCCESS;
 }
 
+int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes, uint64_t tmp_off)
+{
+    APPEND_OR_FAIL(st, s, DFC_STEP_SLOT_ALLREDUCE);
+    st->src_buf = (uint8_t)src_buf;
+    st->dst_buf = DFC_BUF_RECV;
+    st->count = count;
+    st->bytes = bytes;
+    st->tmp_off = tmp_off;
+    s->uses_slots = 1;
+    return DFC_SUCCESS;
+}
+
 int dfc_sched_fence(dfc_sched_t *s)
 {
     /* Two fences in a row, or a fence first, wait for nothing. */

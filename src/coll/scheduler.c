@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "coll/dfc_coll.h"
+#include "tl/shm_slots.h"
 
 static dfc_list_t run_queue;
 static uint64_t total_preemptions;
@@ -108,6 +109,13 @@ int dfc_coll_start(dfc_coll_t *c)
     } else {
         c->tag = (int)(c->comm->coll_seq++ & 0x3fffffffu);
     }
+    if (c->sched.uses_slots) {
+        c->slots = dfc_comm_slots(c->comm);
+        if (!c->slots) return DFC_ERR(DFC_ERR_INTERN, "a slot schedule on a communicator without slots");
+        c->slot_stamp = ++c->slots->seq;
+        c->slot_written = 0;
+        c->slots->inflight++;
+    }
     c->pc = 0;
     c->fence_start = 0;
     c->budget = budget_initial;
@@ -162,8 +170,103 @@ void dfc_coll_free(dfc_coll_t *c)
     free(c);
 }
 
+/* ---- The per-communicator cache of idle instances -------------------------------------------
+ * A blocking collective builds a schedule, allocates the instance, its transfer array, its
+ * scratch buffer and its request, and frees all of it on return: at 8 bytes that was most of
+ * the call. The last few completed blocking instances of a communicator are kept instead
+ * (with their requests) and reused by the next blocking call with the same arguments,
+ * buffers rebound; the oldest is replaced. Instances with more than CACHE_TMP_MAX bytes of
+ * scratch are not kept (their setup is small beside their transfer, their memory is not).
+ * A cached request gives its reference on the communicator back while idle; the
+ * communicator's destroy hook frees the cache. */
+#define CACHE_ENTRIES 4
+#define CACHE_TMP_MAX 65536
+
+typedef struct cache_entry {
+    dfc_coll_t *idle;
+    dfc_coll_args_t key;
+    int priority;
+} cache_entry_t;
+
+struct dfc_coll_comm {
+    cache_entry_t e[CACHE_ENTRIES];
+    unsigned next; /* the entry replaced next when all are taken */
+};
+
+static int same_args(const dfc_coll_args_t *x, const dfc_coll_args_t *y)
+{
+    return x->kind == y->kind && x->root == y->root && x->in_place == y->in_place &&
+           x->commutative == y->commutative && x->count == y->count && x->elem == y->elem &&
+           x->sbytes == y->sbytes && x->rbytes == y->rbytes && x->selem == y->selem &&
+           x->relem == y->relem && x->gpu == y->gpu && x->slots == y->slots;
+}
+
+int dfc_coll_cacheable(const dfc_coll_args_t *a)
+{
+    return !a->gpu && !a->rcounts && !a->scounts && !a->sdispls && !a->vcounts && !a->vdispls;
+}
+
+dfc_coll_t *dfc_coll_cache_take(dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
+                                const dfc_op_t *op, int priority)
+{
+    struct dfc_coll_comm *cc = comm->coll;
+    if (!cc) return NULL;
+    for (int i = 0; i < CACHE_ENTRIES; i++) {
+        cache_entry_t *e = &cc->e[i];
+        dfc_coll_t *c = e->idle;
+        if (!c || c->dtype != dt || c->op != op || e->priority != priority || !same_args(&e->key, a))
+            continue;
+        e->idle = NULL;
+        comm->refcount++; /* the request's reference again */
+        c->req->active = 1;
+        return c;
+    }
+    return NULL;
+}
+
+static void free_idle(dfc_coll_t *c)
+{
+    dfc_req_t *req = c->req;
+    req->comm = NULL; /* its reference was given back when it went idle */
+    dfc_req_free(req);
+}
+
+int dfc_coll_cache_put(dfc_coll_t *c, const dfc_coll_args_t *a, int priority)
+{
+    dfc_comm_t *comm = c->comm;
+    if (c->on_gpu || c->persistent || c->req->nstages || c->req->handle || comm->refcount < 2 ||
+        c->sched.tmp_bytes > CACHE_TMP_MAX)
+        return 0;
+    if (!comm->coll && !(comm->coll = calloc(1, sizeof *comm->coll))) return 0;
+    struct dfc_coll_comm *cc = comm->coll;
+    cache_entry_t *e = NULL;
+    for (int i = 0; i < CACHE_ENTRIES && !e; i++)
+        if (!cc->e[i].idle) e = &cc->e[i];
+    if (!e) {
+        e = &cc->e[cc->next++ % CACHE_ENTRIES];
+        free_idle(e->idle);
+    }
+    e->idle = c;
+    e->key = *a;
+    e->key.rcounts = NULL;
+    e->priority = priority;
+    comm->refcount--; /* the user's handle keeps it alive; the cache must not */
+    return 1;
+}
+
+static void coll_comm_destroy(dfc_comm_t *comm)
+{
+    struct dfc_coll_comm *cc = comm->coll;
+    if (!cc) return;
+    for (int i = 0; i < CACHE_ENTRIES; i++)
+        if (cc->e[i].idle) free_idle(cc->e[i].idle);
+    free(cc);
+    comm->coll = NULL;
+}
+
 int dfc_coll_layer_init(void)
 {
+    dfc_comm_destroy_hook = coll_comm_destroy;
     dfc_list_init(&run_queue);
     budget_initial = dfc_env_long("DFC_SPIN_BUDGET", 64,
         "network polls the head collective may spend waiting on a peer before it is preempted");
@@ -192,6 +295,10 @@ void dfc_coll_report(FILE *f)
         if (c->comm->name[0]) snprintf(comm, sizeof comm, "%s", c->comm->name);
         else snprintf(comm, sizeof comm, "ctx %u", c->comm->ctx);
         snprintf(wait, sizeof wait, "runnable (no transfer pending)");
+        if (c->pc < c->sched.nsteps && c->sched.steps[c->pc].kind == DFC_STEP_SLOT_ALLREDUCE)
+            snprintf(wait, sizeof wait, "waiting in the shm slots (stamp %llu, %s)",
+                     (unsigned long long)c->slot_stamp,
+                     c->slot_written ? "for the others' contributions" : "for a free slot");
         for (int i = c->fence_start; i < c->pc && i < c->sched.nsteps; i++) {
             const dfc_step_t *st = &c->sched.steps[i];
             if (st->kind != DFC_STEP_SEND && st->kind != DFC_STEP_RECV &&

@@ -24,6 +24,8 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
     {DFC_COLL_ALLREDUCE, "rabenseifner", dfc_coll_allreduce_rabenseifner_build,
      dfc_coll_allreduce_rabenseifner_usable},
     {DFC_COLL_ALLREDUCE, "ring", dfc_coll_allreduce_ring_build, dfc_coll_allreduce_ring_usable},
+    {DFC_COLL_ALLREDUCE, "shm_slots", dfc_coll_allreduce_shm_slots_build,
+     dfc_coll_allreduce_shm_slots_usable},
     {DFC_COLL_GATHER, "linear", dfc_coll_gather_linear_build, NULL},
     {DFC_COLL_GATHERV, "linear", dfc_coll_gather_linear_build, NULL},
     {DFC_COLL_SCATTER, "linear", dfc_coll_scatter_linear_build, NULL},
@@ -89,7 +91,8 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         name = bytes < 65536 || a->size < 4 ? "binomial" : "scatter_allgather";
         break;
     case DFC_COLL_ALLREDUCE:
-        if (bytes <= 16384) name = "recursive_doubling";
+        if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
+        else if (bytes <= 16384) name = "recursive_doubling";
         else if (bytes <= (512u << 10)) name = "rabenseifner";
         else name = "ring";
         break;

@@ -205,6 +205,14 @@ typedef struct dfc_comm {
 } dfc_comm_t;
 
 extern dfc_htable_t dfc_comm_table;
+/* The shm transport's collective slots (src/tl/shm_slots.h) for DFC_COMM_WORLD when every
+ * world rank is on this node, else NULL. Stamps there are never reset, so only a
+ * communicator as long-lived as the segment may use them. */
+extern struct dfc_shm_slots *dfc_world_slots;
+static inline struct dfc_shm_slots *dfc_comm_slots(const dfc_comm_t *c)
+{
+    return c->is_world ? dfc_world_slots : NULL;
+}
 static inline dfc_comm_t *dfc_comm_get(DFC_Comm h)
 {
     return (dfc_comm_t *)dfc_htable_get(&dfc_comm_table, h);

@@ -20,6 +20,7 @@ dfc_tl_t **dfc_route;
 dfc_tl_t *dfc_tls[3];
 int dfc_ntls;
 static dfc_tl_t tl_self, tl_shm, tl_tcp;
+struct dfc_shm_slots *dfc_world_slots;
 int *dfc_node_of; /* node index of each world rank (first-seen order of hostnames) */
 
 int dfc_comm_init_predefined(void);
@@ -97,7 +98,9 @@ static int init_transports(void)
         if (rc) goto out;
         if (ntcp) dfc_tls[dfc_ntls++] = &tl_tcp;
     }
-    DFC_LOG(DFC_LOG_INFO, "tl", "transports: %d shm peers, %d tcp peers", nshm, ntcp);
+    if (n > 1 && nshm == n - 1) dfc_world_slots = dfc_tl_shm_slots(&tl_shm, n);
+    DFC_LOG(DFC_LOG_INFO, "tl", "transports: %d shm peers, %d tcp peers%s", nshm, ntcp,
+            dfc_world_slots ? " (collective slots on)" : "");
 out:
     free(shm_peers);
     free(tcp_peers);
@@ -185,6 +188,7 @@ int dfc_comm_layer_finalize(void)
         if (tl->ops && tl->ops->fini) tl->ops->fini(tl);
     }
     dfc_ntls = 0;
+    dfc_world_slots = NULL;
     free(dfc_route);
     dfc_route = NULL;
     free(dfc_node_of);

@@ -122,6 +122,10 @@ extern const dfc_tl_ops_t dfc_tl_tcp_ops;
 /* Read (and so register with dfc_env) the parameters of shm and tcp without starting them,
  * for dfc_env_register_all: a singleton initializes neither. */
 void dfc_tl_shm_register_params(void);
+/* The collective slots of the shm segment (shm_slots.h), or NULL when shm is not in use,
+ * DFC_SHM_SLOTS=0, or not every world rank is on this node. */
+struct dfc_shm_slots;
+struct dfc_shm_slots *dfc_tl_shm_slots(struct dfc_tl *tl, int world_size);
 void dfc_tl_tcp_register_params(void);
 
 #endif /* DFC_TL_H */

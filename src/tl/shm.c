@@ -6,7 +6,8 @@
  * have mapped it (after the second fence of init), so nothing stays in /dev/shm even if a
  * rank is killed later. It holds:
  *
- *   header | one doorbell per local rank | one ring per ordered pair (sender, receiver)
+ *   header | one doorbell per local rank | collective slots (shm_slots.h), one per local
+ *   rank | one ring per ordered pair (sender, receiver)
  *
  * A packet is one record (dfc_pkt_t + payload) in the sender->receiver ring (shm_ring.h:
  * single producer, single consumer, so no locks and no atomics beyond the positions).
@@ -35,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,7 @@
 #include "pmix/dfc_boot.h"
 #include "tl/dfc_tl.h"
 #include "tl/shm_ring.h"
+#include "tl/shm_slots.h"
 #include "util/dfc_util.h"
 
 #define SHM_MAGIC 0x314d48535f434644ull /* "DFC_SHM1" */
@@ -63,6 +66,7 @@ typedef struct shm_seg_hdr {
     uint64_t ring_size;   /* data bytes per ring */
     uint64_t ring_stride; /* bytes from one ring to the next */
     uint64_t rings_off;   /* offset of ring 0 */
+    uint64_t slots_off;   /* offset of the collective slots (a dfc_slot_rank_t per local rank) */
 } shm_seg_hdr_t;
 
 typedef struct shm_bell {
@@ -100,6 +104,10 @@ typedef struct shm {
     int ndead;        /* dead peers not yet reported */
     unsigned calls;   /* progress calls, to pace the liveness check */
     uint64_t live_every_ns, live_next_ns;
+    int slots_on;     /* DFC_SHM_SLOTS */
+    dfc_shm_slots_t slots;
+    int *slot_lrank;  /* world rank -> local rank, for slots */
+    uint64_t *slot_done_cache;
 } shm_t;
 
 static shm_bell_t *seg_bell(const shm_t *s, int lrank)
@@ -156,7 +164,7 @@ static int proc_stat(pid_t pid, char *state, uint64_t *starttime)
 /* The parameters of shm, read in this one place: by shm_init, and through
  * dfc_tl_shm_register_params by dfc_info, since a singleton never starts shm. */
 typedef struct shm_params {
-    long ring_bytes, max_payload, burst, cma, live_ms;
+    long ring_bytes, max_payload, burst, cma, live_ms, slots;
 } shm_params_t;
 
 static void read_params(shm_params_t *p)
@@ -174,6 +182,10 @@ static void read_params(shm_params_t *p)
                           "(cross-memory attach), 0 sends them as packets");
     p->live_ms = dfc_env_long("DFC_SHM_LIVENESS_MS", 100,
                               "shm: how often (ms) to check that local peers are alive");
+    p->slots = dfc_env_long("DFC_SHM_SLOTS", 1,
+                            "shm: 1 runs allreduces of up to 1 KiB on DFC_COMM_WORLD through "
+                            "per-rank slots in the shared segment when every rank is on one node "
+                            "(must be the same on every rank); 0: through messages");
 }
 
 void dfc_tl_shm_register_params(void)
@@ -208,7 +220,8 @@ static int seg_create(shm_t *s, size_t ring_size)
     hdr.local_size = (uint64_t)s->local_size;
     hdr.ring_size = ring_size;
     hdr.ring_stride = (dfc_shm_ring_footprint(ring_size) + 63) & ~(size_t)63;
-    hdr.rings_off = (sizeof(shm_seg_hdr_t) + s->local_size * sizeof(shm_bell_t) + 4095) &
+    hdr.slots_off = (sizeof(shm_seg_hdr_t) + s->local_size * sizeof(shm_bell_t) + 63) & ~(size_t)63;
+    hdr.rings_off = (hdr.slots_off + s->local_size * sizeof(dfc_slot_rank_t) + 4095) &
                     ~(size_t)4095;
     while (hdr.cookie == 0)
         if (getrandom(&hdr.cookie, sizeof(hdr.cookie), 0) != sizeof(hdr.cookie))
@@ -315,6 +328,32 @@ static int setup_peers(shm_t *s, const dfc_tl_job_t *job)
 
 static void shm_fini(dfc_tl_t *tl);
 
+static int setup_slots(shm_t *s, const dfc_tl_job_t *job)
+{
+    const shm_seg_hdr_t *h = s->base;
+    s->slot_lrank = dfc_malloc((size_t)job->size * sizeof(int));
+    s->slot_done_cache = dfc_calloc((size_t)s->local_size, sizeof(uint64_t));
+    if (!s->slot_lrank || !s->slot_done_cache)
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for the collective slots");
+    for (int w = 0; w < job->size; w++) s->slot_lrank[w] = -1;
+    s->slot_lrank[job->rank] = s->me;
+    for (int i = 0; i < s->npeers; i++) s->slot_lrank[s->peers[i].world] = s->peers[i].lrank;
+    s->slots = (dfc_shm_slots_t){.ranks = (dfc_slot_rank_t *)((char *)s->base + h->slots_off),
+                                 .me = s->me, .nlocal = s->local_size,
+                                 .lrank_of_world = s->slot_lrank,
+                                 .done_cache = s->slot_done_cache};
+    return DFC_SUCCESS;
+}
+
+struct dfc_shm_slots *dfc_tl_shm_slots(dfc_tl_t *tl, int world_size)
+{
+    shm_t *s = tl ? tl->priv : NULL;
+    if (!s || !s->slots_on || !s->slots.ranks || s->npeers != world_size - 1 || world_size < 2)
+        return NULL;
+    return &s->slots;
+}
+
+
 static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
 {
     shm_t *s = dfc_calloc(1, sizeof(*s));
@@ -335,6 +374,7 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     s->burst = (int)prm.burst;
     if (s->burst < 1) s->burst = 1;
     s->cma = prm.cma != 0;
+    s->slots_on = prm.slots != 0;
     long live_ms = prm.live_ms;
     s->live_every_ns = (uint64_t)(live_ms > 0 ? live_ms : 100) * 1000000u;
 
@@ -388,6 +428,7 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
         s->created = 0;
     }
     if (use && rc == DFC_SUCCESS) rc = setup_peers(s, job);
+    if (use && rc == DFC_SUCCESS) rc = setup_slots(s, job);
     if (rc != DFC_SUCCESS) {
         shm_fini(tl);
         return rc;
@@ -553,6 +594,12 @@ static void shm_wait(dfc_tl_t *tl, long timeout_us)
         ts.tv_nsec = (long)(s->live_every_ns % 1000000000u);
         tsp = &ts;
     }
+    /* A slot collective in flight waits for stamps and counters that ring no doorbell
+     * (writers pay no fence for them): yield instead of sleeping. */
+    if (s->slots.inflight) {
+        sched_yield();
+        return;
+    }
     shm_bell_t *b = s->bell;
     atomic_fetch_add_explicit(&b->waiters, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
@@ -608,6 +655,8 @@ static void shm_fini(dfc_tl_t *tl)
     if (s->base) munmap(s->base, s->seg_size);
     dfc_free(s->peers);
     dfc_free(s->w2p);
+    dfc_free(s->slot_lrank);
+    dfc_free(s->slot_done_cache);
     dfc_free(s);
     tl->priv = NULL;
 }

@@ -12,6 +12,8 @@
  * one algorithm (an algorithm unusable for a call falls back to another).
  * -quick: for the per-algorithm runs, one type of each element size with SUM and BOR
  * instead of every (type, op) pair, and fewer long vectors and in-place cases.
+ * -world: every case on DFC_COMM_WORLD instead of a duplicate (on one node, allreduces of
+ * up to 1 KiB there go through the shm collective slots: allreduce_shm_slots.c).
  */
 #include "colltest.h"
 
@@ -89,7 +91,9 @@ static void test_matmul(int count, int in_place)
 int main(int argc, char **argv)
 {
     ct_init(&argc, &argv);
-    DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &comm));
+    int world = ct_flag(argc, argv, "world");
+    if (world) comm = DFC_COMM_WORLD;
+    else DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &comm));
     ct_mat_setup();
     int quick = ct_flag(argc, argv, "quick");
     t_phase = DFC_Wtime();
@@ -148,6 +152,6 @@ int main(int argc, char **argv)
     comm = dup;
 
     ct_mat_teardown();
-    DFCT_OK(DFC_Comm_free(&comm));
+    if (!world) DFCT_OK(DFC_Comm_free(&comm));
     return dfct_finalize();
 }

@@ -1,0 +1,102 @@
+/*
+ * slots - allreduces on DFC_COMM_WORLD that the shm collective slots run (one node, up to
+ * 1 KiB: src/coll/allreduce_shm_slots.c), checked bit for bit against the same allreduce on
+ * a duplicate of DFC_COMM_WORLD (which runs recursive doubling over messages): the slots
+ * must give recursive doubling's exact bracketing, so float sums of values of mixed
+ * magnitude (where the order of additions shows in the last bits) are compared as bits.
+ *
+ * Cases, for counts 1, 2, 13, 256 (the 1 KiB limit) and 257 floats (over it: messages):
+ *   1. blocking, then in place;
+ *   2. K = 3 * DFC_SLOT_NBUF + 1 Iallreduces outstanding at once on the world (more than
+ *      the slots have buffers, so later ones must wait for a free buffer inside the engine),
+ *      waited for in reverse order, with a blocking allreduce on the duplicate and a
+ *      point-to-point exchange in between;
+ *   3. the same with the ranks waiting in different orders (even ranks forward, odd ranks
+ *      in reverse) and one rank sleeping before its waits;
+ *   4. a persistent allreduce on the world (messages) started between slot allreduces.
+ */
+#include <math.h>
+#include <unistd.h>
+
+#include "colltest.h"
+
+#define K 13
+static const int counts[] = {1, 2, 13, 256, 257};
+
+static void fill(float *v, int n, unsigned iter)
+{
+    unsigned s = ct_seed(ct_rank, iter, 7);
+    for (int i = 0; i < n; i++) {
+        s = s * 1103515245u + 12345u;
+        /* magnitudes from 1e-3 to 1e5, both signs: the order of the sum shows */
+        float m = (float)((s >> 8) % 100000) / 997.0f;
+        v[i] = ((s >> 3) & 1 ? -m : m) * powf(10.0f, (float)((int)((s >> 4) % 9) - 3));
+    }
+}
+
+static void check(const char *what, int count, const float *got, const float *ref)
+{
+    DFCT_CHECK(!memcmp(got, ref, (size_t)count * sizeof(float)),
+               "%s count %d: differs from recursive doubling on the duplicate (first: %a vs %a)", what,
+               count, got[0], ref[0]);
+}
+
+int main(int argc, char **argv)
+{
+    ct_init(&argc, &argv);
+    DFC_Comm dup;
+    DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &dup));
+    int maxc = 257;
+    float *in = ct_malloc(K * maxc * sizeof(float)), *out = ct_malloc(K * maxc * sizeof(float));
+    float *ref = ct_malloc(K * maxc * sizeof(float));
+    for (int ci = 0; ci < (int)(sizeof counts / sizeof *counts); ci++) {
+        int c = counts[ci];
+        /* 1. blocking and in place */
+        fill(in, c, ct_iter);
+        DFCT_OK(DFC_Allreduce(in, out, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD));
+        DFCT_OK(DFC_Allreduce(in, ref, c, DFC_FLOAT, DFC_SUM, dup));
+        check("blocking", c, out, ref);
+        memcpy(out, in, c * sizeof(float));
+        DFCT_OK(DFC_Allreduce(DFC_IN_PLACE, out, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD));
+        check("in place", c, out, ref);
+        ct_iter++;
+        /* 2. and 3. K outstanding */
+        for (int order = 0; order < 2; order++) {
+            DFC_Request req[K];
+            for (int k = 0; k < K; k++) {
+                fill(in + k * c, c, ct_iter + k);
+                DFCT_OK(DFC_Iallreduce(in + k * c, out + k * c, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &req[k]));
+            }
+            for (int k = 0; k < K; k++)
+                DFCT_OK(DFC_Allreduce(in + k * c, ref + k * c, c, DFC_FLOAT, DFC_SUM, dup));
+            int peer = ct_rank ^ 1, x = ct_rank, y = -1;
+            if (peer < ct_size)
+                DFCT_OK(DFC_Sendrecv(&x, 1, DFC_INT, peer, 5, &y, 1, DFC_INT, peer, 5, DFC_COMM_WORLD,
+                                     DFC_STATUS_IGNORE));
+            if (order == 1 && ct_rank == ct_size - 1) usleep(20000);
+            for (int i = 0; i < K; i++) {
+                int k = order == 0 || ct_rank % 2 ? K - 1 - i : i;
+                DFCT_OK(DFC_Wait(&req[k], DFC_STATUS_IGNORE));
+            }
+            for (int k = 0; k < K; k++) check(order ? "Iallreduce, mixed wait order" : "Iallreduce", c, out + k * c, ref + k * c);
+            ct_iter += K;
+        }
+        /* 4. a persistent allreduce between slot ones */
+        DFC_Request p;
+        fill(in, c, ct_iter);
+        fill(in + c, c, ct_iter + 1);
+        DFCT_OK(DFC_Allreduce_init(in, out, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL, &p));
+        DFCT_OK(DFC_Start(&p));
+        DFCT_OK(DFC_Allreduce(in + c, out + c, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD));
+        DFCT_OK(DFC_Wait(&p, DFC_STATUS_IGNORE));
+        DFCT_OK(DFC_Request_free(&p));
+        DFCT_OK(DFC_Allreduce(in, ref, c, DFC_FLOAT, DFC_SUM, dup));
+        DFCT_OK(DFC_Allreduce(in + c, ref + c, c, DFC_FLOAT, DFC_SUM, dup));
+        check("persistent", c, out, ref);
+        check("blocking beside a persistent one", c, out + c, ref + c);
+        ct_iter += 2;
+    }
+    free(in), free(out), free(ref);
+    DFCT_OK(DFC_Comm_free(&dup));
+    return dfct_finalize();
+}

@@ -14,7 +14,7 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
         "CUDA device of this process (-1: the local rank modulo the number of devices)");
     p.channels = dfc_env_long("DFC_GPU_CHANNELS", 32,
         "thread blocks of the GPU daemon kernel; each moves one slice of every collective");
-    p.slots = dfc_env_long("DFC_GPU_SLOTS", 4,
+    p.slots = dfc_env_long("DFC_GPU_SLOTS", 2,
         "mailbox FIFOs per pair of GPUs and channel (collectives in flight between a pair "
         "without sharing one)");
     p.chunk = dfc_env_long("DFC_GPU_CHUNK", 0,

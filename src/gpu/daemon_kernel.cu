@@ -394,26 +394,6 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
     }
 }
 
-/* All threads: the chunks of the sweep. Several go at once, each on its share of the
- * block's warps, so that a send and a receive overlap (each alone leaves the SM waiting on
- * memory); unless two reduce, since they might reduce into the same range, which only
- * one after the other does right. */
-__device__ static void move_chunks(block_state *s, const dfc_gpu_desc_head_t *h)
-{
-    const int nact = s->nact;
-    int reduces = 0;
-    for (int k = 0; k < nact; k++) reduces += s->act_reduce[k];
-    const int groups = reduces > 1 ? 1 : min(nact, 4);
-    const uint32_t per = groups > 1 ? blockDim.x / groups / 32 * 32 : blockDim.x;
-    const uint32_t g = threadIdx.x / per, t = threadIdx.x % per;
-    for (int k = (int)g; g < (uint32_t)groups && k < nact; k += groups) {
-        if (s->act_reduce[k])
-            block_reduce(h->type, h->op, s->act_src[k], s->act_dst[k], s->act_bytes[k] / h->elem, s->act_order[k], t, per);
-        else
-            block_copy(s->act_dst[k], s->act_src[k], s->act_bytes[k], t, per);
-    }
-}
-
 /* All threads: a local step (COPY, REDUCE) or the deferred reductions of a finished fence
  * group, on this channel's slice. */
 __device__ static void local_step(const dfc_gpu_desc_head_t *h, const dfc_step_t *st, uint32_t chan,
@@ -537,7 +517,12 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
         __syncthreads();
         PROF_ADD(a, chan, DFC_GPU_P_PICK);
         prof_t0 = clock64();
-        move_chunks(s, h);
+        for (int k = 0; k < s->nact; k++) {
+            if (s->act_reduce[k])
+                block_reduce(h->type, h->op, s->act_src[k], s->act_dst[k], s->act_bytes[k] / h->elem, s->act_order[k]);
+            else
+                block_copy(s->act_dst[k], s->act_src[k], s->act_bytes[k]);
+        }
         __syncthreads();
         int nact = s->nact, done = s_done, moved = s_moved + nact;
         if (nact) PROF_ADD(a, chan, DFC_GPU_P_MOVE);
@@ -659,8 +644,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
         const long long loop_cycles = prof_t0;
         const uint64_t loop_ns = a.trace > 1 ? now_ns() : 0;
         /* New work is looked for at once when idle, and every 4th pass otherwise (channel 0's
-         * look is a read across PCIe). Not looking while the queue moves was measured to
-         * double the chaos-order overhead (10 % to 21 %): ranks converge later. */
+         * look is a read across PCIe). */
         if (threadIdx.x == 0 && (s.q.n == 0 || (iter & 3) == 0)) admit(a, &s, chan);
         PROF_ADD(a, chan, DFC_GPU_P_ADMIT);
         __syncthreads();

@@ -30,6 +30,9 @@ static const char *which = "?";
 static int rank, size, victim;
 static DFC_Comm all, live;
 
+#define FAIL_VICTIM victim
+#include "failcheck.h"
+
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -37,39 +40,6 @@ static void on_alarm(int sig)
     if (write(2, msg, sizeof msg - 1) < 0) _exit(3);
     _exit(3);
 }
-
-static long opt(int argc, char **argv, const char *name, long dflt)
-{
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=')
-            return strtol(argv[i] + 2 + n, NULL, 0);
-    return dflt;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The class of rc, after checking that its message names the victim. */
-static int failed_class(int rc, const char *what)
-{
-    int cls = -1, len = 0;
-    char msg[DFC_MAX_ERROR_STRING] = "", needle[64];
-    DFC_Error_class(rc, &cls);
-    DFC_Error_string(rc, msg, &len);
-    snprintf(needle, sizeof needle, "rank %d of DFC_COMM_WORLD has failed", victim);
-    DFCT_CHECK(cls != DFC_ERR_PROC_FAILED || strstr(msg, needle), "%s: message \"%s\" lacks \"%s\"",
-               what, msg, needle);
-    return cls;
-}
-
-#define EXPECT_FAILED(rc, what)                                                               \
-    DFCT_CHECK(failed_class((rc), (what)) == DFC_ERR_PROC_FAILED,                             \
-               "%s: expected DFC_ERR_PROC_FAILED, got code %d", (what), (rc))
 
 /* Waits for each request and expects DFC_ERR_PROC_FAILED in its status. */
 static void expect_failed_reqs(int n, DFC_Request *reqs, const char *what)

@@ -46,6 +46,9 @@
 #define MARGIN_S 5.0
 #define MAX_SHM 64
 
+#define FAIL_VICTIM VICTIM
+#include "../faults/failcheck.h"
+
 static const char *which = "?";
 static int rank, size, daemon_wanted;
 static pid_t victim_pid;
@@ -54,46 +57,13 @@ static double fail_after = -1, sync_after = -1;
 static char shm_before[MAX_SHM][256];
 static int nshm_before;
 
-static long opt(int argc, char **argv, const char *name, long dflt)
-{
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=')
-            return strtol(argv[i] + 2 + n, NULL, 0);
-    return dflt;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* DFC_FAULT_TIMEOUT as the library reads it (src/comm/fault.c: default 5). */
+/* DFC_FAULT_TIMEOUT as the library reads it (src/comm/fault.c: default 5), plus a margin. */
 static double bound_s(void)
 {
     const char *t = getenv("DFC_FAULT_TIMEOUT");
     long s = t ? strtol(t, NULL, 10) : 5;
     return (s > 0 ? s : 5) + MARGIN_S;
 }
-
-/* The class of rc, after checking that its message names the victim. */
-static int failed_class(int rc, const char *what)
-{
-    int cls = -1, len = 0;
-    char msg[DFC_MAX_ERROR_STRING] = "", needle[64];
-    DFC_Error_class(rc, &cls);
-    DFC_Error_string(rc, msg, &len);
-    snprintf(needle, sizeof needle, "rank %d of DFC_COMM_WORLD has failed", VICTIM);
-    DFCT_CHECK(cls != DFC_ERR_PROC_FAILED || strstr(msg, needle), "%s: message \"%s\" lacks \"%s\"",
-               what, msg, needle);
-    return cls;
-}
-
-#define EXPECT_FAILED(rc, what)                                                               \
-    DFCT_CHECK(failed_class((rc), (what)) == DFC_ERR_PROC_FAILED,                             \
-               "%s: expected DFC_ERR_PROC_FAILED, got code %d", (what), (rc))
 
 /* Records how long the failure took to surface, against the bound. */
 static void check_time(double t0, const char *what)

@@ -360,9 +360,12 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         f->bytes = s->act_bytes[k];
         sends++;
     }
-    if (sends) fence_release_sys(); /* data and flag bodies (peer memory) come first */
-    if (sends && chan == 0) trace_point(a, slot, DFC_GPU_T_SEND);
-    else __threadfence();
+    if (sends) {
+        fence_release_sys(); /* data and flag bodies (peer memory) come first */
+        if (chan == 0) trace_point(a, slot, DFC_GPU_T_SEND);
+    } else {
+        __threadfence();
+    }
     for (int k = 0; k < s->nact; k++) {
         const dfc_step_t *st = &steps[s->act_step[k]];
         uint32_t peer = (uint32_t)h->peer_index[st->peer];

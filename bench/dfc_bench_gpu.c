@@ -3,7 +3,12 @@
  * anchor) in one run, one process per GPU, with the ratio printed.
  *
  * Workloads: allreduce (float sum), allgather, reduce_scatter (float sum), bcast, alltoall
- * (NCCL: grouped ncclSend/ncclRecv, as nccl-tests does). Both sides are called the way an
+ * and alltoallv (NCCL: grouped ncclSend/ncclRecv, as nccl-tests does; alltoallv's counts are
+ * dfc_bench's uneven ones), pingpong (one-way latency: half the round trip of ranks r and
+ * r^1; NCCL: a send, then a receive, each synchronized) and bw (per message of a window of
+ * 64 sent to r^1, fewer above 1 MiB; DFC: Isends/Irecvs, Waitall and a 4-byte ack; NCCL: the
+ * window in one group). Point-to-point on device buffers is staged through host memory by
+ * DFC (the daemon runs collectives only). Both sides are called the way an
  * MPI program sees them: DFC's blocking call, and NCCL's call followed by
  * cudaStreamSynchronize (shared/lab/anchors.md, second NCCL table).
  *
@@ -14,7 +19,8 @@
  * the table gives the median batch of the slowest rank. "bytes" and busbw follow
  * nccl-tests: allreduce bytes = buffer, busbw = algbw * 2(n-1)/n; allgather bytes = gathered
  * output, reduce_scatter = input, alltoall = one rank's send buffer, busbw = algbw * (n-1)/n;
- * bcast busbw = algbw. The first DFC and NCCL results are checked against the expected sums.
+ * bcast busbw = algbw; pingpong and bw: bytes = one message, busbw = algbw. The first and
+ * last sizes' results of DFC and NCCL are checked element by element (all but bcast).
  * Ratio = DFC time / NCCL time (below 1: DFC is faster).
  *
  * -chaos: DFCCL's chaos-order scenario on device buffers: 8 persistent allreduces (1 Ki to
@@ -52,11 +58,14 @@
         }                                                                                     \
     } while (0)
 
-enum { W_ALLREDUCE, W_ALLGATHER, W_REDUCE_SCATTER, W_BCAST, W_ALLTOALL, W_COUNT };
-static const char *wl_name[W_COUNT] = {"allreduce", "allgather", "reduce_scatter", "bcast", "alltoall"};
+enum { W_ALLREDUCE, W_ALLGATHER, W_REDUCE_SCATTER, W_BCAST, W_ALLTOALL, W_ALLTOALLV, W_PINGPONG, W_BW, W_COUNT };
+static const char *wl_name[W_COUNT] = {"allreduce", "allgather", "reduce_scatter", "bcast",
+                                       "alltoall",  "alltoallv", "pingpong",       "bw"};
+#define BW_WINDOW 64 /* bw: messages in flight per iteration (fewer above 1 MiB: 64 MiB in all) */
 
 static int rank, size;
 static float *sbuf, *rbuf; /* device, sized for the largest workload */
+static int *vcounts[4];    /* alltoallv: send counts, send displs, recv counts, recv displs */
 static cudaStream_t stream;
 #ifdef DFC_BENCH_NCCL
 static ncclComm_t nccl;
@@ -73,8 +82,30 @@ static double now(void)
 static size_t items_of(int w, uint64_t bytes)
 {
     size_t n = bytes / sizeof(float);
-    if (w == W_ALLGATHER || w == W_REDUCE_SCATTER || w == W_ALLTOALL) n /= size;
+    if (w == W_ALLGATHER || w == W_REDUCE_SCATTER || w == W_ALLTOALL || w == W_ALLTOALLV) n /= size;
     return n ? n : 1;
+}
+
+/* bw: the window for messages of n floats (at most 64 MiB in flight). */
+static int bw_window(size_t n)
+{
+    size_t w = ((size_t)64 << 20) / (n * sizeof(float));
+    return w < 1 ? 1 : w > BW_WINDOW ? BW_WINDOW : (int)w;
+}
+
+/* alltoallv's uneven counts for n floats per pair on average, as dfc_bench's: rank r sends
+ * 2n(1 + (r+p) % size) / (size + 1) to p (in all n * size, as alltoall). */
+static void set_vcounts(size_t n)
+{
+    for (int k = 0; k < 4; k++)
+        if (!vcounts[k] && !(vcounts[k] = malloc(size * sizeof(int)))) exit(2);
+    int sd = 0, rd = 0;
+    for (int p = 0; p < size; p++) {
+        vcounts[0][p] = (int)(2 * n * (1 + (rank + p) % size) / (size + 1));
+        vcounts[2][p] = (int)(2 * n * (1 + (p + rank) % size) / (size + 1));
+        vcounts[1][p] = sd, vcounts[3][p] = rd;
+        sd += vcounts[0][p], rd += vcounts[2][p];
+    }
 }
 
 static void dfc_call(int w, size_t n)
@@ -85,7 +116,35 @@ static void dfc_call(int w, size_t n)
     case W_ALLGATHER: DFC_Allgather(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, DFC_COMM_WORLD); break;
     case W_REDUCE_SCATTER: DFC_Reduce_scatter_block(sbuf, rbuf, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD); break;
     case W_BCAST: DFC_Bcast(rbuf, c, DFC_FLOAT, 0, DFC_COMM_WORLD); break;
-    default: DFC_Alltoall(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, DFC_COMM_WORLD);
+    case W_ALLTOALL: DFC_Alltoall(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, DFC_COMM_WORLD); break;
+    case W_ALLTOALLV:
+        DFC_Alltoallv(sbuf, vcounts[0], vcounts[1], DFC_FLOAT, rbuf, vcounts[2], vcounts[3], DFC_FLOAT,
+                      DFC_COMM_WORLD);
+        break;
+    case W_PINGPONG: { /* ranks r and r^1; a rank without a partner sits it out */
+        int peer = rank ^ 1;
+        if (peer >= size) break;
+        if (rank & 1) {
+            DFC_Recv(rbuf, c, DFC_FLOAT, peer, 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
+            DFC_Send(sbuf, c, DFC_FLOAT, peer, 1, DFC_COMM_WORLD);
+        } else {
+            DFC_Send(sbuf, c, DFC_FLOAT, peer, 1, DFC_COMM_WORLD);
+            DFC_Recv(rbuf, c, DFC_FLOAT, peer, 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
+        }
+        break;
+    }
+    default: { /* W_BW: even ranks send a window to r+1, which acknowledges it */
+        int peer = rank ^ 1, win = bw_window(n), ack = 0;
+        DFC_Request req[BW_WINDOW];
+        if (peer >= size) break;
+        for (int i = 0; i < win; i++) {
+            if (rank & 1) DFC_Irecv(rbuf, c, DFC_FLOAT, peer, 2, DFC_COMM_WORLD, &req[i]);
+            else DFC_Isend(sbuf, c, DFC_FLOAT, peer, 2, DFC_COMM_WORLD, &req[i]);
+        }
+        DFC_Waitall(win, req, DFC_STATUSES_IGNORE);
+        if (rank & 1) DFC_Send(&ack, 1, DFC_INT, peer, 3, DFC_COMM_WORLD);
+        else DFC_Recv(&ack, 1, DFC_INT, peer, 3, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
+    }
     }
 }
 
@@ -97,29 +156,72 @@ static void nccl_call(int w, size_t n)
     case W_ALLGATHER: ncclAllGather(sbuf, rbuf, n, ncclFloat, nccl, stream); break;
     case W_REDUCE_SCATTER: ncclReduceScatter(sbuf, rbuf, n, ncclFloat, ncclSum, nccl, stream); break;
     case W_BCAST: ncclBroadcast(rbuf, rbuf, n, ncclFloat, 0, nccl, stream); break;
-    default:
+    case W_ALLTOALL:
+    case W_ALLTOALLV: /* grouped sends and receives, as nccl-tests' alltoall */
         ncclGroupStart();
         for (int r = 0; r < size; r++) {
-            ncclSend(sbuf + r * n, n, ncclFloat, r, nccl, stream);
-            ncclRecv(rbuf + r * n, n, ncclFloat, r, nccl, stream);
+            size_t sc = w == W_ALLTOALL ? n : (size_t)vcounts[0][r], so = w == W_ALLTOALL ? r * n : (size_t)vcounts[1][r];
+            size_t rc = w == W_ALLTOALL ? n : (size_t)vcounts[2][r], ro = w == W_ALLTOALL ? r * n : (size_t)vcounts[3][r];
+            ncclSend(sbuf + so, sc, ncclFloat, r, nccl, stream);
+            ncclRecv(rbuf + ro, rc, ncclFloat, r, nccl, stream);
         }
         ncclGroupEnd();
+        break;
+    case W_PINGPONG: { /* each way synchronized, as a blocking send and receive would be */
+        int peer = rank ^ 1;
+        if (peer >= size) break;
+        for (int leg = 0; leg < 2; leg++) {
+            if ((rank & 1) == leg) ncclSend(sbuf, n, ncclFloat, peer, nccl, stream);
+            else ncclRecv(rbuf, n, ncclFloat, peer, nccl, stream);
+            CUDA_OK(cudaStreamSynchronize(stream));
+        }
+        break;
+    }
+    default: { /* W_BW: a window of messages in one group (the ack is the synchronization) */
+        int peer = rank ^ 1, win = bw_window(n);
+        if (peer >= size) break;
+        ncclGroupStart();
+        for (int i = 0; i < win; i++) {
+            if (rank & 1) ncclRecv(rbuf, n, ncclFloat, peer, nccl, stream);
+            else ncclSend(sbuf, n, ncclFloat, peer, nccl, stream);
+        }
+        ncclGroupEnd();
+    }
     }
     CUDA_OK(cudaStreamSynchronize(stream));
 }
 #endif
 
-/* Fills sbuf with rank + 1 and checks what an allreduce/reduce_scatter/allgather left. */
+/* The value item i of rbuf must hold after workload w (every rank's inputs are rank + 1),
+ * or -1 where nothing is checked. */
+static float expected(int w, size_t n, size_t i)
+{
+    switch (w) {
+    case W_ALLREDUCE:
+    case W_REDUCE_SCATTER: return (float)(size * (size + 1) / 2);
+    case W_ALLGATHER:
+    case W_ALLTOALL: return (float)(i / n + 1);
+    case W_ALLTOALLV:
+        for (int p = 0; p < size; p++)
+            if (i >= (size_t)vcounts[3][p] && i < (size_t)vcounts[3][p] + vcounts[2][p]) return (float)(p + 1);
+        return -1;
+    case W_PINGPONG:
+    case W_BW: return (rank ^ 1) < size && (w == W_PINGPONG || (rank & 1)) ? (float)((rank ^ 1) + 1) : -1;
+    default: return -1;
+    }
+}
+
+/* Checks what workload w left in rbuf (fill_inputs gave every buffer rank + 1 first). */
 static int check_result(int w, size_t n, const char *who)
 {
-    if (w != W_ALLREDUCE && w != W_REDUCE_SCATTER && w != W_ALLGATHER) return 0;
-    size_t m = w == W_ALLGATHER ? n * size : n;
+    if (w == W_BCAST) return 0;
+    size_t m = w == W_ALLGATHER || w == W_ALLTOALL || w == W_ALLTOALLV ? n * size : n;
     float *h = malloc(m * sizeof(float));
     CUDA_OK(cudaMemcpy(h, rbuf, m * sizeof(float), cudaMemcpyDeviceToHost));
     int bad = 0;
     for (size_t i = 0; i < m && !bad; i++) {
-        float want = w == W_ALLGATHER ? (float)(i / n + 1) : (float)(size * (size + 1) / 2);
-        if (h[i] != want) {
+        float want = expected(w, n, i);
+        if (want >= 0 && h[i] != want) {
             fprintf(stderr, "[rank %d] %s %s: item %zu is %g, want %g\n", rank, who, wl_name[w], i, h[i], want);
             bad = 1;
         }
@@ -186,8 +288,26 @@ static double measure(int which, int w, size_t n, int iters, int warmup, int rep
 static double busbw_factor(int w)
 {
     if (w == W_ALLREDUCE) return 2.0 * (size - 1) / size;
-    if (w == W_BCAST) return 1.0;
+    if (w == W_BCAST || w == W_PINGPONG || w == W_BW) return 1.0;
     return (double)(size - 1) / size;
+}
+
+/* What one call's time is divided by to report: pingpong's round trip is two one-way
+ * latencies, bw's window that many messages. */
+static double calls_per_result(int w, size_t n)
+{
+    if (w == W_PINGPONG) return 2;
+    if (w == W_BW) return bw_window(n);
+    return 1;
+}
+
+/* Is `name` one of the comma-separated words of `list`? */
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) return 1;
+    return 0;
 }
 
 static void chaos(int iters)
@@ -263,7 +383,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-workloads")) {
             mask = 0;
             for (int w = 0; w < W_COUNT; w++)
-                if (strstr(v, wl_name[w])) mask |= 1 << w;
+                if (in_list(v, wl_name[w])) mask |= 1 << w;
             i++;
         } else {
             fprintf(stderr, "dfc_bench_gpu: unknown argument %s\n", a);
@@ -282,6 +402,7 @@ int main(int argc, char **argv)
     } else {
         for (uint64_t b = minsize; b <= maxsize && nsizes < 64; b *= 2) sizes[nsizes++] = b;
     }
+    (void)noanchor; /* read only when NCCL is built in */
     const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     if (!lr) lr = getenv("SLURM_LOCALID");
     int ndev = 0;
@@ -328,18 +449,23 @@ int main(int argc, char **argv)
             size_t n = items_of(w, bytes);
             int it = (int)(bytes > 262144 ? (uint64_t)iters * 262144 / bytes : (uint64_t)iters);
             if (it < 5) it = 5;
-            fill_inputs(w == W_ALLTOALL || w == W_REDUCE_SCATTER ? n * size : n);
+            int spread = w == W_ALLTOALL || w == W_ALLTOALLV || w == W_REDUCE_SCATTER;
+            if (w == W_ALLTOALLV) set_vcounts(n);
+            fill_inputs(spread ? n * size : n);
             dfc_call(w, n);
             if (si == 0 || si == nsizes - 1) errors += check_result(w, n, "DFC");
-            double lpc = 0, ignored, td = measure(0, w, n, it, warmup, reps, &lpc), tn = 0;
+            double lpc = 0, td = measure(0, w, n, it, warmup, reps, &lpc), tn = 0;
             if (anchor) {
 #ifdef DFC_BENCH_NCCL
-                fill_inputs(w == W_ALLTOALL || w == W_REDUCE_SCATTER ? n * size : n);
+                fill_inputs(spread ? n * size : n);
                 nccl_call(w, n);
                 if (si == 0 || si == nsizes - 1) errors += check_result(w, n, "NCCL");
+                double ignored;
                 tn = measure(1, w, n, it, warmup, reps, &ignored);
 #endif
             }
+            td /= calls_per_result(w, n);
+            tn /= calls_per_result(w, n);
             double f = busbw_factor(w), bd = bytes / td * f / 1e9, bn = anchor ? bytes / tn * f / 1e9 : 0;
             if (!rank) {
                 if (anchor)

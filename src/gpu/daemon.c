@@ -104,18 +104,6 @@ static void release_resources(void)
     memset(&d, 0, sizeof d);
 }
 
-/* DFC_GPU_CHUNK=0: the largest power of two from 16 KiB to 256 KiB with which the
- * mailboxes (nlocal x channels x slots x depth chunks) and the spill chunks (nlocal x
- * channels x DFC_GPU_SPILL) fit DFC_GPU_FIFO_MEMORY. Every process of the node computes the
- * same from the same parameters. */
-static uint32_t auto_chunk(const dfc_gpu_geom_t *g)
-{
-    uint64_t chunks = (uint64_t)g->nlocal * g->channels * (g->slots * g->depth + DFC_GPU_SPILL);
-    uint64_t budget = (uint64_t)DFC_MAX2(1, prm.fifo_mib) << 20, chunk = 256 << 10;
-    while (chunk > (16 << 10) && chunk * chunks > budget) chunk /= 2;
-    return (uint32_t)chunk;
-}
-
 /* Everything that can fail before publishing; on failure the process publishes ok = 0. */
 static int start_daemon(void)
 {
@@ -127,7 +115,8 @@ static int start_daemon(void)
     g->channels = (uint32_t)DFC_MIN2(DFC_GPU_MAX_CHANNELS, DFC_MAX2(1, prm.channels));
     g->slots = (uint32_t)DFC_MIN2(DFC_GPU_MAX_SLOTS, DFC_MAX2(1, prm.slots));
     g->depth = (uint32_t)DFC_MIN2(64, DFC_MAX2(2, prm.depth));
-    g->chunk = (uint32_t)(prm.chunk > 0 ? DFC_MAX2(4096, prm.chunk & ~15L) : auto_chunk(g));
+    g->chunk = (uint32_t)(prm.chunk > 0 ? DFC_MAX2(4096, prm.chunk & ~15L)
+                                        : dfc_gpu_auto_chunk(g, (uint64_t)DFC_MAX2(1, prm.fifo_mib) << 20));
     if ((e = dfc_cuda.cudaSetDevice((int)dev))) return dfc_cuda_error("cudaSetDevice", e);
     d.rec.device = (int)dev;
     if ((e = dfc_cuda.cudaDeviceGetPCIBusId(d.rec.busid, sizeof d.rec.busid, (int)dev)))

@@ -70,4 +70,16 @@ static inline uint32_t dfc_gpu_channels_of(const dfc_step_t *steps, int n, uint6
     return most < channels ? (uint32_t)most : channels;
 }
 
+/* DFC_GPU_CHUNK=0: the largest power of two from 16 KiB to 256 KiB with which a process's
+ * mailboxes (nlocal x channels x slots x depth chunks) and spill entries (nlocal x channels
+ * x DFC_GPU_SPILL chunks) fit `budget` bytes (DFC_GPU_FIFO_MEMORY); 16 KiB even when they
+ * do not. Every process of the node computes the same from the same geometry. */
+static inline uint32_t dfc_gpu_auto_chunk(const dfc_gpu_geom_t *g, uint64_t budget)
+{
+    uint64_t chunks = (uint64_t)g->nlocal * g->channels * (g->slots * g->depth + DFC_GPU_SPILL);
+    uint64_t chunk = 256 << 10;
+    while (chunk > (16 << 10) && chunk * chunks > budget) chunk /= 2;
+    return (uint32_t)chunk;
+}
+
 #endif /* DFC_GPU_DAEMON_PLAN_H */

@@ -11,7 +11,8 @@
  *     needs no TMP in the daemon; recursive doubling, which sends the buffer it reduces into,
  *     does;
  *   - dfc_gpu_channels_of: no channel past a collective's count gets bytes of any of its
- *     steps from dfc_gpu_slice; small collectives run on one channel, large ones on several.
+ *     steps from dfc_gpu_slice; small collectives run on one channel, large ones on several;
+ *   - dfc_gpu_auto_chunk: the mailboxes fit DFC_GPU_FIFO_MEMORY at any geometry up to 8 GPUs.
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
  */
 #include <stdio.h>
@@ -187,11 +188,41 @@ static void test_fusion_and_channels(void)
     printf("%s: fusion marks and channel counts of %d schedules match their definitions\n", failures > before ? "FAIL" : "ok", schedules);
 }
 
+/* The automatic chunk: the FIFO memory of every geometry up to 8 GPUs fits the budget, is
+ * as large as the budget allows (twice the chunk would not fit, or it is 256 KiB), and the
+ * defaults give 256 KiB at 2 GPUs and 64 KiB at 8 (192 MiB each, dfc_env(7)). */
+static void test_auto_chunk(void)
+{
+    int before = failures, geoms = 0;
+    const uint64_t budget = 256ull << 20;
+    for (uint32_t nlocal = 1; nlocal <= 8; nlocal++)
+        for (uint32_t channels = 1; channels <= 32; channels *= 2)
+            for (uint32_t slots = 1; slots <= 16; slots *= 2)
+                for (uint32_t depth = 2; depth <= 8; depth *= 2) {
+                    dfc_gpu_geom_t g = {.nlocal = nlocal, .channels = channels, .slots = slots, .depth = depth};
+                    uint64_t chunk = dfc_gpu_auto_chunk(&g, budget);
+                    uint64_t chunks = (uint64_t)nlocal * channels * (slots * depth + DFC_GPU_SPILL);
+                    CHECK(chunk >= 16384 && chunk <= 262144 && !(chunk & (chunk - 1)), "chunk %llu",
+                          (unsigned long long)chunk);
+                    if (chunk > 16384) CHECK(chunk * chunks <= budget, "%u GPUs: %llu bytes of FIFOs", nlocal,
+                                             (unsigned long long)(chunk * chunks));
+                    if (chunk < 262144) CHECK(2 * chunk * chunks > budget, "%u GPUs: chunk %llu could double",
+                                              nlocal, (unsigned long long)chunk);
+                    geoms++;
+                }
+    dfc_gpu_geom_t two = {.nlocal = 2, .channels = 32, .slots = 2, .depth = 4}, eight = two;
+    eight.nlocal = 8;
+    CHECK(dfc_gpu_auto_chunk(&two, budget) == 262144, "defaults at 2 GPUs: %u", dfc_gpu_auto_chunk(&two, budget));
+    CHECK(dfc_gpu_auto_chunk(&eight, budget) == 65536, "defaults at 8 GPUs: %u", dfc_gpu_auto_chunk(&eight, budget));
+    printf("%s: automatic chunk of %d geometries fits the FIFO budget\n", failures > before ? "FAIL" : "ok", geoms);
+}
+
 int main(void)
 {
     test_slices();
     test_fifos();
     test_fusion_and_channels();
+    test_auto_chunk();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

@@ -76,8 +76,9 @@ static struct {
     int pending;             /* submitted, not yet tested complete */
     double relaunch_s;
     uint64_t launches;
-    /* DFC_GPU_TRACE: submission times, and sums of phase durations in ns (kernel phases
-     * from globaltimer, submit-to-seen from the host clock), logged at finalize. */
+    /* DFC_GPU_TRACE: submission times, and each traced collective's phase durations in ns
+     * (kernel phases from globaltimer, submit-to-seen from the host clock), whose medians
+     * are logged at finalize. */
     uint64_t submitted_ns[DFC_GPU_MAX_COLLS];
     uint32_t traced, (*trace_ns)[TRACE_SAMPLES]; /* [phase][sample], [0]: submit to seen */
 } d;
@@ -389,15 +390,15 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
 }
 
 /* DFC_GPU_TRACE: keeps one completed collective's phase durations (the first
- * TRACE_SAMPLES). A phase not recorded (no chunk sent or received on channel 0) counts from
- * the previous one. */
+ * TRACE_SAMPLES). A phase not recorded (no chunk sent or received on channel 0), or recorded
+ * before the previous one (a chunk received before the first send), lasts 0. */
 static void trace_add(int slot)
 {
     volatile uint64_t *t = d.host->trace[slot];
     uint64_t prev = t[DFC_GPU_T_ADMIT];
     if (!prev || d.traced >= TRACE_SAMPLES) return;
     for (int i = 1; i < DFC_GPU_TRACE_POINTS; i++) {
-        uint64_t v = t[i] ? t[i] : prev;
+        uint64_t v = t[i] > prev ? t[i] : prev;
         d.trace_ns[i][d.traced] = (uint32_t)(v - prev);
         prev = v;
     }

@@ -79,10 +79,12 @@ struct coll_cache {
 };
 
 /* DFC_GPU_TRACE=2: thread 0 of channel 0 adds the cycles of one part of its work. */
-#define PROF_START(a, chan) long long prof_t0 = ((a).trace > 1 && (chan) == 0) ? clock64() : 0
+#define PROF_ON(a, chan) ((a).trace > 1 && (chan) == 0)
+#define PROF_START(a, chan) long long prof_t0 = PROF_ON(a, chan) ? clock64() : 0
+#define PROF_MARK(a, chan) (prof_t0 = PROF_ON(a, chan) ? clock64() : 0) /* a new part begins */
 #define PROF_ADD(a, chan, part)                                                              \
     do {                                                                                     \
-        if ((a).trace > 1 && (chan) == 0 && threadIdx.x == 0) {                              \
+        if (PROF_ON(a, chan) && threadIdx.x == 0) {                                          \
             (a).dev->prof_cycles[part] += clock64() - prof_t0;                              \
             (a).dev->prof_count[part]++;                                                     \
         }                                                                                    \
@@ -519,7 +521,7 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
         }
         __syncthreads();
         PROF_ADD(a, chan, DFC_GPU_P_PICK);
-        prof_t0 = clock64();
+        PROF_MARK(a, chan);
         for (int k = 0; k < s->nact; k++) {
             if (s->act_reduce[k])
                 block_reduce(h->type, h->op, s->act_src[k], s->act_dst[k], s->act_bytes[k] / h->elem, s->act_order[k]);
@@ -529,12 +531,12 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
         __syncthreads();
         int nact = s->nact, done = s_done, moved = s_moved + nact;
         if (nact) PROF_ADD(a, chan, DFC_GPU_P_MOVE);
-        prof_t0 = clock64();
+        PROF_MARK(a, chan);
         if (threadIdx.x == 0 && nact) post_actions(a, s, slot, chan, h, steps, c);
         __syncthreads();
         if (nact) PROF_ADD(a, chan, DFC_GPU_P_POST);
         if (done) { /* fence reached */
-            prof_t0 = clock64();
+            PROF_MARK(a, chan);
             int r = fence_point(a, s, slot, chan, c, h, steps);
             PROF_ADD(a, chan, DFC_GPU_P_FENCE);
             if (r == 2) return 2;
@@ -657,12 +659,9 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
             int r = run_coll(a, &s, e, chan, i == 0);
             if (r == 2) {
                 if (threadIdx.x == 0) {
-                    long long t_fin = clock64();
+                    PROF_MARK(a, chan);
                     finish_coll(a, e.slot, e.nchan, e.gen);
-                    if (a.trace > 1 && chan == 0) {
-                        a.dev->prof_cycles[DFC_GPU_P_FINISH] += clock64() - t_fin;
-                        a.dev->prof_count[DFC_GPU_P_FINISH]++;
-                    }
+                    PROF_ADD(a, chan, DFC_GPU_P_FINISH);
                     for (int j = i; j + 1 < s.q.n; j++) s.q.e[j] = s.q.e[j + 1];
                     s.q.n--;
                 }
@@ -684,7 +683,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
             }
             i++;
         }
-        prof_t0 = clock64();
+        PROF_MARK(a, chan);
         if (threadIdx.x == 0) {
             /* Exit rules, for the whole kernel at once (drain), so that no work is ever left
              * in a block that has gone while the others run. Stuck: this block holds
@@ -713,7 +712,7 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
         }
         __syncthreads();
         PROF_ADD(a, chan, DFC_GPU_P_EXIT);
-        if (a.trace > 1 && chan == 0 && threadIdx.x == 0) {
+        if (PROF_ON(a, chan) && threadIdx.x == 0) {
             a.dev->prof_cycles[DFC_GPU_P_LOOP] += clock64() - loop_cycles;
             a.dev->prof_count[DFC_GPU_P_LOOP]++;
             a.dev->prof_loop_ns += now_ns() - loop_ns;

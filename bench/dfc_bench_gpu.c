@@ -301,14 +301,6 @@ static double calls_per_result(int w, size_t n)
     return 1;
 }
 
-/* Is `name` one of the comma-separated words of `list`? */
-static int in_list(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)); p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) return 1;
-    return 0;
-}
 
 static void chaos(int iters)
 {
@@ -383,7 +375,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-workloads")) {
             mask = 0;
             for (int w = 0; w < W_COUNT; w++)
-                if (in_list(v, wl_name[w])) mask |= 1 << w;
+                if (bench_in_list(v, wl_name[w])) mask |= 1 << w;
             i++;
         } else {
             fprintf(stderr, "dfc_bench_gpu: unknown argument %s\n", a);

@@ -58,7 +58,10 @@ void dfc_ctxid_space_free(dfc_ctxid_space_t *s, uint32_t ctx)
 }
 
 void dfc_ctxid_reset(void) { dfc_ctxid_space_reset(&dfc_ctxid_proc); }
-void dfc_ctxid_mask(uint32_t *mask) { memcpy(mask, dfc_ctxid_proc.free, sizeof dfc_ctxid_proc.free); }
+void dfc_ctxid_mask(uint32_t *mask)
+{
+    memcpy(mask, dfc_ctxid_proc.free, sizeof dfc_ctxid_proc.free);
+}
 void dfc_ctxid_take(uint32_t ctx) { dfc_ctxid_space_take(&dfc_ctxid_proc, ctx); }
 void dfc_ctxid_free(uint32_t ctx) { dfc_ctxid_space_free(&dfc_ctxid_proc, ctx); }
 

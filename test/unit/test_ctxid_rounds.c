@@ -217,7 +217,8 @@ static int sim_run(sim_t *m, int old_rule, int pattern, uint64_t seed, long budg
         int start = (int)rnd(NPROC * 2), moved = 0;
         for (int k = 0; k < NPROC * 2 && !moved; k++) {
             int pi = (start + k) % (NPROC * 2) / 2, li = (start + k) % 2;
-            if (m->p[pi].round < ROUNDS && li < m->p[pi].nlanes) moved = lane_step(m, pi, li, fails);
+            if (m->p[pi].round < ROUNDS && li < m->p[pi].nlanes)
+                moved = lane_step(m, pi, li, fails);
         }
         if (!moved) return 1; /* nothing can move: a deadlock */
     }

@@ -15,9 +15,13 @@ dfc_htable_t dfc_comm_table;
 void (*dfc_comm_destroy_hook)(dfc_comm_t *c);
 static dfc_comm_t comm_world, comm_self;
 
-/* Internal tags on the parent's collective context (collectives use tags >= 0). */
+/* Split and its relatives gather on the parent's collective context with this internal tag
+ * (collectives use tags >= 0). Comm_create_group needs the whole user tag range (0 ..
+ * DFC_TAG_UB_VALUE, 2^31 tags), which the negative tags cannot hold next to this one and
+ * DFC_ANY_TAG: it gathers with the user's tag itself on a context of its own, that of a
+ * shadow of the parent whose id is parent's + DFC_CTXID_MAX (no communicator has such an
+ * id), so that two concurrent creations with different tags never meet. */
 #define TAG_COMM_CREATE (-10)
-#define TAG_COMM_CREATE_GROUP(t) (-100 - ((t)&0x3fffffff))
 
 static dfc_comm_t *comm_new(uint32_t ctx, dfc_group_t *group)
 {
@@ -121,7 +125,8 @@ int dfc_comm_compare(const dfc_comm_t *a, const dfc_comm_t *b)
 }
 
 /* Ring allgather of `bytes` per member among `n` members of parent (given as parent
- * ranks, `me` is this process's index), on the parent's collective context. */
+ * ranks, `me` is this process's index), on the collective context of `parent` (or of its
+ * shadow, see TAG_COMM_CREATE). */
 static int members_allgather(dfc_comm_t *parent, int n, const int *members, int me, int tag,
                              const void *mine, size_t bytes, void *all)
 {
@@ -144,25 +149,9 @@ static int members_allgather(dfc_comm_t *parent, int n, const int *members, int 
 
 typedef struct creation_entry {
     int color, key, parent_rank;
-    int offered; /* this process offered its free mask (see create_common) */
+    int offered; /* this process offered its free mask in this round (see ctxid.c) */
     uint32_t mask[DFC_CTXID_WORDS];
 } creation_entry_t;
-
-/* Creations in flight in this process (threads, under THREAD_MULTIPLE). Two creations that
- * offered the same free mask at once would agree on the same id, so only one offers it: the
- * one with the smallest (parent context, tag); the others offer an empty mask, and a round
- * in which any participant did not offer is repeated by all of them (MPICH's scheme). The
- * smallest key in flight anywhere always gets every member's mask, so someone progresses. */
-#define MAX_IN_FLIGHT 64
-static uint64_t in_flight[MAX_IN_FLIGHT];
-static int n_in_flight;
-
-static int may_offer(uint64_t key)
-{
-    for (int i = 0; i < n_in_flight; i++)
-        if (in_flight[i] < key) return 0;
-    return 1;
-}
 
 static int cmp_key_then_rank(const void *a, const void *b)
 {
@@ -217,37 +206,33 @@ out:
     return rc;
 }
 
-/* Runs the gather among `n` participants (parent ranks) and builds the result. */
-static int create_common(dfc_comm_t *parent, int n, const int *participants, int me, int tag,
-                         int color, int key, dfc_comm_t **out)
+/* Runs the gather among `n` participants (parent ranks) over `via` (the parent or its
+ * shadow) and builds the result. Rounds repeat until every participant offered its mask;
+ * ctxid.c explains why no two creations take one id and why this always ends. */
+static int create_common(dfc_comm_t *parent, dfc_comm_t *via, int n, const int *participants,
+                         int me, int tag, int color, int key, dfc_comm_t **out)
 {
     creation_entry_t mine, *all = malloc((size_t)n * sizeof *all);
     if (!all) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory creating a communicator");
-    if (n_in_flight == MAX_IN_FLIGHT) {
-        free(all);
-        return DFC_ERR(DFC_ERR_OTHER, "more than %d communicator creations at once in one process", MAX_IN_FLIGHT);
-    }
-    uint64_t flight_key = ((uint64_t)parent->ctx << 32) | (uint32_t)tag;
-    in_flight[n_in_flight++] = flight_key;
+    dfc_ctxid_creation_t cr;
+    dfc_ctxid_begin(&dfc_ctxid_proc, &cr, ((uint64_t)parent->ctx << 32) | (uint32_t)tag,
+                    dfc_proc.thread_level != DFC_THREAD_MULTIPLE);
+    memset(&mine, 0, sizeof mine);
     mine.color = color;
     mine.key = key;
     mine.parent_rank = parent->rank;
     int rc, retry;
     do {
-        mine.offered = may_offer(flight_key);
-        if (mine.offered) dfc_ctxid_mask(mine.mask);
-        else memset(mine.mask, 0, sizeof mine.mask);
-        rc = members_allgather(parent, n, participants, me, tag, &mine, sizeof mine, all);
+        mine.offered = dfc_ctxid_offer(&dfc_ctxid_proc, &cr, mine.mask);
+        rc = members_allgather(via, n, participants, me, tag, &mine, sizeof mine, all);
         retry = 0;
         for (int i = 0; !rc && i < n; i++)
             if (!all[i].offered) retry = 1; /* every participant sees the same entries */
+        /* The id is taken while the mask is still lent to this round. */
+        if (!rc && !retry) rc = build_from_entries(parent, all, n, color, out);
+        dfc_ctxid_round_end(&dfc_ctxid_proc, &cr);
     } while (!rc && retry);
-    if (!rc) rc = build_from_entries(parent, all, n, color, out);
-    for (int i = 0; i < n_in_flight; i++)
-        if (in_flight[i] == flight_key) {
-            in_flight[i] = in_flight[--n_in_flight];
-            break;
-        }
+    dfc_ctxid_end(&dfc_ctxid_proc, &cr);
     free(all);
     return rc;
 }
@@ -264,7 +249,7 @@ int dfc_comm_split(dfc_comm_t *c, int color, int key, dfc_comm_t **out)
 {
     int *parts = all_ranks(c->size);
     if (!parts) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-    int rc = create_common(c, c->size, parts, c->rank, TAG_COMM_CREATE, color, key, out);
+    int rc = create_common(c, c, c->size, parts, c->rank, TAG_COMM_CREATE, color, key, out);
     free(parts);
     return rc;
 }
@@ -305,7 +290,12 @@ int dfc_comm_create_group(dfc_comm_t *c, dfc_group_t *group, int tag, dfc_comm_t
         parts[i] = dfc_group_rank_of(c->group, group->world[i]);
         if (group->world[i] == c->world[c->rank]) me = i;
     }
-    int rc = create_common(c, n, parts, me, TAG_COMM_CREATE_GROUP(tag), 0, me, out);
+    /* The shadow: the parent's members and ranks on a context no communicator uses. It
+     * lives until the gather is over (p2p reads it while the requests are posted). */
+    dfc_comm_t shadow = *c;
+    shadow.ctx = c->ctx + DFC_CTXID_MAX;
+    shadow.is_world = shadow.is_self = 0;
+    int rc = create_common(c, &shadow, n, parts, me, tag, 0, me, out);
     free(parts);
     return rc;
 }

@@ -258,6 +258,33 @@ int dfc_ctxid_pick(const uint32_t *mask);
 /* And-combines `n` masks laid out one after another with `stride` bytes between them. */
 void dfc_ctxid_and(uint32_t *acc, const void *masks, int n, size_t stride);
 
+/* The agreement among creations in flight at once in one process (threads): ctxid.c says
+ * why it is safe and always progresses. A space is one process's ids and creations; the
+ * process has dfc_ctxid_proc (what the functions above act on), the unit test several. */
+typedef struct dfc_ctxid_creation {
+    uint64_t key;    /* (parent context << 32) | internal tag: equal on every participant */
+    int entered;     /* a round has ended: every participant is inside this creation */
+    struct dfc_ctxid_creation *next;
+} dfc_ctxid_creation_t;
+typedef struct dfc_ctxid_space {
+    uint32_t free[DFC_CTXID_WORDS];
+    dfc_ctxid_creation_t *flight;          /* creations in flight (caller-owned nodes) */
+    const dfc_ctxid_creation_t *lent_to;   /* the creation whose round holds the mask */
+} dfc_ctxid_space_t;
+extern dfc_ctxid_space_t dfc_ctxid_proc;
+void dfc_ctxid_space_reset(dfc_ctxid_space_t *s);
+void dfc_ctxid_space_take(dfc_ctxid_space_t *s, uint32_t ctx);
+void dfc_ctxid_space_free(dfc_ctxid_space_t *s, uint32_t ctx);
+/* A creation starts; `entered` = 1 when no other creation can be in flight in this process
+ * (below THREAD_MULTIPLE), so that its first round may already offer the mask. */
+void dfc_ctxid_begin(dfc_ctxid_space_t *s, dfc_ctxid_creation_t *cr, uint64_t key, int entered);
+/* Fills the offer of cr's next round: the free mask, lent to this round (returns 1), or an
+ * empty mask (returns 0). */
+int dfc_ctxid_offer(dfc_ctxid_space_t *s, dfc_ctxid_creation_t *cr, uint32_t *mask);
+/* The round's gather is done and its id, if any, taken: cr is entered; the mask comes back. */
+void dfc_ctxid_round_end(dfc_ctxid_space_t *s, dfc_ctxid_creation_t *cr);
+void dfc_ctxid_end(dfc_ctxid_space_t *s, dfc_ctxid_creation_t *cr); /* cr leaves the space */
+
 /* ---- Requests ----------------------------------------------------------------------------- */
 enum { DFC_REQ_SEND = 1, DFC_REQ_RECV, DFC_REQ_COLL };
 

@@ -11,7 +11,10 @@
  *      lowest id free on all members in an independent reference, never in use by any member,
  *      and the allocator must never run out (at most 600 communicators live at once);
  *   5. exhaustion: all DFC_CTXID_MAX ids taken (locally, or by disjoint masks of two
- *      processes) makes pick return -1; freeing one id makes exactly that id available.
+ *      processes) makes pick return -1; freeing one id makes exactly that id available;
+ *   6. concurrent creations (threads): simulated interleavings of the rounds of ctxid.c's
+ *      agreement over 3 processes, in test_ctxid_rounds.c; the lending rule is checked
+ *      directly here first.
  * Prints one line per failure (the first 30) and a summary per part; exits 1 on failure.
  * No stubs: ctxid.c needs nothing from the rest of the library.
  */
@@ -423,12 +426,64 @@ static void test_exhaustion(void)
            failures == before ? "ok" : "not ok", DFC_CTXID_MAX);
 }
 
+/* ---- 6. the lending rule, step by step (the interleavings are in test_ctxid_rounds.c) --- */
+int ctxid_rounds_test(void);
+
+static void test_lending(void)
+{
+    int before = failures;
+    dfc_ctxid_space_t s;
+    dfc_ctxid_creation_t a, b, c;
+    mask_t m, full;
+    dfc_ctxid_space_reset(&s);
+    memcpy(full, s.free, sizeof full);
+    /* A concurrent creation offers nothing in its first round (it may wait for ever). */
+    dfc_ctxid_begin(&s, &b, 2ull << 32, 0);
+    CHECK(!dfc_ctxid_offer(&s, &b, m) && count_free(m) == 0, "first round of B offered a mask");
+    dfc_ctxid_round_end(&s, &b);
+    /* Entered, B gets the mask; A, entering later with a smaller key, must not get it while
+     * B's round holds it (issue 25 item 4: both offered one snapshot). */
+    CHECK(dfc_ctxid_offer(&s, &b, m) && !memcmp(m, full, sizeof m), "entered B got no mask");
+    dfc_ctxid_begin(&s, &a, 0, 0);
+    CHECK(!dfc_ctxid_offer(&s, &a, m) && count_free(m) == 0, "A's first round offered a mask");
+    dfc_ctxid_round_end(&s, &a);
+    CHECK(!dfc_ctxid_offer(&s, &a, m) && count_free(m) == 0, "A got the mask B's round holds");
+    dfc_ctxid_round_end(&s, &a);
+    /* B's round takes id 2, then returns the mask: A (smaller key) has it next, without 2. */
+    dfc_ctxid_space_take(&s, 2);
+    dfc_ctxid_round_end(&s, &b);
+    dfc_ctxid_end(&s, &b);
+    CHECK(dfc_ctxid_offer(&s, &a, m) && !bit(m, 2) && dfc_ctxid_pick(m) == 3,
+          "A's offer after B took 2 picks %d", dfc_ctxid_pick(m));
+    dfc_ctxid_round_end(&s, &a);
+    /* Priority: with A and C entered, only the smaller key is lent the mask. */
+    dfc_ctxid_begin(&s, &c, 5ull << 32, 0);
+    dfc_ctxid_round_end(&s, &c);
+    CHECK(!dfc_ctxid_offer(&s, &c, m), "C got the mask while the smaller key A is entered");
+    dfc_ctxid_round_end(&s, &c);
+    CHECK(dfc_ctxid_offer(&s, &a, m), "A did not get the mask");
+    dfc_ctxid_end(&s, &a); /* an error path: the mask comes back with the creation's end */
+    CHECK(s.lent_to == NULL && s.flight == &c, "end left the mask lent or A in flight");
+    CHECK(dfc_ctxid_offer(&s, &c, m), "C did not get the mask once A was gone");
+    dfc_ctxid_end(&s, &c);
+    /* Below THREAD_MULTIPLE the first round offers. */
+    dfc_ctxid_begin(&s, &a, 0, 1);
+    CHECK(dfc_ctxid_offer(&s, &a, m), "a single-threaded creation's first round offered nothing");
+    dfc_ctxid_end(&s, &a);
+    CHECK(s.flight == NULL && s.lent_to == NULL, "space not empty at the end");
+    printf("%s lending: the first concurrent round offers nothing, one round holds the mask "
+           "until its id is taken, the smallest entered key goes first\n",
+           failures == before ? "ok" : "not ok");
+}
+
 int main(void)
 {
     test_reset();
     test_pick_and();
     test_cycles();
     test_exhaustion();
+    test_lending();
+    failures += ctxid_rounds_test();
     printf("%s test_ctxid (%d failures)\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
 }

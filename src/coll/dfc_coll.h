@@ -3,7 +3,8 @@
  * (dfc_sched.h); the executor runs them; the scheduler decides which collective runs.
  *
  * Depends on the comm layer (requests, point-to-point on the communicator's collective
- * context, datatypes and ops). The api layer calls dfc_coll_start and friends.
+ * context, datatypes and ops). The api layer calls dfc_coll_run once per collective call
+ * (run.c: routing, selection, building, running); requests call dfc_coll_start.
  */
 #ifndef DFC_COLL_H
 #define DFC_COLL_H
@@ -174,6 +175,25 @@ struct dfc_coll {
     int8_t gpu_peer[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index */
 };
 
+/* ---- The pipeline of every collective call (run.c) ------------------------------------- */
+typedef enum { DFC_MODE_BLOCKING, DFC_MODE_NONBLOCKING, DFC_MODE_PERSISTENT } dfc_coll_mode_t;
+
+/* The per-call context of an entry point. */
+typedef struct dfc_coll_call {
+    const char *func;      /* the entry point, for messages */
+    dfc_coll_mode_t mode;
+    DFC_Info info;         /* persistent: hints (dfc_priority) */
+    DFC_Request *request;  /* nonblocking and persistent: where the handle goes */
+} dfc_coll_call_t;
+
+/* Runs the collective described by `a` (kind, root and sizes filled in by the caller, whose
+ * arguments are already checked): routes it (host engine, GPU daemon, or host shadows of
+ * device buffers), selects the algorithm and builds its schedule (or takes a cached
+ * instance), then by mode runs it to completion, starts it and returns its request, or
+ * returns an inactive persistent request. Fills a's rank, size, gpu and slots. */
+int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a, const void *sendbuf,
+                 void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
+
 int dfc_coll_layer_init(void);
 void dfc_coll_layer_finalize(void);
 /* Creates an instance for comm with a built schedule and bound buffers; takes ownership of
@@ -205,6 +225,8 @@ int dfc_coll_gpu_prepare(dfc_coll_t *c);
 int dfc_coll_gpu_start(dfc_coll_t *c);
 int dfc_coll_gpu_pass(void);          /* submissions, completions, kernel relaunch */
 void dfc_coll_gpu_report(FILE *f);    /* hang-report lines for collectives in the daemon */
+/* This rank's GPU daemon device (-1: none) and its kernel launches so far. */
+void dfc_coll_gpu_info(int *device, uint64_t *launches);
 /* Total preemptions in this process, for benchmarks and tests. */
 uint64_t dfc_coll_preemptions(void);
 /* Prints one hang-report line per collective in the run queue (registered with

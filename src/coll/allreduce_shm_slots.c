@@ -1,5 +1,6 @@
 /*
- * allreduce_shm_slots.c - allreduce through the shm collective slots (src/tl/shm_slots.h).
+ * allreduce_shm_slots.c - allreduce through the shm collective slots (src/tl/shm_slots.h),
+ * which the executor reaches through the comm layer (dfc_comm_slot_xchg).
  *
  * Algorithm: every rank copies its input into its own slot in the node's shared segment and
  * publishes it with a stamp; every rank then reads all the others' slots and reduces them
@@ -20,12 +21,11 @@
  * it off.
  */
 #include "coll/dfc_coll.h"
-#include "tl/shm_slots.h"
 
 int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a)
 {
     uint64_t bytes = a->count * a->elem;
-    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_SLOT_DATA;
+    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_COMM_SLOT_BYTES;
 }
 
 int dfc_coll_allreduce_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)

@@ -59,6 +59,15 @@ typedef struct dfc_coll_args {
                           (host engine, not persistent): see allreduce_shm_slots.c */
 } dfc_coll_args_t;
 
+/* Host-only step kinds (dfc_sched.h leaves 0x80 and up to the host executor). Only host
+ * calls (not a->gpu) get them, so the GPU daemon's kernel never sees one. */
+enum dfc_host_step_kind {
+    DFC_STEP_SLOT_ALLREDUCE = DFC_STEP_HOST_ONLY /* allreduce `count` items (`bytes`) of
+                               (src_buf, 0) into (dst_buf, 0) through the collective slots
+                               (dfc_comm_slot_xchg), scratch at tmp_off; a preemption point
+                               of its own */
+};
+
 /* Generators stop at the first builder call that fails, returning its code. */
 #define DFC_TRY(x)                                                                            \
     do {                                                                                      \
@@ -159,9 +168,8 @@ struct dfc_coll {
     int pc;                  /* next step */
     int fence_start;         /* first step after the last fence */
     dfc_req_t *xfer;         /* one request per step (transfers use theirs) */
-    struct dfc_shm_slots *slots; /* SLOT_ALLREDUCE: the slots, this instance's stamp, and */
-    uint64_t slot_stamp;         /* whether its contribution is written (dynamic context) */
-    int slot_written;
+    uint64_t slot_stamp;     /* SLOT_ALLREDUCE: this instance's stamp, and whether its */
+    int slot_written;        /* contribution is written (dynamic context) */
     /* scheduling */
     dfc_list_t link;         /* run queue */
     long budget;             /* spin budget when at the head (adaptive) */
@@ -206,6 +214,9 @@ int dfc_coll_start(dfc_coll_t *coll);
 /* Runs steps until the collective completes (1), or must wait for a peer (0), or fails
  * (error code < 0 is never returned: failures complete the request with an error). */
 int dfc_coll_exec(dfc_coll_t *coll);
+/* At each start of an instance whose schedule has a slot step (sched.uses_slots), in
+ * initiation order: takes the instance's place among the slots' exchanges. */
+int dfc_coll_slot_begin(dfc_coll_t *coll);
 void dfc_coll_free(dfc_coll_t *coll);
 /* The per-communicator cache of one idle blocking instance (scheduler.c). cacheable: the
  * call's arguments are all scalars (no count arrays), so they key an instance. take: the

@@ -16,8 +16,9 @@
  *
  * Cost (m bytes, p ranks): log2(p') (alpha + m beta + m gamma), plus 2 (alpha + m beta) and
  * m gamma when p is not a power of two.
- * Chosen for allreduce of small messages (latency-bound), and for non-commutative ops of any
- * size that rabenseifner cannot take.
+ * Chosen for allreduce of up to 16 KiB (DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX, select.c:
+ * latency-bound) that the shm slots do not take, and for calls of any size that the chosen
+ * algorithm cannot run (rabenseifner with count < p', ring with a non-commutative op).
  */
 #include "coll/dfc_coll.h"
 

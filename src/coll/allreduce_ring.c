@@ -20,8 +20,9 @@
  *
  * Cost (m bytes, p ranks, g segments per chunk): (2(p-1) + g - 1) alpha
  * + 2 (p-1)/p m beta + (p-1)/p m gamma: bandwidth-optimal.
- * Chosen for allreduce of large messages with commutative ops (especially for p not a power
- * of two, where rabenseifner pays its extra pre/post steps).
+ * Chosen for allreduce of more than 512 KiB (DFC_ALLREDUCE_RABENSEIFNER_MAX, select.c) with
+ * commutative ops (especially for p not a power of two, where rabenseifner pays its extra
+ * pre/post steps).
  */
 #include "coll/dfc_coll.h"
 

@@ -31,8 +31,7 @@ int dfc_coll_allreduce_recursive_doubling_build(const dfc_coll_args_t *a, dfc_sc
     if (bytes == 0) return DFC_SUCCESS;
     if (n == 1) return dfc_sched_copy(s, in, 0, DFC_BUF_RECV, 0, bytes);
 
-    int pof2 = 1;
-    while (pof2 * 2 <= n) pof2 *= 2;
+    int pof2 = dfc_coll_pof2(n);
     int rem = n - pof2;
     int acc_ready = a->in_place; /* RECV holds this rank's partial result */
     uint64_t tmp = 0;

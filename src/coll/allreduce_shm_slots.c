@@ -33,8 +33,7 @@ int dfc_coll_allreduce_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     uint64_t bytes = a->count * a->elem;
     s->algorithm = "shm_slots";
     if (bytes == 0) return DFC_SUCCESS;
-    int pof2 = 1;
-    while (pof2 * 2 <= a->size) pof2 *= 2;
+    int pof2 = dfc_coll_pof2(a->size);
     /* scratch: one vector per tree leaf, except with two ranks (straight into RECV) */
     uint64_t tmp = a->size > 2 ? dfc_sched_tmp(s, (uint64_t)pof2 * bytes) : 0;
     return dfc_sched_slot_allreduce(s, dfc_coll_input_buf(a), a->count, bytes, tmp);

@@ -100,6 +100,22 @@ static inline int dfc_coll_input_buf(const dfc_coll_args_t *a)
     return a->in_place ? DFC_BUF_RECV : DFC_BUF_SEND;
 }
 
+/* The largest power of two <= n (n >= 1): the ranks that recursive doubling and its
+ * relatives pair up, the others folding into them first. */
+static inline int dfc_coll_pof2(int n)
+{
+    int pof2 = 1;
+    while (pof2 * 2 <= n) pof2 *= 2;
+    return pof2;
+}
+/* Items before chunk i when count items are cut into k chunks, the first count % k of them
+ * one item larger (chunk_start(count, k, k) = count). */
+static inline uint64_t dfc_coll_chunk_start(uint64_t count, int k, int i)
+{
+    uint64_t q = count / (uint64_t)k, r = count % (uint64_t)k;
+    return (uint64_t)i * q + ((uint64_t)i < r ? (uint64_t)i : r);
+}
+
 /* ---- Algorithms ----------------------------------------------------------------------------
  * One algorithm per file (src/coll/<kind>_<algorithm>.c), each opening with a comment that
  * names the algorithm, its cost (alpha = latency per message, beta = time per byte,
@@ -199,8 +215,8 @@ typedef struct dfc_coll_call {
  * device buffers), selects the algorithm and builds its schedule (or takes a cached
  * instance), then by mode runs it to completion, starts it and returns its request, or
  * returns an inactive persistent request. Fills a's rank, size, gpu and slots. */
-int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a, const void *sendbuf,
-                 void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
+int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
+                 const void *sendbuf, void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
 
 int dfc_coll_layer_init(void);
 void dfc_coll_layer_finalize(void);

@@ -66,8 +66,7 @@ static void slot_reduce(dfc_coll_t *c, const void *const *in, int n, void *out, 
         dfc_op_reduce(op, dt, in[0], out, count);
         return;
     }
-    int pof2 = 1;
-    while (pof2 * 2 <= n) pof2 *= 2;
+    int pof2 = dfc_coll_pof2(n);
     int rem = n - pof2;
     const void *v[pof2];
     for (int j = 0; j < pof2; j++) {

@@ -43,11 +43,20 @@ static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *rec
         break;
     }
     case DFC_COLL_GATHER: *send = a->sbytes; *recv = root ? n * a->rbytes : 0; break;
-    case DFC_COLL_GATHERV: *send = a->sbytes; *recv = root ? v_span(a->vcounts, a->vdispls, a->size, a->relem) : 0; break;
+    case DFC_COLL_GATHERV:
+        *send = a->sbytes;
+        *recv = root ? v_span(a->vcounts, a->vdispls, a->size, a->relem) : 0;
+        break;
     case DFC_COLL_SCATTER: *send = root ? n * a->sbytes : 0; *recv = a->rbytes; break;
-    case DFC_COLL_SCATTERV: *send = root ? v_span(a->scounts, a->sdispls, a->size, a->selem) : 0; *recv = a->rbytes; break;
+    case DFC_COLL_SCATTERV:
+        *send = root ? v_span(a->scounts, a->sdispls, a->size, a->selem) : 0;
+        *recv = a->rbytes;
+        break;
     case DFC_COLL_ALLGATHER: *send = a->sbytes; *recv = n * a->rbytes; break;
-    case DFC_COLL_ALLGATHERV: *send = a->sbytes; *recv = v_span(a->vcounts, a->vdispls, a->size, a->relem); break;
+    case DFC_COLL_ALLGATHERV:
+        *send = a->sbytes;
+        *recv = v_span(a->vcounts, a->vdispls, a->size, a->relem);
+        break;
     case DFC_COLL_ALLTOALL: *send = n * a->sbytes; *recv = n * a->rbytes; break;
     case DFC_COLL_ALLTOALLV:
         *send = v_span(a->scounts, a->sdispls, a->size, a->selem);
@@ -66,12 +75,14 @@ static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
     void *use;
     int rc;
     if (coll->bufs[DFC_BUF_SEND] && sbytes) {
-        if ((rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_SEND], sbytes, 1, 0, &use))) return rc;
+        rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_SEND], sbytes, 1, 0, &use);
+        if (rc) return rc;
         coll->bufs[DFC_BUF_SEND] = use;
     }
     if (coll->bufs[DFC_BUF_RECV] && rbytes) {
         /* copied in as well: in-place input, and bytes the collective leaves alone */
-        if ((rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_RECV], rbytes, 1, 1, &use))) return rc;
+        rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_RECV], rbytes, 1, 1, &use);
+        if (rc) return rc;
         coll->bufs[DFC_BUF_RECV] = use;
     }
     return DFC_SUCCESS;
@@ -97,8 +108,8 @@ static int route_of(const char *func, dfc_comm_t *c, const dfc_coll_args_t *a, c
     int mine = dfc_gpu_daemon_device();
     if ((sb && sdev != mine) || (rb && rdev != mine))
         return dfc_err(DFC_ERR_BUFFER, func,
-                       "invalid arguments sendbuf and recvbuf: in the GPU daemon both must be device "
-                       "memory of this rank's GPU %d (sendbuf: %s %d, recvbuf: %s %d)", mine,
+                       "invalid arguments sendbuf and recvbuf: in the GPU daemon both must be "
+                       "device memory of this rank's GPU %d (sendbuf: %s %d, recvbuf: %s %d)", mine,
                        sdev < 0 ? "host" : "device", sdev, rdev < 0 ? "host" : "device", rdev);
     *route = ROUTE_GPU;
     return DFC_SUCCESS;
@@ -124,7 +135,8 @@ static int start_coll(dfc_req_t *req) { return dfc_coll_start(req->coll); }
 static int priority_of(const dfc_coll_call_t *call, const dfc_comm_t *c)
 {
     if (call->mode == DFC_MODE_PERSISTENT && call->info != DFC_INFO_NULL) {
-        const char *p = dfc_info_lookup(dfc_htable_get(&dfc_info_table, call->info), "dfc_priority");
+        dfc_info_t *info = dfc_htable_get(&dfc_info_table, call->info);
+        const char *p = dfc_info_lookup(info, "dfc_priority");
         if (p) return atoi(p);
     }
     return c->priority;
@@ -145,8 +157,9 @@ static int build_instance(const dfc_coll_call_t *call, dfc_comm_t *c, const dfc_
     sched.algorithm = algo->name;
     dfc_coll_t *coll = NULL;
     int rc = algo->build(a, &sched);
-    if (!rc) rc = dfc_coll_new(c, &sched, sendbuf, recvbuf, dt, op, call->mode == DFC_MODE_PERSISTENT,
-                               prio, &coll);
+    if (!rc)
+        rc = dfc_coll_new(c, &sched, sendbuf, recvbuf, dt, op,
+                          call->mode == DFC_MODE_PERSISTENT, prio, &coll);
     dfc_sched_destroy(&sched);
     if (rc) return rc;
     dfc_req_t *req = dfc_req_new(DFC_REQ_COLL, c);
@@ -191,17 +204,19 @@ static int start_instance(const dfc_coll_call_t *call, const dfc_coll_args_t *a,
         return rc;
     }
     if (call->mode == DFC_MODE_NONBLOCKING) {
-        if ((rc = dfc_req_handle(req, call->request))) req->user_freed = 1; /* cannot be waited for */
+        rc = dfc_req_handle(req, call->request);
+        if (rc) req->user_freed = 1; /* cannot be waited for */
         return rc;
     }
     rc = dfc_progress_until(&req->complete);
     if (!rc) rc = req->status.DFC_ERROR;
-    if (!(cacheable && !rc && req->complete && dfc_coll_cache_put(coll, a, prio))) dfc_req_free(req);
+    int kept = cacheable && !rc && req->complete && dfc_coll_cache_put(coll, a, prio);
+    if (!kept) dfc_req_free(req);
     return rc;
 }
 
-int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a, const void *sendbuf,
-                 void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op)
+int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
+                 const void *sendbuf, void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op)
 {
     a->rank = c->rank;
     a->size = c->size;

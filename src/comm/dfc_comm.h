@@ -299,8 +299,9 @@ struct dfc_req {
     DFC_Request_callback *cb;
     void *cb_arg;
 
-    /* Device buffers staged through host shadows (until the GPU daemon exists): copied in
-     * when the operation starts, out when it completes. */
+    /* Device buffers staged through host shadows (point-to-point, and collectives the GPU
+     * daemon cannot run: src/coll/run.c): copied in when the operation starts, out when it
+     * completes. */
     struct dfc_stage *stages;
     int nstages;
 };

@@ -133,17 +133,19 @@ typedef struct dfc_tl_ops {
      * it returns 0, so that a completed eager send is never lost. Never blocks. */
     int (*pending)(struct dfc_tl *tl);
 
-    /* Optional (NULL if absent; shm has it when its collective slots are on): advances
-     * one slot exchange from x->phase as far as it can. Never blocks. Returns DFC_SUCCESS
-     * when the phase asked for is done (BEGIN: x->stamp is set and phase is WRITE; WRITE or
-     * READ: phase is DONE, reduce has run; CANCEL: phase is DONE), DFC_TL_AGAIN when it
-     * must wait for another member (phase says how far it got; call again after progress),
-     * or an error code with its message recorded. Buffers: src is only read, during the
-     * call that moves phase past WRITE; the caller keeps it, and the contributions handed to
-     * reduce stay the transport's. The transport does not watch for failed members: a
-     * caller that got DFC_TL_AGAIN checks for them itself and, when one failed, ends its
-     * exchange with CANCEL (the others' exchanges then wait in vain: once a member failed,
-     * the slots serve no later exchange). Runs under the comm layer's lock, like send. */
+    /* Optional (NULL if absent; shm has it, usable while dfc_tl_shm_slots returns
+     * non-NULL): advances one slot exchange from x->phase as far as it can. Never blocks.
+     * Returns DFC_SUCCESS when the phase asked for is done (BEGIN: x->stamp is set and phase
+     * is WRITE; WRITE or READ: phase is DONE and reduce has run; CANCEL: phase is DONE),
+     * DFC_TL_AGAIN when it must wait for another member (phase says how far it got: call
+     * again later, with the same x), or an error code with its message recorded (slots off,
+     * an unknown phase), in which case nothing was taken or changed. Buffers: src is only
+     * read, during the call that moves phase past WRITE, and stays the caller's; the
+     * contributions handed to reduce stay the transport's. The transport does not watch
+     * for failed members: a caller that got DFC_TL_AGAIN checks for them itself and, when
+     * one failed, ends its exchange with CANCEL (the others' exchanges then wait in vain:
+     * once a member failed, the slots serve no later exchange). Called under the comm
+     * layer's lock, like send. */
     int (*slot_xchg)(struct dfc_tl *tl, dfc_tl_slot_xchg_t *x);
 
     /* Releases everything init created. Not collective; safe after a failed init. */

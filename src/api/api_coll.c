@@ -1,13 +1,13 @@
 /*
  * api_coll.c - collective entry points for barrier, bcast and the reductions, and the
- * machinery all collective entry points share (api_coll_common.h).
+ * argument checks all collective entry points share (api_coll_common.h). Each entry point
+ * checks its arguments and calls dfc_coll_run (src/coll/run.c) once.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "api/api_coll_common.h"
 
-/* ---- Shared machinery ------------------------------------------------------------------- */
+/* ---- Shared argument checks ------------------------------------------------------------------- */
 
 int dfc_coll_check_call(const dfc_coll_call_t *call, DFC_Comm comm, dfc_comm_t **c)
 {
@@ -56,184 +56,6 @@ int dfc_coll_check_counts(const char *func, const char *name, const int *counts,
             return dfc_err(DFC_ERR_COUNT, func, "invalid argument %s: element %d is negative (%d)", name, i, counts[i]);
     (void)displs;
     return DFC_SUCCESS;
-}
-
-/* Largest byte offset reached by a v-form layout (counts/displs in items of elem). */
-static uint64_t v_span(const int *counts, const int *displs, int n, uint64_t elem)
-{
-    uint64_t end = 0;
-    for (int i = 0; counts && displs && i < n; i++)
-        if (counts[i] > 0) end = DFC_MAX2(end, ((uint64_t)displs[i] + (uint64_t)counts[i]) * elem);
-    return end;
-}
-
-/* The bytes of the send and receive buffers this rank's part of the collective touches, for
- * staging device buffers through host memory. 0 where a buffer is not significant here. */
-static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *recv)
-{
-    uint64_t n = (uint64_t)a->size, all = a->count * a->elem;
-    int root = a->rank == a->root;
-    *send = *recv = 0;
-    switch (a->kind) {
-    case DFC_COLL_BARRIER: break;
-    case DFC_COLL_BCAST: *recv = all; break;
-    case DFC_COLL_REDUCE: *send = all; *recv = root ? all : 0; break;
-    case DFC_COLL_ALLREDUCE:
-    case DFC_COLL_SCAN:
-    case DFC_COLL_EXSCAN: *send = *recv = all; break;
-    case DFC_COLL_REDUCE_SCATTER_BLOCK: *send = n * all; *recv = a->in_place ? n * all : all; break;
-    case DFC_COLL_REDUCE_SCATTER: {
-        uint64_t total = 0;
-        for (int i = 0; i < a->size; i++) total += (uint64_t)a->rcounts[i];
-        *send = total * a->elem;
-        *recv = a->in_place ? total * a->elem : (uint64_t)a->rcounts[a->rank] * a->elem;
-        break;
-    }
-    case DFC_COLL_GATHER: *send = a->sbytes; *recv = root ? n * a->rbytes : 0; break;
-    case DFC_COLL_GATHERV: *send = a->sbytes; *recv = root ? v_span(a->vcounts, a->vdispls, a->size, a->relem) : 0; break;
-    case DFC_COLL_SCATTER: *send = root ? n * a->sbytes : 0; *recv = a->rbytes; break;
-    case DFC_COLL_SCATTERV: *send = root ? v_span(a->scounts, a->sdispls, a->size, a->selem) : 0; *recv = a->rbytes; break;
-    case DFC_COLL_ALLGATHER: *send = a->sbytes; *recv = n * a->rbytes; break;
-    case DFC_COLL_ALLGATHERV: *send = a->sbytes; *recv = v_span(a->vcounts, a->vdispls, a->size, a->relem); break;
-    case DFC_COLL_ALLTOALL: *send = n * a->sbytes; *recv = n * a->rbytes; break;
-    case DFC_COLL_ALLTOALLV:
-        *send = v_span(a->scounts, a->sdispls, a->size, a->selem);
-        *recv = v_span(a->vcounts, a->vdispls, a->size, a->relem);
-        break;
-    default: break;
-    }
-}
-
-/* Device buffers run through host shadows (copied in at each start, out at completion):
- * correct on every collective, at the cost of two copies, until the GPU daemon exists. */
-static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
-{
-    uint64_t sbytes, rbytes;
-    buffer_spans(a, &sbytes, &rbytes);
-    void *use;
-    int rc;
-    if (coll->bufs[DFC_BUF_SEND] && sbytes) {
-        if ((rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_SEND], sbytes, 1, 0, &use))) return rc;
-        coll->bufs[DFC_BUF_SEND] = use;
-    }
-    if (coll->bufs[DFC_BUF_RECV] && rbytes) {
-        /* copied in as well: in-place input, and bytes the collective leaves alone */
-        if ((rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_RECV], rbytes, 1, 1, &use))) return rc;
-        coll->bufs[DFC_BUF_RECV] = use;
-    }
-    return DFC_SUCCESS;
-}
-
-/* Where a call runs: host buffers on the host engine; device buffers in the GPU daemon when
- * it can run the call (src/coll/gpu.c), else staged through host memory. In the daemon both
- * buffers must be on this rank's GPU. Decided before the schedule is built, since
- * generators shape schedules for the daemon (a->gpu). */
-enum { ROUTE_HOST, ROUTE_STAGE, ROUTE_GPU };
-static int route_of(const char *func, dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
-                    const void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op, int *route)
-{
-    uint64_t sbytes, rbytes;
-    buffer_spans(a, &sbytes, &rbytes);
-    const void *sb = sbytes && !a->in_place ? sendbuf : NULL;
-    const void *rb = rbytes ? recvbuf : NULL;
-    int sdev = sb ? dfc_gpu_ptr_device(sb) : -1, rdev = rb ? dfc_gpu_ptr_device(rb) : -1;
-    *route = ROUTE_HOST;
-    if (sdev < 0 && rdev < 0) return DFC_SUCCESS;
-    *route = ROUTE_STAGE;
-    if (!dfc_coll_gpu_eligible(c, dt, op)) return DFC_SUCCESS;
-    int mine = dfc_gpu_daemon_device();
-    if ((sb && sdev != mine) || (rb && rdev != mine))
-        return dfc_err(DFC_ERR_BUFFER, func,
-                       "invalid arguments sendbuf and recvbuf: in the GPU daemon both must be device "
-                       "memory of this rank's GPU %d (sendbuf: %s %d, recvbuf: %s %d)", mine,
-                       sdev < 0 ? "host" : "device", sdev, rdev < 0 ? "host" : "device", rdev);
-    *route = ROUTE_GPU;
-    return DFC_SUCCESS;
-}
-
-static void destroy_coll(dfc_req_t *req)
-{
-    dfc_coll_free(req->coll);
-    req->coll = NULL;
-}
-
-static int start_coll(dfc_req_t *req) { return dfc_coll_start(req->coll); }
-
-static int priority_of(const dfc_coll_call_t *call, const dfc_comm_t *c)
-{
-    if (call->mode == DFC_MODE_PERSISTENT && call->info != DFC_INFO_NULL) {
-        const char *p = dfc_info_lookup(dfc_htable_get(&dfc_info_table, call->info), "dfc_priority");
-        if (p) return atoi(p);
-    }
-    return c->priority;
-}
-
-int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a, const void *sendbuf,
-                 void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op)
-{
-    a->rank = c->rank;
-    a->size = c->size;
-    int route, rc = route_of(call->func, c, a, sendbuf, recvbuf, dt, op, &route);
-    if (rc) return rc;
-    a->gpu = route == ROUTE_GPU;
-    a->slots = route != ROUTE_GPU && call->mode != DFC_MODE_PERSISTENT && dfc_comm_slots(c) != NULL;
-    int prio = priority_of(call, c);
-    int cacheable = call->mode == DFC_MODE_BLOCKING && route == ROUTE_HOST && dfc_coll_cacheable(a);
-    dfc_coll_t *coll = NULL;
-    dfc_req_t *req = NULL;
-    if (cacheable && (coll = dfc_coll_cache_take(c, a, dt, op, prio))) {
-        coll->bufs[DFC_BUF_SEND] = (void *)sendbuf;
-        coll->bufs[DFC_BUF_RECV] = recvbuf;
-        req = coll->req;
-        goto start;
-    }
-    const dfc_coll_algo_t *algo = dfc_coll_select(a);
-    if (!algo)
-        return dfc_err(DFC_ERR_INTERN, call->func, "no %s algorithm is usable for this call",
-                       dfc_coll_kind_name(a->kind));
-    dfc_sched_t sched;
-    dfc_sched_init(&sched);
-    sched.algorithm = algo->name;
-    rc = algo->build(a, &sched);
-    if (!rc) rc = dfc_coll_new(c, &sched, sendbuf, recvbuf, dt, op, call->mode == DFC_MODE_PERSISTENT,
-                               prio, &coll);
-    dfc_sched_destroy(&sched);
-    if (rc) return rc;
-    if (!(req = dfc_req_new(DFC_REQ_COLL, c))) {
-        dfc_coll_free(coll);
-        return dfc_err(DFC_ERR_NO_MEM, call->func, "out of memory allocating a request");
-    }
-    coll->kind = dfc_coll_kind_name(a->kind);
-    req->coll = coll;
-    req->destroy = destroy_coll;
-    req->start = start_coll;
-    coll->req = req;
-    if (route == ROUTE_GPU) rc = dfc_coll_gpu_prepare(coll);
-    else if (route == ROUTE_STAGE) rc = stage_buffers(coll, a);
-    if (rc) {
-        dfc_req_free(req);
-        return rc;
-    }
-    if (call->mode == DFC_MODE_PERSISTENT) {
-        req->persistent = 1;
-        req->active = 0;
-        coll->pinit_seq = c->pcoll_seq++;
-        if ((rc = dfc_req_handle(req, call->request))) dfc_req_free(req);
-        return rc;
-    }
-start:
-    if ((rc = dfc_coll_start(coll))) {
-        dfc_req_free(req);
-        return rc;
-    }
-    if (call->mode == DFC_MODE_NONBLOCKING) {
-        if ((rc = dfc_req_handle(req, call->request))) req->user_freed = 1; /* cannot be waited for */
-        return rc;
-    }
-    rc = dfc_progress_until(&req->complete);
-    if (!rc) rc = req->status.DFC_ERROR;
-    if (!(cacheable && !rc && req->complete && dfc_coll_cache_put(coll, a, prio))) dfc_req_free(req);
-    return rc;
 }
 
 /* ---- Barrier ------------------------------------------------------------------------------- */
@@ -486,8 +308,9 @@ int DFC_Get_gpu_daemon_info(int *device, DFC_Count *launches)
     DFC_API_ENTER();
     if ((rc = dfc_api_check_ptr(__func__, "device", device)) || (rc = dfc_api_check_ptr(__func__, "launches", launches)))
         goto fn_fail;
-    *device = dfc_gpu_daemon_device();
-    *launches = (DFC_Count)dfc_gpu_launches();
+    uint64_t n;
+    dfc_coll_gpu_info(device, &n);
+    *launches = (DFC_Count)n;
 fn_exit:
     DFC_API_EXIT();
     return rc;

@@ -3,7 +3,8 @@
  *
  * Every collective exists in three forms with one body: blocking (start, then wait),
  * nonblocking (start, return the request) and persistent (build once, return an inactive
- * request that DFC_Start runs).
+ * request that DFC_Start runs). The entry points check the arguments, then make one call
+ * inward, dfc_coll_run (src/coll/run.c), with the call's context (dfc_coll_call_t).
  */
 #ifndef DFC_API_COLL_COMMON_H
 #define DFC_API_COLL_COMMON_H
@@ -11,21 +12,8 @@
 #include "api/dfc_api.h"
 #include "coll/dfc_coll.h"
 
-typedef enum { DFC_MODE_BLOCKING, DFC_MODE_NONBLOCKING, DFC_MODE_PERSISTENT } dfc_coll_mode_t;
-
-/* The per-call context of an entry point. */
-typedef struct dfc_coll_call {
-    const char *func;
-    dfc_coll_mode_t mode;
-    DFC_Info info;         /* persistent: hints (dfc_priority) */
-    DFC_Request *request;  /* nonblocking and persistent */
-} dfc_coll_call_t;
-
 /* Checks the arguments common to all forms: comm, and request/info by mode. */
 int dfc_coll_check_call(const dfc_coll_call_t *call, DFC_Comm comm, dfc_comm_t **c);
-/* Selects, builds, and runs (or prepares) the collective described by `a`. */
-int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a, const void *sendbuf,
-                 void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
 /* Checks a root argument. */
 int dfc_coll_check_root(const char *func, const dfc_comm_t *c, int root);
 /* Checks a (buffer, count, datatype) triple; buf may be DFC_IN_PLACE when in_place_ok. */

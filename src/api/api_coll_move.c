@@ -22,6 +22,39 @@ typedef struct move_desc {
     int root;
 } move_desc_t;
 
+/* The send side, where it is significant and not DFC_IN_PLACE. */
+static int check_send(const char *func, const move_desc_t *m, const dfc_comm_t *c, int in_place_ok,
+                      dfc_dtype_t **sd)
+{
+    int rc;
+    if (!m->vsend)
+        return dfc_coll_check_buf(func, "sendbuf", m->sendbuf, m->sendcount, m->sendtype,
+                                  in_place_ok, sd);
+    if ((rc = dfc_coll_check_counts(func, "sendcounts", m->sendcounts, m->sdispls, c->size)) ||
+        (rc = dfc_coll_check_counts(func, "sdispls", m->sdispls, NULL, 0)) ||
+        (rc = dfc_dtype_check(m->sendtype, func, "sendtype", sd)))
+        return rc;
+    if (!m->sendbuf) return dfc_err(DFC_ERR_BUFFER, func, "invalid argument sendbuf: NULL pointer");
+    return DFC_SUCCESS;
+}
+
+/* The receive side, where it is significant (not at the root of an in-place scatter). */
+static int check_recv(const char *func, const move_desc_t *m, const dfc_comm_t *c, dfc_dtype_t **rd)
+{
+    int rc;
+    if (m->recvbuf == DFC_IN_PLACE)
+        return dfc_err(DFC_ERR_BUFFER, func,
+                       "invalid argument recvbuf: DFC_IN_PLACE is not allowed here");
+    if (!m->vrecv)
+        return dfc_coll_check_buf(func, "recvbuf", m->recvbuf, m->recvcount, m->recvtype, 0, rd);
+    if ((rc = dfc_coll_check_counts(func, "recvcounts", m->recvcounts, m->rdispls, c->size)) ||
+        (rc = dfc_coll_check_counts(func, "rdispls", m->rdispls, NULL, 0)) ||
+        (rc = dfc_dtype_check(m->recvtype, func, "recvtype", rd)))
+        return rc;
+    if (!m->recvbuf) return dfc_err(DFC_ERR_BUFFER, func, "invalid argument recvbuf: NULL pointer");
+    return DFC_SUCCESS;
+}
+
 static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm)
 {
     int rc;
@@ -51,37 +84,11 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
                      gather_like ? "only allowed at the root" : "not allowed here");
         goto fn_fail;
     }
-    if (send_used && m->sendbuf != DFC_IN_PLACE) {
-        if (m->vsend) {
-            if ((rc = dfc_coll_check_counts(call.func, "sendcounts", m->sendcounts, m->sdispls, c->size)) ||
-                (rc = dfc_coll_check_counts(call.func, "sdispls", m->sdispls, NULL, 0)) ||
-                (rc = dfc_dtype_check(m->sendtype, call.func, "sendtype", &sd)))
-                goto fn_fail;
-            if (!m->sendbuf) {
-                rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument sendbuf: NULL pointer");
-                goto fn_fail;
-            }
-        } else if ((rc = dfc_coll_check_buf(call.func, "sendbuf", m->sendbuf, m->sendcount, m->sendtype,
-                                              send_in_place_ok, &sd)))
-            goto fn_fail;
-    }
-    if (recv_used && !(scatter_like && in_place)) {
-        if (m->recvbuf == DFC_IN_PLACE) {
-            rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument recvbuf: DFC_IN_PLACE is not allowed here");
-            goto fn_fail;
-        }
-        if (m->vrecv) {
-            if ((rc = dfc_coll_check_counts(call.func, "recvcounts", m->recvcounts, m->rdispls, c->size)) ||
-                (rc = dfc_coll_check_counts(call.func, "rdispls", m->rdispls, NULL, 0)) ||
-                (rc = dfc_dtype_check(m->recvtype, call.func, "recvtype", &rd)))
-                goto fn_fail;
-            if (!m->recvbuf) {
-                rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument recvbuf: NULL pointer");
-                goto fn_fail;
-            }
-        } else if ((rc = dfc_coll_check_buf(call.func, "recvbuf", m->recvbuf, m->recvcount, m->recvtype, 0, &rd)))
-            goto fn_fail;
-    }
+    if (send_used && m->sendbuf != DFC_IN_PLACE &&
+        (rc = check_send(call.func, m, c, send_in_place_ok, &sd)))
+        goto fn_fail;
+    if (recv_used && !(scatter_like && in_place) && (rc = check_recv(call.func, m, c, &rd)))
+        goto fn_fail;
     if (!rooted && m->sendbuf && m->sendbuf != DFC_IN_PLACE && m->sendbuf == m->recvbuf) {
         rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid arguments sendbuf and recvbuf: they alias (use DFC_IN_PLACE)");
         goto fn_fail;

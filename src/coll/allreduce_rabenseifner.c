@@ -18,29 +18,95 @@
  *
  * Cost (m bytes, p ranks): 2 log2(p') alpha + 2 (p'-1)/p' m beta + (p'-1)/p' m gamma, plus
  * 2 (alpha + m beta) + m gamma when p is not a power of two.
- * Chosen for allreduce of medium and large messages; usable when count >= p' (every chunk
- * holds at least one item).
+ * Chosen for allreduce of more than 16 KiB up to 512 KiB (select.c:
+ * DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX, DFC_ALLREDUCE_RABENSEIFNER_MAX); usable when
+ * count >= p' (every chunk holds at least one item).
  */
 #include "coll/dfc_coll.h"
 
 
-static int pof2_below(int n)
-{
-    int pof2 = 1;
-    while (pof2 * 2 <= n) pof2 *= 2;
-    return pof2;
-}
-
 int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a)
 {
-    return a->count >= (uint64_t)pof2_below(a->size);
+    return a->count >= (uint64_t)dfc_coll_pof2(a->size);
 }
 
-/* Items before chunk i when count items are cut into k chunks. */
-static uint64_t chunk_start(uint64_t count, int k, int i)
+/* What the two phases share: this rank's place among the p' ranks, the chunk range
+ * [lo, hi) it holds, and the ranges before each halving, which the allgather undoes. */
+typedef struct halving {
+    dfc_sched_t *s;
+    uint64_t count, elem, tmp;
+    int pof2, rem, newrank;
+    int acc_ready;        /* RECV holds this rank's partial result */
+    int lo, hi, nsteps;
+    int slo[32], shi[32]; /* the range before each halving */
+} halving_t;
+
+/* The rank that stands for new rank newrank ^ mask. */
+static int partner(const halving_t *h, int mask)
 {
-    uint64_t q = count / (uint64_t)k, r = count % (uint64_t)k;
-    return (uint64_t)i * q + ((uint64_t)i < r ? (uint64_t)i : r);
+    int newdst = h->newrank ^ mask;
+    return newdst < h->rem ? 2 * newdst + 1 : newdst + h->rem;
+}
+
+/* Reduce-scatter by recursive halving: [lo, hi) is the chunk range this rank holds. */
+static int reduce_scatter(halving_t *h)
+{
+    dfc_sched_t *s = h->s;
+    uint64_t count = h->count, elem = h->elem;
+    int pof2 = h->pof2, lo = h->lo, hi = h->hi;
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+        int newdst = h->newrank ^ mask, dst = partner(h, mask);
+        int mid = lo + (hi - lo) / 2, keep_lo, keep_hi, send_lo, send_hi;
+        h->slo[h->nsteps] = lo, h->shi[h->nsteps] = hi, h->nsteps++;
+        if (h->newrank < newdst)
+            keep_lo = lo, keep_hi = mid, send_lo = mid, send_hi = hi;
+        else
+            keep_lo = mid, keep_hi = hi, send_lo = lo, send_hi = mid;
+        uint64_t so = dfc_coll_chunk_start(count, pof2, send_lo);
+        uint64_t sn = dfc_coll_chunk_start(count, pof2, send_hi) - so;
+        uint64_t ko = dfc_coll_chunk_start(count, pof2, keep_lo);
+        uint64_t kn = dfc_coll_chunk_start(count, pof2, keep_hi) - ko;
+        int lower = newdst < h->newrank; /* the partner's data comes first */
+        if (h->acc_ready) {
+            if (sn) DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));
+            if (kn)
+                DFC_TRY(dfc_sched_recv_reduce(s, dst, DFC_BUF_RECV, ko * elem, kn, kn * elem,
+                                              h->tmp,
+                                              lower ? DFC_REDUCE_IN_FIRST : DFC_REDUCE_IN_SECOND));
+            DFC_TRY(dfc_sched_fence(s));
+        } else {
+            if (sn) DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_SEND, so * elem, sn * elem));
+            if (kn) DFC_TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ko * elem, kn * elem));
+            DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, ko * elem, DFC_BUF_RECV, ko * elem, kn,
+                                 lower ? DFC_REDUCE_IN_SECOND : DFC_REDUCE_IN_FIRST));
+            h->acc_ready = 1;
+        }
+        lo = keep_lo, hi = keep_hi;
+    }
+    h->lo = lo, h->hi = hi;
+    return DFC_SUCCESS;
+}
+
+/* Allgather by recursive doubling, undoing the halvings in reverse order. */
+static int allgather(halving_t *h)
+{
+    dfc_sched_t *s = h->s;
+    uint64_t count = h->count, elem = h->elem;
+    int pof2 = h->pof2, lo = h->lo, hi = h->hi;
+    for (int k = h->nsteps - 1; k >= 0; k--) {
+        int dst = partner(h, 1 << k);
+        /* The partner holds the other half of [slo[k], shi[k]). */
+        int plo = lo == h->slo[k] ? hi : h->slo[k], phi = lo == h->slo[k] ? h->shi[k] : lo;
+        uint64_t so = dfc_coll_chunk_start(count, pof2, lo);
+        uint64_t sn = dfc_coll_chunk_start(count, pof2, hi) - so;
+        uint64_t ro = dfc_coll_chunk_start(count, pof2, plo);
+        uint64_t rn = dfc_coll_chunk_start(count, pof2, phi) - ro;
+        if (sn) DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));
+        if (rn) DFC_TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ro * elem, rn * elem));
+        DFC_TRY(dfc_sched_fence(s));
+        lo = h->slo[k], hi = h->shi[k];
+    }
+    return DFC_SUCCESS;
 }
 
 int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t *s)
@@ -52,7 +118,7 @@ int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t 
     if (bytes == 0) return DFC_SUCCESS;
     if (n == 1) return dfc_sched_copy(s, in, 0, DFC_BUF_RECV, 0, bytes);
 
-    int pof2 = pof2_below(n), rem = n - pof2;
+    int pof2 = dfc_coll_pof2(n), rem = n - pof2;
     int acc_ready = a->in_place;
     if (rank < 2 * rem && rank % 2 == 0) {
         /* Hand the input to rank + 1, wait for the result. */
@@ -64,7 +130,7 @@ int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t 
     /* Largest receive into TMP: the whole vector (pre-step, in place) or the first half. */
     uint64_t tmp = dfc_sched_tmp(s, (rank < 2 * rem && acc_ready)
                                          ? bytes
-                                         : chunk_start(count, pof2, pof2 / 2) * elem);
+                                         : dfc_coll_chunk_start(count, pof2, pof2 / 2) * elem);
 
     int newrank;
     if (rank < 2 * rem) { /* odd: RECV = x_(rank-1) op x_rank */
@@ -83,54 +149,10 @@ int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t 
         newrank = rank - rem;
     }
 
-    /* Reduce-scatter by recursive halving: [lo, hi) is the chunk range this rank holds. */
-    int lo = 0, hi = pof2, nsteps = 0;
-    int slo[32], shi[32]; /* the range before each halving, for the allgather */
-    for (int mask = 1; mask < pof2; mask <<= 1) {
-        int newdst = newrank ^ mask;
-        int dst = newdst < rem ? 2 * newdst + 1 : newdst + rem;
-        int mid = lo + (hi - lo) / 2, keep_lo, keep_hi, send_lo, send_hi;
-        slo[nsteps] = lo, shi[nsteps] = hi, nsteps++;
-        if (newrank < newdst)
-            keep_lo = lo, keep_hi = mid, send_lo = mid, send_hi = hi;
-        else
-            keep_lo = mid, keep_hi = hi, send_lo = lo, send_hi = mid;
-        uint64_t so = chunk_start(count, pof2, send_lo);
-        uint64_t sn = chunk_start(count, pof2, send_hi) - so;
-        uint64_t ko = chunk_start(count, pof2, keep_lo);
-        uint64_t kn = chunk_start(count, pof2, keep_hi) - ko;
-        int lower = newdst < newrank; /* the partner's data comes first */
-        if (acc_ready) {
-            if (sn) DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));
-            if (kn)
-                DFC_TRY(dfc_sched_recv_reduce(s, dst, DFC_BUF_RECV, ko * elem, kn, kn * elem, tmp,
-                                          lower ? DFC_REDUCE_IN_FIRST : DFC_REDUCE_IN_SECOND));
-            DFC_TRY(dfc_sched_fence(s));
-        } else {
-            if (sn) DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_SEND, so * elem, sn * elem));
-            if (kn) DFC_TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ko * elem, kn * elem));
-            DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, ko * elem, DFC_BUF_RECV, ko * elem, kn,
-                                 lower ? DFC_REDUCE_IN_SECOND : DFC_REDUCE_IN_FIRST));
-            acc_ready = 1;
-        }
-        lo = keep_lo, hi = keep_hi;
-    }
-
-    /* Allgather by recursive doubling, undoing the halvings in reverse order. */
-    for (int k = nsteps - 1; k >= 0; k--) {
-        int mask = 1 << k;
-        int newdst = newrank ^ mask;
-        int dst = newdst < rem ? 2 * newdst + 1 : newdst + rem;
-        /* The partner holds the other half of [slo[k], shi[k]). */
-        int plo = lo == slo[k] ? hi : slo[k], phi = lo == slo[k] ? shi[k] : lo;
-        uint64_t so = chunk_start(count, pof2, lo), sn = chunk_start(count, pof2, hi) - so;
-        uint64_t ro = chunk_start(count, pof2, plo), rn = chunk_start(count, pof2, phi) - ro;
-        if (sn) DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, so * elem, sn * elem));
-        if (rn) DFC_TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ro * elem, rn * elem));
-        DFC_TRY(dfc_sched_fence(s));
-        lo = slo[k], hi = shi[k];
-    }
-
+    halving_t h = {.s = s, .count = count, .elem = elem, .tmp = tmp, .pof2 = pof2, .rem = rem,
+                   .newrank = newrank, .acc_ready = acc_ready, .lo = 0, .hi = pof2};
+    DFC_TRY(reduce_scatter(&h));
+    DFC_TRY(allgather(&h));
     if (rank < 2 * rem) DFC_TRY(dfc_sched_send(s, rank - 1, DFC_BUF_RECV, 0, bytes));
     return dfc_sched_fence(s);
 }

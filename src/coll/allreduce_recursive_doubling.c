@@ -16,8 +16,9 @@
  *
  * Cost (m bytes, p ranks): log2(p') (alpha + m beta + m gamma), plus 2 (alpha + m beta) and
  * m gamma when p is not a power of two.
- * Chosen for allreduce of small messages (latency-bound), and for non-commutative ops of any
- * size that rabenseifner cannot take.
+ * Chosen for allreduce of up to 16 KiB (DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX, select.c:
+ * latency-bound) that the shm slots do not take, and for calls of any size that the chosen
+ * algorithm cannot run (rabenseifner with count < p', ring with a non-commutative op).
  */
 #include "coll/dfc_coll.h"
 
@@ -30,8 +31,7 @@ int dfc_coll_allreduce_recursive_doubling_build(const dfc_coll_args_t *a, dfc_sc
     if (bytes == 0) return DFC_SUCCESS;
     if (n == 1) return dfc_sched_copy(s, in, 0, DFC_BUF_RECV, 0, bytes);
 
-    int pof2 = 1;
-    while (pof2 * 2 <= n) pof2 *= 2;
+    int pof2 = dfc_coll_pof2(n);
     int rem = n - pof2;
     int acc_ready = a->in_place; /* RECV holds this rank's partial result */
     uint64_t tmp = 0;

@@ -20,8 +20,9 @@
  *
  * Cost (m bytes, p ranks, g segments per chunk): (2(p-1) + g - 1) alpha
  * + 2 (p-1)/p m beta + (p-1)/p m gamma: bandwidth-optimal.
- * Chosen for allreduce of large messages with commutative ops (especially for p not a power
- * of two, where rabenseifner pays its extra pre/post steps).
+ * Chosen for allreduce of more than 512 KiB (DFC_ALLREDUCE_RABENSEIFNER_MAX, select.c) with
+ * commutative ops (especially for p not a power of two, where rabenseifner pays its extra
+ * pre/post steps).
  */
 #include "coll/dfc_coll.h"
 
@@ -39,13 +40,6 @@ static uint64_t ring_segment_bytes(void)
     return (uint64_t)seg;
 }
 
-/* Items before chunk i when count items are cut into k chunks. */
-static uint64_t chunk_start(uint64_t count, int k, int i)
-{
-    uint64_t q = count / (uint64_t)k, r = count % (uint64_t)k;
-    return (uint64_t)i * q + ((uint64_t)i < r ? (uint64_t)i : r);
-}
-
 int dfc_coll_allreduce_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
     int n = a->size, rank = a->rank;
@@ -57,7 +51,7 @@ int dfc_coll_allreduce_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 
     uint64_t seg_items = (a->gpu ? UINT64_MAX / 2 : ring_segment_bytes()) / elem;
     if (seg_items == 0) seg_items = 1;
-    uint64_t max_chunk = chunk_start(count, n, 1); /* chunk 0 is a largest one */
+    uint64_t max_chunk = dfc_coll_chunk_start(count, n, 1); /* chunk 0 is a largest one */
     int nseg = (int)((max_chunk + seg_items - 1) / seg_items);
     if (nseg == 0) nseg = 1;
     int right = (rank + 1) % n, left = (rank - 1 + n) % n;
@@ -71,8 +65,10 @@ int dfc_coll_allreduce_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
             int rs = j < n - 1, t = j - (n - 1);
             int sc = rs ? ((rank - j) % n + n) % n : ((rank + 1 - t) % n + n) % n;
             int rc = rs ? ((rank - j - 1) % n + n) % n : ((rank - t) % n + n) % n;
-            uint64_t s0 = chunk_start(count, n, sc), sl = chunk_start(count, n, sc + 1) - s0;
-            uint64_t r0 = chunk_start(count, n, rc), rl = chunk_start(count, n, rc + 1) - r0;
+            uint64_t s0 = dfc_coll_chunk_start(count, n, sc);
+            uint64_t sl = dfc_coll_chunk_start(count, n, sc + 1) - s0;
+            uint64_t r0 = dfc_coll_chunk_start(count, n, rc);
+            uint64_t rl = dfc_coll_chunk_start(count, n, rc + 1) - r0;
             uint64_t sn = sl > k0 ? DFC_MIN2(seg_items, sl - k0) : 0;
             uint64_t rn = rl > k0 ? DFC_MIN2(seg_items, rl - k0) : 0;
             if (sn) {
@@ -92,7 +88,8 @@ int dfc_coll_allreduce_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
         for (int j = jlo; j <= jhi && j < n - 1; j++) {
             uint64_t k0 = (uint64_t)(e - j) * seg_items;
             int rc = ((rank - j - 1) % n + n) % n;
-            uint64_t r0 = chunk_start(count, n, rc), rl = chunk_start(count, n, rc + 1) - r0;
+            uint64_t r0 = dfc_coll_chunk_start(count, n, rc);
+            uint64_t rl = dfc_coll_chunk_start(count, n, rc + 1) - r0;
             uint64_t rn = rl > k0 ? DFC_MIN2(seg_items, rl - k0) : 0;
             DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, (r0 + k0) * elem, DFC_BUF_RECV,
                                  (r0 + k0) * elem, rn, DFC_REDUCE_IN_SECOND));

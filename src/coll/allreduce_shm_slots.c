@@ -1,5 +1,6 @@
 /*
- * allreduce_shm_slots.c - allreduce through the shm collective slots (src/tl/shm_slots.h).
+ * allreduce_shm_slots.c - allreduce through the shm collective slots (src/tl/shm_slots.h),
+ * which the executor reaches through the comm layer (dfc_comm_slot_xchg).
  *
  * Algorithm: every rank copies its input into its own slot in the node's shared segment and
  * publishes it with a stamp; every rank then reads all the others' slots and reduces them
@@ -14,18 +15,17 @@
  * while a slot is not yet free or a contribution not yet there, so the collective can be
  * parked (preempted) like any other (DESIGN.md 2.1).
  *
- * Chosen for allreduce of 1 to 1024 bytes on DFC_COMM_WORLD when every rank is on one node
- * (shm), from blocking and nonblocking calls (not persistent ones, whose Starts may come in
- * any order across ranks while slots are taken in initiation order). DFC_SHM_SLOTS=0 turns
- * it off.
+ * Chosen before any other for allreduce of 1 to 1024 bytes (DFC_COMM_SLOT_BYTES) on
+ * DFC_COMM_WORLD when every rank is on one node (shm), from blocking and nonblocking calls
+ * (not persistent ones, whose Starts may come in any order across ranks while slots are
+ * taken in initiation order). DFC_SHM_SLOTS=0 turns it off.
  */
 #include "coll/dfc_coll.h"
-#include "tl/shm_slots.h"
 
 int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a)
 {
     uint64_t bytes = a->count * a->elem;
-    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_SLOT_DATA;
+    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_COMM_SLOT_BYTES;
 }
 
 int dfc_coll_allreduce_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
@@ -33,8 +33,7 @@ int dfc_coll_allreduce_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     uint64_t bytes = a->count * a->elem;
     s->algorithm = "shm_slots";
     if (bytes == 0) return DFC_SUCCESS;
-    int pof2 = 1;
-    while (pof2 * 2 <= a->size) pof2 *= 2;
+    int pof2 = dfc_coll_pof2(a->size);
     /* scratch: one vector per tree leaf, except with two ranks (straight into RECV) */
     uint64_t tmp = a->size > 2 ? dfc_sched_tmp(s, (uint64_t)pof2 * bytes) : 0;
     return dfc_sched_slot_allreduce(s, dfc_coll_input_buf(a), a->count, bytes, tmp);

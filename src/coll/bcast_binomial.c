@@ -5,8 +5,9 @@
  * message from v - lowbit(v), then sends it to v + m for m = lowbit(v)/2, ..., 2, 1 (for the
  * root: every power of two below n, largest first) where v + m < n. The buffer is RECV on every
  * rank (the root's too: it holds the data).
- * Cost: ceil(log2 n) * (alpha + B * beta) for B bytes. Chosen below 64 KiB and on fewer than
- * 4 ranks (select.c), and whenever B < n (scatter_allgather needs a byte per rank).
+ * Cost: ceil(log2 n) * (alpha + B * beta) for B bytes. Chosen below 64 KiB
+ * (DFC_BCAST_SCATTER_ALLGATHER_MIN) and on fewer than 4 ranks (select.c), and whenever B < n
+ * (scatter_allgather needs a byte per rank).
  */
 #include "coll/dfc_coll.h"
 

@@ -8,9 +8,9 @@
  * n - 1 ring steps; in step i, v sends chunk (v - i) mod n to v + 1 and receives chunk
  * (v - i - 1) mod n from v - 1, skipping (on both sides) chunks the receiver got in the
  * scatter, so the root's buffer is never written. The buffer is RECV on every rank.
- * Cost: (ceil(log2 n) + n - 1) * alpha + 2 (n-1)/n * B * beta. Chosen from 64 KiB on 4 or
- * more ranks (select.c), where the bandwidth term beats the binomial tree's log2(n) * B * beta;
- * usable when B >= n.
+ * Cost: (ceil(log2 n) + n - 1) * alpha + 2 (n-1)/n * B * beta. Chosen from 64 KiB
+ * (DFC_BCAST_SCATTER_ALLGATHER_MIN) on 4 or more ranks (select.c), where the bandwidth term
+ * beats the binomial tree's log2(n) * B * beta; usable when B >= n.
  */
 #include "coll/dfc_coll.h"
 

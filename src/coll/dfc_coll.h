@@ -3,7 +3,8 @@
  * (dfc_sched.h); the executor runs them; the scheduler decides which collective runs.
  *
  * Depends on the comm layer (requests, point-to-point on the communicator's collective
- * context, datatypes and ops). The api layer calls dfc_coll_start and friends.
+ * context, datatypes and ops). The api layer calls dfc_coll_run once per collective call
+ * (run.c: routing, selection, building, running); requests call dfc_coll_start.
  */
 #ifndef DFC_COLL_H
 #define DFC_COLL_H
@@ -58,6 +59,15 @@ typedef struct dfc_coll_args {
                           (host engine, not persistent): see allreduce_shm_slots.c */
 } dfc_coll_args_t;
 
+/* Host-only step kinds (dfc_sched.h leaves 0x80 and up to the host executor). Only host
+ * calls (not a->gpu) get them, so the GPU daemon's kernel never sees one. */
+enum dfc_host_step_kind {
+    DFC_STEP_SLOT_ALLREDUCE = DFC_STEP_HOST_ONLY /* allreduce `count` items (`bytes`) of
+                               (src_buf, 0) into (dst_buf, 0) through the collective slots
+                               (dfc_comm_slot_xchg), scratch at tmp_off; a preemption point
+                               of its own */
+};
+
 /* Generators stop at the first builder call that fails, returning its code. */
 #define DFC_TRY(x)                                                                            \
     do {                                                                                      \
@@ -88,6 +98,22 @@ uint64_t dfc_sched_tmp(dfc_sched_t *s, uint64_t bytes);
 static inline int dfc_coll_input_buf(const dfc_coll_args_t *a)
 {
     return a->in_place ? DFC_BUF_RECV : DFC_BUF_SEND;
+}
+
+/* The largest power of two <= n (n >= 1): the ranks that recursive doubling and its
+ * relatives pair up, the others folding into them first. */
+static inline int dfc_coll_pof2(int n)
+{
+    int pof2 = 1;
+    while (pof2 * 2 <= n) pof2 *= 2;
+    return pof2;
+}
+/* Items before chunk i when count items are cut into k chunks, the first count % k of them
+ * one item larger (chunk_start(count, k, k) = count). */
+static inline uint64_t dfc_coll_chunk_start(uint64_t count, int k, int i)
+{
+    uint64_t q = count / (uint64_t)k, r = count % (uint64_t)k;
+    return (uint64_t)i * q + ((uint64_t)i < r ? (uint64_t)i : r);
 }
 
 /* ---- Algorithms ----------------------------------------------------------------------------
@@ -158,9 +184,8 @@ struct dfc_coll {
     int pc;                  /* next step */
     int fence_start;         /* first step after the last fence */
     dfc_req_t *xfer;         /* one request per step (transfers use theirs) */
-    struct dfc_shm_slots *slots; /* SLOT_ALLREDUCE: the slots, this instance's stamp, and */
-    uint64_t slot_stamp;         /* whether its contribution is written (dynamic context) */
-    int slot_written;
+    uint64_t slot_stamp;     /* SLOT_ALLREDUCE: this instance's stamp, and whether its */
+    int slot_written;        /* contribution is written (dynamic context) */
     /* scheduling */
     dfc_list_t link;         /* run queue */
     long budget;             /* spin budget when at the head (adaptive) */
@@ -174,6 +199,25 @@ struct dfc_coll {
     int8_t gpu_peer[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index */
 };
 
+/* ---- The pipeline of every collective call (run.c) ------------------------------------- */
+typedef enum { DFC_MODE_BLOCKING, DFC_MODE_NONBLOCKING, DFC_MODE_PERSISTENT } dfc_coll_mode_t;
+
+/* The per-call context of an entry point. */
+typedef struct dfc_coll_call {
+    const char *func;      /* the entry point, for messages */
+    dfc_coll_mode_t mode;
+    DFC_Info info;         /* persistent: hints (dfc_priority) */
+    DFC_Request *request;  /* nonblocking and persistent: where the handle goes */
+} dfc_coll_call_t;
+
+/* Runs the collective described by `a` (kind, root and sizes filled in by the caller, whose
+ * arguments are already checked): routes it (host engine, GPU daemon, or host shadows of
+ * device buffers), selects the algorithm and builds its schedule (or takes a cached
+ * instance), then by mode runs it to completion, starts it and returns its request, or
+ * returns an inactive persistent request. Fills a's rank, size, gpu and slots. */
+int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
+                 const void *sendbuf, void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
+
 int dfc_coll_layer_init(void);
 void dfc_coll_layer_finalize(void);
 /* Creates an instance for comm with a built schedule and bound buffers; takes ownership of
@@ -186,6 +230,9 @@ int dfc_coll_start(dfc_coll_t *coll);
 /* Runs steps until the collective completes (1), or must wait for a peer (0), or fails
  * (error code < 0 is never returned: failures complete the request with an error). */
 int dfc_coll_exec(dfc_coll_t *coll);
+/* At each start of an instance whose schedule has a slot step (sched.uses_slots), in
+ * initiation order: takes the instance's place among the slots' exchanges. */
+int dfc_coll_slot_begin(dfc_coll_t *coll);
 void dfc_coll_free(dfc_coll_t *coll);
 /* The per-communicator cache of one idle blocking instance (scheduler.c). cacheable: the
  * call's arguments are all scalars (no count arrays), so they key an instance. take: the
@@ -205,6 +252,8 @@ int dfc_coll_gpu_prepare(dfc_coll_t *c);
 int dfc_coll_gpu_start(dfc_coll_t *c);
 int dfc_coll_gpu_pass(void);          /* submissions, completions, kernel relaunch */
 void dfc_coll_gpu_report(FILE *f);    /* hang-report lines for collectives in the daemon */
+/* This rank's GPU daemon device (-1: none) and its kernel launches so far. */
+void dfc_coll_gpu_info(int *device, uint64_t *launches);
 /* Total preemptions in this process, for benchmarks and tests. */
 uint64_t dfc_coll_preemptions(void);
 /* Prints one hang-report line per collective in the run queue (registered with

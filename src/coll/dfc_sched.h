@@ -1,6 +1,7 @@
 /*
  * dfc_sched.h - the schedule format: one description of a collective for this rank, run by
- * both executors (the host engine in src/coll/exec.c and, later, the GPU daemon kernel).
+ * both executors (the host engine in src/coll/exec.c and the GPU daemon's kernel,
+ * src/gpu/daemon_kernel.cu).
  *
  * Plain C, fixed-width fields, no pointers: a schedule can be copied to device memory as
  * is. Buffers are named (SEND, RECV, TMP) and addressed by byte offsets; the executor binds
@@ -30,11 +31,11 @@ enum dfc_step_kind {
                              next fence reduce them into (dst_buf, dst_off) */
     DFC_STEP_COPY,        /* copy bytes from (src_buf, src_off) to (dst_buf, dst_off) */
     DFC_STEP_REDUCE,      /* reduce `count` items at (src_buf, src_off) into (dst_buf, dst_off) */
-    DFC_STEP_FENCE,       /* wait for the transfers posted since the last fence */
-    DFC_STEP_SLOT_ALLREDUCE /* host only: allreduce `count` items of (src_buf, 0) into
-                               (dst_buf, 0) through the shm collective slots (shm_slots.h),
-                               scratch at tmp_off; a preemption point of its own */
+    DFC_STEP_FENCE        /* wait for the transfers posted since the last fence */
 };
+/* Kinds with the high bit set (0x80 and up) are the host executor's own (coll/dfc_coll.h);
+ * no schedule the GPU daemon gets has them. */
+#define DFC_STEP_HOST_ONLY 0x80
 
 enum dfc_buf_name { DFC_BUF_NONE = 0, DFC_BUF_SEND, DFC_BUF_RECV, DFC_BUF_TMP, DFC_BUF_COUNT };
 
@@ -60,7 +61,7 @@ typedef struct dfc_sched {
     uint64_t tmp_bytes; /* scratch the schedule needs (TMP buffer size) */
     int32_t ntransfers; /* SEND/RECV/RECV_REDUCE steps, for sizing request arrays */
     const char *algorithm; /* name of the generator, for logs and tests */
-    int32_t uses_slots; /* has a SLOT_ALLREDUCE step (host executor only) */
+    int32_t uses_slots; /* has a host-only slot step (host bookkeeping, as `algorithm` is) */
 } dfc_sched_t;
 
 #endif /* DFC_SCHED_H */

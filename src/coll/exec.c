@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "coll/dfc_coll.h"
-#include "tl/shm_slots.h"
 
 static inline char *buf_at(dfc_coll_t *c, int name, uint64_t off) { return (char *)c->bufs[name] + off; }
 
@@ -67,8 +66,7 @@ static void slot_reduce(dfc_coll_t *c, const void *const *in, int n, void *out, 
         dfc_op_reduce(op, dt, in[0], out, count);
         return;
     }
-    int pof2 = 1;
-    while (pof2 * 2 <= n) pof2 *= 2;
+    int pof2 = dfc_coll_pof2(n);
     int rem = n - pof2;
     const void *v[pof2];
     for (int j = 0; j < pof2; j++) {
@@ -96,56 +94,49 @@ static void slot_reduce(dfc_coll_t *c, const void *const *in, int n, void *out, 
     }
 }
 
-/* Not ready: a member that failed fails the collective instead (its slot will never fill). */
-static int slot_wait(dfc_coll_t *c, int *err)
+/* The reduce callback of the slot exchange: the step's reduction into RECV. */
+typedef struct slot_step {
+    dfc_coll_t *c;
+    const dfc_step_t *st;
+} slot_step_t;
+
+static void slot_step_reduce(void *ctx, const void *const *in, int n)
 {
-    int f = dfc_fault_check(c->comm, 1, -1);
-    if (!f) return 0;
-    *err = f;
-    c->slots->inflight--;
-    return 1;
+    slot_step_t *k = ctx;
+    dfc_coll_t *c = k->c;
+    const dfc_step_t *st = k->st;
+    slot_reduce(c, in, n, buf_at(c, st->dst_buf, 0), st->count, st->bytes,
+                buf_at(c, DFC_BUF_TMP, st->tmp_off));
 }
 
-/* The SLOT_ALLREDUCE step (protocol in shm_slots.h). Returns 1 when done (or failed, with
- * *err set), 0 when it must wait; the dynamic context is slot_written. */
+int dfc_coll_slot_begin(dfc_coll_t *c)
+{
+    c->slot_written = 0;
+    if (!dfc_comm_slots(c->comm))
+        return DFC_ERR(DFC_ERR_INTERN, "a slot schedule on a communicator without slots");
+    dfc_tl_slot_xchg_t x = {.phase = DFC_TL_SLOT_BEGIN};
+    int rc = dfc_comm_slot_xchg(c->comm, &x);
+    c->slot_stamp = x.stamp;
+    return rc;
+}
+
+/* The SLOT_ALLREDUCE step: the transport's slot exchange (protocol in src/tl/shm_slots.h)
+ * through the comm layer, reducing here. Returns 1 when done (or failed, with *err set), 0
+ * when it must wait; the dynamic context is slot_written. While it waits, a member that
+ * failed fails the collective instead (its contribution will never come). */
 static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
 {
-    dfc_shm_slots_t *S = c->slots;
-    dfc_comm_t *comm = c->comm;
-    int n = comm->size, me = comm->rank;
-    uint64_t k = c->slot_stamp;
-    unsigned b = (unsigned)(k % DFC_SLOT_NBUF);
-    dfc_slot_rank_t *mine = &S->ranks[S->me];
-    if (!c->slot_written) {
-        /* Buffer b is free when every member, this rank included (it reads its own
-         * contribution from there too), has finished the collective k - NBUF. */
-        if (k > DFC_SLOT_NBUF &&
-            atomic_load_explicit(&mine->ctrl.done, memory_order_relaxed) + DFC_SLOT_NBUF < k)
-            return slot_wait(c, err);
-        if (k > DFC_SLOT_NBUF)
-            for (int r = 0; r < n; r++) {
-                if (r == me) continue;
-                int l = S->lrank_of_world[comm->world[r]];
-                if (S->done_cache[l] + DFC_SLOT_NBUF >= k) continue;
-                S->done_cache[l] = atomic_load_explicit(&S->ranks[l].ctrl.done, memory_order_acquire);
-                if (S->done_cache[l] + DFC_SLOT_NBUF < k) return slot_wait(c, err);
-            }
-        memcpy(mine->buf[b].data, buf_at(c, st->src_buf, 0), st->bytes);
-        atomic_store_explicit(&mine->buf[b].stamp, k, memory_order_release);
-        c->slot_written = 1;
-    }
-    /* In order: the slot collectives before this one have finished reading here. */
-    if (atomic_load_explicit(&mine->ctrl.done, memory_order_relaxed) != k - 1) return slot_wait(c, err);
-    const void *in[n];
-    for (int r = 0; r < n; r++) {
-        int l = S->lrank_of_world[comm->world[r]];
-        dfc_slot_buf_t *sb = &S->ranks[l].buf[b];
-        if (r != me && atomic_load_explicit(&sb->stamp, memory_order_acquire) != k) return slot_wait(c, err);
-        in[r] = sb->data;
-    }
-    slot_reduce(c, in, n, buf_at(c, st->dst_buf, 0), st->count, st->bytes, buf_at(c, DFC_BUF_TMP, st->tmp_off));
-    atomic_store_explicit(&mine->ctrl.done, k, memory_order_release);
-    S->inflight--;
+    slot_step_t k = {c, st};
+    dfc_tl_slot_xchg_t x = {.src = buf_at(c, st->src_buf, 0), .bytes = st->bytes,
+                            .reduce = slot_step_reduce, .ctx = &k, .stamp = c->slot_stamp,
+                            .phase = c->slot_written ? DFC_TL_SLOT_READ : DFC_TL_SLOT_WRITE};
+    int rc = dfc_comm_slot_xchg(c->comm, &x);
+    c->slot_written = x.phase != DFC_TL_SLOT_WRITE;
+    if (rc == DFC_SUCCESS) return 1;
+    if (rc == DFC_TL_AGAIN && !(rc = dfc_fault_check(c->comm, 1, -1))) return 0;
+    *err = rc;
+    x.phase = DFC_TL_SLOT_CANCEL;
+    dfc_comm_slot_xchg(c->comm, &x);
     return 1;
 }
 

@@ -139,3 +139,9 @@ void dfc_coll_gpu_report(FILE *f)
                 (unsigned long long)dfc_gpu_preemptions());
     }
 }
+
+void dfc_coll_gpu_info(int *device, uint64_t *launches)
+{
+    *device = dfc_gpu_daemon_device();
+    *launches = dfc_gpu_launches();
+}

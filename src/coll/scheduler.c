@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "coll/dfc_coll.h"
-#include "tl/shm_slots.h"
 
 static dfc_list_t run_queue;
 static uint64_t total_preemptions;
@@ -109,13 +108,7 @@ int dfc_coll_start(dfc_coll_t *c)
     } else {
         c->tag = (int)(c->comm->coll_seq++ & 0x3fffffffu);
     }
-    if (c->sched.uses_slots) {
-        c->slots = dfc_comm_slots(c->comm);
-        if (!c->slots) return DFC_ERR(DFC_ERR_INTERN, "a slot schedule on a communicator without slots");
-        c->slot_stamp = ++c->slots->seq;
-        c->slot_written = 0;
-        c->slots->inflight++;
-    }
+    if (c->sched.uses_slots && (rc = dfc_coll_slot_begin(c))) return rc;
     c->pc = 0;
     c->fence_start = 0;
     c->budget = budget_initial;

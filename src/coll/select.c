@@ -3,7 +3,8 @@
  *
  * DFC_<KIND>_ALGORITHM (e.g. DFC_ALLREDUCE_ALGORITHM=ring) forces an algorithm when it is
  * usable for the call; otherwise the rules below pick by message size and rank count,
- * after MPICH's defaults.
+ * after MPICH's defaults. The size thresholds are parameters (dfc_env(7)), read once; like
+ * the forced algorithm, they must be the same on every process.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -12,6 +13,36 @@
 #include "coll/dfc_coll.h"
 
 static int is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/* The size thresholds of the rules in dfc_coll_select, in bytes (defaults from MPICH's). */
+static struct {
+    int read;
+    uint64_t bcast_sag_min;   /* bcast: scatter_allgather from this size (4+ ranks) */
+    uint64_t allreduce_rd_max; /* allreduce: recursive doubling up to this size, */
+    uint64_t allreduce_rab_max; /* then rabenseifner up to this one, then ring */
+    uint64_t allgather_short_max; /* allgather: recursive doubling or bruck up to this
+                                     gathered size, then ring */
+} thr;
+
+static uint64_t threshold(const char *name, long dflt, const char *desc)
+{
+    long v = dfc_env_long(name, dflt, desc);
+    return v < 0 ? 0 : (uint64_t)v;
+}
+
+static void read_thresholds(void)
+{
+    thr.bcast_sag_min = threshold("DFC_BCAST_SCATTER_ALLGATHER_MIN", 65536,
+        "bytes from which bcast on 4 or more processes uses scatter_allgather (below: binomial)");
+    thr.allreduce_rd_max = threshold("DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 16384,
+        "largest allreduce in bytes that uses recursive_doubling");
+    thr.allreduce_rab_max = threshold("DFC_ALLREDUCE_RABENSEIFNER_MAX", 512 << 10,
+        "largest allreduce in bytes that uses rabenseifner (above: ring)");
+    thr.allgather_short_max = threshold("DFC_ALLGATHER_SHORT_MAX", 65536,
+        "largest gathered size in bytes for which allgather uses recursive_doubling or bruck "
+        "(above: ring)");
+    thr.read = 1;
+}
 
 
 const dfc_coll_algo_t dfc_coll_algos[] = {
@@ -84,20 +115,21 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     const char *forced = forced_name(a->kind);
     const dfc_coll_algo_t *al = forced ? find(a->kind, forced, a) : NULL;
     if (al) return al;
+    if (DFC_UNLIKELY(!thr.read)) read_thresholds();
     uint64_t bytes = a->count * a->elem;
     const char *name = NULL;
     switch (a->kind) {
     case DFC_COLL_BCAST:
-        name = bytes < 65536 || a->size < 4 ? "binomial" : "scatter_allgather";
+        name = bytes < thr.bcast_sag_min || a->size < 4 ? "binomial" : "scatter_allgather";
         break;
     case DFC_COLL_ALLREDUCE:
         if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
-        else if (bytes <= 16384) name = "recursive_doubling";
-        else if (bytes <= (512u << 10)) name = "rabenseifner";
+        else if (bytes <= thr.allreduce_rd_max) name = "recursive_doubling";
+        else if (bytes <= thr.allreduce_rab_max) name = "rabenseifner";
         else name = "ring";
         break;
     case DFC_COLL_ALLGATHER:
-        if ((uint64_t)a->size * a->rbytes > 65536) name = "ring";
+        if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max) name = "ring";
         else name = is_pow2(a->size) ? "recursive_doubling" : "bruck";
         break;
     default:
@@ -110,14 +142,15 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     return NULL;
 }
 
-/* For dfc_env_register_all (dfc_info): reads every DFC_<KIND>_ALGORITHM, and builds each
- * algorithm's schedule once for a small two-rank call, so that the parameters a generator
- * reads on first use (DFC_COLL_RING_SEGMENT) are registered without a multi-process job.
- * Building only fills memory; nothing is sent. */
+/* For dfc_env_register_all (dfc_info): reads every DFC_<KIND>_ALGORITHM and threshold, and
+ * builds each algorithm's schedule once for a small two-rank call, so that the parameters a
+ * generator reads on first use (DFC_COLL_RING_SEGMENT) are registered without a
+ * multi-process job. Building only fills memory; nothing is sent. */
 void dfc_coll_register_params(void)
 {
     static const int counts[2] = {2, 2}, displs[2] = {0, 2};
     for (int k = 0; k < DFC_COLL_KIND_COUNT; k++) forced_name((dfc_coll_kind_t)k);
+    read_thresholds();
     for (int i = 0; i < dfc_coll_nalgos; i++) {
         const dfc_coll_algo_t *al = &dfc_coll_algos[i];
         dfc_coll_args_t a = {.kind = al->kind, .rank = 0, .size = 2, .root = 0, .commutative = 1,

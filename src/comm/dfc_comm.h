@@ -206,7 +206,7 @@ typedef struct dfc_comm {
 
 extern dfc_htable_t dfc_comm_table;
 /* The shm transport's collective slots (src/tl/shm_slots.h) for DFC_COMM_WORLD when every
- * world rank is on this node, else NULL. Stamps there are never reset, so only a
+ * world rank is on this node, else NULL; used through dfc_comm_slot_xchg. Stamps there are never reset, so only a
  * communicator as long-lived as the segment may use them. */
 extern struct dfc_shm_slots *dfc_world_slots;
 static inline struct dfc_shm_slots *dfc_comm_slots(const dfc_comm_t *c)
@@ -326,8 +326,9 @@ struct dfc_req {
     DFC_Request_callback *cb;
     void *cb_arg;
 
-    /* Device buffers staged through host shadows (until the GPU daemon exists): copied in
-     * when the operation starts, out when it completes. */
+    /* Device buffers staged through host shadows (point-to-point, and collectives the GPU
+     * daemon cannot run: src/coll/run.c): copied in when the operation starts, out when it
+     * completes. */
     struct dfc_stage *stages;
     int nstages;
 };
@@ -375,6 +376,18 @@ int dfc_p2p_cancel_recv(dfc_req_t *req);
 /* ---- Transports and the protocol engine (init.c, p2p.c) ------------------------------ */
 #include "tl/dfc_tl.h"
 extern dfc_tl_t **dfc_route; /* the transport that reaches each world rank */
+/* One call of the collective slots' exchange (dfc_tl_ops_t.slot_xchg) among c's members,
+ * for the coll layer's executor: c must have slots (dfc_comm_slots), so every other member
+ * is reached through the transport that owns them. Fills in x's members, n and me. */
+#define DFC_COMM_SLOT_BYTES DFC_TL_SLOT_BYTES /* the most one member contributes */
+static inline int dfc_comm_slot_xchg(const dfc_comm_t *c, dfc_tl_slot_xchg_t *x)
+{
+    dfc_tl_t *tl = dfc_route[c->world[c->rank == 0]];
+    x->members = c->world;
+    x->n = c->size;
+    x->me = c->rank;
+    return tl->ops->slot_xchg(tl, x);
+}
 int dfc_p2p_init(void);
 void dfc_p2p_finalize(void);
 void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload); /* the tl callback */

@@ -49,6 +49,35 @@ typedef struct dfc_pkt {
 #define DFC_TL_AGAIN 1000 /* no room now: retry after progress; nothing was taken */
 
 struct dfc_tl;
+
+/* ---- Collective slots: a small exchange among processes of one node --------------------
+ * Every member contributes up to DFC_TL_SLOT_BYTES bytes into shared memory and reads every
+ * member's contribution in place, without packets (shm: shm_slots.h). Exchanges on the
+ * slots are numbered in the order the members begin them, which must be the same on every
+ * member (the initiation order of collectives on one communicator). One exchange is driven
+ * by repeated calls of slot_xchg, each advancing `phase` as far as it can: */
+#define DFC_TL_SLOT_BYTES 1024
+enum dfc_tl_slot_phase {
+    DFC_TL_SLOT_BEGIN = 0, /* takes the exchange's number (stamp): call in initiation order */
+    DFC_TL_SLOT_WRITE,     /* copies the contribution in and publishes it once the slot is free */
+    DFC_TL_SLOT_READ,      /* waits for every member's contribution, hands them to reduce,
+                              then publishes that this member has finished reading */
+    DFC_TL_SLOT_DONE,      /* finished */
+    DFC_TL_SLOT_CANCEL     /* the caller gives up (a member failed): the exchange ends here */
+};
+typedef struct dfc_tl_slot_xchg {
+    const int *members;   /* world ranks of the members, all on this node, in one order */
+    int n, me;            /* number of members; the caller's index among them */
+    const void *src;      /* the caller's contribution: `bytes` <= DFC_TL_SLOT_BYTES, the same */
+    uint64_t bytes;       /*   size on every member */
+    /* Called once per exchange, from slot_xchg, when every contribution is there: in[i] is
+     * member i's (the caller's own included), readable only during the call. */
+    void (*reduce)(void *ctx, const void *const *in, int n);
+    void *ctx;
+    uint64_t stamp;       /* set by BEGIN; the caller keeps it and `phase` between calls */
+    int phase;            /* enum dfc_tl_slot_phase */
+} dfc_tl_slot_xchg_t;
+
 /* Called by progress for every packet that arrives. `payload` is valid only during the
  * call (the transport reuses its memory afterwards). The callback may call send on any
  * transport (the comm layer answers an RTS with a CTS from inside it), so a transport's
@@ -104,6 +133,21 @@ typedef struct dfc_tl_ops {
      * it returns 0, so that a completed eager send is never lost. Never blocks. */
     int (*pending)(struct dfc_tl *tl);
 
+    /* Optional (NULL if absent; shm has it, usable while dfc_tl_shm_slots returns
+     * non-NULL): advances one slot exchange from x->phase as far as it can. Never blocks.
+     * Returns DFC_SUCCESS when the phase asked for is done (BEGIN: x->stamp is set and phase
+     * is WRITE; WRITE or READ: phase is DONE and reduce has run; CANCEL: phase is DONE),
+     * DFC_TL_AGAIN when it must wait for another member (phase says how far it got: call
+     * again later, with the same x), or an error code with its message recorded (slots off,
+     * an unknown phase), in which case nothing was taken or changed. Buffers: src is only
+     * read, during the call that moves phase past WRITE, and stays the caller's; the
+     * contributions handed to reduce stay the transport's. The transport does not watch
+     * for failed members: a caller that got DFC_TL_AGAIN checks for them itself and, when
+     * one failed, ends its exchange with CANCEL (the others' exchanges then wait in vain:
+     * once a member failed, the slots serve no later exchange). Called under the comm
+     * layer's lock, like send. */
+    int (*slot_xchg)(struct dfc_tl *tl, dfc_tl_slot_xchg_t *x);
+
     /* Releases everything init created. Not collective; safe after a failed init. */
     void (*fini)(struct dfc_tl *tl);
 } dfc_tl_ops_t;
@@ -123,7 +167,8 @@ extern const dfc_tl_ops_t dfc_tl_tcp_ops;
  * for dfc_env_register_all: a singleton initializes neither. */
 void dfc_tl_shm_register_params(void);
 /* The collective slots of the shm segment (shm_slots.h), or NULL when shm is not in use,
- * DFC_SHM_SLOTS=0, or not every world rank is on this node. */
+ * DFC_SHM_SLOTS=0, or not every world rank is on this node. Non-NULL: tl's slot_xchg may
+ * run exchanges among all world ranks. */
 struct dfc_shm_slots;
 struct dfc_shm_slots *dfc_tl_shm_slots(struct dfc_tl *tl, int world_size);
 void dfc_tl_tcp_register_params(void);

@@ -353,6 +353,80 @@ struct dfc_shm_slots *dfc_tl_shm_slots(dfc_tl_t *tl, int world_size)
     return &s->slots;
 }
 
+/* The slot exchange's WRITE (protocol in shm_slots.h): buffer b is free when every member,
+ * this rank included (it reads its own contribution from there too), has finished the
+ * exchange k - NBUF. */
+static int slot_write(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
+{
+    uint64_t k = x->stamp;
+    dfc_slot_rank_t *mine = &S->ranks[S->me];
+    if (k > DFC_SLOT_NBUF) {
+        if (atomic_load_explicit(&mine->ctrl.done, memory_order_relaxed) + DFC_SLOT_NBUF < k)
+            return DFC_TL_AGAIN;
+        for (int r = 0; r < x->n; r++) {
+            if (r == x->me) continue;
+            int l = S->lrank_of_world[x->members[r]];
+            if (S->done_cache[l] + DFC_SLOT_NBUF >= k) continue;
+            S->done_cache[l] = atomic_load_explicit(&S->ranks[l].ctrl.done, memory_order_acquire);
+            if (S->done_cache[l] + DFC_SLOT_NBUF < k) return DFC_TL_AGAIN;
+        }
+    }
+    dfc_slot_buf_t *sb = &mine->buf[k % DFC_SLOT_NBUF];
+    memcpy(sb->data, x->src, x->bytes);
+    atomic_store_explicit(&sb->stamp, k, memory_order_release);
+    x->phase = DFC_TL_SLOT_READ;
+    return DFC_SUCCESS;
+}
+
+/* The slot exchange's READ: in order (the exchanges before this one have finished reading
+ * here), every other member's contribution carries stamp k. */
+static int slot_read(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
+{
+    uint64_t k = x->stamp;
+    unsigned b = (unsigned)(k % DFC_SLOT_NBUF);
+    dfc_slot_rank_t *mine = &S->ranks[S->me];
+    if (atomic_load_explicit(&mine->ctrl.done, memory_order_relaxed) != k - 1) return DFC_TL_AGAIN;
+    const void *in[x->n];
+    for (int r = 0; r < x->n; r++) {
+        dfc_slot_buf_t *sb = &S->ranks[S->lrank_of_world[x->members[r]]].buf[b];
+        if (r != x->me && atomic_load_explicit(&sb->stamp, memory_order_acquire) != k)
+            return DFC_TL_AGAIN;
+        in[r] = sb->data;
+    }
+    x->reduce(x->ctx, in, x->n);
+    atomic_store_explicit(&mine->ctrl.done, k, memory_order_release);
+    S->inflight--;
+    x->phase = DFC_TL_SLOT_DONE;
+    return DFC_SUCCESS;
+}
+
+/* dfc_tl_ops_t.slot_xchg. An exchange counts in `inflight` from BEGIN to DONE, so that
+ * shm_wait yields instead of sleeping meanwhile (stamps ring no doorbell). */
+static int shm_slot_xchg(dfc_tl_t *tl, dfc_tl_slot_xchg_t *x)
+{
+    shm_t *s = tl->priv;
+    dfc_shm_slots_t *S = &s->slots;
+    int rc;
+    switch (x->phase) {
+    case DFC_TL_SLOT_BEGIN:
+        if (!s->slots_on || !S->ranks)
+            return DFC_ERR(DFC_ERR_INTERN, "the shm collective slots are off");
+        x->stamp = ++S->seq;
+        S->inflight++;
+        x->phase = DFC_TL_SLOT_WRITE;
+        return DFC_SUCCESS;
+    case DFC_TL_SLOT_WRITE:
+        if ((rc = slot_write(S, x))) return rc;
+        return slot_read(S, x);
+    case DFC_TL_SLOT_READ: return slot_read(S, x);
+    case DFC_TL_SLOT_CANCEL:
+        S->inflight--;
+        x->phase = DFC_TL_SLOT_DONE;
+        return DFC_SUCCESS;
+    default: return DFC_ERR(DFC_ERR_INTERN, "slot exchange in phase %d", x->phase);
+    }
+}
+
 
 static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
 {
@@ -666,6 +740,7 @@ const dfc_tl_ops_t dfc_tl_shm_ops = {
     .init = shm_init,
     .send = shm_send,
     .rget = shm_rget,
+    .slot_xchg = shm_slot_xchg,
     .progress = shm_progress,
     .wait = shm_wait,
     .fini = shm_fini,

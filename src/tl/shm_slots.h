@@ -16,8 +16,10 @@
  *   read:  wait until every other member's buffer b carries stamp k (acquire), and until
  *          this rank's own `done` is k - 1 (completion in order); reduce; release-store
  *          done = k.
- * Each wait is a "not ready" of the executor (src/coll/exec.c), which may then park the
- * collective and run another: the slots add no blocking wait. Writers ring no doorbell
+ * The protocol runs in the transport's slot_xchg (dfc_tl.h), which never blocks: each wait
+ * is a DFC_TL_AGAIN, which the executor (src/coll/exec.c, through dfc_comm_slot_xchg)
+ * turns into "not ready", so it may park the collective and run another: the slots add no
+ * blocking wait. Writers ring no doorbell
  * (that would cost a full fence per collective); instead a process with a slot collective
  * in flight (`inflight`) never sleeps in the shm transport's wait: it yields the CPU.
  * Stamps are never reset, so slots serve only communicators that live as long as the
@@ -29,8 +31,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "tl/dfc_tl.h"
+
 #define DFC_SLOT_NBUF 4
-#define DFC_SLOT_DATA 1024
+#define DFC_SLOT_DATA DFC_TL_SLOT_BYTES
 
 typedef struct dfc_slot_ctrl {
     _Alignas(64) _Atomic uint64_t done; /* last slot collective this rank finished reading */
@@ -47,7 +51,7 @@ typedef struct dfc_slot_rank {
     dfc_slot_buf_t buf[DFC_SLOT_NBUF];
 } dfc_slot_rank_t;
 
-/* This process's view of the slots (owned by the shm transport). */
+/* This process's view of the slots (the shm transport's own state). */
 typedef struct dfc_shm_slots {
     dfc_slot_rank_t *ranks; /* by local rank */
     int me;                 /* my local rank */

@@ -12,7 +12,7 @@
  *   -tp T -dp D -pp P        megatron: tensor, data, pipeline groups (N = T*D*P)
  *   -order chaos|random|same|disorder:P   start orders (default chaos: dfc_chaos's)
  *   -iters I -seeds S -seed X  iterations; seeds X .. X+S-1 (default 5, 1, 1)
- *   -no-preempt              the head never gives up (spin budget without end)
+ *   -no-preempt              issue order: the head never gives up, never moves aside
  *   -move-to-head 0|1 -budget INIT,MIN,MAX   the policy (default 1; 64,4,4096)
  *   -intra L,o,G,EAGER -inter L,o,G,EAGER -jitter J   the network (ns, ns, ns/byte, bytes)
  *   -cpu POLL,EXEC,PASS,START,GAMMA          executor costs (ns, ns/byte)
@@ -145,7 +145,10 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
         double x[8];
         int n;
 #define TAKE() (i++, v) /* v is not NULL here */
-        if (!strcmp(a, "-no-preempt")) cfg->policy.budget_init = cfg->policy.budget_max = DFC_POLICY_BUDGET_NEVER;
+        if (!strcmp(a, "-no-preempt")) { /* issue order, as NCCL: no budget end, no promotion */
+            cfg->policy.budget_init = cfg->policy.budget_max = DFC_POLICY_BUDGET_NEVER;
+            cfg->policy.move_to_head = 0;
+        }
         else if (!strcmp(a, "-no-consistent")) o->consistent = 0;
         else if (!strcmp(a, "-csv")) o->csv = 1;
         else if (!strcmp(a, "-q")) o->quiet = 1;

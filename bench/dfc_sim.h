@@ -134,7 +134,7 @@ typedef struct sim_config {
     int verbose;
 } sim_config_t;
 
-#define SIM_HIST 66 /* preemptions per collective instance: 0 .. 64, and more */
+#define SIM_HIST 4097 /* preemptions per collective instance: 0 .. 4095, and more */
 
 typedef struct sim_result {
     int deadlock;

@@ -709,7 +709,7 @@ static int32_t waits_for(sim_t *S, int32_t r, int32_t *ci_out, int32_t *step_out
 static void name_cycle(sim_t *S)
 {
     sim_result_t *res = S->res;
-    int32_t *seen = calloc((size_t)S->n, sizeof *seen);
+    int32_t *seen = calloc((size_t)(uint32_t)S->n, sizeof *seen);
     int32_t start = -1, r, ci = 0, step = 0;
     for (r = 0; r < S->n && start < 0; r++)
         if (S->ranks[r].phase != PH_DONE) start = r;
@@ -815,6 +815,18 @@ int sim_run(const sim_config_t *cfg, sim_result_t *res)
     }
     if (!rc && res->ranks_done < S.n) {
         res->deadlock = 1;
+        if (getenv("DFC_SIM_DUMP"))
+            for (int32_t r = 0; r < S.n; r++) {
+                srank_t *R = &S.ranks[r];
+                fprintf(stderr, "rank %d phase %d iter %d t %.0f nq %d:", r, R->phase, R->iter, R->t, R->nq);
+                for (int p = 0; p < R->nq; p++) {
+                    scoll_t *c = COLL(&S, r, QUEUE(&S, r)[p]);
+                    fprintf(stderr, " %s pc %d/%d fs %d [", cfg->cdefs[QUEUE(&S, r)[p]].name, c->pc, c->nsteps, c->fence_start);
+                    for (int i = c->fence_start; i < c->pc; i++) fprintf(stderr, " %d:%d>%d:%g", i, c->steps[i].kind, c->steps[i].peer, c->xt[i - c->fence_start]);
+                    fprintf(stderr, "]");
+                }
+                fprintf(stderr, "\n");
+            }
         name_cycle(&S);
     }
     if (rc) fprintf(stderr, "dfc_sim: out of memory (or a workload too large)\n");

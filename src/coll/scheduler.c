@@ -79,11 +79,12 @@ static int scheduler_pass(void)
 {
     int events = dfc_coll_gpu_pass();
     dfc_list_t *e, *t;
-    int pos = 0, head_prio = 0;
+    int head = 1, pos = 0, head_prio = 0; /* pos: the position in the queue as it is now */
     DFC_LIST_FOREACH_SAFE(e, t, &run_queue) {
         dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
         int start_pc = c->pc, done;
-        if (pos == 0) {
+        if (head) {
+            head = 0;
             head_prio = c->priority;
             done = run_head(c, &events);
             /* finishing may have completed others' transfers; t is still valid since only
@@ -95,7 +96,9 @@ static int scheduler_pass(void)
         if (done) {
             finish(c);
             events++;
-        } else if (dfc_policy_promote(&policy, pos, c->pc != start_pc, c->priority, head_prio)) {
+            continue;
+        }
+        if (dfc_policy_promote(&policy, pos, c->pc != start_pc, c->priority, head_prio)) {
             dfc_list_remove(&c->link);
             c->link.next = run_queue.next;
             c->link.prev = &run_queue;

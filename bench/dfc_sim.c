@@ -6,6 +6,8 @@
  * Usage: dfc_sim [options]
  *   -workload chaos|crossed|megatron|FILE   (default chaos)
  *   -ranks N -rpn R          ranks, ranks per node (default 8, 8)
+ *   -cores C                 cores per node: CPU costs scale by rpn / C above it (default:
+ *                            one core per rank)
  *   -k K -counts c1,c2,..    chaos: K persistent allreduces of these float counts (default
  *                            dfc_chaos's eight, 256 .. 1048576)
  *   -rows R                  crossed: an R x (N/R) grid, K allreduces on each row and column
@@ -156,6 +158,7 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
         else if (!strcmp(a, "-workload")) o->workload = TAKE();
         else if (!strcmp(a, "-ranks")) cfg->nranks = atoi(TAKE());
         else if (!strcmp(a, "-rpn")) cfg->rpn = atoi(TAKE());
+        else if (!strcmp(a, "-cores")) cfg->cores = atoi(TAKE());
         else if (!strcmp(a, "-k")) o->k = atoi(TAKE());
         else if (!strcmp(a, "-rows")) o->rows = atoi(TAKE());
         else if (!strcmp(a, "-tp")) o->tp = atoi(TAKE());

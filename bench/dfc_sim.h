@@ -130,6 +130,9 @@ typedef struct sim_config {
     double slow_factor;
     int32_t nlate;      /* stragglers: ranks that start every iteration late by `late` ns */
     double late;
+    int32_t cores;      /* cores per node (0: one per rank); with more ranks on a node than
+                           cores, every CPU cost (executor, overheads, intra-node bytes, which
+                           shm moves with the CPU) takes rpn / cores times as long */
     uint64_t seed;
     int verbose;
 } sim_config_t;

@@ -767,6 +767,12 @@ static int setup(sim_t *S, const sim_config_t *cfg, sim_result_t *res)
         sim_net_init(&S->net, S->n, cfg->rpn, cfg->seed))
         return -1;
     memcpy(S->net.link, cfg->link, sizeof S->net.link);
+    double f = cfg->cores > 0 && cfg->rpn > cfg->cores ? (double)cfg->rpn / cfg->cores : 1;
+    if (f > 1) { /* oversubscribed: the CPUs are shared (time slicing, as on the 2-core machine) */
+        S->cpu.poll *= f, S->cpu.exec *= f, S->cpu.pass *= f, S->cpu.start *= f;
+        S->cpu.gamma *= f, S->cpu.copy *= f, S->cpu.iter_gap *= f;
+        S->net.link[SIM_INTRA].o *= f, S->net.link[SIM_INTRA].G *= f, S->net.link[SIM_INTER].o *= f;
+    }
     if (msg_grow(S)) return -1;
     S->rng = mix(cfg->seed + 77) | 1;
     if (cfg->nslow > 0) {

@@ -1,15 +1,16 @@
 /*
- * scheduler.c - which collective runs: the run queue and the spin-budget policy
- * (DESIGN.md 2.2), shared in spirit with the GPU daemon.
+ * scheduler.c - which collective runs: the host's run queue, driven by the scheduling policy
+ * of DESIGN.md 2.2, whose rules live in dfc_policy.h (shared with the GPU daemon and
+ * bench/dfc_sim).
  *
  * Active collectives sit in one run queue ordered by priority (higher first), FIFO within a
  * priority. Each progress pass walks the queue in that order and runs every collective up
  * to its next unmet fence. The head additionally gets a spin budget: while it waits on a
- * peer it keeps polling the network, up to `budget` polls; a head that then still waits is
- * preempted (left, context saved, the walk goes on). The budget adapts (stickiness): a wait
- * that ended after k polls raises the budget to 2k, so that ranks in step stay in step;
- * a preemption halves it. Nothing here ever blocks, so no order of initiation across ranks
- * and communicators can deadlock: every queued collective gets its turn on every pass.
+ * peer it keeps polling the network; a head that then still waits is preempted (left,
+ * context saved, the walk goes on). The budget adapts (stickiness), and a collective that
+ * moved while the head waited may become the head (DFC_SPIN_MOVE_TO_HEAD). Nothing here
+ * ever blocks, so no order of initiation across ranks and communicators can deadlock: every
+ * queued collective gets its turn on every pass.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -191,7 +192,9 @@ int dfc_coll_layer_init(void)
         "network polls the head collective may spend waiting on a peer before it is preempted");
     long min = dfc_env_long("DFC_SPIN_BUDGET_MIN", 4, "smallest adaptive spin budget");
     long max = dfc_env_long("DFC_SPIN_BUDGET_MAX", 4096, "largest adaptive spin budget");
-    long move = dfc_env_long("DFC_SPIN_MOVE_TO_HEAD", 1,
+    /* Off by default: on the host the rule doubled chaos order's preemptions without
+     * shortening it, measured and simulated (BENCHMARKS.md, "Simulating the scheduler"). */
+    long move = dfc_env_long("DFC_SPIN_MOVE_TO_HEAD", 0,
         "1: a collective that moved while the head waited becomes the head; 0: queue order only");
     policy = dfc_policy_make(init, min, max, move != 0);
     dfc_progress_set_coll_hook(scheduler_pass);

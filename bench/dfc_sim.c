@@ -127,6 +127,7 @@ static int parse_list(const char *s, double *v, int max)
 static double percentile(const uint64_t *hist, uint64_t total, double p)
 {
     uint64_t want = (uint64_t)((double)total * p + 0.5), acc = 0;
+    if (!total) return 0;
     for (int i = 0; i < SIM_HIST; i++) {
         acc += hist[i];
         if (acc >= want && acc) return i;
@@ -231,15 +232,16 @@ static void print_run(const opts_t *o, const sim_config_t *cfg, const sim_result
         if (header)
             printf("workload,ranks,rpn,colls,iters,seed,order,preempt,move_to_head,result,time_ms,"
                    "consistent_ms,overhead_pct,preempt_per_coll,p50,p90,p99,max,max_rank,events,"
-                   "wall_s\n");
-        printf("%s,%d,%d,%d,%d,%llu,%s,%d,%d,%s,%.4f,%.4f,%.2f,%.4f,%g,%g,%g,%g,%llu,%llu,%.2f\n",
+                   "wall_s,consistent_preempt_per_coll\n");
+        printf("%s,%d,%d,%d,%d,%llu,%s,%d,%d,%s,%.4f,%.4f,%.2f,%.4f,%g,%g,%g,%g,%llu,%llu,%.2f,%.4f\n",
                o->workload, cfg->nranks, cfg->rpn, cfg->ncdef, cfg->iters,
                (unsigned long long)cfg->seed, order[cfg->chaos], preempt, cfg->policy.move_to_head,
                r->deadlock ? "deadlock" : "completed", r->time_ns * 1e-6,
                same ? same->time_ns * 1e-6 : 0, over, ppc, percentile(r->hist, r->instances, 0.5),
                percentile(r->hist, r->instances, 0.9), percentile(r->hist, r->instances, 0.99),
                percentile(r->hist, r->instances, 1.0), (unsigned long long)r->max_rank_preemptions,
-               (unsigned long long)r->events, r->wall_s);
+               (unsigned long long)r->events, r->wall_s,
+               same && same->instances ? (double)same->preemptions / (double)same->instances : 0);
         return;
     }
     if (o->quiet && !r->deadlock) return;
@@ -260,7 +262,9 @@ static void print_run(const opts_t *o, const sim_config_t *cfg, const sim_result
     } else {
         printf("  completed in %.3f ms simulated", r->time_ns * 1e-6);
         if (same && !same->deadlock)
-            printf("; consistent order %.3f ms; overhead %.1f %%", same->time_ns * 1e-6, over);
+            printf("; consistent order %.3f ms (%.3f preemptions per collective); overhead %.1f %%",
+                   same->time_ns * 1e-6, same->instances ? (double)same->preemptions / same->instances : 0,
+                   over);
         printf("\n");
     }
     printf("  preemptions per collective: %.3f (p50 %g, p90 %g, p99 %g, max %g; most on one rank "

@@ -15,7 +15,7 @@
  *   -order chaos|random|same|disorder:P   start orders (default chaos: dfc_chaos's)
  *   -iters I -seeds S -seed X  iterations; seeds X .. X+S-1 (default 5, 1, 1)
  *   -no-preempt              issue order: the head never gives up, never moves aside
- *   -move-to-head 0|1 -budget INIT,MIN,MAX   the policy (default 1; 64,4,4096)
+ *   -move-to-head 0|1 -budget INIT,MIN,MAX   the policy (default 0; 64,4,4096: the host's)
  *   -intra L,o,G,EAGER -inter L,o,G,EAGER -jitter J   the network (ns, ns, ns/byte, bytes)
  *   -cpu POLL,EXEC,PASS,START,GAMMA          executor costs (ns, ns/byte)
  *   -slow N,FACTOR -late N,NS                slow links, late ranks

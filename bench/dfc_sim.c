@@ -44,8 +44,8 @@ typedef struct opts {
 static int add_comm(sim_config_t *cfg, const char *name, int32_t stride, int32_t size)
 {
     if (size < 1 || stride < 1 || cfg->nranks % (stride * size)) {
-        fprintf(stderr, "dfc_sim: communicator %s (stride %d, size %d) does not tile %d ranks\n", name,
-                stride, size, cfg->nranks);
+        fprintf(stderr, "dfc_sim: communicator %s (stride %d, size %d) does not tile %d ranks\n",
+                name, stride, size, cfg->nranks);
         return -1;
     }
     sim_comm_t *c = &cfg->comms[cfg->ncomm++];
@@ -55,7 +55,8 @@ static int add_comm(sim_config_t *cfg, const char *name, int32_t stride, int32_t
     return cfg->ncomm - 1;
 }
 
-static void add_coll(sim_config_t *cfg, int comm, dfc_coll_kind_t kind, uint64_t count, const char *fmt, int i)
+static void add_coll(sim_config_t *cfg, int comm, dfc_coll_kind_t kind, uint64_t count,
+                     const char *fmt, int i)
 {
     sim_cdef_t *d = &cfg->cdefs[cfg->ncdef++];
     snprintf(d->name, sizeof d->name, fmt, i);
@@ -141,6 +142,8 @@ static int usage(const char *msg)
     return 1;
 }
 
+/* One if-chain over the options, the usage comment at the top in code: longer than 80 lines
+ * only because there are that many options. */
 static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
 {
     for (int i = 1; i < argc; i++) {
@@ -183,7 +186,8 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
             o->ncounts = n;
         } else if (!strcmp(a, "-budget")) {
             if (parse_list(TAKE(), x, 3) != 3) return usage("-budget takes INIT,MIN,MAX");
-            cfg->policy = dfc_policy_make((int64_t)x[0], (int64_t)x[1], (int64_t)x[2], cfg->policy.move_to_head);
+            cfg->policy = dfc_policy_make((int64_t)x[0], (int64_t)x[1], (int64_t)x[2],
+                                          cfg->policy.move_to_head);
         } else if (!strcmp(a, "-intra") || !strcmp(a, "-inter")) {
             sim_link_t *l = &cfg->link[!strcmp(a, "-intra") ? SIM_INTRA : SIM_INTER];
             if (parse_list(TAKE(), x, 4) != 4) return usage("-intra/-inter take L,o,G,EAGER");
@@ -191,7 +195,8 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
         } else if (!strcmp(a, "-jitter")) {
             cfg->link[0].jitter = cfg->link[1].jitter = atof(TAKE());
         } else if (!strcmp(a, "-cpu")) {
-            if (parse_list(TAKE(), x, 5) != 5) return usage("-cpu takes POLL,EXEC,PASS,START,GAMMA");
+            if (parse_list(TAKE(), x, 5) != 5)
+                return usage("-cpu takes POLL,EXEC,PASS,START,GAMMA");
             cfg->cpu.poll = x[0], cfg->cpu.exec = x[1], cfg->cpu.pass = x[2], cfg->cpu.start = x[3];
             cfg->cpu.gamma = x[4];
         } else if (!strcmp(a, "-slow")) {
@@ -205,7 +210,8 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
             char name[64];
             int j = snprintf(name, sizeof name, "DFC_");
             if (!eq) return usage("-alg takes KIND=NAME");
-            for (const char *p = s; p < eq && j < 40; p++) name[j++] = (char)toupper((unsigned char)*p);
+            for (const char *p = s; p < eq && j < 40; p++)
+                name[j++] = (char)toupper((unsigned char)*p);
             snprintf(name + j, sizeof name - j, "_ALGORITHM");
             setenv(name, eq + 1, 1);
         } else {
@@ -233,15 +239,16 @@ static void print_run(const opts_t *o, const sim_config_t *cfg, const sim_result
             printf("workload,ranks,rpn,colls,iters,seed,order,preempt,move_to_head,result,time_ms,"
                    "consistent_ms,overhead_pct,preempt_per_coll,p50,p90,p99,max,max_rank,events,"
                    "wall_s,consistent_preempt_per_coll\n");
-        printf("%s,%d,%d,%d,%d,%llu,%s,%d,%d,%s,%.4f,%.4f,%.2f,%.4f,%g,%g,%g,%g,%llu,%llu,%.2f,%.4f\n",
-               o->workload, cfg->nranks, cfg->rpn, cfg->ncdef, cfg->iters,
-               (unsigned long long)cfg->seed, order[cfg->chaos], preempt, cfg->policy.move_to_head,
-               r->deadlock ? "deadlock" : "completed", r->time_ns * 1e-6,
-               same ? same->time_ns * 1e-6 : 0, over, ppc, percentile(r->hist, r->instances, 0.5),
-               percentile(r->hist, r->instances, 0.9), percentile(r->hist, r->instances, 0.99),
-               percentile(r->hist, r->instances, 1.0), (unsigned long long)r->max_rank_preemptions,
-               (unsigned long long)r->events, r->wall_s,
-               same && same->instances ? (double)same->preemptions / (double)same->instances : 0);
+        printf(
+            "%s,%d,%d,%d,%d,%llu,%s,%d,%d,%s,%.4f,%.4f,%.2f,%.4f,%g,%g,%g,%g,%llu,%llu,%.2f,%.4f\n",
+            o->workload, cfg->nranks, cfg->rpn, cfg->ncdef, cfg->iters,
+            (unsigned long long)cfg->seed, order[cfg->chaos], preempt, cfg->policy.move_to_head,
+            r->deadlock ? "deadlock" : "completed", r->time_ns * 1e-6,
+            same ? same->time_ns * 1e-6 : 0, over, ppc, percentile(r->hist, r->instances, 0.5),
+            percentile(r->hist, r->instances, 0.9), percentile(r->hist, r->instances, 0.99),
+            percentile(r->hist, r->instances, 1.0), (unsigned long long)r->max_rank_preemptions,
+            (unsigned long long)r->events, r->wall_s,
+            same && same->instances ? (double)same->preemptions / (double)same->instances : 0);
         return;
     }
     if (o->quiet && !r->deadlock) return;
@@ -253,8 +260,9 @@ static void print_run(const opts_t *o, const sim_config_t *cfg, const sim_result
         for (int i = 0; i < cfg->ncdef && i < 12; i++)
             printf("  %-8s on %-6s %-10s %10llu B  %s\n", cfg->cdefs[i].name,
                    cfg->comms[cfg->cdefs[i].comm].name, dfc_coll_kind_name(cfg->cdefs[i].kind),
-                   (unsigned long long)(cfg->cdefs[i].count ? cfg->cdefs[i].count * cfg->cdefs[i].elem
-                                                            : cfg->cdefs[i].bytes),
+                   (unsigned long long)(cfg->cdefs[i].count
+                                            ? cfg->cdefs[i].count * cfg->cdefs[i].elem
+                                            : cfg->cdefs[i].bytes),
                    cfg->cdefs[i].algorithm ? cfg->cdefs[i].algorithm : "?");
     if (r->deadlock) {
         printf("  DEADLOCK: %d of %d ranks finished; wait-for cycle: %s\n", r->ranks_done,
@@ -263,12 +271,13 @@ static void print_run(const opts_t *o, const sim_config_t *cfg, const sim_result
         printf("  completed in %.3f ms simulated", r->time_ns * 1e-6);
         if (same && !same->deadlock)
             printf("; consistent order %.3f ms (%.3f preemptions per collective); overhead %.1f %%",
-                   same->time_ns * 1e-6, same->instances ? (double)same->preemptions / same->instances : 0,
-                   over);
+                   same->time_ns * 1e-6,
+                   same->instances ? (double)same->preemptions / same->instances : 0, over);
         printf("\n");
     }
     printf("  preemptions per collective: %.3f (p50 %g, p90 %g, p99 %g, max %g; most on one rank "
-           "%llu)\n", ppc, percentile(r->hist, r->instances, 0.5), percentile(r->hist, r->instances, 0.9),
+           "%llu)\n",
+           ppc, percentile(r->hist, r->instances, 0.5), percentile(r->hist, r->instances, 0.9),
            percentile(r->hist, r->instances, 0.99), percentile(r->hist, r->instances, 1.0),
            (unsigned long long)r->max_rank_preemptions);
     printf("  %llu events, %llu messages, schedules %.1f MB, %.2f s wall\n",
@@ -303,7 +312,8 @@ int main(int argc, char **argv)
         runs++;
     }
     if (o.seeds > 1 && !o.csv)
-        printf("dfc_sim: %d of %d seeds deadlocked (%.1f %%)\n", deadlocks, runs, 100.0 * deadlocks / runs);
+        printf("dfc_sim: %d of %d seeds deadlocked (%.1f %%)\n", deadlocks, runs,
+               100.0 * deadlocks / runs);
     fflush(stdout);
     return deadlocks ? 2 : 0;
 }

@@ -304,7 +304,8 @@ static int group_ready(const scoll_t *c, double t)
 static void pass_fence(sim_t *S, srank_t *R, scoll_t *c, int32_t next)
 {
     for (int32_t i = c->fence_start; i < c->pc; i++)
-        if (c->steps[i].kind == DFC_STEP_RECV_REDUCE) R->t += S->cpu.gamma * (double)c->steps[i].bytes;
+        if (c->steps[i].kind == DFC_STEP_RECV_REDUCE)
+            R->t += S->cpu.gamma * (double)c->steps[i].bytes;
     c->fence_start = next;
 }
 
@@ -417,7 +418,8 @@ static int head_run(sim_t *S, int32_t r)
         R->spin_t0 = R->t;
         R->spin_polls0 = R->polls;
         R->spin_left = left;
-        wake_at(S, r, R->budget == DFC_POLICY_BUDGET_NEVER ? SIM_INF : R->t + (double)left * S->cpu.poll);
+        wake_at(S, r,
+                R->budget == DFC_POLICY_BUDGET_NEVER ? SIM_INF : R->t + (double)left * S->cpu.poll);
         return 0;
     }
 }
@@ -467,7 +469,8 @@ static void sleep_enter(sim_t *S, int32_t r)
     R->phase = PH_SLEEP;
     R->sleep_t0 = R->t;
     R->budget = COLL(S, r, QUEUE(S, r)[0])->budget;
-    R->period = S->cpu.exec * R->nq + (double)sim_spin_left(0, R->budget) * S->cpu.poll + S->cpu.pass;
+    R->period =
+        S->cpu.exec * R->nq + (double)sim_spin_left(0, R->budget) * S->cpu.poll + S->cpu.pass;
     R->wake = SIM_INF;
     R->gen++;
     for (int pos = 0; pos < R->nq; pos++) {
@@ -493,7 +496,8 @@ static void end_iteration(sim_t *S, int32_t r)
     R->wake = SIM_INF;
     S->res->ranks_done++;
     if (R->t > S->res->time_ns) S->res->time_ns = R->t;
-    if (R->preemptions > S->res->max_rank_preemptions) S->res->max_rank_preemptions = R->preemptions;
+    if (R->preemptions > S->res->max_rank_preemptions)
+        S->res->max_rank_preemptions = R->preemptions;
 }
 
 static int end_pass(sim_t *S, int32_t r)
@@ -650,7 +654,8 @@ static int build_one(sim_t *S, int32_t w, int d, int32_t *nsend, int32_t *nrecv,
         o->kind = st->kind;
         o->peer = base + st->peer * cm->stride;
         o->bytes = st->kind == DFC_STEP_REDUCE ? st->count * cd->elem : st->bytes;
-        if (st->kind == DFC_STEP_SEND || st->kind == DFC_STEP_RECV || st->kind == DFC_STEP_RECV_REDUCE) {
+        if (st->kind == DFC_STEP_SEND || st->kind == DFC_STEP_RECV ||
+            st->kind == DFC_STEP_RECV_REDUCE) {
             int32_t *cnt = st->kind == DFC_STEP_SEND ? nsend : nrecv;
             if (cnt[o->peer] > 0xffff) ok = 0;
             o->seq = (uint16_t)cnt[o->peer]++;
@@ -664,13 +669,15 @@ static int build_one(sim_t *S, int32_t w, int d, int32_t *nsend, int32_t *nrecv,
     for (int32_t i = 0; i < sc.nsteps; i++) nsend[c->steps[i].peer] = nrecv[c->steps[i].peer] = 0;
     S->res->sched_bytes += (size_t)sc.nsteps * sizeof(sstep_t);
     dfc_sched_destroy(&sc);
-    if (!ok) fprintf(stderr, "dfc_sim: more than 65536 transfers between one pair in %s\n", cd->name);
+    if (!ok)
+        fprintf(stderr, "dfc_sim: more than 65536 transfers between one pair in %s\n", cd->name);
     return ok ? 0 : -1;
 }
 
 static int build_all(sim_t *S)
 {
-    int32_t *nsend = calloc((size_t)S->n, sizeof *nsend), *nrecv = calloc((size_t)S->n, sizeof *nrecv);
+    int32_t *nsend = calloc((size_t)S->n, sizeof *nsend),
+            *nrecv = calloc((size_t)S->n, sizeof *nrecv);
     int rc = nsend && nrecv ? 0 : -1;
     for (int32_t w = 0; w < S->n && !rc; w++) {
         int32_t maxgroup = 0;
@@ -721,8 +728,10 @@ static void name_cycle(sim_t *S)
     int32_t stamp = 1;
     for (r = start; r >= 0 && !seen[r]; r = waits_for(S, r, &ci, &step)) seen[r] = stamp++;
     if (r < 0) {
-        snprintf(res->cycle, sizeof res->cycle, "rank %d waits with no transfer pending (a workload "
-                 "that never completes, not a cycle)", start);
+        snprintf(res->cycle, sizeof res->cycle,
+                 "rank %d waits with no transfer pending (a workload "
+                 "that never completes, not a cycle)",
+                 start);
         free(seen);
         return;
     }
@@ -732,9 +741,10 @@ static void name_cycle(sim_t *S)
         int32_t next = waits_for(S, r, &ci, &step);
         const sstep_t *st = &COLL(S, r, ci)->steps[step];
         if (n++ < 8)
-            len += (size_t)snprintf(res->cycle + len, sizeof res->cycle - len,
-                                    "rank %d (%s step %d: %s rank %d) -> ", r, S->cfg->cdefs[ci].name, step,
-                                    st->kind == DFC_STEP_SEND ? "send to" : "recv from", next);
+            len +=
+                (size_t)snprintf(res->cycle + len, sizeof res->cycle - len,
+                                 "rank %d (%s step %d: %s rank %d) -> ", r, S->cfg->cdefs[ci].name,
+                                 step, st->kind == DFC_STEP_SEND ? "send to" : "recv from", next);
         if (len >= sizeof res->cycle) break;
         r = next;
     } while (r != first);
@@ -779,9 +789,11 @@ static int setup(sim_t *S, const sim_config_t *cfg, sim_result_t *res)
         S->net.slow = calloc((size_t)S->n, 1);
         if (!S->net.slow) return -1;
         S->net.slow_factor = cfg->slow_factor;
-        for (int32_t i = 0; i < cfg->nslow && i < S->n; i++) S->net.slow[sim_rand(&S->rng) % (uint64_t)S->n] = 1;
+        for (int32_t i = 0; i < cfg->nslow && i < S->n; i++)
+            S->net.slow[sim_rand(&S->rng) % (uint64_t)S->n] = 1;
     }
-    for (int32_t i = 0; i < cfg->nlate && i < S->n; i++) S->ranks[sim_rand(&S->rng) % (uint64_t)S->n].late = 1;
+    for (int32_t i = 0; i < cfg->nlate && i < S->n; i++)
+        S->ranks[sim_rand(&S->rng) % (uint64_t)S->n].late = 1;
     return build_all(S);
 }
 
@@ -824,11 +836,15 @@ int sim_run(const sim_config_t *cfg, sim_result_t *res)
         if (getenv("DFC_SIM_DUMP"))
             for (int32_t r = 0; r < S.n; r++) {
                 srank_t *R = &S.ranks[r];
-                fprintf(stderr, "rank %d phase %d iter %d t %.0f nq %d:", r, R->phase, R->iter, R->t, R->nq);
+                fprintf(stderr, "rank %d phase %d iter %d t %.0f nq %d:", r, R->phase, R->iter,
+                        R->t, R->nq);
                 for (int p = 0; p < R->nq; p++) {
                     scoll_t *c = COLL(&S, r, QUEUE(&S, r)[p]);
-                    fprintf(stderr, " %s pc %d/%d fs %d [", cfg->cdefs[QUEUE(&S, r)[p]].name, c->pc, c->nsteps, c->fence_start);
-                    for (int i = c->fence_start; i < c->pc; i++) fprintf(stderr, " %d:%d>%d:%g", i, c->steps[i].kind, c->steps[i].peer, c->xt[i - c->fence_start]);
+                    fprintf(stderr, " %s pc %d/%d fs %d [", cfg->cdefs[QUEUE(&S, r)[p]].name, c->pc,
+                            c->nsteps, c->fence_start);
+                    for (int i = c->fence_start; i < c->pc; i++)
+                        fprintf(stderr, " %d:%d>%d:%g", i, c->steps[i].kind, c->steps[i].peer,
+                                c->xt[i - c->fence_start]);
                     fprintf(stderr, "]");
                 }
                 fprintf(stderr, "\n");
@@ -851,8 +867,10 @@ void sim_config_defaults(sim_config_t *cfg)
     /* Fitted to bench/dfc_chaos at 4 and 8 ranks on the 2-core machine (BENCHMARKS.md). */
     cfg->cpu = (sim_cpu_t){.poll = 150, .exec = 100, .pass = 300, .start = 500, .gamma = 0.25,
                            .copy = 0.1, .iter_gap = 1000};
-    cfg->link[SIM_INTRA] = (sim_link_t){.L = 600, .o = 300, .G = 0.2, .eager = 16384, .jitter = 0.1};
-    cfg->link[SIM_INTER] = (sim_link_t){.L = 2000, .o = 500, .G = 0.08, .eager = 16384, .jitter = 0.1};
+    cfg->link[SIM_INTRA] =
+        (sim_link_t){.L = 600, .o = 300, .G = 0.2, .eager = 16384, .jitter = 0.1};
+    cfg->link[SIM_INTER] =
+        (sim_link_t){.L = 2000, .o = 500, .G = 0.08, .eager = 16384, .jitter = 0.1};
     cfg->slow_factor = 1;
     cfg->seed = 1;
 }

@@ -36,7 +36,8 @@ static int find_name(const char *name, const char *names, size_t stride, int n)
 
 static int parse_coll(sim_config_t *cfg, char **tok, int nt, const char *path, int line)
 {
-    if (nt < 5 || cfg->ncdef >= MAXC) return fail(path, line, "coll NAME COMM KIND COUNT [root R] [priority P] [elem E]");
+    if (nt < 5 || cfg->ncdef >= MAXC)
+        return fail(path, line, "coll NAME COMM KIND COUNT [root R] [priority P] [elem E]");
     sim_cdef_t *d = &cfg->cdefs[cfg->ncdef];
     memset(d, 0, sizeof *d);
     snprintf(d->name, sizeof d->name, "%s", tok[1]);
@@ -45,8 +46,9 @@ static int parse_coll(sim_config_t *cfg, char **tok, int nt, const char *path, i
     d->kind = DFC_COLL_KIND_COUNT;
     for (int k = 0; k < DFC_COLL_KIND_COUNT; k++)
         if (!strcmp(tok[3], dfc_coll_kind_name((dfc_coll_kind_t)k))) d->kind = (dfc_coll_kind_t)k;
-    if (d->kind == DFC_COLL_KIND_COUNT || d->kind == DFC_COLL_GATHERV || d->kind == DFC_COLL_SCATTERV ||
-        d->kind == DFC_COLL_ALLGATHERV || d->kind == DFC_COLL_ALLTOALLV || d->kind == DFC_COLL_REDUCE_SCATTER)
+    if (d->kind == DFC_COLL_KIND_COUNT || d->kind == DFC_COLL_GATHERV ||
+        d->kind == DFC_COLL_SCATTERV || d->kind == DFC_COLL_ALLGATHERV ||
+        d->kind == DFC_COLL_ALLTOALLV || d->kind == DFC_COLL_REDUCE_SCATTER)
         return fail(path, line, "unknown collective kind (the v forms are not simulated)");
     d->elem = 4;
     uint64_t count = strtoull(tok[4], NULL, 0);
@@ -58,7 +60,8 @@ static int parse_coll(sim_config_t *cfg, char **tok, int nt, const char *path, i
     }
     d->count = count;
     d->bytes = count;
-    if (d->root < 0 || d->root >= cfg->comms[d->comm].size) return fail(path, line, "root out of range");
+    if (d->root < 0 || d->root >= cfg->comms[d->comm].size)
+        return fail(path, line, "root out of range");
     cfg->ncdef++;
     return 0;
 }
@@ -93,7 +96,8 @@ static int parse_line(sim_config_t *cfg, char *s, const char *path, int line)
     int nt = 0;
     char *h = strchr(s, '#');
     if (h) *h = 0;
-    for (char *p = strtok(s, " \t\r\n"); p && nt < MAXC + 3; p = strtok(NULL, " \t\r\n")) tok[nt++] = p;
+    for (char *p = strtok(s, " \t\r\n"); p && nt < MAXC + 3; p = strtok(NULL, " \t\r\n"))
+        tok[nt++] = p;
     if (!nt) return 0;
     if (!strcmp(tok[0], "ranks") && nt == 2) cfg->nranks = atoi(tok[1]);
     else if (!strcmp(tok[0], "rpn") && nt == 2) cfg->rpn = atoi(tok[1]);

@@ -32,12 +32,15 @@ static void test_clock(void)
     CHECK(sim_clock_init(&c) == 0, "init");
     uint64_t s = 42;
     enum { N = 20000 };
-    for (int i = 0; i < N; i++) CHECK(sim_clock_push(&c, (double)(sim_rand(&s) % 500), i, 0) == 0, "push");
+    for (int i = 0; i < N; i++)
+        CHECK(sim_clock_push(&c, (double)(sim_rand(&s) % 500), i, 0) == 0, "push");
     sim_event_t prev = {-1, 0, -1, 0}, e;
     int n = 0;
     while (sim_clock_pop(&c, &e)) {
-        CHECK(e.t > prev.t || (e.t == prev.t && e.rank > prev.rank), "event %d (t %g rank %d) after "
-              "(t %g rank %d)", n, e.t, e.rank, prev.t, prev.rank);
+        CHECK(e.t > prev.t || (e.t == prev.t && e.rank > prev.rank),
+              "event %d (t %g rank %d) after "
+              "(t %g rank %d)",
+              n, e.t, e.rank, prev.t, prev.rank);
         CHECK(c.now == e.t, "now %g after popping %g", c.now, e.t);
         prev = e;
         n++;
@@ -68,7 +71,8 @@ static void test_network(void)
     t = sim_net_data(&n, 4, 9, 10000, 0);
     CHECK(near(t, 10000 * 0.1 + 1000), "inter 10000 B: %g, want 2000", t);
     CHECK(near(sim_net_ctrl(&n, 0, 8, 5), 1005), "control message: L only");
-    CHECK(sim_net_eager(&n, 0, 1, 1000) && !sim_net_eager(&n, 0, 1, 1001) && sim_net_eager(&n, 0, 5, 4000),
+    CHECK(sim_net_eager(&n, 0, 1, 1000) && !sim_net_eager(&n, 0, 1, 1001) &&
+              sim_net_eager(&n, 0, 5, 4000),
           "eager limits per class");
     n.link[SIM_INTER].jitter = 0.5;
     for (int i = 0; i < 1000; i++) {
@@ -91,28 +95,35 @@ static void test_policy(void)
             int32_t p = polls;
             int64_t n = 0;
             while (dfc_policy_spin_on(&p, budget)) n++;
-            CHECK(n == sim_spin_left(polls, budget), "budget %d polls %d: loop %lld, closed form %lld",
-                  budget, polls, (long long)n, (long long)sim_spin_left(polls, budget));
+            CHECK(n == sim_spin_left(polls, budget),
+                  "budget %d polls %d: loop %lld, closed form %lld", budget, polls, (long long)n,
+                  (long long)sim_spin_left(polls, budget));
         }
     dfc_policy_t p = dfc_policy_make(64, 4, 4096, 1);
-    CHECK(dfc_policy_budget_moved(&p, 64, 10) == 64 && dfc_policy_budget_moved(&p, 64, 100) == 200 &&
-          dfc_policy_budget_moved(&p, 64, 5000) == 4096 && dfc_policy_budget_moved(&p, 64, 0) == 64,
+    CHECK(dfc_policy_budget_moved(&p, 64, 10) == 64 &&
+              dfc_policy_budget_moved(&p, 64, 100) == 200 &&
+              dfc_policy_budget_moved(&p, 64, 5000) == 4096 &&
+              dfc_policy_budget_moved(&p, 64, 0) == 64,
           "stickiness: max(budget, 2 polls) up to the maximum");
     CHECK(dfc_policy_budget_preempted(&p, 64) == 32 && dfc_policy_budget_preempted(&p, 5) == 4,
           "a preemption halves, not below the minimum");
-    CHECK(dfc_policy_is_new_preemption(-1, 0) && !dfc_policy_is_new_preemption(3, 3), "once per wait point");
-    CHECK(dfc_policy_runs_before(2, 1) && dfc_policy_runs_before(1, 1) && !dfc_policy_runs_before(0, 1),
+    CHECK(dfc_policy_is_new_preemption(-1, 0) && !dfc_policy_is_new_preemption(3, 3),
+          "once per wait point");
+    CHECK(dfc_policy_runs_before(2, 1) && dfc_policy_runs_before(1, 1) &&
+              !dfc_policy_runs_before(0, 1),
           "priority first, FIFO within one");
     CHECK(dfc_policy_promote(&p, 2, 1, 0, 0) && !dfc_policy_promote(&p, 0, 1, 0, 0) &&
           !dfc_policy_promote(&p, 2, 0, 0, 0) && !dfc_policy_promote(&p, 2, 1, 0, 1), "promotion");
     p.move_to_head = 0;
     CHECK(!dfc_policy_promote(&p, 2, 1, 0, 0), "no promotion when the rule is off");
     dfc_policy_t q = dfc_policy_make(1, 10, 5, 0);
-    CHECK(q.budget_min == 5 && q.budget_init == 5 && q.budget_max == 5, "make orders min <= init <= max");
+    CHECK(q.budget_min == 5 && q.budget_init == 5 && q.budget_max == 5,
+          "make orders min <= init <= max");
     dfc_policy_t never = {DFC_POLICY_BUDGET_NEVER, 4, DFC_POLICY_BUDGET_NEVER, 0};
-    CHECK(dfc_policy_budget_moved(&never, DFC_POLICY_BUDGET_NEVER, 1000) == DFC_POLICY_BUDGET_NEVER &&
-          dfc_policy_budget_preempted(&never, DFC_POLICY_BUDGET_NEVER) == DFC_POLICY_BUDGET_NEVER,
-          "a budget without end stays so");
+    CHECK(
+        dfc_policy_budget_moved(&never, DFC_POLICY_BUDGET_NEVER, 1000) == DFC_POLICY_BUDGET_NEVER &&
+            dfc_policy_budget_preempted(&never, DFC_POLICY_BUDGET_NEVER) == DFC_POLICY_BUDGET_NEVER,
+        "a budget without end stays so");
 }
 
 static sim_comm_t world;
@@ -130,14 +141,20 @@ static void chaos_config(sim_config_t *cfg, int n, int rpn, int k, uint64_t seed
     cfg->comms = &world;
     cfg->ncomm = 1;
     for (int i = 0; i < k; i++)
-        cdefs[i] = (sim_cdef_t){.comm = 0, .kind = DFC_COLL_ALLREDUCE, .count = counts[i], .elem = 4,
+        cdefs[i] = (sim_cdef_t){.comm = 0,
+                                .kind = DFC_COLL_ALLREDUCE,
+                                .count = counts[i],
+                                .elem = 4,
                                 .bytes = 4 * counts[i]};
     for (int i = 0; i < k; i++) snprintf(cdefs[i].name, sizeof cdefs[i].name, "ar%d", i);
     cfg->cdefs = cdefs;
     cfg->ncdef = k;
 }
 
-static double per_coll(const sim_result_t *r) { return r->instances ? (double)r->preemptions / r->instances : 0; }
+static double per_coll(const sim_result_t *r)
+{
+    return r->instances ? (double)r->preemptions / r->instances : 0;
+}
 
 /* At 8 ranks Rabenseifner replaces ring too (DFC_ALLREDUCE_ALGORITHM, set in main). */
 static void test_runs(void)
@@ -146,14 +163,18 @@ static void test_runs(void)
     sim_result_t a, b;
     chaos_config(&cfg, 8, 4, 8, 3);
     CHECK(sim_run(&cfg, &a) == DFC_SUCCESS && sim_run(&cfg, &b) == DFC_SUCCESS, "runs");
-    CHECK(!a.deadlock && a.ranks_done == 8 && a.instances == 8 * 8 * 3, "chaos completes: %d ranks, %llu "
-          "instances", a.ranks_done, (unsigned long long)a.instances);
+    CHECK(!a.deadlock && a.ranks_done == 8 && a.instances == 8 * 8 * 3,
+          "chaos completes: %d ranks, %llu "
+          "instances",
+          a.ranks_done, (unsigned long long)a.instances);
     CHECK(a.time_ns == b.time_ns && a.preemptions == b.preemptions && a.events == b.events &&
-          !memcmp(a.hist, b.hist, sizeof a.hist), "one seed, one result (%g vs %g ns)", a.time_ns, b.time_ns);
+              !memcmp(a.hist, b.hist, sizeof a.hist),
+          "one seed, one result (%g vs %g ns)", a.time_ns, b.time_ns);
     cfg.seed = 4;
-    CHECK(sim_run(&cfg, &b) == DFC_SUCCESS && b.time_ns != a.time_ns, "another seed, another jitter");
-    printf("test_sim: 8 ranks chaos: %.3f ms simulated, %.2f preemptions per collective\n", a.time_ns * 1e-6,
-           per_coll(&a));
+    CHECK(sim_run(&cfg, &b) == DFC_SUCCESS && b.time_ns != a.time_ns,
+          "another seed, another jitter");
+    printf("test_sim: 8 ranks chaos: %.3f ms simulated, %.2f preemptions per collective\n",
+           a.time_ns * 1e-6, per_coll(&a));
 
     /* Preemption off: the consistent order completes, chaos deadlocks, with a named cycle. */
     cfg.policy.budget_init = cfg.policy.budget_max = DFC_POLICY_BUDGET_NEVER;
@@ -163,7 +184,8 @@ static void test_runs(void)
           "consistent order without preemption completes (deadlock %d)", a.deadlock);
     cfg.chaos = 1;
     CHECK(sim_run(&cfg, &a) == DFC_SUCCESS && a.deadlock, "chaos without preemption deadlocks");
-    CHECK(strstr(a.cycle, "ranks in the cycle") && strstr(a.cycle, "-> rank"), "the cycle is named: %s", a.cycle);
+    CHECK(strstr(a.cycle, "ranks in the cycle") && strstr(a.cycle, "-> rank"),
+          "the cycle is named: %s", a.cycle);
     printf("test_sim: chaos without preemption: %s\n", a.cycle);
 }
 
@@ -177,9 +199,12 @@ static void test_thousand(void)
     cfg.iters = 2;
     CHECK(sim_run(&cfg, &r) == DFC_SUCCESS, "run");
     CHECK(!r.deadlock && r.ranks_done == 1000 && r.instances == 1000 * 8 * 2,
-          "1,000 ranks complete (%d ranks done, deadlock %d: %s)", r.ranks_done, r.deadlock, r.cycle);
-    printf("test_sim: 1000 ranks chaos: %.3f ms simulated, %.2f preemptions per collective, %llu events, "
-           "%.2f s wall\n", r.time_ns * 1e-6, per_coll(&r), (unsigned long long)r.events, r.wall_s);
+          "1,000 ranks complete (%d ranks done, deadlock %d: %s)", r.ranks_done, r.deadlock,
+          r.cycle);
+    printf("test_sim: 1000 ranks chaos: %.3f ms simulated, %.2f preemptions per collective, %llu "
+           "events, "
+           "%.2f s wall\n",
+           r.time_ns * 1e-6, per_coll(&r), (unsigned long long)r.events, r.wall_s);
 }
 
 int main(void)

@@ -135,6 +135,9 @@ typedef struct sim_config {
                            shm moves with the CPU) takes rpn / cores times as long */
     uint64_t seed;
     int verbose;
+    int learn;          /* experiment (issue 22's stretch goal), not DFC's policy: a head that
+                           moves counts, for its stickiness, the polls it spent at the same wait
+                           point in earlier passes too */
 } sim_config_t;
 
 #define SIM_HIST 4097 /* preemptions per collective instance: 0 .. 4095, and more */

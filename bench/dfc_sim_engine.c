@@ -42,6 +42,7 @@ typedef struct scoll {
     sstep_t *steps;
     double *xt; /* completion time of each transfer since the last fence (SIM_INF: unknown) */
     int32_t nsteps, pc, fence_start, budget, preempted_at;
+    int32_t waited; /* polls spent at this wait point in earlier passes (sim_config_t.learn) */
     uint32_t preemptions;
     uint8_t active, starts;
 } scoll_t;
@@ -54,6 +55,7 @@ typedef struct srank {
     uint64_t preemptions;
     uint32_t gen;
     int32_t polls, budget, head_prio, spin_polls0, wake_pos, wake_polls;
+    double wake_periods; /* whole sleeping passes before the wake-up */
     int32_t iter, remaining, nq, walk_pos;
     uint8_t phase, moved, late;
 } srank_t;
@@ -175,7 +177,8 @@ static double ready_time(const scoll_t *c)
 /* A sleeping rank's passes repeat with period P from sleep_t0: the head is checked after
  * its exec and after each of its budget - 1 polls, the collective at position pos > 0
  * once, after the head. The first check of position pos at or after tr. */
-static double sleep_check(const sim_t *S, const srank_t *R, int pos, double tr, int32_t *polls)
+static double sleep_check(const sim_t *S, const srank_t *R, int pos, double tr, int32_t *polls,
+                          double *periods)
 {
     const double exec = S->cpu.exec, poll = S->cpu.poll, P = R->period;
     int64_t spins = sim_spin_left(0, R->budget);
@@ -187,10 +190,12 @@ static double sleep_check(const sim_t *S, const srank_t *R, int pos, double tr, 
         double j = rem <= exec + EPS ? 0 : ceil((rem - exec - EPS) / poll);
         if (j > (double)spins) m += 1, j = 0;
         *polls = (int32_t)j;
+        *periods = m;
         return R->sleep_t0 + m * P + exec + j * poll;
     }
     double off = exec + (double)spins * poll + pos * exec;
     if (rem > off + EPS) m += 1;
+    *periods = m;
     return R->sleep_t0 + m * P + off;
 }
 
@@ -214,10 +219,12 @@ static void notify(sim_t *S, int32_t r, int32_t ci)
         int pos = 0;
         while (pos < R->nq && q[pos] != ci) pos++;
         int32_t polls;
-        double tw = sleep_check(S, R, pos, tr, &polls);
+        double periods;
+        double tw = sleep_check(S, R, pos, tr, &polls, &periods);
         if (tw < R->wake) {
             R->wake_pos = pos;
             R->wake_polls = polls;
+            R->wake_periods = periods;
             wake_at(S, r, tw);
         }
     }
@@ -359,6 +366,12 @@ static void finish(sim_t *S, int32_t r, int32_t ci)
 static int walk(sim_t *S, int32_t r);
 static int end_pass(sim_t *S, int32_t r);
 
+static void add_waited(scoll_t *c, double polls)
+{
+    double w = c->waited + polls;
+    c->waited = w > INT32_MAX / 2 ? INT32_MAX / 2 : (int32_t)w;
+}
+
 /* The head's budget ran out (the spin_on that says stop) at its wait point. */
 static int preempt_head(sim_t *S, int32_t r)
 {
@@ -369,6 +382,7 @@ static int preempt_head(sim_t *S, int32_t r)
         fprintf(stderr, "dfc_sim: internal error: the spin budget did not run out\n");
         return -1;
     }
+    add_waited(c, R->polls);
     if (dfc_policy_is_new_preemption(c->preempted_at, c->pc)) {
         c->preempted_at = c->pc;
         c->preemptions++;
@@ -399,8 +413,11 @@ static int head_run(sim_t *S, int32_t r)
         }
         if (c->pc != prev) {
             R->moved = 1;
-            R->budget = dfc_policy_budget_moved(&S->pol, R->budget, R->polls);
+            int32_t waited = R->polls;
+            if (S->cfg->learn) add_waited(c, R->polls), waited = c->waited;
+            R->budget = dfc_policy_budget_moved(&S->pol, R->budget, waited);
             R->polls = 0;
+            c->waited = 0;
             continue;
         }
         int64_t left = sim_spin_left(R->polls, R->budget);
@@ -453,6 +470,7 @@ static int walk(sim_t *S, int32_t r)
         }
         if (c->pc != start) {
             R->moved = 1;
+            c->waited = 0;
             if (dfc_policy_promote(&S->pol, pos, 1, S->cfg->cdefs[ci].priority, R->head_prio)) {
                 memmove(&q[1], &q[0], (size_t)pos * sizeof *q);
                 q[0] = ci;
@@ -477,8 +495,10 @@ static void sleep_enter(sim_t *S, int32_t r)
         double tr = ready_time(COLL(S, r, QUEUE(S, r)[pos]));
         if (tr >= SIM_INF) continue;
         int32_t polls;
-        double tw = sleep_check(S, R, pos, tr, &polls);
-        if (tw < R->wake) R->wake = tw, R->wake_pos = pos, R->wake_polls = polls;
+        double periods;
+        double tw = sleep_check(S, R, pos, tr, &polls, &periods);
+        if (tw < R->wake)
+            R->wake = tw, R->wake_pos = pos, R->wake_polls = polls, R->wake_periods = periods;
     }
     if (R->wake < SIM_INF) wake_at(S, r, R->wake);
 }
@@ -571,6 +591,7 @@ static int start_iteration(sim_t *S, int32_t r)
         c->budget = S->pol.budget_init;
         c->preempted_at = -1;
         c->preemptions = 0;
+        c->waited = 0;
         c->active = 1;
         c->starts = (uint8_t)R->iter;
         int32_t prio = S->cfg->cdefs[ci].priority, pos = 0;
@@ -607,6 +628,10 @@ static int step_rank(sim_t *S, int32_t r, double t)
         return preempt_head(S, r);
     case PH_SLEEP:
         R->t -= S->cpu.exec; /* the check at wake time is the exec that begins now */
+        /* the head spun its budget in every pass slept through (and in this one, when the
+         * wake-up is for another collective) */
+        add_waited(COLL(S, r, QUEUE(S, r)[0]), (R->wake_periods + (R->wake_pos > 0)) *
+                                                   (double)sim_spin_left(0, R->budget));
         if (R->wake_pos == 0) return begin_head(S, r, R->wake_polls);
         R->moved = 0;
         R->head_prio = S->cfg->cdefs[QUEUE(S, r)[0]].priority;

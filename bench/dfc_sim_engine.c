@@ -858,7 +858,7 @@ int sim_run(const sim_config_t *cfg, sim_result_t *res)
     }
     if (!rc && res->ranks_done < S.n) {
         res->deadlock = 1;
-        if (getenv("DFC_SIM_DUMP"))
+        if (cfg->verbose) /* every rank's queue and open transfers, for debugging */
             for (int32_t r = 0; r < S.n; r++) {
                 srank_t *R = &S.ranks[r];
                 fprintf(stderr, "rank %d phase %d iter %d t %.0f nq %d:", r, R->phase, R->iter,

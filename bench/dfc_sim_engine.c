@@ -790,6 +790,10 @@ static int setup(sim_t *S, const sim_config_t *cfg, sim_result_t *res)
     S->cpu = cfg->cpu;
     S->n = cfg->nranks;
     S->k = cfg->ncdef;
+    if (cfg->cpu.poll <= 0) {
+        fprintf(stderr, "dfc_sim: a poll must take some time (-cpu POLL > 0)\n");
+        return -1;
+    }
     if (S->k < 1 || S->k > 1023 || S->n < 1 || S->n > 32767) {
         fprintf(stderr, "dfc_sim: 1..1023 collectives and 1..32767 ranks are supported\n");
         return -1;
@@ -876,7 +880,7 @@ int sim_run(const sim_config_t *cfg, sim_result_t *res)
             }
         name_cycle(&S);
     }
-    if (rc) fprintf(stderr, "dfc_sim: out of memory (or a workload too large)\n");
+    if (rc) fprintf(stderr, "dfc_sim: cannot run this workload (out of memory, or the error above)\n");
     teardown(&S);
     clock_gettime(CLOCK_MONOTONIC, &w1);
     res->wall_s = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);

@@ -189,6 +189,38 @@ static void test_runs(void)
     printf("test_sim: chaos without preemption: %s\n", a.cycle);
 }
 
+/* The engine's timing against the model by hand: 2 ranks, one 1 KiB allreduce (Rabenseifner,
+ * forced in main: two exchanges of 512 bytes), no CPU costs but a 1 ns poll, L 1 us, 1 ns per
+ * byte: each exchange takes 512 + 1000 ns, and the waiting rank sees the data at its next
+ * check, 1 ns later at most. */
+static void test_timing(void)
+{
+    sim_config_t cfg;
+    sim_result_t r;
+    chaos_config(&cfg, 2, 2, 1, 1);
+    cdefs[0].count = 256;
+    cdefs[0].bytes = 1024;
+    cfg.iters = 1;
+    cfg.cpu = (sim_cpu_t){.poll = 1};
+    cfg.link[SIM_INTRA] = (sim_link_t){.L = 1000, .o = 0, .G = 1, .eager = 1 << 20, .jitter = 0};
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");
+    CHECK(r.time_ns >= 3024 && r.time_ns <= 3026, "2-rank 1 KiB allreduce: %g ns, want 3024",
+          r.time_ns);
+    CHECK(r.messages == 4 && r.instances == 2, "%llu messages, %llu instances",
+          (unsigned long long)r.messages, (unsigned long long)r.instances);
+    /* above the eager limit: request (L), answer (L), then the data (512 + L), twice */
+    cfg.link[SIM_INTRA].eager = 256;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");
+    CHECK(r.time_ns >= 7024 && r.time_ns <= 7026, "rendezvous: %g ns, want 7024", r.time_ns);
+    /* an overhead of 100 ns per message: each exchange starts 100 ns later */
+    cfg.link[SIM_INTRA] = (sim_link_t){.L = 1000, .o = 100, .G = 1, .eager = 1 << 20, .jitter = 0};
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");
+    CHECK(r.time_ns >= 3224 && r.time_ns <= 3426, "with o = 100: %g ns, want 3224 .. 3426",
+          r.time_ns);
+    cfg.cpu.poll = 0;
+    CHECK(sim_run(&cfg, &r) != DFC_SUCCESS, "a poll of no time is refused");
+}
+
 /* Issue 22: a 1,000-rank chaos run in CI (125 nodes of 8; ring replaced by Rabenseifner, as
  * at every scale where ring's 2(N-1) steps per collective would not fit). */
 static void test_thousand(void)
@@ -215,6 +247,7 @@ int main(void)
     test_network();
     test_policy();
     test_runs();
+    test_timing();
     test_thousand();
     if (failures) fprintf(stderr, "test_sim: %d failures\n", failures);
     return failures ? 1 : 0;

@@ -880,7 +880,8 @@ int sim_run(const sim_config_t *cfg, sim_result_t *res)
             }
         name_cycle(&S);
     }
-    if (rc) fprintf(stderr, "dfc_sim: cannot run this workload (out of memory, or the error above)\n");
+    if (rc)
+        fprintf(stderr, "dfc_sim: cannot run this workload (out of memory, or the error above)\n");
     teardown(&S);
     clock_gettime(CLOCK_MONOTONIC, &w1);
     res->wall_s = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);

@@ -58,8 +58,12 @@ static int parse_coll(sim_config_t *cfg, char **tok, int nt, const char *path, i
         else if (!strcmp(tok[i], "elem")) d->elem = strtoull(tok[i + 1], NULL, 0);
         else return fail(path, line, "unknown coll attribute");
     }
-    d->count = count;
-    d->bytes = count;
+    /* COUNT is items for reductions and bcast, bytes per block for the data-movement kinds */
+    int blocks = d->kind == DFC_COLL_GATHER || d->kind == DFC_COLL_SCATTER ||
+                 d->kind == DFC_COLL_ALLGATHER || d->kind == DFC_COLL_ALLTOALL ||
+                 d->kind == DFC_COLL_BARRIER;
+    d->count = blocks ? 0 : count;
+    d->bytes = blocks ? count : count * d->elem;
     if (d->root < 0 || d->root >= cfg->comms[d->comm].size)
         return fail(path, line, "root out of range");
     cfg->ncdef++;

@@ -82,7 +82,7 @@ double sim_net_data(sim_net_t *n, int32_t src, int32_t dst, uint64_t bytes, doub
 double sim_net_ctrl(sim_net_t *n, int32_t src, int32_t dst, double t);
 int sim_net_eager(const sim_net_t *n, int32_t src, int32_t dst, uint64_t bytes);
 
-/* ---- The engine (dfc_sim_engine.c) ------------------------------------------------------- */
+/* ---- The engine (dfc_sim_engine.c, dfc_sim_run.c) -------------------------------------------- */
 /* A communicator family: every rank w is in the group whose members are
  * base + i * stride (i < size), base = w - ((w / stride) % size) * stride. World: stride 1,
  * size N; Megatron tensor groups stride 1, data groups stride tp, pipeline stride tp * dp. */

@@ -234,7 +234,7 @@ int dfc_coll_exec(dfc_coll_t *coll);
  * initiation order: takes the instance's place among the slots' exchanges. */
 int dfc_coll_slot_begin(dfc_coll_t *coll);
 void dfc_coll_free(dfc_coll_t *coll);
-/* The per-communicator cache of one idle blocking instance (scheduler.c). cacheable: the
+/* The per-communicator cache of idle blocking instances (cache.c). cacheable: the
  * call's arguments are all scalars (no count arrays), so they key an instance. take: the
  * idle instance if it was built for the same arguments, datatype, op and priority (its
  * request active again, buffers still to be bound), else NULL. put: keeps a completed
@@ -243,6 +243,8 @@ int dfc_coll_cacheable(const dfc_coll_args_t *a);
 dfc_coll_t *dfc_coll_cache_take(dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
                                 const dfc_op_t *op, int priority);
 int dfc_coll_cache_put(dfc_coll_t *c, const dfc_coll_args_t *a, int priority);
+/* Frees comm's cache (the communicator's destroy hook). */
+void dfc_coll_cache_destroy(dfc_comm_t *comm);
 /* The GPU daemon path (gpu.c). eligible: 1 if the daemon can run a collective on comm with
  * this datatype and op (every rank has its own GPU on this node; a reduction the kernel
  * computes); the same answer on every rank. prepare: readies an instance for the daemon

@@ -1,24 +1,26 @@
 /*
- * scheduler.c - which collective runs: the run queue and the spin-budget policy
- * (DESIGN.md 2.2), shared in spirit with the GPU daemon.
+ * scheduler.c - which collective runs: the host's run queue, driven by the scheduling policy
+ * of DESIGN.md 2.2, whose rules live in dfc_policy.h (shared with the GPU daemon and
+ * bench/dfc_sim).
  *
  * Active collectives sit in one run queue ordered by priority (higher first), FIFO within a
  * priority. Each progress pass walks the queue in that order and runs every collective up
  * to its next unmet fence. The head additionally gets a spin budget: while it waits on a
- * peer it keeps polling the network, up to `budget` polls; a head that then still waits is
- * preempted (left, context saved, the walk goes on). The budget adapts (stickiness): a wait
- * that ended after k polls raises the budget to 2k, so that ranks in step stay in step;
- * a preemption halves it. Nothing here ever blocks, so no order of initiation across ranks
- * and communicators can deadlock: every queued collective gets its turn on every pass.
+ * peer it keeps polling the network; a head that then still waits is preempted (left,
+ * context saved, the walk goes on). The budget adapts (stickiness), and a collective that
+ * moved while the head waited may become the head (DFC_SPIN_MOVE_TO_HEAD). Nothing here
+ * ever blocks, so no order of initiation across ranks and communicators can deadlock: every
+ * queued collective gets its turn on every pass.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/dfc_coll.h"
+#include "coll/dfc_policy.h"
 
 static dfc_list_t run_queue;
 static uint64_t total_preemptions;
-static long budget_initial, budget_min, budget_max;
+static dfc_policy_t policy;
 
 uint64_t dfc_coll_preemptions(void) { return total_preemptions + dfc_gpu_preemptions(); }
 
@@ -26,7 +28,8 @@ static void enqueue_by_priority(dfc_coll_t *c)
 {
     dfc_list_t *e;
     for (e = run_queue.next; e != &run_queue; e = e->next)
-        if (DFC_CONTAINER_OF(e, dfc_coll_t, link)->priority < c->priority) break;
+        if (!dfc_policy_runs_before(DFC_CONTAINER_OF(e, dfc_coll_t, link)->priority, c->priority))
+            break;
     /* insert before e: after every collective of equal or higher priority */
     c->link.next = e;
     c->link.prev = e->prev;
@@ -40,48 +43,50 @@ static void finish(dfc_coll_t *c)
     dfc_req_complete(c->req);
 }
 
-/* Runs the head with its spin budget. Returns 1 if it completed. */
+/* Runs the head with its spin budget (dfc_policy.h decides). Returns 1 if it completed. */
 static int run_head(dfc_coll_t *c, int *events)
 {
     int start_pc = c->pc;
-    if (dfc_coll_exec(c)) return 1;
-    long polls = 0;
-    while (polls < c->budget) {
-        int n = dfc_progress_net();
-        polls++;
-        if (n < 0) break;
-        if (n > 0) (*events)++;
+    int32_t polls = 0, budget = (int32_t)c->budget;
+    for (;;) {
         int prev = c->pc;
         if (dfc_coll_exec(c)) return 1;
         if (c->pc != prev) {
             /* The wait ended: in step with the peers, so be stickier next time. */
-            c->budget = DFC_MIN2(budget_max, DFC_MAX2(c->budget, 2 * polls));
+            budget = dfc_policy_budget_moved(&policy, budget, polls);
             polls = 0;
+        } else if (!dfc_policy_spin_on(&polls, budget)) {
+            break;
         }
+        int n = dfc_progress_net();
+        if (n < 0) break;
+        if (n > 0) (*events)++;
     }
     if (c->pc != start_pc) (*events)++;
-    /* A preemption is counted once per wait point: later passes that find the collective
-     * still waiting at the same step are the same preemption. */
-    if (c->preempted_at != c->pc) {
+    if (dfc_policy_is_new_preemption(c->preempted_at, c->pc)) {
         c->preempted_at = c->pc;
         c->preemptions++;
         total_preemptions++;
-        c->budget = DFC_MAX2(budget_min, c->budget / 2);
+        budget = dfc_policy_budget_preempted(&policy, budget);
     }
+    c->budget = budget;
     return 0;
 }
 
+/* One pass over the run queue: the head with its budget, every other collective once. A
+ * collective that moved while the head waited may become the head (dfc_policy_promote). */
 static int scheduler_pass(void)
 {
     int events = dfc_coll_gpu_pass();
     dfc_list_t *e, *t;
-    int head = 1;
+    int head = 1, pos = 0, head_prio = 0; /* pos: the position in the queue as it is now */
     DFC_LIST_FOREACH_SAFE(e, t, &run_queue) {
         dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
         int start_pc = c->pc, done;
         if (head) {
-            done = run_head(c, &events);
             head = 0;
+            head_prio = c->priority;
+            done = run_head(c, &events);
             /* finishing may have completed others' transfers; t is still valid since only
              * c can leave the queue here */
         } else {
@@ -91,7 +96,16 @@ static int scheduler_pass(void)
         if (done) {
             finish(c);
             events++;
+            continue;
         }
+        if (dfc_policy_promote(&policy, pos, c->pc != start_pc, c->priority, head_prio)) {
+            dfc_list_remove(&c->link);
+            c->link.next = run_queue.next;
+            c->link.prev = &run_queue;
+            run_queue.next->prev = &c->link;
+            run_queue.next = &c->link;
+        }
+        pos++;
     }
     return events;
 }
@@ -111,7 +125,7 @@ int dfc_coll_start(dfc_coll_t *c)
     if (c->sched.uses_slots && (rc = dfc_coll_slot_begin(c))) return rc;
     c->pc = 0;
     c->fence_start = 0;
-    c->budget = budget_initial;
+    c->budget = policy.budget_init;
     c->preempted_at = -1;
     c->req->complete = 0;
     dfc_status_empty(&c->req->status);
@@ -163,108 +177,19 @@ void dfc_coll_free(dfc_coll_t *c)
     free(c);
 }
 
-/* ---- The per-communicator cache of idle instances -------------------------------------------
- * A blocking collective builds a schedule, allocates the instance, its transfer array, its
- * scratch buffer and its request, and frees all of it on return: at 8 bytes that was most of
- * the call. The last few completed blocking instances of a communicator are kept instead
- * (with their requests) and reused by the next blocking call with the same arguments,
- * buffers rebound; the oldest is replaced. Instances with more than CACHE_TMP_MAX bytes of
- * scratch are not kept (their setup is small beside their transfer, their memory is not).
- * A cached request gives its reference on the communicator back while idle; the
- * communicator's destroy hook frees the cache. */
-#define CACHE_ENTRIES 4
-#define CACHE_TMP_MAX 65536
-
-typedef struct cache_entry {
-    dfc_coll_t *idle;
-    dfc_coll_args_t key;
-    int priority;
-} cache_entry_t;
-
-struct dfc_coll_comm {
-    cache_entry_t e[CACHE_ENTRIES];
-    unsigned next; /* the entry replaced next when all are taken */
-};
-
-static int same_args(const dfc_coll_args_t *x, const dfc_coll_args_t *y)
-{
-    return x->kind == y->kind && x->root == y->root && x->in_place == y->in_place &&
-           x->commutative == y->commutative && x->count == y->count && x->elem == y->elem &&
-           x->sbytes == y->sbytes && x->rbytes == y->rbytes && x->selem == y->selem &&
-           x->relem == y->relem && x->gpu == y->gpu && x->slots == y->slots;
-}
-
-int dfc_coll_cacheable(const dfc_coll_args_t *a)
-{
-    return !a->gpu && !a->rcounts && !a->scounts && !a->sdispls && !a->vcounts && !a->vdispls;
-}
-
-dfc_coll_t *dfc_coll_cache_take(dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
-                                const dfc_op_t *op, int priority)
-{
-    struct dfc_coll_comm *cc = comm->coll;
-    if (!cc) return NULL;
-    for (int i = 0; i < CACHE_ENTRIES; i++) {
-        cache_entry_t *e = &cc->e[i];
-        dfc_coll_t *c = e->idle;
-        if (!c || c->dtype != dt || c->op != op || e->priority != priority || !same_args(&e->key, a))
-            continue;
-        e->idle = NULL;
-        comm->refcount++; /* the request's reference again */
-        c->req->active = 1;
-        return c;
-    }
-    return NULL;
-}
-
-static void free_idle(dfc_coll_t *c)
-{
-    dfc_req_t *req = c->req;
-    req->comm = NULL; /* its reference was given back when it went idle */
-    dfc_req_free(req);
-}
-
-int dfc_coll_cache_put(dfc_coll_t *c, const dfc_coll_args_t *a, int priority)
-{
-    dfc_comm_t *comm = c->comm;
-    if (c->on_gpu || c->persistent || c->req->nstages || c->req->handle || comm->refcount < 2 ||
-        c->sched.tmp_bytes > CACHE_TMP_MAX)
-        return 0;
-    if (!comm->coll && !(comm->coll = calloc(1, sizeof *comm->coll))) return 0;
-    struct dfc_coll_comm *cc = comm->coll;
-    cache_entry_t *e = NULL;
-    for (int i = 0; i < CACHE_ENTRIES && !e; i++)
-        if (!cc->e[i].idle) e = &cc->e[i];
-    if (!e) {
-        e = &cc->e[cc->next++ % CACHE_ENTRIES];
-        free_idle(e->idle);
-    }
-    e->idle = c;
-    e->key = *a;
-    e->key.rcounts = NULL;
-    e->priority = priority;
-    comm->refcount--; /* the user's handle keeps it alive; the cache must not */
-    return 1;
-}
-
-static void coll_comm_destroy(dfc_comm_t *comm)
-{
-    struct dfc_coll_comm *cc = comm->coll;
-    if (!cc) return;
-    for (int i = 0; i < CACHE_ENTRIES; i++)
-        if (cc->e[i].idle) free_idle(cc->e[i].idle);
-    free(cc);
-    comm->coll = NULL;
-}
-
 int dfc_coll_layer_init(void)
 {
-    dfc_comm_destroy_hook = coll_comm_destroy;
+    dfc_comm_destroy_hook = dfc_coll_cache_destroy;
     dfc_list_init(&run_queue);
-    budget_initial = dfc_env_long("DFC_SPIN_BUDGET", 64,
+    long init = dfc_env_long("DFC_SPIN_BUDGET", 64,
         "network polls the head collective may spend waiting on a peer before it is preempted");
-    budget_min = dfc_env_long("DFC_SPIN_BUDGET_MIN", 4, "smallest adaptive spin budget");
-    budget_max = dfc_env_long("DFC_SPIN_BUDGET_MAX", 4096, "largest adaptive spin budget");
+    long min = dfc_env_long("DFC_SPIN_BUDGET_MIN", 4, "smallest adaptive spin budget");
+    long max = dfc_env_long("DFC_SPIN_BUDGET_MAX", 4096, "largest adaptive spin budget");
+    /* Off by default: on the host the rule doubled chaos order's preemptions without
+     * shortening it, measured and simulated (BENCHMARKS.md, "Simulating the scheduler"). */
+    long move = dfc_env_long("DFC_SPIN_MOVE_TO_HEAD", 0,
+        "1: a collective that moved while the head waited becomes the head; 0: queue order only");
+    policy = dfc_policy_make(init, min, max, move != 0);
     dfc_progress_set_coll_hook(scheduler_pass);
     dfc_progress_set_coll_report_hook(dfc_coll_report);
     return DFC_SUCCESS;

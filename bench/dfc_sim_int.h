@@ -1,0 +1,79 @@
+/*
+ * dfc_sim_int.h - the simulator's internal state, shared by the engine (dfc_sim_engine.c: ranks,
+ * transfers, the scheduler loop) and the run (dfc_sim_run.c: schedules, deadlock cycles, setup).
+ */
+#ifndef DFC_SIM_INT_H
+#define DFC_SIM_INT_H
+
+#include "dfc_sim.h"
+
+#define SIM_EPS 1e-6 /* ns: equal times compare equal despite rounding */
+
+enum { PH_START = 1, PH_PASS, PH_SPIN, PH_SLEEP, PH_DONE };
+
+typedef struct sstep {
+    uint64_t bytes;
+    int32_t peer; /* world rank */
+    uint16_t seq; /* ordinal among this schedule's transfers to (or from) the same peer */
+    uint8_t kind;
+    uint8_t pad;
+} sstep_t;
+
+typedef struct scoll {
+    sstep_t *steps;
+    double *xt; /* completion time of each transfer since the last fence (SIM_INF: unknown) */
+    int32_t nsteps, pc, fence_start, budget, preempted_at;
+    int32_t waited; /* polls spent at this wait point in earlier passes (sim_config_t.learn) */
+    uint32_t preemptions;
+    uint8_t active, starts;
+} scoll_t;
+
+typedef struct srank {
+    double t;     /* this rank's clock */
+    double wake;  /* its pending wake-up (SIM_INF: none) */
+    double spin_t0, sleep_t0, period;
+    int64_t spin_left;
+    uint64_t preemptions;
+    uint32_t gen;
+    int32_t polls, budget, head_prio, spin_polls0, wake_pos, wake_polls;
+    double wake_periods; /* whole sleeping passes before the wake-up */
+    int32_t iter, remaining, nq, walk_pos;
+    uint8_t phase, moved, late;
+} srank_t;
+
+enum { M_RECV = 1, M_EAGER, M_RNDV };
+typedef struct smsg {
+    uint64_t key;
+    double t;      /* M_RECV: posted; M_EAGER: data arrives; M_RNDV: request arrives */
+    int32_t coll, step;
+    uint8_t state; /* 0: empty slot */
+} smsg_t;
+
+typedef struct sim {
+    const sim_config_t *cfg;
+    dfc_policy_t pol;
+    sim_cpu_t cpu;
+    int32_t n, k;
+    srank_t *ranks;
+    scoll_t *colls; /* [rank * k + cdef] */
+    int16_t *queues; /* [rank * k + position]: cdef indices */
+    sim_clock_t clock;
+    sim_net_t net;
+    smsg_t *msgs;
+    size_t mcap, mcount;
+    sim_result_t *res;
+    int32_t *perm;
+    uint64_t rng;
+} sim_t;
+
+#define COLL(S, r, ci) (&(S)->colls[(size_t)(r) * (S)->k + (ci)])
+#define QUEUE(S, r) (&(S)->queues[(size_t)(r) * (S)->k])
+
+uint64_t sim_mix(uint64_t x);
+int sim_msg_grow(sim_t *S);
+/* Rank r's next event at t (SIM_INF: none); earlier events of r become stale. */
+void sim_wake_at(sim_t *S, int32_t r, double t);
+/* One event of rank r at time t: 0, or -1 when out of memory. */
+int sim_step_rank(sim_t *S, int32_t r, double t);
+
+#endif /* DFC_SIM_INT_H */

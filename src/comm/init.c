@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "comm/dfc_comm.h"
-#include "gpu/dfc_gpu.h"
+#include "cuda/dfc_cuda.h"
 #include "pmix/dfc_boot.h"
 
 dfc_proc_t dfc_proc;
@@ -22,6 +22,7 @@ int dfc_ntls;
 static dfc_tl_t tl_self, tl_shm, tl_tcp;
 struct dfc_shm_slots *dfc_world_slots;
 int *dfc_node_of; /* node index of each world rank (first-seen order of hostnames) */
+dfc_comm_gpu_hooks_t dfc_comm_gpu_hooks;
 
 int dfc_comm_init_predefined(void);
 void dfc_comm_finalize_predefined(void);
@@ -113,9 +114,10 @@ out:
 static int init_gpu_and_transports(void)
 {
     dfc_gpu_init();
-    dfc_gpu_daemon_publish(dfc_proc.world_rank, dfc_proc.world_size, dfc_node_of);
+    if (dfc_comm_gpu_hooks.publish)
+        dfc_comm_gpu_hooks.publish(dfc_proc.world_rank, dfc_proc.world_size, dfc_node_of);
     int rc = init_transports();
-    if (!rc) dfc_gpu_daemon_connect();
+    if (!rc && dfc_comm_gpu_hooks.connect) dfc_comm_gpu_hooks.connect();
     return rc;
 }
 
@@ -178,7 +180,7 @@ int dfc_comm_layer_finalize(void)
         if (dfc_progress() < 0) break;
     }
     int rc = finalize_fence();
-    dfc_gpu_daemon_finalize(); /* after the fence: no peer writes into its mailboxes now */
+    if (dfc_comm_gpu_hooks.finalize) dfc_comm_gpu_hooks.finalize(); /* after the fence */
     dfc_comm_finalize_predefined();
     dfc_hang_report_finalize();
     dfc_p2p_finalize();

@@ -1,10 +1,11 @@
 /*
  * init.c - bring-up and tear-down of the comm layer, in dependency order:
- *   bootstrap -> logging -> object tables -> node map -> transports -> protocol ->
+ *   bootstrap -> logging -> environment check -> object tables -> node map -> transports -> protocol ->
  *   DFC_COMM_WORLD and DFC_COMM_SELF.
  * Finalize runs it backwards, after flushing queued output and a fence, so that no eager
  * message that a peer still has to receive is dropped.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,8 @@ dfc_comm_gpu_hooks_t dfc_comm_gpu_hooks;
 
 int dfc_comm_init_predefined(void);
 void dfc_comm_finalize_predefined(void);
+
+extern char **environ;
 
 static void boot_abort_hook(int code, const char *msg) { dfc_boot_abort(code, msg); }
 
@@ -136,6 +139,10 @@ int dfc_comm_layer_init(int required, int *provided)
     memcpy(dfc_proc.nspace, bi.nspace, sizeof dfc_proc.nspace);
     dfc_proc.main_thread = pthread_self();
     dfc_log_init(bi.rank);
+    /* Before anything reads a parameter; rank 0 alone warns of unknown DFC_ variables, as
+     * launchers give every process the same environment. */
+    if ((rc = dfc_env_check(environ, "DFC_Init", bi.rank, bi.rank == 0 ? stderr : NULL)))
+        return rc;
 
     /* Every level is provided: MULTIPLE serializes calls through one lock. */
     dfc_proc.thread_level = required < DFC_THREAD_SINGLE ? DFC_THREAD_SINGLE

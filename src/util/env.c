@@ -129,18 +129,18 @@ static void describe(const dfc_env_spec_t *spec, char *buf, size_t len)
         snprintf(words + used, sizeof words - used, "%s%.*s", used ? ", " : "", (int)n, p);
         p += n + (p[n] == '|');
     }
+    const char *units =
+        spec->hi < 1024 ? "" : " (a k, m or g suffix multiplies by 1024, 1024^2 or 1024^3)";
     switch (spec->kind) {
     case DFC_ENV_INT:
         if (spec->lo == 0 && spec->hi == 1) snprintf(buf, len, "0 or 1");
-        else snprintf(buf, len, "an integer from %ld to %ld%s", spec->lo, spec->hi,
-                      spec->hi >= 1024 ? " (a k, m or g suffix multiplies by 1024, 1024^2 or 1024^3)"
-                                       : "");
+        else snprintf(buf, len, "an integer from %ld to %ld%s", spec->lo, spec->hi, units);
         break;
     case DFC_ENV_REAL: snprintf(buf, len, "a number from %ld to %ld", spec->lo, spec->hi); break;
     case DFC_ENV_CHOICE: snprintf(buf, len, "one of %s", words); break;
     case DFC_ENV_DEBUG:
-        snprintf(buf, len, "a level from %ld to %ld, optionally followed by ':' and a comma-separated "
-                 "list of %s", spec->lo, spec->hi, words);
+        snprintf(buf, len, "a level from %ld to %ld, optionally followed by ':' and a "
+                 "comma-separated list of %s", spec->lo, spec->hi, words);
         break;
     case DFC_ENV_IPV4: snprintf(buf, len, "an IPv4 address such as 192.168.1.10"); break;
     case DFC_ENV_TEXT: snprintf(buf, len, "any text"); break;

@@ -1,7 +1,7 @@
 /*
  * init.c - bring-up and tear-down of the comm layer, in dependency order:
- *   bootstrap -> logging -> environment check -> object tables -> node map -> transports -> protocol ->
- *   DFC_COMM_WORLD and DFC_COMM_SELF.
+ *   bootstrap -> logging -> environment check -> object tables -> node map -> transports ->
+ *   protocol -> DFC_COMM_WORLD and DFC_COMM_SELF.
  * Finalize runs it backwards, after flushing queued output and a fence, so that no eager
  * message that a peer still has to receive is dropped.
  */

@@ -8,8 +8,9 @@
 #include "gpu/dfc_gpu.h"
 #include "pmix/dfc_boot.h"
 
-/* The layers above comm (coll), brought up after it and down before it. The gpu layer is
- * brought up by the comm layer's init, beside the transports (src/comm/init.c). */
+/* The layers above comm (coll), brought up after it and down before it. The GPU daemon is
+ * brought up by the comm layer's init, beside the transports (src/comm/init.c), through the
+ * hooks that init_common fills in; the CUDA loader by comm itself. */
 static int dfc_upper_layers_init(void)
 {
     int rc = dfc_coll_layer_init();
@@ -26,6 +27,10 @@ static int init_common(int required, int *provided)
 {
     if (dfc_proc.initialized || dfc_proc.finalized)
         dfc_fatal("DFC_Init: DFC is already %s", dfc_proc.finalized ? "finalized" : "initialized");
+    dfc_comm_gpu_hooks = (dfc_comm_gpu_hooks_t){.publish = dfc_gpu_daemon_publish,
+                                                 .connect = dfc_gpu_daemon_connect,
+                                                 .finalize = dfc_gpu_daemon_finalize,
+                                                 .busy = dfc_gpu_busy};
     int rc = dfc_comm_layer_init(required, provided);
     if (!rc) rc = dfc_upper_layers_init();
     if (rc) {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "api/dfc_api.h"
-#include "gpu/dfc_gpu.h"
+#include "cuda/dfc_cuda.h"
 
 /* The names of (buf, count, datatype, peer, tag) in each call's prototype, so that a
  * message names the argument the user wrote (Sendrecv has two of each). */

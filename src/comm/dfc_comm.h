@@ -244,6 +244,21 @@ extern void (*dfc_comm_destroy_hook)(dfc_comm_t *c);
 extern int *dfc_node_of; /* node index of each world rank */
 int dfc_comm_layer_init(int required, int *provided);
 int dfc_comm_layer_finalize(void);
+/* The GPU daemon (src/gpu) sits above comm, which may not call it, yet init and finalize must
+ * set it up at fixed points around the transports' fences, and a waiting thread must not
+ * sleep while it has work. The api layer fills these in before dfc_comm_layer_init; a NULL
+ * member does nothing (unit tests, builds that leave the daemon out). */
+typedef struct dfc_comm_gpu_hooks {
+    void (*publish)(int world_rank, int world_size, const int *node_of); /* before the fence */
+    void (*connect)(void);  /* after the transports' init */
+    void (*finalize)(void); /* after the finalize fence: no peer writes into its mailboxes */
+    int (*busy)(void);      /* 1 while submitted work is pending */
+} dfc_comm_gpu_hooks_t;
+extern dfc_comm_gpu_hooks_t dfc_comm_gpu_hooks;
+static inline int dfc_comm_gpu_busy(void)
+{
+    return dfc_comm_gpu_hooks.busy && dfc_comm_gpu_hooks.busy();
+}
 
 /* Context ids: a bitmask of free ids per process; a new communicator takes the lowest id
  * that is free on every member (an allreduce-BAND of the masks over the parent). */

@@ -1,15 +1,16 @@
 /*
  * init.c - bring-up and tear-down of the comm layer, in dependency order:
- *   bootstrap -> logging -> object tables -> node map -> transports -> protocol ->
- *   DFC_COMM_WORLD and DFC_COMM_SELF.
+ *   bootstrap -> logging -> environment check -> object tables -> node map -> transports ->
+ *   protocol -> DFC_COMM_WORLD and DFC_COMM_SELF.
  * Finalize runs it backwards, after flushing queued output and a fence, so that no eager
  * message that a peer still has to receive is dropped.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "comm/dfc_comm.h"
-#include "gpu/dfc_gpu.h"
+#include "cuda/dfc_cuda.h"
 #include "pmix/dfc_boot.h"
 
 dfc_proc_t dfc_proc;
@@ -22,9 +23,12 @@ int dfc_ntls;
 static dfc_tl_t tl_self, tl_shm, tl_tcp;
 struct dfc_shm_slots *dfc_world_slots;
 int *dfc_node_of; /* node index of each world rank (first-seen order of hostnames) */
+dfc_comm_gpu_hooks_t dfc_comm_gpu_hooks;
 
 int dfc_comm_init_predefined(void);
 void dfc_comm_finalize_predefined(void);
+
+extern char **environ;
 
 static void boot_abort_hook(int code, const char *msg) { dfc_boot_abort(code, msg); }
 
@@ -113,9 +117,10 @@ out:
 static int init_gpu_and_transports(void)
 {
     dfc_gpu_init();
-    dfc_gpu_daemon_publish(dfc_proc.world_rank, dfc_proc.world_size, dfc_node_of);
+    if (dfc_comm_gpu_hooks.publish)
+        dfc_comm_gpu_hooks.publish(dfc_proc.world_rank, dfc_proc.world_size, dfc_node_of);
     int rc = init_transports();
-    if (!rc) dfc_gpu_daemon_connect();
+    if (!rc && dfc_comm_gpu_hooks.connect) dfc_comm_gpu_hooks.connect();
     return rc;
 }
 
@@ -134,6 +139,10 @@ int dfc_comm_layer_init(int required, int *provided)
     memcpy(dfc_proc.nspace, bi.nspace, sizeof dfc_proc.nspace);
     dfc_proc.main_thread = pthread_self();
     dfc_log_init(bi.rank);
+    /* Before anything reads a parameter; rank 0 alone warns of unknown DFC_ variables, as
+     * launchers give every process the same environment. */
+    if ((rc = dfc_env_check(environ, "DFC_Init", bi.rank, bi.rank == 0 ? stderr : NULL)))
+        return rc;
 
     /* Every level is provided: MULTIPLE serializes calls through one lock. */
     dfc_proc.thread_level = required < DFC_THREAD_SINGLE ? DFC_THREAD_SINGLE
@@ -178,7 +187,7 @@ int dfc_comm_layer_finalize(void)
         if (dfc_progress() < 0) break;
     }
     int rc = finalize_fence();
-    dfc_gpu_daemon_finalize(); /* after the fence: no peer writes into its mailboxes now */
+    if (dfc_comm_gpu_hooks.finalize) dfc_comm_gpu_hooks.finalize(); /* after the fence */
     dfc_comm_finalize_predefined();
     dfc_hang_report_finalize();
     dfc_p2p_finalize();

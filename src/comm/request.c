@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "comm/dfc_comm.h"
-#include "gpu/dfc_gpu.h"
+#include "cuda/dfc_cuda.h"
 
 dfc_htable_t dfc_req_table;
 

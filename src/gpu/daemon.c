@@ -32,7 +32,7 @@
 #include "util/dfc_util.h"
 
 #ifdef HAVE_CUDA
-#include "gpu/cuda_fns.h"
+#include "cuda/cuda_fns.h"
 #include "gpu/daemon_abi.h"
 #include "gpu/daemon_plan.h"
 

@@ -1,12 +1,13 @@
 /*
- * dfc_gpu.h - the gpu layer: the CUDA runtime, loaded at run time so that one build of
- * libdfc runs on machines with and without GPUs, and the GPU daemon (DESIGN.md 2.1, 2.2):
- * a persistent, preemptible kernel per GPU that runs collective schedules on device buffers
- * and moves data between the GPUs of a node through mailboxes mapped with CUDA IPC.
+ * dfc_gpu.h - the GPU daemon (DESIGN.md 2.1, 2.2): a persistent, preemptible kernel per GPU
+ * that runs collective schedules on device buffers and moves data between the GPUs of a node
+ * through mailboxes mapped with CUDA IPC.
  *
- * Depends on util and the bootstrap (the daemon publishes its mailbox at init, as the
- * transports do), and on the schedule format (coll/dfc_sched.h, a plain header shared by
- * both executors). The coll layer submits schedules and polls their completion.
+ * Depends on util, the bootstrap (the daemon publishes its mailbox at init, as the
+ * transports do), the CUDA loader (cuda/dfc_cuda.h, below comm) and the schedule format
+ * (coll/dfc_sched.h, a plain header shared by both executors). The coll layer submits
+ * schedules and polls their completion; the api layer sets the daemon up through comm's
+ * init hooks (dfc_comm_gpu_hooks_t), since comm may not call it.
  */
 #ifndef DFC_GPU_H
 #define DFC_GPU_H
@@ -15,22 +16,7 @@
 #include <stdint.h>
 
 #include "coll/dfc_sched.h"
-
-/* Loads libcudart if present (never fails: without it no pointer is a device pointer). */
-void dfc_gpu_init(void);
-/* dlopen of DFC_CUDA_LIBRARY, else libcudart.so.13, .12, or unversioned; NULL if none loads.
- * Shared with dfc_info, which loads the runtime itself (with or without HAVE_CUDA). */
-void *dfc_gpu_cudart_open(void);
-void dfc_gpu_finalize(void);
-/* 1 when CUDA was loaded and at least one device is visible. */
-int dfc_gpu_available(void);
-int dfc_gpu_device_count(void);
-/* 1 if ptr is CUDA device (or managed) memory; 0 for host memory or without CUDA. */
-int dfc_gpu_is_device_ptr(const void *ptr);
-/* The device ordinal holding ptr, or -1 for host memory. */
-int dfc_gpu_ptr_device(const void *ptr);
-/* cudaMemcpy with cudaMemcpyDefault; returns DFC_SUCCESS or an error code with a message. */
-int dfc_gpu_copy(void *dst, const void *src, size_t bytes);
+#include "cuda/dfc_cuda.h"
 
 /* ---- The daemon (daemon.c) ---------------------------------------------------------------
  * Setup is split around the transports' init, whose fence publishes the daemon's key:

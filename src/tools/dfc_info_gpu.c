@@ -16,7 +16,7 @@
 #include <hwloc.h>
 #endif
 
-#include "gpu/dfc_gpu.h"
+#include "cuda/dfc_cuda.h"
 #include "tools/dfc_info.h"
 
 /* NVML's types, from its header when the CUDA toolkit has one; otherwise the few used here,

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dfc.h"
 
@@ -69,6 +70,38 @@ double dfc_env_double(const char *name, double dflt, const char *desc);
 const char *dfc_env_str(const char *name, const char *dflt, const char *desc);
 /* All parameters read so far (for dfc_info). */
 const dfc_env_param_t *dfc_env_params(int *count);
+
+/* The registry (env_registry.c): every parameter with the values it accepts. A reader given
+ * a value the registry rejects returns the default; DFC_Init has failed on it before. */
+typedef enum dfc_env_kind {
+    DFC_ENV_INT,    /* integer in [lo, hi], C syntax, optional k/m/g suffix (x 1024^n) */
+    DFC_ENV_REAL,   /* floating-point number in [lo, hi] */
+    DFC_ENV_CHOICE, /* one of the words of `choices` ("a|b|c") */
+    DFC_ENV_DEBUG,  /* level in [lo, hi], then optionally ":" and words of `choices`, "," */
+    DFC_ENV_IPV4,   /* dotted-quad IPv4 address */
+    DFC_ENV_TEXT    /* any text (a file name) */
+} dfc_env_kind_t;
+
+typedef struct dfc_env_spec {
+    const char *name;
+    dfc_env_kind_t kind;
+    long lo, hi;
+    const char *choices;
+} dfc_env_spec_t;
+
+const dfc_env_spec_t *dfc_env_specs(int *count);
+/* The registry's entry for name, or NULL. */
+const dfc_env_spec_t *dfc_env_spec(const char *name);
+/* DFC_ variables that the source tree's scripts read and the library ignores. */
+const char *const *dfc_env_script_vars(int *count);
+/* DFC_SUCCESS when `value` is acceptable for `spec`; else a DFC_ERR_ARG code whose message
+ * reads "<func>: invalid environment parameter NAME=VALUE: NAME accepts <what>". */
+int dfc_env_validate(const dfc_env_spec_t *spec, const char *value, const char *func);
+/* Checks every DFC_ variable of envp (NULL-terminated "NAME=VALUE" strings): returns the
+ * error of the first invalid value, or DFC_SUCCESS. When `warn` is not NULL, writes one line
+ * "[dfc rank R] warning: ..." to it for each DFC_ variable that is neither a parameter nor a
+ * script variable (a typo must not go unnoticed). */
+int dfc_env_check(char *const *envp, const char *func, int rank, FILE *warn);
 
 /* ---- Time ---------------------------------------------------------------------------- */
 double dfc_time_now(void); /* seconds, monotonic */

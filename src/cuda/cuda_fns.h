@@ -1,9 +1,10 @@
 /*
- * cuda_fns.h - the CUDA runtime functions DFC calls, resolved with dlsym by cuda.c (private
- * to src/gpu). Every member is non-NULL once dfc_gpu_available() returns 1.
+ * cuda_fns.h - the CUDA runtime functions DFC calls, resolved with dlsym by cuda.c (shared
+ * by the loader and the GPU daemon). Every member is non-NULL once dfc_gpu_available()
+ * returns 1.
  */
-#ifndef DFC_GPU_CUDA_FNS_H
-#define DFC_GPU_CUDA_FNS_H
+#ifndef DFC_CUDA_CUDA_FNS_H
+#define DFC_CUDA_CUDA_FNS_H
 
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -54,4 +55,4 @@ extern dfc_cuda_fns_t dfc_cuda;
 int dfc_cuda_error(const char *what, cudaError_t e);
 #endif
 
-#endif /* DFC_GPU_CUDA_FNS_H */
+#endif /* DFC_CUDA_CUDA_FNS_H */

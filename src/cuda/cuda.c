@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gpu/dfc_gpu.h"
+#include "cuda/dfc_cuda.h"
 #include "util/dfc_util.h"
 
 void *dfc_gpu_cudart_open(void)
@@ -24,7 +24,7 @@ void *dfc_gpu_cudart_open(void)
 }
 
 #ifdef HAVE_CUDA
-#include "gpu/cuda_fns.h"
+#include "cuda/cuda_fns.h"
 
 dfc_cuda_fns_t dfc_cuda;
 static void *cudart;

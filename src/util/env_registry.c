@@ -1,0 +1,118 @@
+/*
+ * env_registry.c - every environment parameter of DFC with the values it accepts, in one
+ * table. DFC_Init checks the environment against it (dfc_env_check in env.c): a value outside
+ * these is an error that names the parameter and what it accepts, and a DFC_ variable that is
+ * neither here nor in the list of the source tree's own script variables is a warning.
+ *
+ * The parameters are read where they are used, in every layer (the dfc_env_* readers); this
+ * table only describes them, so it lives at the bottom. A parameter read in src/ and missing
+ * here fails test/unit/check_env_registry.sh; dfc_env(7) documents each one (check_man.sh).
+ * Ranges are what the code can use, not what is sensible: tuning stays the user's.
+ */
+#include <stddef.h>
+
+#include "util/dfc_util.h"
+
+#define KIB 1024L
+#define MIB (1024L * KIB)
+#define GIB (1024L * MIB)
+#define MINUTE_US 60000000L /* microsecond waits: up to a minute */
+#define DAY_S 86400L
+
+#define INT(name, lo, hi)   {name, DFC_ENV_INT, lo, hi, NULL}
+#define BOOL(name)          {name, DFC_ENV_INT, 0, 1, NULL}
+#define REAL(name, lo, hi)  {name, DFC_ENV_REAL, lo, hi, NULL}
+#define CHOICE(name, list)  {name, DFC_ENV_CHOICE, 0, 0, list}
+#define ALGO(name, list)    {name, DFC_ENV_CHOICE, 0, 0, "auto|" list}
+
+static const dfc_env_spec_t specs[] = {
+    /* util */
+    {"DFC_DEBUG", DFC_ENV_DEBUG, 0, 3, "init|boot|tl|shm|tcp|p2p|coll|sched|gpu|error"},
+    /* progress and waiting (comm) */
+    BOOL("DFC_ASYNC_PROGRESS"),
+    INT("DFC_SPIN_US", 0, MINUTE_US),
+    INT("DFC_YIELD_US", 0, MINUTE_US),
+    INT("DFC_SLEEP_US", 0, MINUTE_US),
+    INT("DFC_HANG_REPORT_SECONDS", 0, DAY_S),
+    BOOL("DFC_HANG_REPORT_SIGNAL"),
+    /* collective scheduling (coll) */
+    INT("DFC_SPIN_BUDGET", 0, MIB),
+    INT("DFC_SPIN_BUDGET_MIN", 0, MIB),
+    INT("DFC_SPIN_BUDGET_MAX", 0, MIB),
+    INT("DFC_COLL_RING_SEGMENT", 0, GIB),
+    /* device buffers (cuda, gpu) */
+    {"DFC_CUDA_LIBRARY", DFC_ENV_TEXT, 0, 0, NULL},
+    BOOL("DFC_GPU_DAEMON"),
+    INT("DFC_GPU_DEVICE", -1, 1023),
+    INT("DFC_GPU_CHANNELS", 1, 32),
+    INT("DFC_GPU_SLOTS", 1, 64),
+    INT("DFC_GPU_FIFO_DEPTH", 2, 64),
+    INT("DFC_GPU_CHUNK", 0, GIB),
+    INT("DFC_GPU_FIFO_MEMORY", 1, MIB),
+    INT("DFC_GPU_CHANNEL_MIN_BYTES", 1, GIB),
+    INT("DFC_GPU_IDLE_US", 0, MINUTE_US),
+    INT("DFC_GPU_LINGER_US", 0, MINUTE_US),
+    REAL("DFC_GPU_RELAUNCH_US", 0, MINUTE_US),
+    INT("DFC_GPU_SPIN_BUDGET", 0, MIB),
+    INT("DFC_GPU_SPIN_BUDGET_MIN", 0, MIB),
+    INT("DFC_GPU_SPIN_BUDGET_MAX", 0, MIB),
+    INT("DFC_GPU_TRACE", 0, 2),
+    /* collective algorithms (coll/select.c; test_env checks these lists against it) */
+    ALGO("DFC_BARRIER_ALGORITHM", "dissemination"),
+    ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather"),
+    ALGO("DFC_REDUCE_ALGORITHM", "binomial"),
+    ALGO("DFC_ALLREDUCE_ALGORITHM", "recursive_doubling|shm_slots|rabenseifner|ring"),
+    ALGO("DFC_GATHER_ALGORITHM", "linear"),
+    ALGO("DFC_GATHERV_ALGORITHM", "linear"),
+    ALGO("DFC_SCATTER_ALGORITHM", "linear"),
+    ALGO("DFC_SCATTERV_ALGORITHM", "linear"),
+    ALGO("DFC_ALLGATHER_ALGORITHM", "ring|recursive_doubling|bruck"),
+    ALGO("DFC_ALLGATHERV_ALGORITHM", "ring"),
+    ALGO("DFC_ALLTOALL_ALGORITHM", "pairwise"),
+    ALGO("DFC_ALLTOALLV_ALGORITHM", "pairwise"),
+    ALGO("DFC_REDUCE_SCATTER_BLOCK_ALGORITHM", "pairwise"),
+    ALGO("DFC_REDUCE_SCATTER_ALGORITHM", "pairwise"),
+    ALGO("DFC_SCAN_ALGORITHM", "linear"),
+    ALGO("DFC_EXSCAN_ALGORITHM", "linear"),
+    /* point-to-point protocol and process failure (comm) */
+    INT("DFC_EAGER_LIMIT", 0, GIB),
+    BOOL("DFC_RGET"),
+    INT("DFC_UNEXPECTED_LIMIT", 0, 1L << 50),
+    INT("DFC_FAULT_TIMEOUT", 1, DAY_S),
+    /* transports (comm/init.c, tl) */
+    CHOICE("DFC_TRANSPORT", "auto|tcp"),
+    INT("DFC_SHM_RING_BYTES", 0, GIB),
+    INT("DFC_SHM_MAX_PAYLOAD", 1, GIB),
+    INT("DFC_SHM_BURST", 1, MIB),
+    BOOL("DFC_SHM_CMA"),
+    BOOL("DFC_SHM_SLOTS"),
+    INT("DFC_SHM_LIVENESS_MS", 1, 60000),
+    {"DFC_TCP_IF_ADDR", DFC_ENV_IPV4, 0, 0, NULL},
+    INT("DFC_TCP_CONNECT_TIMEOUT", 1, DAY_S),
+    INT("DFC_TCP_MAX_PAYLOAD", KIB, GIB),
+    INT("DFC_TCP_MAX_QUEUED", 1, 1L << 40),
+    INT("DFC_TCP_SOCKBUF", 0, GIB),
+};
+
+/* Variables that the source tree's scripts, tests and benchmarks read (and document where
+ * they read them); the library ignores them, and DFC_Init does not warn about them. */
+static const char *const script_vars[] = {
+    "DFC_BENCH_DIR", "DFC_BENCH_MAX", "DFC_CONFIGURE_FLAGS", "DFC_DEMO_ITERS",
+    "DFC_DEMO_RANKS", "DFC_EXTRA_STAGES", "DFC_FUZZ_ARTIFACTS", "DFC_FUZZ_SECONDS",
+    "DFC_GPU_STEPS", "DFC_JOBS", "DFC_JUNIT", "DFC_LAUNCHERS", "DFC_PLOT_REEXEC",
+    "DFC_RUNTESTS_ARGS", "DFC_RUNTESTS_TOKEN", "DFC_SANITIZER_RUNTESTS_ARGS", "DFC_SIM_NODES",
+    "DFC_SLURM_DIR", "DFC_SLURM_KEEP_MUNGE", "DFC_SLURM_LOCKED", "DFC_SLURM_WAIT",
+    "DFC_TEST_NODES",
+};
+
+const dfc_env_spec_t *dfc_env_specs(int *count)
+{
+    *count = (int)(sizeof specs / sizeof specs[0]);
+    return specs;
+}
+
+const char *const *dfc_env_script_vars(int *count)
+{
+    *count = (int)(sizeof script_vars / sizeof script_vars[0]);
+    return script_vars;
+}

@@ -24,21 +24,16 @@ static struct {
                                      gathered size, then ring */
 } thr;
 
-static uint64_t threshold(const char *name, long dflt, const char *desc)
-{
-    long v = dfc_env_long(name, dflt, desc);
-    return v < 0 ? 0 : (uint64_t)v;
-}
-
+/* DFC_Init has checked each against its range (0 to 1 GiB, env_registry.c): none is negative. */
 static void read_thresholds(void)
 {
-    thr.bcast_sag_min = threshold("DFC_BCAST_SCATTER_ALLGATHER_MIN", 65536,
+    thr.bcast_sag_min = (uint64_t)dfc_env_long("DFC_BCAST_SCATTER_ALLGATHER_MIN", 65536,
         "bytes from which bcast on 4 or more processes uses scatter_allgather (below: binomial)");
-    thr.allreduce_rd_max = threshold("DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 16384,
+    thr.allreduce_rd_max = (uint64_t)dfc_env_long("DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 16384,
         "largest allreduce in bytes that uses recursive_doubling");
-    thr.allreduce_rab_max = threshold("DFC_ALLREDUCE_RABENSEIFNER_MAX", 512 << 10,
+    thr.allreduce_rab_max = (uint64_t)dfc_env_long("DFC_ALLREDUCE_RABENSEIFNER_MAX", 512 << 10,
         "largest allreduce in bytes that uses rabenseifner (above: ring)");
-    thr.allgather_short_max = threshold("DFC_ALLGATHER_SHORT_MAX", 65536,
+    thr.allgather_short_max = (uint64_t)dfc_env_long("DFC_ALLGATHER_SHORT_MAX", 65536,
         "largest gathered size in bytes for which allgather uses recursive_doubling or bruck "
         "(above: ring)");
     thr.read = 1;

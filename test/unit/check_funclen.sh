@@ -26,7 +26,6 @@ ALLOWED='
 src/tl/tcp.c:connect_all
 src/tl/tcp.c:tcp_init
 src/tl/shm.c:shm_init
-src/coll/allreduce_rabenseifner.c:dfc_coll_allreduce_rabenseifner_build
 src/gpu/daemon_kernel.cu:dfc_gpu_daemon
 src/gpu/daemon_kernel.cu:pick_actions
 '

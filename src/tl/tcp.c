@@ -20,7 +20,9 @@
  *    validation, EOF or a socket error fails that peer only: progress reports it once
  *    (negated DFC_ERR_PROC_FAILED code naming the world rank), later sends to it fail,
  *    and the other peers keep working. A peer whose host dies sends no FIN or reset: keepalive
- *    probes and TCP_USER_TIMEOUT find it within DFC_FAULT_TIMEOUT seconds.
+ *    probes find it while the connection is idle, and the heartbeat (check_silent: its
+ *    kernel leaves our data or window probe unanswered) while it is not, both within about
+ *    DFC_FAULT_TIMEOUT seconds. A live peer that only stops reading trips neither.
  *  - wait sleeps in ppoll on an epoll set of all sockets (nanosecond timeouts), plus
  *    POLLOUT on sockets with queued output.
  *
@@ -59,6 +61,7 @@ typedef struct tcp_conn {
     int world;
     int dead;    /* failed: sends fail */
     int unreported;
+    uint64_t silent_since; /* first heartbeat check that found its kernel silent, or 0 */
     char why[128];
     /* Output queue: circular, bytes [oh, ot) (counters that only grow), ocap a power of 2. */
     char *obuf;
@@ -82,6 +85,8 @@ typedef struct tcp {
     int nunreported; /* failed conns progress has not reported yet */
     int direct;
     int rr;
+    unsigned fault_ms;                  /* DFC_FAULT_TIMEOUT; 0: no heartbeat */
+    uint64_t live_every_ns, live_next_ns; /* heartbeat checks */
     struct epoll_event *evs;
 } tcp_t;
 
@@ -310,6 +315,26 @@ static int conn_read(tcp_t *s, tcp_conn_t *c, dfc_tl_deliver_fn deliver)
     return delivered;
 }
 
+/* The heartbeat (dfc_tcp_peer_silent): a peer whose kernel leaves us waiting for an answer
+ * for DFC_FAULT_TIMEOUT, in checks at least half of it apart, is lost (its host died, or the
+ * network between us). Never a timer that a peer that only stops reading can trip. */
+static void check_silent(tcp_t *s, uint64_t now)
+{
+    s->live_next_ns = now + s->live_every_ns;
+    for (int i = 0; i < s->nconns; i++) {
+        tcp_conn_t *c = &s->conns[i];
+        if (c->fd < 0) continue;
+        if (!dfc_tcp_peer_silent(c->fd, s->fault_ms)) {
+            c->silent_since = 0;
+        } else if (!c->silent_since) {
+            c->silent_since = now;
+        } else if (now - c->silent_since >= (uint64_t)s->fault_ms * 500000u) {
+            conn_fail(s, c, "its host has not answered for %u ms (DFC_FAULT_TIMEOUT)",
+                      s->fault_ms);
+        }
+    }
+}
+
 static int tcp_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
 {
     tcp_t *s = tl->priv;
@@ -330,6 +355,10 @@ static int tcp_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
             tcp_conn_t *c = &s->conns[s->evs[k].data.u32];
             if (c->fd >= 0) n += conn_read(s, c, deliver);
         }
+    }
+    if (s->fault_ms) {
+        uint64_t now = dfc_time_ns();
+        if (DFC_UNLIKELY(now >= s->live_next_ns)) check_silent(s, now);
     }
     if (DFC_UNLIKELY(s->nunreported)) {
         for (int i = 0; i < s->nconns; i++) {
@@ -364,6 +393,12 @@ static void tcp_wait(dfc_tl_t *tl, long timeout_us)
     if (!s || s->nconns == 0) {
         if (tsp) nanosleep(tsp, NULL);
         return;
+    }
+    if (s->fault_ms && (!tsp || timeout_us > (long)(s->live_every_ns / 1000))) {
+        /* Wake for the heartbeat check: a dead host does not wake us. */
+        ts.tv_sec = (time_t)(s->live_every_ns / 1000000000u);
+        ts.tv_nsec = (long)(s->live_every_ns % 1000000000u);
+        tsp = &ts;
     }
     /* The epoll fd turns readable when any socket is; sockets with queued output are
      * added for POLLOUT so a full socket that drains wakes us too. */
@@ -670,6 +705,9 @@ static int tcp_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     for (int i = 0; rc == DFC_SUCCESS && i < s->nconns; i++)
         dfc_tcp_keepalive(s->conns[i].fd, job->fault_timeout_s);
     s->direct = s->nconns <= TCP_DIRECT_PEERS;
+    s->fault_ms = job->fault_timeout_s > 0 ? (unsigned)job->fault_timeout_s * 1000u : 0;
+    s->live_every_ns = (uint64_t)s->fault_ms * 125000u; /* 8 checks per DFC_FAULT_TIMEOUT */
+    s->live_next_ns = dfc_time_ns() + s->live_every_ns;
     DFC_LOG(DFC_LOG_INFO, "tcp", "%d peers connected, max payload %zu", s->nconns, s->max_payload);
 out:
     if (s->lfd >= 0) { /* every peer is connected (or init failed): no more listening */

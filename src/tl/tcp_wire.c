@@ -139,14 +139,27 @@ void dfc_tcp_keepalive(int fd, int timeout_s)
 {
     if (fd < 0 || timeout_s <= 0) return;
     /* idle + cnt * intvl <= timeout: the first probe after timeout/2 s of silence, then
-     * 3 probes spaced timeout/6 s apart (each at least 1 s, the kernel's unit). */
+     * 3 probes spaced timeout/6 s apart (each at least 1 s, the kernel's unit). No
+     * TCP_USER_TIMEOUT: it also ends a connection whose peer only stopped reading (a zero
+     * window probed longer than the timeout, answered or not); dfc_tcp_peer_silent covers
+     * the time when data or a window probe is outstanding instead. */
     int one = 1, idle = DFC_MAX2(1, timeout_s / 2), cnt = 3, intvl = DFC_MAX2(1, timeout_s / 6);
-    unsigned user_ms = (unsigned)timeout_s * 1000u;
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof(user_ms));
+}
+
+int dfc_tcp_peer_silent(int fd, unsigned timeout_ms)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof(ti);
+    memset(&ti, 0, sizeof(ti));
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return 0;
+    /* Waiting for the peer's kernel: data sent and not acknowledged, or a window probe not
+     * answered (a live peer's kernel answers probes even while its process never reads). */
+    int waiting = ti.tcpi_unacked > 0 || ti.tcpi_probes > 0;
+    return waiting && ti.tcpi_last_ack_recv >= timeout_ms;
 }
 
 void dfc_tcp_sockopts(int fd, int sockbuf)

@@ -67,8 +67,14 @@ void dfc_tcp_public_ip(const char *bind_ip, char *buf, size_t len);
 int dfc_tcp_connect_start(const char *addr, int sockbuf, int *fd);
 /* TCP_NODELAY and, when sockbuf > 0, SO_SNDBUF/SO_RCVBUF. */
 void dfc_tcp_sockopts(int fd, int sockbuf);
-/* Makes a silent loss of the peer (its host died) fail the socket within about timeout_s
- * seconds: keepalive probes while idle, TCP_USER_TIMEOUT while data is unacknowledged. */
+/* Makes a silent loss of the peer (its host died) fail an idle socket within about
+ * timeout_s seconds (keepalive probes). */
 void dfc_tcp_keepalive(int fd, int timeout_s);
+/* The transport's heartbeat, read from the kernel (TCP_INFO): 1 when the socket waits for
+ * an answer from the peer's kernel (unacknowledged data, or an unanswered zero-window
+ * probe) and none came for timeout_ms. A peer process that computes without reading still
+ * has a kernel that acknowledges and answers probes, so it never looks silent; a dead host
+ * does. The caller requires the state to last (a probe is briefly unanswered each RTT). */
+int dfc_tcp_peer_silent(int fd, unsigned timeout_ms);
 
 #endif /* DFC_TCP_WIRE_H */

@@ -569,6 +569,9 @@ static void outbound_reset(hs_t *hs, int i, uint64_t now, int err)
 {
     outbound_t *o = &hs->out[i];
     if (err) hs->last_err = err;
+    if (o->phase > 0)
+        DFC_LOG(DFC_LOG_INFO, "tcp", "connecting again to conn %d: %s in handshake step %d", i,
+                strerror(err), o->phase);
     if (o->fd >= 0) close(o->fd);
     o->fd = -1;
     o->phase = 0;

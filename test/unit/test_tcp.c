@@ -23,6 +23,7 @@
  *      open) while rank 0 connects: init completes on both (issue 25, item 1).
  *   6. rank 1 has no file descriptor left for accept4: its init fails naming accept4 and
  *      EMFILE, not with a timeout.
+ *   7. DFC_TCP_CONNECT_TIMEOUT=-5: init fails on every rank with DFC_ERR_ARG naming it.
  * And SipHash-2-4 (the handshake's MAC) against the reference vectors.
  * Unit tests run without PMIx: the transport, tcp_wire.c and util are compiled in.
  */
@@ -594,6 +595,19 @@ static int emfile_rank(int rank, int n)
     return 0;
 }
 
+/* ---- 7. a negative DFC_TCP_CONNECT_TIMEOUT is an error, on every rank --------------- */
+static int badtimeout_rank(int rank, int n)
+{
+    init_quiet = 1;
+    int fds = fb_count_fds();
+    int rc = tl_init(rank, n);
+    char msg[512];
+    dfc_err_message(rc, msg, sizeof(msg));
+    CHECK(DFC_ERR_CLASS(rc) == DFC_ERR_ARG && strstr(msg, "DFC_TCP_CONNECT_TIMEOUT=-5"));
+    CHECK(fb_count_fds() == fds && tl.priv == NULL);
+    return 0;
+}
+
 /* ---- the handshake's MAC: SipHash-2-4 reference vectors (the paper's appendix) ------ */
 static void siphash_vectors(void)
 {
@@ -627,6 +641,8 @@ int main(void)
     int r5 = fb_run(2, flood_rank);
     setenv("DFC_TCP_CONNECT_TIMEOUT", "3", 1);
     int r6 = fb_run(2, emfile_rank);
+    setenv("DFC_TCP_CONNECT_TIMEOUT", "-5", 1);
+    if (fb_run(2, badtimeout_rank)) return fprintf(stderr, "test_tcp: bad timeout failed\n"), 1;
     unsetenv("DFC_TCP_CONNECT_TIMEOUT");
     if (r5) return fprintf(stderr, "test_tcp: flood failed\n"), 1;
     if (r6) return fprintf(stderr, "test_tcp: emfile failed\n"), 1;

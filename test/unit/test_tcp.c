@@ -12,9 +12,10 @@
  *      wrong world size, a truncated HELLO, a silent connection. Each must be closed by
  *      rank 1 without an ACK, whose init must still complete with the real rank 0. The
  *      listener does not answer on 127.0.0.1 when another address was published.
- *   3. malformed streams: ranks 2 and 3 are hand-written peers that complete the handshake
- *      and then send a valid packet followed by a header with a too-large payload, one
- *      with a bad type, a truncated header + EOF, or a clean EOF. Ranks 0 and 1 must get
+ *   3. malformed streams: ranks 2, 3 and 4 are hand-written peers that complete the
+ *      handshake and then send a valid packet followed by a header with a too-large
+ *      payload, one with a bad type, a truncated header + EOF, a clean EOF, or a packet
+ *      that claims to come from another rank (4). Ranks 0 and 1 must get
  *      the valid packets, then one PROC_FAILED error per bad peer naming its world rank,
  *      PROC_FAILED from later sends to it, and keep talking to each other.
  *   4. a peer publishes an address nobody listens on: init fails after
@@ -392,7 +393,7 @@ static int handshake_rank(int rank, int n)
 
 /* ---- 3. malformed streams ----------------------------------------------------------- */
 
-static int got_valid[4], failed[4];
+static int got_valid[5], failed[5];
 
 static void deliver_mal(const dfc_pkt_t *pkt, const void *payload)
 {
@@ -447,8 +448,10 @@ static int raw_rank(int rank, int n)
         if (rank == 2 && w == 1) bad.type = 99;                /* no such type */
         if (rank == 3 && w == 0) badlen = 20;                  /* truncated, then EOF */
         if (rank == 3 && w == 1) badlen = 0;                   /* clean EOF */
+        if (rank == 4) bad.src_world = 2;                      /* claims another rank */
         CHECK(send(fds[w], &good, sizeof(good), MSG_NOSIGNAL) == sizeof(good));
         if (badlen) CHECK(send(fds[w], &bad, badlen, MSG_NOSIGNAL) == (ssize_t)badlen);
+        if (rank == 4) CHECK(send(fds[w], "payload!", 8, MSG_NOSIGNAL) == 8); /* complete */
         if (rank == 3) close(fds[w]);
     }
     dfc_boot_fence(); /* the real ranks have seen everything */
@@ -463,24 +466,28 @@ static int malformed_rank(int rank, int n)
     int fds = fb_count_fds();
     CHECK(tl_init(rank, n) == DFC_SUCCESS);
     double end = now() + 20;
-    while (!(got_valid[2] && got_valid[3] && failed[2] && failed[3]) && now() < end) {
+    while (!(got_valid[2] && got_valid[3] && got_valid[4] && failed[2] && failed[3] && failed[4]) &&
+           now() < end) {
         int r = ops->progress(&tl, deliver_mal);
         if (r < 0) {
             char msg[512];
             dfc_err_message(-r, msg, sizeof(msg));
             CHECK(DFC_ERR_CLASS(-r) == DFC_ERR_PROC_FAILED);
-            int w = strstr(msg, "world rank 2") ? 2 : strstr(msg, "world rank 3") ? 3 : -1;
-            CHECK(w >= 2 && !failed[w]); /* named, and reported once */
+            const char *at = strstr(msg, "world rank ");
+            int w = at ? atoi(at + 11) : -1; /* the first rank named is the failed one */
+            CHECK(w >= 2 && w <= 4 && !failed[w]); /* named, and reported once */
             CHECK(got_valid[w] == 1);    /* after what it sent before */
             failed[w] = 1;
         } else if (r == 0) {
             ops->wait(&tl, 10000);
         }
     }
-    CHECK(got_valid[2] == 1 && got_valid[3] == 1 && failed[2] && failed[3]);
+    CHECK(got_valid[2] == 1 && got_valid[3] == 1 && got_valid[4] == 1);
+    CHECK(failed[2] && failed[3] && failed[4]);
     dfc_pkt_t p = mkpkt(rank, 1, 0);
     CHECK(DFC_ERR_CLASS(ops->send(&tl, 2, &p, NULL)) == DFC_ERR_PROC_FAILED);
     CHECK(DFC_ERR_CLASS(ops->send(&tl, 3, &p, NULL)) == DFC_ERR_PROC_FAILED);
+    CHECK(DFC_ERR_CLASS(ops->send(&tl, 4, &p, NULL)) == DFC_ERR_PROC_FAILED);
     pingpong(rank, 0, 1, 1000); /* the good pair still works (pings may have come early) */
     CHECK(ops->progress(&tl, deliver_mal) >= 0); /* nothing reported twice */
     tl_finish();
@@ -624,7 +631,7 @@ int main(void)
     /* No SIGPIPE handler: the transport must not raise it (MSG_NOSIGNAL). */
     setenv("DFC_TCP_MAX_QUEUED", "65536", 1); /* make send say "try again" in the stream */
     const char *only = getenv("TEST_TCP_ONLY"); /* debugging: one phase */
-    if (only && !strcmp(only, "malformed")) return fb_run(4, malformed_rank);
+    if (only && !strcmp(only, "malformed")) return fb_run(5, malformed_rank);
     if (only && !strcmp(only, "handshake")) return fb_run(2, handshake_rank);
     if (only && !strcmp(only, "flood")) return fb_run(2, flood_rank);
     if (only && !strcmp(only, "emfile")) return fb_run(2, emfile_rank);
@@ -632,7 +639,7 @@ int main(void)
     unsetenv("DFC_TCP_MAX_QUEUED");
     if (bad) return fprintf(stderr, "test_tcp: stream failed\n"), 1;
     if (fb_run(2, handshake_rank)) return fprintf(stderr, "test_tcp: handshake failed\n"), 1;
-    if (fb_run(4, malformed_rank)) return fprintf(stderr, "test_tcp: malformed failed\n"), 1;
+    if (fb_run(5, malformed_rank)) return fprintf(stderr, "test_tcp: malformed failed\n"), 1;
     setenv("DFC_TCP_CONNECT_TIMEOUT", "1", 1);
     int r4 = fb_run(2, unreachable_rank);
     unsetenv("DFC_TCP_CONNECT_TIMEOUT");

@@ -87,7 +87,9 @@ static void case_rndv(void)
         DFCT_OK(DFC_Isend(out, n, DFC_CHAR, 0, 1, all, &r[1]));
         /* Rank 0's RTS came before its go message: both transfers are under way. */
         DFCT_OK(DFC_Recv(&go, 1, DFC_INT, 0, go_tag, all, DFC_STATUS_IGNORE));
-        for (int i = 0; i < 20; i++) { /* at most ~10 MiB each way: still half done */
+        /* A pass moves at most what the buffers hold (the testlist keeps tcp's small, a shm
+         * ring is 256 KiB): 20 passes cannot finish 64 MiB either way. */
+        for (int i = 0; i < 20; i++) {
             int flag;
             DFC_Testall(2, r, &flag, DFC_STATUSES_IGNORE);
         }

@@ -351,6 +351,32 @@ out_close:
     return rc;
 }
 
+/* Maps the segment local rank 0 created and published (name and cookie, dfc.shm.seg). */
+static int seg_join(shm_t *s, const dfc_tl_job_t *job)
+{
+    void *val = NULL;
+    size_t len = 0;
+    uint64_t cookie = 0;
+    shm_seg_pub_t pub;
+    int rc = dfc_boot_get(job->local_ranks[0], "dfc.shm.seg", &val, &len);
+    if (rc == DFC_SUCCESS && len == sizeof(pub)) {
+        memcpy(&pub, val, sizeof(pub));
+        /* Only a name of ours: the value comes from local rank 0, but is checked anyway. */
+        if (memchr(pub.name, '\0', sizeof(pub.name)) &&
+            !strncmp(pub.name, "/" SEG_PREFIX, strlen(SEG_PREFIX) + 1) &&
+            !strchr(pub.name + 1, '/')) {
+            cookie = pub.cookie;
+            snprintf(s->name, sizeof(s->name), "%s", pub.name);
+        }
+    }
+    free(val);
+    if (rc == DFC_SUCCESS && cookie == 0)
+        rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                     "local rank 0 (world rank %d) could not create the shared segment",
+                     job->local_ranks[0]);
+    return rc == DFC_SUCCESS ? seg_attach(s, cookie) : rc;
+}
+
 static int setup_peers(shm_t *s, const dfc_tl_job_t *job)
 {
     s->peers = dfc_calloc(job->npeers, sizeof(*s->peers));
@@ -451,29 +477,7 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     frc = dfc_boot_fence(); /* fence 1: the segment exists */
     if (rc == DFC_SUCCESS) rc = frc;
 
-    if (use && s->me != 0 && rc == DFC_SUCCESS) {
-        void *val = NULL;
-        size_t len = 0;
-        uint64_t cookie = 0;
-        shm_seg_pub_t pub;
-        rc = dfc_boot_get(job->local_ranks[0], "dfc.shm.seg", &val, &len);
-        if (rc == DFC_SUCCESS && len == sizeof(pub)) {
-            memcpy(&pub, val, sizeof(pub));
-            /* Only a name of ours: the value comes from local rank 0, but is checked anyway. */
-            if (memchr(pub.name, '\0', sizeof(pub.name)) &&
-                !strncmp(pub.name, "/" SEG_PREFIX, strlen(SEG_PREFIX) + 1) &&
-                !strchr(pub.name + 1, '/')) {
-                cookie = pub.cookie;
-                snprintf(s->name, sizeof(s->name), "%s", pub.name);
-            }
-        }
-        free(val);
-        if (rc == DFC_SUCCESS && cookie == 0)
-            rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
-                         "local rank 0 (world rank %d) could not create the shared segment",
-                         job->local_ranks[0]);
-        if (rc == DFC_SUCCESS) rc = seg_attach(s, cookie);
-    }
+    if (use && s->me != 0 && rc == DFC_SUCCESS) rc = seg_join(s, job);
     if (use && rc == DFC_SUCCESS) {
         shm_bell_t *b = seg_bell(s, s->me);
         char state;

@@ -492,7 +492,8 @@ static int accept_new(tcp_t *s, hs_t *hs, uint64_t now, uint64_t deadline)
         }
         int ok = 0;
         for (int k = 0; k < hs->nallowed && !ok; k++)
-            ok = sl >= sizeof(sa) && sa.sin_family == AF_INET && sa.sin_addr.s_addr == hs->allowed[k];
+            ok = sl >= sizeof(sa) && sa.sin_family == AF_INET &&
+                 sa.sin_addr.s_addr == hs->allowed[k];
         if (!ok) { /* not from an address a peer published */
             hs->nrefused++;
             close(fd);
@@ -512,7 +513,8 @@ static int accept_new(tcp_t *s, hs_t *hs, uint64_t now, uint64_t deadline)
             close(fd);
             return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "getrandom: %s", strerror(errno));
         }
-        dfc_tcp_hs_build(&ch, DFC_TCP_HS_CHALLENGE, s->rank, -1, s->size, in->nonce_a, NULL, s->secret);
+        dfc_tcp_hs_build(&ch, DFC_TCP_HS_CHALLENGE, s->rank, -1, s->size, in->nonce_a, NULL,
+                         s->secret);
         if (hs_send(fd, &ch) != 0) {
             close(fd);
             continue;
@@ -771,7 +773,8 @@ int dfc_tl_tcp_address(char *ip, size_t iplen, char *how, size_t howlen)
 
 /* Listens on the chosen address and publishes it; rank 0 also publishes the job secret
  * (whether or not it uses tcp). Then the only fence. */
-static int publish(tcp_t *s, const dfc_tl_job_t *job, const tcp_params_t *prm, char *ip, size_t iplen)
+static int publish(tcp_t *s, const dfc_tl_job_t *job, const tcp_params_t *prm, char *ip,
+                   size_t iplen)
 {
     int rc = DFC_SUCCESS, frc;
     if (job->npeers > 0) {
@@ -825,7 +828,8 @@ static int fetch_addrs(tcp_t *s, const dfc_tl_job_t *job, hs_t *hs)
                            "address", w);
         memcpy(ip, val, (size_t)(colon - hs->addrs[i]));
         ip[colon - hs->addrs[i]] = '\0';
-        if (w < job->rank && inet_pton(AF_INET, ip, &a) == 1) hs->allowed[hs->nallowed++] = a.s_addr;
+        if (w < job->rank && inet_pton(AF_INET, ip, &a) == 1)
+            hs->allowed[hs->nallowed++] = a.s_addr;
     }
     return DFC_SUCCESS;
 }

@@ -96,7 +96,8 @@ void dfc_tcp_hs_build(dfc_tcp_hello_t *h, int step, int from, int to, int size,
     h->hdr.payload_len = sizeof(*h) - sizeof(h->hdr);
     memcpy(h->magic, DFC_TCP_MAGIC, sizeof(h->magic));
     memcpy(h->nonce, step == DFC_TCP_HS_HELLO ? nonce_c : nonce_a, DFC_TCP_NONCE_LEN);
-    if (step != DFC_TCP_HS_CHALLENGE) hs_mac(h->mac, step, from, to, size, nonce_a, nonce_c, secret);
+    if (step != DFC_TCP_HS_CHALLENGE)
+        hs_mac(h->mac, step, from, to, size, nonce_a, nonce_c, secret);
 }
 
 int dfc_tcp_ct_equal(const void *a, const void *b, size_t n)

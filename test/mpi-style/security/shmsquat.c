@@ -72,7 +72,8 @@ static int stale_segment(char *path, size_t len)
 int main(int argc, char **argv)
 {
     /* Only where the node has several ranks: a lone rank makes no segment. */
-    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK"), *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
     int local0 = lr && atoi(lr) == 0 && ls && atoi(ls) > 1, squatted = 0, staled = -1;
     char names[NSQUAT][96], stale[128] = "";
     if (local0) {

@@ -84,7 +84,8 @@ int main(int argc, char **argv)
     struct addrinfo hints = {.ai_family = AF_INET}, *res = NULL;
     DFCT_CHECK(getaddrinfo(host, NULL, &hints, &res) == 0 && res &&
                    ((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr == htonl(0x7f000101),
-               "premise: host name %s does not resolve to 127.0.1.1 (DFC_SIM_HOSTS_LOOPBACK)", host);
+               "premise: host name %s does not resolve to 127.0.1.1 (DFC_SIM_HOSTS_LOOPBACK)",
+               host);
     if (res) freeaddrinfo(res);
     struct in_addr a;
     DFCT_CHECK(expected_addr(&a), "getifaddrs failed");

@@ -51,7 +51,7 @@ static dfc_tl_t tl;
 static const dfc_tl_ops_t *ops = &dfc_tl_tcp_ops;
 static int peers[64], local_ranks[64];
 
-static int init_quiet;
+static int init_quiet, fault_timeout_s;
 static int tl_init(int rank, int n)
 {
     int np = 0;
@@ -61,7 +61,7 @@ static int tl_init(int rank, int n)
     }
     dfc_tl_job_t job = {.rank = rank, .size = n, .local_rank = rank, .local_size = n,
                         .nspace = "test_tcp", .peers = peers, .npeers = np,
-                        .local_ranks = local_ranks};
+                        .local_ranks = local_ranks, .fault_timeout_s = fault_timeout_s};
     memset(&tl, 0, sizeof(tl));
     tl.ops = ops;
     int rc = ops->init(&tl, &job);
@@ -615,6 +615,62 @@ static int badtimeout_rank(int rank, int n)
     return 0;
 }
 
+/* ---- 8. a silent peer host (run by check_tcp_silent.sh in a private network namespace) -
+ * DFC_FAULT_TIMEOUT 1 s. Rank 1 is alive but stops reading while rank 0 streams to it:
+ * its window closes and rank 0's kernel probes it, answered. Rank 0 keeps sending and
+ * progressing for 3 s: no failure (a slow reader is alive). Then rank 1 takes the loopback
+ * interface down: the network is silent as if its host had died (no reset, no FIN), and
+ * rank 0 must report rank 1 failed by its heartbeat within a bound (10 s; about 1.5 s
+ * expected). Then the same with data in flight instead of a closed window: rank 1 reads
+ * everything until the interface goes down and rank 0 sends one packet after it. */
+static int silent_rank(int rank, int n, int closed_window)
+{
+    CHECK(tl_init(rank, n) == DFC_SUCCESS);
+    dfc_boot_fence();
+    if (rank == 1) {
+        /* closed window: read nothing; else: read until rank 0 says so */
+        while (!closed_window && !__atomic_load_n(&fb->counter, __ATOMIC_SEQ_CST))
+            CHECK(ops->progress(&tl, deliver_count) >= 0);
+        if (closed_window)
+            while (__atomic_load_n(&fb->counter, __ATOMIC_SEQ_CST) < 1) usleep(1000);
+        CHECK(system("ip link set lo down") == 0);
+        __atomic_store_n(&fb->counter, 2, __ATOMIC_SEQ_CST);
+        while (__atomic_load_n(&fb->counter, __ATOMIC_SEQ_CST) < 3) usleep(1000);
+        return 0; /* no fini: the network is gone */
+    }
+    static char buf[65536];
+    dfc_pkt_t p = mkpkt(0, 1, sizeof(buf));
+    double t0 = now();
+    long again = 0;
+    while (closed_window && now() - t0 < 3) { /* the slow reader is alive */
+        int rc = ops->send(&tl, 1, &p, buf);
+        CHECK(rc == DFC_SUCCESS || rc == DFC_TL_AGAIN);
+        again += rc == DFC_TL_AGAIN;
+        CHECK(ops->progress(&tl, deliver_count) >= 0);
+        if (rc == DFC_TL_AGAIN) ops->wait(&tl, 10000);
+    }
+    CHECK(!closed_window || again > 0); /* the window did close */
+    __atomic_store_n(&fb->counter, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&fb->counter, __ATOMIC_SEQ_CST) < 2) usleep(1000);
+    if (!closed_window) CHECK(ops->send(&tl, 1, &p, buf) == DFC_SUCCESS); /* never acked */
+    int r = 0;
+    for (t0 = now(); r >= 0 && now() - t0 < 10;) {
+        r = ops->progress(&tl, deliver_count);
+        if (r == 0) ops->wait(&tl, 100000);
+    }
+    char msg[512] = "";
+    if (r < 0) dfc_err_message(-r, msg, sizeof(msg));
+    if (getenv("TEST_TCP_VERBOSE")) fprintf(stderr, "[rank 0] after %.2f s: %s\n", now() - t0, msg);
+    CHECK(r < 0 && DFC_ERR_CLASS(-r) == DFC_ERR_PROC_FAILED && strstr(msg, "world rank 1") &&
+          strstr(msg, "has not answered"));
+    __atomic_store_n(&fb->counter, 3, __ATOMIC_SEQ_CST);
+    ops->fini(&tl);
+    return 0;
+}
+
+static int silent_window_rank(int rank, int n) { return silent_rank(rank, n, 1); }
+static int silent_data_rank(int rank, int n) { return silent_rank(rank, n, 0); }
+
 /* ---- the handshake's MAC: SipHash-2-4 reference vectors (the paper's appendix) ------ */
 static void siphash_vectors(void)
 {
@@ -634,6 +690,14 @@ int main(void)
     if (only && !strcmp(only, "malformed")) return fb_run(5, malformed_rank);
     if (only && !strcmp(only, "handshake")) return fb_run(2, handshake_rank);
     if (only && !strcmp(only, "flood")) return fb_run(2, flood_rank);
+    if (only && !strcmp(only, "silent")) { /* check_tcp_silent.sh, in its own netns */
+        fault_timeout_s = 1;
+        if (fb_run(2, silent_window_rank)) return fprintf(stderr, "test_tcp: silent (window)\n"), 1;
+        if (system("ip link set lo up") != 0) return 1;
+        if (fb_run(2, silent_data_rank)) return fprintf(stderr, "test_tcp: silent (data)\n"), 1;
+        printf("test_tcp: silent ok\n");
+        return 0;
+    }
     if (only && !strcmp(only, "emfile")) return fb_run(2, emfile_rank);
     int bad = fb_run(2, stream_rank);
     unsetenv("DFC_TCP_MAX_QUEUED");

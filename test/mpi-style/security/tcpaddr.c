@@ -3,7 +3,7 @@
  * still connects by the interface chosen (issue 25): the address the host name resolves to
  * is skipped when it is a loopback one, DFC_TCP_IF picks an interface by name.
  *
- * Run by the testlist in mode mpirun-nodes with DFC_SIM_HOSTS_LOOPBACK=1 (test/launch/
+ * Run by the testlist in mode mpirun-nodes with SIM_HOSTS_LOOPBACK=1 (test/launch/
  * rsh-agent gives each node an /etc/hosts mapping its name to 127.0.1.1). Each rank
  *  - checks the premise: its host name resolves to 127.0.1.1;
  *  - works out the address tcp must use: DFC_TCP_IF's interface, else the first interface
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
     struct addrinfo hints = {.ai_family = AF_INET}, *res = NULL;
     DFCT_CHECK(getaddrinfo(host, NULL, &hints, &res) == 0 && res &&
                    ((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr == htonl(0x7f000101),
-               "premise: host name %s does not resolve to 127.0.1.1 (DFC_SIM_HOSTS_LOOPBACK)",
+               "premise: host name %s does not resolve to 127.0.1.1 (SIM_HOSTS_LOOPBACK)",
                host);
     if (res) freeaddrinfo(res);
     struct in_addr a;

@@ -11,7 +11,7 @@
  * collectives on communicators without the failed rank, go on.
  *
  * DFC_FAULT_TIMEOUT bounds the detection where the operating system alone would not: the
- * tcp transport uses it for keepalive and TCP_USER_TIMEOUT (a dead host sends no reset).
+ * tcp transport uses it for keepalive and its heartbeat (a dead host sends no reset).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -357,6 +357,12 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
     case DFC_PKT_EAGER:
     case DFC_PKT_RTS: {
         dfc_list_t *e;
+        if (pkt->type == DFC_PKT_EAGER && pkt->len != pkt->payload_len) { /* before any copy */
+            DFC_LOG(DFC_LOG_ERROR, "p2p", "dropping an eager packet from world rank %u: len %llu "
+                    "!= payload %u bytes", pkt->src_world, (unsigned long long)pkt->len,
+                    pkt->payload_len);
+            return;
+        }
         for (e = posted_recvs.next; e != &posted_recvs; e = e->next) {
             r = DFC_CONTAINER_OF(e, dfc_req_t, link);
             if (!matches(r, pkt)) continue;
@@ -397,8 +403,9 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
     }
 }
 
-/* Streams DATA fragments of one rendezvous send; returns 1 when all were accepted. */
-static int pump_rendezvous(dfc_req_t *r, int *events)
+/* Streams DATA fragments of one rendezvous send; returns 1 when all were accepted. A lost
+ * peer is left to the caller (*gone): declaring it changes the list being walked. */
+static int pump_rendezvous(dfc_req_t *r, int *events, int *gone)
 {
     dfc_tl_t *tl = dfc_route[r->peer_world];
     dfc_pkt_t pkt = {0};
@@ -413,6 +420,10 @@ static int pump_rendezvous(dfc_req_t *r, int *events)
         pkt.payload_len = (uint32_t)frag;
         int rc = tl->ops->send(tl, r->peer_world, &pkt, (const char *)r->sbuf + r->done);
         if (rc == DFC_TL_AGAIN) return 0;
+        if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
+            *gone = rc;
+            return 0;
+        }
         if (rc) {
             r->status.DFC_ERROR = rc;
             return 1;
@@ -425,7 +436,7 @@ static int pump_rendezvous(dfc_req_t *r, int *events)
 
 int dfc_p2p_progress_sends(void)
 {
-    int events = 0;
+    int events = 0, gone_world = -1, gone_rc = 0, rc;
     dfc_list_t *e, *t;
     if (!dfc_list_empty(&pending_pkts)) {
         /* A destination that refuses a packet is skipped for the rest of the pass, so that
@@ -435,8 +446,9 @@ int dfc_p2p_progress_sends(void)
             pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
             if (blocked_stamp[p->world] == pass_stamp) continue;
             dfc_tl_t *tl = dfc_route[p->world];
-            int rc = tl->ops->send(tl, p->world, &p->pkt, p->payload);
-            if (rc == DFC_TL_AGAIN) {
+            rc = tl->ops->send(tl, p->world, &p->pkt, p->payload);
+            if (rc == DFC_TL_AGAIN || DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
+                if (rc != DFC_TL_AGAIN && !gone_rc) gone_world = p->world, gone_rc = rc;
                 blocked_stamp[p->world] = pass_stamp;
                 continue;
             }
@@ -452,9 +464,17 @@ int dfc_p2p_progress_sends(void)
     }
     DFC_LIST_FOREACH_SAFE(e, t, &rndv_sends) {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
-        if (!pump_rendezvous(r, &events)) continue;
+        rc = 0;
+        if (!pump_rendezvous(r, &events, &rc)) {
+            if (rc && !gone_rc) gone_world = r->peer_world, gone_rc = rc;
+            continue;
+        }
         dfc_list_remove(e);
         dfc_req_complete(r);
+    }
+    if (gone_rc) { /* outside the walks: the failure's code names the rank (EPIPE, reset) */
+        dfc_p2p_fail_peer(gone_world, peer_gone(gone_world, gone_rc));
+        events++;
     }
     return events;
 }

@@ -172,5 +172,8 @@ void dfc_tl_shm_register_params(void);
 struct dfc_shm_slots;
 struct dfc_shm_slots *dfc_tl_shm_slots(struct dfc_tl *tl, int world_size);
 void dfc_tl_tcp_register_params(void);
+/* The IPv4 address tcp would listen on and publish here, and why (DFC_TCP_IF_ADDR,
+ * DFC_TCP_IF, the host name, the first interface not loopback): for dfc_info. */
+int dfc_tl_tcp_address(char *ip, size_t iplen, char *how, size_t howlen);
 
 #endif /* DFC_TL_H */

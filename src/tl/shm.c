@@ -1,10 +1,13 @@
 /*
  * shm.c - the shared-memory transport: processes on the same node.
  *
- * One segment per node per job, created by local rank 0 under a name derived from the
- * PMIx namespace and the hostname, mapped by every local rank and unlinked as soon as all
- * have mapped it (after the second fence of init), so nothing stays in /dev/shm even if a
- * rank is killed later. It holds:
+ * One segment per node per job, created by local rank 0 under a random name (seg_open_new:
+ * another user who squats on predictable names cannot stop a job), published with its
+ * cookie through the bootstrap, mapped by every local rank and unlinked as soon as all have
+ * mapped it (after the second fence of init), so nothing stays in /dev/shm even if a rank
+ * is killed later. The name carries the creator's pid and start time, so that a segment
+ * left by a creator killed before that unlink is removed by the next job of the same user
+ * on the node (clean_stale). It holds:
  *
  *   header | one doorbell per local rank | collective slots (shm_slots.h), one per local
  *   rank | one ring per ordered pair (sender, receiver)
@@ -33,6 +36,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -110,6 +114,13 @@ typedef struct shm {
     uint64_t *slot_done_cache;
 } shm_t;
 
+/* What local rank 0 publishes (dfc.shm.seg): the segment's name and cookie; cookie 0 means
+ * it could not create one. */
+typedef struct shm_seg_pub {
+    uint64_t cookie;
+    char name[64];
+} shm_seg_pub_t;
+
 static shm_bell_t *seg_bell(const shm_t *s, int lrank)
 {
     return (shm_bell_t *)((char *)s->base + sizeof(shm_seg_hdr_t)) + lrank;
@@ -120,13 +131,6 @@ static dfc_shm_ring_t *seg_ring(const shm_t *s, int from, int to)
     const shm_seg_hdr_t *h = s->base;
     return (dfc_shm_ring_t *)((char *)s->base + h->rings_off +
                               ((size_t)from * s->local_size + to) * h->ring_stride);
-}
-
-static uint32_t fnv1a(const char *str)
-{
-    uint32_t h = 2166136261u;
-    for (; *str; str++) h = (h ^ (unsigned char)*str) * 16777619u;
-    return h;
 }
 
 static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
@@ -213,6 +217,60 @@ static size_t ring_size_param(int local_size, long v)
     return size;
 }
 
+/* Segment names: "/dfc-<pid>-<start time>-<64 random bits>" (SEG_FMT), the creator's. */
+#define SEG_PREFIX "dfc-"
+#define SEG_TRIES  16
+
+/* Unlinks this user's segments whose creator is gone: killed between creating a segment
+ * and unlinking it after the second fence. Others' segments cannot be unlinked (the sticky
+ * /dev/shm), and a live creator's are in use. */
+static void clean_stale(void)
+{
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    if (!d) return;
+    while ((e = readdir(d)) != NULL) {
+        int pid, end = 0;
+        unsigned long long start, rnd;
+        struct stat st;
+        char state, name[300];
+        uint64_t now_start;
+        if (strncmp(e->d_name, SEG_PREFIX, strlen(SEG_PREFIX)) != 0 ||
+            sscanf(e->d_name, SEG_PREFIX "%d-%llu-%llx%n", &pid, &start, &rnd, &end) != 3 ||
+            e->d_name[end] != '\0' || pid <= 0)
+            continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != geteuid())
+            continue;
+        if (proc_stat(pid, &state, &now_start) == 0 && now_start == start && state != 'Z')
+            continue; /* its creator lives */
+        snprintf(name, sizeof(name), "/%s", e->d_name);
+        if (shm_unlink(name) == 0)
+            DFC_LOG(DFC_LOG_INFO, "shm", "removed %s, left by a killed job", name);
+    }
+    closedir(d);
+}
+
+/* Creates a segment under a fresh random name (retried while the name exists: nobody can
+ * predict it, but anyone may have created it). Returns the fd, or -1 with errno set. */
+static int seg_open_new(shm_t *s)
+{
+    char state;
+    uint64_t start = 0;
+    proc_stat(getpid(), &state, &start);
+    clean_stale();
+    for (int i = 0; i < SEG_TRIES; i++) {
+        uint64_t rnd;
+        if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) return -1;
+        snprintf(s->name, sizeof(s->name), "/" SEG_PREFIX "%d-%llu-%016llx", (int)getpid(),
+                 (unsigned long long)start, (unsigned long long)rnd);
+        int fd = shm_open(s->name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST) return fd;
+        DFC_LOG(DFC_LOG_INFO, "shm", "segment name %s exists; trying another", s->name);
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 static int seg_create(shm_t *s, size_t ring_size)
 {
     shm_seg_hdr_t hdr = {0};
@@ -228,12 +286,11 @@ static int seg_create(shm_t *s, size_t ring_size)
             hdr.cookie = ((uint64_t)getpid() << 32) ^ dfc_time_ns();
     s->seg_size = hdr.rings_off + (size_t)s->local_size * s->local_size * hdr.ring_stride;
 
-    int fd = shm_open(s->name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    int fd = seg_open_new(s);
     if (fd < 0)
         return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "shm_open(%s, O_CREAT|O_EXCL): %s%s", s->name,
                        strerror(errno),
-                       errno == EEXIST ? " (left over from a killed job with the same namespace?)"
-                                       : "");
+                       errno == EEXIST ? " (every random name tried exists)" : "");
     s->created = 1;
     int rc = DFC_SUCCESS;
     if (ftruncate(fd, (off_t)s->seg_size) != 0) {
@@ -292,6 +349,32 @@ static int seg_attach(shm_t *s, uint64_t cookie)
 out_close:
     close(fd);
     return rc;
+}
+
+/* Maps the segment local rank 0 created and published (name and cookie, dfc.shm.seg). */
+static int seg_join(shm_t *s, const dfc_tl_job_t *job)
+{
+    void *val = NULL;
+    size_t len = 0;
+    uint64_t cookie = 0;
+    shm_seg_pub_t pub;
+    int rc = dfc_boot_get(job->local_ranks[0], "dfc.shm.seg", &val, &len);
+    if (rc == DFC_SUCCESS && len == sizeof(pub)) {
+        memcpy(&pub, val, sizeof(pub));
+        /* Only a name of ours: the value comes from local rank 0, but is checked anyway. */
+        if (memchr(pub.name, '\0', sizeof(pub.name)) &&
+            !strncmp(pub.name, "/" SEG_PREFIX, strlen(SEG_PREFIX) + 1) &&
+            !strchr(pub.name + 1, '/')) {
+            cookie = pub.cookie;
+            snprintf(s->name, sizeof(s->name), "%s", pub.name);
+        }
+    }
+    free(val);
+    if (rc == DFC_SUCCESS && cookie == 0)
+        rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                     "local rank 0 (world rank %d) could not create the shared segment",
+                     job->local_ranks[0]);
+    return rc == DFC_SUCCESS ? seg_attach(s, cookie) : rc;
 }
 
 static int setup_peers(shm_t *s, const dfc_tl_job_t *job)
@@ -456,33 +539,19 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
      * DFC_TRANSPORT=tcp), so this decision is too. The fences are unconditional. */
     int use = job->npeers > 0 && job->local_size > 1;
     int rc = DFC_SUCCESS, frc;
-    char host[256] = "";
-    if (use && dfc_boot_hostname(job->rank, host, sizeof(host)) != DFC_SUCCESS)
-        gethostname(host, sizeof(host) - 1);
-    snprintf(s->name, sizeof(s->name), "/dfc-%08x-%08x", fnv1a(job->nspace), fnv1a(host));
 
     if (use && s->me == 0) {
         rc = seg_create(s, ring_size);
-        uint64_t cookie = rc == DFC_SUCCESS ? ((shm_seg_hdr_t *)s->base)->cookie : 0;
-        frc = dfc_boot_put("dfc.shm.cookie", &cookie, sizeof(cookie));
+        shm_seg_pub_t pub = {0};
+        pub.cookie = rc == DFC_SUCCESS ? ((shm_seg_hdr_t *)s->base)->cookie : 0;
+        snprintf(pub.name, sizeof(pub.name), "%s", s->name);
+        frc = dfc_boot_put("dfc.shm.seg", &pub, sizeof(pub));
         if (rc == DFC_SUCCESS) rc = frc;
     }
     frc = dfc_boot_fence(); /* fence 1: the segment exists */
     if (rc == DFC_SUCCESS) rc = frc;
 
-    if (use && s->me != 0 && rc == DFC_SUCCESS) {
-        void *val = NULL;
-        size_t len = 0;
-        uint64_t cookie = 0;
-        rc = dfc_boot_get(job->local_ranks[0], "dfc.shm.cookie", &val, &len);
-        if (rc == DFC_SUCCESS && len == sizeof(cookie)) memcpy(&cookie, val, sizeof(cookie));
-        free(val);
-        if (rc == DFC_SUCCESS && cookie == 0)
-            rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
-                         "local rank 0 (world rank %d) could not create the shared segment",
-                         job->local_ranks[0]);
-        if (rc == DFC_SUCCESS) rc = seg_attach(s, cookie);
-    }
+    if (use && s->me != 0 && rc == DFC_SUCCESS) rc = seg_join(s, job);
     if (use && rc == DFC_SUCCESS) {
         shm_bell_t *b = seg_bell(s, s->me);
         char state;

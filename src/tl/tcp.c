@@ -20,7 +20,9 @@
  *    validation, EOF or a socket error fails that peer only: progress reports it once
  *    (negated DFC_ERR_PROC_FAILED code naming the world rank), later sends to it fail,
  *    and the other peers keep working. A peer whose host dies sends no FIN or reset: keepalive
- *    probes and TCP_USER_TIMEOUT find it within DFC_FAULT_TIMEOUT seconds.
+ *    probes find it while the connection is idle, and the heartbeat (check_silent: its
+ *    kernel leaves our data or window probe unanswered) while it is not, both within about
+ *    DFC_FAULT_TIMEOUT seconds. A live peer that only stops reading trips neither.
  *  - wait sleeps in ppoll on an epoll set of all sockets (nanosecond timeouts), plus
  *    POLLOUT on sockets with queued output.
  *
@@ -29,6 +31,7 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -59,6 +62,7 @@ typedef struct tcp_conn {
     int world;
     int dead;    /* failed: sends fail */
     int unreported;
+    uint64_t silent_since; /* first heartbeat check that found its kernel silent, or 0 */
     char why[128];
     /* Output queue: circular, bytes [oh, ot) (counters that only grow), ocap a power of 2. */
     char *obuf;
@@ -82,6 +86,8 @@ typedef struct tcp {
     int nunreported; /* failed conns progress has not reported yet */
     int direct;
     int rr;
+    unsigned fault_ms;                  /* DFC_FAULT_TIMEOUT; 0: no heartbeat */
+    uint64_t live_every_ns, live_next_ns; /* heartbeat checks */
     struct epoll_event *evs;
 } tcp_t;
 
@@ -293,9 +299,10 @@ static int conn_read(tcp_t *s, tcp_conn_t *c, dfc_tl_deliver_fn deliver)
         long w;
         while ((w = dfc_tcp_frame(c->ibuf + c->ih, c->it - c->ih, s->max_payload)) != 0) {
             const dfc_pkt_t *pkt = (const dfc_pkt_t *)(c->ibuf + c->ih);
-            if (DFC_UNLIKELY(w < 0)) {
-                conn_fail(s, c, "malformed packet header (type %u, payload %u bytes)", pkt->type,
-                          pkt->payload_len);
+            if (DFC_UNLIKELY(w < 0 || pkt->src_world != (uint32_t)c->world)) {
+                /* The connection proved its rank: a packet may not claim another. */
+                conn_fail(s, c, "malformed packet header (type %u, payload %u bytes, from "
+                          "world rank %u)", pkt->type, pkt->payload_len, pkt->src_world);
                 c->ih = c->it = 0;
                 return delivered;
             }
@@ -308,6 +315,26 @@ static int conn_read(tcp_t *s, tcp_conn_t *c, dfc_tl_deliver_fn deliver)
         if ((size_t)n < space) break; /* the socket is drained */
     }
     return delivered;
+}
+
+/* The heartbeat (dfc_tcp_peer_silent): a peer whose kernel leaves us waiting for an answer
+ * for DFC_FAULT_TIMEOUT, in checks at least half of it apart, is lost (its host died, or the
+ * network between us). Never a timer that a peer that only stops reading can trip. */
+static void check_silent(tcp_t *s, uint64_t now)
+{
+    s->live_next_ns = now + s->live_every_ns;
+    for (int i = 0; i < s->nconns; i++) {
+        tcp_conn_t *c = &s->conns[i];
+        if (c->fd < 0) continue;
+        if (!dfc_tcp_peer_silent(c->fd, s->fault_ms)) {
+            c->silent_since = 0;
+        } else if (!c->silent_since) {
+            c->silent_since = now;
+        } else if (now - c->silent_since >= (uint64_t)s->fault_ms * 500000u) {
+            conn_fail(s, c, "its host has not answered for %u ms (DFC_FAULT_TIMEOUT)",
+                      s->fault_ms);
+        }
+    }
 }
 
 static int tcp_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
@@ -330,6 +357,10 @@ static int tcp_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
             tcp_conn_t *c = &s->conns[s->evs[k].data.u32];
             if (c->fd >= 0) n += conn_read(s, c, deliver);
         }
+    }
+    if (s->fault_ms) {
+        uint64_t now = dfc_time_ns();
+        if (DFC_UNLIKELY(now >= s->live_next_ns)) check_silent(s, now);
     }
     if (DFC_UNLIKELY(s->nunreported)) {
         for (int i = 0; i < s->nconns; i++) {
@@ -365,6 +396,12 @@ static void tcp_wait(dfc_tl_t *tl, long timeout_us)
         if (tsp) nanosleep(tsp, NULL);
         return;
     }
+    if (s->fault_ms && (!tsp || timeout_us > (long)(s->live_every_ns / 1000))) {
+        /* Wake for the heartbeat check: a dead host does not wake us. */
+        ts.tv_sec = (time_t)(s->live_every_ns / 1000000000u);
+        ts.tv_nsec = (long)(s->live_every_ns % 1000000000u);
+        tsp = &ts;
+    }
     /* The epoll fd turns readable when any socket is; sockets with queued output are
      * added for POLLOUT so a full socket that drains wakes us too. */
     struct pollfd pf[17];
@@ -379,157 +416,300 @@ static void tcp_wait(dfc_tl_t *tl, long timeout_us)
 
 /* ---- init: connections ----------------------------------------------------------------- */
 
-typedef struct inbound {
+#define TCP_INBOUND_NS  1000000000ull /* an accepted connection has 1 s to prove itself */
+#define TCP_ACK_WAIT_NS 5000000000ull /* a connector waits this long for the ACK, then retries */
+#define TCP_RETRY_NS    10000000ull   /* pause before connecting again */
+
+typedef struct inbound { /* a connection we accepted: CHALLENGE sent, HELLO awaited */
     int fd;
     size_t got;
     uint64_t deadline;
-    dfc_tcp_hello_t hello;
+    uint8_t nonce_a[DFC_TCP_NONCE_LEN];
+    dfc_tcp_hello_t msg;
 } inbound_t;
 
-/* Takes a checked HELLO's socket as the connection of world rank `w`, if expected. */
-static int adopt(tcp_t *s, inbound_t *in, int w, const char **why)
+typedef struct outbound { /* our connection to a higher rank */
+    int fd;
+    int phase; /* 0: connecting, 1: CHALLENGE awaited, 2: ACK awaited */
+    size_t got;
+    uint64_t retry_at, deadline;
+    uint8_t nonce_a[DFC_TCP_NONCE_LEN], nonce_c[DFC_TCP_NONCE_LEN];
+    dfc_tcp_hello_t msg;
+} outbound_t;
+
+typedef struct hs {
+    inbound_t inb[TCP_MAX_PENDING];
+    int ninb;
+    outbound_t *out;      /* per conn */
+    char **addrs;         /* per conn: "ip:port" it published */
+    uint32_t *allowed;    /* addresses the lower peers published (network order) */
+    int nallowed, nconnected, last_err, nevicted, nrefused;
+    const char *my_ip;
+} hs_t;
+
+static int nonce(uint8_t n[DFC_TCP_NONCE_LEN])
 {
-    if (w >= s->rank || s->w2c[w] < 0) {
-        *why = "unexpected rank";
-        return 0;
-    }
-    tcp_conn_t *c = &s->conns[s->w2c[w]];
-    if (c->fd >= 0) {
-        *why = "rank already connected";
-        return 0;
-    }
-    c->fd = in->fd;
-    return 1;
+    return getrandom(n, DFC_TCP_NONCE_LEN, 0) == DFC_TCP_NONCE_LEN ? 0 : -1;
 }
 
-/* Connects to higher peers and accepts lower ones; returns when all are connected or at
- * the deadline. addrs[i] is conns[i]'s "ip:port" (needed for higher peers only). */
-static int connect_all(tcp_t *s, char **addrs, double timeout_s)
+/* Reads the rest of a handshake message; 1 when complete, 0 for more, -1 at EOF/error. Reads
+ * no further: data may follow an ACK at once. */
+static int hs_recv(int fd, dfc_tcp_hello_t *m, size_t *got)
+{
+    ssize_t n = recv(fd, (char *)m + *got, sizeof(*m) - *got, MSG_DONTWAIT);
+    if (n > 0) *got += (size_t)n;
+    if (n == 0 || (n < 0 && !would_block(errno))) return -1;
+    return *got == sizeof(*m);
+}
+
+static int hs_send(int fd, const dfc_tcp_hello_t *m)
+{
+    return send(fd, m, sizeof(*m), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*m) ? 0 : -1;
+}
+
+static void inbound_drop(hs_t *hs, int j, const char *why)
+{
+    DFC_LOG(DFC_LOG_INFO, "tcp", "rejected an inbound connection: %s", why);
+    close(hs->inb[j].fd);
+    hs->inb[j] = hs->inb[--hs->ninb];
+}
+
+/* Accepts what is pending. Only addresses that peers published get a slot; when the slots
+ * are full the oldest unproven connection goes (a flood of silent connections cannot keep a
+ * peer out: it connects again). Each gets a CHALLENGE at once. EMFILE and the like end init
+ * with their own message instead of a timeout. */
+static int accept_new(tcp_t *s, hs_t *hs, uint64_t now, uint64_t deadline)
+{
+    for (;;) {
+        struct sockaddr_in sa;
+        socklen_t sl = sizeof(sa);
+        int fd = accept4(s->lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (would_block(errno) || errno == ECONNABORTED || errno == EPROTO) return DFC_SUCCESS;
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "accept4 on the tcp listener: %s%s",
+                           strerror(errno), errno == EMFILE || errno == ENFILE
+                               ? " (raise the open file limit, ulimit -n)" : "");
+        }
+        int ok = 0;
+        for (int k = 0; k < hs->nallowed && !ok; k++)
+            ok = sl >= sizeof(sa) && sa.sin_family == AF_INET &&
+                 sa.sin_addr.s_addr == hs->allowed[k];
+        if (!ok) { /* not from an address a peer published */
+            hs->nrefused++;
+            close(fd);
+            continue;
+        }
+        if (hs->ninb == TCP_MAX_PENDING) { /* full: the oldest unproven one goes */
+            int old = 0;
+            for (int j = 1; j < hs->ninb; j++)
+                if (hs->inb[j].deadline < hs->inb[old].deadline) old = j;
+            hs->nevicted++;
+            inbound_drop(hs, old, "slots full: the oldest unproven connection goes");
+        }
+        inbound_t *in = &hs->inb[hs->ninb];
+        *in = (inbound_t){.fd = fd, .deadline = DFC_MIN2(deadline, now + TCP_INBOUND_NS)};
+        dfc_tcp_hello_t ch;
+        if (nonce(in->nonce_a) != 0) {
+            close(fd);
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "getrandom: %s", strerror(errno));
+        }
+        dfc_tcp_hs_build(&ch, DFC_TCP_HS_CHALLENGE, s->rank, -1, s->size, in->nonce_a, NULL,
+                         s->secret);
+        if (hs_send(fd, &ch) != 0) {
+            close(fd);
+            continue;
+        }
+        hs->ninb++;
+    }
+}
+
+/* Takes a proven connection of world rank w (lower than us). A newer proof from the same
+ * rank replaces an older connection: that peer gave the older one up (no ACK reached it). */
+static int adopt(tcp_t *s, int fd, int w)
+{
+    tcp_conn_t *c = &s->conns[s->w2c[w]];
+    int was = c->fd >= 0;
+    if (was) close(c->fd);
+    c->fd = fd;
+    return !was;
+}
+
+/* Reads HELLOs; a proven one gets its ACK and becomes the peer's connection. */
+static void inbound_step(tcp_t *s, hs_t *hs, uint64_t now)
+{
+    for (int j = 0; j < hs->ninb; j++) {
+        inbound_t *in = &hs->inb[j];
+        const char *why = NULL;
+        int r = hs_recv(in->fd, &in->msg, &in->got);
+        if (r < 0) why = "closed before a full hello";
+        else if (r == 0 && now >= in->deadline) why = "no hello in time";
+        if (r == 0 && !why) continue;
+        if (r > 0) {
+            int w = dfc_tcp_hs_check(&in->msg, DFC_TCP_HS_HELLO, s->rank, s->size, s->secret,
+                                     in->nonce_a, NULL, &why);
+            if (w >= 0 && (w >= s->rank || s->w2c[w] < 0)) {
+                w = -1;
+                why = "unexpected rank";
+            }
+            dfc_tcp_hello_t ack;
+            if (w >= 0) {
+                dfc_tcp_hs_build(&ack, DFC_TCP_HS_ACK, s->rank, w, s->size, in->nonce_a,
+                                 in->msg.nonce, s->secret);
+                if (hs_send(in->fd, &ack) != 0) why = "the ACK could not be sent";
+                else hs->nconnected += adopt(s, in->fd, w);
+            }
+            if (w >= 0 && !why) {
+                hs->inb[j--] = hs->inb[--hs->ninb]; /* the fd is the conn's now */
+                continue;
+            }
+        }
+        inbound_drop(hs, j--, why);
+    }
+}
+
+static void outbound_reset(hs_t *hs, int i, uint64_t now, int err)
+{
+    outbound_t *o = &hs->out[i];
+    if (err) hs->last_err = err;
+    if (o->phase > 0)
+        DFC_LOG(DFC_LOG_INFO, "tcp", "connecting again to conn %d: %s in handshake step %d", i,
+                strerror(err), o->phase);
+    if (o->fd >= 0) close(o->fd);
+    o->fd = -1;
+    o->phase = 0;
+    o->retry_at = now + TCP_RETRY_NS;
+}
+
+/* One step of our connection to conns[i]; revents from poll. */
+static void outbound_step(tcp_t *s, hs_t *hs, int i, short revents, uint64_t now)
+{
+    outbound_t *o = &hs->out[i];
+    tcp_conn_t *c = &s->conns[i];
+    const char *why = NULL;
+    if (o->phase == 0) {
+        int err = 0;
+        socklen_t el = sizeof(err);
+        if (!(revents & (POLLOUT | POLLERR | POLLHUP))) return;
+        if (getsockopt(o->fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0) err = errno;
+        if (err) return outbound_reset(hs, i, now, err);
+        o->phase = 1;
+        o->got = 0;
+        return;
+    }
+    int r = hs_recv(o->fd, &o->msg, &o->got);
+    if (r < 0) return outbound_reset(hs, i, now, ECONNRESET); /* evicted or refused: again */
+    if (r == 0) {
+        if (o->phase == 2 && now >= o->deadline) outbound_reset(hs, i, now, ETIMEDOUT);
+        return;
+    }
+    o->got = 0;
+    if (o->phase == 1) {
+        int w = dfc_tcp_hs_check(&o->msg, DFC_TCP_HS_CHALLENGE, s->rank, s->size, s->secret,
+                                 NULL, NULL, &why);
+        dfc_tcp_hello_t h;
+        if (w != c->world || nonce(o->nonce_c) != 0) return outbound_reset(hs, i, now, EPROTO);
+        memcpy(o->nonce_a, o->msg.nonce, DFC_TCP_NONCE_LEN);
+        dfc_tcp_hs_build(&h, DFC_TCP_HS_HELLO, s->rank, c->world, s->size, o->nonce_a,
+                         o->nonce_c, s->secret);
+        if (hs_send(o->fd, &h) != 0) return outbound_reset(hs, i, now, errno ? errno : EIO);
+        o->phase = 2;
+        o->deadline = now + TCP_ACK_WAIT_NS;
+        return;
+    }
+    int w = dfc_tcp_hs_check(&o->msg, DFC_TCP_HS_ACK, s->rank, s->size, s->secret, o->nonce_a,
+                             o->nonce_c, &why);
+    if (w != c->world) {
+        DFC_LOG(DFC_LOG_INFO, "tcp", "world rank %d's address answered with a bad ACK: %s",
+                c->world, why ? why : "another rank");
+        return outbound_reset(hs, i, now, EPROTO);
+    }
+    c->fd = o->fd; /* proven both ways: the link counts */
+    o->fd = -1;
+    hs->nconnected++;
+}
+
+/* Starts the connections that are due. A malformed address or EMFILE ends init at once. */
+static int outbound_start(tcp_t *s, hs_t *hs, uint64_t now)
+{
+    for (int i = 0; i < s->nconns; i++) {
+        tcp_conn_t *c = &s->conns[i];
+        outbound_t *o = &hs->out[i];
+        if (c->world < s->rank || c->fd >= 0 || o->fd >= 0 || now < o->retry_at) continue;
+        int e = dfc_tcp_connect_start(hs->addrs[i], hs->my_ip, s->sockbuf, &o->fd);
+        if (e == EINVAL)
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "world rank %d published a malformed "
+                           "address '%s'", c->world, hs->addrs[i]);
+        if (e == EMFILE || e == ENFILE)
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "socket: %s (raise the open file limit, "
+                           "ulimit -n)", strerror(e));
+        if (e) {
+            o->fd = -1;
+            outbound_reset(hs, i, now, e);
+        } else {
+            o->phase = 0;
+        }
+    }
+    return DFC_SUCCESS;
+}
+
+static int connect_timeout_err(tcp_t *s, hs_t *hs, double timeout_s)
+{
+    int missing = -1;
+    for (int i = 0; i < s->nconns && missing < 0; i++)
+        if (s->conns[i].fd < 0) missing = s->conns[i].world;
+    return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                   "%d of %d tcp connections not made within DFC_TCP_CONNECT_TIMEOUT=%g s "
+                   "(first missing: world rank %d%s%s; %d unproven inbound connections "
+                   "dropped for room, %d from addresses no peer published)",
+                   s->nconns - hs->nconnected, s->nconns, timeout_s, missing,
+                   hs->last_err ? "; last connect error: " : "",
+                   hs->last_err ? strerror(hs->last_err) : "", hs->nevicted, hs->nrefused);
+}
+
+/* Connects to higher peers and accepts lower ones until all are proven or the deadline. */
+static int connect_all(tcp_t *s, hs_t *hs, double timeout_s)
 {
     uint64_t now = dfc_time_ns(), deadline = now + (uint64_t)(timeout_s * 1e9);
-    int nconnected = 0, ninb = 0, rc = DFC_SUCCESS, last_err = 0;
-    inbound_t inb[TCP_MAX_PENDING];
-    int *cfd = dfc_malloc(s->nconns * sizeof(int));           /* connect in progress */
-    uint64_t *retry = dfc_calloc(s->nconns, sizeof(uint64_t)); /* next connect attempt */
+    int rc = DFC_SUCCESS;
     struct pollfd *pf = dfc_malloc((1 + s->nconns + TCP_MAX_PENDING) * sizeof(*pf));
     int *who = dfc_malloc((1 + s->nconns + TCP_MAX_PENDING) * sizeof(int));
-    if (!cfd || !retry || !pf || !who) {
-        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-        goto out;
-    }
-    for (int i = 0; i < s->nconns; i++) cfd[i] = -1;
-
-    while (nconnected < s->nconns) {
+    if (!pf || !who) rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    while (rc == DFC_SUCCESS && hs->nconnected < s->nconns) {
         now = dfc_time_ns();
         if (now >= deadline) {
-            int missing = -1;
-            for (int i = 0; i < s->nconns && missing < 0; i++)
-                if (s->conns[i].fd < 0) missing = s->conns[i].world;
-            rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
-                         "%d of %d tcp connections not made within DFC_TCP_CONNECT_TIMEOUT=%g s "
-                         "(first missing: world rank %d%s%s)",
-                         s->nconns - nconnected, s->nconns, timeout_s, missing,
-                         last_err ? "; last connect error: " : "", last_err ? strerror(last_err) : "");
-            goto out;
+            rc = connect_timeout_err(s, hs, timeout_s);
+            break;
         }
+        if ((rc = outbound_start(s, hs, now)) != DFC_SUCCESS) break;
         int np = 0;
         pf[np] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
         who[np++] = -1;
         for (int i = 0; i < s->nconns; i++) {
-            tcp_conn_t *c = &s->conns[i];
-            if (c->world < s->rank || c->fd >= 0) continue;
-            if (cfd[i] < 0 && now >= retry[i]) {
-                int e = dfc_tcp_connect_start(addrs[i], s->sockbuf, &cfd[i]);
-                if (e == EINVAL) {
-                    rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "world rank %d published a "
-                                 "malformed address '%s'", c->world, addrs[i]);
-                    goto out;
-                }
-                if (e) {
-                    last_err = e;
-                    retry[i] = now + 10000000; /* 10 ms */
-                }
-            }
-            if (cfd[i] >= 0) {
-                pf[np] = (struct pollfd){.fd = cfd[i], .events = POLLOUT};
-                who[np++] = i;
-            }
+            if (hs->out[i].fd < 0) continue;
+            pf[np] = (struct pollfd){.fd = hs->out[i].fd,
+                                     .events = hs->out[i].phase ? POLLIN : POLLOUT};
+            who[np++] = i;
         }
-        for (int j = 0; j < ninb; j++) {
-            pf[np] = (struct pollfd){.fd = inb[j].fd, .events = POLLIN};
-            who[np++] = s->nconns + j;
+        for (int j = 0; j < hs->ninb; j++) {
+            pf[np] = (struct pollfd){.fd = hs->inb[j].fd, .events = POLLIN};
+            who[np++] = -2;
         }
         uint64_t left_ms = (deadline - now) / 1000000 + 1;
         if (poll(pf, (nfds_t)np, (int)DFC_MIN2(left_ms, 10)) < 0 && errno != EINTR) {
             rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "poll: %s", strerror(errno));
-            goto out;
+            break;
         }
         now = dfc_time_ns();
-        for (int k = 0; k < np; k++) {
-            if (!pf[k].revents) continue;
-            if (who[k] < 0) { /* new inbound connections */
-                int fd;
-                while ((fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-                    if (ninb == TCP_MAX_PENDING) { /* a flood: keep the older ones */
-                        close(fd);
-                        continue;
-                    }
-                    inb[ninb++] = (inbound_t){.fd = fd, .deadline = DFC_MIN2(deadline, now + 5000000000ull)};
-                }
-            } else if (who[k] < s->nconns) { /* our connect finished */
-                int i = who[k], err = 0;
-                socklen_t el = sizeof(err);
-                if (getsockopt(cfd[i], SOL_SOCKET, SO_ERROR, &err, &el) != 0) err = errno;
-                dfc_tcp_hello_t h;
-                dfc_tcp_hello_build(&h, s->rank, s->size, s->secret);
-                if (!err && send(cfd[i], &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h))
-                    err = errno ? errno : EIO;
-                if (err) {
-                    last_err = err;
-                    close(cfd[i]);
-                    retry[i] = now + 10000000;
-                } else {
-                    s->conns[i].fd = cfd[i];
-                    nconnected++;
-                }
-                cfd[i] = -1;
-            }
-        }
-        /* Inbound HELLOs (read exactly one HELLO; data behind it stays in the socket). */
-        for (int j = 0; j < ninb; j++) {
-            inbound_t *in = &inb[j];
-            int done = 0;
-            const char *why = NULL;
-            ssize_t n = recv(in->fd, (char *)&in->hello + in->got, sizeof(in->hello) - in->got, 0);
-            if (n > 0) in->got += (size_t)n;
-            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-                why = n == 0 ? "closed before a full hello" : strerror(errno);
-                done = 1;
-            } else if (in->got == sizeof(in->hello)) {
-                int w = dfc_tcp_hello_check(&in->hello, s->secret, s->size, &why);
-                if (w >= 0 && adopt(s, in, w, &why)) {
-                    nconnected++;
-                    why = NULL;
-                    in->fd = -1; /* now owned by the conn */
-                }
-                done = 1;
-            } else if (now >= in->deadline) {
-                why = "no hello in time";
-                done = 1;
-            }
-            if (!done) continue;
-            if (why) DFC_LOG(DFC_LOG_INFO, "tcp", "rejected an inbound connection: %s", why);
-            if (in->fd >= 0) close(in->fd);
-            inb[j--] = inb[--ninb];
-        }
+        for (int k = 1; k < np; k++)
+            if (who[k] >= 0 && pf[k].revents)
+                outbound_step(s, hs, who[k], pf[k].revents, now);
+        inbound_step(s, hs, now);
+        if (pf[0].revents && (rc = accept_new(s, hs, now, deadline)) != DFC_SUCCESS) break;
     }
-out:
-    for (int j = 0; j < ninb; j++) close(inb[j].fd);
-    if (cfd)
-        for (int i = 0; i < s->nconns; i++)
-            if (cfd[i] >= 0) close(cfd[i]);
-    dfc_free(cfd);
-    dfc_free(retry);
+    for (int j = 0; j < hs->ninb; j++) close(hs->inb[j].fd);
+    hs->ninb = 0;
+    for (int i = 0; i < s->nconns; i++)
+        if (hs->out[i].fd >= 0) close(hs->out[i].fd);
     dfc_free(pf);
     dfc_free(who);
     return rc;
@@ -555,7 +735,7 @@ static int conns_ready(tcp_t *s)
  * dfc_tl_tcp_register_params by dfc_info, since a singleton never starts tcp. */
 typedef struct tcp_params {
     long max_payload, max_queued, sockbuf, connect_timeout;
-    const char *if_addr;
+    const char *if_addr, *ifs;
 } tcp_params_t;
 
 static void read_params(tcp_params_t *p)
@@ -569,17 +749,89 @@ static void read_params(tcp_params_t *p)
                               "tcp: SO_SNDBUF/SO_RCVBUF in bytes; 0 keeps the kernel's "
                               "autotuning (a fixed size disables it)");
     p->connect_timeout = dfc_env_long("DFC_TCP_CONNECT_TIMEOUT", 30,
-                                      "tcp: seconds init waits for all connections");
+                                      "tcp: seconds init waits for all connections (> 0)");
     p->if_addr = dfc_env_str("DFC_TCP_IF_ADDR", NULL,
-                             "tcp: IPv4 address to listen on and publish; default: listen "
-                             "on all, publish the address `hostname` resolves to (else "
-                             "127.0.0.1)");
+                             "tcp: IPv4 address to listen on and publish (overrides DFC_TCP_IF)");
+    p->ifs = dfc_env_str("DFC_TCP_IF", NULL,
+                         "tcp: interfaces to listen on, comma-separated, the first with an IPv4 "
+                         "address wins; default: the host name's address unless loopback, else "
+                         "the first interface up and not loopback");
 }
 
 void dfc_tl_tcp_register_params(void)
 {
     tcp_params_t p;
     read_params(&p);
+}
+
+int dfc_tl_tcp_address(char *ip, size_t iplen, char *how, size_t howlen)
+{
+    tcp_params_t p;
+    read_params(&p);
+    return dfc_tcp_choose_addr(p.if_addr, p.ifs, ip, iplen, how, howlen);
+}
+
+/* Listens on the chosen address and publishes it; rank 0 also publishes the job secret
+ * (whether or not it uses tcp). Then the only fence. */
+static int publish(tcp_t *s, const dfc_tl_job_t *job, const tcp_params_t *prm, char *ip,
+                   size_t iplen)
+{
+    int rc = DFC_SUCCESS, frc;
+    if (job->npeers > 0) {
+        int port;
+        char how[160], addr[96];
+        rc = dfc_tcp_choose_addr(prm->if_addr, prm->ifs, ip, iplen, how, sizeof(how));
+        if (rc == DFC_SUCCESS) rc = dfc_tcp_listen(ip, s->sockbuf, &s->lfd, &port);
+        if (rc == DFC_SUCCESS) {
+            snprintf(addr, sizeof(addr), "%s:%d", ip, port);
+            DFC_LOG(DFC_LOG_INFO, "tcp", "listening on %s (%s)", addr, how);
+            rc = dfc_boot_put("dfc.tcp.addr", addr, strlen(addr) + 1);
+        }
+    }
+    if (job->rank == 0) {
+        uint8_t secret[DFC_TCP_SECRET_LEN];
+        if (getrandom(secret, sizeof(secret), 0) != (ssize_t)sizeof(secret)) {
+            if (rc == DFC_SUCCESS)
+                rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "getrandom: %s", strerror(errno));
+        } else {
+            frc = dfc_boot_put("dfc.tcp.secret", secret, sizeof(secret));
+            if (rc == DFC_SUCCESS) rc = frc;
+        }
+    }
+    frc = dfc_boot_fence();
+    return rc == DFC_SUCCESS ? frc : rc;
+}
+
+/* The peers' published addresses (addrs[i] for conns[i]) and the set of those that lower
+ * peers, which connect to us, may come from. */
+static int fetch_addrs(tcp_t *s, const dfc_tl_job_t *job, hs_t *hs)
+{
+    for (int i = 0; i < job->npeers; i++) {
+        int w = job->peers[i];
+        void *val = NULL;
+        size_t len = 0;
+        if (w < 0 || w >= job->size || w == job->rank || s->w2c[w] >= 0)
+            return DFC_ERR(DFC_ERR_INTERN, "bad tcp peer list entry %d", w);
+        s->conns[i] = (tcp_conn_t){.fd = -1, .world = w};
+        s->w2c[w] = i;
+        s->nconns++;
+        hs->out[i].fd = -1;
+        int rc = dfc_boot_get(w, "dfc.tcp.addr", &val, &len);
+        if (rc != DFC_SUCCESS) return rc;
+        hs->addrs[i] = val;
+        char ip[64];
+        const char *colon = len ? memchr(val, ':', len) : NULL;
+        struct in_addr a;
+        if (len == 0 || hs->addrs[i][len - 1] != '\0' || !colon ||
+            (size_t)(colon - hs->addrs[i]) >= sizeof(ip))
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "world rank %d published a malformed "
+                           "address", w);
+        memcpy(ip, val, (size_t)(colon - hs->addrs[i]));
+        ip[colon - hs->addrs[i]] = '\0';
+        if (w < job->rank && inet_pton(AF_INET, ip, &a) == 1)
+            hs->allowed[hs->nallowed++] = a.s_addr;
+    }
+    return DFC_SUCCESS;
 }
 
 static int tcp_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
@@ -599,36 +851,17 @@ static int tcp_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     long mq = prm.max_queued;
     s->max_queued = mq > 0 ? (size_t)mq : (size_t)8 << 20;
     s->sockbuf = (int)prm.sockbuf;
-    double timeout = (double)prm.connect_timeout;
-    const char *bind_ip = prm.if_addr;
-    int rc = DFC_SUCCESS, frc;
-    char **addrs = NULL;
+    char ip[64] = "";
+    hs_t *hs = NULL;
     void *val = NULL;
     size_t len = 0;
-
-    if (job->npeers > 0) {
-        int port;
-        char ip[64], addr[96];
-        rc = dfc_tcp_listen(bind_ip, s->sockbuf, &s->lfd, &port);
-        if (rc == DFC_SUCCESS) {
-            dfc_tcp_public_ip(bind_ip, ip, sizeof(ip));
-            snprintf(addr, sizeof(addr), "%s:%d", ip, port);
-            rc = dfc_boot_put("dfc.tcp.addr", addr, strlen(addr) + 1);
-        }
-    }
-    if (job->rank == 0) { /* rank 0 publishes the secret whether or not it uses tcp */
-        uint8_t secret[DFC_TCP_SECRET_LEN];
-        if (getrandom(secret, sizeof(secret), 0) != (ssize_t)sizeof(secret)) {
-            if (rc == DFC_SUCCESS)
-                rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "getrandom: %s", strerror(errno));
-        } else {
-            frc = dfc_boot_put("dfc.tcp.secret", secret, sizeof(secret));
-            if (rc == DFC_SUCCESS) rc = frc;
-        }
-    }
-    frc = dfc_boot_fence(); /* the only fence */
-    if (rc == DFC_SUCCESS) rc = frc;
+    int rc = publish(s, job, &prm, ip, sizeof(ip));
     if (rc != DFC_SUCCESS || job->npeers == 0) goto out;
+    if (prm.connect_timeout <= 0) { /* after the fence: every rank fails the same way */
+        rc = DFC_ERR(DFC_ERR_ARG, "DFC_TCP_CONNECT_TIMEOUT=%ld: must be a positive number of "
+                     "seconds", prm.connect_timeout);
+        goto out;
+    }
 
     rc = dfc_boot_get(0, "dfc.tcp.secret", &val, &len);
     if (rc == DFC_SUCCESS && len != DFC_TCP_SECRET_LEN)
@@ -639,46 +872,40 @@ static int tcp_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
 
     s->conns = dfc_calloc(job->npeers, sizeof(*s->conns));
     s->w2c = dfc_malloc((size_t)job->size * sizeof(int));
-    addrs = dfc_calloc(job->npeers, sizeof(char *));
-    if (!s->conns || !s->w2c || !addrs) {
+    hs = dfc_calloc(1, sizeof(*hs));
+    if (hs) {
+        hs->out = dfc_calloc(job->npeers, sizeof(*hs->out));
+        hs->addrs = dfc_calloc(job->npeers, sizeof(char *));
+        hs->allowed = dfc_calloc(job->npeers, sizeof(uint32_t));
+        hs->my_ip = ip;
+    }
+    if (!s->conns || !s->w2c || !hs || !hs->out || !hs->addrs || !hs->allowed) {
         rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d tcp peers", job->npeers);
         goto out;
     }
     for (int w = 0; w < job->size; w++) s->w2c[w] = -1;
-    for (int i = 0; i < job->npeers; i++) {
-        int w = job->peers[i];
-        if (w < 0 || w >= job->size || w == job->rank || s->w2c[w] >= 0) {
-            rc = DFC_ERR(DFC_ERR_INTERN, "bad tcp peer list entry %d", w);
-            goto out;
-        }
-        s->conns[i] = (tcp_conn_t){.fd = -1, .world = w};
-        s->w2c[w] = i;
-        s->nconns++;
-        if (w > job->rank) { /* we connect to it: fetch its address */
-            rc = dfc_boot_get(w, "dfc.tcp.addr", &val, &len);
-            if (rc != DFC_SUCCESS) goto out;
-            addrs[i] = val;
-            if (len == 0 || addrs[i][len - 1] != '\0') {
-                rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "world rank %d published a malformed "
-                             "address", w);
-                goto out;
-            }
-        }
-    }
-    rc = connect_all(s, addrs, timeout);
+    rc = fetch_addrs(s, job, hs);
+    if (rc == DFC_SUCCESS) rc = connect_all(s, hs, (double)prm.connect_timeout);
     if (rc == DFC_SUCCESS) rc = conns_ready(s);
     for (int i = 0; rc == DFC_SUCCESS && i < s->nconns; i++)
         dfc_tcp_keepalive(s->conns[i].fd, job->fault_timeout_s);
     s->direct = s->nconns <= TCP_DIRECT_PEERS;
+    s->fault_ms = job->fault_timeout_s > 0 ? (unsigned)job->fault_timeout_s * 1000u : 0;
+    s->live_every_ns = (uint64_t)s->fault_ms * 125000u; /* 8 checks per DFC_FAULT_TIMEOUT */
+    s->live_next_ns = dfc_time_ns() + s->live_every_ns;
     DFC_LOG(DFC_LOG_INFO, "tcp", "%d peers connected, max payload %zu", s->nconns, s->max_payload);
 out:
     if (s->lfd >= 0) { /* every peer is connected (or init failed): no more listening */
         close(s->lfd);
         s->lfd = -1;
     }
-    if (addrs)
-        for (int i = 0; i < job->npeers; i++) free(addrs[i]);
-    free(addrs);
+    if (hs) {
+        for (int i = 0; hs->addrs && i < job->npeers; i++) free(hs->addrs[i]);
+        dfc_free(hs->addrs);
+        dfc_free(hs->out);
+        dfc_free(hs->allowed);
+        dfc_free(hs);
+    }
     if (rc != DFC_SUCCESS) tcp_fini(tl);
     return rc;
 }

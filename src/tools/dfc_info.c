@@ -16,6 +16,7 @@
 
 #include "api/dfc_params.h"
 #include "dfc.h"
+#include "tl/dfc_tl.h"
 #include "tools/dfc_info.h"
 #include "util/dfc_util.h"
 
@@ -100,6 +101,16 @@ static void print_transports(void)
         if (parsable) printf("transport:%s\n", tl[i]);
         else printf("  %s\n", tl[i]);
     }
+    /* The address tcp listens on and publishes here (DFC_TCP_IF_ADDR, DFC_TCP_IF, or the
+     * choice that skips loopback), and why. */
+    char ip[64], how[160];
+    int rc = dfc_tl_tcp_address(ip, sizeof ip, how, sizeof how);
+    if (rc != DFC_SUCCESS) {
+        snprintf(ip, sizeof ip, "none");
+        dfc_err_message(rc, how, sizeof how);
+    }
+    if (parsable) printf("transport:tcp:address:%s\ntransport:tcp:address_from:%s\n", ip, how);
+    else printf("  tcp address: %s (%s)\n", ip, how);
 }
 
 /* ---- Environment parameters --------------------------------------------------------- */

@@ -93,6 +93,7 @@ static const dfc_env_spec_t specs[] = {
     BOOL("DFC_SHM_SLOTS"),
     INT("DFC_SHM_LIVENESS_MS", 1, 60000),
     {"DFC_TCP_IF_ADDR", DFC_ENV_IPV4, 0, 0, NULL},
+    {"DFC_TCP_IF", DFC_ENV_TEXT, 0, 0, NULL},
     INT("DFC_TCP_CONNECT_TIMEOUT", 1, DAY_S),
     INT("DFC_TCP_MAX_PAYLOAD", KIB, GIB),
     INT("DFC_TCP_MAX_QUEUED", 1, 1L << 40),

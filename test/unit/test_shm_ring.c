@@ -23,8 +23,10 @@
  *   6. rget (process_vm_readv) of 1 MiB from a peer; 1-byte ping-pong (information);
  *   7. a rank dies without fini: the others get PROC_FAILED naming it, once, after the
  *      packets it sent before dying, and sends to it fail;
- *   8. a stale segment of the same name: init fails on every rank, with a message, without
- *      hanging in a fence.
+ *   8. the name segments used to have (from the namespace and host name) exists: init
+ *      still works (names are random now); local rank 0 cannot open a segment (no file
+ *      descriptor left): init fails on every rank, with a message, without hanging in a
+ *      fence.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -38,8 +40,10 @@
 #include "tl/dfc_tl.h"
 #include "util/dfc_util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 
 #define CHECK(c)                                                                              \
     do {                                                                                      \
@@ -373,10 +377,15 @@ static void tl_init(int rank, int n)
     /* Nothing left in /dev/shm once init has returned everywhere (local rank 0 unlinks
      * after the last fence of init, so meet once more first). */
     dfc_boot_fence();
-    char name[64];
-    snprintf(name, sizeof(name), "/dfc-%08x-%08x", fnv1a(nspace), fnv1a("node0"));
-    int fd = shm_open(name, O_RDONLY, 0);
-    CHECK(fd < 0 && errno == ENOENT);
+    if (rank == 0) { /* the creator: no segment named after it is left */
+        char prefix[32];
+        struct dirent *e;
+        DIR *d = opendir("/dev/shm");
+        CHECK(d != NULL);
+        snprintf(prefix, sizeof(prefix), "dfc-%d-", (int)getpid());
+        while ((e = readdir(d)) != NULL) CHECK(strncmp(e->d_name, prefix, strlen(prefix)) != 0);
+        closedir(d);
+    }
 }
 
 /* Progress once; when idle for a while, sleep in the transport like the comm layer. */
@@ -635,10 +644,25 @@ static int death_rank(int rank, int n)
     return 0;
 }
 
-/* ---- 8. init fails cleanly ---- */
+/* ---- 8. a squatted old name; init fails cleanly ---- */
+static int squat_rank(int rank, int n)
+{
+    tl_init(rank, n);
+    ops->fini(&tl);
+    return 0;
+}
+
 static int fail_rank(int rank, int n)
 {
     int np = 0;
+    if (rank == 0) { /* no descriptor left for shm_open */
+        struct rlimit rl;
+        int lowest = dup(0);
+        CHECK(lowest >= 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0);
+        close(lowest);
+        rl.rlim_cur = (rlim_t)lowest;
+        CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+    }
     for (int r = 0; r < n; r++) {
         local_ranks[r] = r;
         if (r != rank) peers[np++] = r;
@@ -650,7 +674,7 @@ static int fail_rank(int rank, int n)
     CHECK(rc != DFC_SUCCESS && tl.priv == NULL);
     char msg[512];
     dfc_err_message(rc, msg, sizeof(msg));
-    CHECK(strstr(msg, rank == 0 ? "File exists" : "could not create") != NULL);
+    CHECK(strstr(msg, rank == 0 ? "shm_open" : "could not create") != NULL);
     ops->fini(&tl); /* safe after a failed init */
     return 0;
 }
@@ -668,16 +692,18 @@ static void test_transport(void)
     snprintf(nspace, sizeof(nspace), "test_shm_ring.%d.death", (int)getpid());
     CHECK(fb_run(4, death_rank) == 0);
 
-    /* A segment of the same name exists (a stale one): init fails on every rank. */
-    snprintf(nspace, sizeof(nspace), "test_shm_ring.%d.fail", (int)getpid());
+    /* The name a segment used to get exists (squatted): init works all the same. */
+    snprintf(nspace, sizeof(nspace), "test_shm_ring.%d.squat", (int)getpid());
     char name[64];
     snprintf(name, sizeof(name), "/dfc-%08x-%08x", fnv1a(nspace), fnv1a("node0"));
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     CHECK(fd >= 0);
     close(fd);
-    int bad = fb_run(3, fail_rank);
+    int bad = fb_run(3, squat_rank);
     shm_unlink(name);
     CHECK(bad == 0);
+    /* Local rank 0 cannot create the segment: init fails on every rank. */
+    CHECK(fb_run(3, fail_rank) == 0);
 }
 
 int main(void)

@@ -7,16 +7,25 @@
  *      every payload byte checked; then 1-byte ping-pong (its latency is printed as
  *      information, as is the stream's rate).
  *   2. handshake: between the fence and the connection phase of init, rank 0 attacks rank
- *      1's listening port: a HELLO with a wrong secret, garbage, out-of-range and
- *      unexpected ranks, a truncated HELLO, a silent connection. Each must be closed by
- *      rank 1, whose init must still complete with the real rank 0.
- *   3. malformed streams: ranks 2 and 3 are hand-written peers that complete the handshake
- *      and then send a valid packet followed by a header with a too-large payload, one
- *      with a bad type, a truncated header + EOF, or a clean EOF. Ranks 0 and 1 must get
+ *      1's listening port: after its CHALLENGE, a HELLO proven with a wrong secret, garbage,
+ *      out-of-range and unexpected ranks, a proof for another challenge (replay), the
+ *      wrong world size, a truncated HELLO, a silent connection. Each must be closed by
+ *      rank 1 without an ACK, whose init must still complete with the real rank 0. The
+ *      listener does not answer on 127.0.0.1 when another address was published.
+ *   3. malformed streams: ranks 2, 3 and 4 are hand-written peers that complete the
+ *      handshake and then send a valid packet followed by a header with a too-large
+ *      payload, one with a bad type, a truncated header + EOF, a clean EOF, or a packet
+ *      that claims to come from another rank (4). Ranks 0 and 1 must get
  *      the valid packets, then one PROC_FAILED error per bad peer naming its world rank,
  *      PROC_FAILED from later sends to it, and keep talking to each other.
  *   4. a peer publishes an address nobody listens on: init fails after
  *      DFC_TCP_CONNECT_TIMEOUT with a message naming it, and leaves nothing behind.
+ *   5. a process outside the job floods rank 1's port with silent connections (500, held
+ *      open) while rank 0 connects: init completes on both (issue 25, item 1).
+ *   6. rank 1 has no file descriptor left for accept4: its init fails naming accept4 and
+ *      EMFILE, not with a timeout.
+ *   7. DFC_TCP_CONNECT_TIMEOUT=-5: init fails on every rank with DFC_ERR_ARG naming it.
+ * And SipHash-2-4 (the handshake's MAC) against the reference vectors.
  * Unit tests run without PMIx: the transport, tcp_wire.c and util are compiled in.
  */
 #include <errno.h>
@@ -42,7 +51,7 @@ static dfc_tl_t tl;
 static const dfc_tl_ops_t *ops = &dfc_tl_tcp_ops;
 static int peers[64], local_ranks[64];
 
-static int init_quiet;
+static int init_quiet, fault_timeout_s;
 static int tl_init(int rank, int n)
 {
     int np = 0;
@@ -52,7 +61,7 @@ static int tl_init(int rank, int n)
     }
     dfc_tl_job_t job = {.rank = rank, .size = n, .local_rank = rank, .local_size = n,
                         .nspace = "test_tcp", .peers = peers, .npeers = np,
-                        .local_ranks = local_ranks};
+                        .local_ranks = local_ranks, .fault_timeout_s = fault_timeout_s};
     memset(&tl, 0, sizeof(tl));
     tl.ops = ops;
     int rc = ops->init(&tl, &job);
@@ -262,7 +271,7 @@ static void bulk(int rank)
 static int raw_connect(const char *addr)
 {
     int fd;
-    CHECK(dfc_tcp_connect_start(addr, 0, &fd) == 0);
+    CHECK(dfc_tcp_connect_start(addr, NULL, 0, &fd) == 0);
     struct pollfd pf = {fd, POLLOUT, 0};
     CHECK(poll(&pf, 1, 5000) == 1);
     int err = 0;
@@ -288,6 +297,47 @@ static int closed_by_peer(int fd)
 
 static int attack_results = -1, silent_fd = -1;
 
+/* Reads one handshake message (5 s at most); 0 on success. */
+static int read_msg(int fd, dfc_tcp_hello_t *m)
+{
+    size_t got = 0;
+    while (got < sizeof(*m)) {
+        struct pollfd q = {fd, POLLIN, 0};
+        if (poll(&q, 1, 5000) != 1) return -1;
+        ssize_t r = recv(fd, (char *)m + got, sizeof(*m) - got, 0);
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+/* One attack on the acceptor at addr: connect, take its CHALLENGE, answer with `how`.
+ * Returns 1 when the acceptor closes the connection (and sent no ACK). */
+static int attack_one(const char *addr, const uint8_t *secret, int how)
+{
+    uint8_t key[DFC_TCP_SECRET_LEN], nc[DFC_TCP_NONCE_LEN] = {1, 2, 3}, na[DFC_TCP_NONCE_LEN];
+    dfc_tcp_hello_t ch, h;
+    const char *why;
+    int fd = raw_connect(addr), rank = 0, size = 2;
+    CHECK(read_msg(fd, &ch) == 0);
+    CHECK(dfc_tcp_hs_check(&ch, DFC_TCP_HS_CHALLENGE, 0, 2, secret, NULL, NULL, &why) == 1);
+    memcpy(key, secret, sizeof(key));
+    memcpy(na, ch.nonce, sizeof(na));
+    if (how == 'k') key[7] ^= 1;          /* a wrong secret */
+    if (how == 'r') rank = 5;             /* rank out of range */
+    if (how == 'u') rank = 1;             /* a rank the acceptor does not expect (itself) */
+    if (how == 'n') na[0] ^= 1;           /* a proof for another challenge (replay) */
+    if (how == 's') size = 3;             /* the wrong world size */
+    dfc_tcp_hs_build(&h, DFC_TCP_HS_HELLO, rank, 1, size, na, nc, key);
+    if (how == 'g') memset(&h, 0x5a, sizeof(h)); /* garbage */
+    size_t len = how == 't' ? 40 : sizeof(h);    /* truncated, then end of stream */
+    CHECK(send(fd, &h, len, MSG_NOSIGNAL) == (ssize_t)len);
+    if (how == 't') shutdown(fd, SHUT_WR);
+    int ok = closed_by_peer(fd);
+    close(fd);
+    return ok;
+}
+
 static void attack(int nfence)
 {
     if (nfence != 1) return;
@@ -301,47 +351,26 @@ static void attack(int nfence)
     CHECK(dfc_boot_get(0, "dfc.tcp.secret", &v, &len) == DFC_SUCCESS && len == sizeof(secret));
     memcpy(secret, v, sizeof(secret));
     free(v);
-
-    int ok = 0, fd;
-    dfc_tcp_hello_t h;
-    /* a. wrong secret */
-    uint8_t bad[DFC_TCP_SECRET_LEN];
-    memcpy(bad, secret, sizeof(bad));
-    bad[7] ^= 1;
-    dfc_tcp_hello_build(&h, 0, 2, bad);
-    fd = raw_connect(addr);
-    CHECK(send(fd, &h, sizeof(h), MSG_NOSIGNAL) == sizeof(h));
-    ok += closed_by_peer(fd);
-    close(fd);
-    /* b. garbage, more than a HELLO's worth */
-    char junk[300];
-    for (size_t i = 0; i < sizeof(junk); i++) junk[i] = (char)(i * 37 + 11);
-    fd = raw_connect(addr);
-    CHECK(send(fd, junk, sizeof(junk), MSG_NOSIGNAL) == sizeof(junk));
-    ok += closed_by_peer(fd);
-    close(fd);
-    /* c. right secret, rank out of range */
-    dfc_tcp_hello_build(&h, 5, 2, secret);
-    fd = raw_connect(addr);
-    CHECK(send(fd, &h, sizeof(h), MSG_NOSIGNAL) == sizeof(h));
-    ok += closed_by_peer(fd);
-    close(fd);
-    /* d. right secret, a rank the acceptor does not expect (itself) */
-    dfc_tcp_hello_build(&h, 1, 2, secret);
-    fd = raw_connect(addr);
-    CHECK(send(fd, &h, sizeof(h), MSG_NOSIGNAL) == sizeof(h));
-    ok += closed_by_peer(fd);
-    close(fd);
-    /* e. truncated HELLO, then end of stream */
-    dfc_tcp_hello_build(&h, 0, 2, secret);
-    fd = raw_connect(addr);
-    CHECK(send(fd, &h, 40, MSG_NOSIGNAL) == 40);
-    shutdown(fd, SHUT_WR);
-    ok += closed_by_peer(fd);
-    close(fd);
-    /* f. silent: must be closed when rank 1's init ends (checked after init) */
+    /* The listener is bound to the published address only, not to all interfaces. */
+    char *colon = strrchr(addr, ':'), other[64];
+    CHECK(colon);
+    if (strncmp(addr, "127.0.0.1:", 10) != 0) {
+        snprintf(other, sizeof(other), "127.0.0.1%s", colon);
+        int fd, e = 0;
+        socklen_t el = sizeof(e);
+        CHECK(dfc_tcp_connect_start(other, NULL, 0, &fd) == 0);
+        struct pollfd pf = {fd, POLLOUT, 0};
+        CHECK(poll(&pf, 1, 5000) == 1);
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+        CHECK(e == ECONNREFUSED);
+        close(fd);
+    }
+    int ok = 0;
+    const char *hows = "kgrunst";
+    for (const char *p = hows; *p; p++) ok += attack_one(addr, secret, *p);
+    /* silent: closed by the acceptor within its short deadline (checked after init) */
     silent_fd = raw_connect(addr);
-    attack_results = ok;
+    attack_results = ok == (int)strlen(hows) ? 5 : ok;
 }
 
 static int handshake_rank(int rank, int n)
@@ -364,7 +393,7 @@ static int handshake_rank(int rank, int n)
 
 /* ---- 3. malformed streams ----------------------------------------------------------- */
 
-static int got_valid[4], failed[4];
+static int got_valid[5], failed[5];
 
 static void deliver_mal(const dfc_pkt_t *pkt, const void *payload)
 {
@@ -392,18 +421,17 @@ static int raw_rank(int rank, int n)
         CHECK(poll(&pf, 1, 10000) == 1);
         int fd = accept(lfd, NULL, NULL);
         CHECK(fd >= 0);
+        uint8_t na[DFC_TCP_NONCE_LEN] = {(uint8_t)k, (uint8_t)rank, 7};
         dfc_tcp_hello_t h;
-        size_t got = 0;
-        while (got < sizeof(h)) {
-            struct pollfd q = {fd, POLLIN, 0};
-            CHECK(poll(&q, 1, 10000) == 1);
-            ssize_t r = recv(fd, (char *)&h + got, sizeof(h) - got, 0);
-            CHECK(r > 0);
-            got += (size_t)r;
-        }
+        dfc_tcp_hs_build(&h, DFC_TCP_HS_CHALLENGE, rank, -1, n, na, NULL, v);
+        CHECK(send(fd, &h, sizeof(h), MSG_NOSIGNAL) == sizeof(h));
+        CHECK(read_msg(fd, &h) == 0);
         const char *why;
-        int w = dfc_tcp_hello_check(&h, v, n, &why);
+        int w = dfc_tcp_hs_check(&h, DFC_TCP_HS_HELLO, rank, n, v, na, NULL, &why);
         CHECK(w == 0 || w == 1);
+        dfc_tcp_hello_t ack;
+        dfc_tcp_hs_build(&ack, DFC_TCP_HS_ACK, rank, w, n, na, h.nonce, v);
+        CHECK(send(fd, &ack, sizeof(ack), MSG_NOSIGNAL) == sizeof(ack));
         fds[w] = fd;
     }
     free(v);
@@ -420,8 +448,10 @@ static int raw_rank(int rank, int n)
         if (rank == 2 && w == 1) bad.type = 99;                /* no such type */
         if (rank == 3 && w == 0) badlen = 20;                  /* truncated, then EOF */
         if (rank == 3 && w == 1) badlen = 0;                   /* clean EOF */
+        if (rank == 4) bad.src_world = 2;                      /* claims another rank */
         CHECK(send(fds[w], &good, sizeof(good), MSG_NOSIGNAL) == sizeof(good));
         if (badlen) CHECK(send(fds[w], &bad, badlen, MSG_NOSIGNAL) == (ssize_t)badlen);
+        if (rank == 4) CHECK(send(fds[w], "payload!", 8, MSG_NOSIGNAL) == 8); /* complete */
         if (rank == 3) close(fds[w]);
     }
     dfc_boot_fence(); /* the real ranks have seen everything */
@@ -436,24 +466,28 @@ static int malformed_rank(int rank, int n)
     int fds = fb_count_fds();
     CHECK(tl_init(rank, n) == DFC_SUCCESS);
     double end = now() + 20;
-    while (!(got_valid[2] && got_valid[3] && failed[2] && failed[3]) && now() < end) {
+    while (!(got_valid[2] && got_valid[3] && got_valid[4] && failed[2] && failed[3] && failed[4]) &&
+           now() < end) {
         int r = ops->progress(&tl, deliver_mal);
         if (r < 0) {
             char msg[512];
             dfc_err_message(-r, msg, sizeof(msg));
             CHECK(DFC_ERR_CLASS(-r) == DFC_ERR_PROC_FAILED);
-            int w = strstr(msg, "world rank 2") ? 2 : strstr(msg, "world rank 3") ? 3 : -1;
-            CHECK(w >= 2 && !failed[w]); /* named, and reported once */
+            const char *at = strstr(msg, "world rank ");
+            int w = at ? atoi(at + 11) : -1; /* the first rank named is the failed one */
+            CHECK(w >= 2 && w <= 4 && !failed[w]); /* named, and reported once */
             CHECK(got_valid[w] == 1);    /* after what it sent before */
             failed[w] = 1;
         } else if (r == 0) {
             ops->wait(&tl, 10000);
         }
     }
-    CHECK(got_valid[2] == 1 && got_valid[3] == 1 && failed[2] && failed[3]);
+    CHECK(got_valid[2] == 1 && got_valid[3] == 1 && got_valid[4] == 1);
+    CHECK(failed[2] && failed[3] && failed[4]);
     dfc_pkt_t p = mkpkt(rank, 1, 0);
     CHECK(DFC_ERR_CLASS(ops->send(&tl, 2, &p, NULL)) == DFC_ERR_PROC_FAILED);
     CHECK(DFC_ERR_CLASS(ops->send(&tl, 3, &p, NULL)) == DFC_ERR_PROC_FAILED);
+    CHECK(DFC_ERR_CLASS(ops->send(&tl, 4, &p, NULL)) == DFC_ERR_PROC_FAILED);
     pingpong(rank, 0, 1, 1000); /* the good pair still works (pings may have come early) */
     CHECK(ops->progress(&tl, deliver_mal) >= 0); /* nothing reported twice */
     tl_finish();
@@ -482,22 +516,207 @@ static int unreachable_rank(int rank, int n)
     return 0;
 }
 
+/* ---- 5. a flood of silent connections during init ------------------------------- */
+#define FLOOD_BURST 200 /* silent connections before rank 0 connects */
+#define FLOOD_MAX   500 /* in all: then one per millisecond */
+
+static pid_t flooder = -1;
+
+/* After the fence, rank 0 starts a process outside the job that opens silent connections
+ * to rank 1's port and keeps them open, and waits until the first FLOOD_BURST are queued
+ * ahead of its own. Rank 1 used to hold 64 of them and close the rest, rank 0's too, while
+ * rank 0 counted its link as made: init failed ("1 of 1 tcp connections not made"). */
+static void flood(int nfence)
+{
+    if (nfence != 1) return;
+    void *v;
+    size_t len;
+    char addr[128], c;
+    int p[2];
+    CHECK(dfc_boot_get(1, "dfc.tcp.addr", &v, &len) == DFC_SUCCESS);
+    snprintf(addr, sizeof(addr), "%s", (char *)v);
+    free(v);
+    CHECK(pipe(p) == 0);
+    flooder = fork();
+    CHECK(flooder >= 0);
+    if (flooder == 0) {
+        for (int fd = 3; fd < 1024; fd++)
+            if (fd != p[1]) close(fd);
+        for (int k = 0; k < FLOOD_MAX; k++) {
+            int fd;
+            if (k < FLOOD_BURST) fd = raw_connect(addr);
+            else if (dfc_tcp_connect_start(addr, NULL, 0, &fd) != 0) continue;
+            if (k == FLOOD_BURST - 1) CHECK(write(p[1], "x", 1) == 1);
+            if (k >= FLOOD_BURST) usleep(1000);
+        }
+        pause(); /* holding every connection, until killed */
+        _exit(0);
+    }
+    close(p[1]);
+    CHECK(read(p[0], &c, 1) == 1);
+    close(p[0]);
+}
+
+static int flood_rank(int rank, int n)
+{
+    int fds = fb_count_fds();
+    if (rank == 0) fb_after_fence = flood;
+    int rc = tl_init(rank, n);
+    fb_after_fence = NULL;
+    if (rank == 0 && flooder > 0) {
+        kill(flooder, SIGKILL);
+        waitpid(flooder, NULL, 0);
+    }
+    CHECK(rc == DFC_SUCCESS);
+    pingpong(rank, 0, 1, 1000);
+    tl_finish();
+    CHECK(fb_count_fds() == fds);
+    return 0;
+}
+
+/* ---- 6. accept4 failing with EMFILE is reported as such ---------------------------- */
+#include <sys/resource.h>
+
+static int emfile_rank(int rank, int n)
+{
+    init_quiet = 1;
+    if (rank == 1) { /* room for the listener, none for an accepted socket */
+        struct rlimit rl;
+        CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+        int lowest = dup(0); /* the listener will get this one */
+        CHECK(lowest >= 0);
+        close(lowest);
+        rl.rlim_cur = (rlim_t)lowest + 1;
+        CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+    }
+    int rc = tl_init(rank, n);
+    CHECK(rc != DFC_SUCCESS);
+    char msg[512];
+    dfc_err_message(rc, msg, sizeof(msg));
+    if (getenv("TEST_TCP_VERBOSE")) fprintf(stderr, "[rank %d] %s\n", rank, msg);
+    if (rank == 1) {
+        if (!strstr(msg, "accept4") || !strstr(msg, strerror(EMFILE)))
+            fprintf(stderr, "[rank 1] %s\n", msg);
+        CHECK(strstr(msg, "accept4") && strstr(msg, strerror(EMFILE)));
+    }
+    return 0;
+}
+
+/* ---- 7. a negative DFC_TCP_CONNECT_TIMEOUT is an error, on every rank --------------- */
+static int badtimeout_rank(int rank, int n)
+{
+    init_quiet = 1;
+    int fds = fb_count_fds();
+    int rc = tl_init(rank, n);
+    char msg[512];
+    dfc_err_message(rc, msg, sizeof(msg));
+    CHECK(DFC_ERR_CLASS(rc) == DFC_ERR_ARG && strstr(msg, "DFC_TCP_CONNECT_TIMEOUT=-5"));
+    CHECK(fb_count_fds() == fds && tl.priv == NULL);
+    return 0;
+}
+
+/* ---- 8. a silent peer host (run by check_tcp_silent.sh in a private network namespace) -
+ * DFC_FAULT_TIMEOUT 1 s. Rank 1 is alive but stops reading while rank 0 streams to it:
+ * its window closes and rank 0's kernel probes it, answered. Rank 0 keeps sending and
+ * progressing for 3 s: no failure (a slow reader is alive). Then rank 1 takes the loopback
+ * interface down: the network is silent as if its host had died (no reset, no FIN), and
+ * rank 0 must report rank 1 failed by its heartbeat within a bound (10 s; about 1.5 s
+ * expected). Then the same with data in flight instead of a closed window: rank 1 reads
+ * everything until the interface goes down and rank 0 sends one packet after it. */
+static int silent_rank(int rank, int n, int closed_window)
+{
+    CHECK(tl_init(rank, n) == DFC_SUCCESS);
+    dfc_boot_fence();
+    if (rank == 1) {
+        /* closed window: read nothing; else: read until rank 0 says so */
+        while (!closed_window && !__atomic_load_n(&fb->counter, __ATOMIC_SEQ_CST))
+            CHECK(ops->progress(&tl, deliver_count) >= 0);
+        if (closed_window)
+            while (__atomic_load_n(&fb->counter, __ATOMIC_SEQ_CST) < 1) usleep(1000);
+        CHECK(system("ip link set lo down") == 0);
+        __atomic_store_n(&fb->counter, 2, __ATOMIC_SEQ_CST);
+        while (__atomic_load_n(&fb->counter, __ATOMIC_SEQ_CST) < 3) usleep(1000);
+        return 0; /* no fini: the network is gone */
+    }
+    static char buf[65536];
+    dfc_pkt_t p = mkpkt(0, 1, sizeof(buf));
+    double t0 = now();
+    long again = 0;
+    while (closed_window && now() - t0 < 3) { /* the slow reader is alive */
+        int rc = ops->send(&tl, 1, &p, buf);
+        CHECK(rc == DFC_SUCCESS || rc == DFC_TL_AGAIN);
+        again += rc == DFC_TL_AGAIN;
+        CHECK(ops->progress(&tl, deliver_count) >= 0);
+        if (rc == DFC_TL_AGAIN) ops->wait(&tl, 10000);
+    }
+    CHECK(!closed_window || again > 0); /* the window did close */
+    __atomic_store_n(&fb->counter, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&fb->counter, __ATOMIC_SEQ_CST) < 2) usleep(1000);
+    if (!closed_window) CHECK(ops->send(&tl, 1, &p, buf) == DFC_SUCCESS); /* never acked */
+    int r = 0;
+    for (t0 = now(); r >= 0 && now() - t0 < 10;) {
+        r = ops->progress(&tl, deliver_count);
+        if (r == 0) ops->wait(&tl, 100000);
+    }
+    char msg[512] = "";
+    if (r < 0) dfc_err_message(-r, msg, sizeof(msg));
+    if (getenv("TEST_TCP_VERBOSE")) fprintf(stderr, "[rank 0] after %.2f s: %s\n", now() - t0, msg);
+    CHECK(r < 0 && DFC_ERR_CLASS(-r) == DFC_ERR_PROC_FAILED && strstr(msg, "world rank 1") &&
+          strstr(msg, "has not answered"));
+    __atomic_store_n(&fb->counter, 3, __ATOMIC_SEQ_CST);
+    ops->fini(&tl);
+    return 0;
+}
+
+static int silent_window_rank(int rank, int n) { return silent_rank(rank, n, 1); }
+static int silent_data_rank(int rank, int n) { return silent_rank(rank, n, 0); }
+
+/* ---- the handshake's MAC: SipHash-2-4 reference vectors (the paper's appendix) ------ */
+static void siphash_vectors(void)
+{
+    uint8_t key[16], in[15];
+    for (int i = 0; i < 16; i++) key[i] = (uint8_t)i;
+    for (int i = 0; i < 15; i++) in[i] = (uint8_t)i;
+    CHECK(dfc_tcp_siphash(key, in, 0) == 0x726fdb47dd0e0e31ull);
+    CHECK(dfc_tcp_siphash(key, in, 15) == 0xa129ca6149be45e5ull);
+}
+
 int main(void)
 {
+    siphash_vectors();
     /* No SIGPIPE handler: the transport must not raise it (MSG_NOSIGNAL). */
     setenv("DFC_TCP_MAX_QUEUED", "65536", 1); /* make send say "try again" in the stream */
     const char *only = getenv("TEST_TCP_ONLY"); /* debugging: one phase */
-    if (only && !strcmp(only, "malformed")) return fb_run(4, malformed_rank);
+    if (only && !strcmp(only, "malformed")) return fb_run(5, malformed_rank);
     if (only && !strcmp(only, "handshake")) return fb_run(2, handshake_rank);
+    if (only && !strcmp(only, "flood")) return fb_run(2, flood_rank);
+    if (only && !strcmp(only, "silent")) { /* check_tcp_silent.sh, in its own netns */
+        fault_timeout_s = 1;
+        if (fb_run(2, silent_window_rank)) return fprintf(stderr, "test_tcp: silent (window)\n"), 1;
+        if (system("ip link set lo up") != 0) return 1;
+        if (fb_run(2, silent_data_rank)) return fprintf(stderr, "test_tcp: silent (data)\n"), 1;
+        printf("test_tcp: silent ok\n");
+        return 0;
+    }
+    if (only && !strcmp(only, "emfile")) return fb_run(2, emfile_rank);
     int bad = fb_run(2, stream_rank);
     unsetenv("DFC_TCP_MAX_QUEUED");
     if (bad) return fprintf(stderr, "test_tcp: stream failed\n"), 1;
     if (fb_run(2, handshake_rank)) return fprintf(stderr, "test_tcp: handshake failed\n"), 1;
-    if (fb_run(4, malformed_rank)) return fprintf(stderr, "test_tcp: malformed failed\n"), 1;
+    if (fb_run(5, malformed_rank)) return fprintf(stderr, "test_tcp: malformed failed\n"), 1;
     setenv("DFC_TCP_CONNECT_TIMEOUT", "1", 1);
     int r4 = fb_run(2, unreachable_rank);
     unsetenv("DFC_TCP_CONNECT_TIMEOUT");
     if (r4) return fprintf(stderr, "test_tcp: unreachable failed\n"), 1;
+    setenv("DFC_TCP_CONNECT_TIMEOUT", "20", 1); /* bounds the flood test on old code */
+    int r5 = fb_run(2, flood_rank);
+    setenv("DFC_TCP_CONNECT_TIMEOUT", "3", 1);
+    int r6 = fb_run(2, emfile_rank);
+    setenv("DFC_TCP_CONNECT_TIMEOUT", "-5", 1);
+    if (fb_run(2, badtimeout_rank)) return fprintf(stderr, "test_tcp: bad timeout failed\n"), 1;
+    unsetenv("DFC_TCP_CONNECT_TIMEOUT");
+    if (r5) return fprintf(stderr, "test_tcp: flood failed\n"), 1;
+    if (r6) return fprintf(stderr, "test_tcp: emfile failed\n"), 1;
     printf("test_tcp: ok\n");
     return 0;
 }

@@ -41,6 +41,20 @@ static void on_alarm(int sig)
     _exit(3);
 }
 
+/* The victim dies only after every live rank has left the collectives on WORLD that came
+ * before: a rank that finishes a barrier may leave while others are still inside it, and
+ * ULFM lets a collective fail on the ranks still in it once a member is gone (that race
+ * failed -case=idle's first barrier on simulated nodes). The live ranks meet on LIVE, then
+ * rank 0 tells the victim it may go on. */
+static void settle(void)
+{
+    const int settle_tag = 10;
+    int go = 1;
+    if (rank != victim) DFCT_OK(DFC_Barrier(live));
+    if (rank == 0) DFCT_OK(DFC_Send(&go, 1, DFC_INT, victim, settle_tag, all));
+    if (rank == victim) DFCT_OK(DFC_Recv(&go, 1, DFC_INT, 0, settle_tag, all, DFC_STATUS_IGNORE));
+}
+
 /* Waits for each request and expects DFC_ERR_PROC_FAILED in its status. */
 static void expect_failed_reqs(int n, DFC_Request *reqs, const char *what)
 {
@@ -73,7 +87,9 @@ static void case_rndv(void)
         DFCT_OK(DFC_Isend(out, n, DFC_CHAR, 0, 1, all, &r[1]));
         /* Rank 0's RTS came before its go message: both transfers are under way. */
         DFCT_OK(DFC_Recv(&go, 1, DFC_INT, 0, go_tag, all, DFC_STATUS_IGNORE));
-        for (int i = 0; i < 20; i++) { /* at most ~10 MiB each way: still half done */
+        /* A pass moves at most what the buffers hold (the testlist keeps tcp's small, a shm
+         * ring is 256 KiB): 20 passes cannot finish 64 MiB either way. */
+        for (int i = 0; i < 20; i++) {
             int flag;
             DFC_Testall(2, r, &flag, DFC_STATUSES_IGNORE);
         }
@@ -130,6 +146,7 @@ static void case_coll(void)
 static void case_idle(void)
 {
     DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
+    settle();
     if (rank == victim) raise(SIGKILL);
     int v = 0;
     if (rank == 0) EXPECT_FAILED(DFC_Recv(&v, 1, DFC_INT, victim, 5, all, DFC_STATUS_IGNORE),
@@ -197,8 +214,10 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, rank == victim, rank, &live));
     if (!fatal) DFC_Comm_set_errhandler(all, DFC_ERRORS_RETURN);
 
+    settle(); /* the dup and split above are collectives on WORLD */
     if (fatal) {
         DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
+        settle();
         if (rank == victim) raise(SIGKILL);
         int v;
         if (rank == 0) DFC_Recv(&v, 1, DFC_INT, victim, 5, all, DFC_STATUS_IGNORE);

@@ -749,7 +749,7 @@ static void read_params(tcp_params_t *p)
                               "tcp: SO_SNDBUF/SO_RCVBUF in bytes; 0 keeps the kernel's "
                               "autotuning (a fixed size disables it)");
     p->connect_timeout = dfc_env_long("DFC_TCP_CONNECT_TIMEOUT", 30,
-                                      "tcp: seconds init waits for all connections (> 0)");
+                                      "tcp: seconds init waits for all connections (1 to 86400; checked at DFC_Init)");
     p->if_addr = dfc_env_str("DFC_TCP_IF_ADDR", NULL,
                              "tcp: IPv4 address to listen on and publish (overrides DFC_TCP_IF)");
     p->ifs = dfc_env_str("DFC_TCP_IF", NULL,
@@ -857,11 +857,6 @@ static int tcp_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     size_t len = 0;
     int rc = publish(s, job, &prm, ip, sizeof(ip));
     if (rc != DFC_SUCCESS || job->npeers == 0) goto out;
-    if (prm.connect_timeout <= 0) { /* after the fence: every rank fails the same way */
-        rc = DFC_ERR(DFC_ERR_ARG, "DFC_TCP_CONNECT_TIMEOUT=%ld: must be a positive number of "
-                     "seconds", prm.connect_timeout);
-        goto out;
-    }
 
     rc = dfc_boot_get(0, "dfc.tcp.secret", &val, &len);
     if (rc == DFC_SUCCESS && len != DFC_TCP_SECRET_LEN)

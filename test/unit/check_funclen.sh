@@ -23,9 +23,6 @@ verbose=0
 [ "$1" = -v ] && verbose=1
 
 ALLOWED='
-src/tl/tcp.c:connect_all
-src/tl/tcp.c:tcp_init
-src/tl/shm.c:shm_init
 src/gpu/daemon_kernel.cu:dfc_gpu_daemon
 src/gpu/daemon_kernel.cu:pick_actions
 '

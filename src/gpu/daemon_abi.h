@@ -45,6 +45,7 @@
 #define DFC_GPU_MAX_COLLS 128    /* collectives in flight per process */
 #define DFC_GPU_THREADS 512      /* threads per block */
 #define DFC_GPU_SPILL 4          /* chunks a receiver can move aside per (peer, channel) */
+#define DFC_GPU_DEAD 16          /* cancelled idents a channel remembers (late chunks) */
 
 /* Phases a traced collective records (DFC_GPU_TRACE): taken by channel 0, schedule loaded,
  * first chunk sent and first chunk received by channel 0, completed. */
@@ -70,6 +71,8 @@ typedef struct dfc_gpu_sq_entry {
     uint16_t nsteps; /* DFC_GPU_CANCEL: drop the queued (slot, gen) instead */
 } dfc_gpu_sq_entry_t;
 #define DFC_GPU_CANCEL 0xffffu /* a collective the host gave up on (a peer failed) */
+/* error[] of a descriptor whose cancel every channel has seen: the host may reuse it. */
+#define DFC_GPU_CANCELLED 0x43414e43
 
 /* One collective, written by the host before its SQ entry is published. The head is
  * copied to device memory when a block first takes the collective; steps follow it. */
@@ -103,6 +106,8 @@ DFC_GPU_STATIC_ASSERT(sizeof(dfc_gpu_sq_entry_t) == 16, "an SQ entry is four wor
 
 typedef struct dfc_gpu_host {
     volatile uint32_t sq_tail;                  /* entries published so far */
+    volatile uint32_t sq_seen;                  /* entries channel 0 has mirrored (the host
+                                                 * never runs more than a ring ahead of it) */
     volatile dfc_gpu_sq_entry_t sq[DFC_GPU_MAX_COLLS]; /* entry i at i % size */
     volatile uint32_t done[DFC_GPU_MAX_COLLS];  /* CQ: gen of the last completed start */
     volatile int32_t error[DFC_GPU_MAX_COLLS];  /* nonzero: the kernel failed it */
@@ -138,6 +143,15 @@ typedef struct dfc_gpu_queue {
 typedef struct dfc_gpu_dev {
     volatile uint32_t drain;     /* epoch in which a block decided to exit: all exit */
     volatile uint32_t msq_tail;  /* SQ entries mirrored by channel 0 so far */
+    /* sq_head of each block after its last admit: the mirror never runs more than
+     * DFC_GPU_MAX_COLLS entries ahead of the slowest (an entry is overwritten only once every
+     * block has read it). */
+    volatile uint32_t admitted[DFC_GPU_MAX_CHANNELS];
+    uint32_t cancelled[DFC_GPU_MAX_COLLS];       /* channels that have seen a cancel entry */
+    /* Idents of collectives this channel cancelled, the last DFC_GPU_DEAD of them: a chunk of
+     * one found at the head of a FIFO later is acknowledged without being copied. */
+    uint64_t dead[DFC_GPU_MAX_CHANNELS][DFC_GPU_DEAD];
+    uint32_t ndead[DFC_GPU_MAX_CHANNELS];
     uint64_t preemptions;        /* counted by channel 0, copied to the host's */
     uint32_t traced[DFC_GPU_MAX_COLLS]; /* DFC_GPU_TRACE: phases recorded, a bit each */
     uint64_t prof_cycles[DFC_GPU_PARTS], prof_count[DFC_GPU_PARTS], prof_loop_ns; /* DFC_GPU_TRACE=2 */

@@ -222,5 +222,7 @@ int main(int argc, char **argv)
     else if (!strcmp(which, "burst")) case_burst();
     else if (!strcmp(which, "launch")) case_launch(opt_str(argc, argv, "expect", "ok"));
     else DFCT_CHECK(0, "unknown -case=%s", which);
+    DFCT_OK(DFC_Get_gpu_daemon_info(&device, &launches));
+    DFCT_CHECK(launches > 0, "the GPU daemon kernel was never launched (device buffers were staged)");
     return dfct_finalize();
 }

@@ -5,7 +5,8 @@
  *   1. Two checked device Allreduces on WORLD; a communicator of the survivors is split off.
  *   2. Every rank starts a 64 MiB DFC_Iallreduce on WORLD; the victim lets it run ~20 ms and
  *      dies, so that survivors hold FIFOs (sender ownership) and spill entries of it on
- *      every channel. Survivors must get an error of class DFC_ERR_PROC_FAILED.
+ *      every channel. Survivors get an error of class DFC_ERR_PROC_FAILED, or success when
+ *      the victim's kernel finished its part before its context went.
  *   3. Each survivor starts 200 small DFC_Iallreduces on WORLD, each of which fails: 200
  *      abandons in one process, more than the daemon's 128 descriptors.
  *   4. 200 checked device Allreduces on the survivors' communicator (every 20th 64 MiB),
@@ -92,9 +93,11 @@ int main(int argc, char **argv)
         }
         raise(SIGKILL);
     }
+    /* The victim's kernel may finish its part before its context is torn down (then the
+     * collective completes: measured under MPS), else the survivors see the failure. */
     int rc = DFC_Wait(&req, DFC_STATUS_IGNORE);
-    DFCT_CHECK(failed_class(rc, "64 MiB Iallreduce") == DFC_ERR_PROC_FAILED,
-               "the 64 MiB Iallreduce with a dead rank returned %d", rc);
+    DFCT_CHECK(rc == DFC_SUCCESS || failed_class(rc, "64 MiB Iallreduce") == DFC_ERR_PROC_FAILED,
+               "the 64 MiB Iallreduce with a dying rank returned %d", rc);
     for (int i = 0; i < 200; i++) {
         rc = DFC_Iallreduce(ds, dr, 1024, DFC_INT, DFC_SUM, DFC_COMM_WORLD, &req);
         if (rc == DFC_SUCCESS) rc = DFC_Wait(&req, DFC_STATUS_IGNORE);
@@ -106,6 +109,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < 200; i++)
         checked(surv, size - 1, i % 20 == 19 ? BIG : SMALL, k++, ds, dr, h, "survivors");
     CUDA_OK(cudaDeviceSynchronize());
+    DFCT_OK(DFC_Get_gpu_daemon_info(&device, &launches));
+    DFCT_CHECK(launches > 0, "the GPU daemon kernel was never launched (device buffers were staged)");
     CUDA_OK(cudaFree(ds));
     CUDA_OK(cudaFree(dr));
     free(h);

@@ -209,6 +209,10 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
     d.fault_launch = dfc_env_long("DFC_GPU_FAULT_LAUNCH", 0,
         "testing: n > 0 makes the n-th launch of the daemon kernel fail once, n < 0 every launch "
         "from the -n-th on (the launch is made with an invalid configuration)");
+    d.kargs.rendezvous = (uint32_t)(dfc_env_long("DFC_GPU_RENDEZVOUS", 1,
+        "1: a GPU daemon sender waits until the receiver has invited each step (no collective's "
+        "chunks can block a FIFO shared with another, whatever the order of starts); 0: the "
+        "earlier eager protocol, for comparison") != 0);
     d.trace_ns = prm.trace && d.ok ? calloc(DFC_GPU_TRACE_POINTS, sizeof *d.trace_ns) : NULL;
     d.kargs.trace = d.trace_ns ? (uint32_t)prm.trace : 0;
 }
@@ -452,6 +456,7 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
             return dfc_cuda_error("allocating a collective's device scratch", e);
         d.tmp_cap[slot] = s->tmp_bytes;
     }
+    dfc_gpu_number_transfers(desc->steps, s->nsteps, job->nranks);
     d.nfree--;
     dfc_gpu_desc_head_t *hd = &desc->h;
     memset(hd, 0, sizeof *hd);

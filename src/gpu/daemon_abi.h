@@ -46,6 +46,8 @@
 #define DFC_GPU_THREADS 512      /* threads per block */
 #define DFC_GPU_SPILL 4          /* chunks a receiver can move aside per (peer, channel) */
 #define DFC_GPU_DEAD 16          /* cancelled idents a channel remembers (late chunks) */
+#define DFC_GPU_INVITES 256      /* invitation entries per (receiver, channel): twice the
+                                  * collectives in flight */
 
 /* Phases a traced collective records (DFC_GPU_TRACE): taken by channel 0, schedule loaded,
  * first chunk sent and first chunk received by channel 0, completed. */
@@ -129,6 +131,9 @@ typedef struct dfc_gpu_ctx {
     int32_t fstate;        /* progress through the current fence point (daemon_kernel.cu) */
     int32_t barriers;      /* barriers between channels passed */
     int32_t at_barrier;    /* arrived at the next one, waiting */
+    uint16_t inv_mine[DFC_GPU_MAX_LOCAL];   /* receiver: my invitation's entry in each peer's table */
+    uint16_t inv_theirs[DFC_GPU_MAX_LOCAL]; /* sender: each peer's invitation's entry in my region */
+    uint32_t inv_posted[DFC_GPU_MAX_LOCAL]; /* receiver: ordinal + 1 last posted to each peer */
     uint32_t progress[DFC_GPU_MAX_STEPS]; /* chunks done per step (+ 1<<31 when complete) */
 } dfc_gpu_ctx_t;
 
@@ -151,6 +156,9 @@ typedef struct dfc_gpu_dev {
     /* Idents of collectives this channel cancelled, the last DFC_GPU_DEAD of them: a chunk of
      * one found at the head of a FIFO later is acknowledged without being copied. */
     uint64_t dead[DFC_GPU_MAX_CHANNELS][DFC_GPU_DEAD];
+    /* What this process has written into each peer's invitation table, per channel: the
+     * receiver looks for a free entry here instead of across NVLink. */
+    uint64_t inv_shadow[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_INVITES];
     uint32_t ndead[DFC_GPU_MAX_CHANNELS];
     uint64_t preemptions;        /* counted by channel 0, copied to the host's */
     uint32_t traced[DFC_GPU_MAX_COLLS]; /* DFC_GPU_TRACE: phases recorded, a bit each */
@@ -187,6 +195,23 @@ typedef struct dfc_gpu_flag {
     uint64_t pad;
 } dfc_gpu_flag_t;
 
+/* An invitation (daemon_kernel.cu, "rendezvous"): receiver R tells sender P that collective
+ * `ident` is ready, on this channel, for the transfer numbered `ordinal - 1` among its
+ * transfers from P (DFC_GPU_ORDINAL). Written by R into P's region (ordinal first, the
+ * ident last when the entry is new), read by P. ident 0: never used; DFC_GPU_INV_GONE: used
+ * and released (lookups go on past it). */
+typedef struct dfc_gpu_invite {
+    volatile uint64_t ident;
+    volatile uint64_t ordinal;
+} dfc_gpu_invite_t;
+#define DFC_GPU_INV_GONE (~(uint64_t)0)
+#define DFC_GPU_INV_NONE 0xffffu /* dfc_gpu_ctx_t.inv_*: no entry */
+
+/* The number of a transfer step among its collective's transfers with the same peer in the
+ * same direction (the k-th send to P matches P's k-th receive from us). Stored by the host in
+ * a field transfers leave unused: a send's dst_off, a receive's src_off. */
+#define DFC_GPU_ORDINAL(st) ((st)->kind == DFC_STEP_SEND ? (st)->dst_off : (st)->src_off)
+
 /* Geometry of the mailbox region, the same on every process of the job. */
 typedef struct dfc_gpu_geom {
     uint32_t nlocal;    /* daemon processes on the node */
@@ -220,9 +245,17 @@ DFC_GPU_HD static inline uint64_t dfc_gpu_box_data_off(const dfc_gpu_geom_t *g, 
     uint64_t head = (n * g->depth * sizeof(dfc_gpu_flag_t) + n * sizeof(uint64_t) + 255) & ~(uint64_t)255;
     return head + (dfc_gpu_box_index(g, src, chan, slot) * g->depth + entry) * (uint64_t)g->chunk;
 }
+/* The invitations (rendezvous, daemon_kernel.cu): in the sender's region, for each receiver
+ * `writer` and channel, a table of DFC_GPU_INVITES entries written by that receiver. */
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_inv_off(const dfc_gpu_geom_t *g, uint32_t writer, uint32_t chan,
+                                           uint32_t idx)
+{
+    uint64_t end = dfc_gpu_box_data_off(g, g->nlocal, 0, 0, 0);
+    return end + (((uint64_t)writer * g->channels + chan) * DFC_GPU_INVITES + idx) * sizeof(dfc_gpu_invite_t);
+}
 DFC_GPU_HD static inline uint64_t dfc_gpu_box_bytes(const dfc_gpu_geom_t *g)
 {
-    return dfc_gpu_box_data_off(g, g->nlocal, 0, 0, 0);
+    return dfc_gpu_box_inv_off(g, g->nlocal, 0, 0);
 }
 
 /* Everything the kernel is launched with (by value). */
@@ -240,6 +273,7 @@ typedef struct dfc_gpu_kargs {
     uint64_t linger_ns;           /* exit when the queue has been empty this long */
     int32_t budget_init, budget_min, budget_max;
     uint32_t trace;               /* record phase times in host->trace */
+    uint32_t rendezvous;          /* DFC_GPU_RENDEZVOUS: a sender waits for an invitation */
 } dfc_gpu_kargs_t;
 
 /* The part of a step that channel `chan` of `nchan_max` moves: [lo, hi) bytes. Sender and

@@ -190,6 +190,8 @@ __device__ static uint32_t mirror_sq(const dfc_gpu_kargs_t &a)
     return tail;
 }
 
+__device__ static void inv_release(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t chan);
+
 /* Thread 0: forgets every trace of a cancelled collective in this channel (issue 23,
  * defect 3): its queue entry, the FIFOs it owns as a sender, its chunks in the spill; it
  * remembers the ident so that chunks of it still arriving are acknowledged and dropped.
@@ -212,6 +214,8 @@ __device__ static void cancel_coll(const dfc_gpu_kargs_t &a, block_state *s, uin
             if (s->f.spill_ident[p][k] == ident) s->f.spill_ident[p][k] = 0;
     }
     d->dead[chan][d->ndead[chan]++ % DFC_GPU_DEAD] = ident;
+    dfc_gpu_ctx_t *c = &a.ctx[(uint64_t)e.slot * a.geom.channels + chan];
+    if (c->gen == e.gen) inv_release(a, c, chan);
     __threadfence();
     if (atomicAdd(&d->cancelled[e.slot], 1u) + 1 != e.nchan) return;
     d->cancelled[e.slot] = d->finished[e.slot] = d->arrived[e.slot] = 0;
@@ -302,11 +306,112 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, const 
             c->fstate = c->barriers = c->at_barrier = 0;
             c->budget = a.budget_init;
             c->preempted_at = -1;
+            for (int p = 0; p < DFC_GPU_MAX_LOCAL; p++) {
+                c->inv_mine[p] = c->inv_theirs[p] = DFC_GPU_INV_NONE;
+                c->inv_posted[p] = 0;
+            }
             c->gen = gen;
         }
         __syncthreads();
     }
     return 1;
+}
+
+/* ---- Rendezvous (issue 23, defect 1) -------------------------------------------------------
+ * A sender writes the chunks of a step into a FIFO shared with other collectives only once
+ * the receiver has invited that step: the receiver invites, per peer and channel, the oldest
+ * unfinished receive from that peer in its collective's current fence group, and nothing
+ * else. So every chunk in a FIFO belongs to a receive that is running now and completes by
+ * taking these chunks with no other condition; the collective that owns the chunk at the
+ * head takes it at its next sweep (every queued collective is swept on every pass), and no
+ * collective's chunks ever wait behind another's, whatever order the ranks started them in.
+ * Each collective then depends only on its own schedule run with unbuffered sends (a send
+ * completes when the peer's matching receive runs), as the host executor runs schedules
+ * above the eager limit; see dfc(7) and src/gpu/PROTOCOL.md. The invitation tables live in
+ * the sender's region, open addressing keyed by ident; the receiver alone writes its table,
+ * and keeps a shadow of it in its own memory. */
+
+__device__ static inline uint32_t inv_hash(uint64_t ident)
+{
+    return (uint32_t)((ident * 0x9e3779b97f4a7c15ull) >> 56) % DFC_GPU_INVITES;
+}
+
+__device__ static inline dfc_gpu_invite_t *inv_at(const dfc_gpu_kargs_t &a, uint32_t owner_box, uint32_t writer,
+                                                  uint32_t chan, uint32_t idx)
+{
+    return (dfc_gpu_invite_t *)(a.box[owner_box] + dfc_gpu_box_inv_off(&a.geom, writer, chan, idx));
+}
+
+/* Receiver, thread 0: invites transfer `ord` of collective h from peer on this channel.
+ * Returns 0 when the peer's table has no free entry (try again next sweep). */
+__device__ static int inv_post(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t peer, uint32_t chan,
+                               const dfc_gpu_desc_head_t *h, uint64_t ord)
+{
+    if (c->inv_posted[peer] == ord + 1) return 1;
+    uint32_t idx = c->inv_mine[peer];
+    if (idx == DFC_GPU_INV_NONE) {
+        uint64_t *shadow = a.dev->inv_shadow[peer][chan];
+        uint32_t i = inv_hash(h->ident), n = 0;
+        while (n < DFC_GPU_INVITES && shadow[i] && shadow[i] != DFC_GPU_INV_GONE) {
+            i = (i + 1) % DFC_GPU_INVITES;
+            n++;
+        }
+        if (n == DFC_GPU_INVITES) return 0;
+        idx = i;
+        shadow[idx] = h->ident;
+        dfc_gpu_invite_t *e = inv_at(a, peer, a.me, chan, idx);
+        e->ordinal = ord + 1;
+        fence_release_sys(); /* the ordinal before the ident that makes the entry found */
+        e->ident = h->ident;
+        c->inv_mine[peer] = (uint16_t)idx;
+    } else {
+        inv_at(a, peer, a.me, chan, idx)->ordinal = ord + 1;
+    }
+    c->inv_posted[peer] = (uint32_t)(ord + 1);
+    return 1;
+}
+
+/* Receiver, thread 0: the collective's slice on this channel is over (complete or
+ * cancelled): its entries become DFC_GPU_INV_GONE (the sender's lookups go on past them). */
+__device__ static void inv_release(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t chan)
+{
+    for (uint32_t p = 0; p < a.geom.nlocal; p++) {
+        uint32_t idx = c->inv_mine[p];
+        if (idx == DFC_GPU_INV_NONE) continue;
+        uint64_t *shadow = a.dev->inv_shadow[p][chan];
+        inv_at(a, p, a.me, chan, idx)->ident = DFC_GPU_INV_GONE;
+        shadow[idx] = DFC_GPU_INV_GONE;
+        c->inv_mine[p] = DFC_GPU_INV_NONE;
+        /* The end of a run of entries: no lookup needs to go past these, make them free again
+         * (else lookups of idents not invited yet would cross the whole table in time). */
+        if (shadow[(idx + 1) % DFC_GPU_INVITES]) continue;
+        for (uint32_t j = idx, n = 0; shadow[j] == DFC_GPU_INV_GONE && n < DFC_GPU_INVITES;
+             j = (j + DFC_GPU_INVITES - 1) % DFC_GPU_INVITES, n++) {
+            shadow[j] = 0;
+            inv_at(a, p, a.me, chan, j)->ident = 0;
+        }
+    }
+}
+
+/* Sender, thread 0: has peer invited transfer `ord` of collective h on this channel? */
+__device__ static int inv_ready(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t peer, uint32_t chan,
+                                const dfc_gpu_desc_head_t *h, uint64_t ord)
+{
+    uint32_t idx = c->inv_theirs[peer];
+    if (idx == DFC_GPU_INV_NONE) {
+        uint32_t i = inv_hash(h->ident);
+        for (uint32_t n = 0; n < DFC_GPU_INVITES; n++, i = (i + 1) % DFC_GPU_INVITES) {
+            uint64_t id = load_acquire_sys(&inv_at(a, a.me, peer, chan, i)->ident);
+            if (id == h->ident) {
+                idx = i;
+                break;
+            }
+            if (!id) return 0; /* not invited yet */
+        }
+        if (idx == DFC_GPU_INV_NONE) return 0;
+        c->inv_theirs[peer] = (uint16_t)idx;
+    }
+    return load_acquire_sys(&inv_at(a, a.me, peer, chan, idx)->ordinal) == ord + 1;
 }
 
 /* Thread 0, the choices of one sweep (pick_actions): each helper fills action k of s->act_*
@@ -316,11 +421,12 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, const 
  * it from a step's first chunk to its last, so the receiver sees each step's chunks in one
  * run), and one of its `depth` entries must have been acknowledged. */
 __device__ static int pick_send(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer, uint32_t chan,
-                                const dfc_gpu_desc_head_t *h, const dfc_step_t *st, uint64_t off)
+                                const dfc_gpu_desc_head_t *h, const dfc_step_t *st, uint64_t off, dfc_gpu_ctx_t *c)
 {
     const dfc_gpu_geom_t *g = &a.geom;
     uint64_t *owner = &s->f.owner[peer][h->slot];
     if (*owner && *owner != h->ident) return 0;
+    if (a.rendezvous && !inv_ready(a, c, peer, chan, h, DFC_GPU_ORDINAL(st))) return 0;
     uint64_t seq = s->f.sent[peer][h->slot] + 1;
     volatile uint64_t *ack = (volatile uint64_t *)(a.box[a.me] + dfc_gpu_box_acks_off(g, peer, chan, h->slot));
     if (load_acquire_sys(ack) + g->depth < seq) return 0; /* every entry still unread */
@@ -365,6 +471,7 @@ __device__ static int pick_steal(const dfc_gpu_kargs_t &a, block_state *s, int k
         s->act_bytes[k] = 0;
         return 1;
     }
+    if (a.rendezvous) return 0; /* an invited receive of its owner: taken at its next sweep */
     int e = 0;
     while (e < DFC_GPU_SPILL && s->f.spill_ident[peer][e]) e++;
     if (e == DFC_GPU_SPILL) return 0;
@@ -379,8 +486,9 @@ __device__ static int pick_steal(const dfc_gpu_kargs_t &a, block_state *s, int k
  * (else pick_steal). Returns 1 for this step's chunk, 2 for a chunk moved aside or
  * dropped (action k filled, not this step's progress), 0 when nothing can move. */
 __device__ static int pick_recv(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer, uint32_t chan,
-                                int step, const dfc_gpu_desc_head_t *h)
+                                int step, const dfc_gpu_desc_head_t *h, const dfc_step_t *st, dfc_gpu_ctx_t *c)
 {
+    if (a.rendezvous && !inv_post(a, c, peer, chan, h, DFC_GPU_ORDINAL(st))) return 0;
     if (pick_from_spill(a, s, k, peer, chan, h)) return 1;
     const dfc_gpu_geom_t *g = &a.geom;
     uint64_t seq = s->f.recvd[peer][h->slot] + 1;
@@ -428,10 +536,10 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
         uint64_t off = lo + (uint64_t)prog * g->chunk, bytes = hi - off < g->chunk ? hi - off : g->chunk;
         int k = s->nact, r;
         if (sending) {
-            if (!pick_send(a, s, k, peer, chan, h, st, off)) continue;
+            if (!pick_send(a, s, k, peer, chan, h, st, off, c)) continue;
             s->act_reduce[k] = 0;
         } else {
-            if (!(r = pick_recv(a, s, k, peer, chan, i, h))) continue;
+            if (!(r = pick_recv(a, s, k, peer, chan, i, h, st, c))) continue;
             if (r == 2) { /* another collective's chunk moved aside or dropped */
                 s->nact++;
                 continue;
@@ -685,11 +793,17 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const d
     if (!load_coll(a, s, e, c)) return 0;
     const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
     const dfc_step_t *steps = a.dev->steps[slot];
-    if (e.nsteps > CACHED_STEPS) return advance(a, s, slot, chan, head, h, steps, c);
-    cache_in(s, h, steps, c, e.nsteps);
-    PROF_ADD(a, chan, DFC_GPU_P_LOAD);
-    int r = advance(a, s, slot, chan, head, &s->cc.h, s->cc.steps, &s->cc.c);
-    cache_out(s, c, e.nsteps);
+    int r;
+    if (e.nsteps > CACHED_STEPS) {
+        r = advance(a, s, slot, chan, head, h, steps, c);
+        __syncthreads();
+    } else {
+        cache_in(s, h, steps, c, e.nsteps);
+        PROF_ADD(a, chan, DFC_GPU_P_LOAD);
+        r = advance(a, s, slot, chan, head, &s->cc.h, s->cc.steps, &s->cc.c);
+        cache_out(s, c, e.nsteps);
+    }
+    if (r == 2 && threadIdx.x == 0) inv_release(a, c, chan);
     return r;
 }
 

@@ -44,6 +44,20 @@ static inline int dfc_gpu_mark_fused(dfc_step_t *steps, int n, uint64_t item)
     return 0;
 }
 
+/* Numbers each transfer among the collective's transfers with the same peer in the same
+ * direction (DFC_GPU_ORDINAL, in a field transfers leave unused): the k-th send to a peer
+ * matches that peer's k-th receive from us, which is what its invitations name. */
+static inline void dfc_gpu_number_transfers(dfc_step_t *steps, int n, int nranks)
+{
+    uint32_t sends[DFC_GPU_MAX_LOCAL] = {0}, recvs[DFC_GPU_MAX_LOCAL] = {0};
+    for (int i = 0; i < n; i++) {
+        dfc_step_t *st = &steps[i];
+        if (!dfc_gpu_is_transfer(st) || st->peer < 0 || st->peer >= nranks) continue;
+        if (st->kind == DFC_STEP_SEND) st->dst_off = sends[st->peer]++;
+        else st->src_off = recvs[st->peer]++;
+    }
+}
+
 /* The FIFO of a collective (ident = (context << 32 | tag) + 1), the same on every rank.
  * Consecutive tags of a communicator take consecutive FIFOs, and so do persistent
  * collectives started together: their tags differ in bits 16 and up (the _init number). */

@@ -32,6 +32,7 @@
  * Thread 0 of a block makes every decision (flags, acks, queues) and publishes it through
  * shared memory; all threads move the bytes.
  */
+#include "gpu/daemon_logic.h"
 #include "gpu/daemon_reduce.cuh"
 
 #define STEP_DONE 0x80000000u
@@ -170,12 +171,8 @@ __device__ static uint32_t mirror_sq(const dfc_gpu_kargs_t &a)
     dfc_gpu_dev_t *d = a.dev;
     uint32_t tail = load_acquire_sys(&a.host->sq_tail), mirrored = d->msq_tail;
     if (tail == mirrored) return tail;
-    uint32_t lag = 0; /* how far the slowest block is behind the mirror */
-    for (uint32_t b = 0; b < a.geom.channels; b++) {
-        uint32_t l = mirrored - load_acquire_gpu(&d->admitted[b]);
-        if (l > lag) lag = l;
-    }
-    uint32_t room = lag < DFC_GPU_MAX_COLLS ? DFC_GPU_MAX_COLLS - lag : 0;
+    uint32_t room = dfc_gpu_mirror_room(mirrored, d->admitted, a.geom.channels, DFC_GPU_MAX_COLLS);
+    __threadfence(); /* the heads read before the entries they let us overwrite */
     if (tail - mirrored > room) tail = mirrored + room;
     if (tail == mirrored) return tail;
     for (uint32_t i = mirrored; i != tail; i++) {
@@ -331,11 +328,6 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, const 
  * the sender's region, open addressing keyed by ident; the receiver alone writes its table,
  * and keeps a shadow of it in its own memory. */
 
-__device__ static inline uint32_t inv_hash(uint64_t ident)
-{
-    return (uint32_t)((ident * 0x9e3779b97f4a7c15ull) >> 56) % DFC_GPU_INVITES;
-}
-
 __device__ static inline dfc_gpu_invite_t *inv_at(const dfc_gpu_kargs_t &a, uint32_t owner_box, uint32_t writer,
                                                   uint32_t chan, uint32_t idx)
 {
@@ -350,15 +342,8 @@ __device__ static int inv_post(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint3
     if (c->inv_posted[peer] == ord + 1) return 1;
     uint32_t idx = c->inv_mine[peer];
     if (idx == DFC_GPU_INV_NONE) {
-        uint64_t *shadow = a.dev->inv_shadow[peer][chan];
-        uint32_t i = inv_hash(h->ident), n = 0;
-        while (n < DFC_GPU_INVITES && shadow[i] && shadow[i] != DFC_GPU_INV_GONE) {
-            i = (i + 1) % DFC_GPU_INVITES;
-            n++;
-        }
-        if (n == DFC_GPU_INVITES) return 0;
-        idx = i;
-        shadow[idx] = h->ident;
+        idx = dfc_gpu_inv_insert(a.dev->inv_shadow[peer][chan], h->ident);
+        if (idx == DFC_GPU_INV_NONE) return 0;
         dfc_gpu_invite_t *e = inv_at(a, peer, a.me, chan, idx);
         e->ordinal = ord + 1;
         fence_release_sys(); /* the ordinal before the ident that makes the entry found */
@@ -378,18 +363,13 @@ __device__ static void inv_release(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, u
     for (uint32_t p = 0; p < a.geom.nlocal; p++) {
         uint32_t idx = c->inv_mine[p];
         if (idx == DFC_GPU_INV_NONE) continue;
-        uint64_t *shadow = a.dev->inv_shadow[p][chan];
-        inv_at(a, p, a.me, chan, idx)->ident = DFC_GPU_INV_GONE;
-        shadow[idx] = DFC_GPU_INV_GONE;
         c->inv_mine[p] = DFC_GPU_INV_NONE;
-        /* The end of a run of entries: no lookup needs to go past these, make them free again
-         * (else lookups of idents not invited yet would cross the whole table in time). */
-        if (shadow[(idx + 1) % DFC_GPU_INVITES]) continue;
-        for (uint32_t j = idx, n = 0; shadow[j] == DFC_GPU_INV_GONE && n < DFC_GPU_INVITES;
-             j = (j + DFC_GPU_INVITES - 1) % DFC_GPU_INVITES, n++) {
-            shadow[j] = 0;
+        /* GONE, or free with the GONE run before it when no lookup needs it (else the
+         * lookups of idents not invited yet would cross the whole table in time) */
+        uint32_t freed = dfc_gpu_inv_release(a.dev->inv_shadow[p][chan], idx);
+        inv_at(a, p, a.me, chan, idx)->ident = DFC_GPU_INV_GONE;
+        for (uint32_t j = idx, n = 0; n < freed; j = (j + DFC_GPU_INVITES - 1) % DFC_GPU_INVITES, n++)
             inv_at(a, p, a.me, chan, j)->ident = 0;
-        }
     }
 }
 
@@ -399,7 +379,7 @@ __device__ static int inv_ready(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint
 {
     uint32_t idx = c->inv_theirs[peer];
     if (idx == DFC_GPU_INV_NONE) {
-        uint32_t i = inv_hash(h->ident);
+        uint32_t i = dfc_gpu_inv_hash(h->ident);
         for (uint32_t n = 0; n < DFC_GPU_INVITES; n++, i = (i + 1) % DFC_GPU_INVITES) {
             uint64_t id = load_acquire_sys(&inv_at(a, a.me, peer, chan, i)->ident);
             if (id == h->ident) {

@@ -206,13 +206,8 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
     d.kargs.budget_init = (int32_t)prm.spin_budget;
     d.kargs.budget_min = (int32_t)prm.spin_budget_min;
     d.kargs.budget_max = (int32_t)prm.spin_budget_max;
-    d.fault_launch = dfc_env_long("DFC_GPU_FAULT_LAUNCH", 0,
-        "testing: n > 0 makes the n-th launch of the daemon kernel fail once, n < 0 every launch "
-        "from the -n-th on (the launch is made with an invalid configuration)");
-    d.kargs.rendezvous = (uint32_t)(dfc_env_long("DFC_GPU_RENDEZVOUS", 1,
-        "1: a GPU daemon sender waits until the receiver has invited each step (no collective's "
-        "chunks can block a FIFO shared with another, whatever the order of starts); 0: the "
-        "earlier eager protocol, for comparison") != 0);
+    d.fault_launch = prm.fault_launch;
+    d.kargs.rendezvous = prm.rendezvous != 0;
     d.trace_ns = prm.trace && d.ok ? calloc(DFC_GPU_TRACE_POINTS, sizeof *d.trace_ns) : NULL;
     d.kargs.trace = d.trace_ns ? (uint32_t)prm.trace : 0;
 }

@@ -22,11 +22,15 @@
  * a chunk into a free entry of the peer's FIFO over NVLink, then its flag (ident, size, and
  * last the sequence number); a receive waits for the flag of the next sequence number,
  * consumes the chunk (copy, or reduce straight into the destination when the step is fused)
- * and returns the entry to the sender with an ack. A chunk of another collective at the head of the FIFO is moved
- * aside into a spill entry, so that the FIFO never blocks the chunks behind it while there
- * is room (DFC_GPU_SPILL per peer and channel); its owner takes it from there later. Everything a collective needs to resume - pc, fence start, chunks done
- * per step - lives in device memory (dfc_gpu_ctx_t), so a collective can be left at any
- * wait (preemption) and the whole kernel can exit and be relaunched (so that host-side
+ * and returns the entry to the sender with an ack. A sender writes a step's chunks only
+ * once the receiver has invited that step (rendezvous, below), so the chunk at the head of a
+ * FIFO always belongs to a receive that is running and is taken at its owner's next sweep:
+ * no collective waits behind another's chunks (src/gpu/PROTOCOL.md, dfc(7)). With
+ * DFC_GPU_RENDEZVOUS=0 (the earlier eager protocol) a chunk of another collective at the
+ * head is moved aside into a spill entry while there is room (DFC_GPU_SPILL per peer and
+ * channel). Everything a collective needs to resume - pc, fence start, chunks done per step,
+ * its invitations - lives in device memory (dfc_gpu_ctx_t), so a collective can be left at
+ * any wait (preemption) and the whole kernel can exit and be relaunched (so that host-side
  * cudaDeviceSynchronize, cudaFree or cudaMalloc can complete) without losing anything.
  *
  * Thread 0 of a block makes every decision (flags, acks, queues) and publishes it through

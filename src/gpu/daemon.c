@@ -317,6 +317,9 @@ static int launch(void)
             snprintf(d.failed, sizeof d.failed, "the GPU daemon kernel could not be launched (%d tries): %s",
                      d.failed_tries, why);
             dfc_cuda.cudaStreamSynchronize(d.stream); /* the last kernel is leaving: let it go */
+            for (int i = 0; i < d.nabandoned; i++) /* no kernel will confirm these cancels */
+                d.free_slots[d.nfree++] = d.abandoned[i].slot;
+            d.nabandoned = d.ncancel_wait = 0;
         }
         return rc;
     }
@@ -601,7 +604,9 @@ void dfc_gpu_daemon_finalize(void)
     release_resources();
 }
 
-int dfc_gpu_busy(void) { return d.ok && d.pending > 0; }
+/* Cancels waiting for the kernel's confirmation count too: their descriptors come back only
+ * through dfc_gpu_progress (reap_abandoned), so waiters should keep polling. */
+int dfc_gpu_busy(void) { return d.ok && (d.pending > 0 || d.nabandoned > 0); }
 uint64_t dfc_gpu_preemptions(void) { return d.ok ? d.host->preemptions : 0; }
 uint64_t dfc_gpu_launches(void) { return d.launches; }
 

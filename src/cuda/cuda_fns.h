@@ -18,6 +18,7 @@
     X(cudaMemcpy, cudaError_t, (void *, const void *, size_t, enum cudaMemcpyKind))          \
     X(cudaSetDevice, cudaError_t, (int))                                                     \
     X(cudaDeviceGetPCIBusId, cudaError_t, (char *, int, int))                                \
+    X(cudaDeviceGetAttribute, cudaError_t, (int *, enum cudaDeviceAttr, int))                \
     X(cudaMalloc, cudaError_t, (void **, size_t))                                            \
     X(cudaFree, cudaError_t, (void *))                                                       \
     X(cudaMemset, cudaError_t, (void *, int, size_t))                                        \

@@ -42,6 +42,7 @@ extern const unsigned char dfc_gpu_daemon_fatbin[]; /* daemon_fatbin.c, made by 
 typedef struct daemon_record {
     int ok;
     int device;
+    int mps;                 /* contexts on this device are shared through CUDA MPS */
     char busid[32];
     dfc_gpu_geom_t geom;
     cudaIpcMemHandle_t box;
@@ -67,6 +68,12 @@ static struct {
     uint32_t epoch, gen;
     int launched;
     double exit_noticed;     /* Wtime when the current epoch was seen to have exited */
+    long fault_launch;       /* DFC_GPU_FAULT_LAUNCH: which launch attempts fail (tests) */
+    uint64_t attempts;       /* launch attempts so far */
+    int failed_tries;        /* consecutive launches that failed */
+    char failed[200];        /* the launch failed for good: why (pending work fails) */
+    dfc_gpu_handle_t abandoned[DFC_GPU_MAX_COLLS]; /* cancelled, until the kernel confirms */
+    int nabandoned, ncancel_wait; /* ... of which the last ncancel_wait are not published yet */
     int free_slots[DFC_GPU_MAX_COLLS], nfree;
     cudaEvent_t ready[DFC_GPU_MAX_COLLS]; /* legacy-stream work a submission waits for */
     int deferred[DFC_GPU_MAX_COLLS];       /* descriptors waiting for their event */
@@ -120,6 +127,9 @@ static int start_daemon(void)
                                         : dfc_gpu_auto_chunk(g, (uint64_t)DFC_MAX2(1, prm.fifo_mib) << 20));
     if ((e = dfc_cuda.cudaSetDevice((int)dev))) return dfc_cuda_error("cudaSetDevice", e);
     d.rec.device = (int)dev;
+    int mps = 0;
+    if (dfc_cuda.cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, (int)dev)) dfc_cuda.cudaGetLastError();
+    d.rec.mps = mps != 0;
     if ((e = dfc_cuda.cudaDeviceGetPCIBusId(d.rec.busid, sizeof d.rec.busid, (int)dev)))
         return dfc_cuda_error("cudaDeviceGetPCIBusId", e);
     uint64_t box_bytes = dfc_gpu_box_bytes(g);
@@ -193,9 +203,11 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
     d.kargs.idle_ns = (uint64_t)prm.idle_us * 1000;
     d.kargs.linger_ns = (uint64_t)prm.linger_us * 1000;
     d.kargs.chan_min_bytes = (uint32_t)prm.channel_min_bytes;
-    d.kargs.budget_init = (int32_t)prm.spin_budget;
-    d.kargs.budget_min = (int32_t)prm.spin_budget_min;
-    d.kargs.budget_max = (int32_t)prm.spin_budget_max;
+    /* the kernel keeps move-to-head: measured on 2 x H200, chaos order did not finish without
+     * it (stop 11); the host's default is the other way (dfc(7), DFC_SPIN_MOVE_TO_HEAD) */
+    d.kargs.policy = dfc_policy_make(prm.spin_budget, prm.spin_budget_min, prm.spin_budget_max, 1);
+    d.fault_launch = prm.fault_launch;
+    d.kargs.rendezvous = prm.rendezvous != 0;
     d.trace_ns = prm.trace && d.ok ? calloc(DFC_GPU_TRACE_POINTS, sizeof *d.trace_ns) : NULL;
     d.kargs.trace = d.trace_ns ? (uint32_t)prm.trace : 0;
 }
@@ -214,11 +226,14 @@ void dfc_gpu_daemon_connect(void)
         free(v);
     }
     /* Every process computes the same verdict from the same records: a rank takes part if
-     * its daemon started, with the same geometry, on a GPU no other process of the node uses. */
+     * its daemon started, with the same geometry, on a GPU no other process of the node uses
+     * - or that every process using it shares through CUDA MPS, under which their persistent
+     * kernels run side by side (without MPS they would take turns in ~2 ms time slices). */
     for (int i = 0; i < d.nlocal; i++) {
         int ok = recs[i].ok && !memcmp(&recs[i].geom, &d.rec.geom, sizeof d.rec.geom);
         for (int j = 0; j < d.nlocal && ok; j++)
-            if (j != i && recs[j].ok && !strcmp(recs[j].busid, recs[i].busid)) ok = 0;
+            if (j != i && recs[j].ok && !strcmp(recs[j].busid, recs[i].busid) && !(recs[i].mps && recs[j].mps))
+                ok = 0;
         d.index_of[d.local_world[i]] = ok ? i : -1;
     }
     if (d.index_of[d.local_world[d.me]] < 0) {
@@ -256,16 +271,61 @@ int dfc_gpu_daemon_index(int world_rank)
 
 int dfc_gpu_daemon_device(void) { return d.ok ? d.rec.device : -1; }
 
+/* CUDA's current device belongs to a thread, and a thread that never chose one works on
+ * device 0: every entry that makes CUDA calls for the daemon sets it first, once per
+ * thread (the progress thread of DFC_ASYNC_PROGRESS=1 relaunches the kernel too: issue 23,
+ * defect 4). The application thread that called DFC_Init has it from start_daemon. */
+static __thread int thread_device = -1;
+static int on_device(void)
+{
+    if (thread_device == d.rec.device) return DFC_SUCCESS;
+    cudaError_t e = dfc_cuda.cudaSetDevice(d.rec.device);
+    if (e) return dfc_cuda_error("cudaSetDevice (the GPU daemon's device, in a new thread)", e);
+    thread_device = d.rec.device;
+    return DFC_SUCCESS;
+}
+
+#define LAUNCH_TRIES 4 /* consecutive failed launches after which pending work fails */
+
+/* Launches the kernel as epoch d.epoch + 1. The epoch advances only once the launch has
+ * been accepted: a failed launch leaves the exit marks of the last one in place, so the
+ * kernel still counts as gone and dfc_gpu_progress tries again after DFC_GPU_RELAUNCH_US;
+ * after LAUNCH_TRIES failures in a row the daemon gives up and every pending collective
+ * fails with the reason (dfc_gpu_test). Returns DFC_SUCCESS or the launch's error. */
 static int launch(void)
 {
-    d.epoch++;
-    d.kargs.epoch = d.epoch;
-    void *args[] = {&d.kargs};
-    cudaError_t e = dfc_cuda.cudaLaunchKernel((const void *)d.kernel, (dim3){d.kargs.geom.channels, 1, 1},
-                                              (dim3){DFC_GPU_THREADS, 1, 1}, args, 0, d.stream);
-    if (e) return dfc_cuda_error("launching the GPU daemon kernel", e);
-    d.launched = 1;
+    if (d.failed[0]) return DFC_ERR(DFC_ERR_OTHER, "%s", d.failed);
+    int rc = on_device();
+    if (rc == DFC_SUCCESS) {
+        long f = d.fault_launch;
+        uint64_t n = ++d.attempts;
+        int inject = (f > 0 && n == (uint64_t)f) || (f < 0 && n >= (uint64_t)-f);
+        d.kargs.epoch = d.epoch + 1;
+        void *args[] = {&d.kargs};
+        cudaError_t e = dfc_cuda.cudaLaunchKernel((const void *)d.kernel, (dim3){inject ? 0 : d.kargs.geom.channels, 1, 1},
+                                                  (dim3){DFC_GPU_THREADS, 1, 1}, args, 0, d.stream);
+        if (e) {
+            dfc_cuda.cudaGetLastError(); /* not sticky: clear it */
+            rc = dfc_cuda_error("launching the GPU daemon kernel", e);
+        }
+    }
     d.exit_noticed = 0;
+    if (rc != DFC_SUCCESS) {
+        if (++d.failed_tries >= LAUNCH_TRIES) {
+            char why[120];
+            dfc_err_message(rc, why, sizeof why);
+            snprintf(d.failed, sizeof d.failed, "the GPU daemon kernel could not be launched (%d tries): %s",
+                     d.failed_tries, why);
+            dfc_cuda.cudaStreamSynchronize(d.stream); /* the last kernel is leaving: let it go */
+            for (int i = 0; i < d.nabandoned; i++) /* no kernel will confirm these cancels */
+                d.free_slots[d.nfree++] = d.abandoned[i].slot;
+            d.nabandoned = d.ncancel_wait = 0;
+        }
+        return rc;
+    }
+    d.epoch++;
+    d.failed_tries = 0;
+    d.launched = 1;
     d.launches++;
     return DFC_SUCCESS;
 }
@@ -292,8 +352,43 @@ static int publish_entry(int slot, uint16_t nchan, uint16_t nsteps)
     e->nsteps = nsteps;
     __sync_synchronize(); /* descriptor and entry before the tail */
     d.host->sq_tail = tail + 1;
-    if (kernel_left()) return launch(); /* no running block may see the entry */
+    /* No running block may see the entry: launch. A failed launch is retried by
+     * dfc_gpu_progress, and fails the pending work only after LAUNCH_TRIES. */
+    if (kernel_left()) launch();
     return DFC_SUCCESS;
+}
+
+/* Room for one more SQ entry: the kernel's mirror must have taken the one a ring back
+ * (entries for descriptors always have room; cancels may not). */
+static int sq_room(void) { return d.host->sq_tail - d.host->sq_seen < DFC_GPU_MAX_COLLS; }
+
+/* Publishes the cancels that waited for room in the SQ, in order. */
+static void publish_cancels(void)
+{
+    while (d.ncancel_wait && sq_room()) {
+        int slot = d.abandoned[d.nabandoned - d.ncancel_wait].slot;
+        publish_entry(slot, (uint16_t)d.kargs.geom.channels, DFC_GPU_CANCEL);
+        d.ncancel_wait--;
+    }
+}
+
+/* Frees the descriptors whose cancel every channel of the kernel has confirmed. */
+static void reap_abandoned(void)
+{
+    int n = 0;
+    for (int i = 0; i < d.nabandoned; i++) {
+        dfc_gpu_handle_t *h = &d.abandoned[i];
+        /* error first: a collective that completed before its cancel was seen has its done
+         * word too, and the kernel still reads the descriptor when the cancel comes */
+        if (i < d.nabandoned - d.ncancel_wait && d.host->done[h->slot] == h->gen &&
+            d.host->error[h->slot] == DFC_GPU_CANCELLED) {
+            __sync_synchronize();
+            d.free_slots[d.nfree++] = h->slot;
+        } else {
+            d.abandoned[n++] = *h;
+        }
+    }
+    d.nabandoned = n;
 }
 
 /* Hands a filled descriptor to the kernel. */
@@ -307,7 +402,7 @@ static int publish(int slot)
 static int publish_ready(void)
 {
     int n = 0, rc = DFC_SUCCESS;
-    while (n < d.ndeferred && !rc) {
+    while (n < d.ndeferred && !rc && sq_room()) {
         cudaError_t e = dfc_cuda.cudaEventQuery(d.ready[d.deferred[n]]);
         if (e == cudaErrorNotReady) break;
         if (e) rc = dfc_cuda_error("waiting for the legacy stream", e);
@@ -321,8 +416,13 @@ static int publish_ready(void)
 
 int dfc_gpu_progress(void)
 {
+    if (!d.ok || on_device()) return 0;
     if (d.ndeferred) publish_ready();
-    if (!d.ok || !d.pending || !kernel_left()) return 0;
+    if (d.nabandoned) {
+        publish_cancels();
+        reap_abandoned();
+    }
+    if ((!d.pending && !d.nabandoned) || !kernel_left() || d.failed[0]) return 0;
     double now = dfc_time_now();
     if (!d.exit_noticed) d.exit_noticed = now;
     if (now - d.exit_noticed < d.relaunch_s) return 0;
@@ -333,6 +433,9 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
 {
     const dfc_sched_t *s = job->sched;
     if (!d.ok) return DFC_ERR(DFC_ERR_INTERN, "the GPU daemon is not running");
+    if (d.failed[0]) return DFC_ERR(DFC_ERR_OTHER, "%s", d.failed);
+    int rc = on_device();
+    if (rc) return rc;
     if (s->nsteps > DFC_GPU_MAX_STEPS || job->nranks > DFC_GPU_MAX_LOCAL)
         return DFC_ERR(DFC_ERR_INTERN, "a %d-step schedule over %d ranks exceeds the GPU daemon's limits (%d, %d)",
                        s->nsteps, job->nranks, DFC_GPU_MAX_STEPS, DFC_GPU_MAX_LOCAL);
@@ -351,6 +454,7 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
             return dfc_cuda_error("allocating a collective's device scratch", e);
         d.tmp_cap[slot] = s->tmp_bytes;
     }
+    dfc_gpu_number_transfers(desc->steps, s->nsteps, job->nranks);
     d.nfree--;
     dfc_gpu_desc_head_t *hd = &desc->h;
     memset(hd, 0, sizeof *hd);
@@ -379,8 +483,9 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     h->gen = hd->gen;
     cudaError_t e = dfc_cuda.cudaStreamQuery(cudaStreamLegacy);
     if (e != cudaSuccess && e != cudaErrorNotReady) dfc_cuda.cudaGetLastError(); /* no verdict: go on */
-    if (e != cudaErrorNotReady && !d.ndeferred) return publish(slot);
-    /* The legacy stream is busy (or earlier submissions wait for it): wait for its work. */
+    if (e != cudaErrorNotReady && !d.ndeferred && sq_room()) return publish(slot);
+    /* The legacy stream is busy (or earlier submissions wait for it, or the SQ is full of
+     * cancels the kernel has not mirrored yet): wait for its work, and for room. */
     if ((e = dfc_cuda.cudaEventRecord(d.ready[slot], cudaStreamLegacy))) {
         dfc_cuda.cudaGetLastError();
         return publish(slot); /* cannot order after it: at least run the collective */
@@ -421,9 +526,15 @@ static double trace_median_us(int phase)
 int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
 {
     if (h->slot < 0) return 1;
-    if (d.host->done[h->slot] != h->gen) return 0;
-    __sync_synchronize();
-    *err = d.host->error[h->slot] ? DFC_ERR(DFC_ERR_OTHER, "the GPU daemon failed a collective") : DFC_SUCCESS;
+    if (d.host->done[h->slot] != h->gen) {
+        if (!d.failed[0]) return 0;
+        /* The kernel cannot be launched any more (launch has waited for the last one to
+         * leave): the collective never completes. */
+        *err = DFC_ERR(DFC_ERR_OTHER, "%s; the collective did not complete", d.failed);
+    } else {
+        __sync_synchronize();
+        *err = d.host->error[h->slot] ? DFC_ERR(DFC_ERR_OTHER, "the GPU daemon failed a collective") : DFC_SUCCESS;
+    }
     if (d.kargs.trace) trace_add(h->slot);
     d.free_slots[d.nfree++] = h->slot;
     d.pending--;
@@ -432,20 +543,27 @@ int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
 }
 
 /* A peer of the collective failed: it will never complete. One still waiting for the
- * legacy stream is simply not published; one the kernel holds is cancelled through the SQ,
- * and its descriptor is never reused (the kernel may still read it until every block has
- * seen the cancel, and nothing says when). */
+ * legacy stream is simply not published; one the kernel holds is cancelled through the SQ
+ * (when the SQ has room: else at the next progress), and its descriptor is reused once every
+ * channel of the kernel has confirmed the cancel (its done word, error DFC_GPU_CANCELLED:
+ * reap_abandoned). So abandons are bounded by the descriptors, as submissions are. */
 void dfc_gpu_abandon(dfc_gpu_handle_t *h)
 {
     if (h->slot < 0) return;
+    on_device();
     int n = 0, deferred = 0;
     for (int i = 0; i < d.ndeferred; i++) {
         if (d.deferred[i] == h->slot) deferred = 1;
         else d.deferred[n++] = d.deferred[i];
     }
     d.ndeferred = n;
-    if (deferred) d.free_slots[d.nfree++] = h->slot;
-    else publish_entry(h->slot, (uint16_t)d.kargs.geom.channels, DFC_GPU_CANCEL);
+    if (deferred || d.failed[0]) {
+        d.free_slots[d.nfree++] = h->slot;
+    } else {
+        d.abandoned[d.nabandoned++] = *h;
+        d.ncancel_wait++;
+        publish_cancels();
+    }
     d.pending--;
     h->slot = -1;
 }
@@ -486,7 +604,9 @@ void dfc_gpu_daemon_finalize(void)
     release_resources();
 }
 
-int dfc_gpu_busy(void) { return d.ok && d.pending > 0; }
+/* Cancels waiting for the kernel's confirmation count too: their descriptors come back only
+ * through dfc_gpu_progress (reap_abandoned), so waiters should keep polling. */
+int dfc_gpu_busy(void) { return d.ok && (d.pending > 0 || d.nabandoned > 0); }
 uint64_t dfc_gpu_preemptions(void) { return d.ok ? d.host->preemptions : 0; }
 uint64_t dfc_gpu_launches(void) { return d.launches; }
 

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "coll/dfc_sched.h"
+#include "coll/dfc_policy.h"
 #include "gpu/dfc_gpu.h"
 
 #ifdef __CUDACC__
@@ -45,6 +46,9 @@
 #define DFC_GPU_MAX_COLLS 128    /* collectives in flight per process */
 #define DFC_GPU_THREADS 512      /* threads per block */
 #define DFC_GPU_SPILL 4          /* chunks a receiver can move aside per (peer, channel) */
+#define DFC_GPU_DEAD 16          /* cancelled idents a channel remembers (late chunks) */
+#define DFC_GPU_INVITES 256      /* invitation entries per (receiver, channel): twice the
+                                  * collectives in flight */
 
 /* Phases a traced collective records (DFC_GPU_TRACE): taken by channel 0, schedule loaded,
  * first chunk sent and first chunk received by channel 0, completed. */
@@ -70,6 +74,8 @@ typedef struct dfc_gpu_sq_entry {
     uint16_t nsteps; /* DFC_GPU_CANCEL: drop the queued (slot, gen) instead */
 } dfc_gpu_sq_entry_t;
 #define DFC_GPU_CANCEL 0xffffu /* a collective the host gave up on (a peer failed) */
+/* error[] of a descriptor whose cancel every channel has seen: the host may reuse it. */
+#define DFC_GPU_CANCELLED 0x43414e43
 
 /* One collective, written by the host before its SQ entry is published. The head is
  * copied to device memory when a block first takes the collective; steps follow it. */
@@ -103,6 +109,8 @@ DFC_GPU_STATIC_ASSERT(sizeof(dfc_gpu_sq_entry_t) == 16, "an SQ entry is four wor
 
 typedef struct dfc_gpu_host {
     volatile uint32_t sq_tail;                  /* entries published so far */
+    volatile uint32_t sq_seen;                  /* entries channel 0 has mirrored (the host
+                                                 * never runs more than a ring ahead of it) */
     volatile dfc_gpu_sq_entry_t sq[DFC_GPU_MAX_COLLS]; /* entry i at i % size */
     volatile uint32_t done[DFC_GPU_MAX_COLLS];  /* CQ: gen of the last completed start */
     volatile int32_t error[DFC_GPU_MAX_COLLS];  /* nonzero: the kernel failed it */
@@ -124,6 +132,9 @@ typedef struct dfc_gpu_ctx {
     int32_t fstate;        /* progress through the current fence point (daemon_kernel.cu) */
     int32_t barriers;      /* barriers between channels passed */
     int32_t at_barrier;    /* arrived at the next one, waiting */
+    uint16_t inv_mine[DFC_GPU_MAX_LOCAL];   /* receiver: my invitation's entry in each peer's table */
+    uint16_t inv_theirs[DFC_GPU_MAX_LOCAL]; /* sender: each peer's invitation's entry in my region */
+    uint32_t inv_posted[DFC_GPU_MAX_LOCAL]; /* receiver: ordinal + 1 last posted to each peer */
     uint32_t progress[DFC_GPU_MAX_STEPS]; /* chunks done per step (+ 1<<31 when complete) */
 } dfc_gpu_ctx_t;
 
@@ -138,6 +149,18 @@ typedef struct dfc_gpu_queue {
 typedef struct dfc_gpu_dev {
     volatile uint32_t drain;     /* epoch in which a block decided to exit: all exit */
     volatile uint32_t msq_tail;  /* SQ entries mirrored by channel 0 so far */
+    /* sq_head of each block after its last admit: the mirror never runs more than
+     * DFC_GPU_MAX_COLLS entries ahead of the slowest (an entry is overwritten only once every
+     * block has read it). */
+    volatile uint32_t admitted[DFC_GPU_MAX_CHANNELS];
+    uint32_t cancelled[DFC_GPU_MAX_COLLS];       /* channels that have seen a cancel entry */
+    /* Idents of collectives this channel cancelled, the last DFC_GPU_DEAD of them: a chunk of
+     * one found at the head of a FIFO later is acknowledged without being copied. */
+    uint64_t dead[DFC_GPU_MAX_CHANNELS][DFC_GPU_DEAD];
+    /* What this process has written into each peer's invitation table, per channel: the
+     * receiver looks for a free entry here instead of across NVLink. */
+    uint64_t inv_shadow[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_INVITES];
+    uint32_t ndead[DFC_GPU_MAX_CHANNELS];
     uint64_t preemptions;        /* counted by channel 0, copied to the host's */
     uint32_t traced[DFC_GPU_MAX_COLLS]; /* DFC_GPU_TRACE: phases recorded, a bit each */
     uint64_t prof_cycles[DFC_GPU_PARTS], prof_count[DFC_GPU_PARTS], prof_loop_ns; /* DFC_GPU_TRACE=2 */
@@ -173,6 +196,23 @@ typedef struct dfc_gpu_flag {
     uint64_t pad;
 } dfc_gpu_flag_t;
 
+/* An invitation (daemon_kernel.cu, "rendezvous"): receiver R tells sender P that collective
+ * `ident` is ready, on this channel, for the transfer numbered `ordinal - 1` among its
+ * transfers from P (DFC_GPU_ORDINAL). Written by R into P's region (ordinal first, the
+ * ident last when the entry is new), read by P. ident 0: never used; DFC_GPU_INV_GONE: used
+ * and released (lookups go on past it). */
+typedef struct dfc_gpu_invite {
+    volatile uint64_t ident;
+    volatile uint64_t ordinal;
+} dfc_gpu_invite_t;
+#define DFC_GPU_INV_GONE (~(uint64_t)0)
+#define DFC_GPU_INV_NONE 0xffffu /* dfc_gpu_ctx_t.inv_*: no entry */
+
+/* The number of a transfer step among its collective's transfers with the same peer in the
+ * same direction (the k-th send to P matches P's k-th receive from us). Stored by the host in
+ * a field transfers leave unused: a send's dst_off, a receive's src_off. */
+#define DFC_GPU_ORDINAL(st) ((st)->kind == DFC_STEP_SEND ? (st)->dst_off : (st)->src_off)
+
 /* Geometry of the mailbox region, the same on every process of the job. */
 typedef struct dfc_gpu_geom {
     uint32_t nlocal;    /* daemon processes on the node */
@@ -206,9 +246,17 @@ DFC_GPU_HD static inline uint64_t dfc_gpu_box_data_off(const dfc_gpu_geom_t *g, 
     uint64_t head = (n * g->depth * sizeof(dfc_gpu_flag_t) + n * sizeof(uint64_t) + 255) & ~(uint64_t)255;
     return head + (dfc_gpu_box_index(g, src, chan, slot) * g->depth + entry) * (uint64_t)g->chunk;
 }
+/* The invitations (rendezvous, daemon_kernel.cu): in the sender's region, for each receiver
+ * `writer` and channel, a table of DFC_GPU_INVITES entries written by that receiver. */
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_inv_off(const dfc_gpu_geom_t *g, uint32_t writer, uint32_t chan,
+                                           uint32_t idx)
+{
+    uint64_t end = dfc_gpu_box_data_off(g, g->nlocal, 0, 0, 0);
+    return end + (((uint64_t)writer * g->channels + chan) * DFC_GPU_INVITES + idx) * sizeof(dfc_gpu_invite_t);
+}
 DFC_GPU_HD static inline uint64_t dfc_gpu_box_bytes(const dfc_gpu_geom_t *g)
 {
-    return dfc_gpu_box_data_off(g, g->nlocal, 0, 0, 0);
+    return dfc_gpu_box_inv_off(g, g->nlocal, 0, 0);
 }
 
 /* Everything the kernel is launched with (by value). */
@@ -224,8 +272,9 @@ typedef struct dfc_gpu_kargs {
     uint32_t chan_min_bytes;      /* a step's slice per channel is at least this */
     uint64_t idle_ns;             /* exit when every held collective is stuck this long */
     uint64_t linger_ns;           /* exit when the queue has been empty this long */
-    int32_t budget_init, budget_min, budget_max;
+    dfc_policy_t policy; /* the spin-budget policy (coll/dfc_policy.h), shared with the host */
     uint32_t trace;               /* record phase times in host->trace */
+    uint32_t rendezvous;          /* DFC_GPU_RENDEZVOUS: a sender waits for an invitation */
 } dfc_gpu_kargs_t;
 
 /* The part of a step that channel `chan` of `nchan_max` moves: [lo, hi) bytes. Sender and

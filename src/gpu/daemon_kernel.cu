@@ -22,16 +22,21 @@
  * a chunk into a free entry of the peer's FIFO over NVLink, then its flag (ident, size, and
  * last the sequence number); a receive waits for the flag of the next sequence number,
  * consumes the chunk (copy, or reduce straight into the destination when the step is fused)
- * and returns the entry to the sender with an ack. A chunk of another collective at the head of the FIFO is moved
- * aside into a spill entry, so that the FIFO never blocks the chunks behind it while there
- * is room (DFC_GPU_SPILL per peer and channel); its owner takes it from there later. Everything a collective needs to resume - pc, fence start, chunks done
- * per step - lives in device memory (dfc_gpu_ctx_t), so a collective can be left at any
- * wait (preemption) and the whole kernel can exit and be relaunched (so that host-side
+ * and returns the entry to the sender with an ack. A sender writes a step's chunks only
+ * once the receiver has invited that step (rendezvous, below), so the chunk at the head of a
+ * FIFO always belongs to a receive that is running and is taken at its owner's next sweep:
+ * no collective waits behind another's chunks (src/gpu/PROTOCOL.md, dfc(7)). With
+ * DFC_GPU_RENDEZVOUS=0 (the earlier eager protocol) a chunk of another collective at the
+ * head is moved aside into a spill entry while there is room (DFC_GPU_SPILL per peer and
+ * channel). Everything a collective needs to resume - pc, fence start, chunks done per step,
+ * its invitations - lives in device memory (dfc_gpu_ctx_t), so a collective can be left at
+ * any wait (preemption) and the whole kernel can exit and be relaunched (so that host-side
  * cudaDeviceSynchronize, cudaFree or cudaMalloc can complete) without losing anything.
  *
  * Thread 0 of a block makes every decision (flags, acks, queues) and publishes it through
  * shared memory; all threads move the bytes.
  */
+#include "gpu/daemon_logic.h"
 #include "gpu/daemon_reduce.cuh"
 
 #define STEP_DONE 0x80000000u
@@ -90,23 +95,29 @@ struct coll_cache {
         }                                                                                    \
     } while (0)
 
+/* Chunk moves one sweep may choose (pick_actions): one per peer and direction of the
+ * current fence group, so 2 x DFC_GPU_MAX_LOCAL covers every group; more would wait for the
+ * next sweep. The block moves them one after the other between two __syncthreads. */
+#define MAX_ACTIONS (2 * DFC_GPU_MAX_LOCAL)
+
 struct block_state {
     dfc_gpu_queue_t q;        /* this block's run queue (copied from/to device memory) */
     chan_fifo f;
     coll_cache cc;
     int go;                   /* thread 0's decision, read by all */
     int nact;                 /* actions chosen in this sweep */
-    int act_step[16];
-    char *act_src[16], *act_dst[16];
-    uint64_t act_bytes[16];
-    int act_reduce[16];       /* fused receive: reduce instead of copy */
-    int act_order[16];
-    int act_kind[16];         /* enum act_kind */
-    int act_spill[16];        /* spill entry (ACT_FROM_SPILL, ACT_STEAL) */
-    uint64_t act_ident[16];   /* ACT_STEAL: the owner of the chunk moved aside */
+    int act_step[MAX_ACTIONS];
+    char *act_src[MAX_ACTIONS], *act_dst[MAX_ACTIONS];
+    uint64_t act_bytes[MAX_ACTIONS];
+    int act_reduce[MAX_ACTIONS];       /* fused receive: reduce instead of copy */
+    int act_order[MAX_ACTIONS];
+    int act_kind[MAX_ACTIONS];         /* enum act_kind */
+    int act_spill[MAX_ACTIONS];        /* spill entry (ACT_FROM_SPILL, ACT_STEAL) */
+    uint64_t act_ident[MAX_ACTIONS];   /* ACT_STEAL, ACT_DROP: the owner of the chunk */
 };
 
-enum act_kind { ACT_SEND, ACT_RECV, ACT_FROM_SPILL, ACT_STEAL };
+/* ACT_DROP: a chunk of a cancelled collective, acknowledged without a copy. */
+enum act_kind { ACT_SEND, ACT_RECV, ACT_FROM_SPILL, ACT_STEAL, ACT_DROP };
 
 __device__ static inline char *spill_at(const dfc_gpu_kargs_t &a, uint32_t peer, uint32_t chan, int e)
 {
@@ -151,11 +162,22 @@ __device__ static inline uint32_t load_acquire_gpu(const volatile uint32_t *p)
 
 /* Thread 0 of channel 0: copies the SQ entries published since the last call from pinned
  * memory to the device-memory mirror that every block admits from. The four words of an
- * entry are independent loads, so one entry costs one PCIe round trip. */
+ * entry are independent loads, so one entry costs one PCIe round trip.
+ *
+ * The mirror is a ring of DFC_GPU_MAX_COLLS entries, and a block may spend milliseconds in
+ * one large collective without admitting: the mirror never runs more than a ring ahead of
+ * the slowest block's published head (dev->admitted), so that no entry is overwritten
+ * before every block has read it (issue 23, defect 2: a lost entry hangs, a duplicate adds
+ * a barrier arrival). The host in turn never runs more than a ring ahead of the mirror
+ * (host->sq_seen, written here). */
 __device__ static uint32_t mirror_sq(const dfc_gpu_kargs_t &a)
 {
     dfc_gpu_dev_t *d = a.dev;
     uint32_t tail = load_acquire_sys(&a.host->sq_tail), mirrored = d->msq_tail;
+    if (tail == mirrored) return tail;
+    uint32_t room = dfc_gpu_mirror_room(mirrored, d->admitted, a.geom.channels, DFC_GPU_MAX_COLLS);
+    __threadfence(); /* the heads read before the entries they let us overwrite */
+    if (tail - mirrored > room) tail = mirrored + room;
     if (tail == mirrored) return tail;
     for (uint32_t i = mirrored; i != tail; i++) {
         const volatile uint32_t *w = (const volatile uint32_t *)&a.host->sq[i % DFC_GPU_MAX_COLLS];
@@ -165,14 +187,56 @@ __device__ static uint32_t mirror_sq(const dfc_gpu_kargs_t &a)
     }
     __threadfence(); /* the entries before the tail that announces them */
     d->msq_tail = tail;
+    a.host->sq_seen = tail; /* a write across PCIe: the host may reuse these entries */
     return tail;
 }
 
+__device__ static void inv_release(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t chan);
+
+/* Thread 0: forgets every trace of a cancelled collective in this channel (issue 23,
+ * defect 3): its queue entry, the FIFOs it owns as a sender, its chunks in the spill; it
+ * remembers the ident so that chunks of it still arriving are acknowledged and dropped.
+ * The last channel to see the cancel resets the collective's shared counters and confirms
+ * with the done word (error DFC_GPU_CANCELLED): then the host reuses the descriptor. */
+__device__ static void cancel_coll(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan,
+                                   const dfc_gpu_sq_entry_t &e)
+{
+    dfc_gpu_dev_t *d = a.dev;
+    int j = 0;
+    for (int i = 0; i < s->q.n; i++)
+        if (s->q.e[i].slot != e.slot || s->q.e[i].gen != e.gen) s->q.e[j++] = s->q.e[i];
+    s->q.n = j;
+    /* the host leaves the descriptor alone until the cancel is confirmed */
+    const uint64_t ident = *(const volatile uint64_t *)&a.host->desc[e.slot].h.ident;
+    for (uint32_t p = 0; p < a.geom.nlocal; p++) {
+        for (uint32_t k = 0; k < a.geom.slots; k++)
+            if (s->f.owner[p][k] == ident) s->f.owner[p][k] = 0;
+        for (int k = 0; k < DFC_GPU_SPILL; k++)
+            if (s->f.spill_ident[p][k] == ident) s->f.spill_ident[p][k] = 0;
+    }
+    d->dead[chan][d->ndead[chan]++ % DFC_GPU_DEAD] = ident;
+    dfc_gpu_ctx_t *c = &a.ctx[(uint64_t)e.slot * a.geom.channels + chan];
+    if (c->gen == e.gen) inv_release(a, c, chan);
+    __threadfence();
+    if (atomicAdd(&d->cancelled[e.slot], 1u) + 1 != e.nchan) return;
+    d->cancelled[e.slot] = d->finished[e.slot] = d->arrived[e.slot] = 0;
+    fence_release_sys();
+    a.host->error[e.slot] = DFC_GPU_CANCELLED;
+    fence_release_sys();
+    a.host->done[e.slot] = e.gen;
+}
+
+/* Thread 0: is a chunk of `ident` one of a collective this channel cancelled? */
+__device__ static bool is_dead(const dfc_gpu_kargs_t &a, uint32_t chan, uint64_t ident)
+{
+    for (int k = 0; k < DFC_GPU_DEAD; k++)
+        if (a.dev->dead[chan][k] == ident) return true;
+    return false;
+}
+
 /* Thread 0: takes new SQ entries (from the mirror) into the run queue, by priority (FIFO
- * within one). A collective on nchan channels is taken by channels 0 .. nchan-1 only.
- * The host never has more than DFC_GPU_MAX_COLLS collectives in flight, and a block reads
- * all new entries in one call, so an entry is not overwritten before every block read it
- * unless a block lags a whole ring behind channel 0. */
+ * within one). A collective on nchan channels is taken by channels 0 .. nchan-1 only; a
+ * cancel entry names every channel. Publishes the block's head for mirror_sq. */
 __device__ static void admit(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan)
 {
     uint32_t tail = chan == 0 ? mirror_sq(a) : load_acquire_gpu(&a.dev->msq_tail);
@@ -180,22 +244,21 @@ __device__ static void admit(const dfc_gpu_kargs_t &a, block_state *s, uint32_t 
         dfc_gpu_sq_entry_t e = a.dev->msq[s->q.sq_head % DFC_GPU_MAX_COLLS];
         s->q.sq_head++;
         if (chan >= e.nchan) continue;
-        if (e.nsteps == DFC_GPU_CANCEL) { /* its peer failed: it never completes, drop it */
-            int j = 0;
-            for (int i = 0; i < s->q.n; i++)
-                if (s->q.e[i].slot != e.slot || s->q.e[i].gen != e.gen) s->q.e[j++] = s->q.e[i];
-            s->q.n = j;
+        if (e.nsteps == DFC_GPU_CANCEL) { /* its peer failed: it never completes */
+            cancel_coll(a, s, chan, e);
             continue;
         }
         if (chan == 0) trace_point(a, e.slot, DFC_GPU_T_ADMIT);
         int i = s->q.n;
-        while (i > 0 && s->q.e[i - 1].priority < e.priority) {
+        while (i > 0 && !dfc_policy_runs_before(s->q.e[i - 1].priority, e.priority)) {
             s->q.e[i] = s->q.e[i - 1];
             i--;
         }
         s->q.e[i] = e;
         s->q.n++;
     }
+    __threadfence(); /* the entries read before the head that lets channel 0 overwrite them */
+    a.dev->admitted[chan] = s->q.sq_head;
 }
 
 /* All threads: makes sure the schedule of queue entry e is in device memory and this
@@ -242,8 +305,12 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, const 
         if (threadIdx.x == 0) {
             c->pc = c->fence_start = 0;
             c->fstate = c->barriers = c->at_barrier = 0;
-            c->budget = a.budget_init;
+            c->budget = a.policy.budget_init;
             c->preempted_at = -1;
+            for (int p = 0; p < DFC_GPU_MAX_LOCAL; p++) {
+                c->inv_mine[p] = c->inv_theirs[p] = DFC_GPU_INV_NONE;
+                c->inv_posted[p] = 0;
+            }
             c->gen = gen;
         }
         __syncthreads();
@@ -251,10 +318,179 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, const 
     return 1;
 }
 
+/* ---- Rendezvous (issue 23, defect 1) -------------------------------------------------------
+ * A sender writes the chunks of a step into a FIFO shared with other collectives only once
+ * the receiver has invited that step: the receiver invites, per peer and channel, the oldest
+ * unfinished receive from that peer in its collective's current fence group, and nothing
+ * else. So every chunk in a FIFO belongs to a receive that is running now and completes by
+ * taking these chunks with no other condition; the collective that owns the chunk at the
+ * head takes it at its next sweep (every queued collective is swept on every pass), and no
+ * collective's chunks ever wait behind another's, whatever order the ranks started them in.
+ * Each collective then depends only on its own schedule run with unbuffered sends (a send
+ * completes when the peer's matching receive runs), as the host executor runs schedules
+ * above the eager limit; see dfc(7) and src/gpu/PROTOCOL.md. The invitation tables live in
+ * the sender's region, open addressing keyed by ident; the receiver alone writes its table,
+ * and keeps a shadow of it in its own memory. */
+
+__device__ static inline dfc_gpu_invite_t *inv_at(const dfc_gpu_kargs_t &a, uint32_t owner_box, uint32_t writer,
+                                                  uint32_t chan, uint32_t idx)
+{
+    return (dfc_gpu_invite_t *)(a.box[owner_box] + dfc_gpu_box_inv_off(&a.geom, writer, chan, idx));
+}
+
+/* Receiver, thread 0: invites transfer `ord` of collective h from peer on this channel.
+ * Returns 0 when the peer's table has no free entry (try again next sweep). */
+__device__ static int inv_post(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t peer, uint32_t chan,
+                               const dfc_gpu_desc_head_t *h, uint64_t ord)
+{
+    if (c->inv_posted[peer] == ord + 1) return 1;
+    uint32_t idx = c->inv_mine[peer];
+    if (idx == DFC_GPU_INV_NONE) {
+        idx = dfc_gpu_inv_insert(a.dev->inv_shadow[peer][chan], h->ident);
+        if (idx == DFC_GPU_INV_NONE) return 0;
+        dfc_gpu_invite_t *e = inv_at(a, peer, a.me, chan, idx);
+        e->ordinal = ord + 1;
+        fence_release_sys(); /* the ordinal before the ident that makes the entry found */
+        e->ident = h->ident;
+        c->inv_mine[peer] = (uint16_t)idx;
+    } else {
+        inv_at(a, peer, a.me, chan, idx)->ordinal = ord + 1;
+    }
+    c->inv_posted[peer] = (uint32_t)(ord + 1);
+    return 1;
+}
+
+/* Receiver, thread 0: the collective's slice on this channel is over (complete or
+ * cancelled): its entries become DFC_GPU_INV_GONE (the sender's lookups go on past them). */
+__device__ static void inv_release(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t chan)
+{
+    for (uint32_t p = 0; p < a.geom.nlocal; p++) {
+        uint32_t idx = c->inv_mine[p];
+        if (idx == DFC_GPU_INV_NONE) continue;
+        c->inv_mine[p] = DFC_GPU_INV_NONE;
+        /* GONE, or free with the GONE run before it when no lookup needs it (else the
+         * lookups of idents not invited yet would cross the whole table in time) */
+        uint32_t freed = dfc_gpu_inv_release(a.dev->inv_shadow[p][chan], idx);
+        inv_at(a, p, a.me, chan, idx)->ident = DFC_GPU_INV_GONE;
+        for (uint32_t j = idx, n = 0; n < freed; j = (j + DFC_GPU_INVITES - 1) % DFC_GPU_INVITES, n++)
+            inv_at(a, p, a.me, chan, j)->ident = 0;
+    }
+}
+
+/* Sender, thread 0: has peer invited transfer `ord` of collective h on this channel? */
+__device__ static int inv_ready(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t peer, uint32_t chan,
+                                const dfc_gpu_desc_head_t *h, uint64_t ord)
+{
+    uint32_t idx = c->inv_theirs[peer];
+    if (idx == DFC_GPU_INV_NONE) {
+        uint32_t i = dfc_gpu_inv_hash(h->ident);
+        for (uint32_t n = 0; n < DFC_GPU_INVITES; n++, i = (i + 1) % DFC_GPU_INVITES) {
+            uint64_t id = load_acquire_sys(&inv_at(a, a.me, peer, chan, i)->ident);
+            if (id == h->ident) {
+                idx = i;
+                break;
+            }
+            if (!id) return 0; /* not invited yet */
+        }
+        if (idx == DFC_GPU_INV_NONE) return 0;
+        c->inv_theirs[peer] = (uint16_t)idx;
+    }
+    return load_acquire_sys(&inv_at(a, a.me, peer, chan, idx)->ordinal) == ord + 1;
+}
+
+/* Thread 0, the choices of one sweep (pick_actions): each helper fills action k of s->act_*
+ * and returns 1, or returns 0 when its transfer cannot move now. */
+
+/* Send: the FIFO must not be owned by another collective's send in flight (a sender holds
+ * it from a step's first chunk to its last, so the receiver sees each step's chunks in one
+ * run), and one of its `depth` entries must have been acknowledged. */
+__device__ static int pick_send(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer, uint32_t chan,
+                                const dfc_gpu_desc_head_t *h, const dfc_step_t *st, uint64_t off, dfc_gpu_ctx_t *c)
+{
+    const dfc_gpu_geom_t *g = &a.geom;
+    uint64_t *owner = &s->f.owner[peer][h->slot];
+    if (*owner && *owner != h->ident) return 0;
+    if (a.rendezvous && !inv_ready(a, c, peer, chan, h, DFC_GPU_ORDINAL(st))) return 0;
+    uint64_t seq = s->f.sent[peer][h->slot] + 1;
+    volatile uint64_t *ack = (volatile uint64_t *)(a.box[a.me] + dfc_gpu_box_acks_off(g, peer, chan, h->slot));
+    if (load_acquire_sys(ack) + g->depth < seq) return 0; /* every entry still unread */
+    *owner = h->ident;
+    s->act_src[k] = buf_at(h, st->src_buf, st->src_off + off);
+    s->act_dst[k] = a.box[peer] + dfc_gpu_box_data_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth));
+    s->act_kind[k] = ACT_SEND;
+    return 1;
+}
+
+/* Receive from the spill: this collective's oldest chunk that another moved aside earlier
+ * comes before anything in the FIFO. */
+__device__ static int pick_from_spill(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer,
+                                      uint32_t chan, const dfc_gpu_desc_head_t *h)
+{
+    int best = -1;
+    for (int e = 0; e < DFC_GPU_SPILL; e++)
+        if (s->f.spill_ident[peer][e] == h->ident && s->f.spill_slot[peer][e] == h->slot &&
+            (best < 0 || s->f.spill_seq[peer][e] < s->f.spill_seq[peer][best]))
+            best = e;
+    if (best < 0) return 0;
+    s->act_kind[k] = ACT_FROM_SPILL;
+    s->act_spill[k] = best;
+    s->act_src[k] = spill_at(a, peer, chan, best);
+    return 1;
+}
+
+/* The head of the FIFO holds a chunk of another collective: a cancelled one's is dropped
+ * (acknowledged, not copied); another's is moved aside into a free spill entry so that the
+ * chunks behind it can come through (its owner takes it from there later). With the spill
+ * full, the receive waits: the owner will take the chunk when it runs. Fills action k with
+ * the move and returns 1, or returns 0. */
+__device__ static int pick_steal(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer, uint32_t chan,
+                                 int step, const dfc_gpu_flag_t *f, uint64_t owner)
+{
+    s->act_reduce[k] = 0;
+    s->act_step[k] = step;
+    s->act_ident[k] = owner;
+    if (is_dead(a, chan, owner)) {
+        s->act_kind[k] = ACT_DROP;
+        s->act_dst[k] = s->act_src[k];
+        s->act_bytes[k] = 0;
+        return 1;
+    }
+    if (a.rendezvous) return 0; /* an invited receive of its owner: taken at its next sweep */
+    int e = 0;
+    while (e < DFC_GPU_SPILL && s->f.spill_ident[peer][e]) e++;
+    if (e == DFC_GPU_SPILL) return 0;
+    s->act_kind[k] = ACT_STEAL;
+    s->act_spill[k] = e;
+    s->act_dst[k] = spill_at(a, peer, chan, e);
+    s->act_bytes[k] = f->bytes;
+    return 1;
+}
+
+/* Receive: from the spill, else the next chunk of the FIFO if it is this collective's
+ * (else pick_steal). Returns 1 for this step's chunk, 2 for a chunk moved aside or
+ * dropped (action k filled, not this step's progress), 0 when nothing can move. */
+__device__ static int pick_recv(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer, uint32_t chan,
+                                int step, const dfc_gpu_desc_head_t *h, const dfc_step_t *st, dfc_gpu_ctx_t *c)
+{
+    if (a.rendezvous && !inv_post(a, c, peer, chan, h, DFC_GPU_ORDINAL(st))) return 0;
+    if (pick_from_spill(a, s, k, peer, chan, h)) return 1;
+    const dfc_gpu_geom_t *g = &a.geom;
+    uint64_t seq = s->f.recvd[peer][h->slot] + 1;
+    uint32_t entry = (uint32_t)(seq % g->depth);
+    dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] + dfc_gpu_box_flags_off(g, peer, chan, h->slot, entry));
+    if (load_acquire_sys(&f->seq) != seq) return 0;
+    uint64_t owner = f->ident;
+    s->act_src[k] = a.box[a.me] + dfc_gpu_box_data_off(g, peer, chan, h->slot, entry);
+    if (owner != h->ident) return pick_steal(a, s, k, peer, chan, step, f, owner) ? 2 : 0;
+    s->act_kind[k] = ACT_RECV;
+    return 1;
+}
+
 /* Thread 0: one sweep over the transfers of the current fence group [fence_start, pc).
  * Picks every transfer that can move one chunk now (at most one per peer and direction,
- * the oldest, so that a pair's transfers keep their order), records it in s->act_*, and
- * marks transfers that have finished. Returns 1 when the whole group is complete. */
+ * the oldest, so that a pair's transfers keep their order; at most MAX_ACTIONS in all),
+ * records it in s->act_*, and marks transfers that have finished. Returns 1 when the whole
+ * group is complete. */
 __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
                                    const dfc_gpu_desc_head_t *h, const dfc_step_t *steps, dfc_gpu_ctx_t *c,
                                    int *moved)
@@ -280,56 +516,19 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
             (*moved)++;
             continue;
         }
-        if (s->nact == 16) continue;
+        if (s->nact == MAX_ACTIONS) continue;
         uint64_t off = lo + (uint64_t)prog * g->chunk, bytes = hi - off < g->chunk ? hi - off : g->chunk;
-        int k = s->nact;
+        int k = s->nact, r;
         if (sending) {
-            uint64_t *owner = &s->f.owner[peer][h->slot];
-            if (*owner && *owner != h->ident) continue; /* another collective's send is in this FIFO */
-            uint64_t seq = s->f.sent[peer][h->slot] + 1;
-            volatile uint64_t *ack = (volatile uint64_t *)(a.box[a.me] + dfc_gpu_box_acks_off(g, peer, chan, h->slot));
-            if (load_acquire_sys(ack) + g->depth < seq) continue; /* every entry still unread */
-            *owner = h->ident;
-            s->act_src[k] = buf_at(h, st->src_buf, st->src_off + off);
-            s->act_dst[k] = a.box[peer] + dfc_gpu_box_data_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth));
+            if (!pick_send(a, s, k, peer, chan, h, st, off, c)) continue;
             s->act_reduce[k] = 0;
-            s->act_kind[k] = ACT_SEND;
         } else {
-            /* My oldest chunk moved aside earlier comes first; then the FIFO. */
-            int best = -1;
-            for (int e = 0; e < DFC_GPU_SPILL; e++)
-                if (s->f.spill_ident[peer][e] == h->ident && s->f.spill_slot[peer][e] == h->slot &&
-                    (best < 0 || s->f.spill_seq[peer][e] < s->f.spill_seq[peer][best]))
-                    best = e;
-            if (best >= 0) {
-                s->act_kind[k] = ACT_FROM_SPILL;
-                s->act_spill[k] = best;
-                s->act_src[k] = spill_at(a, peer, chan, best);
-            } else {
-                uint64_t seq = s->f.recvd[peer][h->slot] + 1;
-                dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] + dfc_gpu_box_flags_off(g, peer, chan, h->slot, (uint32_t)(seq % g->depth)));
-                if (load_acquire_sys(&f->seq) != seq) continue;
-                uint64_t owner = f->ident;
-                s->act_src[k] = a.box[a.me] + dfc_gpu_box_data_off(g, peer, chan, h->slot, (uint32_t)(seq % g->depth));
-                if (owner != h->ident) {
-                    /* Another collective's chunk blocks the FIFO: move it aside if there is room
-                     * (else wait: its owner will take it when it runs). */
-                    int e = 0;
-                    while (e < DFC_GPU_SPILL && s->f.spill_ident[peer][e]) e++;
-                    if (e == DFC_GPU_SPILL) continue;
-                    s->act_kind[k] = ACT_STEAL;
-                    s->act_spill[k] = e;
-                    s->act_ident[k] = owner;
-                    s->act_dst[k] = spill_at(a, peer, chan, e);
-                    s->act_reduce[k] = 0;
-                    s->act_step[k] = i;
-                    s->act_bytes[k] = f->bytes;
-                    s->nact++;
-                    continue;
-                }
-                s->act_kind[k] = ACT_RECV;
-                if (chan == 0) trace_point(a, slot, DFC_GPU_T_RECV);
+            if (!(r = pick_recv(a, s, k, peer, chan, i, h, st, c))) continue;
+            if (r == 2) { /* another collective's chunk moved aside or dropped */
+                s->nact++;
+                continue;
             }
+            if (s->act_kind[k] == ACT_RECV && chan == 0) trace_point(a, slot, DFC_GPU_T_RECV);
             int fused = st->kind == DFC_STEP_RECV_REDUCE && (st->order & DFC_GPU_FUSED);
             s->act_reduce[k] = fused;
             s->act_order[k] = st->order & 1;
@@ -383,10 +582,11 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
             if (prog == nchunks) s->f.owner[peer][h->slot] = 0; /* last chunk written */
         } else if (s->act_kind[k] == ACT_FROM_SPILL) {
             s->f.spill_ident[peer][e] = 0; /* the entry is free again */
-        } else { /* ACT_RECV, ACT_STEAL: the FIFO advances, the sender may reuse the entry */
+        } else { /* ACT_RECV, ACT_STEAL, ACT_DROP: the FIFO advances, the sender may reuse it */
             uint64_t seq = ++s->f.recvd[peer][h->slot];
             volatile uint64_t *ack = (volatile uint64_t *)(a.box[peer] + dfc_gpu_box_acks_off(g, a.me, chan, h->slot));
             *ack = seq;
+            if (s->act_kind[k] == ACT_DROP) continue; /* not this step's chunk either */
             if (s->act_kind[k] == ACT_STEAL) {
                 s->f.spill_ident[peer][e] = s->act_ident[k];
                 s->f.spill_slot[peer][e] = h->slot;
@@ -509,7 +709,8 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
                               const dfc_gpu_desc_head_t *h, const dfc_step_t *steps, dfc_gpu_ctx_t *c)
 {
     /* Loop decisions use values every thread holds alike (registers, shared memory). */
-    int moved_total = 0, polls = 0, budget = c->budget;
+    int moved_total = 0;
+    int32_t polls = 0, budget = c->budget;
     for (;;) {
         __shared__ int s_done, s_moved;
         PROF_START(a, chan);
@@ -546,14 +747,14 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
             /* a long collective may run here for milliseconds: the exit rule must see it move */
             if (threadIdx.x == 0) a.dev->last_move = now_ns();
             moved_total = 1;
-            if (polls) budget = min(a.budget_max, max(budget, 2 * polls)); /* in step: stickier */
+            budget = dfc_policy_budget_moved(&a.policy, budget, polls); /* in step: stickier */
             polls = 0;
             continue;
         }
-        if (!head || ++polls >= budget) break;
+        if (!head || !dfc_policy_spin_on(&polls, budget)) break;
     }
-    if (head && c->preempted_at != c->pc) { /* a preemption, counted once per wait point */
-        budget = max(a.budget_min, budget / 2);
+    if (head && dfc_policy_is_new_preemption(c->preempted_at, c->pc)) {
+        budget = dfc_policy_budget_preempted(&a.policy, budget); /* once per wait point */
         __syncthreads();
         if (threadIdx.x == 0) {
             c->preempted_at = c->pc;
@@ -577,11 +778,17 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const d
     if (!load_coll(a, s, e, c)) return 0;
     const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
     const dfc_step_t *steps = a.dev->steps[slot];
-    if (e.nsteps > CACHED_STEPS) return advance(a, s, slot, chan, head, h, steps, c);
-    cache_in(s, h, steps, c, e.nsteps);
-    PROF_ADD(a, chan, DFC_GPU_P_LOAD);
-    int r = advance(a, s, slot, chan, head, &s->cc.h, s->cc.steps, &s->cc.c);
-    cache_out(s, c, e.nsteps);
+    int r;
+    if (e.nsteps > CACHED_STEPS) {
+        r = advance(a, s, slot, chan, head, h, steps, c);
+        __syncthreads();
+    } else {
+        cache_in(s, h, steps, c, e.nsteps);
+        PROF_ADD(a, chan, DFC_GPU_P_LOAD);
+        r = advance(a, s, slot, chan, head, &s->cc.h, s->cc.steps, &s->cc.c);
+        cache_out(s, c, e.nsteps);
+    }
+    if (r == 2 && threadIdx.x == 0) inv_release(a, c, chan);
     return r;
 }
 
@@ -634,6 +841,82 @@ __device__ static void fifo_state(const dfc_gpu_kargs_t &a, block_state *s, uint
     __syncthreads();
 }
 
+/* Thread 0: the exit rule, for the whole kernel at once (drain), so that no work is ever left
+ * in a block that has gone while the others run. Stuck: this block holds collectives and no
+ * block has moved anything for idle_ns - everything waits for peers, and host-side
+ * synchronization must be able to complete. Idle: no block holds anything, nothing new was
+ * submitted, for linger_ns. Returns 1 when this block must leave. */
+__device__ static int exit_decision(const dfc_gpu_kargs_t &a, const block_state *s, uint32_t chan, int moved,
+                                    uint64_t launched_at)
+{
+    uint64_t t = now_ns();
+    a.dev->busy[chan] = s->q.n > 0;
+    if (moved) a.dev->last_move = t;
+    /* Another block may have stored a time later than t: then nothing is quiet (an unsigned
+     * t - last would wrap to centuries and take the kernel down). last_move may be older
+     * than this launch, from a previous one. */
+    uint64_t last = a.dev->last_move, since = last > launched_at ? last : launched_at;
+    uint64_t quiet = t > since ? t - since : 0;
+    int quit = a.dev->drain == a.epoch, why = 0;
+    if (!quit && s->q.n > 0 && quiet > a.idle_ns) quit = why = 1;
+    if (!quit && s->q.n == 0 && quiet > a.linger_ns && a.host->sq_tail == s->q.sq_head) {
+        quit = why = 2;
+        for (uint32_t b = 0; b < a.geom.channels && quit; b++)
+            if (a.dev->busy[b]) quit = why = 0;
+    }
+    if (why && atomicExch((uint32_t *)&a.dev->drain, a.epoch) != a.epoch) { /* the first to decide counts */
+        if (why == 1) a.host->exits_stuck = a.host->exits_stuck + 1;
+        else a.host->exits_idle = a.host->exits_idle + 1;
+    }
+    return quit;
+}
+
+/* All threads: one pass over the run queue, head first; completed collectives leave it, and
+ * one that moved while the head waited becomes the head. Returns 1 if anything moved. */
+__device__ static int run_queue(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan)
+{
+    int moved = 0;
+    for (int i = 0; i < s->q.n;) {
+        const dfc_gpu_sq_entry_t e = s->q.e[i];
+        int r = run_coll(a, s, e, chan, i == 0);
+        if (r == 2) {
+            if (threadIdx.x == 0) {
+                PROF_START(a, chan);
+                finish_coll(a, e.slot, e.nchan, e.gen);
+                PROF_ADD(a, chan, DFC_GPU_P_FINISH);
+                for (int j = i; j + 1 < s->q.n; j++) s->q.e[j] = s->q.e[j + 1];
+                s->q.n--;
+            }
+            __syncthreads();
+            moved = 1;
+            continue;
+        }
+        moved |= r;
+        if (dfc_policy_promote(&a.policy, i, r == 1, e.priority, s->q.e[0].priority)) {
+            /* It moved while the head waited: the peers are on it now, so it becomes the
+             * head and gets the spin budget (ranks that started collectives in different
+             * orders converge on one collective instead of each spinning on its own). */
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                for (int j = i; j > 0; j--) s->q.e[j] = s->q.e[j - 1];
+                s->q.e[0] = e;
+            }
+            __syncthreads();
+        }
+        i++;
+    }
+    return moved;
+}
+
+/* DFC_GPU_TRACE=2, thread 0 of channel 0: one main-loop pass's cycles and nanoseconds. */
+__device__ static void prof_loop(const dfc_gpu_kargs_t &a, uint32_t chan, long long cycles0, uint64_t ns0)
+{
+    if (!PROF_ON(a, chan) || threadIdx.x != 0) return;
+    a.dev->prof_cycles[DFC_GPU_P_LOOP] += clock64() - cycles0;
+    a.dev->prof_count[DFC_GPU_P_LOOP]++;
+    a.dev->prof_loop_ns += now_ns() - ns0;
+}
+
 extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc_gpu_kargs_t a)
 {
     __shared__ block_state s;
@@ -643,80 +926,22 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
     for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x) ((uint32_t *)&s.q)[i] = ((uint32_t *)saved)[i];
     if (threadIdx.x == 0 && chan == 0) a.host->launches_seen = a.epoch;
     fifo_state(a, &s, chan, false);
-    const uint64_t launched_at = now_ns(); /* last_move may be older, from a previous launch */
+    const uint64_t launched_at = now_ns();
     for (uint32_t iter = 0;; iter++) {
         PROF_START(a, chan);
         const long long loop_cycles = prof_t0;
-        const uint64_t loop_ns = a.trace > 1 ? now_ns() : 0;
+        const uint64_t loop_ns = PROF_ON(a, chan) ? now_ns() : 0;
         /* New work is looked for at once when idle, and every 4th pass otherwise (channel 0's
          * look is a read across PCIe). */
         if (threadIdx.x == 0 && (s.q.n == 0 || (iter & 3) == 0)) admit(a, &s, chan);
         PROF_ADD(a, chan, DFC_GPU_P_ADMIT);
         __syncthreads();
-        int moved = 0;
-        for (int i = 0; i < s.q.n;) {
-            const dfc_gpu_sq_entry_t e = s.q.e[i];
-            int r = run_coll(a, &s, e, chan, i == 0);
-            if (r == 2) {
-                if (threadIdx.x == 0) {
-                    PROF_MARK(a, chan);
-                    finish_coll(a, e.slot, e.nchan, e.gen);
-                    PROF_ADD(a, chan, DFC_GPU_P_FINISH);
-                    for (int j = i; j + 1 < s.q.n; j++) s.q.e[j] = s.q.e[j + 1];
-                    s.q.n--;
-                }
-                __syncthreads();
-                moved = 1;
-                continue;
-            }
-            moved |= r;
-            if (r == 1 && i > 0 && s.q.e[0].priority == e.priority) {
-                /* It moved while the head waited: the peers are on it now, so it becomes the
-                 * head and gets the spin budget (ranks that started collectives in different
-                 * orders converge on one collective instead of each spinning on its own). */
-                __syncthreads();
-                if (threadIdx.x == 0) {
-                    for (int j = i; j > 0; j--) s.q.e[j] = s.q.e[j - 1];
-                    s.q.e[0] = e;
-                }
-                __syncthreads();
-            }
-            i++;
-        }
+        int moved = run_queue(a, &s, chan);
         PROF_MARK(a, chan);
-        if (threadIdx.x == 0) {
-            /* Exit rules, for the whole kernel at once (drain), so that no work is ever left
-             * in a block that has gone while the others run. Stuck: this block holds
-             * collectives and no block has moved anything for idle_ns - everything waits
-             * for peers, and host-side synchronization must be able to complete. Idle: no
-             * block holds anything, nothing new was submitted, for linger_ns. */
-            uint64_t t = now_ns();
-            a.dev->busy[chan] = s.q.n > 0;
-            if (moved) a.dev->last_move = t;
-            /* Another block may have stored a time later than t: then nothing is quiet (an
-             * unsigned t - last would wrap to centuries and take the kernel down). */
-            uint64_t last = a.dev->last_move, since = last > launched_at ? last : launched_at;
-            uint64_t quiet = t > since ? t - since : 0;
-            int quit = a.dev->drain == a.epoch, why = 0;
-            if (!quit && s.q.n > 0 && quiet > a.idle_ns) quit = why = 1;
-            if (!quit && s.q.n == 0 && quiet > a.linger_ns && a.host->sq_tail == s.q.sq_head) {
-                quit = why = 2;
-                for (uint32_t b = 0; b < a.geom.channels && quit; b++)
-                    if (a.dev->busy[b]) quit = why = 0;
-            }
-            if (why && atomicExch((uint32_t *)&a.dev->drain, a.epoch) != a.epoch) { /* the first to decide counts */
-                if (why == 1) a.host->exits_stuck = a.host->exits_stuck + 1;
-                else a.host->exits_idle = a.host->exits_idle + 1;
-            }
-            s_exit = quit;
-        }
+        if (threadIdx.x == 0) s_exit = exit_decision(a, &s, chan, moved, launched_at);
         __syncthreads();
         PROF_ADD(a, chan, DFC_GPU_P_EXIT);
-        if (PROF_ON(a, chan) && threadIdx.x == 0) {
-            a.dev->prof_cycles[DFC_GPU_P_LOOP] += clock64() - loop_cycles;
-            a.dev->prof_count[DFC_GPU_P_LOOP]++;
-            a.dev->prof_loop_ns += now_ns() - loop_ns;
-        }
+        prof_loop(a, chan, loop_cycles, loop_ns);
         if (s_exit) break;
         /* A block with nothing queued naps between polls of the SQ mirror, to keep off the
          * L2 lines that the working blocks use. */

@@ -14,10 +14,22 @@ static inline int dfc_gpu_is_transfer(const dfc_step_t *st)
     return st->kind == DFC_STEP_SEND || st->kind == DFC_STEP_RECV || st->kind == DFC_STEP_RECV_REDUCE;
 }
 
-/* Marks DFC_GPU_FUSED on the receive-reduce steps whose destination no send of the same
- * fence group reads (item = bytes of one datatype item): those may reduce each chunk into
- * the destination as it arrives, skipping the trip through TMP. Returns 1 if a step still
- * needs TMP. */
+/* The byte range a transfer step reads (send) or writes (receive) in its buffer. */
+static inline void dfc_gpu_xfer_range(const dfc_step_t *st, uint64_t item, int *buf, uint64_t *lo, uint64_t *hi)
+{
+    int send = st->kind == DFC_STEP_SEND;
+    *buf = send ? st->src_buf : st->dst_buf;
+    *lo = send ? st->src_off : st->dst_off;
+    *hi = *lo + (st->kind == DFC_STEP_RECV_REDUCE ? st->count * item : st->bytes);
+}
+
+/* Marks DFC_GPU_FUSED on the receive-reduce steps whose destination no other transfer of the
+ * same fence group touches (item = bytes of one datatype item): no send reads it, no other
+ * receive writes it. Those may reduce each chunk into the destination as it arrives,
+ * skipping the trip through TMP. (A receive into the same range - the pairwise
+ * reduce-scatter at 3 ranks receives B = x_(p-1) and reduces x_1 into B in one group - may
+ * land after the fused reduction and overwrite it; the deferred one runs at the fence, after
+ * every receive of the group.) Returns 1 if a step still needs TMP. */
 static inline int dfc_gpu_mark_fused(dfc_step_t *steps, int n, uint64_t item)
 {
     for (int start = 0, end; start < n; start = end + 1) {
@@ -28,9 +40,11 @@ static inline int dfc_gpu_mark_fused(dfc_step_t *steps, int n, uint64_t item)
             uint64_t lo = r->dst_off, hi = lo + r->count * item;
             int fused = 1;
             for (int j = start; j < end; j++) {
-                const dfc_step_t *s = &steps[j];
-                if (s->kind == DFC_STEP_SEND && s->src_buf == r->dst_buf && s->src_off < hi && lo < s->src_off + s->bytes)
-                    fused = 0;
+                int xbuf;
+                uint64_t xlo, xhi;
+                if (j == i) continue;
+                dfc_gpu_xfer_range(&steps[j], item, &xbuf, &xlo, &xhi);
+                if (xbuf == r->dst_buf && xlo < hi && lo < xhi) fused = 0;
             }
             if (fused) r->order |= DFC_GPU_FUSED;
         }
@@ -42,6 +56,20 @@ static inline int dfc_gpu_mark_fused(dfc_step_t *steps, int n, uint64_t item)
             return 1;
     }
     return 0;
+}
+
+/* Numbers each transfer among the collective's transfers with the same peer in the same
+ * direction (DFC_GPU_ORDINAL, in a field transfers leave unused): the k-th send to a peer
+ * matches that peer's k-th receive from us, which is what its invitations name. */
+static inline void dfc_gpu_number_transfers(dfc_step_t *steps, int n, int nranks)
+{
+    uint32_t sends[DFC_GPU_MAX_LOCAL] = {0}, recvs[DFC_GPU_MAX_LOCAL] = {0};
+    for (int i = 0; i < n; i++) {
+        dfc_step_t *st = &steps[i];
+        if (!dfc_gpu_is_transfer(st) || st->peer < 0 || st->peer >= nranks) continue;
+        if (st->kind == DFC_STEP_SEND) st->dst_off = sends[st->peer]++;
+        else st->src_off = recvs[st->peer]++;
+    }
 }
 
 /* The FIFO of a collective (ident = (context << 32 | tag) + 1), the same on every rank.

@@ -44,5 +44,12 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
         "1: the daemon records when each collective is admitted, loaded, first sends, first "
         "receives and completes, and DFC_Finalize prints the median of each phase to stderr; "
         "2: also where channel 0 spends its cycles");
+    p.rendezvous = dfc_env_long("DFC_GPU_RENDEZVOUS", 1,
+        "1: a GPU daemon sender waits until the receiver has invited each step (no collective's "
+        "chunks can block a FIFO shared with another, whatever the order of starts); 0: the "
+        "earlier eager protocol, for comparison");
+    p.fault_launch = dfc_env_long("DFC_GPU_FAULT_LAUNCH", 0,
+        "testing: n > 0 makes the n-th launch of the daemon kernel fail once, n < 0 every launch "
+        "from the -n-th on (the launch is made with an invalid configuration)");
     if (out) *out = p;
 }

@@ -23,6 +23,8 @@ typedef struct dfc_gpu_params {
     long spin_budget_min;   /* DFC_GPU_SPIN_BUDGET_MIN */
     long spin_budget_max;   /* DFC_GPU_SPIN_BUDGET_MAX */
     long trace;             /* DFC_GPU_TRACE, 0 or 1 */
+    long rendezvous;        /* DFC_GPU_RENDEZVOUS, 0 or 1 */
+    long fault_launch;      /* DFC_GPU_FAULT_LAUNCH (tests) */
 } dfc_gpu_params_t;
 
 /* Reads every DFC_GPU_* parameter (and so registers it); p may be NULL to register only. */

@@ -62,6 +62,8 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_GPU_SPIN_BUDGET_MIN", 0, MIB),
     INT("DFC_GPU_SPIN_BUDGET_MAX", 0, MIB),
     INT("DFC_GPU_TRACE", 0, 2),
+    BOOL("DFC_GPU_RENDEZVOUS"),
+    INT("DFC_GPU_FAULT_LAUNCH", -1000000, 1000000),
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
     ALGO("DFC_BARRIER_ALGORITHM", "dissemination"),
     ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather"),

@@ -23,8 +23,6 @@ verbose=0
 [ "$1" = -v ] && verbose=1
 
 ALLOWED='
-src/gpu/daemon_kernel.cu:dfc_gpu_daemon
-src/gpu/daemon_kernel.cu:pick_actions
 '
 
 # Prints "<file> <line> <name> <body lines> <marked>" for every function of one file.

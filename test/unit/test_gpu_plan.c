@@ -6,8 +6,10 @@
  *     dividing the size (so never inside an element), and small steps go to channel 0;
  *   - dfc_gpu_fifo_of: consecutive collectives of a communicator, and 8 persistent
  *     collectives started together (DFCCL's chaos scenario), never share a FIFO;
- *   - dfc_gpu_mark_fused on real schedules: a fused receive-reduce never has a send of its
- *     fence group reading its destination, an unfused one always has; the ring allreduce
+ *   - dfc_gpu_mark_fused on real schedules: a fused receive-reduce never has another transfer
+ *     of its fence group touching its destination (a send reading it, a receive writing it:
+ *     the pairwise reduce-scatter at 3 ranks, issue 23's MPS runs), an unfused one always
+ *     has; the ring allreduce
  *     needs no TMP in the daemon; recursive doubling, which sends the buffer it reduces into,
  *     does;
  *   - dfc_gpu_channels_of: no channel past a collective's count gets bytes of any of its
@@ -108,12 +110,14 @@ static int check_fusion(const char *what, dfc_sched_t *s, uint64_t item)
             int overlap = 0;
             for (int j = start; j < end; j++) {
                 const dfc_step_t *x = &s->steps[j];
-                if (x->kind == DFC_STEP_SEND && x->src_buf == r->dst_buf && x->src_off < r->dst_off + r->count * item &&
-                    r->dst_off < x->src_off + x->bytes)
+                int send = x->kind == DFC_STEP_SEND, xbuf = send ? x->src_buf : x->dst_buf;
+                uint64_t xlo = send ? x->src_off : x->dst_off;
+                uint64_t xhi = xlo + (x->kind == DFC_STEP_RECV_REDUCE ? x->count * item : x->bytes);
+                if (j != i && xbuf == r->dst_buf && xlo < r->dst_off + r->count * item && r->dst_off < xhi)
                     overlap = 1;
             }
-            CHECK(overlap == !(r->order & DFC_GPU_FUSED), "%s: step %d fused %d with a send overlapping %d", what, i,
-                  !!(r->order & DFC_GPU_FUSED), overlap);
+            CHECK(overlap == !(r->order & DFC_GPU_FUSED), "%s: step %d fused %d with another transfer overlapping %d",
+                  what, i, !!(r->order & DFC_GPU_FUSED), overlap);
         }
     }
     return uses_tmp;
@@ -217,8 +221,53 @@ static void test_auto_chunk(void)
     printf("%s: automatic chunk of %d geometries fits the FIFO budget\n", failures > before ? "FAIL" : "ok", geoms);
 }
 
+/* dfc_gpu_number_transfers: on both sides of every pair, the k-th send from r to q and q's
+ * k-th receive from r carry the same number and the same size, for every schedule the daemon
+ * runs at 2 to 8 ranks (what the rendezvous's invitations rely on). */
+static void test_ordinals(void)
+{
+    int before = failures, pairs = 0;
+    dfc_coll_build_fn fns[] = {dfc_coll_allreduce_ring_build, dfc_coll_allreduce_recursive_doubling_build,
+                               dfc_coll_allreduce_rabenseifner_build, dfc_coll_reduce_scatter_pairwise_build};
+    for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++)
+        for (int n = 2; n <= 8; n++)
+            for (uint64_t count = 1; count <= (1u << 20); count *= 64) {
+                dfc_sched_t s[8];
+                for (int r = 0; r < n; r++) {
+                    dfc_coll_args_t a = {.kind = f == 3 ? DFC_COLL_REDUCE_SCATTER_BLOCK : DFC_COLL_ALLREDUCE, .rank = r,
+                                         .size = n, .count = count, .elem = 4, .commutative = 1, .gpu = 1};
+                    build(fns[f], &a, &s[r]);
+                    dfc_gpu_number_transfers(s[r].steps, s[r].nsteps, n);
+                }
+                for (int r = 0; r < n; r++)
+                    for (int q = 0; q < n; q++) {
+                        if (q == r) continue;
+                        const dfc_step_t *snd[DFC_GPU_MAX_STEPS], *rcv[DFC_GPU_MAX_STEPS];
+                        int ns = 0, nr = 0;
+                        for (int i = 0; i < s[r].nsteps; i++)
+                            if (s[r].steps[i].kind == DFC_STEP_SEND && s[r].steps[i].peer == q) snd[ns++] = &s[r].steps[i];
+                        for (int i = 0; i < s[q].nsteps; i++)
+                            if (dfc_gpu_is_transfer(&s[q].steps[i]) && s[q].steps[i].kind != DFC_STEP_SEND &&
+                                s[q].steps[i].peer == r)
+                                rcv[nr++] = &s[q].steps[i];
+                        CHECK(ns == nr, "fn %zu n %d: %d sends from %d to %d, %d receives", f, n, ns, r, q, nr);
+                        for (int k = 0; k < ns && k < nr; k++) {
+                            CHECK(DFC_GPU_ORDINAL(snd[k]) == (uint64_t)k && DFC_GPU_ORDINAL(rcv[k]) == (uint64_t)k,
+                                  "fn %zu n %d %d->%d transfer %d numbered %llu and %llu", f, n, r, q, k,
+                                  (unsigned long long)DFC_GPU_ORDINAL(snd[k]), (unsigned long long)DFC_GPU_ORDINAL(rcv[k]));
+                            CHECK(snd[k]->bytes == rcv[k]->bytes, "fn %zu n %d %d->%d transfer %d: %llu bytes sent, %llu received",
+                                  f, n, r, q, k, (unsigned long long)snd[k]->bytes, (unsigned long long)rcv[k]->bytes);
+                        }
+                        pairs++;
+                    }
+                for (int r = 0; r < n; r++) dfc_sched_destroy(&s[r]);
+            }
+    printf("%s: transfers of %d ordered pairs numbered alike on both sides\n", failures > before ? "FAIL" : "ok", pairs);
+}
+
 int main(void)
 {
+    test_ordinals();
     test_slices();
     test_fifos();
     test_fusion_and_channels();

@@ -3,13 +3,14 @@
 # (the GPU machine has no libtool, so no autoreconf), then runs the device-buffer tests and
 # the DFC-versus-NCCL benchmark, keeping logs and CSV in OUTDIR (default: ./gpu-results).
 #
-#   DFC_GPU_STEPS   which steps to run (default "info tests shared bench chaos")
+#   DFC_GPU_STEPS   which steps to run (default "info tests shared mps bench chaos")
 #   DFC_BENCH_MAX   largest benchmark size (default 1G)
-# One process per GPU everywhere except the "shared" step (more processes than GPUs).
+# One process per GPU everywhere except the "shared" step (more processes than GPUs, staged) and
+# the "mps" step (2 to 4 ranks' daemons on one GPU under CUDA MPS, started and stopped here).
 set -u
 tarball=$(readlink -f "$1")
 out=$(readlink -f "${2:-gpu-results}")
-steps=${DFC_GPU_STEPS:-info tests shared bench chaos}
+steps=${DFC_GPU_STEPS:-info tests shared mps bench chaos}
 mkdir -p "$out" /tmp/dfc-gpu-build
 cd /tmp/dfc-gpu-build && tar xzf "$tarball" && cd dfc-*/ || exit 1
 ngpu=$(nvidia-smi -L | wc -l)
@@ -27,6 +28,13 @@ for step in $steps; do
     info) src/tools/dfc_info || status=1 ;;
     tests) test/mpi-style/runtests --launcher mpirun test/mpi-style/gpu/testlist || status=1 ;;
     shared) test/mpi-style/runtests --launcher mpirun test/mpi-style/gpu/testlist-shared || status=1 ;;
+    mps) # MPS's control daemon is this step's own: its pipe directory is private and it quits here
+        export CUDA_MPS_PIPE_DIRECTORY=/tmp/dfc-mps CUDA_MPS_LOG_DIRECTORY=/tmp/dfc-mps-log
+        mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+        nvidia-cuda-mps-control -d || { status=1; continue; }
+        test/mpi-style/runtests --launcher mpirun test/mpi-style/gpu/testlist-mps || status=1
+        echo quit | nvidia-cuda-mps-control
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY ;;
     bench)
         $mpirun -n "$ngpu" bench/dfc_bench_gpu -maxsize "${DFC_BENCH_MAX:-1G}" -csv "$out/bench_gpu.csv" || status=1 ;;
     chaos) $mpirun -n "$ngpu" bench/dfc_bench_gpu -workloads none -chaos -iters 200 || status=1 ;;

@@ -106,6 +106,7 @@ static int peer_gone(int world, int rc)
 static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
                        dfc_req_t *complete_on_accept)
 {
+    dfc_progress_changed = 1; /* a thread asleep in this process may be the one to push it */
     if (pending_per_world[world] == 0) {
         dfc_tl_t *tl = dfc_route[world];
         int rc = tl->ops->send(tl, world, pkt, payload);
@@ -265,14 +266,23 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     dfc_tl_t *tl = dfc_route[pkt->src_world];
     if (rget_enabled && tl->ops->rget) {
         int rc = n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n) : DFC_SUCCESS;
-        if (DFC_ERR_CLASS(rc) != DFC_ERR_UNSUPPORTED_OPERATION) {
-            if (rc) {
-                fail_req(r, peer_gone((int)pkt->src_world, rc));
-                return;
-            }
+        if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
+            fail_req(r, peer_gone((int)pkt->src_world, rc));
+            return;
+        }
+        if (rc == DFC_SUCCESS) {
             send_ctrl(DFC_PKT_FIN, pkt, 0);
             dfc_req_complete(r);
             return;
+        }
+        /* Unsupported, or failed for this message only (EFAULT, ENOMEM, a short read): the
+         * live sender waits for CTS or FIN, so ask for the data as packets (CTS), which
+         * rewrite whatever the failed read left in the buffer. */
+        if (DFC_ERR_CLASS(rc) != DFC_ERR_UNSUPPORTED_OPERATION) {
+            char why[256];
+            dfc_err_message(rc, why, sizeof why);
+            DFC_LOG(DFC_LOG_INFO, "p2p", "pulling %llu bytes from world rank %u failed (%s); "
+                    "asking for them as packets", (unsigned long long)n, pkt->src_world, why);
         }
     }
     dfc_list_insert_tail(&rndv_recvs, &r->link);

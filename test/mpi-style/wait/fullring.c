@@ -3,15 +3,18 @@
  * (issue 24, defect 2: the consumer's release of ring space rang no doorbell, so a sender
  * asleep on a full ring slept the whole DFC_SLEEP_US).
  *
- * Rank 1 sends rank 0 -msgs (64) messages of 16 KiB per round (1 MiB: four times a 256 KiB
- * ring), rank 0 first computes for -busy_us (500) without calling DFC, then receives them
- * all (every element checked) and answers a 1-int acknowledgement. A round is timed on
- * rank 1 from its first send to the acknowledgement. Rounds alternate between two ways of
+ * Rank 1 starts a round with a 1-int message, then sends rank 0 -msgs (64) messages of
+ * 16 KiB (1 MiB: four times a 256 KiB ring); rank 0, once it has the first message,
+ * computes for -busy_us (500) without calling DFC, then receives them all (every element
+ * checked) and answers a 1-int acknowledgement. A round is timed on rank 1 from its first
+ * send to the acknowledgement. Rounds alternate between two ways of
  * waiting on rank 1: polling with DFC_Testall (which never sleeps: the reference) and
  * DFC_Waitall (which sleeps once it has waited DFC_SPIN_US + DFC_YIELD_US). The median
  * round of the sleeping kind must be within -tolerance (10 %) of the polling kind's, plus
- * 50 us for the clock and scheduling. The testlist sets DFC_SLEEP_US=5000, so that a
- * missing doorbell costs milliseconds per round. Prints "fullring: ..." on rank 1 (a
+ * 50 us for the clock and scheduling. The testlist sets DFC_SPIN_US=0 and DFC_YIELD_US=0,
+ * so that a waiting rank sleeps at once (on a loaded machine one sched_yield can outlast the
+ * receiver's work, and a sender that never got to sleep would hide the defect), and
+ * DFC_SLEEP_US=5000, so that a missing doorbell costs milliseconds per round. Prints "fullring: ..." on rank 1 (a
  * reportLine). Needs exactly 2 ranks.
  */
 #include <signal.h>
@@ -82,6 +85,9 @@ int main(int argc, char **argv)
     for (int round = 0; round < warmup + 2 * rounds; round++) {
         int sleeping = round % 2, ack = -1;
         if (rank == 0) {
+            int go = -1;
+            DFCT_OK(DFC_Recv(&go, 1, DFC_INT, 1, MAXMSG + 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+            DFCT_CHECK(go == round, "round %d: start message %d", round, go);
             busy(busy_us);
             for (int i = 0; i < nmsg * LEN; i++) buf[i] = -1;
             for (int m = 0; m < nmsg; m++)
@@ -97,6 +103,7 @@ int main(int argc, char **argv)
         for (int m = 0; m < nmsg; m++)
             for (int k = 0; k < LEN; k++) buf[m * LEN + k] = value(round, m, k);
         double t0 = now_s();
+        DFCT_OK(DFC_Send(&round, 1, DFC_INT, 0, MAXMSG + 1, DFC_COMM_WORLD));
         for (int m = 0; m < nmsg; m++)
             DFCT_OK(DFC_Isend(buf + m * LEN, LEN, DFC_INT, 0, m, DFC_COMM_WORLD, &r[m]));
         DFCT_OK(DFC_Irecv(&ack, 1, DFC_INT, 0, MAXMSG, DFC_COMM_WORLD, &r[nmsg]));

@@ -10,8 +10,9 @@
  * send to the acknowledgement. Rounds alternate between two ways of
  * waiting on rank 1: polling with DFC_Testall (which never sleeps: the reference) and
  * DFC_Waitall (which sleeps once it has waited DFC_SPIN_US + DFC_YIELD_US). The median
- * round of the sleeping kind must be within -tolerance (10 %) of the polling kind's, plus
- * 50 us for the clock and scheduling. The testlist sets DFC_SPIN_US=0 and DFC_YIELD_US=0,
+ * round of the sleeping kind (-rounds=100 of each) must be within -tolerance (10 %) of the
+ * polling kind's, plus 50 us for the clock and scheduling, in one of -attempts=3
+ * measurements (load from other processes can spoil one; the defect spoils all). The testlist sets DFC_SPIN_US=0 and DFC_YIELD_US=0,
  * so that a waiting rank sleeps at once (on a loaded machine one sched_yield can outlast the
  * receiver's work, and a sender that never got to sleep would hide the defect), and
  * DFC_SLEEP_US=5000, so that a missing doorbell costs milliseconds per round. Prints "fullring: ..." on rank 1 (a
@@ -56,82 +57,114 @@ static void busy(double us)
     }
 }
 
-int main(int argc, char **argv)
-{
-    int nmsg = 64, rounds = 40, busy_us = 500;
-    double tolerance = 0.10;
-    for (int i = 1; i < argc; i++) {
-        if (!strncmp(argv[i], "-msgs=", 6)) nmsg = atoi(argv[i] + 6);
-        if (!strncmp(argv[i], "-rounds=", 8)) rounds = atoi(argv[i] + 8);
-        if (!strncmp(argv[i], "-busy_us=", 9)) busy_us = atoi(argv[i] + 9);
-        if (!strncmp(argv[i], "-tolerance=", 11)) tolerance = atof(argv[i] + 11);
-    }
-    if (nmsg < 1 || nmsg > MAXMSG) nmsg = 64;
-    if (rounds < 2) rounds = 2;
-    signal(SIGALRM, on_alarm);
-    alarm(100);
-    int rank, size;
-    dfct_init(&argc, &argv);
-    DFC_Comm_rank(DFC_COMM_WORLD, &rank);
-    DFC_Comm_size(DFC_COMM_WORLD, &size);
-    DFCT_CHECK(size == 2, "fullring needs 2 ranks, not %d", size);
-    if (size != 2) return dfct_finalize();
+static int rank, nmsg = 64, rounds = 100, busy_us = 500;
+static int *buf;
 
-    int *buf = malloc((size_t)nmsg * LEN * sizeof(int));
-    double *t[2] = {malloc(rounds * sizeof(double)), malloc(rounds * sizeof(double))};
-    int nt[2] = {0, 0};
+/* Rank 0's side of a round: wait for the start, compute, receive and check, acknowledge. */
+static void receive_round(int round)
+{
     DFC_Request r[MAXMSG];
+    int go = -1;
+    DFCT_OK(DFC_Recv(&go, 1, DFC_INT, 1, MAXMSG + 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    DFCT_CHECK(go == round, "round %d: start message %d", round, go);
+    busy(busy_us);
+    for (int i = 0; i < nmsg * LEN; i++) buf[i] = -1;
+    for (int m = 0; m < nmsg; m++)
+        DFCT_OK(DFC_Irecv(buf + m * LEN, LEN, DFC_INT, 1, m, DFC_COMM_WORLD, &r[m]));
+    DFCT_OK(DFC_Waitall(nmsg, r, DFC_STATUSES_IGNORE));
+    int bad = 0;
+    for (int m = 0; m < nmsg; m++)
+        for (int k = 0; k < LEN; k++) bad += buf[m * LEN + k] != value(round, m, k);
+    DFCT_CHECK(!bad, "round %d: %d elements wrong", round, bad);
+    DFCT_OK(DFC_Send(&round, 1, DFC_INT, 1, MAXMSG, DFC_COMM_WORLD));
+}
+
+/* Rank 1's side: returns the round's time in microseconds. */
+static double send_round(int round, int sleeping)
+{
+    DFC_Request r[MAXMSG + 1];
+    int ack = -1;
+    for (int m = 0; m < nmsg; m++)
+        for (int k = 0; k < LEN; k++) buf[m * LEN + k] = value(round, m, k);
+    double t0 = now_s();
+    DFCT_OK(DFC_Send(&round, 1, DFC_INT, 0, MAXMSG + 1, DFC_COMM_WORLD));
+    for (int m = 0; m < nmsg; m++)
+        DFCT_OK(DFC_Isend(buf + m * LEN, LEN, DFC_INT, 0, m, DFC_COMM_WORLD, &r[m]));
+    DFCT_OK(DFC_Irecv(&ack, 1, DFC_INT, 0, MAXMSG, DFC_COMM_WORLD, &r[nmsg]));
+    if (sleeping) {
+        DFCT_OK(DFC_Waitall(nmsg + 1, r, DFC_STATUSES_IGNORE));
+    } else {
+        int flag = 0;
+        while (!flag) DFCT_OK(DFC_Testall(nmsg + 1, r, &flag, DFC_STATUSES_IGNORE));
+    }
+    double dt = now_s() - t0;
+    DFCT_CHECK(ack == round, "round %d: acknowledgement %d", round, ack);
+    return dt * 1e6;
+}
+
+/* One measurement: rounds alternate polling and sleeping, after 4 of warm-up. On rank 1
+ * returns whether the sleeping median is within the bound (and prints both medians). */
+static int measure(int attempt, double tolerance)
+{
+    double *t[2] = {malloc(rounds * sizeof(double)), malloc(rounds * sizeof(double))};
+    int nt[2] = {0, 0}, ok = 1;
     const int warmup = 4;
     for (int round = 0; round < warmup + 2 * rounds; round++) {
-        int sleeping = round % 2, ack = -1;
         if (rank == 0) {
-            int go = -1;
-            DFCT_OK(DFC_Recv(&go, 1, DFC_INT, 1, MAXMSG + 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
-            DFCT_CHECK(go == round, "round %d: start message %d", round, go);
-            busy(busy_us);
-            for (int i = 0; i < nmsg * LEN; i++) buf[i] = -1;
-            for (int m = 0; m < nmsg; m++)
-                DFCT_OK(DFC_Irecv(buf + m * LEN, LEN, DFC_INT, 1, m, DFC_COMM_WORLD, &r[m]));
-            DFCT_OK(DFC_Waitall(nmsg, r, DFC_STATUSES_IGNORE));
-            int bad = 0;
-            for (int m = 0; m < nmsg; m++)
-                for (int k = 0; k < LEN; k++) bad += buf[m * LEN + k] != value(round, m, k);
-            DFCT_CHECK(!bad, "round %d: %d elements wrong", round, bad);
-            DFCT_OK(DFC_Send(&round, 1, DFC_INT, 1, MAXMSG, DFC_COMM_WORLD));
+            receive_round(round);
             continue;
         }
-        for (int m = 0; m < nmsg; m++)
-            for (int k = 0; k < LEN; k++) buf[m * LEN + k] = value(round, m, k);
-        double t0 = now_s();
-        DFCT_OK(DFC_Send(&round, 1, DFC_INT, 0, MAXMSG + 1, DFC_COMM_WORLD));
-        for (int m = 0; m < nmsg; m++)
-            DFCT_OK(DFC_Isend(buf + m * LEN, LEN, DFC_INT, 0, m, DFC_COMM_WORLD, &r[m]));
-        DFCT_OK(DFC_Irecv(&ack, 1, DFC_INT, 0, MAXMSG, DFC_COMM_WORLD, &r[nmsg]));
-        if (sleeping) {
-            DFCT_OK(DFC_Waitall(nmsg + 1, r, DFC_STATUSES_IGNORE));
-        } else {
-            int flag = 0;
-            while (!flag) DFCT_OK(DFC_Testall(nmsg + 1, r, &flag, DFC_STATUSES_IGNORE));
-        }
-        double dt = now_s() - t0;
-        DFCT_CHECK(ack == round, "round %d: acknowledgement %d", round, ack);
-        if (round >= warmup) t[sleeping][nt[sleeping]++] = dt * 1e6;
+        double us = send_round(round, round % 2);
+        if (round >= warmup) t[round % 2][nt[round % 2]++] = us;
     }
     if (rank == 1) {
         qsort(t[0], (size_t)nt[0], sizeof(double), cmp_double);
         qsort(t[1], (size_t)nt[1], sizeof(double), cmp_double);
         double poll = t[0][nt[0] / 2], sleep = t[1][nt[1] / 2];
-        printf("fullring: median round %.0f us polling, %.0f us sleeping (%+.1f %%), "
-               "%d x %d KiB, receiver busy %d us, %d rounds each\n", poll, sleep,
-               100.0 * (sleep - poll) / poll, nmsg, (int)(LEN * sizeof(int) / 1024), busy_us,
-               rounds);
-        DFCT_CHECK(sleep <= poll * (1 + tolerance) + 50,
-                   "a sleeping sender's round (%.0f us) is more than %.0f %% slower than a "
-                   "polling one's (%.0f us)", sleep, tolerance * 100, poll);
+        ok = sleep <= poll * (1 + tolerance) + 50;
+        printf("fullring: attempt %d: median round %.0f us polling, %.0f us sleeping "
+               "(%+.1f %%), %d x %d KiB, receiver busy %d us, %d rounds each\n", attempt, poll,
+               sleep, 100.0 * (sleep - poll) / poll, nmsg, (int)(LEN * sizeof(int) / 1024),
+               busy_us, rounds);
     }
-    free(buf);
     free(t[0]);
     free(t[1]);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    double tolerance = 0.10;
+    int attempts = 3, size;
+    for (int i = 1; i < argc; i++) {
+        if (!strncmp(argv[i], "-msgs=", 6)) nmsg = atoi(argv[i] + 6);
+        if (!strncmp(argv[i], "-rounds=", 8)) rounds = atoi(argv[i] + 8);
+        if (!strncmp(argv[i], "-busy_us=", 9)) busy_us = atoi(argv[i] + 9);
+        if (!strncmp(argv[i], "-tolerance=", 11)) tolerance = atof(argv[i] + 11);
+        if (!strncmp(argv[i], "-attempts=", 10)) attempts = atoi(argv[i] + 10);
+    }
+    if (nmsg < 1 || nmsg > MAXMSG) nmsg = 64;
+    if (rounds < 2) rounds = 2;
+    signal(SIGALRM, on_alarm);
+    alarm(100);
+    dfct_init(&argc, &argv);
+    DFC_Comm_rank(DFC_COMM_WORLD, &rank);
+    DFC_Comm_size(DFC_COMM_WORLD, &size);
+    DFCT_CHECK(size == 2, "fullring needs 2 ranks, not %d", size);
+    if (size != 2) return dfct_finalize();
+    buf = malloc((size_t)nmsg * LEN * sizeof(int));
+    /* Load from other processes can slow one stretch of rounds; the defect slows every
+     * attempt (by the whole DFC_SLEEP_US per round), so the best of a few attempts counts. */
+    int ok = 0;
+    for (int a = 1; a <= attempts && !ok; a++) {
+        ok = measure(a, tolerance);
+        if (rank == 1) DFCT_OK(DFC_Send(&ok, 1, DFC_INT, 0, MAXMSG + 2, DFC_COMM_WORLD));
+        else DFCT_OK(DFC_Recv(&ok, 1, DFC_INT, 1, MAXMSG + 2, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    }
+    if (rank == 1)
+        DFCT_CHECK(ok, "in %d attempts, a sleeping sender's median round was never within "
+                   "%.0f %% of a polling one's", attempts, tolerance * 100);
+    free(buf);
     alarm(0);
     return dfct_finalize();
 }

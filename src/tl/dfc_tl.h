@@ -29,7 +29,8 @@ enum {
     DFC_PKT_TYPE_MAX = 8
 };
 
-#define DFC_PKT_FLAG_SYNC 0x1 /* sender waits for a match acknowledgement (Ssend) */
+#define DFC_PKT_FLAG_SYNC 0x1   /* sender waits for a match acknowledgement (Ssend) */
+#define DFC_PKT_FLAG_NODATA 0x2 /* FIN: the receiver will never read the announced data */
 
 typedef struct dfc_pkt {
     uint8_t type;

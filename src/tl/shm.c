@@ -537,6 +537,14 @@ static void mark_corrupt(shm_t *s, shm_peer_t *p, const char *what)
     }
 }
 
+/* Rings the peer's doorbell if it asked to be told when its ring to us has room. */
+static void space_freed(shm_peer_t *p)
+{
+    if (dfc_shm_ring_take_space_wanted(p->in) &&
+        atomic_load_explicit(&p->bell->waiters, memory_order_seq_cst))
+        bell_ring(p->bell);
+}
+
 /* Delivers up to `burst` packets from one peer; returns how many. */
 static int drain_peer(shm_t *s, shm_peer_t *p, dfc_tl_deliver_fn deliver)
 {
@@ -560,12 +568,11 @@ static int drain_peer(shm_t *s, shm_peer_t *p, dfc_tl_deliver_fn deliver)
         }
         deliver(pkt, rec + sizeof(dfc_pkt_t));
         dfc_shm_ring_release(p->in);
-        n++;
+        /* Freed space: the peer may sleep until it can send again (shm_ring.h). Told after
+         * the first record already, so that its wake-up overlaps the rest of the burst. */
+        if (++n == 1) space_freed(p);
     }
-    /* Freed space: the peer may sleep until it can send again (shm_ring.h). */
-    if (n && dfc_shm_ring_take_space_wanted(p->in) &&
-        atomic_load_explicit(&p->bell->waiters, memory_order_seq_cst))
-        bell_ring(p->bell);
+    if (n > 1) space_freed(p);
     return n;
 }
 

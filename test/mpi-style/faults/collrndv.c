@@ -8,8 +8,8 @@
  * broadcast only later (after -delay_ms, 150, outside DFC, so that it has noticed
  * nothing; the testlist sets DFC_SHM_LIVENESS_MS=10 so that rank 0 notices well before): it must either fail with DFC_ERR_PROC_FAILED or receive exactly rank 0's
  * original data; reading the overwritten buffer would return wrong data as a success.
- * Both sides then finish on LIVE (everything but V), every element of rank 1's buffer
- * checked. -watchdog=S (default 60).
+ * Both then receive from V (which fails: both know of the failure before they finalize)
+ * and sum their errors on LIVE (everything but V). -watchdog=S (default 60).
  */
 #include <signal.h>
 #include <time.h>
@@ -74,6 +74,12 @@ int main(int argc, char **argv)
                        first >= 0 ? buf[first] : 0, first >= 0 ? pattern(first) : 0);
         }
     }
+    /* Finalize fences among the ranks each believes alive: both must know of V first
+     * (rank 1 may not, if its broadcast read the data without noticing). */
+    int v = 0;
+    cls = failed_class(DFC_Recv(&v, 1, DFC_INT, victim, 9, all, DFC_STATUS_IGNORE),
+                       "a receive from the victim");
+    DFCT_CHECK(cls == DFC_ERR_PROC_FAILED, "a receive from the victim: class %d", cls);
     int total = 0;
     DFCT_OK(DFC_Allreduce(&dfct_errs, &total, 1, DFC_INT, DFC_SUM, live));
     if (rank == 0) {

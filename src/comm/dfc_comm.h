@@ -30,16 +30,23 @@ extern dfc_proc_t dfc_proc;
 
 /* One lock guards all library state when several threads may call in (thread level
  * MULTIPLE or the async progress thread). It is a no-op otherwise. Blocking waits drop it
- * while they sleep. */
+ * while they sleep. A thread that changed state (dfc_progress_changed) wakes the threads
+ * of its process asleep in a wait (dfc_lock_sleepers) as it drops the lock: both are read
+ * and written only under the lock (progress.c, dfc(7) "Waiting"). */
 extern int dfc_lock_enabled;
 extern pthread_mutex_t dfc_big_lock;
+extern int dfc_lock_sleepers, dfc_progress_changed;
+void dfc_progress_wake(void);
 #define DFC_LOCK()                                                                            \
     do {                                                                                      \
         if (dfc_lock_enabled) pthread_mutex_lock(&dfc_big_lock);                              \
     } while (0)
 #define DFC_UNLOCK()                                                                          \
     do {                                                                                      \
-        if (dfc_lock_enabled) pthread_mutex_unlock(&dfc_big_lock);                            \
+        if (dfc_lock_enabled) {                                                               \
+            if (dfc_lock_sleepers && dfc_progress_changed) dfc_progress_wake();               \
+            pthread_mutex_unlock(&dfc_big_lock);                                              \
+        }                                                                                     \
     } while (0)
 
 /* ---- Info ------------------------------------------------------------------------------- */

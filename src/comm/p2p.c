@@ -106,6 +106,7 @@ static int peer_gone(int world, int rc)
 static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
                        dfc_req_t *complete_on_accept)
 {
+    dfc_progress_changed = 1; /* a thread asleep in this process may be the one to push it */
     if (pending_per_world[world] == 0) {
         dfc_tl_t *tl = dfc_route[world];
         int rc = tl->ops->send(tl, world, pkt, payload);
@@ -129,16 +130,51 @@ static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
 /* A reply (CTS, FIN, SACK) about message `msg` (its EAGER or RTS packet). It carries the
  * message's context and tag so that the sender can check that the request it names still
  * waits for it (see find_waiting). */
-static int send_ctrl(int type, const dfc_pkt_t *msg, uint64_t rreq)
+static int send_ctrl_flags(int type, int flags, const dfc_pkt_t *msg, uint64_t rreq)
 {
     dfc_pkt_t pkt = {0};
     pkt.type = (uint8_t)type;
+    pkt.flags = (uint8_t)flags;
     pkt.ctx = msg->ctx;
     pkt.tag = msg->tag;
     pkt.sreq = msg->sreq;
     pkt.rreq = rreq;
     pkt.src_world = (uint32_t)dfc_proc.world_rank;
     return post_packet((int)msg->src_world, &pkt, NULL, NULL);
+}
+
+static int send_ctrl(int type, const dfc_pkt_t *msg, uint64_t rreq)
+{
+    return send_ctrl_flags(type, 0, msg, rreq);
+}
+
+/* ---- Collective rendezvous and a failed member ---------------------------------------------
+ * A rendezvous sender must keep its buffer until the receiver answered (FIN or CTS): a live
+ * receiver that has not yet noticed a failure may still read it. So a collective's RTS to a
+ * live peer is not failed when a third rank fails (dfc_p2p_fail_peer): it keeps waiting,
+ * its error recorded. The receiver in turn answers every RTS it will never read, on the
+ * collective context of a communicator with a failed member, with FIN|NODATA. */
+static dfc_comm_t *comm_of_ctx(uint32_t ctx)
+{
+    for (uint32_t i = 1; i < dfc_comm_table.cap; i++) {
+        dfc_comm_t *c = dfc_comm_table.slots[i];
+        if (c && c->ctx == ctx) return c;
+    }
+    return NULL;
+}
+
+/* Answers an unmatched RTS that no receive can match any more; returns 1 if it did. */
+static int refuse_dead_rts(const dfc_pkt_t *pkt)
+{
+    if (DFC_LIKELY(!dfc_fault_count()) || pkt->type != DFC_PKT_RTS || !(pkt->ctx & 1)) return 0;
+    dfc_comm_t *c = comm_of_ctx(pkt->ctx / 2);
+    if (!c || !dfc_fault_check(c, 1, -1)) return 0;
+    /* rreq names the failed member (world rank + 1), so that the sender names it too. */
+    uint64_t failed = 0;
+    for (int i = 0; i < c->size && !failed; i++)
+        if (dfc_fault_check(NULL, 0, c->world[i])) failed = (uint64_t)c->world[i] + 1;
+    send_ctrl_flags(DFC_PKT_FIN, DFC_PKT_FLAG_NODATA, pkt, failed);
+    return 1;
 }
 
 /* The request named by a reply or DATA packet, if it is still in list `l` and waits for
@@ -265,14 +301,23 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     dfc_tl_t *tl = dfc_route[pkt->src_world];
     if (rget_enabled && tl->ops->rget) {
         int rc = n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n) : DFC_SUCCESS;
-        if (DFC_ERR_CLASS(rc) != DFC_ERR_UNSUPPORTED_OPERATION) {
-            if (rc) {
-                fail_req(r, peer_gone((int)pkt->src_world, rc));
-                return;
-            }
+        if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
+            fail_req(r, peer_gone((int)pkt->src_world, rc));
+            return;
+        }
+        if (rc == DFC_SUCCESS) {
             send_ctrl(DFC_PKT_FIN, pkt, 0);
             dfc_req_complete(r);
             return;
+        }
+        /* Unsupported, or failed for this message only (EFAULT, ENOMEM, a short read): the
+         * live sender waits for CTS or FIN, so ask for the data as packets (CTS), which
+         * rewrite whatever the failed read left in the buffer. */
+        if (DFC_ERR_CLASS(rc) != DFC_ERR_UNSUPPORTED_OPERATION) {
+            char why[256];
+            dfc_err_message(rc, why, sizeof why);
+            DFC_LOG(DFC_LOG_INFO, "p2p", "pulling %llu bytes from world rank %u failed (%s); "
+                    "asking for them as packets", (unsigned long long)n, pkt->src_world, why);
         }
     }
     dfc_list_insert_tail(&rndv_recvs, &r->link);
@@ -370,7 +415,7 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
             recv_matched(r, pkt, payload);
             return;
         }
-        store_unexpected(pkt, payload);
+        if (!refuse_dead_rts(pkt)) store_unexpected(pkt, payload);
         return;
     }
     case DFC_PKT_CTS:
@@ -395,6 +440,16 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
     case DFC_PKT_SACK:
         if (!(r = find_waiting(&await_reply, pkt->sreq, pkt, 0))) return;
         dfc_list_remove(&r->link);
+        if ((pkt->flags & DFC_PKT_FLAG_NODATA) && !r->status.DFC_ERROR) {
+            /* The receiver knew of a failure before us: declare it (rreq names it). */
+            if (pkt->rreq && pkt->rreq <= (uint64_t)dfc_proc.world_size)
+                dfc_fault_peer((int)pkt->rreq - 1, dfc_err(DFC_ERR_PROC_FAILED, "p2p",
+                               "reported by world rank %u", pkt->src_world), "p2p");
+            int code = dfc_fault_check(r->comm, r->coll_ctx, -1);
+            r->status.DFC_ERROR = code ? code : dfc_err(DFC_ERR_PROC_FAILED, "collective",
+                "world rank %u dropped the transfer: a member of the communicator failed",
+                pkt->src_world);
+        }
         dfc_req_complete(r);
         return;
     default:
@@ -538,6 +593,13 @@ static int depends(const dfc_req_t *r, int world, int matched)
     return r->comm->world[r->peer] == world;
 }
 
+/* A collective's rendezvous send to a live peer whose RTS may be read (see comm_of_ctx). */
+static int keeps_buffer(const dfc_req_t *r, int world, dfc_list_t *list)
+{
+    return list == &await_reply && r->peer_world != world && r->coll_ctx &&
+           !(r->sync && r->bytes <= eager_limit_for(dfc_route[r->peer_world]));
+}
+
 void dfc_p2p_fail_peer(int world, int code)
 {
     dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply, &rndv_sends};
@@ -545,8 +607,20 @@ void dfc_p2p_fail_peer(int world, int code)
     for (int i = 0; i < 4; i++)
         DFC_LIST_FOREACH_SAFE(e, t, lists[i]) {
             dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
-            if (depends(r, world, i > 0)) fail_req(r, code);
+            if (!depends(r, world, i > 0)) continue;
+            if (keeps_buffer(r, world, lists[i])) {
+                if (!r->status.DFC_ERROR) r->status.DFC_ERROR = code; /* at FIN or CTS */
+                continue;
+            }
+            fail_req(r, code);
         }
+    DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs) { /* RTS nobody here will match now */
+        unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
+        if (!refuse_dead_rts(&u->pkt)) continue;
+        dfc_list_remove(e);
+        free(u->data);
+        free(u);
+    }
     DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts) {
         pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
         if (p->world != world) continue;

@@ -10,13 +10,18 @@
  *      active collectives, preempting those that wait on a peer.
  * Waiting (dfc_progress_until) spins on passes while they make progress, then backs off:
  * sched_yield, then a blocking wait inside a transport (futex doorbell for shm, poll for
- * tcp). That is what lets 8 ranks share 2 cores (DESIGN.md 2.2): a waiting rank leaves the
+ * tcp), or on a futex of this process when no transport can wait (a single process). That is what lets 8 ranks share 2 cores (DESIGN.md 2.2): a waiting rank leaves the
  * CPU to the rank it waits for instead of spinning against it.
  */
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "comm/dfc_comm.h"
@@ -143,11 +148,47 @@ int dfc_progress(void)
     int events = dfc_progress_net();
     if (events < 0) return events;
     if (coll_hook) events += coll_hook();
+    if (events) dfc_progress_changed = 1; /* what another thread waits for may have moved */
     return events;
 }
 
+/* ---- Sleeping and waking (dfc(7), "Waiting", is the comment of record) ------------------
+ * Between processes, a transport's wait sleeps on what a peer can signal (shm: this
+ * process's doorbell, rung for data and for freed ring space; tcp: poll). Between threads
+ * of this process: a thread about to sleep counts itself in dfc_lock_sleepers and the
+ * transport reads wake_seq, both while it still holds the lock; a thread that changed
+ * state another may wait for (dfc_progress_changed: a request completed, a packet posted, a
+ * pass that moved something) bumps wake_seq and wakes the sleepers as it drops the lock
+ * (DFC_UNLOCK). Everything is under the one lock except the sleep itself, so no wake-up
+ * falls between a sleeper's last look and its sleep. Nothing sleeps or yields with the
+ * lock held. */
+int dfc_lock_sleepers, dfc_progress_changed;
+static _Atomic uint32_t wake_seq;
+
+static long futex_private(_Atomic uint32_t *addr, int op, uint32_t val,
+                          const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)addr, op | FUTEX_PRIVATE_FLAG, val, ts, NULL, 0);
+}
+
+void dfc_progress_wake(void)
+{
+    dfc_progress_changed = 0;
+    atomic_fetch_add_explicit(&wake_seq, 1, memory_order_seq_cst);
+    for (int i = 0; i < dfc_ntls; i++)
+        if (dfc_tls[i]->ops->wake) dfc_tls[i]->ops->wake(dfc_tls[i]);
+    futex_private(&wake_seq, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+static void release_lock(void)
+{
+    if (dfc_lock_enabled) pthread_mutex_unlock(&dfc_big_lock);
+}
+
 /* Sleeps in the transport that can wake us; with several, the one with a wait op and a
- * short timeout, since a packet on another transport does not wake it. */
+ * short timeout, since a packet on another transport does not wake it. With none (a single
+ * process: self only), on wake_seq, which other threads of this process bump. Called and
+ * returns with the lock held. */
 static void sleep_in_transports(void)
 {
     dfc_tl_t *waiter = NULL;
@@ -157,14 +198,25 @@ static void sleep_in_transports(void)
             waiter = dfc_tls[i];
             nwait++;
         }
-    if (!waiter) {
-        sched_yield();
-        return;
-    }
     long us = nwait > 1 ? DFC_MIN2(sleep_us, 200) : sleep_us;
-    DFC_UNLOCK();
-    waiter->ops->wait(waiter, us);
+    /* A wait that a thread of ours cannot interrupt must not sleep long while others run. */
+    if (waiter && !waiter->ops->wake && dfc_lock_enabled) us = DFC_MIN2(us, 200);
+    /* We saw the latest state; those already asleep may not have: wake them first. */
+    if (dfc_lock_sleepers && dfc_progress_changed) dfc_progress_wake();
+    dfc_progress_changed = 0;
+    dfc_lock_sleepers++;
+    if (waiter) {
+        waiter->wake_seq = &wake_seq;
+        waiter->wait_release = release_lock;
+        waiter->ops->wait(waiter, us); /* drops the lock */
+    } else {
+        uint32_t seen = atomic_load_explicit(&wake_seq, memory_order_seq_cst);
+        struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+        release_lock();
+        futex_private(&wake_seq, FUTEX_WAIT, seen, &ts);
+    }
     DFC_LOCK();
+    dfc_lock_sleepers--;
 }
 
 /* Test-family calls make one pass each. A program that polls in a loop (while (!flag)
@@ -238,24 +290,30 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
  * the application computes. It holds the library lock for one pass at a time and sleeps in
  * the transports when idle, so that it does not steal the cores it shares with ranks. */
 static pthread_t progress_thread;
-static volatile int progress_thread_running, progress_thread_stop;
+static int progress_thread_running; /* the application's thread only */
+static int progress_thread_stop;    /* under the lock */
 
 static void *progress_thread_main(void *arg)
 {
     (void)arg;
     uint64_t idle_since = 0;
+    DFC_LOCK();
     while (!progress_thread_stop) {
-        DFC_LOCK();
         hang_check_signal(idle_since);
         int n = dfc_progress();
         uint64_t now = dfc_time_ns();
         if (n != 0) idle_since = 0;
         else if (!idle_since) idle_since = now;
         int sleepy = idle_since && now - idle_since > (uint64_t)spin_ns && !dfc_gpu_busy();
-        if (sleepy) sleep_in_transports();
+        if (sleepy) {
+            sleep_in_transports();
+            continue;
+        }
         DFC_UNLOCK();
-        if (!sleepy) sched_yield(); /* let the application thread take the lock */
+        sched_yield(); /* let the application thread take the lock */
+        DFC_LOCK();
     }
+    DFC_UNLOCK();
     return NULL;
 }
 
@@ -277,6 +335,7 @@ void dfc_progress_thread_stop(void)
 {
     if (!progress_thread_running) return;
     progress_thread_stop = 1;
+    dfc_progress_changed = 1; /* so that DFC_UNLOCK wakes the thread if it sleeps */
     DFC_UNLOCK(); /* the caller holds the lock: let the thread finish its pass */
     pthread_join(progress_thread, NULL);
     DFC_LOCK();

@@ -41,6 +41,7 @@ void dfc_req_complete(dfc_req_t *req)
         if (rc && !req->status.DFC_ERROR) req->status.DFC_ERROR = rc;
     }
     req->complete = 1;
+    dfc_progress_changed = 1; /* another thread may wait for it (progress.c) */
     if (req->cb) {
         /* Cleared before the call, so a callback that re-arms a persistent request is not
          * run twice for one completion. */

@@ -13,6 +13,7 @@
 #ifndef DFC_TL_H
 #define DFC_TL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,7 +29,8 @@ enum {
     DFC_PKT_TYPE_MAX = 8
 };
 
-#define DFC_PKT_FLAG_SYNC 0x1 /* sender waits for a match acknowledgement (Ssend) */
+#define DFC_PKT_FLAG_SYNC 0x1   /* sender waits for a match acknowledgement (Ssend) */
+#define DFC_PKT_FLAG_NODATA 0x2 /* FIN: the receiver will never read the announced data */
 
 typedef struct dfc_pkt {
     uint8_t type;
@@ -124,9 +126,17 @@ typedef struct dfc_tl_ops {
     int (*progress)(struct dfc_tl *tl, dfc_tl_deliver_fn deliver);
 
     /* Optional: blocks the caller up to timeout_us microseconds or until something may have
-     * arrived for this process on this transport. Spurious returns are allowed. Called
-     * only after progress found nothing. */
+     * arrived for this process on this transport, room freed for output it refused, or
+     * *tl->wake_seq changed. Spurious returns are allowed. Called only after progress found
+     * nothing, with the caller's lock held: it reads its own state and *tl->wake_seq, then
+     * calls tl->wait_release (when set), which drops that lock, and only then sleeps; it
+     * returns without the lock. Several threads may be inside wait at once. */
     void (*wait)(struct dfc_tl *tl, long timeout_us);
+
+    /* Optional: makes this process's threads inside wait return; the caller has already
+     * changed *tl->wake_seq. Called with the caller's lock held. A transport whose wait has
+     * no wake sleeps only briefly when other threads of its process may wake it. */
+    void (*wake)(struct dfc_tl *tl);
 
     /* Optional: non-zero while packets accepted by send are still queued inside the
      * transport (not yet handed to the OS or to shared memory). Finalize progresses until
@@ -157,6 +167,11 @@ typedef struct dfc_tl {
     size_t max_payload; /* set by init */
     int failed_peer;    /* world rank named by the last negative progress return */
     void *priv;         /* the transport's own state */
+    /* Set by the comm layer for wait (NULL in single-threaded tests): the word its threads
+     * bump when they change state another may wait for, and the function that drops the
+     * lock wait is called under. */
+    const _Atomic uint32_t *wake_seq;
+    void (*wait_release)(void);
 } dfc_tl_t;
 
 extern const dfc_tl_ops_t dfc_tl_self_ops;

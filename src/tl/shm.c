@@ -18,13 +18,16 @@
  * in place: two copies in total, the minimum for eager messages. Large messages skip the
  * ring: the receiver pulls them with process_vm_readv (rget, cross-memory attach): one copy.
  *
- * Blocking waits (DESIGN.md 2.2: 8 ranks on 2 cores must not spin): each local rank has a
- * doorbell, a futex word plus a count of its threads sleeping in wait(). A waiter announces
- * itself, re-checks its incoming rings, and sleeps on the futex word; a sender that sees a
- * waiter bumps the word and wakes it. The Dekker-style pairing (sender: publish, full fence,
- * read waiters; waiter: count itself, full fence, read rings) guarantees one of the two sees
+ * Blocking waits (DESIGN.md 2.2: 8 ranks on 2 cores must not spin; dfc(7) "Waiting"):
+ * each local rank has a doorbell, a futex word plus a count of its threads sleeping in
+ * wait(). A waiter announces itself, re-checks its incoming rings (and the outgoing rings it
+ * found full), and sleeps on the futex word; a sender that sees a waiter bumps the word and
+ * wakes it, and so does a consumer that freed space in a ring whose producer asked for it
+ * (shm_ring.h, space_wanted). The Dekker-style pairing (sender: publish, full fence, read
+ * waiters; waiter: count itself, full fence, read rings) guarantees one of the two sees
  * the other, so no wakeup is lost, and a sender pays a fence but no system call and no
- * shared-line write while the receiver is awake.
+ * shared-line write while the receiver is awake. Threads of the same process ring it
+ * through shm_wake.
  *
  * Failure: a local peer that exits without a goodbye is found by a liveness check (its
  * /proc/<pid>/stat start time, read at init, must still match), run every
@@ -32,7 +35,8 @@
  * to it fail with DFC_ERR_PROC_FAILED.
  *
  * Threads: the comm layer serializes send/progress/rget/fini (one lock); wait may run in
- * several threads at once, outside that lock, and only reads shared positions.
+ * several threads at once: it copies what it watches under that lock, then drops it and
+ * reads only shared positions and doorbells.
  */
 #include "config.h"
 
@@ -87,8 +91,12 @@ typedef struct shm_peer {
     pid_t pid;
     uint64_t starttime;
     int watch;                /* liveness check possible (its /proc entry matched at init) */
-    int dead;                 /* liveness check failed; reported once its ring is drained */
+    int dead;                 /* to be reported: its process is gone (once its ring is
+                               * drained) or its ring is corrupt (`corrupt` says why) */
     int failed;               /* reported: sends fail from now on */
+    char corrupt[128];        /* malformed ring or packet: the message; "" if not */
+    int blocked;              /* the last send found `out` full... */
+    uint64_t room_seen;       /* ...with head here (dfc_shm_ring_want_space) */
 } shm_peer_t;
 
 typedef struct shm {
@@ -105,7 +113,7 @@ typedef struct shm {
     int rr;           /* first peer polled by the next progress */
     int burst;        /* packets per peer per progress call */
     int cma;          /* rget allowed (DFC_SHM_CMA, cleared after EPERM/ENOSYS) */
-    int ndead;        /* dead peers not yet reported */
+    int ndead;        /* peers with dead set and failed not yet: progress reports one per call */
     unsigned calls;   /* progress calls, to pace the liveness check */
     uint64_t live_every_ns, live_next_ns;
     int slots_on;     /* DFC_SHM_SLOTS */
@@ -597,6 +605,13 @@ static inline shm_peer_t *peer_of(shm_t *s, int world)
     return &s->peers[s->w2p[world]];
 }
 
+/* Rings a doorbell: bumps its word and wakes whoever sleeps on it. */
+static void bell_ring(shm_bell_t *b)
+{
+    atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
+    futex(&b->seq, FUTEX_WAKE, INT_MAX, NULL);
+}
+
 static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *payload)
 {
     shm_t *s = tl->priv;
@@ -608,17 +623,19 @@ static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
                        pkt->payload_len, tl->max_payload);
 
     char *rec = dfc_shm_ring_reserve(p->out, sizeof(dfc_pkt_t) + pkt->payload_len);
-    if (!rec) return DFC_TL_AGAIN;
+    if (!rec) { /* shm_wait sleeps until the consumer frees space (shm_ring.h) */
+        p->blocked = 1;
+        p->room_seen = dfc_shm_ring_want_space(p->out);
+        return DFC_TL_AGAIN;
+    }
+    p->blocked = 0;
     memcpy(rec, pkt, sizeof(dfc_pkt_t));
     if (pkt->payload_len) memcpy(rec + sizeof(dfc_pkt_t), payload, pkt->payload_len);
     dfc_shm_ring_commit(p->out);
 
     /* Pairs with the fence in shm_wait (see the top comment). */
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&p->bell->waiters, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&p->bell->seq, 1, memory_order_release);
-        futex(&p->bell->seq, FUTEX_WAKE, INT_MAX, NULL);
-    }
+    if (atomic_load_explicit(&p->bell->waiters, memory_order_relaxed)) bell_ring(p->bell);
     return DFC_SUCCESS;
 }
 
@@ -630,7 +647,7 @@ static int check_liveness(shm_t *s)
         shm_peer_t *p = &s->peers[i];
         char state;
         uint64_t st;
-        if (!p->watch || p->dead) continue;
+        if (!p->watch || p->dead || p->failed) continue; /* a failed peer stays reported */
         if (proc_stat(p->pid, &state, &st) != 0 || st != p->starttime || state == 'Z' ||
             state == 'X') {
             p->dead = 1;
@@ -651,6 +668,73 @@ static int liveness_due(shm_t *s)
     return 1;
 }
 
+/* Only memory corruption (or a peer gone wild) makes a ring or packet malformed: the peer
+ * cannot be trusted any more. It is reported like a dead one, one failure per progress call,
+ * so that two in one pass each name their own rank (dfc_tl.h). */
+static void mark_corrupt(shm_t *s, shm_peer_t *p, const char *what)
+{
+    snprintf(p->corrupt, sizeof p->corrupt, "%s from local peer world rank %d", what, p->world);
+    if (!p->dead) {
+        p->dead = 1;
+        s->ndead++;
+    }
+}
+
+/* Rings the peer's doorbell if it asked to be told when its ring to us has room. */
+static void space_freed(shm_peer_t *p)
+{
+    if (dfc_shm_ring_take_space_wanted(p->in) &&
+        atomic_load_explicit(&p->bell->waiters, memory_order_seq_cst))
+        bell_ring(p->bell);
+}
+
+/* Delivers up to `burst` packets from one peer; returns how many. */
+static int drain_peer(shm_t *s, shm_peer_t *p, dfc_tl_deliver_fn deliver)
+{
+    int n = 0;
+    for (int b = 0; b < s->burst; b++) {
+        size_t len;
+        const char *rec = dfc_shm_ring_peek(p->in, &len);
+        if (!rec) {
+            if (DFC_UNLIKELY(len == DFC_SHM_RING_CORRUPT))
+                mark_corrupt(s, p, "malformed record header in the ring");
+            break;
+        }
+        const dfc_pkt_t *pkt = (const dfc_pkt_t *)rec;
+        if (DFC_UNLIKELY(len < sizeof(dfc_pkt_t) || pkt->payload_len != len - sizeof(dfc_pkt_t) ||
+                         pkt->type == 0 || pkt->type >= DFC_PKT_TYPE_MAX)) {
+            char what[64];
+            snprintf(what, sizeof what, "malformed packet (type %u, %zu bytes)",
+                     len >= sizeof(dfc_pkt_t) ? pkt->type : 0u, len);
+            mark_corrupt(s, p, what);
+            break;
+        }
+        deliver(pkt, rec + sizeof(dfc_pkt_t));
+        dfc_shm_ring_release(p->in);
+        /* Freed space: the peer may sleep until it can send again (shm_ring.h). Told after
+         * the first record already, so that its wake-up overlaps the rest of the burst. */
+        if (++n == 1) space_freed(p);
+    }
+    if (n > 1) space_freed(p);
+    return n;
+}
+
+/* Reports one peer to be reported: a corrupt ring at once, a dead process once everything
+ * it sent before dying was delivered. Returns the error code or DFC_SUCCESS. */
+static int report_one(dfc_tl_t *tl, shm_t *s)
+{
+    for (int i = 0; i < s->npeers; i++) {
+        shm_peer_t *p = &s->peers[i];
+        if (!p->dead || p->failed || (!p->corrupt[0] && dfc_shm_ring_pending(p->in))) continue;
+        p->failed = 1;
+        s->ndead--;
+        tl->failed_peer = p->world;
+        if (p->corrupt[0]) return dfc_err(DFC_ERR_PROC_FAILED, "shm_progress", "%s", p->corrupt);
+        return peer_failed_err("shm_progress", p);
+    }
+    return DFC_SUCCESS;
+}
+
 static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
 {
     shm_t *s = tl->priv;
@@ -658,97 +742,97 @@ static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     if (!s || s->npeers == 0) return 0;
     for (int k = 0; k < s->npeers; k++) {
         shm_peer_t *p = &s->peers[(s->rr + k) % s->npeers];
-        if (p->failed) continue;
-        for (int b = 0; b < s->burst; b++) {
-            size_t len;
-            const char *rec = dfc_shm_ring_peek(p->in, &len);
-            if (!rec) {
-                if (DFC_UNLIKELY(len == DFC_SHM_RING_CORRUPT)) {
-                    p->failed = 1; /* as below: only memory corruption gets here */
-                    rc = dfc_err(DFC_ERR_PROC_FAILED, __func__,
-                                 "malformed record header in the ring from local peer world rank %d",
-                                 p->world);
-                }
-                break;
-            }
-            const dfc_pkt_t *pkt = (const dfc_pkt_t *)rec;
-            if (DFC_UNLIKELY(len < sizeof(dfc_pkt_t) || pkt->payload_len != len - sizeof(dfc_pkt_t) ||
-                             pkt->type == 0 || pkt->type >= DFC_PKT_TYPE_MAX)) {
-                /* Only memory corruption gets here; the peer cannot be trusted any more. */
-                p->failed = 1;
-                tl->failed_peer = p->world;
-                rc = dfc_err(DFC_ERR_PROC_FAILED, __func__,
-                             "malformed packet (type %u, %zu bytes) from local peer world rank %d",
-                             pkt->type, len, p->world);
-                break;
-            }
-            deliver(pkt, rec + sizeof(dfc_pkt_t));
-            dfc_shm_ring_release(p->in);
-            n++;
-        }
+        if (p->failed || p->corrupt[0]) continue;
+        n += drain_peer(s, p, deliver);
     }
     s->rr = s->rr + 1 < s->npeers ? s->rr + 1 : 0;
 
-    /* Reading the clock costs ~20 ns: do it on idle calls, and every 64th busy one. */
     /* Liveness is checked by time, but reading the clock on every empty poll was a third
      * of a waiting rank's cycles: look at the clock on one call in 64 only. */
     if ((++s->calls & 63) == 0 && liveness_due(s)) check_liveness(s);
-    if (DFC_UNLIKELY(s->ndead) && rc == DFC_SUCCESS) {
-        /* Report a dead peer once everything it sent before dying was delivered. */
-        for (int i = 0; i < s->npeers; i++) {
-            shm_peer_t *p = &s->peers[i];
-            if (p->dead && !p->failed && !dfc_shm_ring_pending(p->in)) {
-                p->failed = 1;
-                s->ndead--;
-                tl->failed_peer = p->world;
-                rc = peer_failed_err(__func__, p);
-                break;
-            }
-        }
-    }
+    if (DFC_UNLIKELY(s->ndead)) rc = report_one(tl, s);
     return rc != DFC_SUCCESS ? -rc : n; /* dfc_tl.h: a failure is returned negated */
 }
 
-static int any_incoming(shm_t *s)
+static void wait_release(dfc_tl_t *tl)
 {
-    for (int i = 0; i < s->npeers; i++)
-        if (!s->peers[i].failed && dfc_shm_ring_pending(s->peers[i].in)) return 1;
+    if (tl->wait_release) tl->wait_release();
+}
+
+/* What a sleeping thread watches, copied under the caller's lock (the transport's state
+ * changes under it; only ring positions and doorbells are read after it is dropped). */
+typedef struct shm_watch {
+    dfc_shm_ring_t *ring;
+    uint64_t room_seen; /* an outgoing ring: wake when head moves from here */
+} shm_watch_t;
+
+/* Whether anything watched moved: data in, or room out. */
+static int watch_ready(const shm_watch_t *w, int nin, int nout)
+{
+    for (int i = 0; i < nin; i++)
+        if (dfc_shm_ring_pending(w[i].ring)) return 1;
+    for (int i = nin; i < nin + nout; i++)
+        if (dfc_shm_ring_room_freed(w[i].ring, w[i].room_seen)) return 1;
     return 0;
 }
 
+/* Sleeps on this process's doorbell (dfc(7), "Waiting"): peers ring it after publishing a
+ * packet or freeing space this process waits for, threads of this process (shm_wake) after
+ * changing *tl->wake_seq. Each announces itself before a full fence and then re-checks. */
 static void shm_wait(dfc_tl_t *tl, long timeout_us)
 {
     shm_t *s = tl->priv;
     struct timespec ts, *tsp = NULL;
-    if (timeout_us == 0) return;
-    if (timeout_us > 0) {
-        ts.tv_sec = timeout_us / 1000000;
-        ts.tv_nsec = (timeout_us % 1000000) * 1000;
-        tsp = &ts;
-    }
-    if (!s || s->npeers == 0) { /* nothing can arrive: just let the time pass */
-        if (tsp) nanosleep(tsp, NULL);
+    if (timeout_us == 0 || !s || s->npeers == 0) {
+        wait_release(tl);
+        if (timeout_us > 0) { /* nothing can arrive: just let the time pass */
+            ts.tv_sec = timeout_us / 1000000;
+            ts.tv_nsec = (timeout_us % 1000000) * 1000;
+            nanosleep(&ts, NULL);
+        }
         return;
     }
     /* A peer may have died while we were about to sleep on it: cap the sleep so the
-     * liveness check keeps running, and return at once when it finds something. */
-    if (!tsp || timeout_us > (long)(s->live_every_ns / 1000)) {
-        ts.tv_sec = (time_t)(s->live_every_ns / 1000000000u);
-        ts.tv_nsec = (long)(s->live_every_ns % 1000000000u);
-        tsp = &ts;
+     * liveness check keeps running. */
+    if (timeout_us < 0 || timeout_us > (long)(s->live_every_ns / 1000))
+        timeout_us = (long)(s->live_every_ns / 1000);
+    ts.tv_sec = timeout_us / 1000000;
+    ts.tv_nsec = (timeout_us % 1000000) * 1000;
+    tsp = &ts;
+    /* Snapshots under the lock. A slot collective in flight waits for stamps and counters
+     * that ring no doorbell (writers pay no fence for them): yield instead of sleeping. A
+     * peer to report: return, progress reports it. */
+    int busy = s->slots.inflight || s->ndead;
+    const _Atomic uint32_t *wseq = tl->wake_seq;
+    uint32_t wseen = wseq ? atomic_load_explicit(wseq, memory_order_seq_cst) : 0;
+    shm_watch_t w[s->npeers * 2];
+    int nin = 0, nout = 0;
+    for (int i = 0; !busy && i < s->npeers; i++)
+        if (!s->peers[i].failed && !s->peers[i].corrupt[0]) w[nin++].ring = s->peers[i].in;
+    for (int i = 0; !busy && i < s->npeers; i++) {
+        const shm_peer_t *p = &s->peers[i];
+        if (p->blocked && !p->failed)
+            w[nin + nout++] = (shm_watch_t){p->out, p->room_seen};
     }
-    /* A slot collective in flight waits for stamps and counters that ring no doorbell
-     * (writers pay no fence for them): yield instead of sleeping. */
-    if (s->slots.inflight) {
+    shm_bell_t *b = s->bell;
+    wait_release(tl);
+    if (busy) {
         sched_yield();
         return;
     }
-    shm_bell_t *b = s->bell;
     atomic_fetch_add_explicit(&b->waiters, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
-    uint32_t seq = atomic_load_explicit(&b->seq, memory_order_acquire);
-    if (!any_incoming(s) && s->ndead == 0) futex(&b->seq, FUTEX_WAIT, seq, tsp);
+    uint32_t seq = atomic_load_explicit(&b->seq, memory_order_seq_cst);
+    int woken = wseq && atomic_load_explicit(wseq, memory_order_seq_cst) != wseen;
+    if (!woken && !watch_ready(w, nin, nout)) futex(&b->seq, FUTEX_WAIT, seq, tsp);
     atomic_fetch_sub_explicit(&b->waiters, 1, memory_order_relaxed);
+}
+
+/* A thread of this process changed *tl->wake_seq: wake this process's sleepers. */
+static void shm_wake(dfc_tl_t *tl)
+{
+    shm_t *s = tl->priv;
+    if (s && s->bell) bell_ring(s->bell);
 }
 
 static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len)
@@ -812,5 +896,6 @@ const dfc_tl_ops_t dfc_tl_shm_ops = {
     .slot_xchg = shm_slot_xchg,
     .progress = shm_progress,
     .wait = shm_wait,
+    .wake = shm_wake,
     .fini = shm_fini,
 };

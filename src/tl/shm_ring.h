@@ -6,7 +6,8 @@
  *
  * Layout: two cache lines of control (one written only by the producer, one written only
  * by the consumer, so neither side's stores invalidate the line the other side spins on),
- * then `size` bytes of data, size a power of two. Positions are byte counters that only
+ * a third for the space_wanted flag (written only when the ring is full), then `size`
+ * bytes of data, size a power of two. Positions are byte counters that only
  * grow (64 bits never wrap in practice); the index in the data area is pos & mask.
  *
  * A record is an 8-byte header {reclen, ulen} followed by ulen user bytes, padded to
@@ -53,6 +54,8 @@ typedef struct dfc_shm_ring {
     uint64_t tail_cache;                /* consumer's last view of tail */
     uint64_t cmask;
     uint64_t cnext;                     /* head after the record peek returned */
+    /* Written by both sides, rarely: its own line. */
+    _Alignas(64) _Atomic uint32_t space_wanted; /* producer found it full (see below) */
     /* Data area. */
     _Alignas(64) unsigned char data[];
 } dfc_shm_ring_t;
@@ -83,6 +86,7 @@ static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)
     r->head_cache = r->pending = 0;
     r->tail_cache = r->cnext = 0;
     r->pmask = r->cmask = size - 1;
+    atomic_store_explicit(&r->space_wanted, 0, memory_order_relaxed);
 }
 
 /* Producer: returns room for ulen bytes (8-byte aligned), or NULL when the ring is full.
@@ -163,6 +167,36 @@ static inline void *dfc_shm_ring_peek(dfc_shm_ring_t *r, size_t *ulen)
 static inline void dfc_shm_ring_release(dfc_shm_ring_t *r)
 {
     atomic_store_explicit(&r->head, r->cnext, memory_order_release);
+}
+
+/* Freed space (the transport's "room" doorbell). A producer that found the ring full and
+ * will sleep until space is freed raises space_wanted and then, before it sleeps, checks
+ * whether head moved since its failed reserve (dfc_shm_ring_room_freed); the consumer, after
+ * it released records, checks space_wanted (dfc_shm_ring_take_space_wanted) and, if raised,
+ * rings the producer's doorbell. A full fence on both sides between the store and the load
+ * (Dekker) means at least one of the two sees the other: the producer its freed space, or
+ * the consumer its flag. */
+
+/* Producer, after reserve returned NULL: returns the head it saw (for room_freed). */
+static inline uint64_t dfc_shm_ring_want_space(dfc_shm_ring_t *r)
+{
+    atomic_store_explicit(&r->space_wanted, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    return r->head_cache;
+}
+
+/* Anyone: whether the consumer released space since the producer saw head == seen. */
+static inline int dfc_shm_ring_room_freed(dfc_shm_ring_t *r, uint64_t seen)
+{
+    return atomic_load_explicit(&r->head, memory_order_acquire) != seen;
+}
+
+/* Consumer, after releasing: 1 if the producer asked to be woken (the request is consumed). */
+static inline int dfc_shm_ring_take_space_wanted(dfc_shm_ring_t *r)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&r->space_wanted, memory_order_relaxed)) return 0;
+    return atomic_exchange_explicit(&r->space_wanted, 0, memory_order_relaxed) != 0;
 }
 
 /* Anyone: whether the ring looks non-empty. Reads only the shared positions (no cache

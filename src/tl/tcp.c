@@ -382,21 +382,19 @@ static int tcp_pending(dfc_tl_t *tl)
     return s && s->nqueued > 0;
 }
 
+/* Called with the comm layer's lock held (dfc_tl.h): the poll set is built under it, the
+ * lock is dropped (tl->wait_release) before the sleep. */
 static void tcp_wait(dfc_tl_t *tl, long timeout_us)
 {
     tcp_t *s = tl->priv;
     struct timespec ts, *tsp = NULL;
-    if (timeout_us == 0) return;
     if (timeout_us > 0) {
         ts.tv_sec = timeout_us / 1000000;
         ts.tv_nsec = (timeout_us % 1000000) * 1000;
         tsp = &ts;
     }
-    if (!s || s->nconns == 0) {
-        if (tsp) nanosleep(tsp, NULL);
-        return;
-    }
-    if (s->fault_ms && (!tsp || timeout_us > (long)(s->live_every_ns / 1000))) {
+    if (s && s->nconns > 0 && s->fault_ms &&
+        (!tsp || timeout_us > (long)(s->live_every_ns / 1000))) {
         /* Wake for the heartbeat check: a dead host does not wake us. */
         ts.tv_sec = (time_t)(s->live_every_ns / 1000000000u);
         ts.tv_nsec = (long)(s->live_every_ns % 1000000000u);
@@ -406,10 +404,20 @@ static void tcp_wait(dfc_tl_t *tl, long timeout_us)
      * added for POLLOUT so a full socket that drains wakes us too. */
     struct pollfd pf[17];
     int k = 0;
-    pf[k++] = (struct pollfd){.fd = s->epfd, .events = POLLIN};
-    for (int i = 0; s->nqueued && i < s->nconns && k < 17; i++) {
-        const tcp_conn_t *c = &s->conns[i];
-        if (c->ot != c->oh && c->fd >= 0) pf[k++] = (struct pollfd){.fd = c->fd, .events = POLLOUT};
+    if (s && s->nconns > 0) {
+        pf[k++] = (struct pollfd){.fd = s->epfd, .events = POLLIN};
+        for (int i = 0; s->nqueued && i < s->nconns && k < 17; i++) {
+            const tcp_conn_t *c = &s->conns[i];
+            if (c->ot != c->oh && c->fd >= 0) pf[k++] = (struct pollfd){.fd = c->fd, .events = POLLOUT};
+        }
+    }
+    const _Atomic uint32_t *wseq = tl->wake_seq;
+    uint32_t wseen = wseq ? atomic_load(wseq) : 0;
+    if (tl->wait_release) tl->wait_release();
+    if (timeout_us == 0 || (wseq && atomic_load(wseq) != wseen)) return;
+    if (k == 0) {
+        if (tsp) nanosleep(tsp, NULL);
+        return;
     }
     ppoll(pf, (nfds_t)k, tsp, NULL);
 }

@@ -67,6 +67,7 @@ int dfc_lock_enabled;
 pthread_mutex_t dfc_big_lock = PTHREAD_MUTEX_INITIALIZER;
 dfc_tl_t **dfc_route;
 dfc_tl_t *dfc_tls[3];
+dfc_htable_t dfc_comm_table; /* empty: p2p.c looks communicators up only after a failure */
 int dfc_ntls;
 DFC_Status dfc_status_ignore_marker[1];
 int dfc_gpu_busy(void) { return 0; } /* the GPU daemon (src/gpu/daemon.c) holds nothing here */

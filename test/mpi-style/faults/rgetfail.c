@@ -1,0 +1,114 @@
+/*
+ * rgetfail - the cross-memory read of a rendezvous fails on a live sender (issue 24,
+ * defect 4: the receive failed but neither FIN nor CTS went back, so the sender waited for
+ * ever). The receiver must fall back to asking for the data as packets (CTS): both sides
+ * complete with the right data.
+ *
+ * This program defines process_vm_readv itself, so the library's calls come here (the
+ * executable's definition interposes on libc's, shared or static library alike). For the
+ * first -fails=K (3) calls it fails as -mode says, then it does the real system call:
+ *   efault   -1 with EFAULT (a bad remote range)
+ *   enomem   -1 with ENOMEM
+ *   partial  reads half of what was asked for, then the next call returns 0 (no progress)
+ * Rank 1 sends rank 0 -n (4) messages of 1 MiB + 12 bytes (rendezvous: above the eager
+ * limit), alternating blocking and nonblocking sends; rank 0 poisons its buffer before each
+ * receive and checks every byte. The test fails if the injection was never reached (rank
+ * 0 counts its calls), so it cannot pass without exercising the fallback. Needs 2 ranks on
+ * one node (shm: the testlist runs it under mpirun only). -watchdog=S (default 60).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "../dfctest.h"
+
+#define LEN ((1 << 20) + 12)
+
+static int mode; /* 0 efault, 1 enomem, 2 partial */
+static int fails_left = 3, calls, injected, partial_pending;
+
+ssize_t process_vm_readv(pid_t pid, const struct iovec *local, unsigned long liovcnt,
+                         const struct iovec *remote, unsigned long riovcnt, unsigned long flags)
+{
+    calls++;
+    if (partial_pending) {
+        partial_pending = 0;
+        injected++;
+        return 0;
+    }
+    if (fails_left > 0) {
+        fails_left--;
+        if (mode == 0 || mode == 1) {
+            injected++;
+            errno = mode == 0 ? EFAULT : ENOMEM;
+            return -1;
+        }
+        if (liovcnt == 1 && riovcnt == 1 && local[0].iov_len > 1) {
+            struct iovec l = {local[0].iov_base, local[0].iov_len / 2};
+            struct iovec r = {remote[0].iov_base, local[0].iov_len / 2};
+            partial_pending = 1;
+            return syscall(SYS_process_vm_readv, pid, &l, 1UL, &r, 1UL, flags);
+        }
+    }
+    return syscall(SYS_process_vm_readv, pid, local, liovcnt, remote, riovcnt, flags);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "watchdog: hang in rgetfail\n";
+    if (write(2, msg, sizeof msg - 1) < 0) _exit(3);
+    _exit(3);
+}
+
+static unsigned char value(int m, long k) { return (unsigned char)(m * 31 + k * 7 + (k >> 11)); }
+
+int main(int argc, char **argv)
+{
+    int nmsg = 4, watchdog = 60, rank, size;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-mode=efault")) mode = 0;
+        if (!strcmp(argv[i], "-mode=enomem")) mode = 1;
+        if (!strcmp(argv[i], "-mode=partial")) mode = 2;
+        if (!strncmp(argv[i], "-fails=", 7)) fails_left = atoi(argv[i] + 7);
+        if (!strncmp(argv[i], "-n=", 3)) nmsg = atoi(argv[i] + 3);
+        if (!strncmp(argv[i], "-watchdog=", 10)) watchdog = atoi(argv[i] + 10);
+    }
+    signal(SIGALRM, on_alarm);
+    alarm((unsigned)watchdog);
+    dfct_init(&argc, &argv);
+    DFC_Comm_rank(DFC_COMM_WORLD, &rank);
+    DFC_Comm_size(DFC_COMM_WORLD, &size);
+    DFCT_CHECK(size == 2, "rgetfail needs 2 ranks, not %d", size);
+    unsigned char *buf = malloc(LEN);
+    for (int m = 0; size == 2 && m < nmsg; m++) {
+        if (rank == 1) {
+            for (long k = 0; k < LEN; k++) buf[k] = value(m, k);
+            if (m % 2) {
+                DFC_Request r;
+                DFCT_OK(DFC_Isend(buf, LEN, DFC_BYTE, 0, m, DFC_COMM_WORLD, &r));
+                DFCT_OK(DFC_Wait(&r, DFC_STATUS_IGNORE));
+            } else {
+                DFCT_OK(DFC_Send(buf, LEN, DFC_BYTE, 0, m, DFC_COMM_WORLD));
+            }
+            continue;
+        }
+        memset(buf, 0xa5, LEN);
+        DFC_Status st;
+        DFCT_OK(DFC_Recv(buf, LEN, DFC_BYTE, 1, m, DFC_COMM_WORLD, &st));
+        int count = -1;
+        DFC_Get_count(&st, DFC_BYTE, &count);
+        DFCT_CHECK(count == LEN, "message %d: count %d, expected %d", m, count, LEN);
+        long bad = 0;
+        for (long k = 0; k < LEN; k++) bad += buf[k] != value(m, k);
+        DFCT_CHECK(!bad, "message %d: %ld of %d bytes wrong", m, bad, LEN);
+    }
+    if (rank == 0)
+        DFCT_CHECK(injected > 0, "no failure was injected (%d process_vm_readv calls): the "
+                   "receiver never pulled the data", calls);
+    free(buf);
+    alarm(0);
+    return dfct_finalize();
+}

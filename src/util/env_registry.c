@@ -110,7 +110,7 @@ static const char *const script_vars[] = {
     "DFC_GPU_STEPS", "DFC_JOBS", "DFC_JUNIT", "DFC_LAUNCHERS", "DFC_PLOT_REEXEC",
     "DFC_RUNTESTS_ARGS", "DFC_RUNTESTS_TOKEN", "DFC_SANITIZER_RUNTESTS_ARGS", "DFC_SIM_NODES",
     "DFC_SLURM_DIR", "DFC_SLURM_KEEP_MUNGE", "DFC_SLURM_LOCKED", "DFC_SLURM_WAIT",
-    "DFC_TEST_NODES",
+    "DFC_TEST_NODES", "DFC_TSAN_RUNTESTS_ARGS",
 };
 
 const dfc_env_spec_t *dfc_env_specs(int *count)

@@ -46,8 +46,8 @@ static int check_counts(const char *func, const char *cname, const int *counts, 
     if (!displs) return dfc_err(DFC_ERR_ARG, func, "invalid argument %s: NULL pointer", dname);
     for (int i = 0; i < n; i++)
         if (counts[i] < 0)
-            return dfc_err(DFC_ERR_COUNT, func, "invalid argument %s: element %d is negative (%d)", cname, i,
-                           counts[i]);
+            return dfc_err(DFC_ERR_COUNT, func, "invalid argument %s: element %d is negative (%d)",
+                           cname, i, counts[i]);
     return DFC_SUCCESS;
 }
 
@@ -55,7 +55,8 @@ static int check_counts(const char *func, const char *cname, const int *counts, 
 static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const int *peers, int n,
                       dfc_coll_xfer_t *x, const dfc_dtype_t **dt0)
 {
-    int rc, v = k->kind == DFC_COLL_NEIGHBOR_ALLTOALLV || (!is_send && k->kind == DFC_COLL_NEIGHBOR_ALLGATHERV);
+    int rc, v = k->kind == DFC_COLL_NEIGHBOR_ALLTOALLV ||
+                (!is_send && k->kind == DFC_COLL_NEIGHBOR_ALLGATHERV);
     int w = k->kind == DFC_COLL_NEIGHBOR_ALLTOALLW;
     int a2a = k->kind == DFC_COLL_NEIGHBOR_ALLTOALL || k->kind == DFC_COLL_NEIGHBOR_ALLTOALLV || w;
     const void *buf = is_send ? k->sendbuf : k->recvbuf;
@@ -67,8 +68,10 @@ static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const 
     dfc_dtype_t *d = NULL;
     uint64_t total = 0;
     if (buf == DFC_IN_PLACE)
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: DFC_IN_PLACE is not allowed in a "
-                       "neighborhood collective", bname);
+        return dfc_err(DFC_ERR_BUFFER, func,
+                       "invalid argument %s: DFC_IN_PLACE is not allowed in a "
+                       "neighborhood collective",
+                       bname);
     if (w) {
         if ((rc = check_counts(func, is_send ? "sendcounts" : "recvcounts", counts,
                                is_send ? "sdispls" : "rdispls", wdispls, n)) ||
@@ -76,21 +79,25 @@ static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const 
             return rc;
     } else if (v) {
         if ((rc = check_counts(func, is_send ? "sendcounts" : "recvcounts", counts,
-                               is_send ? "sdispls" : (k->kind == DFC_COLL_NEIGHBOR_ALLGATHERV ? "displs" : "rdispls"),
+                               is_send ? "sdispls"
+                                       : (k->kind == DFC_COLL_NEIGHBOR_ALLGATHERV ? "displs"
+                                                                                  : "rdispls"),
                                displs, n)))
             return rc;
     }
     if (!w) {
         int cnt = is_send ? k->sendcount : k->recvcount;
         if (v) cnt = 0;
-        if ((rc = dfc_coll_check_buf(func, bname, buf, cnt, is_send ? k->sendtype : k->recvtype, 0, &d)))
+        if ((rc = dfc_coll_check_buf(func, bname, buf, cnt, is_send ? k->sendtype : k->recvtype, 0,
+                                     &d)))
             return rc;
         *dt0 = d;
     }
     for (int i = 0; i < n; i++) {
         x[i].peer = peers[i];
         if (w) {
-            if ((rc = dfc_dtype_check(types[i], func, is_send ? "sendtypes" : "recvtypes", &d))) return rc;
+            if ((rc = dfc_dtype_check(types[i], func, is_send ? "sendtypes" : "recvtypes", &d)))
+                return rc;
             if (!*dt0) *dt0 = d;
             x[i].off = (uint64_t)wdispls[i];
             x[i].bytes = (uint64_t)counts[i] * d->size;
@@ -140,8 +147,13 @@ static int nbr_common(dfc_coll_call_t call, const nbr_call_t *k, DFC_Comm comm)
         (rc = side_xfers(call.func, k, 0, in, indeg, rx, &rdt)))
         goto fn_fail;
     if (t->kind == DFC_CART) cart_send_order(t, sx);
-    dfc_coll_args_t a = {.kind = k->kind, .nrecvs = indeg, .nsends = outdeg, .recvs = rx, .sends = sx,
-                         .selem = sdt ? sdt->size : 1, .relem = rdt ? rdt->size : 1};
+    dfc_coll_args_t a = {.kind = k->kind,
+                         .nrecvs = indeg,
+                         .nsends = outdeg,
+                         .recvs = rx,
+                         .sends = sx,
+                         .selem = sdt ? sdt->size : 1,
+                         .relem = rdt ? rdt->size : 1};
     /* The schedule depends on comm, kind and these sizes only, so the blocking scalar forms
      * may be cached (coll/cache.c); the v and w forms mark their arrays and are not. */
     a.sbytes = (uint64_t)k->sendcount * a.selem;
@@ -163,129 +175,187 @@ fn_fail:
 
 /* ---- Entry points ------------------------------------------------------------------------- */
 
-#define NBR_SCALAR(kind_, sb, sc, st, rb, rc_, rt)                                            \
-    (&(nbr_call_t){.kind = (kind_), .sendbuf = (sb), .sendcount = (sc), .sendtype = (st),      \
-                   .recvbuf = (rb), .recvcount = (rc_), .recvtype = (rt)})
+#define NBR_SCALAR(kind_, sb, sc, st, rb, rc_, rt) \
+    (&(nbr_call_t){.kind = (kind_),                \
+                   .sendbuf = (sb),                \
+                   .sendcount = (sc),              \
+                   .sendtype = (st),               \
+                   .recvbuf = (rb),                \
+                   .recvcount = (rc_),             \
+                   .recvtype = (rt)})
 
 int DFC_Neighbor_allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                            int recvcount, DFC_Datatype recvtype, DFC_Comm comm)
 {
-    return nbr_common(DFC_BLOCKING_CALL, NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype,
-                                                    recvbuf, recvcount, recvtype), comm);
+    return nbr_common(DFC_BLOCKING_CALL,
+                      NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, recvtype),
+                      comm);
 }
-int DFC_Ineighbor_allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                            int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
+int DFC_Ineighbor_allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                            void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                            DFC_Request *request)
 {
-    return nbr_common(DFC_NONBLOCKING_CALL(request), NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLGATHER, sendbuf,
-                      sendcount, sendtype, recvbuf, recvcount, recvtype), comm);
+    return nbr_common(DFC_NONBLOCKING_CALL(request),
+                      NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, recvtype),
+                      comm);
 }
-int DFC_Neighbor_allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                                int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
-                                DFC_Request *request)
+int DFC_Neighbor_allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                                void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                                DFC_Info info, DFC_Request *request)
 {
-    return nbr_common(DFC_PERSISTENT_CALL(info, request), NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLGATHER, sendbuf,
-                      sendcount, sendtype, recvbuf, recvcount, recvtype), comm);
+    return nbr_common(DFC_PERSISTENT_CALL(info, request),
+                      NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, recvtype),
+                      comm);
 }
 
 int DFC_Neighbor_alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                           int recvcount, DFC_Datatype recvtype, DFC_Comm comm)
 {
-    return nbr_common(DFC_BLOCKING_CALL, NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype,
-                                                    recvbuf, recvcount, recvtype), comm);
+    return nbr_common(DFC_BLOCKING_CALL,
+                      NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, recvtype),
+                      comm);
 }
 int DFC_Ineighbor_alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                           int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
+                           int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                           DFC_Request *request)
 {
-    return nbr_common(DFC_NONBLOCKING_CALL(request), NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLTOALL, sendbuf,
-                      sendcount, sendtype, recvbuf, recvcount, recvtype), comm);
+    return nbr_common(DFC_NONBLOCKING_CALL(request),
+                      NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, recvtype),
+                      comm);
 }
-int DFC_Neighbor_alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                               int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
-                               DFC_Request *request)
+int DFC_Neighbor_alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                               void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                               DFC_Info info, DFC_Request *request)
 {
-    return nbr_common(DFC_PERSISTENT_CALL(info, request), NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLTOALL, sendbuf,
-                      sendcount, sendtype, recvbuf, recvcount, recvtype), comm);
+    return nbr_common(DFC_PERSISTENT_CALL(info, request),
+                      NBR_SCALAR(DFC_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, recvtype),
+                      comm);
 }
 
-#define NBR_GATHERV(sb, sc, st, rb, rcs, ds, rt)                                              \
-    (&(nbr_call_t){.kind = DFC_COLL_NEIGHBOR_ALLGATHERV, .sendbuf = (sb), .sendcount = (sc),    \
-                   .sendtype = (st), .recvbuf = (rb), .recvcounts = (rcs), .rdispls = (ds),     \
+#define NBR_GATHERV(sb, sc, st, rb, rcs, ds, rt)         \
+    (&(nbr_call_t){.kind = DFC_COLL_NEIGHBOR_ALLGATHERV, \
+                   .sendbuf = (sb),                      \
+                   .sendcount = (sc),                    \
+                   .sendtype = (st),                     \
+                   .recvbuf = (rb),                      \
+                   .recvcounts = (rcs),                  \
+                   .rdispls = (ds),                      \
                    .recvtype = (rt)})
 
-int DFC_Neighbor_allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                            const int recvcounts[], const int displs[], DFC_Datatype recvtype, DFC_Comm comm)
+int DFC_Neighbor_allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            DFC_Datatype recvtype, DFC_Comm comm)
 {
-    return nbr_common(DFC_BLOCKING_CALL, NBR_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                                     recvtype), comm);
+    return nbr_common(DFC_BLOCKING_CALL,
+                      NBR_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                  recvtype),
+                      comm);
 }
-int DFC_Ineighbor_allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                             const int recvcounts[], const int displs[], DFC_Datatype recvtype, DFC_Comm comm,
-                             DFC_Request *request)
+int DFC_Ineighbor_allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
 {
-    return nbr_common(DFC_NONBLOCKING_CALL(request), NBR_GATHERV(sendbuf, sendcount, sendtype, recvbuf,
-                      recvcounts, displs, recvtype), comm);
+    return nbr_common(DFC_NONBLOCKING_CALL(request),
+                      NBR_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                  recvtype),
+                      comm);
 }
-int DFC_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                                 const int recvcounts[], const int displs[], DFC_Datatype recvtype,
-                                 DFC_Comm comm, DFC_Info info, DFC_Request *request)
+int DFC_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                                 DFC_Request *request)
 {
-    return nbr_common(DFC_PERSISTENT_CALL(info, request), NBR_GATHERV(sendbuf, sendcount, sendtype, recvbuf,
-                      recvcounts, displs, recvtype), comm);
+    return nbr_common(DFC_PERSISTENT_CALL(info, request),
+                      NBR_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                  recvtype),
+                      comm);
 }
 
-#define NBR_A2AV(sb, scs, sds, st, rb, rcs, rds, rt)                                          \
-    (&(nbr_call_t){.kind = DFC_COLL_NEIGHBOR_ALLTOALLV, .sendbuf = (sb), .sendcounts = (scs),   \
-                   .sdispls = (sds), .sendtype = (st), .recvbuf = (rb), .recvcounts = (rcs),    \
-                   .rdispls = (rds), .recvtype = (rt)})
+#define NBR_A2AV(sb, scs, sds, st, rb, rcs, rds, rt)    \
+    (&(nbr_call_t){.kind = DFC_COLL_NEIGHBOR_ALLTOALLV, \
+                   .sendbuf = (sb),                     \
+                   .sendcounts = (scs),                 \
+                   .sdispls = (sds),                    \
+                   .sendtype = (st),                    \
+                   .recvbuf = (rb),                     \
+                   .recvcounts = (rcs),                 \
+                   .rdispls = (rds),                    \
+                   .recvtype = (rt)})
 
 int DFC_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                           DFC_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-                           DFC_Datatype recvtype, DFC_Comm comm)
+                           DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm)
 {
-    return nbr_common(DFC_BLOCKING_CALL, NBR_A2AV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                                  rdispls, recvtype), comm);
+    return nbr_common(DFC_BLOCKING_CALL,
+                      NBR_A2AV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                               recvtype),
+                      comm);
 }
 int DFC_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                            DFC_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-                            DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
+                            DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
+                            DFC_Request *request)
 {
-    return nbr_common(DFC_NONBLOCKING_CALL(request), NBR_A2AV(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                      recvcounts, rdispls, recvtype), comm);
+    return nbr_common(DFC_NONBLOCKING_CALL(request),
+                      NBR_A2AV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                               recvtype),
+                      comm);
 }
 int DFC_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
                                 DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                                const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
-                                DFC_Request *request)
+                                const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
+                                DFC_Info info, DFC_Request *request)
 {
-    return nbr_common(DFC_PERSISTENT_CALL(info, request), NBR_A2AV(sendbuf, sendcounts, sdispls, sendtype,
-                      recvbuf, recvcounts, rdispls, recvtype), comm);
+    return nbr_common(DFC_PERSISTENT_CALL(info, request),
+                      NBR_A2AV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                               recvtype),
+                      comm);
 }
 
-#define NBR_A2AW(sb, scs, sds, sts, rb, rcs, rds, rts)                                        \
-    (&(nbr_call_t){.kind = DFC_COLL_NEIGHBOR_ALLTOALLW, .sendbuf = (sb), .sendcounts = (scs),   \
-                   .sdispls_w = (sds), .sendtypes = (sts), .recvbuf = (rb), .recvcounts = (rcs), \
-                   .rdispls_w = (rds), .recvtypes = (rts)})
+#define NBR_A2AW(sb, scs, sds, sts, rb, rcs, rds, rts)  \
+    (&(nbr_call_t){.kind = DFC_COLL_NEIGHBOR_ALLTOALLW, \
+                   .sendbuf = (sb),                     \
+                   .sendcounts = (scs),                 \
+                   .sdispls_w = (sds),                  \
+                   .sendtypes = (sts),                  \
+                   .recvbuf = (rb),                     \
+                   .recvcounts = (rcs),                 \
+                   .rdispls_w = (rds),                  \
+                   .recvtypes = (rts)})
 
 int DFC_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const DFC_Aint sdispls[],
                            const DFC_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const DFC_Aint rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm)
 {
-    return nbr_common(DFC_BLOCKING_CALL, NBR_A2AW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                                  rdispls, recvtypes), comm);
+    return nbr_common(DFC_BLOCKING_CALL,
+                      NBR_A2AW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                               rdispls, recvtypes),
+                      comm);
 }
 int DFC_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const DFC_Aint sdispls[],
                             const DFC_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const DFC_Aint rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm,
                             DFC_Request *request)
 {
-    return nbr_common(DFC_NONBLOCKING_CALL(request), NBR_A2AW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                      recvcounts, rdispls, recvtypes), comm);
+    return nbr_common(DFC_NONBLOCKING_CALL(request),
+                      NBR_A2AW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                               rdispls, recvtypes),
+                      comm);
 }
-int DFC_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const DFC_Aint sdispls[],
-                                const DFC_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                                const DFC_Aint rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm,
-                                DFC_Info info, DFC_Request *request)
+int DFC_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
+                                void *recvbuf, const int recvcounts[], const DFC_Aint rdispls[],
+                                const DFC_Datatype recvtypes[], DFC_Comm comm, DFC_Info info,
+                                DFC_Request *request)
 {
-    return nbr_common(DFC_PERSISTENT_CALL(info, request), NBR_A2AW(sendbuf, sendcounts, sdispls, sendtypes,
-                      recvbuf, recvcounts, rdispls, recvtypes), comm);
+    return nbr_common(DFC_PERSISTENT_CALL(info, request),
+                      NBR_A2AW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                               rdispls, recvtypes),
+                      comm);
 }

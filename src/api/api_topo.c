@@ -12,7 +12,7 @@
 
 #include "api/api_topo.h"
 
-int dfc_unweighted_marker[1];    /* never read: the addresses are the markers */
+int dfc_unweighted_marker[1]; /* never read: the addresses are the markers */
 int dfc_weights_empty_marker[1];
 
 
@@ -30,7 +30,8 @@ int dfc_topo_api_check(const char *func, DFC_Comm comm, int kind, dfc_comm_t **c
         return dfc_err(DFC_ERR_TOPOLOGY, func, "invalid argument comm: it has no %s topology",
                        kind ? kind_name(kind) : "process");
     if (kind && (*t)->kind != kind)
-        return dfc_err(DFC_ERR_TOPOLOGY, func, "invalid argument comm: it has a %s topology, not a %s one",
+        return dfc_err(DFC_ERR_TOPOLOGY, func,
+                       "invalid argument comm: it has a %s topology, not a %s one",
                        kind_name((*t)->kind), kind_name(kind));
     return DFC_SUCCESS;
 }
@@ -60,26 +61,30 @@ static int check_cart_args(const char *func, const dfc_comm_t *c, int ndims, con
                            const int *periods, int *nnodes)
 {
     int64_t prod = 1;
-    if (ndims < 0) return dfc_err(DFC_ERR_DIMS, func, "invalid argument ndims: %d is negative", ndims);
-    if (ndims > 0 && !dims) return dfc_err(DFC_ERR_ARG, func, "invalid argument dims: NULL pointer");
-    if (ndims > 0 && !periods) return dfc_err(DFC_ERR_ARG, func, "invalid argument periods: NULL pointer");
+    if (ndims < 0)
+        return dfc_err(DFC_ERR_DIMS, func, "invalid argument ndims: %d is negative", ndims);
+    if (ndims > 0 && !dims)
+        return dfc_err(DFC_ERR_ARG, func, "invalid argument dims: NULL pointer");
+    if (ndims > 0 && !periods)
+        return dfc_err(DFC_ERR_ARG, func, "invalid argument periods: NULL pointer");
     for (int i = 0; i < ndims; i++) {
         if (dims[i] <= 0)
-            return dfc_err(DFC_ERR_DIMS, func, "invalid argument dims: dims[%d] = %d is not positive", i,
-                           dims[i]);
+            return dfc_err(DFC_ERR_DIMS, func,
+                           "invalid argument dims: dims[%d] = %d is not positive", i, dims[i]);
         prod *= dims[i];
-        if (prod > c->size)
-            break;
+        if (prod > c->size) break;
     }
     if (prod > c->size)
-        return dfc_err(DFC_ERR_ARG, func, "invalid argument dims: the grid has more than the %d processes "
-                       "of the communicator", c->size);
+        return dfc_err(DFC_ERR_ARG, func,
+                       "invalid argument dims: the grid has more than the %d processes "
+                       "of the communicator",
+                       c->size);
     *nnodes = (int)prod;
     return DFC_SUCCESS;
 }
 
-int DFC_Cart_create(DFC_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
-                    DFC_Comm *comm_cart)
+int DFC_Cart_create(DFC_Comm comm_old, int ndims, const int dims[], const int periods[],
+                    int reorder, DFC_Comm *comm_cart)
 {
     int rc, nnodes;
     dfc_comm_t *c = NULL, *nc = NULL;
@@ -121,7 +126,8 @@ int DFC_Cartdim_get(DFC_Comm comm, int *ndims)
     dfc_comm_t *c = NULL;
     dfc_topo_t *t;
     DFC_API_ENTER();
-    if ((rc = dfc_topo_api_check(__func__, comm, DFC_CART, &c, &t)) || (rc = dfc_api_check_ptr(__func__, "ndims", ndims)))
+    if ((rc = dfc_topo_api_check(__func__, comm, DFC_CART, &c, &t)) ||
+        (rc = dfc_api_check_ptr(__func__, "ndims", ndims)))
         goto fn_fail;
     *ndims = t->ndims;
     TOPO_EXIT(c)
@@ -131,8 +137,10 @@ int DFC_Cartdim_get(DFC_Comm comm, int *ndims)
 static int check_maxdims(const char *func, const dfc_topo_t *t, int maxdims)
 {
     if (maxdims < t->ndims)
-        return dfc_err(DFC_ERR_ARG, func, "invalid argument maxdims: %d is less than the %d dimensions "
-                       "of the grid", maxdims, t->ndims);
+        return dfc_err(DFC_ERR_ARG, func,
+                       "invalid argument maxdims: %d is less than the %d dimensions "
+                       "of the grid",
+                       maxdims, t->ndims);
     return DFC_SUCCESS;
 }
 
@@ -148,7 +156,8 @@ int DFC_Cart_get(DFC_Comm comm, int maxdims, int dims[], int periods[], int coor
     dfc_comm_t *c = NULL;
     dfc_topo_t *t;
     DFC_API_ENTER();
-    if ((rc = dfc_topo_api_check(__func__, comm, DFC_CART, &c, &t)) || (rc = check_maxdims(__func__, t, maxdims)) ||
+    if ((rc = dfc_topo_api_check(__func__, comm, DFC_CART, &c, &t)) ||
+        (rc = check_maxdims(__func__, t, maxdims)) ||
         (rc = dfc_topo_api_check_array(__func__, "dims", dims, t->ndims)) ||
         (rc = dfc_topo_api_check_array(__func__, "periods", periods, t->ndims)) ||
         (rc = dfc_topo_api_check_array(__func__, "coords", coords, t->ndims)))
@@ -173,8 +182,10 @@ int DFC_Cart_rank(DFC_Comm comm, const int coords[], int *rank)
         goto fn_fail;
     for (int i = 0; i < t->ndims; i++)
         if (!t->periods[i] && (coords[i] < 0 || coords[i] >= t->dims[i])) {
-            rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument coords: coords[%d] = %d is outside "
-                         "0..%d of a non-periodic dimension", i, coords[i], t->dims[i] - 1);
+            rc = dfc_err(DFC_ERR_ARG, __func__,
+                         "invalid argument coords: coords[%d] = %d is outside "
+                         "0..%d of a non-periodic dimension",
+                         i, coords[i], t->dims[i] - 1);
             goto fn_fail;
         }
     *rank = dfc_topo_cart_rank(t, coords);
@@ -189,11 +200,14 @@ int DFC_Cart_coords(DFC_Comm comm, int rank, int maxdims, int coords[])
     DFC_API_ENTER();
     if ((rc = dfc_topo_api_check(__func__, comm, DFC_CART, &c, &t))) goto fn_fail;
     if (rank < 0 || rank >= c->size) {
-        rc = dfc_err(DFC_ERR_RANK, __func__, "invalid argument rank: %d is out of range for a "
-                     "communicator of size %d", rank, c->size);
+        rc = dfc_err(DFC_ERR_RANK, __func__,
+                     "invalid argument rank: %d is out of range for a "
+                     "communicator of size %d",
+                     rank, c->size);
         goto fn_fail;
     }
-    if ((rc = check_maxdims(__func__, t, maxdims)) || (rc = dfc_topo_api_check_array(__func__, "coords", coords, t->ndims)))
+    if ((rc = check_maxdims(__func__, t, maxdims)) ||
+        (rc = dfc_topo_api_check_array(__func__, "coords", coords, t->ndims)))
         goto fn_fail;
     dfc_topo_cart_coords(t, rank, coords);
     TOPO_EXIT(c)
@@ -210,8 +224,10 @@ int DFC_Cart_shift(DFC_Comm comm, int direction, int disp, int *rank_source, int
         (rc = dfc_api_check_ptr(__func__, "rank_dest", rank_dest)))
         goto fn_fail;
     if (direction < 0 || direction >= t->ndims) {
-        rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument direction: %d is not a dimension of the "
-                     "%d-dimensional grid", direction, t->ndims);
+        rc = dfc_err(DFC_ERR_ARG, __func__,
+                     "invalid argument direction: %d is not a dimension of the "
+                     "%d-dimensional grid",
+                     direction, t->ndims);
         goto fn_fail;
     }
     dfc_topo_cart_shift(t, c->rank, direction, disp, rank_source, rank_dest);
@@ -286,14 +302,17 @@ int DFC_Dims_create(int nnodes, int ndims, int dims[])
     if ((rc = dfc_topo_api_check_array(__func__, "dims", dims, ndims))) goto fn_fail;
     for (int i = 0; i < ndims; i++) {
         if (dims[i] < 0) {
-            rc = dfc_err(DFC_ERR_DIMS, __func__, "invalid argument dims: dims[%d] = %d is negative", i, dims[i]);
+            rc = dfc_err(DFC_ERR_DIMS, __func__, "invalid argument dims: dims[%d] = %d is negative",
+                         i, dims[i]);
             goto fn_fail;
         }
         if (dims[i] > 0 && prod <= nnodes) prod *= dims[i];
     }
     if (nnodes % prod != 0 || prod > nnodes) {
-        rc = dfc_err(DFC_ERR_DIMS, __func__, "invalid argument dims: the product of its positive entries "
-                     "does not divide nnodes = %d", nnodes);
+        rc = dfc_err(DFC_ERR_DIMS, __func__,
+                     "invalid argument dims: the product of its positive entries "
+                     "does not divide nnodes = %d",
+                     nnodes);
         goto fn_fail;
     }
     /* every entry given: MPICH checks only that their product divides nnodes */
@@ -306,7 +325,8 @@ int DFC_Topo_test(DFC_Comm comm, int *status)
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = dfc_api_check_ptr(__func__, "status", status)))
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = dfc_api_check_ptr(__func__, "status", status)))
         goto fn_fail;
     *status = c->topo ? c->topo->kind : DFC_UNDEFINED;
     TOPO_EXIT(c)

@@ -9,17 +9,16 @@
 #include "comm/dfc_topo.h"
 
 /* The common tail of an entry point whose error handler is that of cobj. */
-#define TOPO_EXIT(cobj)                                                                       \
-    fn_exit:                                                                                  \
-    DFC_API_EXIT();                                                                           \
-    return rc;                                                                                \
-    fn_fail:                                                                                  \
-    rc = dfc_api_error((cobj), rc);                                                           \
+#define TOPO_EXIT(cobj)             \
+    fn_exit:                        \
+    DFC_API_EXIT();                 \
+    return rc;                      \
+    fn_fail:                        \
+    rc = dfc_api_error((cobj), rc); \
     goto fn_exit;
 
 /* Checks comm and that it has a topology of `kind` (0: any); *t is the topology. */
-int dfc_topo_api_check(const char *func, DFC_Comm comm, int kind, dfc_comm_t **c,
-                       dfc_topo_t **t);
+int dfc_topo_api_check(const char *func, DFC_Comm comm, int kind, dfc_comm_t **c, dfc_topo_t **t);
 /* Attaches t to nc (on non-members nc is NULL: t is freed, *out = DFC_COMM_NULL) and hands
  * out the new communicator's handle. */
 int dfc_topo_api_give(const char *func, dfc_comm_t *nc, dfc_topo_t *t, DFC_Comm *out);

@@ -15,24 +15,28 @@ static int check_graph_args(const char *func, const dfc_comm_t *c, int nnodes, c
 {
     int rc;
     if (nnodes < 0 || nnodes > c->size)
-        return dfc_err(DFC_ERR_ARG, func, "invalid argument nnodes: %d is outside 0..%d (the size of "
-                       "the communicator)", nnodes, c->size);
+        return dfc_err(DFC_ERR_ARG, func,
+                       "invalid argument nnodes: %d is outside 0..%d (the size of "
+                       "the communicator)",
+                       nnodes, c->size);
     if ((rc = dfc_topo_api_check_array(func, "index", index, nnodes))) return rc;
     for (int i = 0; i < nnodes; i++)
         if (index[i] < (i > 0 ? index[i - 1] : 0))
-            return dfc_err(DFC_ERR_ARG, func, "invalid argument index: index[%d] = %d is %s", i, index[i],
-                           i > 0 ? "less than the entry before it" : "negative");
+            return dfc_err(DFC_ERR_ARG, func, "invalid argument index: index[%d] = %d is %s", i,
+                           index[i], i > 0 ? "less than the entry before it" : "negative");
     int nedges = nnodes > 0 ? index[nnodes - 1] : 0;
     if ((rc = dfc_topo_api_check_array(func, "edges", edges, nedges))) return rc;
     for (int i = 0; i < nedges; i++)
         if (edges[i] < 0 || edges[i] >= nnodes)
-            return dfc_err(DFC_ERR_ARG, func, "invalid argument edges: edges[%d] = %d is not a node "
-                           "(0..%d)", i, edges[i], nnodes - 1);
+            return dfc_err(DFC_ERR_ARG, func,
+                           "invalid argument edges: edges[%d] = %d is not a node "
+                           "(0..%d)",
+                           i, edges[i], nnodes - 1);
     return DFC_SUCCESS;
 }
 
-int DFC_Graph_create(DFC_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
-                     DFC_Comm *comm_graph)
+int DFC_Graph_create(DFC_Comm comm_old, int nnodes, const int index[], const int edges[],
+                     int reorder, DFC_Comm *comm_graph)
 {
     int rc;
     dfc_comm_t *c = NULL, *nc = NULL;
@@ -76,7 +80,8 @@ int DFC_Graphdims_get(DFC_Comm comm, int *nnodes, int *nedges)
     dfc_topo_t *t;
     DFC_API_ENTER();
     if ((rc = dfc_topo_api_check(__func__, comm, DFC_GRAPH, &c, &t)) ||
-        (rc = dfc_api_check_ptr(__func__, "nnodes", nnodes)) || (rc = dfc_api_check_ptr(__func__, "nedges", nedges)))
+        (rc = dfc_api_check_ptr(__func__, "nnodes", nnodes)) ||
+        (rc = dfc_api_check_ptr(__func__, "nedges", nedges)))
         goto fn_fail;
     *nnodes = t->nnodes;
     *nedges = t->nedges;
@@ -92,7 +97,8 @@ int DFC_Graph_get(DFC_Comm comm, int maxindex, int maxedges, int index[], int ed
     if ((rc = dfc_topo_api_check(__func__, comm, DFC_GRAPH, &c, &t))) goto fn_fail;
     if (maxindex < t->nnodes || maxedges < t->nedges) {
         int idx = maxindex < t->nnodes;
-        rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument %s: %d is less than the graph's %d %s",
+        rc = dfc_err(DFC_ERR_ARG, __func__,
+                     "invalid argument %s: %d is less than the graph's %d %s",
                      idx ? "maxindex" : "maxedges", idx ? maxindex : maxedges,
                      idx ? t->nnodes : t->nedges, idx ? "nodes" : "edges");
         goto fn_fail;
@@ -108,7 +114,8 @@ int DFC_Graph_get(DFC_Comm comm, int maxindex, int maxedges, int index[], int ed
 static int check_graph_rank(const char *func, const dfc_topo_t *t, int rank)
 {
     if (rank >= 0 && rank < t->nnodes) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_RANK, func, "invalid argument rank: %d is not a node of the graph (0..%d)", rank,
+    return dfc_err(DFC_ERR_RANK, func,
+                   "invalid argument rank: %d is not a node of the graph (0..%d)", rank,
                    t->nnodes - 1);
 }
 
@@ -132,12 +139,15 @@ int DFC_Graph_neighbors(DFC_Comm comm, int rank, int maxneighbors, int neighbors
     dfc_comm_t *c = NULL;
     dfc_topo_t *t;
     DFC_API_ENTER();
-    if ((rc = dfc_topo_api_check(__func__, comm, DFC_GRAPH, &c, &t)) || (rc = check_graph_rank(__func__, t, rank)))
+    if ((rc = dfc_topo_api_check(__func__, comm, DFC_GRAPH, &c, &t)) ||
+        (rc = check_graph_rank(__func__, t, rank)))
         goto fn_fail;
     int first = rank > 0 ? t->index[rank - 1] : 0, n = t->index[rank] - first;
     if (maxneighbors < n) {
-        rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument maxneighbors: %d is less than the %d neighbors "
-                     "of rank %d", maxneighbors, n, rank);
+        rc = dfc_err(DFC_ERR_ARG, __func__,
+                     "invalid argument maxneighbors: %d is less than the %d neighbors "
+                     "of rank %d",
+                     maxneighbors, n, rank);
         goto fn_fail;
     }
     if ((rc = dfc_topo_api_check_array(__func__, "neighbors", neighbors, n))) goto fn_fail;
@@ -148,8 +158,8 @@ int DFC_Graph_neighbors(DFC_Comm comm, int rank, int maxneighbors, int neighbors
 /* ---- Distributed graph ---------------------------------------------------------------- */
 
 /* Checks one side (ranks and weights) of an adjacency list of `n` entries. */
-static int check_adjacent(const char *func, const dfc_comm_t *c, const char *rname, const int *ranks,
-                          const char *wname, const int *weights, int n)
+static int check_adjacent(const char *func, const dfc_comm_t *c, const char *rname,
+                          const int *ranks, const char *wname, const int *weights, int n)
 {
     int rc;
     if (n < 0)
@@ -158,27 +168,30 @@ static int check_adjacent(const char *func, const dfc_comm_t *c, const char *rna
     if ((rc = dfc_topo_api_check_array(func, rname, ranks, n))) return rc;
     for (int i = 0; i < n; i++)
         if (ranks[i] < 0 || ranks[i] >= c->size)
-            return dfc_err(DFC_ERR_RANK, func, "invalid argument %s: %s[%d] = %d is out of range for a "
-                           "communicator of size %d", rname, rname, i, ranks[i], c->size);
+            return dfc_err(DFC_ERR_RANK, func,
+                           "invalid argument %s: %s[%d] = %d is out of range for a "
+                           "communicator of size %d",
+                           rname, rname, i, ranks[i], c->size);
     if (weights == DFC_UNWEIGHTED || weights == DFC_WEIGHTS_EMPTY) return DFC_SUCCESS;
     if ((rc = dfc_topo_api_check_array(func, wname, weights, n))) return rc;
     for (int i = 0; i < n; i++)
         if (weights[i] < 0)
-            return dfc_err(DFC_ERR_ARG, func, "invalid argument %s: %s[%d] = %d is negative", wname, wname, i,
-                           weights[i]);
+            return dfc_err(DFC_ERR_ARG, func, "invalid argument %s: %s[%d] = %d is negative", wname,
+                           wname, i, weights[i]);
     return DFC_SUCCESS;
 }
 
 static int check_info_arg(const char *func, DFC_Info info)
 {
     if (info == DFC_INFO_NULL || dfc_htable_get(&dfc_info_table, info)) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_INFO, func, "invalid argument info: 0x%x is not a valid info object", (unsigned)info);
+    return dfc_err(DFC_ERR_INFO, func, "invalid argument info: 0x%x is not a valid info object",
+                   (unsigned)info);
 }
 
 int DFC_Dist_graph_create_adjacent(DFC_Comm comm_old, int indegree, const int sources[],
-                                   const int sourceweights[], int outdegree, const int destinations[],
-                                   const int destweights[], DFC_Info info, int reorder,
-                                   DFC_Comm *comm_dist_graph)
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[], const int destweights[], DFC_Info info,
+                                   int reorder, DFC_Comm *comm_dist_graph)
 {
     int rc;
     dfc_comm_t *c = NULL, *nc = NULL;
@@ -186,15 +199,18 @@ int DFC_Dist_graph_create_adjacent(DFC_Comm comm_old, int indegree, const int so
     DFC_API_ENTER();
     (void)reorder;
     if ((rc = dfc_comm_check(comm_old, __func__, "comm_old", &c)) ||
-        (rc = check_adjacent(__func__, c, "sources", sources, "sourceweights", sourceweights, indegree)) ||
+        (rc = check_adjacent(__func__, c, "sources", sources, "sourceweights", sourceweights,
+                             indegree)) ||
         (rc = check_adjacent(__func__, c, "destinations", destinations, "destweights", destweights,
                              outdegree)) ||
         (rc = check_info_arg(__func__, info)) ||
         (rc = dfc_api_check_ptr(__func__, "comm_dist_graph", comm_dist_graph)))
         goto fn_fail;
     if ((sourceweights == DFC_UNWEIGHTED) != (destweights == DFC_UNWEIGHTED)) {
-        rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument %s: DFC_UNWEIGHTED must be given for both "
-                     "weight arrays or neither", sourceweights == DFC_UNWEIGHTED ? "destweights" : "sourceweights");
+        rc = dfc_err(DFC_ERR_ARG, __func__,
+                     "invalid argument %s: DFC_UNWEIGHTED must be given for both "
+                     "weight arrays or neither",
+                     sourceweights == DFC_UNWEIGHTED ? "destweights" : "sourceweights");
         goto fn_fail;
     }
     int weighted = sourceweights != DFC_UNWEIGHTED;
@@ -239,7 +255,8 @@ int DFC_Dist_graph_neighbors(DFC_Comm comm, int maxindegree, int sources[], int 
     if ((rc = dfc_topo_api_check(__func__, comm, DFC_DIST_GRAPH, &c, &t))) goto fn_fail;
     if (maxindegree < t->indeg || maxoutdegree < t->outdeg) {
         int in = maxindegree < t->indeg;
-        rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument %s: %d is less than the %d %s neighbors",
+        rc = dfc_err(DFC_ERR_ARG, __func__,
+                     "invalid argument %s: %d is less than the %d %s neighbors",
                      in ? "maxindegree" : "maxoutdegree", in ? maxindegree : maxoutdegree,
                      in ? t->indeg : t->outdeg, in ? "in" : "out");
         goto fn_fail;
@@ -250,7 +267,8 @@ int DFC_Dist_graph_neighbors(DFC_Comm comm, int maxindegree, int sources[], int 
     if (t->indeg > 0) memcpy(sources, t->sources, (size_t)t->indeg * sizeof(int));
     if (t->outdeg > 0) memcpy(destinations, t->dests, (size_t)t->outdeg * sizeof(int));
     /* Weights are written only for a weighted graph, into arrays the caller gave. */
-    if (t->weighted && sourceweights && sourceweights != DFC_UNWEIGHTED && t->indeg > 0 && t->sweights)
+    if (t->weighted && sourceweights && sourceweights != DFC_UNWEIGHTED && t->indeg > 0 &&
+        t->sweights)
         memcpy(sourceweights, t->sweights, (size_t)t->indeg * sizeof(int));
     if (t->weighted && destweights && destweights != DFC_UNWEIGHTED && t->outdeg > 0 && t->dweights)
         memcpy(destweights, t->dweights, (size_t)t->outdeg * sizeof(int));
@@ -269,7 +287,10 @@ static int exchange_ints(const char *func, dfc_comm_t *nc, dfc_coll_kind_t kind,
                          const int *rdispls)
 {
     dfc_coll_call_t call = {func, DFC_MODE_BLOCKING, DFC_INFO_NULL, NULL};
-    dfc_coll_args_t a = {.kind = kind, .sbytes = sizeof(int), .rbytes = sizeof(int), .selem = sizeof(int),
+    dfc_coll_args_t a = {.kind = kind,
+                         .sbytes = sizeof(int),
+                         .rbytes = sizeof(int),
+                         .selem = sizeof(int),
                          .relem = sizeof(int)};
     if (kind == DFC_COLL_ALLTOALLV) {
         a.scounts = scounts;
@@ -281,7 +302,8 @@ static int exchange_ints(const char *func, dfc_comm_t *nc, dfc_coll_kind_t kind,
 }
 
 /* Builds this process's topology from the records all processes sent it. */
-static int records_to_topo(const char *func, const int *recs, int nrecs, int weighted, dfc_topo_t **out)
+static int records_to_topo(const char *func, const int *recs, int nrecs, int weighted,
+                           dfc_topo_t **out)
 {
     int nin = 0, nout = 0, rc = DFC_SUCCESS;
     for (int i = 0; i < nrecs; i++) {
@@ -308,7 +330,8 @@ static int records_to_topo(const char *func, const int *recs, int nrecs, int wei
 }
 
 static int check_dist_edges(const char *func, const dfc_comm_t *c, int n, const int *sources,
-                            const int *degrees, const int *destinations, const int *weights, int *nedges)
+                            const int *degrees, const int *destinations, const int *weights,
+                            int *nedges)
 {
     int rc, k = 0;
     if (n < 0) return dfc_err(DFC_ERR_ARG, func, "invalid argument n: %d is negative", n);
@@ -317,14 +340,17 @@ static int check_dist_edges(const char *func, const dfc_comm_t *c, int n, const 
         return rc;
     for (int i = 0; i < n; i++) {
         if (sources[i] < 0 || sources[i] >= c->size)
-            return dfc_err(DFC_ERR_RANK, func, "invalid argument sources: sources[%d] = %d is out of range for "
-                           "a communicator of size %d", i, sources[i], c->size);
+            return dfc_err(DFC_ERR_RANK, func,
+                           "invalid argument sources: sources[%d] = %d is out of range for "
+                           "a communicator of size %d",
+                           i, sources[i], c->size);
         if (degrees[i] < 0)
-            return dfc_err(DFC_ERR_ARG, func, "invalid argument degrees: degrees[%d] = %d is negative", i,
-                           degrees[i]);
+            return dfc_err(DFC_ERR_ARG, func,
+                           "invalid argument degrees: degrees[%d] = %d is negative", i, degrees[i]);
         k += degrees[i];
     }
-    if ((rc = check_adjacent(func, c, "destinations", destinations, "weights", weights, k))) return rc;
+    if ((rc = check_adjacent(func, c, "destinations", destinations, "weights", weights, k)))
+        return rc;
     *nedges = k;
     return DFC_SUCCESS;
 }
@@ -385,13 +411,15 @@ int DFC_Dist_graph_create(DFC_Comm comm_old, int n, const int sources[], const i
         rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory");
         goto fn_fail;
     }
-    int *scounts = counts, *sdispls = counts + size, *rcounts = counts + 2 * size, *rdispls = counts + 3 * size;
+    int *scounts = counts, *sdispls = counts + size, *rcounts = counts + 2 * size,
+        *rdispls = counts + 3 * size;
     if (pack_records(c, n, sources, degrees, destinations, weights, scounts, sdispls, &sbuf)) {
         rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory");
         goto fn_fail;
     }
     if ((rc = dfc_comm_split(c, 0, c->rank, &nc))) goto fn_fail;
-    if ((rc = exchange_ints(__func__, nc, DFC_COLL_ALLTOALL, scounts, NULL, NULL, rcounts, NULL, NULL)))
+    if ((rc = exchange_ints(__func__, nc, DFC_COLL_ALLTOALL, scounts, NULL, NULL, rcounts, NULL,
+                            NULL)))
         goto fn_fail;
     int total = 0;
     for (int p = 0; p < size; p++) {
@@ -402,7 +430,8 @@ int DFC_Dist_graph_create(DFC_Comm comm_old, int n, const int sources[], const i
         rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory");
         goto fn_fail;
     }
-    if ((rc = exchange_ints(__func__, nc, DFC_COLL_ALLTOALLV, sbuf, scounts, sdispls, rbuf, rcounts, rdispls)) ||
+    if ((rc = exchange_ints(__func__, nc, DFC_COLL_ALLTOALLV, sbuf, scounts, sdispls, rbuf, rcounts,
+                            rdispls)) ||
         (rc = records_to_topo(__func__, rbuf, total / REC_INTS, weights != DFC_UNWEIGHTED, &t)))
         goto fn_fail;
     rc = dfc_topo_api_give(__func__, nc, t, comm_dist_graph);

@@ -11,7 +11,7 @@
 #include "comm/dfc_comm.h"
 
 typedef struct dfc_topo {
-    int kind;                 /* DFC_CART, DFC_GRAPH or DFC_DIST_GRAPH */
+    int kind; /* DFC_CART, DFC_GRAPH or DFC_DIST_GRAPH */
     /* Cartesian */
     int ndims;
     int *dims, *periods;
@@ -43,8 +43,7 @@ void dfc_topo_cart_shift(const dfc_topo_t *t, int rank, int dir, int disp, int *
  * each way, per dimension the negative then the positive neighbor, DFC_PROC_NULL at a
  * non-periodic border; graph: the adjacency list both ways; dist graph: sources and
  * destinations. Returns DFC_SUCCESS or DFC_ERR_NO_MEM. */
-int dfc_topo_neighbors(const dfc_topo_t *t, int rank, int *indeg, int **in, int *outdeg,
-                       int **out);
+int dfc_topo_neighbors(const dfc_topo_t *t, int rank, int *indeg, int **in, int *outdeg, int **out);
 
 /* The Dims_create computation (MPICH's result: the most balanced factorization, in
  * non-increasing order, into the zero entries of dims). The caller has checked that the

@@ -140,8 +140,7 @@ void dfc_topo_cart_shift(const dfc_topo_t *t, int rank, int dir, int disp, int *
     if (c != coords) free(c);
 }
 
-int dfc_topo_neighbors(const dfc_topo_t *t, int rank, int *indeg, int **in, int *outdeg,
-                       int **out)
+int dfc_topo_neighbors(const dfc_topo_t *t, int rank, int *indeg, int **in, int *outdeg, int **out)
 {
     int ni, no;
     const int *si = NULL, *so = NULL;

@@ -11,7 +11,7 @@
  */
 #include "../dfctest.h"
 
-#define M 5        /* items per block */
+#define M 5 /* items per block */
 #define MAXD 3
 #define POISON (-777)
 
@@ -30,7 +30,8 @@ static void check_queries(DFC_Comm cart, int nd, const int *dims, const int *per
     DFCT_OK(DFC_Cart_get(cart, MAXD, gd, gp, gc));
     int r = 0;
     for (int d = 0; d < nd; d++) {
-        DFCT_CHECK(gd[d] == dims[d] && gp[d] == (periods[d] != 0), "Cart_get dim %d: %d %d", d, gd[d], gp[d]);
+        DFCT_CHECK(gd[d] == dims[d] && gp[d] == (periods[d] != 0), "Cart_get dim %d: %d %d", d,
+                   gd[d], gp[d]);
         r = r * dims[d] + gc[d];
     }
     int me;
@@ -65,8 +66,8 @@ static void check_queries(DFC_Comm cart, int nd, const int *dims, const int *per
                 for (int k = 0; k < nd; k++) rr = rr * dims[k] + (k == d ? cd : gc[k]);
                 exp[s] = rr;
             }
-            DFCT_CHECK(src == exp[0] && dst == exp[1], "Cart_shift(%d, %d): %d %d, expected %d %d", d, disp,
-                       src, dst, exp[0], exp[1]);
+            DFCT_CHECK(src == exp[0] && dst == exp[1], "Cart_shift(%d, %d): %d %d, expected %d %d",
+                       d, disp, src, dst, exp[0], exp[1]);
         }
 }
 
@@ -94,8 +95,8 @@ static void check_halo(DFC_Comm cart, const int *rb, int nd, int it, const char 
             if (from[s] != DFC_PROC_NULL) wsrc = from[s]; /* cart ranks are world ranks */
             for (int i = 0; i < M; i++) {
                 int exp = wsrc < 0 ? POISON : val(wsrc, sent, i, it);
-                DFCT_CHECK(rb[j * M + i] == exp, "%s round %d: block %d item %d = %d, expected %d", form, it,
-                           j, i, rb[j * M + i], exp);
+                DFCT_CHECK(rb[j * M + i] == exp, "%s round %d: block %d item %d = %d, expected %d",
+                           form, it, j, i, rb[j * M + i], exp);
             }
         }
     }
@@ -131,8 +132,9 @@ static void halo(DFC_Comm cart, int nd)
         for (int s = 0; s < 2; s++)
             for (int i = 0; i < M; i++) {
                 int exp = nb[s] == DFC_PROC_NULL ? POISON : val(nb[s], 0, i, 99);
-                DFCT_CHECK(got[(2 * d + s) * M + i] == exp, "Neighbor_allgather block %d item %d = %d, expected %d",
-                           2 * d + s, i, got[(2 * d + s) * M + i], exp);
+                DFCT_CHECK(got[(2 * d + s) * M + i] == exp,
+                           "Neighbor_allgather block %d item %d = %d, expected %d", 2 * d + s, i,
+                           got[(2 * d + s) * M + i], exp);
             }
     }
 }
@@ -164,7 +166,8 @@ static void smaller_grid(void)
     DFCT_OK(DFC_Cart_create(DFC_COMM_WORLD, 1, dims, periods, 0, &cart));
     DFCT_OK(DFC_Cart_map(DFC_COMM_WORLD, 1, dims, periods, &newrank));
     int member = rank < dims[0];
-    DFCT_CHECK(member ? cart != DFC_COMM_NULL : cart == DFC_COMM_NULL, "membership of rank %d", rank);
+    DFCT_CHECK(member ? cart != DFC_COMM_NULL : cart == DFC_COMM_NULL, "membership of rank %d",
+               rank);
     DFCT_CHECK(newrank == (member ? rank : DFC_UNDEFINED), "Cart_map: %d", newrank);
     if (cart != DFC_COMM_NULL) {
         int n;

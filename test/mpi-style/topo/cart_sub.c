@@ -35,19 +35,21 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Comm_rank(sub, &me));
         DFCT_OK(DFC_Topo_test(sub, &st));
         DFCT_OK(DFC_Cartdim_get(sub, &nd));
-        DFCT_CHECK(n == expsize && st == DFC_CART && nd == nk, "mask %d: size %d (exp %d), topo %d, ndims %d",
-                   mask, n, expsize, st, nd);
+        DFCT_CHECK(n == expsize && st == DFC_CART && nd == nk,
+                   "mask %d: size %d (exp %d), topo %d, ndims %d", mask, n, expsize, st, nd);
         int gd[3], gp[3], gc[3];
         DFCT_OK(DFC_Cart_get(sub, 3, gd, gp, gc));
         int exprank = 0;
         for (int k = 0, d = 0; d < 3; d++)
             if (remain[d]) {
                 DFCT_CHECK(gd[k] == expdims[k] && gp[k] == expper[k] && gc[k] == mine[d],
-                           "mask %d dim %d: dims %d periods %d coords %d", mask, k, gd[k], gp[k], gc[k]);
+                           "mask %d dim %d: dims %d periods %d coords %d", mask, k, gd[k], gp[k],
+                           gc[k]);
                 exprank = exprank * dims[d] + mine[d];
                 k++;
             }
-        DFCT_CHECK(me == exprank, "mask %d: rank %d in the sub-grid, expected %d", mask, me, exprank);
+        DFCT_CHECK(me == exprank, "mask %d: rank %d in the sub-grid, expected %d", mask, me,
+                   exprank);
         /* Every member shares my dropped coordinates and sits at its kept coordinates. */
         int all[3 * 64];
         if (n <= 64) {
@@ -56,10 +58,12 @@ int main(int argc, char **argv)
                 int r = 0;
                 for (int d = 0; d < 3; d++) {
                     if (remain[d]) r = r * dims[d] + all[3 * q + d];
-                    else DFCT_CHECK(all[3 * q + d] == mine[d], "mask %d: member %d differs in dropped dim %d",
-                                    mask, q, d);
+                    else
+                        DFCT_CHECK(all[3 * q + d] == mine[d],
+                                   "mask %d: member %d differs in dropped dim %d", mask, q, d);
                 }
-                DFCT_CHECK(r == q, "mask %d: member %d has kept coordinates of rank %d", mask, q, r);
+                DFCT_CHECK(r == q, "mask %d: member %d has kept coordinates of rank %d", mask, q,
+                           r);
             }
         }
         /* A neighborhood collective on the sub-grid. */
@@ -69,8 +73,9 @@ int main(int argc, char **argv)
             int s, t;
             DFCT_OK(DFC_Cart_shift(sub, k, 1, &s, &t));
             DFCT_CHECK(got[2 * k] == (s == DFC_PROC_NULL ? -1 : 1000 + s) &&
-                       got[2 * k + 1] == (t == DFC_PROC_NULL ? -1 : 1000 + t),
-                       "mask %d dim %d: got %d %d from %d %d", mask, k, got[2 * k], got[2 * k + 1], s, t);
+                           got[2 * k + 1] == (t == DFC_PROC_NULL ? -1 : 1000 + t),
+                       "mask %d dim %d: got %d %d from %d %d", mask, k, got[2 * k], got[2 * k + 1],
+                       s, t);
         }
         DFCT_OK(DFC_Comm_free(&sub));
     }

@@ -54,8 +54,8 @@ static int cnt_of(int q, int j) { return 1 + (q + j) % 3; }
 static int v_of(int q, int j, int i, int it) { return ((it * 64 + q) * 16 + j) * 8 + i; }
 
 /* Neighbor_alltoallv (and w) on comm with in-list `in` (senders' lists are `lists`). */
-static void check_alltoallv(DFC_Comm comm, const int *in, int nin, int (*lists)[MAXDEG], const int *nlist,
-                            int it, int use_w, int nonblocking)
+static void check_alltoallv(DFC_Comm comm, const int *in, int nin, int (*lists)[MAXDEG],
+                            const int *nlist, int it, int use_w, int nonblocking)
 {
     int sb[MAXDEG * 4], rb[MAXDEG * 6], sc[MAXDEG], sd[MAXDEG], rc[MAXDEG], rd[MAXDEG];
     DFC_Aint sdw[MAXDEG], rdw[MAXDEG];
@@ -84,12 +84,10 @@ static void check_alltoallv(DFC_Comm comm, const int *in, int nin, int (*lists)[
     DFC_Request req = DFC_REQUEST_NULL;
     if (use_w && nonblocking)
         DFCT_OK(DFC_Ineighbor_alltoallw(sb, sc, sdw, st, rb, rc, rdw, rt, comm, &req));
-    else if (use_w)
-        DFCT_OK(DFC_Neighbor_alltoallw(sb, sc, sdw, st, rb, rc, rdw, rt, comm));
+    else if (use_w) DFCT_OK(DFC_Neighbor_alltoallw(sb, sc, sdw, st, rb, rc, rdw, rt, comm));
     else if (nonblocking)
         DFCT_OK(DFC_Ineighbor_alltoallv(sb, sc, sd, DFC_INT, rb, rc, rd, DFC_INT, comm, &req));
-    else
-        DFCT_OK(DFC_Neighbor_alltoallv(sb, sc, sd, DFC_INT, rb, rc, rd, DFC_INT, comm));
+    else DFCT_OK(DFC_Neighbor_alltoallv(sb, sc, sd, DFC_INT, rb, rc, rd, DFC_INT, comm));
     if (nonblocking) DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
     int expect[MAXDEG * 6];
     for (int i = 0; i < MAXDEG * 6; i++) expect[i] = POISON;
@@ -98,8 +96,8 @@ static void check_alltoallv(DFC_Comm comm, const int *in, int nin, int (*lists)[
         for (int k = 0; k < rc[i]; k++) expect[rd[i] + k] = v_of(in[i], j, k, it);
     }
     for (int i = 0; i < off; i++)
-        DFCT_CHECK(rb[i] == expect[i], "alltoall%s%s round %d: item %d = %d, expected %d", use_w ? "w" : "v",
-                   nonblocking ? " (nonblocking)" : "", it, i, rb[i], expect[i]);
+        DFCT_CHECK(rb[i] == expect[i], "alltoall%s%s round %d: item %d = %d, expected %d",
+                   use_w ? "w" : "v", nonblocking ? " (nonblocking)" : "", it, i, rb[i], expect[i]);
     DFCT_OK(DFC_Type_free(&ctype));
 }
 
@@ -126,8 +124,8 @@ static void check_allgatherv(DFC_Comm comm, const int *in, int nin, int nonblock
     for (int i = 0; i < nin; i++)
         for (int k = 0; k < rc[i]; k++) expect[rd[i] + k] = in[i] * 100 + k;
     for (int i = 0; i < MAXDEG * 6; i++)
-        DFCT_CHECK(rb[i] == expect[i], "allgatherv%s: item %d = %d, expected %d", nonblocking ? " (nb)" : "", i,
-                   rb[i], expect[i]);
+        DFCT_CHECK(rb[i] == expect[i], "allgatherv%s: item %d = %d, expected %d",
+                   nonblocking ? " (nb)" : "", i, rb[i], expect[i]);
 }
 
 static void dist_adjacent(void)
@@ -141,13 +139,14 @@ static void dist_adjacent(void)
     int a, b, w, st, gi[MAXN * MAXDEG], gsw[MAXN * MAXDEG], go[MAXDEG], gdw[MAXDEG];
     DFCT_OK(DFC_Topo_test(g, &st));
     DFCT_OK(DFC_Dist_graph_neighbors_count(g, &a, &b, &w));
-    DFCT_CHECK(st == DFC_DIST_GRAPH && a == nin && b == nout[rank] && w == 1, "counts %d %d %d topo %d", a, b, w,
-               st);
+    DFCT_CHECK(st == DFC_DIST_GRAPH && a == nin && b == nout[rank] && w == 1,
+               "counts %d %d %d topo %d", a, b, w, st);
     DFCT_OK(DFC_Dist_graph_neighbors(g, MAXN * MAXDEG, gi, gsw, MAXDEG, go, gdw));
     for (int i = 0; i < nin; i++)
         DFCT_CHECK(gi[i] == in[i] && gsw[i] == sw[i], "source %d: %d (w %d)", i, gi[i], gsw[i]);
     for (int j = 0; j < nout[rank]; j++)
-        DFCT_CHECK(go[j] == outl[rank][j] && gdw[j] == dw[j], "destination %d: %d (w %d)", j, go[j], gdw[j]);
+        DFCT_CHECK(go[j] == outl[rank][j] && gdw[j] == dw[j], "destination %d: %d (w %d)", j, go[j],
+                   gdw[j]);
     if (nin <= MAXDEG) {
         for (int it = 0; it < 2; it++) {
             check_alltoallv(g, in, nin, outl, nout, it, 0, it);
@@ -164,17 +163,18 @@ static void dist_general(void)
     int src = (rank + 1) % size, deg = nout[src], w[MAXDEG];
     for (int j = 0; j < deg; j++) w[j] = src * 1000 + j;
     DFC_Comm g;
-    DFCT_OK(DFC_Dist_graph_create(DFC_COMM_WORLD, 1, &src, &deg, outl[src], w, DFC_INFO_NULL, 1, &g));
+    DFCT_OK(
+        DFC_Dist_graph_create(DFC_COMM_WORLD, 1, &src, &deg, outl[src], w, DFC_INFO_NULL, 1, &g));
     int a, b, wt, gi[MAXN * MAXDEG], gsw[MAXN * MAXDEG], go[MAXDEG], gdw[MAXDEG];
     DFCT_OK(DFC_Dist_graph_neighbors_count(g, &a, &b, &wt));
     int in[MAXN * MAXDEG], nin = build_in(rank, in);
-    DFCT_CHECK(a == nin && b == nout[rank] && wt == 1, "counts %d %d %d, expected %d %d 1", a, b, wt, nin,
-               nout[rank]);
+    DFCT_CHECK(a == nin && b == nout[rank] && wt == 1, "counts %d %d %d, expected %d %d 1", a, b,
+               wt, nin, nout[rank]);
     DFCT_OK(DFC_Dist_graph_neighbors(g, MAXN * MAXDEG, gi, gsw, MAXDEG, go, gdw));
     /* Out-edges come from one process, in its order. */
     for (int j = 0; j < b && j < MAXDEG; j++)
-        DFCT_CHECK(go[j] == outl[rank][j] && gdw[j] == rank * 1000 + j, "destination %d: %d (w %d)", j, go[j],
-                   gdw[j]);
+        DFCT_CHECK(go[j] == outl[rank][j] && gdw[j] == rank * 1000 + j, "destination %d: %d (w %d)",
+                   j, go[j], gdw[j]);
     /* In-edges: the same multiset as the reference, each with its weight. */
     int seen[MAXN] = {0}, want[MAXN] = {0};
     for (int i = 0; i < nin; i++) want[in[i]]++;
@@ -186,7 +186,8 @@ static void dist_general(void)
         seen[gi[i]]++;
         DFCT_CHECK(gsw[i] / 1000 == gi[i], "source %d: weight %d not from %d", i, gsw[i], gi[i]);
     }
-    for (int q = 0; q < size; q++) DFCT_CHECK(seen[q] == want[q], "%d edges from %d, expected %d", seen[q], q, want[q]);
+    for (int q = 0; q < size; q++)
+        DFCT_CHECK(seen[q] == want[q], "%d edges from %d, expected %d", seen[q], q, want[q]);
     if (a <= MAXDEG) check_alltoallv(g, gi, a, outl, nout, 7, 0, 0);
     DFCT_OK(DFC_Comm_free(&g));
 }
@@ -210,7 +211,8 @@ static void graph(void)
     DFCT_OK(DFC_Graph_create(DFC_COMM_WORLD, size, index, edges, 1, &g));
     DFCT_OK(DFC_Topo_test(g, &st));
     DFCT_OK(DFC_Graphdims_get(g, &nn, &ne));
-    DFCT_CHECK(st == DFC_GRAPH && nn == size && ne == e, "Topo_test %d, Graphdims_get %d %d", st, nn, ne);
+    DFCT_CHECK(st == DFC_GRAPH && nn == size && ne == e, "Topo_test %d, Graphdims_get %d %d", st,
+               nn, ne);
     DFCT_OK(DFC_Graph_get(g, MAXN, MAXN * 3, gi, ge));
     for (int r = 0; r < size; r++) DFCT_CHECK(gi[r] == index[r], "index[%d] = %d", r, gi[r]);
     for (int k = 0; k < e; k++) DFCT_CHECK(ge[k] == edges[k], "edges[%d] = %d", k, ge[k]);
@@ -218,18 +220,20 @@ static void graph(void)
         DFCT_OK(DFC_Graph_neighbors_count(g, r, &cnt));
         DFCT_OK(DFC_Graph_neighbors(g, r, MAXDEG, nb));
         DFCT_CHECK(cnt == nl[r], "Graph_neighbors_count(%d) = %d", r, cnt);
-        for (int j = 0; j < cnt && j < nl[r]; j++) DFCT_CHECK(nb[j] == lists[r][j], "neighbor %d of %d", j, r);
+        for (int j = 0; j < cnt && j < nl[r]; j++)
+            DFCT_CHECK(nb[j] == lists[r][j], "neighbor %d of %d", j, r);
     }
     /* Neighbor_alltoall: block j to neighbor j; multi-edges matched in order. */
     int sb[MAXDEG * 2], rb[MAXDEG * 2];
-    for (int j = 0; j < nl[rank]; j++) sb[2 * j] = v_of(rank, j, 0, 5), sb[2 * j + 1] = v_of(rank, j, 1, 5);
+    for (int j = 0; j < nl[rank]; j++)
+        sb[2 * j] = v_of(rank, j, 0, 5), sb[2 * j + 1] = v_of(rank, j, 1, 5);
     for (int i = 0; i < MAXDEG * 2; i++) rb[i] = POISON;
     DFCT_OK(DFC_Neighbor_alltoall(sb, 2, DFC_INT, rb, 2, DFC_INT, g));
     for (int i = 0; i < nl[rank]; i++) {
         int j = sender_block(lists[rank], i, lists, nl);
         for (int k = 0; k < 2; k++)
-            DFCT_CHECK(rb[2 * i + k] == v_of(lists[rank][i], j, k, 5), "graph alltoall block %d item %d = %d", i,
-                       k, rb[2 * i + k]);
+            DFCT_CHECK(rb[2 * i + k] == v_of(lists[rank][i], j, k, 5),
+                       "graph alltoall block %d item %d = %d", i, k, rb[2 * i + k]);
     }
     check_allgatherv(g, lists[rank], nl[rank], 1);
     /* nnodes 0: DFC_COMM_NULL everywhere; fewer nodes than processes: the rest get it. */

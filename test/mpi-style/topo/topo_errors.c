@@ -16,7 +16,8 @@ int main(int argc, char **argv)
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     DFCT_OK(DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN));
     DFC_Comm W = DFC_COMM_WORLD, cart, graph, dist, nc = DFC_COMM_NULL;
-    int dims[2] = {size, 1}, periods[2] = {1, 0}, big[2] = {size + 1, 1}, zero[2] = {0, 1}, neg[2] = {-1, 1};
+    int dims[2] = {size, 1}, periods[2] = {1, 0}, big[2] = {size + 1, 1}, zero[2] = {0, 1},
+        neg[2] = {-1, 1};
     DFCT_OK(DFC_Cart_create(W, 2, dims, periods, 0, &cart));
     DFCT_OK(DFC_Comm_set_errhandler(cart, DFC_ERRORS_RETURN));
     int index[64], edges[64];
@@ -24,8 +25,8 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Graph_create(W, size, index, edges, 0, &graph));
     DFCT_OK(DFC_Comm_set_errhandler(graph, DFC_ERRORS_RETURN));
     int src = (rank + size - 1) % size, dst = (rank + 1) % size, w1[1] = {1};
-    DFCT_OK(DFC_Dist_graph_create_adjacent(W, 1, &src, DFC_UNWEIGHTED, 1, &dst, DFC_UNWEIGHTED, DFC_INFO_NULL,
-                                           0, &dist));
+    DFCT_OK(DFC_Dist_graph_create_adjacent(W, 1, &src, DFC_UNWEIGHTED, 1, &dst, DFC_UNWEIGHTED,
+                                           DFC_INFO_NULL, 0, &dist));
     DFCT_OK(DFC_Comm_set_errhandler(dist, DFC_ERRORS_RETURN));
 
     /* Cart_create and Cart_map */
@@ -82,21 +83,27 @@ int main(int argc, char **argv)
     /* Distributed graph */
     int outr[1] = {size}, negw[1] = {-3};
     DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, -1, &src, DFC_UNWEIGHTED, 1, &dst, DFC_UNWEIGHTED,
-                                              DFC_INFO_NULL, 0, &nc), DFC_ERR_ARG, "indegree");
+                                              DFC_INFO_NULL, 0, &nc),
+               DFC_ERR_ARG, "indegree");
     DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, outr, DFC_UNWEIGHTED, 1, &dst, DFC_UNWEIGHTED,
-                                              DFC_INFO_NULL, 0, &nc), DFC_ERR_RANK, "sources");
+                                              DFC_INFO_NULL, 0, &nc),
+               DFC_ERR_RANK, "sources");
     DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, &src, DFC_UNWEIGHTED, 1, outr, DFC_UNWEIGHTED,
-                                              DFC_INFO_NULL, 0, &nc), DFC_ERR_RANK, "destinations");
+                                              DFC_INFO_NULL, 0, &nc),
+               DFC_ERR_RANK, "destinations");
     DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, &src, negw, 1, &dst, w1, DFC_INFO_NULL, 0, &nc),
                DFC_ERR_ARG, "sourceweights");
-    DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, &src, w1, 1, &dst, DFC_UNWEIGHTED, DFC_INFO_NULL, 0, &nc),
+    DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, &src, w1, 1, &dst, DFC_UNWEIGHTED,
+                                              DFC_INFO_NULL, 0, &nc),
                DFC_ERR_ARG, "DFC_UNWEIGHTED");
     DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, &src, NULL, 1, &dst, w1, DFC_INFO_NULL, 0, &nc),
                DFC_ERR_ARG, "sourceweights");
     DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, &src, DFC_UNWEIGHTED, 1, &dst, DFC_UNWEIGHTED,
-                                              (DFC_Info)0x06fffff0, 0, &nc), DFC_ERR_INFO, "info");
+                                              (DFC_Info)0x06fffff0, 0, &nc),
+               DFC_ERR_INFO, "info");
     int deg[1] = {-1}, one = 1;
-    DFCT_FAILS(DFC_Dist_graph_create(W, -1, &src, &one, &dst, DFC_UNWEIGHTED, DFC_INFO_NULL, 0, &nc),
+    DFCT_FAILS(DFC_Dist_graph_create(W, -1, &src, &one, &dst, DFC_UNWEIGHTED, DFC_INFO_NULL, 0,
+                                     &nc),
                DFC_ERR_ARG, "n");
     DFCT_FAILS(DFC_Dist_graph_create(W, 1, &src, deg, &dst, DFC_UNWEIGHTED, DFC_INFO_NULL, 0, &nc),
                DFC_ERR_ARG, "degrees[0]");
@@ -104,11 +111,12 @@ int main(int argc, char **argv)
                DFC_ERR_RANK, "sources[0]");
     DFCT_FAILS(DFC_Dist_graph_create(W, 1, &src, &one, outr, DFC_UNWEIGHTED, DFC_INFO_NULL, 0, &nc),
                DFC_ERR_RANK, "destinations");
-    DFCT_FAILS(DFC_Dist_graph_create(W, 1, &src, &one, &dst, negw, DFC_INFO_NULL, 0, &nc), DFC_ERR_ARG,
-               "weights");
+    DFCT_FAILS(DFC_Dist_graph_create(W, 1, &src, &one, &dst, negw, DFC_INFO_NULL, 0, &nc),
+               DFC_ERR_ARG, "weights");
     DFCT_FAILS(DFC_Dist_graph_neighbors_count(cart, &x, &y, &z), DFC_ERR_TOPOLOGY, "comm");
     DFCT_FAILS(DFC_Dist_graph_neighbors_count(dist, &x, NULL, &z), DFC_ERR_ARG, "outdegree");
-    DFCT_FAILS(DFC_Dist_graph_neighbors(dist, 0, arr, arr, 1, arr, arr), DFC_ERR_ARG, "maxindegree");
+    DFCT_FAILS(DFC_Dist_graph_neighbors(dist, 0, arr, arr, 1, arr, arr), DFC_ERR_ARG,
+               "maxindegree");
     DFCT_FAILS(DFC_Dist_graph_neighbors(dist, 1, NULL, arr, 1, arr, arr), DFC_ERR_ARG, "sources");
     DFCT_FAILS(DFC_Topo_test(W, NULL), DFC_ERR_ARG, "status");
     DFCT_FAILS(DFC_Topo_test(DFC_COMM_NULL, &x), DFC_ERR_COMM, "comm");
@@ -117,33 +125,45 @@ int main(int argc, char **argv)
     /* Neighborhood collectives */
     int sb[8] = {0}, rb[8], cnt[4] = {1, 1, 1, 1}, ncnt[4] = {-1, 1, 1, 1}, dsp[4] = {0, 1, 2, 3};
     DFC_Aint adsp[4] = {0, 4, 8, 12};
-    DFC_Datatype ty[4] = {DFC_INT, DFC_INT, DFC_INT, DFC_INT}, badty[4] = {DFC_DATATYPE_NULL, DFC_INT, DFC_INT,
-                                                                          DFC_INT};
+    DFC_Datatype ty[4] = {DFC_INT, DFC_INT, DFC_INT, DFC_INT},
+                 badty[4] = {DFC_DATATYPE_NULL, DFC_INT, DFC_INT, DFC_INT};
     DFC_Request rq = DFC_REQUEST_NULL;
     DFCT_FAILS(DFC_Neighbor_allgather(sb, 1, DFC_INT, rb, 1, DFC_INT, W), DFC_ERR_TOPOLOGY, "comm");
-    DFCT_FAILS(DFC_Ineighbor_allgather(sb, 1, DFC_INT, rb, 1, DFC_INT, W, &rq), DFC_ERR_TOPOLOGY, "comm");
+    DFCT_FAILS(DFC_Ineighbor_allgather(sb, 1, DFC_INT, rb, 1, DFC_INT, W, &rq), DFC_ERR_TOPOLOGY,
+               "comm");
     DFCT_FAILS(DFC_Neighbor_allgather_init(sb, 1, DFC_INT, rb, 1, DFC_INT, W, DFC_INFO_NULL, &rq),
                DFC_ERR_TOPOLOGY, "comm");
-    DFCT_FAILS(DFC_Neighbor_allgather(DFC_IN_PLACE, 1, DFC_INT, rb, 1, DFC_INT, cart), DFC_ERR_BUFFER, "sendbuf");
-    DFCT_FAILS(DFC_Neighbor_allgather(sb, -1, DFC_INT, rb, 1, DFC_INT, cart), DFC_ERR_COUNT, "sendcount");
-    DFCT_FAILS(DFC_Neighbor_allgather(sb, 1, DFC_DATATYPE_NULL, rb, 1, DFC_INT, cart), DFC_ERR_TYPE, "sendtype");
-    DFCT_FAILS(DFC_Neighbor_allgather(sb, 1, DFC_INT, NULL, 1, DFC_INT, cart), DFC_ERR_BUFFER, "recvbuf");
-    DFCT_FAILS(DFC_Ineighbor_alltoall(sb, 1, DFC_INT, rb, 1, DFC_INT, cart, NULL), DFC_ERR_ARG, "request");
-    DFCT_FAILS(DFC_Neighbor_alltoall_init(sb, 1, DFC_INT, rb, 1, DFC_INT, cart, (DFC_Info)0x06fffff0, &rq),
+    DFCT_FAILS(DFC_Neighbor_allgather(DFC_IN_PLACE, 1, DFC_INT, rb, 1, DFC_INT, cart),
+               DFC_ERR_BUFFER, "sendbuf");
+    DFCT_FAILS(DFC_Neighbor_allgather(sb, -1, DFC_INT, rb, 1, DFC_INT, cart), DFC_ERR_COUNT,
+               "sendcount");
+    DFCT_FAILS(DFC_Neighbor_allgather(sb, 1, DFC_DATATYPE_NULL, rb, 1, DFC_INT, cart), DFC_ERR_TYPE,
+               "sendtype");
+    DFCT_FAILS(DFC_Neighbor_allgather(sb, 1, DFC_INT, NULL, 1, DFC_INT, cart), DFC_ERR_BUFFER,
+               "recvbuf");
+    DFCT_FAILS(DFC_Ineighbor_alltoall(sb, 1, DFC_INT, rb, 1, DFC_INT, cart, NULL), DFC_ERR_ARG,
+               "request");
+    DFCT_FAILS(DFC_Neighbor_alltoall_init(sb, 1, DFC_INT, rb, 1, DFC_INT, cart,
+                                          (DFC_Info)0x06fffff0, &rq),
                DFC_ERR_INFO, "info");
-    DFCT_FAILS(DFC_Neighbor_allgatherv(sb, 1, DFC_INT, rb, NULL, dsp, DFC_INT, dist), DFC_ERR_ARG, "recvcounts");
-    DFCT_FAILS(DFC_Neighbor_allgatherv(sb, 1, DFC_INT, rb, cnt, NULL, DFC_INT, dist), DFC_ERR_ARG, "displs");
+    DFCT_FAILS(DFC_Neighbor_allgatherv(sb, 1, DFC_INT, rb, NULL, dsp, DFC_INT, dist), DFC_ERR_ARG,
+               "recvcounts");
+    DFCT_FAILS(DFC_Neighbor_allgatherv(sb, 1, DFC_INT, rb, cnt, NULL, DFC_INT, dist), DFC_ERR_ARG,
+               "displs");
     DFCT_FAILS(DFC_Neighbor_allgatherv(sb, 1, DFC_INT, rb, ncnt, dsp, DFC_INT, dist), DFC_ERR_COUNT,
                "recvcounts");
-    DFCT_FAILS(DFC_Neighbor_alltoallv(sb, ncnt, dsp, DFC_INT, rb, cnt, dsp, DFC_INT, dist), DFC_ERR_COUNT,
-               "sendcounts");
-    DFCT_FAILS(DFC_Neighbor_alltoallv(sb, cnt, NULL, DFC_INT, rb, cnt, dsp, DFC_INT, dist), DFC_ERR_ARG,
-               "sdispls");
-    DFCT_FAILS(DFC_Ineighbor_alltoallv(sb, cnt, dsp, DFC_INT, rb, cnt, NULL, DFC_INT, dist, &rq), DFC_ERR_ARG,
-               "rdispls");
-    DFCT_FAILS(DFC_Neighbor_alltoallw(sb, cnt, adsp, badty, rb, cnt, adsp, ty, dist), DFC_ERR_TYPE, "sendtypes");
-    DFCT_FAILS(DFC_Neighbor_alltoallw(sb, cnt, adsp, ty, rb, cnt, adsp, NULL, dist), DFC_ERR_ARG, "recvtypes");
-    DFCT_FAILS(DFC_Neighbor_alltoallw_init(sb, cnt, adsp, ty, rb, ncnt, adsp, ty, dist, DFC_INFO_NULL, &rq),
+    DFCT_FAILS(DFC_Neighbor_alltoallv(sb, ncnt, dsp, DFC_INT, rb, cnt, dsp, DFC_INT, dist),
+               DFC_ERR_COUNT, "sendcounts");
+    DFCT_FAILS(DFC_Neighbor_alltoallv(sb, cnt, NULL, DFC_INT, rb, cnt, dsp, DFC_INT, dist),
+               DFC_ERR_ARG, "sdispls");
+    DFCT_FAILS(DFC_Ineighbor_alltoallv(sb, cnt, dsp, DFC_INT, rb, cnt, NULL, DFC_INT, dist, &rq),
+               DFC_ERR_ARG, "rdispls");
+    DFCT_FAILS(DFC_Neighbor_alltoallw(sb, cnt, adsp, badty, rb, cnt, adsp, ty, dist), DFC_ERR_TYPE,
+               "sendtypes");
+    DFCT_FAILS(DFC_Neighbor_alltoallw(sb, cnt, adsp, ty, rb, cnt, adsp, NULL, dist), DFC_ERR_ARG,
+               "recvtypes");
+    DFCT_FAILS(DFC_Neighbor_alltoallw_init(sb, cnt, adsp, ty, rb, ncnt, adsp, ty, dist,
+                                           DFC_INFO_NULL, &rq),
                DFC_ERR_COUNT, "recvcounts");
     DFCT_CHECK(rq == DFC_REQUEST_NULL, "a failed call handed out a request");
 
@@ -155,9 +175,9 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Neighbor_allgather(&mine, 1, DFC_INT, got, 1, DFC_INT, cs[k]));
         int left = (rank + size - 1) % size, right = (rank + 1) % size;
         if (k == 0) /* dim 0 periodic: left, right; dim 1 non-periodic size 1: nothing */
-            DFCT_CHECK(got[0] == 100 + left && got[1] == 100 + right, "cart: %d %d", got[0], got[1]);
-        else if (k == 2)
-            DFCT_CHECK(got[0] == 100 + left, "dist: %d", got[0]);
+            DFCT_CHECK(got[0] == 100 + left && got[1] == 100 + right, "cart: %d %d", got[0],
+                       got[1]);
+        else if (k == 2) DFCT_CHECK(got[0] == 100 + left, "dist: %d", got[0]);
     }
     DFCT_OK(DFC_Comm_free(&cart));
     DFCT_OK(DFC_Comm_free(&graph));

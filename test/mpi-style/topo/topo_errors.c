@@ -166,6 +166,16 @@ int main(int argc, char **argv)
                                            DFC_INFO_NULL, &rq),
                DFC_ERR_COUNT, "recvcounts");
     DFCT_CHECK(rq == DFC_REQUEST_NULL, "a failed call handed out a request");
+    /* A ring of one process (its own neighbor both ways): sending more than the block holds
+     * is truncation, as for a message. */
+    DFC_Comm self_ring;
+    int one1[1] = {1}, per1[1] = {1};
+    DFCT_OK(DFC_Cart_create(DFC_COMM_SELF, 1, one1, per1, 0, &self_ring));
+    DFCT_OK(DFC_Comm_set_errhandler(self_ring, DFC_ERRORS_RETURN));
+    DFCT_FAILS(DFC_Neighbor_alltoall(sb, 2, DFC_INT, rb, 1, DFC_INT, self_ring), DFC_ERR_TRUNCATE,
+               "truncated");
+    DFCT_OK(DFC_Neighbor_alltoall(sb, 1, DFC_INT, rb, 2, DFC_INT, self_ring)); /* shorter: fine */
+    DFCT_OK(DFC_Comm_free(&self_ring));
 
     /* Still usable: a checked Neighbor_allgather on the grid and the distributed ring (the
      * graph above is one-way, which a neighborhood collective cannot use). */

@@ -86,9 +86,11 @@ static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const 
             return rc;
     }
     if (!w) {
+        /* The count here; the buffer below, against the bytes this process really moves (a
+         * process without neighbors on a side may pass NULL). */
         int cnt = is_send ? k->sendcount : k->recvcount;
-        if (v) cnt = 0;
-        if ((rc = dfc_coll_check_buf(func, bname, buf, cnt, is_send ? k->sendtype : k->recvtype, 0,
+        if ((!v && (rc = dfc_api_check_count(func, is_send ? "sendcount" : "recvcount", cnt))) ||
+            (rc = dfc_coll_check_buf(func, bname, buf, 0, is_send ? k->sendtype : k->recvtype, 0,
                                      &d)))
             return rc;
         *dt0 = d;

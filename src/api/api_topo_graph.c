@@ -172,6 +172,10 @@ static int check_adjacent(const char *func, const dfc_comm_t *c, const char *rna
                            "invalid argument %s: %s[%d] = %d is out of range for a "
                            "communicator of size %d",
                            rname, rname, i, ranks[i], c->size);
+    if (weights == DFC_WEIGHTS_EMPTY && n > 0) /* MPI-4.1: only where there are no edges */
+        return dfc_err(DFC_ERR_ARG, func,
+                       "invalid argument %s: DFC_WEIGHTS_EMPTY with %d edges (give their weights)",
+                       wname, n);
     if (weights == DFC_UNWEIGHTED || weights == DFC_WEIGHTS_EMPTY) return DFC_SUCCESS;
     if ((rc = dfc_topo_api_check_array(func, wname, weights, n))) return rc;
     for (int i = 0; i < n; i++)

@@ -243,6 +243,22 @@ static void graph(void)
     DFCT_OK(DFC_Comm_free(&g));
 }
 
+/* No edges at all, weighted (DFC_WEIGHTS_EMPTY): no neighbors, and the collectives move
+ * nothing and leave the buffers alone. */
+static void dist_empty(void)
+{
+    DFC_Comm g;
+    int a = -1, b = -1, w = -1, x = 5;
+    DFCT_OK(DFC_Dist_graph_create_adjacent(DFC_COMM_WORLD, 0, NULL, DFC_WEIGHTS_EMPTY, 0, NULL,
+                                           DFC_WEIGHTS_EMPTY, DFC_INFO_NULL, 0, &g));
+    DFCT_OK(DFC_Dist_graph_neighbors_count(g, &a, &b, &w));
+    DFCT_CHECK(a == 0 && b == 0 && w == 1, "empty graph: %d %d %d", a, b, w);
+    DFCT_OK(DFC_Neighbor_allgather(&x, 1, DFC_INT, NULL, 1, DFC_INT, g));
+    DFCT_OK(DFC_Neighbor_alltoall(NULL, 1, DFC_INT, NULL, 1, DFC_INT, g));
+    DFCT_CHECK(x == 5, "send buffer changed");
+    DFCT_OK(DFC_Comm_free(&g));
+}
+
 int main(int argc, char **argv)
 {
     dfct_init(&argc, &argv);
@@ -253,5 +269,6 @@ int main(int argc, char **argv)
     dist_adjacent();
     dist_general();
     graph();
+    dist_empty();
     return dfct_finalize();
 }

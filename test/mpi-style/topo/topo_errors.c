@@ -96,6 +96,9 @@ int main(int argc, char **argv)
     DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, &src, w1, 1, &dst, DFC_UNWEIGHTED,
                                               DFC_INFO_NULL, 0, &nc),
                DFC_ERR_ARG, "DFC_UNWEIGHTED");
+    DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, &src, DFC_WEIGHTS_EMPTY, 1, &dst, w1,
+                                              DFC_INFO_NULL, 0, &nc),
+               DFC_ERR_ARG, "DFC_WEIGHTS_EMPTY");
     DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, &src, NULL, 1, &dst, w1, DFC_INFO_NULL, 0, &nc),
                DFC_ERR_ARG, "sourceweights");
     DFCT_FAILS(DFC_Dist_graph_create_adjacent(W, 1, &src, DFC_UNWEIGHTED, 1, &dst, DFC_UNWEIGHTED,

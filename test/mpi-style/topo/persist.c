@@ -5,7 +5,8 @@
  * Neighbor_allgather_init on the grid and a Neighbor_allgatherv_init on a distributed ring.
  * Each round every rank starts them in its own order (rotated by rank and round, reversed
  * on odd ranks) and waits for them in yet another order; the inputs are fresh each round
- * and every output is checked element by element. A hang or a cross-matched message fails.
+ * and every output is checked element by element; a blocking Allreduce on DFC_COMM_WORLD
+ * runs while all four are pending. A hang or a cross-matched message fails.
  */
 #include "../dfctest.h"
 
@@ -68,6 +69,11 @@ int main(int argc, char **argv)
                 order[NREQ - 1 - k] = t;
             }
         for (int k = 0; k < NREQ; k++) DFCT_OK(DFC_Start(&req[order[k]]));
+        /* A blocking collective on another communicator while all four are pending: the
+         * scheduler must let it through whatever state the others are in. */
+        int sum = 0, one = 1;
+        DFCT_OK(DFC_Allreduce(&one, &sum, 1, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
+        DFCT_CHECK(sum == size, "round %d: Allreduce gave %d", it, sum);
         for (int k = 0; k < NREQ; k++)
             DFCT_OK(DFC_Wait(&req[(order[k] + 1 + rank) % NREQ], DFC_STATUS_IGNORE));
         /* alltoall: block 2d from the negative neighbor holds what it sent in + (2d+1) */

@@ -476,6 +476,108 @@ int DFC_Iexscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype data
 int DFC_Exscan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
                     DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request);
 
+
+/* ---- Process topologies and neighborhood collectives -------------------------------- */
+#define DFC_GRAPH      1 /* Topo_test results (DFC_UNDEFINED: no topology), as MPICH */
+#define DFC_CART       2
+#define DFC_DIST_GRAPH 3
+
+/* Weights of Dist_graph_create(_adjacent): markers, not arrays (as the status markers). */
+extern int dfc_unweighted_marker[1];
+extern int dfc_weights_empty_marker[1];
+#define DFC_UNWEIGHTED    (&dfc_unweighted_marker[0])
+#define DFC_WEIGHTS_EMPTY (&dfc_weights_empty_marker[0])
+
+int DFC_Cart_create(DFC_Comm comm_old, int ndims, const int dims[], const int periods[],
+                    int reorder, DFC_Comm *comm_cart);
+int DFC_Cart_get(DFC_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+int DFC_Cartdim_get(DFC_Comm comm, int *ndims);
+int DFC_Cart_rank(DFC_Comm comm, const int coords[], int *rank);
+int DFC_Cart_coords(DFC_Comm comm, int rank, int maxdims, int coords[]);
+int DFC_Cart_shift(DFC_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
+int DFC_Cart_sub(DFC_Comm comm, const int remain_dims[], DFC_Comm *newcomm);
+int DFC_Cart_map(DFC_Comm comm, int ndims, const int dims[], const int periods[],
+                 int *newrank);
+int DFC_Dims_create(int nnodes, int ndims, int dims[]);
+int DFC_Graph_create(DFC_Comm comm_old, int nnodes, const int index[], const int edges[],
+                     int reorder, DFC_Comm *comm_graph);
+int DFC_Graph_get(DFC_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+int DFC_Graphdims_get(DFC_Comm comm, int *nnodes, int *nedges);
+int DFC_Graph_neighbors_count(DFC_Comm comm, int rank, int *nneighbors);
+int DFC_Graph_neighbors(DFC_Comm comm, int rank, int maxneighbors, int neighbors[]);
+int DFC_Graph_map(DFC_Comm comm, int nnodes, const int index[], const int edges[],
+                  int *newrank);
+int DFC_Dist_graph_create_adjacent(DFC_Comm comm_old, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[], const int destweights[],
+                                   DFC_Info info, int reorder, DFC_Comm *comm_dist_graph);
+int DFC_Dist_graph_create(DFC_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], DFC_Info info,
+                          int reorder, DFC_Comm *comm_dist_graph);
+int DFC_Dist_graph_neighbors_count(DFC_Comm comm, int *indegree, int *outdegree,
+                                   int *weighted);
+int DFC_Dist_graph_neighbors(DFC_Comm comm, int maxindegree, int sources[],
+                             int sourceweights[], int maxoutdegree, int destinations[],
+                             int destweights[]);
+int DFC_Topo_test(DFC_Comm comm, int *status);
+
+int DFC_Neighbor_allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                           void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ineighbor_allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                            void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                            DFC_Request *request);
+int DFC_Neighbor_allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                                void *recvbuf, int recvcount, DFC_Datatype recvtype,
+                                DFC_Comm comm, DFC_Info info, DFC_Request *request);
+
+int DFC_Neighbor_allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ineighbor_allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request);
+int DFC_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                                 DFC_Request *request);
+
+int DFC_Neighbor_alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                          void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ineighbor_alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                           void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                           DFC_Request *request);
+int DFC_Neighbor_alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
+                               void *recvbuf, int recvcount, DFC_Datatype recvtype,
+                               DFC_Comm comm, DFC_Info info, DFC_Request *request);
+
+int DFC_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
+                            DFC_Request *request);
+int DFC_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                const int sdispls[], DFC_Datatype sendtype, void *recvbuf,
+                                const int recvcounts[], const int rdispls[],
+                                DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                                DFC_Request *request);
+
+int DFC_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                           const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
+                           void *recvbuf, const int recvcounts[], const DFC_Aint rdispls[],
+                           const DFC_Datatype recvtypes[], DFC_Comm comm);
+int DFC_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                            const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
+                            void *recvbuf, const int recvcounts[], const DFC_Aint rdispls[],
+                            const DFC_Datatype recvtypes[], DFC_Comm comm,
+                            DFC_Request *request);
+int DFC_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
+                                void *recvbuf, const int recvcounts[], const DFC_Aint rdispls[],
+                                const DFC_Datatype recvtypes[], DFC_Comm comm, DFC_Info info,
+                                DFC_Request *request);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,8 +30,20 @@ typedef enum dfc_coll_kind {
     DFC_COLL_REDUCE_SCATTER,
     DFC_COLL_SCAN,
     DFC_COLL_EXSCAN,
+    DFC_COLL_NEIGHBOR_ALLGATHER, /* neighborhood collectives: transfers listed in the args */
+    DFC_COLL_NEIGHBOR_ALLGATHERV,
+    DFC_COLL_NEIGHBOR_ALLTOALL,
+    DFC_COLL_NEIGHBOR_ALLTOALLV,
+    DFC_COLL_NEIGHBOR_ALLTOALLW,
     DFC_COLL_KIND_COUNT
 } dfc_coll_kind_t;
+
+/* One transfer of a neighborhood collective: with `peer` (a rank or DFC_PROC_NULL), `bytes`
+ * at byte offset `off` of the send or receive buffer. */
+typedef struct dfc_coll_xfer {
+    int peer;
+    uint64_t off, bytes;
+} dfc_coll_xfer_t;
 
 /* What a generator knows about one call, on this rank. All sizes are in bytes unless named
  * "count". Datatypes are contiguous, so a block of n items of a type of size s is n*s
@@ -57,6 +69,11 @@ typedef struct dfc_coll_args {
                           chunks over its channels: generators need not cut it into segments */
     int slots;         /* the communicator has shm collective slots and the call may use them
                           (host engine, not persistent): see allreduce_shm_slots.c */
+    /* neighborhood collectives: this rank's receives and sends, each list in the order its
+       transfers must be posted (neighbor_linear.c; built by the api layer from the
+       communicator's topology, so the schedule depends on comm, kind and sizes only) */
+    int nrecvs, nsends;
+    const dfc_coll_xfer_t *recvs, *sends;
 } dfc_coll_args_t;
 
 /* Host-only step kinds (dfc_sched.h leaves 0x80 and up to the host executor). Only host
@@ -157,6 +174,7 @@ DFC_COLL_DECLARE(allgather, bruck);
 DFC_COLL_DECLARE(alltoall, pairwise); /* also alltoallv */
 DFC_COLL_DECLARE(reduce_scatter, pairwise); /* also reduce_scatter_block */
 DFC_COLL_DECLARE(scan, linear);       /* also exscan */
+DFC_COLL_DECLARE(neighbor, linear);   /* every neighborhood collective */
 /* Usability rules that belong to an algorithm (select.c consults them). */
 int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a); /* count >= pof2 */
 int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);         /* commutative op */

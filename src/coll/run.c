@@ -20,6 +20,15 @@ static uint64_t v_span(const int *counts, const int *displs, int n, uint64_t ele
     return end;
 }
 
+/* Largest byte offset reached by a neighborhood collective's transfer list. */
+static uint64_t xfer_span(const dfc_coll_xfer_t *x, int n)
+{
+    uint64_t end = 0;
+    for (int i = 0; x && i < n; i++)
+        if (x[i].bytes > 0) end = DFC_MAX2(end, x[i].off + x[i].bytes);
+    return end;
+}
+
 /* The bytes of the send and receive buffers this rank's part of the collective touches, for
  * staging device buffers through host memory. 0 where a buffer is not significant here. */
 static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *recv)
@@ -61,6 +70,14 @@ static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *rec
     case DFC_COLL_ALLTOALLV:
         *send = v_span(a->scounts, a->sdispls, a->size, a->selem);
         *recv = v_span(a->vcounts, a->vdispls, a->size, a->relem);
+        break;
+    case DFC_COLL_NEIGHBOR_ALLGATHER:
+    case DFC_COLL_NEIGHBOR_ALLGATHERV:
+    case DFC_COLL_NEIGHBOR_ALLTOALL:
+    case DFC_COLL_NEIGHBOR_ALLTOALLV:
+    case DFC_COLL_NEIGHBOR_ALLTOALLW:
+        *send = xfer_span(a->sends, a->nsends);
+        *recv = xfer_span(a->recvs, a->nrecvs);
         break;
     default: break;
     }

@@ -67,13 +67,19 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
     {DFC_COLL_REDUCE_SCATTER, "pairwise", dfc_coll_reduce_scatter_pairwise_build, NULL},
     {DFC_COLL_SCAN, "linear", dfc_coll_scan_linear_build, NULL},
     {DFC_COLL_EXSCAN, "linear", dfc_coll_scan_linear_build, NULL},
+    {DFC_COLL_NEIGHBOR_ALLGATHER, "linear", dfc_coll_neighbor_linear_build, NULL},
+    {DFC_COLL_NEIGHBOR_ALLGATHERV, "linear", dfc_coll_neighbor_linear_build, NULL},
+    {DFC_COLL_NEIGHBOR_ALLTOALL, "linear", dfc_coll_neighbor_linear_build, NULL},
+    {DFC_COLL_NEIGHBOR_ALLTOALLV, "linear", dfc_coll_neighbor_linear_build, NULL},
+    {DFC_COLL_NEIGHBOR_ALLTOALLW, "linear", dfc_coll_neighbor_linear_build, NULL},
 };
 const int dfc_coll_nalgos = sizeof dfc_coll_algos / sizeof dfc_coll_algos[0];
 
 static const char *const kind_names[DFC_COLL_KIND_COUNT] = {
     "barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
     "allgather", "allgatherv", "alltoall", "alltoallv", "reduce_scatter_block", "reduce_scatter",
-    "scan", "exscan"};
+    "scan", "exscan", "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall",
+    "neighbor_alltoallv", "neighbor_alltoallw"};
 
 const char *dfc_coll_kind_name(dfc_coll_kind_t kind) { return kind_names[kind]; }
 

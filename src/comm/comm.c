@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "comm/dfc_comm.h"
+#include "comm/dfc_topo.h"
 
 dfc_htable_t dfc_comm_table;
 void (*dfc_comm_destroy_hook)(dfc_comm_t *c);
@@ -91,6 +92,7 @@ void dfc_comm_release(dfc_comm_t *c)
     dfc_ctxid_free(c->ctx);
     dfc_group_release(c->group);
     if (c->info) dfc_info_destroy(c->info);
+    dfc_topo_free(c->topo);
     free(c);
 }
 
@@ -260,6 +262,11 @@ int dfc_comm_dup(dfc_comm_t *c, const dfc_info_t *info, dfc_comm_t **out)
     if (rc || !*out) return rc;
     if (c->info) dfc_comm_apply_info(*out, c->info);
     if (info) dfc_comm_apply_info(*out, info);
+    if (c->topo && !((*out)->topo = dfc_topo_copy(c->topo))) { /* MPI: dup keeps the topology */
+        dfc_comm_release(*out);
+        *out = NULL;
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory copying the topology");
+    }
     return DFC_SUCCESS;
 }
 

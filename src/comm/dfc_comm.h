@@ -191,6 +191,7 @@ void dfc_op_free_handle(dfc_op_t *op);
 
 /* ---- Communicators ------------------------------------------------------------------------ */
 struct dfc_coll_comm; /* the coll layer's per-communicator state */
+struct dfc_topo;      /* a process topology (comm/dfc_topo.h) */
 
 typedef struct dfc_comm {
     int handle;
@@ -209,6 +210,7 @@ typedef struct dfc_comm {
     struct dfc_coll_comm *coll; /* owned by the coll layer */
     uint32_t fail_epoch; /* fault.c's cache: failures seen when fail_code was computed */
     int fail_code;       /* 0, or the code for a failed member (DFC_ERR_PROC_FAILED) */
+    struct dfc_topo *topo; /* process topology (comm/dfc_topo.h, topo.c); NULL if none */
 } dfc_comm_t;
 
 extern dfc_htable_t dfc_comm_table;

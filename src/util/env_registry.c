@@ -81,6 +81,11 @@ static const dfc_env_spec_t specs[] = {
     ALGO("DFC_REDUCE_SCATTER_ALGORITHM", "pairwise"),
     ALGO("DFC_SCAN_ALGORITHM", "linear"),
     ALGO("DFC_EXSCAN_ALGORITHM", "linear"),
+    ALGO("DFC_NEIGHBOR_ALLGATHER_ALGORITHM", "linear"),
+    ALGO("DFC_NEIGHBOR_ALLGATHERV_ALGORITHM", "linear"),
+    ALGO("DFC_NEIGHBOR_ALLTOALL_ALGORITHM", "linear"),
+    ALGO("DFC_NEIGHBOR_ALLTOALLV_ALGORITHM", "linear"),
+    ALGO("DFC_NEIGHBOR_ALLTOALLW_ALGORITHM", "linear"),
     /* point-to-point protocol and process failure (comm) */
     INT("DFC_EAGER_LIMIT", 0, GIB),
     BOOL("DFC_RGET"),

@@ -4,7 +4,9 @@
  * argument that applies, from tables of rows "call, expected class, argument name":
  *   freed / null / bogus / other-kind handles of communicators, groups, datatypes, ops,
  *   requests and infos; NULL pointers; negative counts; invalid ranks, tags and roots;
- *   a receive buffer too small (DFC_ERR_TRUNCATE, p2p in every form and a collective).
+ *   a receive buffer too small (DFC_ERR_TRUNCATE, p2p in every form and a collective);
+ *   topologies: a communicator without the topology, bad dimensions, ranks and degrees, and
+ *   the neighborhood collectives' own arguments on a ring.
  * A row passes when the call fails with that class, its DFC_Error_string message starts
  * with "<function>:" and names the argument, and a failed nonblocking or persistent call
  * hands out no request. At the end the library must still work: a checked Allreduce and
@@ -593,6 +595,81 @@ static void coll_truncate_row(DFC_Comm W)
 }
 
 /* The library still works: a checked Allreduce and a Sendrecv ring, outputs poisoned. */
+/* The topology functions and neighborhood collectives with the bad communicator bc. */
+static void topo_comm_rows(DFC_Comm bc)
+{
+    int d[2] = {1, 1}, p[2] = {0, 0}, x, y, z;
+    DFC_Aint ad[1] = {0};
+    DFC_Datatype ty[1] = {DFC_INT};
+    DFC_Comm nc = DFC_COMM_NULL;
+    ROW(DFC_Cart_create(bc, 2, d, p, 0, &nc), DFC_ERR_COMM, "comm_old");
+    ROW(DFC_Cart_map(bc, 2, d, p, &x), DFC_ERR_COMM, "comm");
+    ROW(DFC_Cart_shift(bc, 0, 1, &x, &y), DFC_ERR_COMM, "comm");
+    ROW(DFC_Graph_create(bc, 1, d, p, 0, &nc), DFC_ERR_COMM, "comm_old");
+    ROW(DFC_Dist_graph_create_adjacent(bc, 0, d, DFC_UNWEIGHTED, 0, d, DFC_UNWEIGHTED, DFC_INFO_NULL,
+                                       0, &nc), DFC_ERR_COMM, "comm_old");
+    ROW(DFC_Dist_graph_neighbors_count(bc, &x, &y, &z), DFC_ERR_COMM, "comm");
+    ROW(DFC_Topo_test(bc, &x), DFC_ERR_COMM, "comm");
+    COLL3(Neighbor_allgather, Ineighbor_allgather, (ib, 1, DFC_INT, ob, 1, DFC_INT, bc), DFC_ERR_COMM,
+          "comm");
+    COLL3(Neighbor_alltoallv, Ineighbor_alltoallv, (ib, cnt, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, bc),
+          DFC_ERR_COMM, "comm");
+    COLL3(Neighbor_alltoallw, Ineighbor_alltoallw, (ib, cnt, ad, ty, ob, cnt, ad, ty, bc), DFC_ERR_COMM,
+          "comm");
+    DFCT_CHECK(nc == DFC_COMM_NULL, "a failed topology constructor handed out a communicator");
+}
+
+/* Bad values for the topology functions, on W (which has no topology) and on a grid made
+ * from it; every rank fails the same row before any communication. */
+static void topo_rows(DFC_Comm W)
+{
+    int n, x, y, z, big[1], zero[2] = {0, 1}, one[2] = {1, 1}, per[2] = {0, 0}, c1[2] = {1, 0};
+    int bad[1], negd[2] = {-1, 0}, three[2] = {3, 0};
+    DFC_Comm nc = DFC_COMM_NULL, cart;
+    DFC_Comm_size(W, &n);
+    big[0] = n + 1;
+    bad[0] = n;
+    ROW(DFC_Cart_create(W, -1, one, per, 0, &nc), DFC_ERR_DIMS, "ndims");
+    ROW(DFC_Cart_create(W, 2, zero, per, 0, &nc), DFC_ERR_DIMS, "dims");
+    ROW(DFC_Cart_create(W, 1, big, per, 0, &nc), DFC_ERR_ARG, "dims");
+    ROW(DFC_Cart_create(W, 2, one, NULL, 0, &nc), DFC_ERR_ARG, "periods");
+    ROW(DFC_Cart_create(W, 2, one, per, 0, NULL), DFC_ERR_ARG, "comm_cart");
+    ROW(DFC_Cartdim_get(W, &x), DFC_ERR_TOPOLOGY, "comm");
+    ROW(DFC_Cart_get(W, 2, one, per, c1), DFC_ERR_TOPOLOGY, "comm");
+    ROW(DFC_Cart_shift(W, 0, 1, &x, &y), DFC_ERR_TOPOLOGY, "comm");
+    ROW(DFC_Cart_sub(W, one, &nc), DFC_ERR_TOPOLOGY, "comm");
+    ROW(DFC_Graphdims_get(W, &x, &y), DFC_ERR_TOPOLOGY, "comm");
+    ROW(DFC_Dist_graph_neighbors_count(W, &x, &y, &z), DFC_ERR_TOPOLOGY, "comm");
+    ROW(DFC_Dims_create(10, 2, three), DFC_ERR_DIMS, "dims");
+    ROW(DFC_Dims_create(4, 2, negd), DFC_ERR_DIMS, "dims");
+    ROW(DFC_Dims_create(0, 1, zero), DFC_ERR_ARG, "nnodes");
+    ROW(DFC_Graph_create(W, n + 1, one, one, 0, &nc), DFC_ERR_ARG, "nnodes");
+    ROW(DFC_Dist_graph_create_adjacent(W, 1, bad, DFC_UNWEIGHTED, 0, one, DFC_UNWEIGHTED,
+                                       DFC_INFO_NULL, 0, &nc), DFC_ERR_RANK, "sources");
+    ROW(DFC_Dist_graph_create(W, 1, zero, negd, zero, DFC_UNWEIGHTED, DFC_INFO_NULL, 0, &nc),
+        DFC_ERR_ARG, "degrees");
+    COLL3(Neighbor_allgather, Ineighbor_allgather, (ib, 1, DFC_INT, ob, 1, DFC_INT, W),
+          DFC_ERR_TOPOLOGY, "comm");
+    COLL3(Neighbor_allgatherv, Ineighbor_allgatherv, (ib, 1, DFC_INT, ob, cnt, dsp, DFC_INT, W),
+          DFC_ERR_TOPOLOGY, "comm");
+    COLL3(Neighbor_alltoall, Ineighbor_alltoall, (ib, 1, DFC_INT, ob, 1, DFC_INT, W),
+          DFC_ERR_TOPOLOGY, "comm");
+    DFCT_CHECK(nc == DFC_COMM_NULL, "a failed topology constructor handed out a communicator");
+    /* On a ring: the arguments of the neighborhood collectives themselves. */
+    int dims[1] = {n}, periods[1] = {1};
+    DFCT_OK(DFC_Cart_create(W, 1, dims, periods, 0, &cart));
+    DFCT_OK(DFC_Comm_set_errhandler(cart, DFC_ERRORS_RETURN));
+    ROW(DFC_Cart_coords(cart, n, 1, c1), DFC_ERR_RANK, "rank");
+    ROW(DFC_Cart_shift(cart, 1, 1, &x, &y), DFC_ERR_ARG, "direction");
+    COLL3(Neighbor_allgather, Ineighbor_allgather, (DFC_IN_PLACE, 1, DFC_INT, ob, 1, DFC_INT, cart),
+          DFC_ERR_BUFFER, "sendbuf");
+    COLL3(Neighbor_alltoall, Ineighbor_alltoall, (ib, -1, DFC_INT, ob, 1, DFC_INT, cart),
+          DFC_ERR_COUNT, "sendcount");
+    COLL3(Neighbor_alltoallv, Ineighbor_alltoallv, (ib, NULL, dsp, DFC_INT, ob, cnt, dsp, DFC_INT,
+          cart), DFC_ERR_ARG, "sendcounts");
+    DFCT_OK(DFC_Comm_free(&cart));
+}
+
 static void still_works(DFC_Comm W)
 {
     int n, me;
@@ -640,6 +717,7 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Comm_free(&fc2));
     DFC_Comm bad_comms[] = {DFC_COMM_NULL, freed_c[0], freed_c[1], (DFC_Comm)0x01fffff0, (DFC_Comm)DFC_INT};
     for (unsigned i = 0; i < sizeof bad_comms / sizeof *bad_comms; i++) comm_rows(bad_comms[i]);
+    for (unsigned i = 0; i < sizeof bad_comms / sizeof *bad_comms; i++) topo_comm_rows(bad_comms[i]);
 
     DFC_Datatype ft, unc;
     DFCT_OK(DFC_Type_contiguous(2, DFC_INT, &ft));
@@ -664,6 +742,8 @@ int main(int argc, char **argv)
 
     value_rows(DFC_COMM_WORLD);
     value_rows(rev);
+    topo_rows(DFC_COMM_WORLD);
+    topo_rows(rev);
 
     DFC_Group fg;
     DFCT_OK(DFC_Comm_group(DFC_COMM_WORLD, &fg));

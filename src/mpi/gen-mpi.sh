@@ -49,8 +49,8 @@ parse() {
 }
 
 # DFC names that are not MPI names: spelled MPIX_ (as MPICH spells its extensions).
-mpix='s/\bDFC_BFLOAT16\b/MPIX_BFLOAT16/g; s/\bDFC_FLOAT16\b/MPIX_C_FLOAT16/g
-s/\bDFC_(MAX_TRANSPORT_NAME|ERR_INTERNAL_TRANSPORT|DATATYPE_BUILTIN_MAX|OP_BUILTIN_MAX|TAG_UB_VALUE)\b/MPIX_\1/g'
+mpix="$(dirname "$0")/mpix.sed"
+[ -f "$mpix" ] || { echo "gen-mpi.sh: $mpix is missing" >&2; exit 1; }
 
 tmp=$out/.gen-mpi.$$
 trap 'rm -f "$tmp".*' EXIT
@@ -66,13 +66,13 @@ parse > "$tmp.all"
     sed -n 's/^\(txt\|api\)\t//p' "$tmp.all" |
         awk '/^#ifdef __cplusplus$/ && n++ { exit } started { print } /^#define DFC_H$/ { started = 1 }' |
         grep -v '^#include "dfc_version.h"' |
-        sed -E "$mpix" | sed -E 's/\bdfc_status_ignore_marker\b/dfc_mpi_status_ignore/g; s/\bDFC_/MPI_/g'
+        sed -E -f "$mpix" | sed -E 's/\bdfc_status_ignore_marker\b/dfc_mpi_status_ignore/g; s/\bDFC_/MPI_/g'
     echo
     echo "/* ---- MPI functions that DFC does not spell (src/mpi/mpi_extra.h) ------------------ */"
     awk 'body { print } /^ \*\/$/ && !body { body = 1 }' "$extra_h"
     echo
     echo "/* ---- The profiling interface: PMPI_ for every MPI_ function ----------------------- */"
-    { sed -n 's/^api\t//p' "$tmp.all" | sed -E "$mpix; s/\bDFC_/MPI_/g"
+    { sed -n 's/^api\t//p' "$tmp.all" | sed -E -f "$mpix" -e 's/\bDFC_/MPI_/g'
       grep -E '^[A-Za-z_].*\bMPI_[A-Za-z0-9_]+\(' "$extra_h"; } |
         sed -E 's/^([A-Za-z_ ]+ \**)MPI_([A-Za-z0-9_]+)\(/\1PMPI_\2(/'
     echo

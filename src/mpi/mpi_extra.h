@@ -7,11 +7,11 @@
  */
 typedef int MPI_Fint;
 #define MPI_F_STATUS_SIZE 5
-#define MPI_F_SOURCE      2
-#define MPI_F_TAG         3
-#define MPI_F_ERROR       4
+#define MPI_F_SOURCE 2
+#define MPI_F_TAG 3
+#define MPI_F_ERROR 4
 #define MPI_MAX_PORT_NAME 256
-#define MPI_STATUS_SIZE   MPI_F_STATUS_SIZE
+#define MPI_STATUS_SIZE MPI_F_STATUS_SIZE
 
 /* DFC handles are integers, so a Fortran handle is the C handle (as in MPICH). */
 MPI_Fint MPI_Comm_c2f(MPI_Comm comm);

@@ -10,10 +10,10 @@
 #define DFC_MPI_WEAK(name) DFC_MPI_PRAGMA(weak MPI_##name = PMPI_##name)
 
 /* c2f/f2c of one handle type: the identity, since handles are integers. */
-#define DFC_MPI_HANDLE_CONV(Kind, Ctype)                                                      \
-    MPI_Fint PMPI_##Kind##_c2f(Ctype h) { return (MPI_Fint)h; }                              \
-    Ctype PMPI_##Kind##_f2c(MPI_Fint h) { return (Ctype)h; }                                 \
-    DFC_MPI_WEAK(Kind##_c2f)                                                                  \
+#define DFC_MPI_HANDLE_CONV(Kind, Ctype)                        \
+    MPI_Fint PMPI_##Kind##_c2f(Ctype h) { return (MPI_Fint)h; } \
+    Ctype PMPI_##Kind##_f2c(MPI_Fint h) { return (Ctype)h; }    \
+    DFC_MPI_WEAK(Kind##_c2f)                                    \
     DFC_MPI_WEAK(Kind##_f2c)
 
 DFC_MPI_HANDLE_CONV(Comm, MPI_Comm)

@@ -15,7 +15,8 @@ int main(int argc, char **argv)
     MPI_Allreduce(in.data(), out.data(), 100, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     for (int i = 0; i < 100; i++) {
         double want = 0.25 * size * (size - 1) + (double)i * size;
-        if (out[i] != want && errs++ < 10) std::fprintf(stderr, "[%d] out[%d]=%g\n", rank, i, out[i]);
+        if (out[i] != want && errs++ < 10)
+            std::fprintf(stderr, "[%d] out[%d]=%g\n", rank, i, out[i]);
     }
     MPI_Reduce(&errs, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) std::printf(total ? " Found %d errors\n" : " No Errors\n", total);

@@ -15,13 +15,13 @@
 #endif
 
 static int errs, rank, size;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond) && errs++ < 20) {                                                         \
-            fprintf(stderr, "[rank %d] line %d: ", rank, __LINE__);                           \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
+#define CHECK(cond, ...)                                            \
+    do {                                                            \
+        if (!(cond) && errs++ < 20) {                               \
+            fprintf(stderr, "[rank %d] line %d: ", rank, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                           \
+            fputc('\n', stderr);                                    \
+        }                                                           \
     } while (0)
 
 static void check_p2p(void)

@@ -30,14 +30,14 @@ static void preload_tool(char **argv)
     exit(1);
 }
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            errs++;                                                                           \
-            fprintf(stderr, "[rank %d] line %d: ", rank, __LINE__);                           \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
+#define CHECK(cond, ...)                                            \
+    do {                                                            \
+        if (!(cond)) {                                              \
+            errs++;                                                 \
+            fprintf(stderr, "[rank %d] line %d: ", rank, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                           \
+            fputc('\n', stderr);                                    \
+        }                                                           \
     } while (0)
 
 int main(int argc, char **argv)

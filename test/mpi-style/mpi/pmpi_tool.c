@@ -22,8 +22,8 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
     return PMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm)
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm)
 {
     n_allreduce++;
     return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);

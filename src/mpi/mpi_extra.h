@@ -30,5 +30,9 @@ MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
 MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+/* DFC has only intracommunicators: MPI_Comm_test_inter checks comm and says false. */
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+/* An address is the pointer's value (MPI_BOTTOM is 0). */
+int MPI_Get_address(const void *location, MPI_Aint *address);
 /* The profiling interface's control call: DFC has no profiling levels, so it does nothing. */
 int MPI_Pcontrol(const int level, ...);

@@ -4,7 +4,7 @@
  * point-to-point with MPI_Status's public fields and MPI_Get_count, MPI_STATUS_IGNORE and
  * MPI_STATUSES_IGNORE (libmpi's own markers), nonblocking calls, collectives on
  * MPI_COMM_WORLD and on a split communicator, the c2f/f2c conversions and
- * MPI_Status_c2f/f2c, an error returned under MPI_ERRORS_RETURN, MPI_Wtime and MPI_Pcontrol.
+ * MPI_Status_c2f/f2c, MPI_Comm_test_inter, MPI_Get_address, an error returned under MPI_ERRORS_RETURN, MPI_Wtime and MPI_Pcontrol.
  * Rank 0 prints " No Errors" when every check of every rank passed. */
 #include <mpi.h>
 #include <stdio.h>
@@ -103,6 +103,11 @@ static void check_misc(void)
     MPI_Error_string(rc, msg, &len);
     CHECK(len > 0 && strstr(msg, "dest"), "error string %s", msg);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+    int inter = -1;
+    MPI_Aint a = 0;
+    CHECK(MPI_Comm_test_inter(MPI_COMM_WORLD, &inter) == MPI_SUCCESS && inter == 0, "inter");
+    CHECK(MPI_Get_address(&v, &a) == MPI_SUCCESS && a == (MPI_Aint)&v, "get_address");
 
     double t0 = MPI_Wtime();
     CHECK(MPI_Wtime() >= t0 && MPI_Wtick() > 0, "wtime");

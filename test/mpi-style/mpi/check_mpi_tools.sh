@@ -5,7 +5,8 @@
 #  - the build tree's mpicc/mpicxx: -show, -showme:compile/-showme:link, -compile-info,
 #    -link-info, -cc= and MPICH_CC/OMPI_CC; a program from mpi.h alone builds and runs as a
 #    singleton; pkg-config's dfc-mpi module;
-#  - mpiexec's translation of the common options for srun, mpirun and prterun (-show);
+#  - mpiexec's translation of the common options for srun, mpirun and prterun (-show), and
+#    one real start of a program through it with mpirun (when mpirun is installed);
 #  - CMake's FindMPI, pointed at the built mpicc with -DMPI_C_COMPILER, configures and builds
 #    a project (skipped, with a message, only where cmake is not installed).
 set -u
@@ -64,7 +65,7 @@ if command -v pkg-config > /dev/null; then
     grep -q -- "-lmpi" "$tmp/pc" || problem "pkg-config --libs dfc-mpi: $(cat "$tmp/pc")"
 fi
 
-# ---- mpiexec (its translation only; the launchers themselves are not started here) ----
+# ---- mpiexec ----
 x=$bin/mpiexec
 check_exec() {
     want=$1
@@ -77,6 +78,11 @@ check_exec "mpirun -n 3 --host h1,h2 --wdir /w ./a.out" --launcher=mpirun -np 3 
 check_exec "prterun -n 2 --map-by ppr:1:node ./a.out x" --launcher=prterun -n 2 -ppn 1 -show -- ./a.out x
 if command -v mpirun > /dev/null; then
     check_exec "mpirun -n 2 ./a.out" -n 2 -show ./a.out
+    # One real start through Open MPI's mpirun (as root and on 2 cores, as CI runs).
+    out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OMPI_MCA_rmaps_base_oversubscribe=1 timeout 120 "$x" --launcher=mpirun -n 3 \
+        "$tmp/prog" 2>&1)
+    [ "$out" = " No Errors" ] || problem "mpiexec -n 3 mpiprog: $out"
 fi
 env -u SLURM_JOB_ID "$x" --bogus ./a.out > /dev/null 2>&1 && problem "mpiexec takes --bogus"
 

@@ -52,6 +52,22 @@ parse() {
 mpix="$(dirname "$0")/mpix.sed"
 [ -f "$mpix" ] || { echo "gen-mpi.sh: $mpix is missing" >&2; exit 1; }
 
+# The function prototypes of EXTRA_H, one a line whatever its formatting: comments and
+# preprocessor lines dropped, the rest joined and cut after each ";".
+extra_protos() {
+    awk '{
+        line = $0; out = ""
+        while (1) {
+            if (inc) { e = index(line, "*/"); if (!e) { line = ""; break }
+                       line = substr(line, e + 2); inc = 0 }
+            s = index(line, "/*"); if (!s) { out = out line; break }
+            out = out substr(line, 1, s - 1); line = substr(line, s + 2); inc = 1
+        }
+        if (out !~ /^#/) print out
+    }' "$extra_h" | tr '\n' ' ' | sed 's/;/;\n/g' | sed -E 's/^ +//; s/ +/ /g' |
+        grep -E '^[A-Za-z_].*\bMPI_[A-Za-z0-9_]+\('
+}
+
 tmp=$out/.gen-mpi.$$
 trap 'rm -f "$tmp".*' EXIT
 parse > "$tmp.all"
@@ -73,7 +89,7 @@ parse > "$tmp.all"
     echo
     echo "/* ---- The profiling interface: PMPI_ for every MPI_ function ----------------------- */"
     { sed -n 's/^api\t//p' "$tmp.all" | sed -E -f "$mpix" -e 's/\bDFC_/MPI_/g'
-      grep -E '^[A-Za-z_].*\bMPI_[A-Za-z0-9_]+\(' "$extra_h"; } |
+      extra_protos; } |
         sed -E 's/^([A-Za-z_ ]+ \**)MPI_([A-Za-z0-9_]+)\(/\1PMPI_\2(/'
     echo
     echo "#ifdef __cplusplus"

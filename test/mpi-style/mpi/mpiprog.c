@@ -1,7 +1,7 @@
 /* mpiprog.c - an MPI program written only against mpi.h and built with DFC's mpicc: the MPI
  * names, types and constants of mpi.h reach DFC through libmpi. Checks, with fresh data and
  * poisoned outputs: MPI_VERSION/MPI_SUBVERSION as integers (in #if) and MPI_Get_version,
- * point-to-point with MPI_Status's public fields and MPI_Get_count, MPI_STATUS_IGNORE and
+ * point-to-point with MPI_Status's public fields and MPI_Get_count, the ready sends, MPI_STATUS_IGNORE and
  * MPI_STATUSES_IGNORE (libmpi's own markers), nonblocking calls, collectives on
  * MPI_COMM_WORLD and on a split communicator, the c2f/f2c conversions and
  * MPI_Status_c2f/f2c, MPI_Comm_test_inter, MPI_Get_address, an error returned under MPI_ERRORS_RETURN, MPI_Wtime and MPI_Pcontrol.
@@ -36,13 +36,30 @@ static void check_p2p(void)
     MPI_Get_count(&st, MPI_INT, &n);
     CHECK(n == 64, "MPI_Get_count %d", n);
 
-    MPI_Request req[2];
+    MPI_Request req[2], req3[3];
     MPI_Irecv(buf, 10, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &req[0]);
     MPI_Isend(out, 10, MPI_INT, right, 12 + rank, MPI_COMM_WORLD, &req[1]);
     MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
     CHECK(req[0] == MPI_REQUEST_NULL && req[1] == MPI_REQUEST_NULL, "requests not freed");
     CHECK(buf[9] == left * 1000 + 9, "irecv buf[9]=%d", buf[9]);
     MPI_Recv(buf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+
+    /* Ready sends, into receives posted before a barrier (as MPI requires). */
+    int rin[3];
+    for (int i = 0; i < 3; i++) {
+        rin[i] = -1;
+        MPI_Irecv(&rin[i], 1, MPI_INT, left, 20 + i, MPI_COMM_WORLD, &req3[i]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Request rs[2];
+    MPI_Rsend(&out[0], 1, MPI_INT, right, 20, MPI_COMM_WORLD);
+    MPI_Irsend(&out[1], 1, MPI_INT, right, 21, MPI_COMM_WORLD, &rs[0]);
+    MPI_Rsend_init(&out[2], 1, MPI_INT, right, 22, MPI_COMM_WORLD, &rs[1]);
+    MPI_Start(&rs[1]);
+    MPI_Waitall(2, rs, MPI_STATUSES_IGNORE);
+    MPI_Request_free(&rs[1]);
+    MPI_Waitall(3, req3, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < 3; i++) CHECK(rin[i] == left * 1000 + i, "rsend %d: %d", i, rin[i]);
 }
 
 static void check_coll(void)

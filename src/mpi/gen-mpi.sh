@@ -9,8 +9,10 @@
 # so every entry point is a plain call.
 # mpi_gen.c defines, for every DFC_ function that is not an extension, a strong PMPI_x that
 # calls DFC_x and a weak MPI_x alias of it: a profiling tool's MPI_x wins over ours and
-# reaches DFC through PMPI_x. MPI_STATUS_IGNORE is libmpi's own marker (a program linked
-# with libmpi alone cannot see libdfc's), turned into DFC_STATUS_IGNORE on the way in.
+# reaches DFC through PMPI_x. The marker objects of dfc.h (dfc_X_marker: DFC_STATUS_IGNORE,
+# and any other) get libmpi twins dfc_mpi_X_marker, because a program linked with libmpi alone
+# cannot see libdfc's; every pointer argument of a marker's type is turned back into DFC's
+# marker on the way in (a pointer compare per argument).
 set -e
 dfc_h=$1
 extra_h=$2
@@ -82,7 +84,7 @@ parse > "$tmp.all"
     sed -n 's/^\(txt\|api\)\t//p' "$tmp.all" |
         awk '/^#ifdef __cplusplus$/ && n++ { exit } started { print } /^#define DFC_H$/ { started = 1 }' |
         grep -v '^#include "dfc_version.h"' |
-        sed -E -f "$mpix" | sed -E 's/\bdfc_status_ignore_marker\b/dfc_mpi_status_ignore/g; s/\bDFC_/MPI_/g'
+        sed -E -f "$mpix" | sed -E 's/\bdfc_([A-Za-z0-9_]+_marker)\b/dfc_mpi_\1/g; s/\bDFC_/MPI_/g'
     echo
     echo "/* ---- MPI functions that DFC does not spell (src/mpi/mpi_extra.h) ------------------ */"
     awk 'body { print } /^ \*\/$/ && !body { body = 1 }' "$extra_h"
@@ -98,14 +100,24 @@ parse > "$tmp.all"
     echo "#endif /* DFC_MPI_MPI_H */"
 } > "$tmp.h"
 
+# The markers of dfc.h, "type name" a line (e.g. "DFC_Status dfc_status_ignore_marker").
+sed -nE 's/^extern ([A-Za-z_][A-Za-z0-9_]*) (dfc_[A-Za-z0-9_]+_marker)\[1\];.*/\1 \2/p' "$dfc_h" \
+    > "$tmp.markers"
+
 # The entry points: one PMPI_x per DFC_x, its arguments passed through by name.
-sed -n 's/^api\t//p' "$tmp.all" | awk '
+sed -n 's/^api\t//p' "$tmp.all" | awk -v markers="$tmp.markers" '
 BEGIN {
     print "/* mpi_gen.c - MPI_ and PMPI_ entry points of libmpi (generated from dfc.h by"
     print " * src/mpi/gen-mpi.sh; do not edit). */"
     print "#include \"dfc.h\""
     print "#include \"mpi/dfc_mpi_impl.h\""
-    print "\nDFC_Status dfc_mpi_status_ignore[1];"
+    print ""
+    while ((getline line < markers) > 0) {
+        split(line, f, " "); t = f[1]; m = f[2]; mm = m; sub(/^dfc_/, "dfc_mpi_", mm)
+        printf "%s %s[1];\n", t, mm
+        mark[t] = mark[t] sprintf("(const void *)(p) == (const void *)%s ? %s : ", mm, m)
+    }
+    for (t in mark) printf "#define DFC_MPI_MARK_%s(p) (%s(p))\n", t, mark[t]
 }
 {
     open_ = index($0, "("); close_ = length($0); while (substr($0, close_, 1) != ")") close_--
@@ -117,7 +129,10 @@ BEGIN {
         a = p[i]; gsub(/\[[^]]*\]/, "", a); sub(/[ \t]+$/, "", a)
         if (a ~ /^[ \t]*void$/) continue
         match(a, /[A-Za-z_][A-Za-z0-9_]*$/); v = substr(a, RSTART, RLENGTH)
-        if (a ~ /DFC_Status/) v = "DFC_MPI_STATUS(" v ")"
+        # A plain pointer or array of a marker type (not int **, not int x[][3]).
+        t = substr(a, 1, RSTART - 1); gsub(/const|\*|[ \t]/, "", t)
+        nstar = gsub(/\*/, "*", a) + (p[i] ~ /\[/ ? 1 : 0)
+        if ((t in mark) && nstar == 1 && p[i] !~ /\]\[/) v = "DFC_MPI_MARK_" t "(" v ")"
         args = args (args == "" ? "" : ", ") v
     }
     printf "\n%sPMPI_%s(%s)\n{\n    return DFC_%s(%s);\n}\n", ret, name, params, name, args

@@ -81,11 +81,29 @@ int DFC_Finalize(void)
     return rc ? dfc_api_error(NULL, rc) : DFC_SUCCESS;
 }
 
+/* Says on stderr who ended the job and how, as MPICH and Open MPI do, then ends it with the
+ * code. The communicator is looked up without the library lock: another thread may hold it
+ * in a call that will never return, and the process ends anyway. */
 int DFC_Abort(DFC_Comm comm, int errorcode)
 {
-    char msg[128];
-    snprintf(msg, sizeof msg, "DFC_Abort called with error code %d", errorcode);
-    dfc_boot_abort(errorcode ? errorcode : 1, msg);
+    char who[DFC_MAX_OBJECT_NAME + 512], msg[DFC_MAX_OBJECT_NAME + 640];
+    int code = errorcode ? errorcode : 1;
+    dfc_comm_t *c = dfc_proc.initialized && !dfc_proc.finalized ? dfc_comm_get(comm) : NULL;
+    if (c && c->is_world)
+        snprintf(who, sizeof who, "rank %d in communicator %s (host %s)", c->rank, c->name,
+                 dfc_proc.hostname);
+    else if (c)
+        snprintf(who, sizeof who, "rank %d in communicator %s (world rank %d, host %s)", c->rank,
+                 c->name[0] ? c->name : "(unnamed)", dfc_proc.world_rank, dfc_proc.hostname);
+    else if (dfc_proc.initialized)
+        snprintf(who, sizeof who, "world rank %d (host %s) on an invalid communicator 0x%x",
+                 dfc_proc.world_rank, dfc_proc.hostname, (unsigned)comm);
+    else
+        snprintf(who, sizeof who, "a process outside DFC_Init/DFC_Finalize");
+    snprintf(msg, sizeof msg, "DFC_Abort was called by %s with error code %d", who, errorcode);
+    fprintf(stderr, "%s: the job ends with exit status %d\n", msg, code);
+    fflush(stderr);
+    dfc_boot_abort(code, msg);
 }
 
 int DFC_Query_thread(int *provided)

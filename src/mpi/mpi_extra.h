@@ -1,0 +1,45 @@
+/*
+ * mpi_extra.h - the part of mpi.h that dfc.h does not give: MPI_Fint and the conversions of
+ * handles to and from Fortran, the Fortran view of a status, MPI_Pcontrol, and the handful
+ * of MPI constants that name DFC's fixed behaviour. src/mpi/gen-mpi.sh appends everything
+ * below this comment to mpi.h and adds a PMPI_ prototype for each function (one prototype a
+ * line here, so that it finds them). Defined in src/mpi/mpi_fint.c.
+ */
+typedef int MPI_Fint;
+#define MPI_F_STATUS_SIZE 5
+#define MPI_F_SOURCE 2
+#define MPI_F_TAG 3
+#define MPI_F_ERROR 4
+#define MPI_MAX_PORT_NAME 256
+#define MPI_STATUS_SIZE MPI_F_STATUS_SIZE
+
+/* DFC handles are integers, so a Fortran handle is the C handle (as in MPICH). */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+/* DFC has only intracommunicators: MPI_Comm_test_inter checks comm and says false. */
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+/* An address is the pointer's value (MPI_BOTTOM is 0). */
+int MPI_Get_address(const void *location, MPI_Aint *address);
+/* Ready sends: MPI lets a standard send stand for a ready send (MPI-4.1 section 3.4), and
+ * DFC's matching needs no ready mode, so these are MPI_Send, MPI_Isend, MPI_Send_init. */
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+/* The profiling interface's control call: DFC has no profiling levels, so it does nothing. */
+int MPI_Pcontrol(const int level, ...);

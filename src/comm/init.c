@@ -18,9 +18,9 @@ int dfc_lock_enabled;
 pthread_mutex_t dfc_big_lock = PTHREAD_MUTEX_INITIALIZER;
 
 dfc_tl_t **dfc_route;
-dfc_tl_t *dfc_tls[3];
+dfc_tl_t *dfc_tls[4];
 int dfc_ntls;
-static dfc_tl_t tl_self, tl_shm, tl_tcp;
+static dfc_tl_t tl_self, tl_shm, tl_tcp, tl_ofi;
 struct dfc_shm_slots *dfc_world_slots;
 int *dfc_node_of; /* node index of each world rank (first-seen order of hostnames) */
 dfc_comm_gpu_hooks_t dfc_comm_gpu_hooks;
@@ -60,8 +60,19 @@ static int init_transports(void)
 {
     int n = dfc_proc.world_size, me = dfc_proc.world_rank, rc;
     const char *force = dfc_env_str("DFC_TRANSPORT", "auto",
-        "auto: shm on one node, tcp across nodes; tcp: use tcp between all processes");
-    int force_tcp = !strcmp(force, "tcp");
+        "auto: shm on one node; across nodes ofi when libfabric offers a provider other than "
+        "tcp/udp/sockets, else tcp; tcp or ofi: that transport between all processes");
+    int force_tcp = !strcmp(force, "tcp"), force_ofi = !strcmp(force, "ofi");
+    /* auto probes libfabric (fi_getinfo: ~0.2 s) only in jobs that span nodes, the same
+     * decision on every rank; ranks whose probes disagree fail ofi's init clearly. */
+    int multinode = 0;
+    for (int r = 1; r < n; r++) multinode |= dfc_node_of[r] != dfc_node_of[0];
+    int use_ofi = force_ofi || (!force_tcp && multinode && dfc_tl_ofi_auto_usable());
+#ifdef HAVE_LIBFABRIC
+    int ofi_collective = use_ofi || (!force_tcp && multinode); /* every rank enters its init */
+#else
+    int ofi_collective = use_ofi;
+#endif
     int *shm_peers = calloc(n, sizeof(int)), *tcp_peers = calloc(n, sizeof(int));
     int *local_ranks = calloc(n, sizeof(int));
     dfc_route = calloc(n, sizeof *dfc_route);
@@ -69,16 +80,18 @@ static int init_transports(void)
         rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
         goto out;
     }
+    /* tcp_peers holds the between-nodes peers of whichever of tcp and ofi is used. */
+    dfc_tl_t *net = use_ofi ? &tl_ofi : &tl_tcp;
     int nshm = 0, ntcp = 0, nlocal = 0;
     for (int r = 0; r < n; r++) {
         if (dfc_node_of[r] == dfc_node_of[me]) local_ranks[nlocal++] = r;
         if (r == me) dfc_route[r] = &tl_self;
-        else if (!force_tcp && dfc_node_of[r] == dfc_node_of[me]) {
+        else if (!force_tcp && !force_ofi && dfc_node_of[r] == dfc_node_of[me]) {
             shm_peers[nshm++] = r;
             dfc_route[r] = &tl_shm;
         } else {
             tcp_peers[ntcp++] = r;
-            dfc_route[r] = &tl_tcp;
+            dfc_route[r] = net;
         }
     }
     dfc_tl_job_t job = {.rank = me, .size = n, .local_rank = dfc_proc.local_rank,
@@ -96,15 +109,22 @@ static int init_transports(void)
         if (rc) goto out;
         if (nshm) dfc_tls[dfc_ntls++] = &tl_shm;
         job.peers = tcp_peers;
-        job.npeers = ntcp;
+        job.npeers = use_ofi ? 0 : ntcp;
         tl_tcp.ops = &dfc_tl_tcp_ops;
         rc = tl_tcp.ops->init(&tl_tcp, &job);
         if (rc) goto out;
-        if (ntcp) dfc_tls[dfc_ntls++] = &tl_tcp;
+        if (job.npeers) dfc_tls[dfc_ntls++] = &tl_tcp;
+        if (ofi_collective) { /* with no peers where this rank chose tcp */
+            job.npeers = use_ofi ? ntcp : 0;
+            tl_ofi.ops = &dfc_tl_ofi_ops;
+            rc = tl_ofi.ops->init(&tl_ofi, &job);
+            if (rc) goto out;
+            if (job.npeers) dfc_tls[dfc_ntls++] = &tl_ofi;
+        }
     }
     if (n > 1 && nshm == n - 1) dfc_world_slots = dfc_tl_shm_slots(&tl_shm, n);
-    DFC_LOG(DFC_LOG_INFO, "tl", "transports: %d shm peers, %d tcp peers%s", nshm, ntcp,
-            dfc_world_slots ? " (collective slots on)" : "");
+    DFC_LOG(DFC_LOG_INFO, "tl", "transports: %d shm peers, %d %s peers%s", nshm, ntcp,
+            use_ofi ? "ofi" : "tcp", dfc_world_slots ? " (collective slots on)" : "");
 out:
     free(shm_peers);
     free(tcp_peers);
@@ -192,8 +212,8 @@ int dfc_comm_layer_finalize(void)
     dfc_hang_report_finalize();
     dfc_p2p_finalize();
     dfc_fault_finalize();
-    for (int i = 0; i < 3; i++) {
-        dfc_tl_t *tl = i == 0 ? &tl_self : i == 1 ? &tl_shm : &tl_tcp;
+    for (int i = 0; i < 4; i++) {
+        dfc_tl_t *tl = i == 0 ? &tl_self : i == 1 ? &tl_shm : i == 2 ? &tl_tcp : &tl_ofi;
         if (tl->ops && tl->ops->fini) tl->ops->fini(tl);
     }
     dfc_ntls = 0;

@@ -191,4 +191,15 @@ void dfc_tl_tcp_register_params(void);
  * DFC_TCP_IF, the host name, the first interface not loopback): for dfc_info. */
 int dfc_tl_tcp_address(char *ip, size_t iplen, char *how, size_t howlen);
 
+/* ofi (libfabric, src/tl/ofi.c; a stub whose init fails when built without it). */
+extern const dfc_tl_ops_t dfc_tl_ofi_ops;
+void dfc_tl_ofi_register_params(void);
+/* DFC_OFI_PROVIDER (NULL when unset). */
+const char *dfc_tl_ofi_provider_param(void);
+/* 1 when DFC_TRANSPORT=auto should use ofi between nodes: the provider it would choose is
+ * not a socket provider (tcp, udp, sockets), so DFC's own tcp is no better. */
+int dfc_tl_ofi_auto_usable(void);
+/* For dfc_info: the providers libfabric offers (comma separated) and the one ofi chooses. */
+void dfc_tl_ofi_providers(char *found, size_t flen, char *chosen, size_t clen);
+
 #endif /* DFC_TL_H */

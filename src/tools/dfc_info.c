@@ -85,6 +85,11 @@ static void print_config(void)
 #else
     config_line("hwloc", "no");
 #endif
+#ifdef HAVE_LIBFABRIC
+    config_line("libfabric", "yes");
+#else
+    config_line("libfabric", "no");
+#endif
 #ifdef HAVE_IBVERBS
     config_line("ibverbs", "yes (no transport built)");
 #else
@@ -95,9 +100,14 @@ static void print_config(void)
 /* ---- Transports --------------------------------------------------------------------- */
 static void print_transports(void)
 {
-    static const char *const tl[] = {"self", "shm", "tcp"};
+    static const char *const tl[] = {"self", "shm", "tcp", "ofi"};
     heading("Transports");
-    for (int i = 0; i < 3; i++) {
+#ifdef HAVE_LIBFABRIC
+    int n = 4;
+#else
+    int n = 3;
+#endif
+    for (int i = 0; i < n; i++) {
         if (parsable) printf("transport:%s\n", tl[i]);
         else printf("  %s\n", tl[i]);
     }
@@ -111,6 +121,14 @@ static void print_transports(void)
     }
     if (parsable) printf("transport:tcp:address:%s\ntransport:tcp:address_from:%s\n", ip, how);
     else printf("  tcp address: %s (%s)\n", ip, how);
+    char found[1024], chosen[256];
+    dfc_tl_ofi_providers(found, sizeof(found), chosen, sizeof(chosen));
+    if (parsable) {
+        printf("ofi_providers:%s\nofi_provider:%s\n", found, chosen);
+    } else {
+        printf("  ofi providers found: %s\n", found);
+        printf("  ofi provider chosen: %s\n", chosen);
+    }
 }
 
 /* ---- Environment parameters --------------------------------------------------------- */

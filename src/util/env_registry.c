@@ -27,7 +27,7 @@
 
 static const dfc_env_spec_t specs[] = {
     /* util */
-    {"DFC_DEBUG", DFC_ENV_DEBUG, 0, 3, "init|boot|tl|shm|tcp|p2p|coll|sched|gpu|error"},
+    {"DFC_DEBUG", DFC_ENV_DEBUG, 0, 3, "init|boot|tl|shm|tcp|ofi|p2p|coll|sched|gpu|error"},
     /* progress and waiting (comm) */
     BOOL("DFC_ASYNC_PROGRESS"),
     INT("DFC_SPIN_US", 0, MINUTE_US),
@@ -92,7 +92,7 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_UNEXPECTED_LIMIT", 0, 1L << 50),
     INT("DFC_FAULT_TIMEOUT", 1, DAY_S),
     /* transports (comm/init.c, tl) */
-    CHOICE("DFC_TRANSPORT", "auto|tcp"),
+    CHOICE("DFC_TRANSPORT", "auto|tcp|ofi"),
     INT("DFC_SHM_RING_BYTES", 0, GIB),
     INT("DFC_SHM_MAX_PAYLOAD", 1, GIB),
     INT("DFC_SHM_BURST", 1, MIB),
@@ -105,6 +105,12 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_TCP_MAX_PAYLOAD", KIB, GIB),
     INT("DFC_TCP_MAX_QUEUED", 1, 1L << 40),
     INT("DFC_TCP_SOCKBUF", 0, GIB),
+    {"DFC_OFI_PROVIDER", DFC_ENV_TEXT, 0, 0, NULL},
+    INT("DFC_OFI_MAX_PAYLOAD", KIB, 64 * MIB),
+    INT("DFC_OFI_CREDITS", 2, 4096),
+    INT("DFC_OFI_RX_BUFS", 1, 65536),
+    INT("DFC_OFI_TX_BUFS", 1, 65536),
+    INT("DFC_OFI_KEEPALIVE", 0, DAY_S),
 };
 
 /* Variables that the source tree's scripts, tests and benchmarks read (and document where

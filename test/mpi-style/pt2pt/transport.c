@@ -4,7 +4,8 @@
  * same host, "tcp" for a peer on another host. Hosts are compared by the processor names,
  * which the ranks exchange with sends. With DFC_TRANSPORT=tcp in the environment every
  * other peer must be "tcp"; with DFC_TEST_NODES=1 (set by the runner in its simulated
- * multi-node modes) at least one peer must be on another host and reached by tcp. The
+ * multi-node modes) at least one peer must be on another host and reached by tcp. With
+ * DFC_TRANSPORT=ofi "ofi" replaces "tcp" in all of this (libfabric carries every pair). The
  * mapping follows communicator ranks (checked on a communicator in reverse order), and
  * every transport carries checked data.
  */
@@ -13,12 +14,13 @@
 #define NAMELEN DFC_MAX_PROCESSOR_NAME
 
 static int rank, size;
+static const char *net = "tcp"; /* the between-nodes transport: "ofi" with DFC_TRANSPORT=ofi */
 
 static const char *expected(int world_rank, const char *names, int force_tcp)
 {
     if (world_rank == rank) return "self";
     if (!force_tcp && !strcmp(names + (size_t)world_rank * NAMELEN, names + (size_t)rank * NAMELEN)) return "shm";
-    return "tcp";
+    return net;
 }
 
 int main(int argc, char **argv)
@@ -27,7 +29,8 @@ int main(int argc, char **argv)
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     const char *tr = getenv("DFC_TRANSPORT"), *nodes = getenv("DFC_TEST_NODES");
-    int force_tcp = tr && !strcmp(tr, "tcp"), multinode = nodes && !strcmp(nodes, "1");
+    if (tr && !strcmp(tr, "ofi")) net = "ofi";
+    int force_tcp = tr && (!strcmp(tr, "tcp") || !strcmp(tr, "ofi")), multinode = nodes && !strcmp(nodes, "1");
 
     /* Everyone's processor name, by point-to-point. */
     char *names = calloc(size, NAMELEN);
@@ -58,14 +61,14 @@ int main(int argc, char **argv)
                    force_tcp ? ", DFC_TRANSPORT=tcp" : "", name, want);
         if (r != rank && strcmp(names + (size_t)r * NAMELEN, names + (size_t)rank * NAMELEN)) {
             remote++;
-            if (!strcmp(name, "tcp")) remote_tcp++;
+            if (!strcmp(name, net)) remote_tcp++;
         }
     }
     if (multinode && size > 1) {
         /* Ranks are spread round-robin over the simulated nodes: each has a remote peer. */
         DFCT_CHECK(remote > 0, "DFC_TEST_NODES=1 but all %d peers share my host %s", size - 1,
                    names + (size_t)rank * NAMELEN);
-        DFCT_CHECK(remote_tcp > 0, "DFC_TEST_NODES=1 but no peer on another host is reached by tcp");
+        DFCT_CHECK(remote_tcp > 0, "DFC_TEST_NODES=1 but no peer on another host is reached by %s", net);
     }
 
     /* COMM_SELF: its only rank is this process. */

@@ -1,0 +1,758 @@
+/*
+ * ofi.c - the ofi transport: peers reached through libfabric (DFC_TRANSPORT=ofi: every
+ * other process; auto: other nodes, when a provider other than tcp/udp/sockets exists).
+ * Provider discovery and choice are in ofi_prov.c, the message format in ofi_wire.h.
+ *
+ * Endpoint: one FI_EP_RDM endpoint with FI_TAGGED, FI_ORDER_SAS (packets to one peer
+ * arrive in the order sent, which dfc_tl.h asks for), an address vector (FI_AV_TABLE) and
+ * one completion queue, with an FI_WAIT_FD wait object where the provider has one.
+ *
+ * Init (one fence): each process with peers publishes its fi_getname as dfc.ofi.name and
+ * its provider as dfc.ofi.prov; world rank 0 publishes a fresh job secret dfc.ofi.secret.
+ * After the fence every process inserts its peers' names into the address vector, checks
+ * that they chose its provider (a clear error otherwise), posts its receive buffers and
+ * sends each peer a HELLO carrying the secret. A message is accepted only from a peer
+ * whose HELLO had the right secret, only when the provider's source address (FI_SOURCE,
+ * where offered) is that peer's address vector entry, and only when it passes
+ * dfc_ofi_wire_check; anything else is dropped (logged at info level).
+ *
+ * Data path: send copies header and payload into a registered bounce buffer and posts one
+ * tagged send; large messages are cut by the comm layer into DATA packets of max_payload
+ * bytes (its rendezvous), so there is no RMA here yet (rget is NULL). Flow control: per
+ * peer `credits` packets may be unacknowledged; the receiver gives credits back (on its
+ * own packets, or in a CREDIT message once half of them are used), so the provider never
+ * holds more than credits x peers unexpected messages, however fast a sender floods.
+ * Without a credit or a free bounce buffer send answers DFC_TL_AGAIN.
+ *
+ * Failure: an error completion of a send (FI_EIO, a refused connection, ...) fails that
+ * peer. Progress sends each peer a BEAT when nothing else went to it for a quarter of
+ * DFC_FAULT_TIMEOUT, so a peer whose process died is found by the error completion of a
+ * BEAT; a peer silent for DFC_OFI_KEEPALIVE seconds (its host died without a word) fails
+ * too. Failed peers are reported once by progress, as tcp does.
+ *
+ * Threads: the comm layer serializes everything but wait; the domain is opened with
+ * FI_THREAD_SAFE where offered, since wait calls fi_trywait outside the comm layer's lock.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "pmix/dfc_boot.h"
+#include "tl/dfc_tl.h"
+#include "tl/ofi_prov.h"
+#include "tl/ofi_wire.h"
+#include "util/dfc_util.h"
+
+#if HAVE_LIBFABRIC
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#define OFI_CQ_BATCH 16
+#define OFI_NAME_MAX 256
+
+enum { BUF_RX = 0, BUF_TX = 1, BUF_CTL = 2 };
+
+typedef struct ofi_buf {
+    struct fi_context2 ctx; /* first: completions give its address back */
+    int kind;               /* BUF_RX, BUF_TX, BUF_CTL */
+    int peer;               /* TX/CTL: index of the peer it went to */
+    int next;               /* free list */
+    uint32_t seq;           /* RX waiting in its peer's stash: the message's seq */
+    struct ofi_buf *snext;  /* the peer's stash */
+    size_t len;             /* RX in a stash: message length */
+    char *mem;
+    void *desc;
+} ofi_buf_t;
+
+typedef struct ofi_pool {
+    ofi_buf_t *bufs;
+    char *mem;
+    struct fid_mr *mr;
+    int n, free, nfree;
+    size_t size;
+} ofi_pool_t;
+
+typedef struct ofi_peer {
+    int world;
+    fi_addr_t addr;
+    int dead, unreported, hello_ok;
+    int hello_sent; /* our HELLO is posted: PKTs may follow (FI_ORDER_SAS) */
+    int credits;  /* packets we may still send it */
+    int owed;     /* its packets delivered here since we last gave credits back */
+    uint32_t tx_seq, rx_seq; /* seq of the next message to it, expected next from it */
+    ofi_buf_t *stash;        /* its messages that completed before an earlier one */
+    uint64_t last_rx, last_tx;
+    int inflight;        /* our sends to it not completed yet */
+    uint64_t busy_since; /* when its sends last made progress while some were in flight */
+    uint64_t again_since; /* sends to it refused (-FI_EAGAIN) since then; 0: accepted */
+    char why[128];
+} ofi_peer_t;
+
+typedef struct ofi {
+    int rank, size;
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    int wait_fd;   /* -1 without FI_WAIT_FD */
+    int has_source;
+    ofi_pool_t rx, tx, ctl;
+    ofi_peer_t *peers;
+    int npeers;
+    int *w2p;      /* world rank -> index in peers, or -1 */
+    uint8_t secret[DFC_OFI_SECRET_LEN];
+    size_t max_payload;
+    int credits;
+    int ntx_busy;  /* TX and CTL buffers posted and not completed */
+    int nunreported;
+    uint64_t beat_ns, silence_ns, stuck_ns, last_progress;
+    dfc_tl_deliver_fn deliver; /* during progress */
+    int delivered;
+} ofi_t;
+
+static void ofi_fini(dfc_tl_t *tl);
+
+/* ---- failures ------------------------------------------------------------------------ */
+
+static void pool_put(struct ofi_pool *pl, struct ofi_buf *b);
+
+static void peer_fail(ofi_t *s, ofi_peer_t *p, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void peer_fail(ofi_t *s, ofi_peer_t *p, const char *fmt, ...)
+{
+    if (p->dead) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->why, sizeof(p->why), fmt, ap);
+    va_end(ap);
+    p->dead = p->unreported = 1;
+    s->nunreported++;
+    while (p->stash) { /* its messages waiting for an earlier one: never delivered now */
+        ofi_buf_t *b = p->stash;
+        p->stash = b->snext;
+        pool_put(&s->rx, b);
+    }
+    DFC_LOG(DFC_LOG_INFO, "ofi", "peer world rank %d failed: %s", p->world, p->why);
+}
+
+static int dead_err(const char *func, const ofi_peer_t *p)
+{
+    return dfc_err(DFC_ERR_PROC_FAILED, func, "world rank %d: %s", p->world, p->why);
+}
+
+/* ---- buffer pools: one registered region each ------------------------------------------ */
+
+static int pool_init(ofi_t *s, ofi_pool_t *pl, int kind, int n, size_t size)
+{
+    pl->n = n;
+    pl->size = (size + 63) & ~(size_t)63;
+    pl->bufs = dfc_calloc((size_t)n, sizeof(ofi_buf_t));
+    pl->mem = dfc_malloc((size_t)n * pl->size);
+    if (!pl->bufs || !pl->mem) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d ofi buffers "
+                                              "of %zu bytes", n, pl->size);
+    void *desc = NULL;
+    uint64_t mrm = s->info->domain_attr->mr_mode;
+    if (mrm & FI_MR_LOCAL) { /* the provider wants local buffers registered */
+        int r = fi_mr_reg(s->domain, pl->mem, (size_t)n * pl->size, FI_SEND | FI_RECV, 0, 0, 0,
+                          &pl->mr, NULL);
+        if (!r && (mrm & FI_MR_ENDPOINT)) {
+            r = fi_mr_bind(pl->mr, &s->ep->fid, 0);
+            if (!r) r = fi_mr_enable(pl->mr);
+        }
+        if (r) return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "fi_mr_reg: %s", fi_strerror(-r));
+        desc = fi_mr_desc(pl->mr);
+    }
+    pl->free = -1;
+    for (int i = n - 1; i >= 0; i--) {
+        pl->bufs[i] = (ofi_buf_t){.kind = kind, .next = pl->free, .mem = pl->mem + i * pl->size,
+                                  .desc = desc};
+        pl->free = i;
+    }
+    pl->nfree = n;
+    return DFC_SUCCESS;
+}
+
+static void pool_fini(ofi_pool_t *pl)
+{
+    if (pl->mr) fi_close(&pl->mr->fid);
+    dfc_free(pl->bufs);
+    dfc_free(pl->mem);
+    memset(pl, 0, sizeof(*pl));
+}
+
+static ofi_buf_t *pool_get(ofi_pool_t *pl)
+{
+    if (pl->free < 0) return NULL;
+    ofi_buf_t *b = &pl->bufs[pl->free];
+    pl->free = b->next;
+    pl->nfree--;
+    return b;
+}
+
+static void pool_put(ofi_pool_t *pl, ofi_buf_t *b)
+{
+    b->next = pl->free;
+    pl->free = (int)(b - pl->bufs);
+    pl->nfree++;
+}
+
+/* Posts every free receive buffer. A provider that is full now (-FI_EAGAIN) gets the rest
+ * at the next progress call. */
+static int post_recvs(ofi_t *s)
+{
+    ofi_buf_t *b;
+    while ((b = pool_get(&s->rx))) {
+        ssize_t r = fi_trecv(s->ep, b->mem, s->rx.size, b->desc, FI_ADDR_UNSPEC, DFC_OFI_TAG, 0,
+                             &b->ctx);
+        if (r == 0) continue;
+        pool_put(&s->rx, b);
+        if (r == -FI_EAGAIN) return DFC_SUCCESS;
+        return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "fi_trecv: %s", fi_strerror((int)-r));
+    }
+    return DFC_SUCCESS;
+}
+
+/* ---- sending ----------------------------------------------------------------------------- */
+
+/* Posts b (len bytes) to peer p. Returns 0, 1 when the provider is full (b is not taken), or
+ * -1 when the peer failed. */
+static int post_send(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, size_t len)
+{
+    ((dfc_ofi_wire_t *)b->mem)->seq = p->tx_seq;
+    ssize_t r = fi_tsend(s->ep, b->mem, len, b->desc, p->addr, DFC_OFI_TAG, &b->ctx);
+    if (r == -FI_EAGAIN) {
+        if (!p->again_since) p->again_since = dfc_time_ns();
+        return 1;
+    }
+    p->again_since = 0;
+    if (r) {
+        peer_fail(s, p, "fi_tsend: %s", fi_strerror((int)-r));
+        return -1;
+    }
+    b->peer = (int)(p - s->peers);
+    p->tx_seq++;
+    if (p->inflight++ == 0) p->busy_since = dfc_time_ns();
+    s->ntx_busy++;
+    p->last_tx = dfc_time_ns();
+    return 0;
+}
+
+/* Sends a HELLO, CREDIT or BEAT from the control pool. Returns 0 when posted. */
+static int send_ctl(ofi_t *s, ofi_peer_t *p, int kind)
+{
+    if (p->dead) return -1;
+    /* The HELLO goes first, whatever is sent: the peer drops anything before it. */
+    if (kind != DFC_OFI_HELLO && !p->hello_sent && send_ctl(s, p, DFC_OFI_HELLO) != 0) return 1;
+    ofi_buf_t *b = pool_get(&s->ctl);
+    if (!b) return 1;
+    size_t len = sizeof(dfc_ofi_wire_t);
+    if (kind == DFC_OFI_HELLO) {
+        dfc_ofi_hello_build((dfc_ofi_hello_t *)b->mem, s->rank, s->size, s->secret);
+        len = sizeof(dfc_ofi_hello_t);
+    } else {
+        *(dfc_ofi_wire_t *)b->mem = (dfc_ofi_wire_t){.magic = DFC_OFI_MAGIC, .kind = (uint16_t)kind,
+                                                    .src_world = (uint32_t)s->rank,
+                                                    .credits = (uint32_t)p->owed};
+    }
+    int r = post_send(s, p, b, len);
+    if (r != 0) pool_put(&s->ctl, b);
+    else if (kind == DFC_OFI_HELLO) p->hello_sent = 1;
+    else p->owed = 0;
+    return r;
+}
+
+static inline ofi_peer_t *peer_of(ofi_t *s, int world)
+{
+    if (DFC_UNLIKELY(world < 0 || world >= s->size || s->w2p[world] < 0)) return NULL;
+    return &s->peers[s->w2p[world]];
+}
+
+static int ofi_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *payload)
+{
+    ofi_t *s = tl->priv;
+    ofi_peer_t *p = peer_of(s, peer);
+    if (DFC_UNLIKELY(!p)) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an ofi peer", peer);
+    if (DFC_UNLIKELY(p->dead)) return dead_err(__func__, p);
+    uint32_t plen = pkt->payload_len;
+    if (DFC_UNLIKELY(plen > s->max_payload))
+        return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu", plen,
+                       s->max_payload);
+    if (p->credits == 0 || s->tx.nfree == 0) return DFC_TL_AGAIN;
+    if (DFC_UNLIKELY(!p->hello_sent) && send_ctl(s, p, DFC_OFI_HELLO) != 0)
+        return p->dead ? dead_err(__func__, p) : DFC_TL_AGAIN;
+    ofi_buf_t *b = pool_get(&s->tx);
+    dfc_ofi_wire_t *w = (dfc_ofi_wire_t *)b->mem;
+    *w = (dfc_ofi_wire_t){.magic = DFC_OFI_MAGIC, .kind = DFC_OFI_PKT,
+                          .src_world = (uint32_t)s->rank, .credits = (uint32_t)p->owed};
+    memcpy(w + 1, pkt, sizeof(*pkt));
+    if (plen) memcpy((char *)(w + 1) + sizeof(*pkt), payload, plen);
+    int r = post_send(s, p, b, dfc_ofi_pkt_len(plen));
+    if (r != 0) {
+        pool_put(&s->tx, b);
+        return r > 0 ? DFC_TL_AGAIN : dead_err(__func__, p);
+    }
+    p->owed = 0;
+    p->credits--;
+    return DFC_SUCCESS;
+}
+
+/* ---- receiving and completions ----------------------------------------------------------- */
+
+/* Acts on one message of peer p, in the peer's order. */
+static void on_msg(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, int kind)
+{
+    const dfc_ofi_wire_t *w = (const dfc_ofi_wire_t *)b->mem;
+    p->last_rx = dfc_time_ns();
+    if (kind == DFC_OFI_HELLO) {
+        p->hello_ok = 1;
+        return;
+    }
+    if (!p->hello_ok) {
+        DFC_LOG(DFC_LOG_INFO, "ofi", "dropped a message from world rank %d: no valid hello "
+                "before it", p->world);
+        return;
+    }
+    if (w->credits) { /* never more than the initial credits, whatever a peer says */
+        uint64_t c = (uint64_t)p->credits + w->credits;
+        p->credits = c > (uint64_t)s->credits ? s->credits : (int)c;
+    }
+    if (kind == DFC_OFI_PKT) {
+        const dfc_pkt_t *pkt = (const dfc_pkt_t *)(w + 1);
+        p->owed++;
+        s->deliver(pkt, pkt + 1); /* may call ofi_send: our state is final here */
+        s->delivered++;
+        if (p->owed >= s->credits / 2) send_ctl(s, p, DFC_OFI_CREDIT); /* else next progress */
+    }
+}
+
+/* The stashed message of p that is next in order, unlinked, or NULL. */
+static ofi_buf_t *stash_take(ofi_peer_t *p)
+{
+    for (ofi_buf_t **q = &p->stash; *q; q = &(*q)->snext)
+        if ((*q)->seq == p->rx_seq) {
+            ofi_buf_t *b = *q;
+            *q = b->snext;
+            return b;
+        }
+    return NULL;
+}
+
+static void on_recv(ofi_t *s, ofi_buf_t *b, size_t len, fi_addr_t src)
+{
+    const char *why = NULL;
+    int kind = dfc_ofi_wire_check(b->mem, len, s->size, s->max_payload, s->secret, &why);
+    const dfc_ofi_wire_t *w = (const dfc_ofi_wire_t *)b->mem;
+    ofi_peer_t *p = kind >= 0 ? peer_of(s, (int)w->src_world) : NULL;
+    if (kind >= 0 && !p) why = "sender is not a peer of this transport";
+    else if (p && s->has_source && src != p->addr) why = "source address is not the sender's";
+    else if (p && p->dead) why = "the sender has failed";
+    else if (p && w->seq - p->rx_seq >= (uint32_t)s->rx.n) why = "sequence number out of range";
+    if (why) {
+        DFC_LOG(DFC_LOG_INFO, "ofi", "dropped a message of %zu bytes: %s", len, why);
+        pool_put(&s->rx, b);
+        return;
+    }
+    if (w->seq != p->rx_seq) { /* an earlier message has not completed yet */
+        b->seq = w->seq;
+        b->len = len;
+        b->snext = p->stash;
+        p->stash = b;
+        return;
+    }
+    for (;;) {
+        p->rx_seq++;
+        on_msg(s, p, b, kind);
+        pool_put(&s->rx, b);
+        if (!p->stash || !(b = stash_take(p))) break;
+        kind = ((const dfc_ofi_wire_t *)b->mem)->kind;
+    }
+}
+
+static void on_cq_error(ofi_t *s)
+{
+    struct fi_cq_err_entry e;
+    memset(&e, 0, sizeof(e));
+    if (fi_cq_readerr(s->cq, &e, 0) < 1) return;
+    ofi_buf_t *b = e.op_context;
+    const char *msg = fi_cq_strerror(s->cq, e.prov_errno, e.err_data, NULL, 0);
+    if (!b) {
+        DFC_LOG(DFC_LOG_INFO, "ofi", "completion error without context: %s", fi_strerror(e.err));
+        return;
+    }
+    if (b->kind == BUF_RX) { /* a truncated or broken receive: drop it, repost the buffer */
+        DFC_LOG(DFC_LOG_INFO, "ofi", "receive error: %s (%s)", fi_strerror(e.err), msg ? msg : "");
+        pool_put(&s->rx, b);
+        return;
+    }
+    s->ntx_busy--;
+    ofi_peer_t *p = &s->peers[b->peer];
+    p->inflight--;
+    pool_put(b->kind == BUF_TX ? &s->tx : &s->ctl, b);
+    if (e.err != FI_ECANCELED)
+        peer_fail(s, p, "send failed: %s%s%s", fi_strerror(e.err), msg ? ": " : "", msg ? msg : "");
+}
+
+static void cq_drain(ofi_t *s)
+{
+    struct fi_cq_tagged_entry e[OFI_CQ_BATCH];
+    fi_addr_t src[OFI_CQ_BATCH];
+    for (int round = 0; round < 4; round++) {
+        ssize_t n = s->has_source ? fi_cq_readfrom(s->cq, e, OFI_CQ_BATCH, src)
+                                  : fi_cq_read(s->cq, e, OFI_CQ_BATCH);
+        if (n == -FI_EAVAIL) {
+            on_cq_error(s);
+            continue;
+        }
+        if (n <= 0) break;
+        for (ssize_t i = 0; i < n; i++) {
+            ofi_buf_t *b = e[i].op_context;
+            if (b->kind == BUF_RX) {
+                on_recv(s, b, e[i].len, s->has_source ? src[i] : FI_ADDR_NOTAVAIL);
+            } else {
+                ofi_peer_t *p = &s->peers[b->peer];
+                p->inflight--;
+                p->busy_since = dfc_time_ns();
+                s->ntx_busy--;
+                pool_put(b->kind == BUF_TX ? &s->tx : &s->ctl, b);
+            }
+        }
+        if (n < OFI_CQ_BATCH) break;
+    }
+}
+
+/* Beats to peers we sent nothing to lately, credits still owed, and the silence rule. */
+static void keepalive(ofi_t *s, uint64_t now)
+{
+    /* We did not listen for long (no progress calls): no verdict on anyone this time. */
+    int deaf = s->last_progress + s->stuck_ns / 2 < now;
+    for (int i = 0; i < s->npeers; i++) {
+        ofi_peer_t *p = &s->peers[i];
+        if (p->dead) continue;
+        if (deaf) {
+            p->last_rx = now;
+            if (p->inflight) p->busy_since = now;
+            if (p->again_since) p->again_since = now;
+        }
+        /* A HELLO the provider refused at init goes out here (send_ctl sends it first);
+         * the rules below judge a peer that never accepts it as any other. */
+        if (!p->hello_sent || p->owed >= s->credits / 2 || p->last_tx + s->beat_ns <= now)
+            send_ctl(s, p, p->owed ? DFC_OFI_CREDIT : DFC_OFI_BEAT);
+        /* rxm retries a refused connection forever and never fails the send: a send that
+         * has not completed within DFC_FAULT_TIMEOUT fails the peer. */
+        if ((p->inflight > 0 && p->busy_since + s->stuck_ns < now) ||
+            (p->again_since && p->again_since + s->stuck_ns < now))
+            peer_fail(s, p, "sends not %s within DFC_FAULT_TIMEOUT=%.0f s",
+                      p->again_since ? "accepted by the provider" : "completed", s->stuck_ns / 1e9);
+        else if (s->silence_ns && p->last_rx + s->silence_ns < now)
+            peer_fail(s, p, "no message for %.0f s (DFC_OFI_KEEPALIVE)", s->silence_ns / 1e9);
+    }
+}
+
+static int ofi_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
+{
+    ofi_t *s = tl->priv;
+    if (!s || s->npeers == 0) return 0;
+    s->deliver = deliver;
+    s->delivered = 0;
+    cq_drain(s);
+    int rc = post_recvs(s);
+    if (rc) DFC_LOG(DFC_LOG_INFO, "ofi", "reposting receive buffers failed");
+    uint64_t now = dfc_time_ns();
+    if (s->last_progress + s->beat_ns / 4 <= now) {
+        keepalive(s, now);
+        s->last_progress = now;
+    }
+    if (DFC_UNLIKELY(s->nunreported)) {
+        for (int i = 0; i < s->npeers; i++) {
+            ofi_peer_t *p = &s->peers[i];
+            if (p->unreported) {
+                p->unreported = 0;
+                s->nunreported--;
+                tl->failed_peer = p->world;
+                return -dead_err(__func__, p); /* dfc_tl.h: a failure is returned negated */
+            }
+        }
+    }
+    return s->delivered;
+}
+
+/* Sends to failed peers may never complete (rxm keeps them): only live peers count. */
+static int ofi_pending(dfc_tl_t *tl)
+{
+    ofi_t *s = tl->priv;
+    if (!s || s->ntx_busy == 0) return 0;
+    for (int i = 0; i < s->npeers; i++)
+        if (!s->peers[i].dead && s->peers[i].inflight) return 1;
+    return 0;
+}
+
+static void ofi_wait(dfc_tl_t *tl, long timeout_us)
+{
+    ofi_t *s = tl->priv;
+    if (timeout_us == 0) return;
+    long cap = s && s->npeers ? (long)(s->beat_ns / 4000) : -1; /* beats must go out */
+    if (cap > 0 && (timeout_us < 0 || timeout_us > cap)) timeout_us = cap;
+    if (s && s->wait_fd >= 0) {
+        struct fid *f = &s->cq->fid;
+        if (fi_trywait(s->fabric, &f, 1) != FI_SUCCESS) return; /* something is there */
+        struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000};
+        struct pollfd pf = {.fd = s->wait_fd, .events = POLLIN};
+        ppoll(&pf, 1, timeout_us < 0 ? NULL : &ts, NULL);
+        return;
+    }
+    if (timeout_us < 0 || timeout_us > 50) timeout_us = 50; /* no wait object: poll often */
+    struct timespec ts = {0, timeout_us * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- init ------------------------------------------------------------------------------- */
+
+typedef struct ofi_params {
+    long max_payload, credits, rx_bufs, tx_bufs, keepalive;
+    const char *provider;
+} ofi_params_t;
+
+static void read_params(ofi_params_t *p)
+{
+    p->provider = dfc_tl_ofi_provider_param();
+    p->max_payload = dfc_env_long("DFC_OFI_MAX_PAYLOAD", 65536,
+                                  "ofi: largest packet payload in bytes (rendezvous fragment "
+                                  "size); every rank must use the same");
+    p->credits = dfc_env_long("DFC_OFI_CREDITS", 32,
+                              "ofi: packets a rank may send to one peer before the peer "
+                              "acknowledges them (flow control)");
+    p->rx_bufs = dfc_env_long("DFC_OFI_RX_BUFS", 64, "ofi: receive buffers kept posted");
+    p->tx_bufs = dfc_env_long("DFC_OFI_TX_BUFS", 64,
+                              "ofi: send bounce buffers; with all in flight send answers "
+                              "'try again'");
+    p->keepalive = dfc_env_long("DFC_OFI_KEEPALIVE", 0,
+                                "ofi: seconds without any message from a peer after which it "
+                                "is failed; 0: 4 x DFC_FAULT_TIMEOUT");
+}
+
+void dfc_tl_ofi_register_params(void)
+{
+    ofi_params_t p;
+    read_params(&p);
+}
+
+static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *namelen)
+{
+    int r, rc = dfc_ofi_prov_choose(prm->provider, 1, &s->info);
+    if (rc) return rc;
+    struct fi_info *i = s->info;
+    s->has_source = (i->caps & FI_SOURCE) != 0;
+    int safe = i->domain_attr->threading == FI_THREAD_SAFE; /* wait may run unlocked */
+    const char *what = "fi_fabric";
+    if ((r = fi_fabric(i->fabric_attr, &s->fabric, NULL))) goto fail;
+    what = "fi_domain";
+    if ((r = fi_domain(s->fabric, i, &s->domain, NULL))) goto fail;
+    struct fi_av_attr av = {.type = FI_AV_TABLE};
+    what = "fi_av_open";
+    if ((r = fi_av_open(s->domain, &av, &s->av, NULL))) goto fail;
+    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_FD,
+                            .size = (size_t)(prm->rx_bufs + prm->tx_bufs) * 4};
+    what = "fi_cq_open";
+    if (safe && fi_cq_open(s->domain, &cq, &s->cq, NULL) == 0 &&
+        fi_control(&s->cq->fid, FI_GETWAIT, &s->wait_fd) != 0) {
+        fi_close(&s->cq->fid); /* a wait object we cannot sleep on: none */
+        s->cq = NULL;
+    }
+    if (!s->cq) {
+        s->wait_fd = -1;
+        cq.wait_obj = FI_WAIT_NONE;
+        if ((r = fi_cq_open(s->domain, &cq, &s->cq, NULL))) goto fail;
+    }
+    what = "fi_endpoint";
+    if ((r = fi_endpoint(s->domain, i, &s->ep, NULL))) goto fail;
+    what = "fi_ep_bind";
+    if ((r = fi_ep_bind(s->ep, &s->av->fid, 0)) ||
+        (r = fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV)))
+        goto fail;
+    what = "fi_enable";
+    if ((r = fi_enable(s->ep))) goto fail;
+    what = "fi_getname";
+    if ((r = fi_getname(&s->ep->fid, name, namelen))) goto fail;
+    return DFC_SUCCESS;
+fail:
+    return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "%s (provider %s): %s", what,
+                   i->fabric_attr->prov_name, fi_strerror(-r));
+}
+
+/* After the fence: the secret, the peers' names in the address vector, their provider. */
+static int connect_peers(ofi_t *s, const dfc_tl_job_t *job)
+{
+    void *val = NULL;
+    size_t len = 0;
+    int rc = dfc_boot_get(0, "dfc.ofi.secret", &val, &len);
+    if (!rc && len != DFC_OFI_SECRET_LEN)
+        rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "the job secret has %zu bytes", len);
+    if (!rc) memcpy(s->secret, val, DFC_OFI_SECRET_LEN);
+    free(val);
+    if (rc) return rc;
+    const char *mine = s->info->fabric_attr->prov_name;
+    uint64_t now = dfc_time_ns();
+    for (int k = 0; k < job->npeers; k++) {
+        int w = job->peers[k];
+        if (w < 0 || w >= job->size || w == job->rank || s->w2p[w] >= 0)
+            return DFC_ERR(DFC_ERR_INTERN, "bad ofi peer list entry %d", w);
+        ofi_peer_t *p = &s->peers[s->npeers];
+        *p = (ofi_peer_t){.world = w, .credits = s->credits, .last_rx = now, .last_tx = now};
+        if (dfc_boot_get(w, "dfc.ofi.prov", &val, &len))
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "world rank %d opened no ofi endpoint "
+                           "(with DFC_TRANSPORT=auto: libfabric finds other providers on its "
+                           "node; set DFC_TRANSPORT or DFC_OFI_PROVIDER alike everywhere)", w);
+        int same = len > 0 && ((char *)val)[len - 1] == '\0' && !strcmp(val, mine);
+        if (!same)
+            rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "world rank %d uses libfabric provider "
+                         "'%.*s', this rank (%d) '%s': set DFC_OFI_PROVIDER alike on every rank",
+                         w, (int)DFC_MIN2(len, 64), len ? (char *)val : "", job->rank, mine);
+        free(val);
+        if (rc) return rc;
+        if ((rc = dfc_boot_get(w, "dfc.ofi.name", &val, &len))) return rc;
+        int n = fi_av_insert(s->av, val, 1, &p->addr, 0, NULL);
+        free(val);
+        if (n != 1)
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "fi_av_insert of world rank %d's "
+                           "address failed", w);
+        s->w2p[w] = s->npeers++;
+    }
+    return DFC_SUCCESS;
+}
+
+/* Receive buffers, HELLO to every peer (waiting for room where the provider is full). */
+static int start_peers(ofi_t *s, const ofi_params_t *prm)
+{
+    int rc;
+    size_t big = dfc_ofi_pkt_len((uint32_t)s->max_payload);
+    if ((rc = pool_init(s, &s->rx, BUF_RX, (int)prm->rx_bufs, big)) ||
+        (rc = pool_init(s, &s->tx, BUF_TX, (int)prm->tx_bufs, big)) ||
+        (rc = pool_init(s, &s->ctl, BUF_CTL, 2 * s->npeers + 64, sizeof(dfc_ofi_hello_t))) ||
+        (rc = post_recvs(s)))
+        return rc;
+    /* The HELLOs the provider has no room for now go out from send or progress, first. */
+    for (int k = 0; k < s->npeers; k++) send_ctl(s, &s->peers[k], DFC_OFI_HELLO);
+    return DFC_SUCCESS;
+}
+
+static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
+{
+    ofi_t *s = dfc_calloc(1, sizeof(*s));
+    if (!s) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    tl->priv = s;
+    s->wait_fd = -1;
+    s->rank = job->rank;
+    s->size = job->size;
+    ofi_params_t prm;
+    read_params(&prm);
+    s->max_payload = prm.max_payload >= 1024 && prm.max_payload <= (1L << 26)
+                         ? (size_t)prm.max_payload : 65536;
+    tl->max_payload = s->max_payload;
+    s->credits = prm.credits >= 2 && prm.credits <= 4096 ? (int)prm.credits : 32;
+    if (prm.rx_bufs < 1) prm.rx_bufs = 64;
+    if (prm.tx_bufs < 1) prm.tx_bufs = 64;
+    int ft = job->fault_timeout_s > 0 ? job->fault_timeout_s : 5;
+    s->beat_ns = (uint64_t)ft * 250000000ull; /* a quarter of DFC_FAULT_TIMEOUT */
+    s->stuck_ns = (uint64_t)ft * 1000000000ull;
+    s->silence_ns = (uint64_t)(prm.keepalive > 0 ? prm.keepalive : 4L * ft) * 1000000000ull;
+    s->last_progress = dfc_time_ns();
+    int rc = DFC_SUCCESS, frc;
+    if (job->npeers > 0) {
+        char name[OFI_NAME_MAX];
+        size_t namelen = sizeof(name);
+        rc = open_endpoint(s, &prm, name, &namelen);
+        if (!rc) rc = dfc_boot_put("dfc.ofi.name", name, namelen);
+        if (!rc) {
+            const char *pn = s->info->fabric_attr->prov_name;
+            rc = dfc_boot_put("dfc.ofi.prov", pn, strlen(pn) + 1);
+        }
+    }
+    if (job->rank == 0) { /* rank 0 publishes the secret whether or not it uses ofi */
+        uint8_t secret[DFC_OFI_SECRET_LEN];
+        if (getrandom(secret, sizeof(secret), 0) != (ssize_t)sizeof(secret)) {
+            if (!rc) rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "getrandom: %s", strerror(errno));
+        } else {
+            frc = dfc_boot_put("dfc.ofi.secret", secret, sizeof(secret));
+            if (!rc) rc = frc;
+        }
+    }
+    frc = dfc_boot_fence(); /* the only fence */
+    if (!rc) rc = frc;
+    if (rc || job->npeers == 0) goto out;
+    s->peers = dfc_calloc((size_t)job->npeers, sizeof(*s->peers));
+    s->w2p = dfc_malloc((size_t)job->size * sizeof(int));
+    if (!s->peers || !s->w2p) {
+        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d ofi peers", job->npeers);
+        goto out;
+    }
+    for (int w = 0; w < job->size; w++) s->w2p[w] = -1;
+    rc = connect_peers(s, job);
+    if (!rc) rc = start_peers(s, &prm);
+    if (!rc)
+        DFC_LOG(DFC_LOG_INFO, "ofi", "%d peers over provider %s, max payload %zu%s%s", s->npeers,
+                s->info->fabric_attr->prov_name, s->max_payload,
+                s->wait_fd >= 0 ? ", FI_WAIT_FD" : "", s->has_source ? ", FI_SOURCE" : "");
+out:
+    if (rc) ofi_fini(tl);
+    return rc;
+}
+
+static void ofi_fini(dfc_tl_t *tl)
+{
+    ofi_t *s = tl->priv;
+    if (!s) return;
+    if (s->ep) fi_close(&s->ep->fid); /* first: it cancels what is posted in the pools */
+    pool_fini(&s->rx);
+    pool_fini(&s->tx);
+    pool_fini(&s->ctl);
+    if (s->av) fi_close(&s->av->fid);
+    if (s->cq) fi_close(&s->cq->fid);
+    if (s->domain) fi_close(&s->domain->fid);
+    if (s->fabric) fi_close(&s->fabric->fid);
+    if (s->info) fi_freeinfo(s->info);
+    dfc_free(s->peers);
+    dfc_free(s->w2p);
+    dfc_free(s);
+    tl->priv = NULL;
+}
+
+const dfc_tl_ops_t dfc_tl_ofi_ops = {
+    .name = "ofi",
+    .init = ofi_init,
+    .send = ofi_send,
+    .rget = NULL,
+    .progress = ofi_progress,
+    .wait = ofi_wait,
+    .pending = ofi_pending,
+    .fini = ofi_fini,
+};
+
+#else /* !HAVE_LIBFABRIC: selecting ofi fails at init with a clear message */
+
+static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
+{
+    (void)job;
+    tl->priv = NULL;
+    return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "DFC_TRANSPORT=ofi: DFC was built without "
+                   "libfabric (configure --with-ofi)");
+}
+
+static void ofi_fini(dfc_tl_t *tl) { tl->priv = NULL; }
+
+void dfc_tl_ofi_register_params(void) { (void)dfc_tl_ofi_provider_param(); }
+
+const dfc_tl_ops_t dfc_tl_ofi_ops = {.name = "ofi", .init = ofi_init, .fini = ofi_fini};
+#endif

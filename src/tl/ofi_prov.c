@@ -1,0 +1,143 @@
+/* ofi_prov.c - listing libfabric providers and choosing the ofi transport's (ofi_prov.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tl/dfc_tl.h"
+#include "tl/ofi_prov.h"
+#include "util/dfc_util.h"
+
+int dfc_ofi_prov_is_socket(const char *name)
+{
+    static const char *const sock[] = {"tcp", "udp", "sockets", "net", "shm"};
+    char buf[128];
+    snprintf(buf, sizeof(buf), "%s", name ? name : "");
+    for (char *save = NULL, *t = strtok_r(buf, ";", &save); t; t = strtok_r(NULL, ";", &save))
+        for (size_t i = 0; i < sizeof(sock) / sizeof(sock[0]); i++)
+            if (!strcmp(t, sock[i])) return 1;
+    return 0;
+}
+
+const char *dfc_tl_ofi_provider_param(void)
+{
+    return dfc_env_str("DFC_OFI_PROVIDER", NULL,
+                       "ofi: libfabric provider, e.g. 'tcp;ofi_rxm', 'verbs;ofi_rxm', 'efa'; "
+                       "default: the first that is not a socket provider (DFC_TRANSPORT=ofi: "
+                       "else the first found); every rank must choose the same");
+}
+
+#if HAVE_LIBFABRIC
+#include <rdma/fabric.h>
+
+#define OFI_API FI_VERSION(1, 9)
+
+static struct fi_info *hints_new(const char *want, int source, int safe)
+{
+    struct fi_info *h = fi_allocinfo();
+    if (!h) return NULL;
+    h->ep_attr->type = FI_EP_RDM;
+    h->caps = FI_TAGGED | (source ? FI_SOURCE : 0);
+    h->mode = FI_CONTEXT | FI_CONTEXT2;
+    h->tx_attr->msg_order = FI_ORDER_SAS;
+    h->rx_attr->msg_order = FI_ORDER_SAS;
+    h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY |
+                              FI_MR_ENDPOINT;
+    h->domain_attr->threading = safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
+    h->domain_attr->av_type = FI_AV_TABLE;
+    if (want && *want) h->fabric_attr->prov_name = strdup(want);
+    return h;
+}
+
+/* All candidates: with FI_SOURCE and FI_THREAD_SAFE where offered, else without. */
+static struct fi_info *candidates(const char *want)
+{
+    struct fi_info *list = NULL;
+    for (int k = 3; k >= 0 && !list; k--) {
+        struct fi_info *h = hints_new(want, k & 1, k >> 1);
+        if (!h) return NULL;
+        if (fi_getinfo(OFI_API, NULL, NULL, 0, h, &list) != 0) list = NULL;
+        fi_freeinfo(h);
+    }
+    return list;
+}
+
+static struct fi_info *pick(struct fi_info *list, const char *want, int any_ok)
+{
+    if (want && *want) return list;
+    for (struct fi_info *i = list; i; i = i->next)
+        if (!dfc_ofi_prov_is_socket(i->fabric_attr->prov_name)) return i;
+    return any_ok ? list : NULL;
+}
+
+int dfc_ofi_prov_choose(const char *want, int any_ok, struct fi_info **out)
+{
+    *out = NULL;
+    struct fi_info *list = candidates(want);
+    struct fi_info *i = list ? pick(list, want, any_ok) : NULL;
+    if (i) *out = fi_dupinfo(i);
+    if (list) fi_freeinfo(list);
+    if (*out) return DFC_SUCCESS;
+    if (want && *want)
+        return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "libfabric has no provider '%s' with "
+                       "FI_EP_RDM, FI_TAGGED and ordered sends (DFC_OFI_PROVIDER; fi_info -l "
+                       "lists them)", want);
+    return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "libfabric has no%s provider with FI_EP_RDM, "
+                   "FI_TAGGED and ordered sends", any_ok ? "" : " non-socket");
+}
+
+int dfc_tl_ofi_auto_usable(void)
+{
+    const char *want = dfc_tl_ofi_provider_param();
+    if (want && *want) return !dfc_ofi_prov_is_socket(want);
+    struct fi_info *list = candidates(NULL);
+    int ok = list && pick(list, NULL, 0) != NULL;
+    if (list) fi_freeinfo(list);
+    return ok;
+}
+
+void dfc_tl_ofi_providers(char *found, size_t flen, char *chosen, size_t clen)
+{
+    const char *want = dfc_tl_ofi_provider_param();
+    struct fi_info *list = candidates(NULL);
+    size_t k = 0;
+    found[0] = chosen[0] = '\0';
+    for (struct fi_info *i = list; i; i = i->next) {
+        const char *n = i->fabric_attr->prov_name;
+        char key[160];
+        snprintf(key, sizeof(key), " %s,", n); /* list each provider once */
+        char have[1024];
+        snprintf(have, sizeof(have), " %s,", found);
+        if (strstr(have, key)) continue;
+        k += (size_t)snprintf(found + k, k < flen ? flen - k : 0, "%s%s", k ? ", " : "", n);
+        if (k >= flen) break;
+    }
+    struct fi_info *c = NULL;
+    if (dfc_ofi_prov_choose(want, 1, &c) == DFC_SUCCESS) {
+        snprintf(chosen, clen, "%s%s", c->fabric_attr->prov_name,
+                 dfc_ofi_prov_is_socket(c->fabric_attr->prov_name)
+                     ? " (a socket provider: auto keeps DFC's tcp between nodes)" : "");
+        fi_freeinfo(c);
+    } else {
+        snprintf(chosen, clen, "none");
+    }
+    if (list) fi_freeinfo(list);
+}
+#else
+int dfc_ofi_prov_choose(const char *want, int any_ok, struct fi_info **out)
+{
+    (void)want;
+    (void)any_ok;
+    *out = NULL;
+    return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "DFC was built without libfabric "
+                   "(configure --with-ofi)");
+}
+
+int dfc_tl_ofi_auto_usable(void) { return 0; }
+
+void dfc_tl_ofi_providers(char *found, size_t flen, char *chosen, size_t clen)
+{
+    snprintf(found, flen, "none (built without libfabric)");
+    snprintf(chosen, clen, "none");
+}
+#endif

@@ -50,21 +50,36 @@
 #include "dfc_bench.h"
 
 /* ---- Workloads ---------------------------------------------------------------------------- */
-enum { W_ALLREDUCE, W_ALLGATHER, W_REDUCE_SCATTER, W_BCAST, W_ALLTOALL, W_ALLTOALLV, W_PINGPONG, W_BW,
-       W_IALLREDUCE, W_COUNT };
+enum {
+    W_ALLREDUCE,
+    W_ALLGATHER,
+    W_REDUCE_SCATTER,
+    W_BCAST,
+    W_ALLTOALL,
+    W_ALLTOALLV,
+    W_PINGPONG,
+    W_BW,
+    W_IALLREDUCE,
+    W_COUNT
+};
 
 static const struct {
     const char *name, *title, *busbw_note;
 } wl[W_COUNT] = {
-    { "allreduce", "allreduce (float sum)", "busbw = algbw * 2(n-1)/n" },
-    { "allgather", "allgather (bytes = gathered output)", "busbw = algbw * (n-1)/n" },
-    { "reduce_scatter", "reduce_scatter_block (float sum, bytes = input)", "busbw = algbw * (n-1)/n" },
-    { "bcast", "bcast (root 0)", "busbw = algbw" },
-    { "alltoall", "alltoall (bytes = sent per rank)", "busbw = algbw * (n-1)/n" },
-    { "alltoallv", "alltoallv (uneven: rank r sends p 2(1+(r+p)%n)/(n+1) shares)", "busbw = algbw * (n-1)/n" },
-    { "pingpong", "p2p ping-pong latency (one way; pairs r <-> r^1 concurrently)", "busbw = bytes / time" },
-    { "bw", "p2p uni-directional bandwidth (osu_bw window; time per message)", "busbw = bytes / time" },
-    { "iallreduce", "nonblocking allreduce: Iallreduce+Wait (pure) and overlap (osu_iallreduce)", "overlap %" },
+    {"allreduce", "allreduce (float sum)", "busbw = algbw * 2(n-1)/n"},
+    {"allgather", "allgather (bytes = gathered output)", "busbw = algbw * (n-1)/n"},
+    {"reduce_scatter", "reduce_scatter_block (float sum, bytes = input)",
+     "busbw = algbw * (n-1)/n"},
+    {"bcast", "bcast (root 0)", "busbw = algbw"},
+    {"alltoall", "alltoall (bytes = sent per rank)", "busbw = algbw * (n-1)/n"},
+    {"alltoallv", "alltoallv (uneven: rank r sends p 2(1+(r+p)%n)/(n+1) shares)",
+     "busbw = algbw * (n-1)/n"},
+    {"pingpong", "p2p ping-pong latency (one way; pairs r <-> r^1 concurrently)",
+     "busbw = bytes / time"},
+    {"bw", "p2p uni-directional bandwidth (osu_bw window; time per message)",
+     "busbw = bytes / time"},
+    {"iallreduce", "nonblocking allreduce: Iallreduce+Wait (pure) and overlap (osu_iallreduce)",
+     "overlap %"},
 };
 
 static double busbw_factor(int w, int n)
@@ -124,12 +139,16 @@ static int d_reduce_scatter_block(const float *s, float *r, int n)
 {
     return DFC_Reduce_scatter_block(s, r, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD);
 }
-static int d_bcast(void *buf, int b, int root) { return DFC_Bcast(buf, b, DFC_BYTE, root, DFC_COMM_WORLD); }
+static int d_bcast(void *buf, int b, int root)
+{
+    return DFC_Bcast(buf, b, DFC_BYTE, root, DFC_COMM_WORLD);
+}
 static int d_alltoall(const void *s, void *r, int b)
 {
     return DFC_Alltoall(s, b, DFC_BYTE, r, b, DFC_BYTE, DFC_COMM_WORLD);
 }
-static int d_alltoallv(const void *s, const int *sc, const int *sd, void *r, const int *rc, const int *rd)
+static int d_alltoallv(const void *s, const int *sc, const int *sd, void *r, const int *rc,
+                       const int *rd)
 {
     return DFC_Alltoallv(s, sc, sd, DFC_BYTE, r, rc, rd, DFC_BYTE, DFC_COMM_WORLD);
 }
@@ -220,11 +239,13 @@ static void calibrate_compute(void)
 static void compute_for(double us) { compute_loops((long)(us * loops_per_us)); }
 
 /* ---- Memory ------------------------------------------------------------------------------- */
-typedef struct { long rss, anon, shmem, file, trimmed; } mem_t; /* KiB; trimmed: rss after malloc_trim(0) */
+typedef struct {
+    long rss, anon, shmem, file, trimmed;
+} mem_t; /* KiB; trimmed: rss after malloc_trim(0) */
 
 static mem_t read_mem(void)
 {
-    mem_t m = { 0, 0, 0, 0, 0 };
+    mem_t m = {0, 0, 0, 0, 0};
     FILE *f = fopen("/proc/self/status", "r");
     if (!f) return m;
     char line[256];
@@ -301,7 +322,10 @@ static int job_setup(job_t *j, int w, long size)
     return j->count > 0;
 }
 
-static unsigned char pat(int a, int b, long i) { return (unsigned char)(a * 17 + b * 5 + i * 3 + 1); }
+static unsigned char pat(int a, int b, long i)
+{
+    return (unsigned char)(a * 17 + b * 5 + i * 3 + 1);
+}
 
 static void fill(const job_t *j)
 {
@@ -323,8 +347,7 @@ static void fill(const job_t *j)
     case W_BCAST:
         if (rank == 0)
             for (int i = 0; i < j->count; i++) sbuf[i] = pat(0, 1, i);
-        else
-            memset(sbuf, 0xee, j->count);
+        else memset(sbuf, 0xee, j->count);
         break;
     case W_ALLTOALL:
         for (int p = 0; p < n; p++)
@@ -371,7 +394,8 @@ static long check(const job_t *j)
         break;
     case W_ALLTOALL:
         for (int p = 0; p < n; p++)
-            for (int i = 0; i < j->count; i++) bad += rbuf[(long)p * j->count + i] != pat(p, rank, i);
+            for (int i = 0; i < j->count; i++)
+                bad += rbuf[(long)p * j->count + i] != pat(p, rank, i);
         break;
     case W_ALLTOALLV:
         for (int p = 0; p < n; p++)
@@ -397,10 +421,14 @@ static int one(const bench_lib_t *L, const job_t *j, int *rcerr)
     switch (j->w) {
     case W_ALLREDUCE: rc = L->allreduce_float((float *)sbuf, (float *)rbuf, j->count); break;
     case W_ALLGATHER: rc = L->allgather_bytes(sbuf, rbuf, j->count); break;
-    case W_REDUCE_SCATTER: rc = L->reduce_scatter_block_float((float *)sbuf, (float *)rbuf, j->count); break;
+    case W_REDUCE_SCATTER:
+        rc = L->reduce_scatter_block_float((float *)sbuf, (float *)rbuf, j->count);
+        break;
     case W_BCAST: rc = L->bcast_bytes(sbuf, j->count, 0); break;
     case W_ALLTOALL: rc = L->alltoall_bytes(sbuf, rbuf, j->count); break;
-    case W_ALLTOALLV: rc = L->alltoallv_bytes(sbuf, scounts, sdispls, rbuf, rcounts, rdispls); break;
+    case W_ALLTOALLV:
+        rc = L->alltoallv_bytes(sbuf, scounts, sdispls, rbuf, rcounts, rdispls);
+        break;
     case W_IALLREDUCE:
         rc = L->iallreduce_start((float *)sbuf, (float *)rbuf, j->count);
         rc |= L->iallreduce_wait();
@@ -436,8 +464,8 @@ static int one(const bench_lib_t *L, const job_t *j, int *rcerr)
 typedef struct {
     int valid;
     long iters;
-    double med, mean, min, max;         /* us per operation; per iteration max over ranks */
-    double algbw, busbw;                /* GB/s, from the median */
+    double med, mean, min, max; /* us per operation; per iteration max over ranks */
+    double algbw, busbw;        /* GB/s, from the median */
     double pure_mean, total_mean, comp_mean, overlap, overlap_med; /* iallreduce only */
     long errors;
 } stats_t;
@@ -577,8 +605,7 @@ static void warm_all(const bench_lib_t *L)
                     rcerr |= L->iallreduce_start((float *)sbuf, (float *)rbuf, j.count);
                     compute_for(10);
                     rcerr |= L->iallreduce_wait();
-                } else
-                    one(L, &j, &rcerr);
+                } else one(L, &j, &rcerr);
             }
         }
     L->barrier();
@@ -617,19 +644,23 @@ static void fmt_num(char *buf, int len, int valid, double x, const char *fmt)
 static void print_header(int w)
 {
     printf("\n# %s, %d ranks%s; %s\n", wl[w].title, nranks,
-           w == W_IALLREDUCE ? (async_progress ? ", DFC_ASYNC_PROGRESS=1" : ", DFC_ASYNC_PROGRESS=0") : "",
+           w == W_IALLREDUCE
+               ? (async_progress ? ", DFC_ASYNC_PROGRESS=1" : ", DFC_ASYNC_PROGRESS=0")
+               : "",
            wl[w].busbw_note);
     if (w == W_IALLREDUCE)
-        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s %10s\n", "bytes", "iters", "DFC med", "DFC mean",
-               "anchor med", "anchor mean", "anchor/DFC", "compute", "DFC ovl%", "anch ovl%");
+        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s %10s\n", "bytes", "iters", "DFC med",
+               "DFC mean", "anchor med", "anchor mean", "anchor/DFC", "compute", "DFC ovl%",
+               "anch ovl%");
     else
-        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s\n", "bytes", "iters", "DFC med", "DFC mean",
-               "anchor med", "anchor mean", "anchor/DFC", "DFC busbw", "anch busbw");
+        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s\n", "bytes", "iters", "DFC med",
+               "DFC mean", "anchor med", "anchor mean", "anchor/DFC", "DFC busbw", "anch busbw");
     if (w == W_IALLREDUCE)
-        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s %10s\n", "", "", "us", "us", "us", "us", "x", "us",
-               "", "");
+        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s %10s\n", "", "", "us", "us", "us", "us",
+               "x", "us", "", "");
     else
-        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s\n", "", "", "us", "us", "us", "us", "x", "GB/s", "GB/s");
+        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s\n", "", "", "us", "us", "us", "us", "x",
+               "GB/s", "GB/s");
     fflush(stdout);
 }
 
@@ -644,15 +675,16 @@ static void print_row(const row_t *r)
         snprintf(c4, sizeof c4, "%.1f", d->pure_mean);
         fmt_num(c5, sizeof c5, 1, d->overlap, "%.1f");
         fmt_num(c6, sizeof c6, a->valid, a->overlap, "%.1f");
-        printf("%10ld %6ld %11.2f %11.2f %11s %11s %11s %10s %10s %10s", r->bytes, d->iters, d->med, d->mean, am,
-               aa, ratio, c4, c5, c6);
+        printf("%10ld %6ld %11.2f %11.2f %11s %11s %11s %10s %10s %10s", r->bytes, d->iters, d->med,
+               d->mean, am, aa, ratio, c4, c5, c6);
     } else {
         fmt_num(c5, sizeof c5, 1, d->busbw, "%.3f");
         fmt_num(c6, sizeof c6, a->valid, a->busbw, "%.3f");
-        printf("%10ld %6ld %11.2f %11.2f %11s %11s %11s %10s %10s", r->bytes, d->iters, d->med, d->mean, am, aa,
-               ratio, c5, c6);
+        printf("%10ld %6ld %11.2f %11.2f %11s %11s %11s %10s %10s", r->bytes, d->iters, d->med,
+               d->mean, am, aa, ratio, c5, c6);
     }
-    if (d->errors || a->errors) printf("  WRONG RESULTS (DFC %ld, anchor %ld)", d->errors, a->errors);
+    if (d->errors || a->errors)
+        printf("  WRONG RESULTS (DFC %ld, anchor %ld)", d->errors, a->errors);
     printf("\n");
     fflush(stdout);
 }
@@ -666,24 +698,27 @@ static void write_csv(const char *path, const mem_t *dmem, const mem_t *amem)
     }
     fprintf(f, "# dfc_bench: %d ranks; %s; anchor %s\n", nranks, dfc_lib.version,
             libs[1] ? libs[1]->version : "not available");
-    fprintf(f, "workload,ranks,async_progress,lib,bytes,count,iters,median_us,mean_us,min_us,max_us,"
-               "algbw_GBps,busbw_GBps,compute_us,total_us,overlap_pct,overlap_median_pct,errors\n");
+    fprintf(f,
+            "workload,ranks,async_progress,lib,bytes,count,iters,median_us,mean_us,min_us,max_us,"
+            "algbw_GBps,busbw_GBps,compute_us,total_us,overlap_pct,overlap_median_pct,errors\n");
     for (int i = 0; i < nrows; i++)
         for (int l = 0; l < 2; l++) {
             const stats_t *s = &rows[i].s[l];
             if (!s->valid) continue;
-            fprintf(f, "%s,%d,%d,%s,%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,", wl[rows[i].w].name, nranks,
-                    async_progress, l ? "anchor" : "dfc", rows[i].bytes, rows[i].count, s->iters, s->med, s->mean,
-                    s->min, s->max, s->algbw, s->busbw);
+            fprintf(f, "%s,%d,%d,%s,%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,", wl[rows[i].w].name,
+                    nranks, async_progress, l ? "anchor" : "dfc", rows[i].bytes, rows[i].count,
+                    s->iters, s->med, s->mean, s->min, s->max, s->algbw, s->busbw);
             if (rows[i].w == W_IALLREDUCE)
-                fprintf(f, "%.3f,%.3f,%.2f,%.2f,%ld\n", s->comp_mean, s->total_mean, s->overlap, s->overlap_med,
-                        s->errors);
-            else
-                fprintf(f, ",,,,%ld\n", s->errors);
+                fprintf(f, "%.3f,%.3f,%.2f,%.2f,%ld\n", s->comp_mean, s->total_mean, s->overlap,
+                        s->overlap_med, s->errors);
+            else fprintf(f, ",,,,%ld\n", s->errors);
         }
-    fprintf(f, "# memory_kib rank0: dfc rss %ld anon %ld shmem %ld file %ld trimmed %ld; anchor rss %ld anon %ld "
-               "shmem %ld file %ld trimmed %ld\n", dmem->rss, dmem->anon, dmem->shmem, dmem->file, dmem->trimmed,
-            amem->rss, amem->anon, amem->shmem, amem->file, amem->trimmed);
+    fprintf(
+        f,
+        "# memory_kib rank0: dfc rss %ld anon %ld shmem %ld file %ld trimmed %ld; anchor rss %ld anon %ld "
+        "shmem %ld file %ld trimmed %ld\n",
+        dmem->rss, dmem->anon, dmem->shmem, dmem->file, dmem->trimmed, amem->rss, amem->anon,
+        amem->shmem, amem->file, amem->trimmed);
     fclose(f);
 }
 
@@ -696,18 +731,24 @@ static void write_json(const char *path, const mem_t *dm, const mem_t *am, int h
     }
     char host[256] = "";
     gethostname(host, sizeof host);
-    fprintf(f, "{\n  \"benchmark\": \"dfc_bench\",\n  \"host\": \"%s\",\n  \"ranks\": %d,\n", host, nranks);
+    fprintf(f, "{\n  \"benchmark\": \"dfc_bench\",\n  \"host\": \"%s\",\n  \"ranks\": %d,\n", host,
+            nranks);
     fprintf(f, "  \"async_progress\": %d,\n  \"dfc\": \"%s\",\n", async_progress, dfc_lib.version);
     if (libs[1]) fprintf(f, "  \"anchor\": \"%s\",\n", libs[1]->version);
     else fprintf(f, "  \"anchor\": null,\n");
     fprintf(f, "  \"memory_kib_per_rank\": [\n");
     for (int r = 0; r < nranks; r++) {
         const mem_t *d = &dm[r], *a = &am[r];
-        fprintf(f, "    {\"rank\": %d, \"dfc\": {\"rss\": %ld, \"anon\": %ld, \"shmem\": %ld, \"file\": %ld, "
-                   "\"rss_after_malloc_trim\": %ld}", r, d->rss, d->anon, d->shmem, d->file, d->trimmed);
+        fprintf(
+            f,
+            "    {\"rank\": %d, \"dfc\": {\"rss\": %ld, \"anon\": %ld, \"shmem\": %ld, \"file\": %ld, "
+            "\"rss_after_malloc_trim\": %ld}",
+            r, d->rss, d->anon, d->shmem, d->file, d->trimmed);
         if (have_anchor)
-            fprintf(f, ", \"anchor\": {\"rss\": %ld, \"anon\": %ld, \"shmem\": %ld, \"file\": %ld, "
-                       "\"rss_after_malloc_trim\": %ld}", a->rss, a->anon, a->shmem, a->file, a->trimmed);
+            fprintf(f,
+                    ", \"anchor\": {\"rss\": %ld, \"anon\": %ld, \"shmem\": %ld, \"file\": %ld, "
+                    "\"rss_after_malloc_trim\": %ld}",
+                    a->rss, a->anon, a->shmem, a->file, a->trimmed);
         fprintf(f, "}%s\n", r + 1 < nranks ? "," : "");
     }
     fprintf(f, "  ],\n  \"results\": [\n");
@@ -716,15 +757,18 @@ static void write_json(const char *path, const mem_t *dm, const mem_t *am, int h
         for (int l = 0; l < 2; l++) {
             const stats_t *s = &rows[i].s[l];
             if (!s->valid) continue;
-            fprintf(f, "%s    {\"workload\": \"%s\", \"lib\": \"%s\", \"bytes\": %ld, \"iters\": %ld, "
-                       "\"median_us\": %.3f, \"mean_us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
-                       "\"algbw_GBps\": %.4f, \"busbw_GBps\": %.4f",
-                    first ? "" : ",\n", wl[rows[i].w].name, l ? "anchor" : "dfc", rows[i].bytes, s->iters, s->med,
-                    s->mean, s->min, s->max, s->algbw, s->busbw);
+            fprintf(f,
+                    "%s    {\"workload\": \"%s\", \"lib\": \"%s\", \"bytes\": %ld, \"iters\": %ld, "
+                    "\"median_us\": %.3f, \"mean_us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
+                    "\"algbw_GBps\": %.4f, \"busbw_GBps\": %.4f",
+                    first ? "" : ",\n", wl[rows[i].w].name, l ? "anchor" : "dfc", rows[i].bytes,
+                    s->iters, s->med, s->mean, s->min, s->max, s->algbw, s->busbw);
             if (rows[i].w == W_IALLREDUCE)
-                fprintf(f, ", \"pure_mean_us\": %.3f, \"compute_us\": %.3f, \"total_us\": %.3f, \"overlap_pct\": %.2f, "
-                           "\"overlap_median_pct\": %.2f",
-                        s->pure_mean, s->comp_mean, s->total_mean, s->overlap, s->overlap_med);
+                fprintf(
+                    f,
+                    ", \"pure_mean_us\": %.3f, \"compute_us\": %.3f, \"total_us\": %.3f, \"overlap_pct\": %.2f, "
+                    "\"overlap_median_pct\": %.2f",
+                    s->pure_mean, s->comp_mean, s->total_mean, s->overlap, s->overlap_med);
             fprintf(f, ", \"errors\": %ld}", s->errors);
             first = 0;
         }
@@ -734,10 +778,11 @@ static void write_json(const char *path, const mem_t *dm, const mem_t *am, int h
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]\n"
-            "                 [-workloads a,b,...] [-noanchor] [-csv FILE] [-json FILE] [-quiet]\n"
-            "workloads: allreduce allgather reduce_scatter bcast alltoall alltoallv pingpong bw iallreduce\n");
+    fprintf(
+        stderr,
+        "usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]\n"
+        "                 [-workloads a,b,...] [-noanchor] [-csv FILE] [-json FILE] [-quiet]\n"
+        "workloads: allreduce allgather reduce_scatter bcast alltoall alltoallv pingpong bw iallreduce\n");
     exit(2);
 }
 
@@ -772,8 +817,7 @@ int main(int argc, char **argv)
             any = 1;
             free(list);
             i++;
-        } else
-            usage();
+        } else usage();
     }
     if (!any)
         for (int w = 0; w < W_COUNT; w++) selected[w] = 1;
@@ -788,7 +832,8 @@ int main(int argc, char **argv)
 
     /* Buffers first (touched), so that neither library's memory figure includes them. */
     size_t bufbytes = (size_t)maxsize + 4096;
-    if (posix_memalign((void **)&sbuf, 4096, bufbytes) || posix_memalign((void **)&rbuf, 4096, bufbytes)) {
+    if (posix_memalign((void **)&sbuf, 4096, bufbytes) ||
+        posix_memalign((void **)&rbuf, 4096, bufbytes)) {
         fprintf(stderr, "dfc_bench: cannot allocate 2 x %zu bytes\n", bufbytes);
         return 1;
     }
@@ -834,8 +879,9 @@ int main(int argc, char **argv)
     else libs[1] = bench_anchor_init(&argc, &argv, anchor_why, sizeof anchor_why);
     if (libs[1]) {
         if (libs[1]->rank != rank || libs[1]->size != nranks) {
-            fprintf(stderr, "dfc_bench: DFC sees rank %d of %d, the anchor rank %d of %d; not comparable\n", rank,
-                    nranks, libs[1]->rank, libs[1]->size);
+            fprintf(stderr,
+                    "dfc_bench: DFC sees rank %d of %d, the anchor rank %d of %d; not comparable\n",
+                    rank, nranks, libs[1]->rank, libs[1]->size);
             DFC_Abort(DFC_COMM_WORLD, 1);
         }
         warm_all(libs[1]);
@@ -848,14 +894,16 @@ int main(int argc, char **argv)
         char host[256] = "";
         gethostname(host, sizeof host);
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        printf("# dfc_bench: %d ranks on %s (%ld cpus); %s vs anchor: %s\n", nranks, host, ncpu, dfc_lib.version,
-               libs[1] ? libs[1]->version : "not available");
+        printf("# dfc_bench: %d ranks on %s (%ld cpus); %s vs anchor: %s\n", nranks, host, ncpu,
+               dfc_lib.version, libs[1] ? libs[1]->version : "not available");
         if (!libs[1]) printf("anchor: not available (%s)\n", anchor_why);
-        printf("# DFC_ASYNC_PROGRESS=%d; sizes %ld .. %ld bytes; iters %ld, warmup %ld (scaled by 64 KiB/bytes above "
-               "64 KiB, at least %ld; fewer, at least 5, where a batch would exceed %.1f s)\n", async_progress, minsize,
-               maxsize, opt_iters, opt_warmup, min_iters, maxtime_us * 1e-6);
-        printf("# time per op: each iteration timed, max over ranks; median and mean over iterations; "
-               "busbw from the median; anchor/DFC > 1: DFC faster\n");
+        printf(
+            "# DFC_ASYNC_PROGRESS=%d; sizes %ld .. %ld bytes; iters %ld, warmup %ld (scaled by 64 KiB/bytes above "
+            "64 KiB, at least %ld; fewer, at least 5, where a batch would exceed %.1f s)\n",
+            async_progress, minsize, maxsize, opt_iters, opt_warmup, min_iters, maxtime_us * 1e-6);
+        printf(
+            "# time per op: each iteration timed, max over ranks; median and mean over iterations; "
+            "busbw from the median; anchor/DFC > 1: DFC faster\n");
         fflush(stdout);
     }
 
@@ -883,29 +931,34 @@ int main(int argc, char **argv)
     }
 
     /* Memory, per rank. */
-    mem_t dm = { d1.rss - d0.rss, d1.anon - d0.anon, d1.shmem - d0.shmem, d1.file - d0.file, d1.trimmed - d0.rss };
-    mem_t am = { a1.rss - a0.rss, a1.anon - a0.anon, a1.shmem - a0.shmem, a1.file - a0.file, a1.trimmed - a0.rss };
+    mem_t dm = {d1.rss - d0.rss, d1.anon - d0.anon, d1.shmem - d0.shmem, d1.file - d0.file,
+                d1.trimmed - d0.rss};
+    mem_t am = {a1.rss - a0.rss, a1.anon - a0.anon, a1.shmem - a0.shmem, a1.file - a0.file,
+                a1.trimmed - a0.rss};
     mem_t *alld = calloc(nranks, sizeof *alld), *alla = calloc(nranks, sizeof *alla);
     DFC_Gather(&dm, 5, DFC_LONG, alld, 5, DFC_LONG, 0, DFC_COMM_WORLD);
     DFC_Gather(&am, 5, DFC_LONG, alla, 5, DFC_LONG, 0, DFC_COMM_WORLD);
     if (rank == 0) {
-        printf("\n# memory: resident host memory growth per rank (VmRSS, KiB; DFC: before DFC_Init -> after a "
-               "warm-up of every workload at every size; anchor: the same around MPI_Init, which runs "
-               "after DFC's and finds the PMIx client started; trimmed: rss growth after malloc_trim(0))\n");
-        printf("%6s %10s %10s %10s %10s %10s   %10s %10s %10s %10s %10s\n", "rank", "DFC rss", "anon", "shmem",
-               "file", "trimmed", "anchor rss", "anon", "shmem", "file", "trimmed");
+        printf(
+            "\n# memory: resident host memory growth per rank (VmRSS, KiB; DFC: before DFC_Init -> after a "
+            "warm-up of every workload at every size; anchor: the same around MPI_Init, which runs "
+            "after DFC's and finds the PMIx client started; trimmed: rss growth after malloc_trim(0))\n");
+        printf("%6s %10s %10s %10s %10s %10s   %10s %10s %10s %10s %10s\n", "rank", "DFC rss",
+               "anon", "shmem", "file", "trimmed", "anchor rss", "anon", "shmem", "file",
+               "trimmed");
         for (int r = 0; r < nranks; r++) {
             if (nranks > 8 && r > 1 && r < nranks - 1) continue;
-            printf("%6d %10ld %10ld %10ld %10ld %10ld   ", r, alld[r].rss, alld[r].anon, alld[r].shmem, alld[r].file,
-                   alld[r].trimmed);
+            printf("%6d %10ld %10ld %10ld %10ld %10ld   ", r, alld[r].rss, alld[r].anon,
+                   alld[r].shmem, alld[r].file, alld[r].trimmed);
             if (libs[1])
-                printf("%10ld %10ld %10ld %10ld %10ld\n", alla[r].rss, alla[r].anon, alla[r].shmem, alla[r].file,
-                       alla[r].trimmed);
+                printf("%10ld %10ld %10ld %10ld %10ld\n", alla[r].rss, alla[r].anon, alla[r].shmem,
+                       alla[r].file, alla[r].trimmed);
             else printf("%10s\n", "-");
         }
         if (csv_path) write_csv(csv_path, &alld[0], &alla[0]);
         if (json_path) write_json(json_path, alld, alla, libs[1] != NULL);
-        if (total_errors) printf("\n# WRONG RESULTS: %ld bad elements or failed calls in total\n", total_errors);
+        if (total_errors)
+            printf("\n# WRONG RESULTS: %ld bad elements or failed calls in total\n", total_errors);
         fflush(stdout);
     }
     free(alld);

@@ -31,14 +31,18 @@ static int a_reduce_scatter_block(const float *s, float *r, int n)
     return MPI_Reduce_scatter_block(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 }
 
-static int a_bcast(void *buf, int b, int root) { return MPI_Bcast(buf, b, MPI_BYTE, root, MPI_COMM_WORLD); }
+static int a_bcast(void *buf, int b, int root)
+{
+    return MPI_Bcast(buf, b, MPI_BYTE, root, MPI_COMM_WORLD);
+}
 
 static int a_alltoall(const void *s, void *r, int b)
 {
     return MPI_Alltoall(s, b, MPI_BYTE, r, b, MPI_BYTE, MPI_COMM_WORLD);
 }
 
-static int a_alltoallv(const void *s, const int *sc, const int *sd, void *r, const int *rc, const int *rd)
+static int a_alltoallv(const void *s, const int *sc, const int *sd, void *r, const int *rc,
+                       const int *rd)
 {
     return MPI_Alltoallv(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
 }
@@ -55,13 +59,15 @@ static int a_recv(void *buf, int b, int src, int tag)
 
 static int a_send_window(const void *buf, int b, int dest, int tag, int window)
 {
-    for (int i = 0; i < window; i++) MPI_Isend(buf, b, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &reqs[i]);
+    for (int i = 0; i < window; i++)
+        MPI_Isend(buf, b, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &reqs[i]);
     return MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE);
 }
 
 static int a_recv_window(void *buf, int b, int src, int tag, int window)
 {
-    for (int i = 0; i < window; i++) MPI_Irecv(buf, b, MPI_BYTE, src, tag, MPI_COMM_WORLD, &reqs[i]);
+    for (int i = 0; i < window; i++)
+        MPI_Irecv(buf, b, MPI_BYTE, src, tag, MPI_COMM_WORLD, &reqs[i]);
     return MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE);
 }
 

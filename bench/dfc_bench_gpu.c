@@ -49,16 +49,26 @@
 #include <nccl.h>
 #endif
 
-#define CUDA_OK(call)                                                                         \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
+#define CUDA_OK(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
             fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(2);                                                                          \
-        }                                                                                     \
+            exit(2);                                                                               \
+        }                                                                                          \
     } while (0)
 
-enum { W_ALLREDUCE, W_ALLGATHER, W_REDUCE_SCATTER, W_BCAST, W_ALLTOALL, W_ALLTOALLV, W_PINGPONG, W_BW, W_COUNT };
+enum {
+    W_ALLREDUCE,
+    W_ALLGATHER,
+    W_REDUCE_SCATTER,
+    W_BCAST,
+    W_ALLTOALL,
+    W_ALLTOALLV,
+    W_PINGPONG,
+    W_BW,
+    W_COUNT
+};
 static const char *wl_name[W_COUNT] = {"allreduce", "allgather", "reduce_scatter", "bcast",
                                        "alltoall",  "alltoallv", "pingpong",       "bw"};
 #define BW_WINDOW 64 /* bw: messages in flight per iteration (fewer above 1 MiB: 64 MiB in all) */
@@ -114,12 +124,14 @@ static void dfc_call(int w, size_t n)
     switch (w) {
     case W_ALLREDUCE: DFC_Allreduce(sbuf, rbuf, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD); break;
     case W_ALLGATHER: DFC_Allgather(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, DFC_COMM_WORLD); break;
-    case W_REDUCE_SCATTER: DFC_Reduce_scatter_block(sbuf, rbuf, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD); break;
+    case W_REDUCE_SCATTER:
+        DFC_Reduce_scatter_block(sbuf, rbuf, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD);
+        break;
     case W_BCAST: DFC_Bcast(rbuf, c, DFC_FLOAT, 0, DFC_COMM_WORLD); break;
     case W_ALLTOALL: DFC_Alltoall(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, DFC_COMM_WORLD); break;
     case W_ALLTOALLV:
-        DFC_Alltoallv(sbuf, vcounts[0], vcounts[1], DFC_FLOAT, rbuf, vcounts[2], vcounts[3], DFC_FLOAT,
-                      DFC_COMM_WORLD);
+        DFC_Alltoallv(sbuf, vcounts[0], vcounts[1], DFC_FLOAT, rbuf, vcounts[2], vcounts[3],
+                      DFC_FLOAT, DFC_COMM_WORLD);
         break;
     case W_PINGPONG: { /* ranks r and r^1; a rank without a partner sits it out */
         int peer = rank ^ 1;
@@ -154,14 +166,18 @@ static void nccl_call(int w, size_t n)
     switch (w) {
     case W_ALLREDUCE: ncclAllReduce(sbuf, rbuf, n, ncclFloat, ncclSum, nccl, stream); break;
     case W_ALLGATHER: ncclAllGather(sbuf, rbuf, n, ncclFloat, nccl, stream); break;
-    case W_REDUCE_SCATTER: ncclReduceScatter(sbuf, rbuf, n, ncclFloat, ncclSum, nccl, stream); break;
+    case W_REDUCE_SCATTER:
+        ncclReduceScatter(sbuf, rbuf, n, ncclFloat, ncclSum, nccl, stream);
+        break;
     case W_BCAST: ncclBroadcast(rbuf, rbuf, n, ncclFloat, 0, nccl, stream); break;
     case W_ALLTOALL:
     case W_ALLTOALLV: /* grouped sends and receives, as nccl-tests' alltoall */
         ncclGroupStart();
         for (int r = 0; r < size; r++) {
-            size_t sc = w == W_ALLTOALL ? n : (size_t)vcounts[0][r], so = w == W_ALLTOALL ? r * n : (size_t)vcounts[1][r];
-            size_t rc = w == W_ALLTOALL ? n : (size_t)vcounts[2][r], ro = w == W_ALLTOALL ? r * n : (size_t)vcounts[3][r];
+            size_t sc = w == W_ALLTOALL ? n : (size_t)vcounts[0][r],
+                   so = w == W_ALLTOALL ? r * n : (size_t)vcounts[1][r];
+            size_t rc = w == W_ALLTOALL ? n : (size_t)vcounts[2][r],
+                   ro = w == W_ALLTOALL ? r * n : (size_t)vcounts[3][r];
             ncclSend(sbuf + so, sc, ncclFloat, r, nccl, stream);
             ncclRecv(rbuf + ro, rc, ncclFloat, r, nccl, stream);
         }
@@ -203,10 +219,12 @@ static float expected(int w, size_t n, size_t i)
     case W_ALLTOALL: return (float)(i / n + 1);
     case W_ALLTOALLV:
         for (int p = 0; p < size; p++)
-            if (i >= (size_t)vcounts[3][p] && i < (size_t)vcounts[3][p] + vcounts[2][p]) return (float)(p + 1);
+            if (i >= (size_t)vcounts[3][p] && i < (size_t)vcounts[3][p] + vcounts[2][p])
+                return (float)(p + 1);
         return -1;
     case W_PINGPONG:
-    case W_BW: return (rank ^ 1) < size && (w == W_PINGPONG || (rank & 1)) ? (float)((rank ^ 1) + 1) : -1;
+    case W_BW:
+        return (rank ^ 1) < size && (w == W_PINGPONG || (rank & 1)) ? (float)((rank ^ 1) + 1) : -1;
     default: return -1;
     }
 }
@@ -222,7 +240,8 @@ static int check_result(int w, size_t n, const char *who)
     for (size_t i = 0; i < m && !bad; i++) {
         float want = expected(w, n, i);
         if (want >= 0 && h[i] != want) {
-            fprintf(stderr, "[rank %d] %s %s: item %zu is %g, want %g\n", rank, who, wl_name[w], i, h[i], want);
+            fprintf(stderr, "[rank %d] %s %s: item %zu is %g, want %g\n", rank, who, wl_name[w], i,
+                    h[i], want);
             bad = 1;
         }
     }
@@ -268,7 +287,8 @@ static long long daemon_launches(void)
 
 /* Median over reps of the per-call time of a batch, slowest rank. which: 0 DFC, 1 NCCL.
  * *launch_per_call: daemon kernel launches per call on this rank during the batches. */
-static double measure(int which, int w, size_t n, int iters, int warmup, int reps, double *launch_per_call)
+static double measure(int which, int w, size_t n, int iters, int warmup, int reps,
+                      double *launch_per_call)
 {
     double t[64];
     for (int i = 0; i < warmup; i++) call(which, w, n);
@@ -313,7 +333,8 @@ static void chaos(int iters)
         CUDA_OK(cudaMalloc((void **)&in[c], n[c] * sizeof(float)));
         CUDA_OK(cudaMalloc((void **)&out[c], n[c] * sizeof(float)));
         CUDA_OK(cudaMemset(in[c], 0, n[c] * sizeof(float)));
-        DFC_Allreduce_init(in[c], out[c], n[c], DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL, &req[c]);
+        DFC_Allreduce_init(in[c], out[c], n[c], DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL,
+                           &req[c]);
     }
     srand(1234 + rank * 7919);
     double times[2];
@@ -338,8 +359,10 @@ static void chaos(int iters)
         long long pre = (long long)(p1 - p0), all = 0;
         DFC_Allreduce(&pre, &all, 1, DFC_LONG_LONG, DFC_SUM, DFC_COMM_WORLD);
         if (!rank)
-            printf("chaos-order %-10s %4d ranks: %9.1f us/iteration, %.2f preemptions per collective\n",
-                   mode ? "(permuted)" : "(in order)", size, times[mode] * 1e6, (double)all / size / iters / NCOLL);
+            printf(
+                "chaos-order %-10s %4d ranks: %9.1f us/iteration, %.2f preemptions per collective\n",
+                mode ? "(permuted)" : "(in order)", size, times[mode] * 1e6,
+                (double)all / size / iters / NCOLL);
     }
     if (!rank) printf("chaos-order overhead: %+.1f %%\n", 100.0 * (times[1] / times[0] - 1));
     for (int c = 0; c < NCOLL; c++) {
@@ -386,7 +409,8 @@ int main(int argc, char **argv)
     int nsizes = 0;
     if (sizes_arg) { /* an explicit list; the buffers are sized for its largest entry */
         maxsize = 0;
-        for (const char *p = sizes_arg; *p && nsizes < 64; p = strchr(p, ',') ? strchr(p, ',') + 1 : "") {
+        for (const char *p = sizes_arg; *p && nsizes < 64;
+             p = strchr(p, ',') ? strchr(p, ',') + 1 : "") {
             sizes[nsizes] = (uint64_t)bench_parse_size(p);
             if (sizes[nsizes] > maxsize) maxsize = sizes[nsizes];
             nsizes++;
@@ -424,9 +448,11 @@ int main(int argc, char **argv)
 #endif
     double mem_nccl = used_mib();
     if (!rank) {
-        printf("# dfc_bench_gpu: %d ranks, DFC %s (daemon on device %d), anchor: %s\n", size, DFC_VERSION_STRING,
-               device, anchor ? "NCCL" : "not available");
-        printf("# time = median over %d batches of the per-call time of the slowest rank; ratio = DFC / NCCL\n", reps);
+        printf("# dfc_bench_gpu: %d ranks, DFC %s (daemon on device %d), anchor: %s\n", size,
+               DFC_VERSION_STRING, device, anchor ? "NCCL" : "not available");
+        printf(
+            "# time = median over %d batches of the per-call time of the slowest rank; ratio = DFC / NCCL\n",
+            reps);
     }
     FILE *out = csv && !rank ? fopen(csv, "w") : NULL;
     if (out) fprintf(out, "workload,ranks,bytes,dfc_us,nccl_us,ratio,dfc_busbw,nccl_busbw\n");
@@ -434,8 +460,8 @@ int main(int argc, char **argv)
     for (int w = 0; w < W_COUNT; w++) {
         if (!(mask & 1 << w)) continue;
         if (!rank)
-            printf("\n%-14s %12s %10s %10s %7s %11s %11s %12s\n", wl_name[w], "bytes", "DFC us", "NCCL us", "ratio",
-                   "DFC busbw", "NCCL busbw", "launch/call");
+            printf("\n%-14s %12s %10s %10s %7s %11s %11s %12s\n", wl_name[w], "bytes", "DFC us",
+                   "NCCL us", "ratio", "DFC busbw", "NCCL busbw", "launch/call");
         for (int si = 0; si < nsizes; si++) {
             uint64_t bytes = sizes[si];
             size_t n = items_of(w, bytes);
@@ -458,17 +484,19 @@ int main(int argc, char **argv)
             }
             td /= calls_per_result(w, n);
             tn /= calls_per_result(w, n);
-            double f = busbw_factor(w), bd = bytes / td * f / 1e9, bn = anchor ? bytes / tn * f / 1e9 : 0;
+            double f = busbw_factor(w), bd = bytes / td * f / 1e9,
+                   bn = anchor ? bytes / tn * f / 1e9 : 0;
             if (!rank) {
                 if (anchor)
-                    printf("%-14s %12llu %10.1f %10.1f %7.2f %11.2f %11.2f %12.2f\n", "", (unsigned long long)bytes,
-                           td * 1e6, tn * 1e6, td / tn, bd, bn, lpc);
+                    printf("%-14s %12llu %10.1f %10.1f %7.2f %11.2f %11.2f %12.2f\n", "",
+                           (unsigned long long)bytes, td * 1e6, tn * 1e6, td / tn, bd, bn, lpc);
                 else
-                    printf("%-14s %12llu %10.1f %10s %7s %11.2f %11s %12.2f\n", "", (unsigned long long)bytes, td * 1e6,
-                           "-", "-", bd, "-", lpc);
+                    printf("%-14s %12llu %10.1f %10s %7s %11.2f %11s %12.2f\n", "",
+                           (unsigned long long)bytes, td * 1e6, "-", "-", bd, "-", lpc);
                 if (out)
-                    fprintf(out, "%s,%d,%llu,%.3f,%.3f,%.4f,%.3f,%.3f\n", wl_name[w], size, (unsigned long long)bytes,
-                            td * 1e6, tn * 1e6, anchor ? td / tn : 0, bd, bn);
+                    fprintf(out, "%s,%d,%llu,%.3f,%.3f,%.4f,%.3f,%.3f\n", wl_name[w], size,
+                            (unsigned long long)bytes, td * 1e6, tn * 1e6, anchor ? td / tn : 0, bd,
+                            bn);
             }
         }
     }
@@ -478,8 +506,10 @@ int main(int argc, char **argv)
     double mem_dfc_max = 0, mine = mem_bufs - mem0 - (double)2 * total * sizeof(float) / (1 << 20);
     DFC_Allreduce(&mine, &mem_dfc_max, 1, DFC_DOUBLE, DFC_MAX, DFC_COMM_WORLD);
     if (!rank) {
-        printf("\n# device memory per GPU (max over ranks): DFC %.0f MiB (mailboxes, daemon state); NCCL %s%.0f MiB "
-               "after init; %.0f MiB in use at the end\n", mem_dfc_max, anchor ? "" : "n/a ", mem_nccl - mem_bufs, mem_end);
+        printf(
+            "\n# device memory per GPU (max over ranks): DFC %.0f MiB (mailboxes, daemon state); NCCL %s%.0f MiB "
+            "after init; %.0f MiB in use at the end\n",
+            mem_dfc_max, anchor ? "" : "n/a ", mem_nccl - mem_bufs, mem_end);
         printf("# daemon kernel launches on rank 0: %lld\n", (long long)launches);
     }
     int all_errors = 0;

@@ -39,8 +39,8 @@ static int check_results(int iter)
         for (int i = 0; i < coll_counts[c]; i++) {
             float want = ranksum * (float)(iter % 7 + 1) + (float)size * (float)(i % 13);
             if (recvbufs[c][i] != want && errs++ < 5)
-                fprintf(stderr, "[rank %d] iter %d coll %d [%d]: got %g want %g\n", rank, iter, c, i,
-                        recvbufs[c][i], want);
+                fprintf(stderr, "[rank %d] iter %d coll %d [%d]: got %g want %g\n", rank, iter, c,
+                        i, recvbufs[c][i], want);
         }
     return errs;
 }
@@ -100,8 +100,8 @@ int main(int argc, char **argv)
     for (int c = 0; c < NCOLL; c++) {
         sendbufs[c] = malloc(coll_counts[c] * sizeof(float));
         recvbufs[c] = malloc(coll_counts[c] * sizeof(float));
-        DFC_Allreduce_init(sendbufs[c], recvbufs[c], coll_counts[c], DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD,
-                           DFC_INFO_NULL, &reqs[c]);
+        DFC_Allreduce_init(sendbufs[c], recvbufs[c], coll_counts[c], DFC_FLOAT, DFC_SUM,
+                           DFC_COMM_WORLD, DFC_INFO_NULL, &reqs[c]);
     }
     int errs = 0;
     run(warmup, 0, &errs);
@@ -120,20 +120,23 @@ int main(int argc, char **argv)
         double overhead = 100.0 * (t_chaos - t_consistent) / t_consistent;
         if (csv) {
             printf("ranks,iters,consistent_s,chaos_s,overhead_pct,preemptions_per_coll,errors\n");
-            printf("%d,%d,%.6f,%.6f,%.2f,%.3f,%d\n", size, iters, t_consistent, t_chaos, overhead, per_coll,
-                   total_errs);
+            printf("%d,%d,%.6f,%.6f,%.2f,%.3f,%d\n", size, iters, t_consistent, t_chaos, overhead,
+                   per_coll, total_errs);
         } else {
             printf("DFC chaos-order demo: %d ranks, 8 persistent allreduces per iteration "
-                   "(256 .. 1048576 floats), %d iterations\n", size, iters);
-            printf("  each rank starts them in its own order (no two ranks alike); NCCL hangs on this\n");
-            printf("  %-28s %10.3f ms  (%.3f ms per iteration)\n", "consistent order:", 1e3 * t_consistent,
-                   1e3 * t_consistent / iters);
+                   "(256 .. 1048576 floats), %d iterations\n",
+                   size, iters);
+            printf(
+                "  each rank starts them in its own order (no two ranks alike); NCCL hangs on this\n");
+            printf("  %-28s %10.3f ms  (%.3f ms per iteration)\n",
+                   "consistent order:", 1e3 * t_consistent, 1e3 * t_consistent / iters);
             printf("  %-28s %10.3f ms  (%.3f ms per iteration)\n", "chaos order:", 1e3 * t_chaos,
                    1e3 * t_chaos / iters);
             printf("  %-28s %10.1f %%\n", "chaos overhead:", overhead);
-            printf("  %-28s %10.0f  (%.2f per collective, most on one rank %.0f)\n", "preemptions:", preempt_sum,
-                   per_coll, preempt_max);
-            printf("  %-28s %s\n", "result:", total_errs ? "WRONG RESULTS" : "completed, every result checked");
+            printf("  %-28s %10.0f  (%.2f per collective, most on one rank %.0f)\n",
+                   "preemptions:", preempt_sum, per_coll, preempt_max);
+            printf("  %-28s %s\n",
+                   "result:", total_errs ? "WRONG RESULTS" : "completed, every result checked");
         }
     }
     for (int c = 0; c < NCOLL; c++) {

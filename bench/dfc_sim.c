@@ -153,12 +153,11 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         double x[8];
         int n;
-#define TAKE() (i++, v) /* v is not NULL here */
+#define TAKE() (i++, v)                  /* v is not NULL here */
         if (!strcmp(a, "-no-preempt")) { /* issue order, as NCCL: no budget end, no promotion */
             cfg->policy.budget_init = cfg->policy.budget_max = DFC_POLICY_BUDGET_NEVER;
             cfg->policy.move_to_head = 0;
-        }
-        else if (!strcmp(a, "-no-consistent")) o->consistent = 0;
+        } else if (!strcmp(a, "-no-consistent")) o->consistent = 0;
         else if (!strcmp(a, "-csv")) o->csv = 1;
         else if (!strcmp(a, "-q")) o->quiet = 1;
         else if (!strcmp(a, "-learn")) cfg->learn = 1;
@@ -237,7 +236,8 @@ static void print_run(const opts_t *o, const sim_config_t *cfg, const sim_result
     const char *order[] = {"same", "chaos", "random", "disorder"};
     double ppc = r->instances ? (double)r->preemptions / (double)r->instances : 0;
     double over = same && same->time_ns > 0 && !same->deadlock && !r->deadlock
-                      ? 100.0 * (r->time_ns - same->time_ns) / same->time_ns : 0;
+                      ? 100.0 * (r->time_ns - same->time_ns) / same->time_ns
+                      : 0;
     int preempt = cfg->policy.budget_max != DFC_POLICY_BUDGET_NEVER;
     if (o->csv) {
         if (header)
@@ -258,9 +258,10 @@ static void print_run(const opts_t *o, const sim_config_t *cfg, const sim_result
     }
     if (o->quiet && !r->deadlock) return;
     printf("dfc_sim: %s, %d ranks (%d per node), %d collectives x %d iterations, seed %llu, "
-           "order %s, preemption %s, move-to-head %d\n", o->workload, cfg->nranks, cfg->rpn,
-           cfg->ncdef, cfg->iters, (unsigned long long)cfg->seed, order[cfg->chaos],
-           preempt ? "on" : "off", cfg->policy.move_to_head);
+           "order %s, preemption %s, move-to-head %d\n",
+           o->workload, cfg->nranks, cfg->rpn, cfg->ncdef, cfg->iters,
+           (unsigned long long)cfg->seed, order[cfg->chaos], preempt ? "on" : "off",
+           cfg->policy.move_to_head);
     if (header)
         for (int i = 0; i < cfg->ncdef && i < 12; i++)
             printf("  %-8s on %-6s %-10s %10llu B  %s\n", cfg->cdefs[i].name,

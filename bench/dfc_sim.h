@@ -61,9 +61,9 @@ typedef struct sim_link {
 
 typedef struct sim_net {
     sim_link_t link[SIM_NCLASS];
-    int32_t nranks, rpn; /* ranks per node (block layout: node = rank / rpn) */
-    double slow_factor;  /* L and G of every message to or from a slow rank, multiplied */
-    uint8_t *slow;       /* per rank, or NULL */
+    int32_t nranks, rpn;        /* ranks per node (block layout: node = rank / rpn) */
+    double slow_factor;         /* L and G of every message to or from a slow rank, multiplied */
+    uint8_t *slow;              /* per rank, or NULL */
     double *port_out, *port_in; /* per rank and class: when the port is free again */
     uint64_t rng;
 } sim_net_t;
@@ -104,12 +104,12 @@ typedef struct sim_cdef {
 
 /* The costs of the executor itself (fitted: BENCHMARKS.md). */
 typedef struct sim_cpu {
-    double poll;   /* one network poll of the spinning head (and its re-check), ns */
-    double exec;   /* one executor call on a collective that does not move, ns */
-    double pass;   /* the rest of one progress pass (the network poll before the walk), ns */
-    double start;  /* DFC_Start of one persistent collective, ns (plus its first exec) */
-    double gamma;  /* ns per byte reduced */
-    double copy;   /* ns per byte copied (COPY steps) */
+    double poll;     /* one network poll of the spinning head (and its re-check), ns */
+    double exec;     /* one executor call on a collective that does not move, ns */
+    double pass;     /* the rest of one progress pass (the network poll before the walk), ns */
+    double start;    /* DFC_Start of one persistent collective, ns (plus its first exec) */
+    double gamma;    /* ns per byte reduced */
+    double copy;     /* ns per byte copied (COPY steps) */
     double iter_gap; /* between Waitall's return and the next iteration's first start, ns */
 } sim_cpu_t;
 
@@ -119,23 +119,23 @@ typedef struct sim_config {
     sim_comm_t *comms;
     sim_cdef_t *cdefs;
     int32_t iters;
-    int chaos;          /* 0: every rank starts in cdef order; 1: dfc_chaos's permutations;
+    int chaos;        /* 0: every rank starts in cdef order; 1: dfc_chaos's permutations;
                            2: a uniformly random permutation per rank and iteration */
-    double disorder;    /* chaos 3: with this probability a rank swaps two adjacent starts */
-    int32_t **orders;   /* workload file: per rank its start order (NULL: cdef order) */
+    double disorder;  /* chaos 3: with this probability a rank swaps two adjacent starts */
+    int32_t **orders; /* workload file: per rank its start order (NULL: cdef order) */
     dfc_policy_t policy;
     sim_cpu_t cpu;
     sim_link_t link[SIM_NCLASS];
-    int32_t nslow;      /* ranks with slow links (random, by seed) */
+    int32_t nslow; /* ranks with slow links (random, by seed) */
     double slow_factor;
-    int32_t nlate;      /* stragglers: ranks that start every iteration late by `late` ns */
+    int32_t nlate; /* stragglers: ranks that start every iteration late by `late` ns */
     double late;
-    int32_t cores;      /* cores per node (0: one per rank); with more ranks on a node than
+    int32_t cores; /* cores per node (0: one per rank); with more ranks on a node than
                            cores, every CPU cost (executor, overheads, intra-node bytes, which
                            shm moves with the CPU) takes rpn / cores times as long */
     uint64_t seed;
     int verbose;
-    int learn;          /* experiment (issue 22's stretch goal), not DFC's policy: a head that
+    int learn; /* experiment (issue 22's stretch goal), not DFC's policy: a head that
                            moves counts, for its stickiness, the polls it spent at the same wait
                            point in earlier passes too */
 } sim_config_t;
@@ -144,16 +144,16 @@ typedef struct sim_config {
 
 typedef struct sim_result {
     int deadlock;
-    char cycle[1024];      /* the wait-for cycle, named, when deadlocked */
+    char cycle[1024]; /* the wait-for cycle, named, when deadlocked */
     int32_t ranks_done;
-    double time_ns;        /* when the last rank finished its last iteration */
-    uint64_t instances;    /* collective instances completed */
+    double time_ns;     /* when the last rank finished its last iteration */
+    uint64_t instances; /* collective instances completed */
     uint64_t preemptions;
     uint64_t max_rank_preemptions;
     uint64_t hist[SIM_HIST];
     uint64_t events, messages;
     double wall_s;
-    size_t sched_bytes;    /* memory held by the schedules */
+    size_t sched_bytes; /* memory held by the schedules */
 } sim_result_t;
 
 void sim_config_defaults(sim_config_t *cfg);

@@ -263,13 +263,9 @@ static int exec(sim_t *S, int32_t r, int32_t ci)
         const sstep_t *st = &c->steps[c->pc];
         int rc = 0;
         switch (st->kind) {
-        case DFC_STEP_SEND:
-            rc = post_send(S, r, ci, c->pc);
-            break;
+        case DFC_STEP_SEND: rc = post_send(S, r, ci, c->pc); break;
         case DFC_STEP_RECV:
-        case DFC_STEP_RECV_REDUCE:
-            rc = post_recv(S, r, ci, c->pc);
-            break;
+        case DFC_STEP_RECV_REDUCE: rc = post_recv(S, r, ci, c->pc); break;
         default: /* FENCE, COPY, REDUCE: a preemption point */
             if (!group_ready(c, R->t)) return 0;
             pass_fence(S, R, c, c->pc + 1);
@@ -374,7 +370,8 @@ static int head_run(sim_t *S, int32_t r)
         R->spin_polls0 = R->polls;
         R->spin_left = left;
         sim_wake_at(S, r,
-                R->budget == DFC_POLICY_BUDGET_NEVER ? SIM_INF : R->t + (double)left * S->cpu.poll);
+                    R->budget == DFC_POLICY_BUDGET_NEVER ? SIM_INF
+                                                         : R->t + (double)left * S->cpu.poll);
         return 0;
     }
 }
@@ -425,8 +422,8 @@ static void sleep_enter(sim_t *S, int32_t r)
     R->phase = PH_SLEEP;
     R->sleep_t0 = R->t;
     R->budget = COLL(S, r, QUEUE(S, r)[0])->budget;
-    R->period =
-        S->cpu.exec * R->nq + (double)sim_spin_left(0, R->budget) * S->cpu.poll + S->cpu.pass;
+    R->period = S->cpu.exec * R->nq + (double)sim_spin_left(0, R->budget) * S->cpu.poll +
+                S->cpu.pass;
     R->wake = SIM_INF;
     R->gen++;
     for (int pos = 0; pos < R->nq; pos++) {
@@ -508,8 +505,7 @@ static void start_order(sim_t *S, int32_t r, int32_t *perm)
             perm[i] = perm[j];
             perm[j] = t;
         }
-    } else if (cfg->chaos == 3 && k > 1 &&
-               (double)(sim_rand(&s) >> 11) * 0x1p-53 < cfg->disorder) {
+    } else if (cfg->chaos == 3 && k > 1 && (double)(sim_rand(&s) >> 11) * 0x1p-53 < cfg->disorder) {
         int i = (int)(sim_rand(&s) % (uint64_t)(k - 1)), t = perm[i];
         perm[i] = perm[i + 1];
         perm[i + 1] = t;
@@ -553,8 +549,7 @@ int sim_step_rank(sim_t *S, int32_t r, double t)
     srank_t *R = &S->ranks[r];
     if (t > R->t) R->t = t;
     switch (R->phase) {
-    case PH_START:
-        return start_iteration(S, r);
+    case PH_START: return start_iteration(S, r);
     case PH_PASS:
         if (R->nq == 0) return end_pass(S, r);
         return begin_head(S, r, 0);
@@ -568,14 +563,13 @@ int sim_step_rank(sim_t *S, int32_t r, double t)
         R->t -= S->cpu.exec; /* the check at wake time is the exec that begins now */
         /* the head spun its budget in every pass slept through (and in this one, when the
          * wake-up is for another collective) */
-        add_waited(COLL(S, r, QUEUE(S, r)[0]), (R->wake_periods + (R->wake_pos > 0)) *
-                                                   (double)sim_spin_left(0, R->budget));
+        add_waited(COLL(S, r, QUEUE(S, r)[0]),
+                   (R->wake_periods + (R->wake_pos > 0)) * (double)sim_spin_left(0, R->budget));
         if (R->wake_pos == 0) return begin_head(S, r, R->wake_polls);
         R->moved = 0;
         R->head_prio = S->cfg->cdefs[QUEUE(S, r)[0]].priority;
         R->walk_pos = R->wake_pos;
         return walk(S, r);
-    default:
-        return 0;
+    default: return 0;
     }
 }

@@ -29,8 +29,8 @@ typedef struct scoll {
 } scoll_t;
 
 typedef struct srank {
-    double t;     /* this rank's clock */
-    double wake;  /* its pending wake-up (SIM_INF: none) */
+    double t;    /* this rank's clock */
+    double wake; /* its pending wake-up (SIM_INF: none) */
     double spin_t0, sleep_t0, period;
     int64_t spin_left;
     uint64_t preemptions;
@@ -44,7 +44,7 @@ typedef struct srank {
 enum { M_RECV = 1, M_EAGER, M_RNDV };
 typedef struct smsg {
     uint64_t key;
-    double t;      /* M_RECV: posted; M_EAGER: data arrives; M_RNDV: request arrives */
+    double t; /* M_RECV: posted; M_EAGER: data arrives; M_RNDV: request arrives */
     int32_t coll, step;
     uint8_t state; /* 0: empty slot */
 } smsg_t;
@@ -55,7 +55,7 @@ typedef struct sim {
     sim_cpu_t cpu;
     int32_t n, k;
     srank_t *ranks;
-    scoll_t *colls; /* [rank * k + cdef] */
+    scoll_t *colls;  /* [rank * k + cdef] */
     int16_t *queues; /* [rank * k + position]: cdef indices */
     sim_clock_t clock;
     sim_net_t net;

@@ -17,9 +17,16 @@ static int build_one(sim_t *S, int32_t w, int d, int32_t *nsend, int32_t *nrecv,
     sim_cdef_t *cd = &cfg->cdefs[d];
     const sim_comm_t *cm = &cfg->comms[cd->comm];
     int32_t crank = (w / cm->stride) % cm->size, base = w - crank * cm->stride;
-    dfc_coll_args_t a = {.kind = cd->kind, .rank = crank, .size = cm->size, .root = cd->root,
-                         .commutative = 1, .count = cd->count, .elem = cd->elem,
-                         .sbytes = cd->bytes, .rbytes = cd->bytes, .selem = cd->elem,
+    dfc_coll_args_t a = {.kind = cd->kind,
+                         .rank = crank,
+                         .size = cm->size,
+                         .root = cd->root,
+                         .commutative = 1,
+                         .count = cd->count,
+                         .elem = cd->elem,
+                         .sbytes = cd->bytes,
+                         .rbytes = cd->bytes,
+                         .selem = cd->elem,
                          .relem = cd->elem};
     const dfc_coll_algo_t *al = dfc_coll_select(&a);
     if (!al) {
@@ -132,10 +139,10 @@ static void name_cycle(sim_t *S)
         int32_t next = waits_for(S, r, &ci, &step);
         const sstep_t *st = &COLL(S, r, ci)->steps[step];
         if (n++ < 8)
-            len +=
-                (size_t)snprintf(res->cycle + len, sizeof res->cycle - len,
-                                 "rank %d (%s step %d: %s rank %d) -> ", r, S->cfg->cdefs[ci].name,
-                                 step, st->kind == DFC_STEP_SEND ? "send to" : "recv from", next);
+            len += (size_t)snprintf(res->cycle + len, sizeof res->cycle - len,
+                                    "rank %d (%s step %d: %s rank %d) -> ", r,
+                                    S->cfg->cdefs[ci].name, step,
+                                    st->kind == DFC_STEP_SEND ? "send to" : "recv from", next);
         if (len >= sizeof res->cycle) break;
         r = next;
     } while (r != first);
@@ -261,8 +268,13 @@ void sim_config_defaults(sim_config_t *cfg)
     cfg->chaos = 1;
     cfg->policy = dfc_policy_make(64, 4, 4096, 0); /* the host's defaults */
     /* Fitted to bench/dfc_chaos at 4 and 8 ranks on the 2-core machine (BENCHMARKS.md). */
-    cfg->cpu = (sim_cpu_t){.poll = 150, .exec = 100, .pass = 300, .start = 500, .gamma = 0.25,
-                           .copy = 0.1, .iter_gap = 1000};
+    cfg->cpu = (sim_cpu_t){.poll = 150,
+                           .exec = 100,
+                           .pass = 300,
+                           .start = 500,
+                           .gamma = 0.25,
+                           .copy = 0.1,
+                           .iter_gap = 1000};
     cfg->link[SIM_INTRA] =
         (sim_link_t){.L = 600, .o = 300, .G = 0.2, .eager = 16384, .jitter = 0.1};
     cfg->link[SIM_INTER] =

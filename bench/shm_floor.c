@@ -82,7 +82,9 @@ int main(int argc, char **argv)
     for (long i = 0; i < iters; i++) m[i] = times[0][i] > times[1][i] ? times[0][i] : times[1][i];
     qsort(m, iters, sizeof *m, cmp);
     qsort(times[0], iters, sizeof(double), cmp);
-    printf("shm_floor: 8-byte exchange between CPUs 0 and 1: median of the max over both ranks %.0f ns "
-           "(rank 0 alone %.0f ns), %ld iterations\n", m[iters / 2], times[0][iters / 2], iters);
+    printf(
+        "shm_floor: 8-byte exchange between CPUs 0 and 1: median of the max over both ranks %.0f ns "
+        "(rank 0 alone %.0f ns), %ld iterations\n",
+        m[iters / 2], times[0][iters / 2], iters);
     return 0;
 }

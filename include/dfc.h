@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define DFC_VERSION    4
+#define DFC_VERSION 4
 #define DFC_SUBVERSION 1
 
 /* ---- Handles ------------------------------------------------------------------------ */
@@ -34,80 +34,80 @@ typedef intptr_t DFC_Aint;
 typedef int64_t DFC_Offset;
 typedef int64_t DFC_Count;
 
-#define DFC_COMM_NULL  ((DFC_Comm)0x01000000)
+#define DFC_COMM_NULL ((DFC_Comm)0x01000000)
 #define DFC_COMM_WORLD ((DFC_Comm)0x01000001)
-#define DFC_COMM_SELF  ((DFC_Comm)0x01000002)
+#define DFC_COMM_SELF ((DFC_Comm)0x01000002)
 
-#define DFC_GROUP_NULL  ((DFC_Group)0x02000000)
+#define DFC_GROUP_NULL ((DFC_Group)0x02000000)
 #define DFC_GROUP_EMPTY ((DFC_Group)0x02000001)
 
-#define DFC_DATATYPE_NULL      ((DFC_Datatype)0x03000000)
-#define DFC_CHAR               ((DFC_Datatype)0x03000001)
-#define DFC_SIGNED_CHAR        ((DFC_Datatype)0x03000002)
-#define DFC_UNSIGNED_CHAR      ((DFC_Datatype)0x03000003)
-#define DFC_BYTE               ((DFC_Datatype)0x03000004)
-#define DFC_SHORT              ((DFC_Datatype)0x03000005)
-#define DFC_UNSIGNED_SHORT     ((DFC_Datatype)0x03000006)
-#define DFC_INT                ((DFC_Datatype)0x03000007)
-#define DFC_UNSIGNED           ((DFC_Datatype)0x03000008)
-#define DFC_LONG               ((DFC_Datatype)0x03000009)
-#define DFC_UNSIGNED_LONG      ((DFC_Datatype)0x0300000a)
-#define DFC_LONG_LONG_INT      ((DFC_Datatype)0x0300000b)
-#define DFC_LONG_LONG          DFC_LONG_LONG_INT
+#define DFC_DATATYPE_NULL ((DFC_Datatype)0x03000000)
+#define DFC_CHAR ((DFC_Datatype)0x03000001)
+#define DFC_SIGNED_CHAR ((DFC_Datatype)0x03000002)
+#define DFC_UNSIGNED_CHAR ((DFC_Datatype)0x03000003)
+#define DFC_BYTE ((DFC_Datatype)0x03000004)
+#define DFC_SHORT ((DFC_Datatype)0x03000005)
+#define DFC_UNSIGNED_SHORT ((DFC_Datatype)0x03000006)
+#define DFC_INT ((DFC_Datatype)0x03000007)
+#define DFC_UNSIGNED ((DFC_Datatype)0x03000008)
+#define DFC_LONG ((DFC_Datatype)0x03000009)
+#define DFC_UNSIGNED_LONG ((DFC_Datatype)0x0300000a)
+#define DFC_LONG_LONG_INT ((DFC_Datatype)0x0300000b)
+#define DFC_LONG_LONG DFC_LONG_LONG_INT
 #define DFC_UNSIGNED_LONG_LONG ((DFC_Datatype)0x0300000c)
-#define DFC_FLOAT              ((DFC_Datatype)0x0300000d)
-#define DFC_DOUBLE             ((DFC_Datatype)0x0300000e)
-#define DFC_LONG_DOUBLE        ((DFC_Datatype)0x0300000f)
-#define DFC_INT8_T             ((DFC_Datatype)0x03000010)
-#define DFC_INT16_T            ((DFC_Datatype)0x03000011)
-#define DFC_INT32_T            ((DFC_Datatype)0x03000012)
-#define DFC_INT64_T            ((DFC_Datatype)0x03000013)
-#define DFC_UINT8_T            ((DFC_Datatype)0x03000014)
-#define DFC_UINT16_T           ((DFC_Datatype)0x03000015)
-#define DFC_UINT32_T           ((DFC_Datatype)0x03000016)
-#define DFC_UINT64_T           ((DFC_Datatype)0x03000017)
-#define DFC_C_BOOL             ((DFC_Datatype)0x03000018)
-#define DFC_WCHAR              ((DFC_Datatype)0x03000019)
-#define DFC_BFLOAT16           ((DFC_Datatype)0x0300001a) /* DFC extension */
-#define DFC_FLOAT16            ((DFC_Datatype)0x0300001b) /* DFC extension (IEEE binary16) */
-#define DFC_AINT               ((DFC_Datatype)0x0300001c)
-#define DFC_OFFSET             ((DFC_Datatype)0x0300001d)
-#define DFC_COUNT              ((DFC_Datatype)0x0300001e)
-#define DFC_PACKED             ((DFC_Datatype)0x0300001f)
-#define DFC_FLOAT_INT          ((DFC_Datatype)0x03000020)
-#define DFC_DOUBLE_INT         ((DFC_Datatype)0x03000021)
-#define DFC_LONG_INT           ((DFC_Datatype)0x03000022)
-#define DFC_2INT               ((DFC_Datatype)0x03000023)
-#define DFC_SHORT_INT          ((DFC_Datatype)0x03000024)
-#define DFC_LONG_DOUBLE_INT    ((DFC_Datatype)0x03000025)
+#define DFC_FLOAT ((DFC_Datatype)0x0300000d)
+#define DFC_DOUBLE ((DFC_Datatype)0x0300000e)
+#define DFC_LONG_DOUBLE ((DFC_Datatype)0x0300000f)
+#define DFC_INT8_T ((DFC_Datatype)0x03000010)
+#define DFC_INT16_T ((DFC_Datatype)0x03000011)
+#define DFC_INT32_T ((DFC_Datatype)0x03000012)
+#define DFC_INT64_T ((DFC_Datatype)0x03000013)
+#define DFC_UINT8_T ((DFC_Datatype)0x03000014)
+#define DFC_UINT16_T ((DFC_Datatype)0x03000015)
+#define DFC_UINT32_T ((DFC_Datatype)0x03000016)
+#define DFC_UINT64_T ((DFC_Datatype)0x03000017)
+#define DFC_C_BOOL ((DFC_Datatype)0x03000018)
+#define DFC_WCHAR ((DFC_Datatype)0x03000019)
+#define DFC_BFLOAT16 ((DFC_Datatype)0x0300001a) /* DFC extension */
+#define DFC_FLOAT16 ((DFC_Datatype)0x0300001b)  /* DFC extension (IEEE binary16) */
+#define DFC_AINT ((DFC_Datatype)0x0300001c)
+#define DFC_OFFSET ((DFC_Datatype)0x0300001d)
+#define DFC_COUNT ((DFC_Datatype)0x0300001e)
+#define DFC_PACKED ((DFC_Datatype)0x0300001f)
+#define DFC_FLOAT_INT ((DFC_Datatype)0x03000020)
+#define DFC_DOUBLE_INT ((DFC_Datatype)0x03000021)
+#define DFC_LONG_INT ((DFC_Datatype)0x03000022)
+#define DFC_2INT ((DFC_Datatype)0x03000023)
+#define DFC_SHORT_INT ((DFC_Datatype)0x03000024)
+#define DFC_LONG_DOUBLE_INT ((DFC_Datatype)0x03000025)
 #define DFC_DATATYPE_BUILTIN_MAX 0x25 /* highest predefined index */
 
 #define DFC_OP_NULL ((DFC_Op)0x04000000)
-#define DFC_MAX     ((DFC_Op)0x04000001)
-#define DFC_MIN     ((DFC_Op)0x04000002)
-#define DFC_SUM     ((DFC_Op)0x04000003)
-#define DFC_PROD    ((DFC_Op)0x04000004)
-#define DFC_LAND    ((DFC_Op)0x04000005)
-#define DFC_BAND    ((DFC_Op)0x04000006)
-#define DFC_LOR     ((DFC_Op)0x04000007)
-#define DFC_BOR     ((DFC_Op)0x04000008)
-#define DFC_LXOR    ((DFC_Op)0x04000009)
-#define DFC_BXOR    ((DFC_Op)0x0400000a)
-#define DFC_MAXLOC  ((DFC_Op)0x0400000b)
-#define DFC_MINLOC  ((DFC_Op)0x0400000c)
+#define DFC_MAX ((DFC_Op)0x04000001)
+#define DFC_MIN ((DFC_Op)0x04000002)
+#define DFC_SUM ((DFC_Op)0x04000003)
+#define DFC_PROD ((DFC_Op)0x04000004)
+#define DFC_LAND ((DFC_Op)0x04000005)
+#define DFC_BAND ((DFC_Op)0x04000006)
+#define DFC_LOR ((DFC_Op)0x04000007)
+#define DFC_BOR ((DFC_Op)0x04000008)
+#define DFC_LXOR ((DFC_Op)0x04000009)
+#define DFC_BXOR ((DFC_Op)0x0400000a)
+#define DFC_MAXLOC ((DFC_Op)0x0400000b)
+#define DFC_MINLOC ((DFC_Op)0x0400000c)
 #define DFC_REPLACE ((DFC_Op)0x0400000d)
-#define DFC_NO_OP   ((DFC_Op)0x0400000e)
+#define DFC_NO_OP ((DFC_Op)0x0400000e)
 #define DFC_OP_BUILTIN_MAX 0x0e
 
 #define DFC_REQUEST_NULL ((DFC_Request)0x05000000)
 
 #define DFC_INFO_NULL ((DFC_Info)0x06000000)
-#define DFC_INFO_ENV  ((DFC_Info)0x06000001)
+#define DFC_INFO_ENV ((DFC_Info)0x06000001)
 
 #define DFC_ERRHANDLER_NULL ((DFC_Errhandler)0x07000000)
 #define DFC_ERRORS_ARE_FATAL ((DFC_Errhandler)0x07000001)
-#define DFC_ERRORS_RETURN    ((DFC_Errhandler)0x07000002)
-#define DFC_ERRORS_ABORT     ((DFC_Errhandler)0x07000003)
+#define DFC_ERRORS_RETURN ((DFC_Errhandler)0x07000002)
+#define DFC_ERRORS_ABORT ((DFC_Errhandler)0x07000003)
 
 /* ---- Status ------------------------------------------------------------------------- */
 typedef struct DFC_Status {
@@ -121,76 +121,76 @@ typedef struct DFC_Status {
 /* One marker object for both, so that DFC_STATUS_IGNORE == DFC_STATUSES_IGNORE (as MPI-4.1
  * allows and MPICH does) and compilers see a real object rather than address 1. */
 extern DFC_Status dfc_status_ignore_marker[1];
-#define DFC_STATUS_IGNORE   (&dfc_status_ignore_marker[0])
+#define DFC_STATUS_IGNORE (&dfc_status_ignore_marker[0])
 #define DFC_STATUSES_IGNORE (&dfc_status_ignore_marker[0])
 
 /* ---- Constants ---------------------------------------------------------------------- */
-#define DFC_PROC_NULL   (-1)
-#define DFC_ANY_SOURCE  (-2)
-#define DFC_ROOT        (-3)
-#define DFC_ANY_TAG     (-1)
-#define DFC_UNDEFINED   (-32766)
+#define DFC_PROC_NULL (-1)
+#define DFC_ANY_SOURCE (-2)
+#define DFC_ROOT (-3)
+#define DFC_ANY_TAG (-1)
+#define DFC_UNDEFINED (-32766)
 #define DFC_TAG_UB_VALUE 0x7fffffff /* largest valid tag (DFC_Comm_get_attr is not provided) */
 
 #define DFC_IN_PLACE ((void *)-1)
-#define DFC_BOTTOM   ((void *)0)
+#define DFC_BOTTOM ((void *)0)
 
-#define DFC_IDENT     0
+#define DFC_IDENT 0
 #define DFC_CONGRUENT 1
-#define DFC_SIMILAR   2
-#define DFC_UNEQUAL   3
+#define DFC_SIMILAR 2
+#define DFC_UNEQUAL 3
 
 #define DFC_COMM_TYPE_SHARED 1
 
-#define DFC_THREAD_SINGLE     0
-#define DFC_THREAD_FUNNELED   1
+#define DFC_THREAD_SINGLE 0
+#define DFC_THREAD_FUNNELED 1
 #define DFC_THREAD_SERIALIZED 2
-#define DFC_THREAD_MULTIPLE   3
+#define DFC_THREAD_MULTIPLE 3
 
-#define DFC_MAX_PROCESSOR_NAME       256
-#define DFC_MAX_ERROR_STRING         512
-#define DFC_MAX_OBJECT_NAME          128
-#define DFC_MAX_INFO_KEY             255
-#define DFC_MAX_INFO_VAL             1024
+#define DFC_MAX_PROCESSOR_NAME 256
+#define DFC_MAX_ERROR_STRING 512
+#define DFC_MAX_OBJECT_NAME 128
+#define DFC_MAX_INFO_KEY 255
+#define DFC_MAX_INFO_VAL 1024
 #define DFC_MAX_LIBRARY_VERSION_STRING 8192
-#define DFC_MAX_TRANSPORT_NAME       16 /* DFC extension */
+#define DFC_MAX_TRANSPORT_NAME 16 /* DFC extension */
 
-#define DFC_COMBINER_NAMED      1
-#define DFC_COMBINER_DUP        2
+#define DFC_COMBINER_NAMED 1
+#define DFC_COMBINER_DUP 2
 #define DFC_COMBINER_CONTIGUOUS 3
 
 /* ---- Error classes ------------------------------------------------------------------ */
-#define DFC_SUCCESS                   0
-#define DFC_ERR_BUFFER                1
-#define DFC_ERR_COUNT                 2
-#define DFC_ERR_TYPE                  3
-#define DFC_ERR_TAG                   4
-#define DFC_ERR_COMM                  5
-#define DFC_ERR_RANK                  6
-#define DFC_ERR_ROOT                  7
-#define DFC_ERR_GROUP                 8
-#define DFC_ERR_OP                    9
-#define DFC_ERR_TOPOLOGY              10
-#define DFC_ERR_DIMS                  11
-#define DFC_ERR_ARG                   12
-#define DFC_ERR_UNKNOWN               13
-#define DFC_ERR_TRUNCATE              14
-#define DFC_ERR_OTHER                 15
-#define DFC_ERR_INTERN                16
-#define DFC_ERR_IN_STATUS             17
-#define DFC_ERR_PENDING               18
-#define DFC_ERR_REQUEST               19
-#define DFC_ERR_INFO                  20
-#define DFC_ERR_INFO_KEY              21
-#define DFC_ERR_INFO_VALUE            22
-#define DFC_ERR_INFO_NOKEY            23
-#define DFC_ERR_NO_MEM                24
+#define DFC_SUCCESS 0
+#define DFC_ERR_BUFFER 1
+#define DFC_ERR_COUNT 2
+#define DFC_ERR_TYPE 3
+#define DFC_ERR_TAG 4
+#define DFC_ERR_COMM 5
+#define DFC_ERR_RANK 6
+#define DFC_ERR_ROOT 7
+#define DFC_ERR_GROUP 8
+#define DFC_ERR_OP 9
+#define DFC_ERR_TOPOLOGY 10
+#define DFC_ERR_DIMS 11
+#define DFC_ERR_ARG 12
+#define DFC_ERR_UNKNOWN 13
+#define DFC_ERR_TRUNCATE 14
+#define DFC_ERR_OTHER 15
+#define DFC_ERR_INTERN 16
+#define DFC_ERR_IN_STATUS 17
+#define DFC_ERR_PENDING 18
+#define DFC_ERR_REQUEST 19
+#define DFC_ERR_INFO 20
+#define DFC_ERR_INFO_KEY 21
+#define DFC_ERR_INFO_VALUE 22
+#define DFC_ERR_INFO_NOKEY 23
+#define DFC_ERR_NO_MEM 24
 #define DFC_ERR_UNSUPPORTED_OPERATION 25
-#define DFC_ERR_NOT_SAME              26
-#define DFC_ERR_ERRHANDLER            27
-#define DFC_ERR_PROC_FAILED           28
-#define DFC_ERR_INTERNAL_TRANSPORT    29 /* DFC extension: a transport failed */
-#define DFC_ERR_LASTCODE              29
+#define DFC_ERR_NOT_SAME 26
+#define DFC_ERR_ERRHANDLER 27
+#define DFC_ERR_PROC_FAILED 28
+#define DFC_ERR_INTERNAL_TRANSPORT 29 /* DFC extension: a transport failed */
+#define DFC_ERR_LASTCODE 29
 
 /* ---- Callback types ----------------------------------------------------------------- */
 typedef void(DFC_User_function)(void *invec, void *inoutvec, int *len, DFC_Datatype *datatype);
@@ -252,8 +252,7 @@ int DFC_Comm_rank(DFC_Comm comm, int *rank);
 int DFC_Comm_dup(DFC_Comm comm, DFC_Comm *newcomm);
 int DFC_Comm_dup_with_info(DFC_Comm comm, DFC_Info info, DFC_Comm *newcomm);
 int DFC_Comm_split(DFC_Comm comm, int color, int key, DFC_Comm *newcomm);
-int DFC_Comm_split_type(DFC_Comm comm, int split_type, int key, DFC_Info info,
-                        DFC_Comm *newcomm);
+int DFC_Comm_split_type(DFC_Comm comm, int split_type, int key, DFC_Info info, DFC_Comm *newcomm);
 int DFC_Comm_create(DFC_Comm comm, DFC_Group group, DFC_Comm *newcomm);
 int DFC_Comm_create_group(DFC_Comm comm, DFC_Group group, int tag, DFC_Comm *newcomm);
 int DFC_Comm_free(DFC_Comm *comm);
@@ -288,21 +287,19 @@ int DFC_Reduce_local(const void *inbuf, void *inoutbuf, int count, DFC_Datatype 
                      DFC_Op op);
 
 /* ---- Point-to-point ----------------------------------------------------------------- */
-int DFC_Send(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
-             DFC_Comm comm);
-int DFC_Ssend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
-              DFC_Comm comm);
+int DFC_Send(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm);
+int DFC_Ssend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm);
 int DFC_Recv(void *buf, int count, DFC_Datatype datatype, int source, int tag, DFC_Comm comm,
              DFC_Status *status);
-int DFC_Isend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
-              DFC_Comm comm, DFC_Request *request);
-int DFC_Issend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
-               DFC_Comm comm, DFC_Request *request);
+int DFC_Isend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
+              DFC_Request *request);
+int DFC_Issend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
+               DFC_Request *request);
 int DFC_Irecv(void *buf, int count, DFC_Datatype datatype, int source, int tag, DFC_Comm comm,
               DFC_Request *request);
-int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int dest,
-                 int sendtag, void *recvbuf, int recvcount, DFC_Datatype recvtype, int source,
-                 int recvtag, DFC_Comm comm, DFC_Status *status);
+int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, DFC_Datatype recvtype, int source, int recvtag,
+                 DFC_Comm comm, DFC_Status *status);
 int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, int sendtag,
                          int source, int recvtag, DFC_Comm comm, DFC_Status *status);
 int DFC_Probe(int source, int tag, DFC_Comm comm, DFC_Status *status);
@@ -311,8 +308,8 @@ int DFC_Send_init(const void *buf, int count, DFC_Datatype datatype, int dest, i
                   DFC_Comm comm, DFC_Request *request);
 int DFC_Ssend_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
                    DFC_Comm comm, DFC_Request *request);
-int DFC_Recv_init(void *buf, int count, DFC_Datatype datatype, int source, int tag,
-                  DFC_Comm comm, DFC_Request *request);
+int DFC_Recv_init(void *buf, int count, DFC_Datatype datatype, int source, int tag, DFC_Comm comm,
+                  DFC_Request *request);
 
 /* ---- Requests ----------------------------------------------------------------------- */
 int DFC_Start(DFC_Request *request);
@@ -355,15 +352,15 @@ int DFC_Bcast_init(void *buffer, int count, DFC_Datatype datatype, int root, DFC
 
 int DFC_Reduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
                int root, DFC_Comm comm);
-int DFC_Ireduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
-                DFC_Op op, int root, DFC_Comm comm, DFC_Request *request);
-int DFC_Reduce_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
-                    DFC_Op op, int root, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Ireduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                int root, DFC_Comm comm, DFC_Request *request);
+int DFC_Reduce_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                    int root, DFC_Comm comm, DFC_Info info, DFC_Request *request);
 
-int DFC_Allreduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
-                  DFC_Op op, DFC_Comm comm);
-int DFC_Iallreduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
-                   DFC_Op op, DFC_Comm comm, DFC_Request *request);
+int DFC_Allreduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                  DFC_Comm comm);
+int DFC_Iallreduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                   DFC_Comm comm, DFC_Request *request);
 int DFC_Allreduce_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
                        DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request);
 
@@ -373,8 +370,8 @@ int DFC_Igather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void 
                 int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
                 DFC_Request *request);
 int DFC_Gather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                    int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
-                    DFC_Info info, DFC_Request *request);
+                    int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
+                    DFC_Request *request);
 
 int DFC_Gatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], DFC_Datatype recvtype, int root,
@@ -383,8 +380,8 @@ int DFC_Igatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void
                  const int recvcounts[], const int displs[], DFC_Datatype recvtype, int root,
                  DFC_Comm comm, DFC_Request *request);
 int DFC_Gatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                     const int recvcounts[], const int displs[], DFC_Datatype recvtype,
-                     int root, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+                     const int recvcounts[], const int displs[], DFC_Datatype recvtype, int root,
+                     DFC_Comm comm, DFC_Info info, DFC_Request *request);
 
 int DFC_Scatter(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                 int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm);
@@ -392,8 +389,8 @@ int DFC_Iscatter(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void
                  int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
                  DFC_Request *request);
 int DFC_Scatter_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                     int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
-                     DFC_Info info, DFC_Request *request);
+                     int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
+                     DFC_Request *request);
 
 int DFC_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  DFC_Datatype sendtype, void *recvbuf, int recvcount, DFC_Datatype recvtype,
@@ -402,17 +399,16 @@ int DFC_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   DFC_Datatype sendtype, void *recvbuf, int recvcount, DFC_Datatype recvtype,
                   int root, DFC_Comm comm, DFC_Request *request);
 int DFC_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
-                      DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                      DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
-                      DFC_Request *request);
+                      DFC_Datatype sendtype, void *recvbuf, int recvcount, DFC_Datatype recvtype,
+                      int root, DFC_Comm comm, DFC_Info info, DFC_Request *request);
 
 int DFC_Allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                   int recvcount, DFC_Datatype recvtype, DFC_Comm comm);
 int DFC_Iallgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                    int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request);
-int DFC_Allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
-                       void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
-                       DFC_Info info, DFC_Request *request);
+int DFC_Allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                       int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                       DFC_Request *request);
 
 int DFC_Allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], DFC_Datatype recvtype,
@@ -420,10 +416,9 @@ int DFC_Allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, vo
 int DFC_Iallgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], DFC_Datatype recvtype,
                     DFC_Comm comm, DFC_Request *request);
-int DFC_Allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
-                        void *recvbuf, const int recvcounts[], const int displs[],
-                        DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
-                        DFC_Request *request);
+int DFC_Allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], DFC_Datatype recvtype,
+                        DFC_Comm comm, DFC_Info info, DFC_Request *request);
 
 int DFC_Alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                  int recvcount, DFC_Datatype recvtype, DFC_Comm comm);
@@ -434,16 +429,15 @@ int DFC_Alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
                       DFC_Request *request);
 
 int DFC_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm);
+                  DFC_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                  DFC_Datatype recvtype, DFC_Comm comm);
 int DFC_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
-                   DFC_Request *request);
+                   const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request);
 int DFC_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
                        DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                       const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
-                       DFC_Info info, DFC_Request *request);
+                       const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                       DFC_Request *request);
 
 int DFC_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              DFC_Datatype datatype, DFC_Op op, DFC_Comm comm);
@@ -451,8 +445,8 @@ int DFC_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
                               DFC_Request *request);
 int DFC_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
-                                  DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
-                                  DFC_Info info, DFC_Request *request);
+                                  DFC_Datatype datatype, DFC_Op op, DFC_Comm comm, DFC_Info info,
+                                  DFC_Request *request);
 
 int DFC_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        DFC_Datatype datatype, DFC_Op op, DFC_Comm comm);
@@ -466,26 +460,26 @@ int DFC_Scan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatyp
              DFC_Comm comm);
 int DFC_Iscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
               DFC_Comm comm, DFC_Request *request);
-int DFC_Scan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
-                  DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Scan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                  DFC_Comm comm, DFC_Info info, DFC_Request *request);
 
-int DFC_Exscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
-               DFC_Op op, DFC_Comm comm);
-int DFC_Iexscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
-                DFC_Op op, DFC_Comm comm, DFC_Request *request);
-int DFC_Exscan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
-                    DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Exscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+               DFC_Comm comm);
+int DFC_Iexscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                DFC_Comm comm, DFC_Request *request);
+int DFC_Exscan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                    DFC_Comm comm, DFC_Info info, DFC_Request *request);
 
 
 /* ---- Process topologies and neighborhood collectives -------------------------------- */
-#define DFC_GRAPH      1 /* Topo_test results (DFC_UNDEFINED: no topology), as MPICH */
-#define DFC_CART       2
+#define DFC_GRAPH 1 /* Topo_test results (DFC_UNDEFINED: no topology), as MPICH */
+#define DFC_CART 2
 #define DFC_DIST_GRAPH 3
 
 /* Weights of Dist_graph_create(_adjacent): markers, not arrays (as the status markers). */
 extern int dfc_unweighted_marker[1];
 extern int dfc_weights_empty_marker[1];
-#define DFC_UNWEIGHTED    (&dfc_unweighted_marker[0])
+#define DFC_UNWEIGHTED (&dfc_unweighted_marker[0])
 #define DFC_WEIGHTS_EMPTY (&dfc_weights_empty_marker[0])
 
 int DFC_Cart_create(DFC_Comm comm_old, int ndims, const int dims[], const int periods[],
@@ -496,8 +490,7 @@ int DFC_Cart_rank(DFC_Comm comm, const int coords[], int *rank);
 int DFC_Cart_coords(DFC_Comm comm, int rank, int maxdims, int coords[]);
 int DFC_Cart_shift(DFC_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
 int DFC_Cart_sub(DFC_Comm comm, const int remain_dims[], DFC_Comm *newcomm);
-int DFC_Cart_map(DFC_Comm comm, int ndims, const int dims[], const int periods[],
-                 int *newrank);
+int DFC_Cart_map(DFC_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
 int DFC_Dims_create(int nnodes, int ndims, int dims[]);
 int DFC_Graph_create(DFC_Comm comm_old, int nnodes, const int index[], const int edges[],
                      int reorder, DFC_Comm *comm_graph);
@@ -505,30 +498,27 @@ int DFC_Graph_get(DFC_Comm comm, int maxindex, int maxedges, int index[], int ed
 int DFC_Graphdims_get(DFC_Comm comm, int *nnodes, int *nedges);
 int DFC_Graph_neighbors_count(DFC_Comm comm, int rank, int *nneighbors);
 int DFC_Graph_neighbors(DFC_Comm comm, int rank, int maxneighbors, int neighbors[]);
-int DFC_Graph_map(DFC_Comm comm, int nnodes, const int index[], const int edges[],
-                  int *newrank);
+int DFC_Graph_map(DFC_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
 int DFC_Dist_graph_create_adjacent(DFC_Comm comm_old, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
-                                   const int destinations[], const int destweights[],
-                                   DFC_Info info, int reorder, DFC_Comm *comm_dist_graph);
+                                   const int destinations[], const int destweights[], DFC_Info info,
+                                   int reorder, DFC_Comm *comm_dist_graph);
 int DFC_Dist_graph_create(DFC_Comm comm_old, int n, const int sources[], const int degrees[],
-                          const int destinations[], const int weights[], DFC_Info info,
-                          int reorder, DFC_Comm *comm_dist_graph);
-int DFC_Dist_graph_neighbors_count(DFC_Comm comm, int *indegree, int *outdegree,
-                                   int *weighted);
-int DFC_Dist_graph_neighbors(DFC_Comm comm, int maxindegree, int sources[],
-                             int sourceweights[], int maxoutdegree, int destinations[],
-                             int destweights[]);
+                          const int destinations[], const int weights[], DFC_Info info, int reorder,
+                          DFC_Comm *comm_dist_graph);
+int DFC_Dist_graph_neighbors_count(DFC_Comm comm, int *indegree, int *outdegree, int *weighted);
+int DFC_Dist_graph_neighbors(DFC_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                             int maxoutdegree, int destinations[], int destweights[]);
 int DFC_Topo_test(DFC_Comm comm, int *status);
 
-int DFC_Neighbor_allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
-                           void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Neighbor_allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                           int recvcount, DFC_Datatype recvtype, DFC_Comm comm);
 int DFC_Ineighbor_allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
                             void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
                             DFC_Request *request);
 int DFC_Neighbor_allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
-                                void *recvbuf, int recvcount, DFC_Datatype recvtype,
-                                DFC_Comm comm, DFC_Info info, DFC_Request *request);
+                                void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                                DFC_Info info, DFC_Request *request);
 
 int DFC_Neighbor_allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int displs[],
@@ -541,14 +531,14 @@ int DFC_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatyp
                                  DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
                                  DFC_Request *request);
 
-int DFC_Neighbor_alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
-                          void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm);
-int DFC_Ineighbor_alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
-                           void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+int DFC_Neighbor_alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                          int recvcount, DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ineighbor_alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                           int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
                            DFC_Request *request);
 int DFC_Neighbor_alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype,
-                               void *recvbuf, int recvcount, DFC_Datatype recvtype,
-                               DFC_Comm comm, DFC_Info info, DFC_Request *request);
+                               void *recvbuf, int recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                               DFC_Info info, DFC_Request *request);
 
 int DFC_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                            DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -557,20 +547,17 @@ int DFC_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
                             DFC_Request *request);
-int DFC_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
-                                const int sdispls[], DFC_Datatype sendtype, void *recvbuf,
-                                const int recvcounts[], const int rdispls[],
-                                DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
-                                DFC_Request *request);
+int DFC_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
+                                DFC_Info info, DFC_Request *request);
 
-int DFC_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                           const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
-                           void *recvbuf, const int recvcounts[], const DFC_Aint rdispls[],
-                           const DFC_Datatype recvtypes[], DFC_Comm comm);
-int DFC_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                            const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
-                            void *recvbuf, const int recvcounts[], const DFC_Aint rdispls[],
-                            const DFC_Datatype recvtypes[], DFC_Comm comm,
+int DFC_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const DFC_Aint sdispls[],
+                           const DFC_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const DFC_Aint rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm);
+int DFC_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const DFC_Aint sdispls[],
+                            const DFC_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const DFC_Aint rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm,
                             DFC_Request *request);
 int DFC_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                 const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],

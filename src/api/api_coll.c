@@ -17,7 +17,8 @@ int dfc_coll_check_call(const dfc_coll_call_t *call, DFC_Comm comm, dfc_comm_t *
         return dfc_err(DFC_ERR_ARG, call->func, "invalid argument request: NULL pointer");
     if (call->mode == DFC_MODE_PERSISTENT && call->info != DFC_INFO_NULL &&
         !dfc_htable_get(&dfc_info_table, call->info))
-        return dfc_err(DFC_ERR_INFO, call->func, "invalid argument info: 0x%x is not a valid info object",
+        return dfc_err(DFC_ERR_INFO, call->func,
+                       "invalid argument info: 0x%x is not a valid info object",
                        (unsigned)call->info);
     return DFC_SUCCESS;
 }
@@ -25,35 +26,42 @@ int dfc_coll_check_call(const dfc_coll_call_t *call, DFC_Comm comm, dfc_comm_t *
 int dfc_coll_check_root(const char *func, const dfc_comm_t *c, int root)
 {
     if (root >= 0 && root < c->size) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_ROOT, func, "invalid argument root: %d is out of range for a communicator of size %d",
-                   root, c->size);
+    return dfc_err(DFC_ERR_ROOT, func,
+                   "invalid argument root: %d is out of range for a communicator of size %d", root,
+                   c->size);
 }
 
-int dfc_coll_check_buf(const char *func, const char *bufname, const void *buf, int count, DFC_Datatype dt,
-                       int in_place_ok, dfc_dtype_t **d)
+int dfc_coll_check_buf(const char *func, const char *bufname, const void *buf, int count,
+                       DFC_Datatype dt, int in_place_ok, dfc_dtype_t **d)
 {
     int rc;
     if (buf == DFC_IN_PLACE) {
-        if (!in_place_ok) return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: DFC_IN_PLACE is not allowed here", bufname);
+        if (!in_place_ok)
+            return dfc_err(DFC_ERR_BUFFER, func,
+                           "invalid argument %s: DFC_IN_PLACE is not allowed here", bufname);
         return DFC_SUCCESS;
     }
     /* The count and type arguments are named after the buffer, as in MPI's prototypes. */
     int is_send = !strcmp(bufname, "sendbuf"), is_recv = !strcmp(bufname, "recvbuf");
     const char *countname = is_send ? "sendcount" : is_recv ? "recvcount" : "count";
     const char *typename = is_send ? "sendtype" : is_recv ? "recvtype" : "datatype";
-    if ((rc = dfc_api_check_count(func, countname, count)) || (rc = dfc_dtype_check(dt, func, typename, d)))
+    if ((rc = dfc_api_check_count(func, countname, count)) ||
+        (rc = dfc_dtype_check(dt, func, typename, d)))
         return rc;
     if (!buf && count > 0)
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL with count %d", bufname, count);
+        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL with count %d", bufname,
+                       count);
     return DFC_SUCCESS;
 }
 
-int dfc_coll_check_counts(const char *func, const char *name, const int *counts, const int *displs, int n)
+int dfc_coll_check_counts(const char *func, const char *name, const int *counts, const int *displs,
+                          int n)
 {
     if (!counts) return dfc_err(DFC_ERR_ARG, func, "invalid argument %s: NULL pointer", name);
     for (int i = 0; i < n; i++)
         if (counts[i] < 0)
-            return dfc_err(DFC_ERR_COUNT, func, "invalid argument %s: element %d is negative (%d)", name, i, counts[i]);
+            return dfc_err(DFC_ERR_COUNT, func, "invalid argument %s: element %d is negative (%d)",
+                           name, i, counts[i]);
     (void)displs;
     return DFC_SUCCESS;
 }
@@ -88,7 +96,8 @@ int DFC_Barrier_init(DFC_Comm comm, DFC_Info info, DFC_Request *request)
 
 /* ---- Bcast --------------------------------------------------------------------------------- */
 
-static int bcast_common(dfc_coll_call_t call, void *buffer, int count, DFC_Datatype datatype, int root, DFC_Comm comm)
+static int bcast_common(dfc_coll_call_t call, void *buffer, int count, DFC_Datatype datatype,
+                        int root, DFC_Comm comm)
 {
     int rc;
     dfc_comm_t *c = NULL;
@@ -98,7 +107,10 @@ static int bcast_common(dfc_coll_call_t call, void *buffer, int count, DFC_Datat
         (rc = dfc_coll_check_buf(call.func, "buffer", buffer, count, datatype, 0, &d)) ||
         (rc = dfc_coll_check_root(call.func, c, root)))
         goto fn_fail;
-    dfc_coll_args_t a = {.kind = DFC_COLL_BCAST, .root = root, .count = (uint64_t)count, .elem = d->size};
+    dfc_coll_args_t a = {.kind = DFC_COLL_BCAST,
+                         .root = root,
+                         .count = (uint64_t)count,
+                         .elem = d->size};
     if ((rc = dfc_coll_run(&call, c, &a, NULL, buffer, d, NULL))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -112,12 +124,13 @@ int DFC_Bcast(void *buffer, int count, DFC_Datatype datatype, int root, DFC_Comm
 {
     return bcast_common(DFC_BLOCKING_CALL, buffer, count, datatype, root, comm);
 }
-int DFC_Ibcast(void *buffer, int count, DFC_Datatype datatype, int root, DFC_Comm comm, DFC_Request *request)
+int DFC_Ibcast(void *buffer, int count, DFC_Datatype datatype, int root, DFC_Comm comm,
+               DFC_Request *request)
 {
     return bcast_common(DFC_NONBLOCKING_CALL(request), buffer, count, datatype, root, comm);
 }
-int DFC_Bcast_init(void *buffer, int count, DFC_Datatype datatype, int root, DFC_Comm comm, DFC_Info info,
-                   DFC_Request *request)
+int DFC_Bcast_init(void *buffer, int count, DFC_Datatype datatype, int root, DFC_Comm comm,
+                   DFC_Info info, DFC_Request *request)
 {
     return bcast_common(DFC_PERSISTENT_CALL(info, request), buffer, count, datatype, root, comm);
 }
@@ -131,24 +144,29 @@ static int check_reduction(const char *func, const void *sendbuf, const void *re
                            dfc_dtype_t **d, dfc_op_t **o)
 {
     int rc;
-    if ((rc = dfc_api_check_count(func, "count", count)) || (rc = dfc_dtype_check(datatype, func, "datatype", d)) ||
+    if ((rc = dfc_api_check_count(func, "count", count)) ||
+        (rc = dfc_dtype_check(datatype, func, "datatype", d)) ||
         (rc = dfc_op_check(op, *d, func, "op", o)))
         return rc;
     if (sendbuf == DFC_IN_PLACE && !in_place_ok)
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument sendbuf: DFC_IN_PLACE is only allowed at the root");
+        return dfc_err(DFC_ERR_BUFFER, func,
+                       "invalid argument sendbuf: DFC_IN_PLACE is only allowed at the root");
     if (recvbuf == DFC_IN_PLACE)
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument recvbuf: DFC_IN_PLACE is not allowed for recvbuf");
+        return dfc_err(DFC_ERR_BUFFER, func,
+                       "invalid argument recvbuf: DFC_IN_PLACE is not allowed for recvbuf");
     if (count > 0 && !sendbuf)
         return dfc_err(DFC_ERR_BUFFER, func, "invalid argument sendbuf: NULL with count %d", count);
     if (count > 0 && recv_needed && !recvbuf)
         return dfc_err(DFC_ERR_BUFFER, func, "invalid argument recvbuf: NULL with count %d", count);
     if (count > 0 && recv_needed && sendbuf == recvbuf)
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid arguments sendbuf and recvbuf: they alias (use DFC_IN_PLACE)");
+        return dfc_err(DFC_ERR_BUFFER, func,
+                       "invalid arguments sendbuf and recvbuf: they alias (use DFC_IN_PLACE)");
     return DFC_SUCCESS;
 }
 
-static int reduction_common(dfc_coll_call_t call, dfc_coll_kind_t kind, const void *sendbuf, void *recvbuf,
-                            int count, DFC_Datatype datatype, DFC_Op op, int root, DFC_Comm comm)
+static int reduction_common(dfc_coll_call_t call, dfc_coll_kind_t kind, const void *sendbuf,
+                            void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, int root,
+                            DFC_Comm comm)
 {
     int rc;
     dfc_comm_t *c = NULL;
@@ -161,10 +179,15 @@ static int reduction_common(dfc_coll_call_t call, dfc_coll_kind_t kind, const vo
         if ((rc = dfc_coll_check_root(call.func, c, root))) goto fn_fail;
         is_root = c->rank == root;
     }
-    if ((rc = check_reduction(call.func, sendbuf, recvbuf, count, datatype, op, is_root, is_root, &d, &o)))
+    if ((rc = check_reduction(call.func, sendbuf, recvbuf, count, datatype, op, is_root, is_root,
+                              &d, &o)))
         goto fn_fail;
-    dfc_coll_args_t a = {.kind = kind, .root = root, .in_place = sendbuf == DFC_IN_PLACE,
-                         .commutative = o->commute, .count = (uint64_t)count, .elem = d->size};
+    dfc_coll_args_t a = {.kind = kind,
+                         .root = root,
+                         .in_place = sendbuf == DFC_IN_PLACE,
+                         .commutative = o->commute,
+                         .count = (uint64_t)count,
+                         .elem = d->size};
     if ((rc = dfc_coll_run(&call, c, &a, sendbuf, recvbuf, d, o))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -175,69 +198,86 @@ fn_fail:
 }
 
 
-int DFC_Reduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, int root, DFC_Comm comm)
+int DFC_Reduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+               int root, DFC_Comm comm)
 {
-    return reduction_common(DFC_BLOCKING_CALL, DFC_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
+    return reduction_common(DFC_BLOCKING_CALL, DFC_COLL_REDUCE, sendbuf, recvbuf, count, datatype,
+                            op, root, comm);
 }
-int DFC_Ireduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, int root,
+int DFC_Ireduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                int root, DFC_Comm comm, DFC_Request *request)
+{
+    return reduction_common(DFC_NONBLOCKING_CALL(request), DFC_COLL_REDUCE, sendbuf, recvbuf, count,
+                            datatype, op, root, comm);
+}
+int DFC_Reduce_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                    int root, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+{
+    return reduction_common(DFC_PERSISTENT_CALL(info, request), DFC_COLL_REDUCE, sendbuf, recvbuf,
+                            count, datatype, op, root, comm);
+}
+
+int DFC_Allreduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                  DFC_Comm comm)
+{
+    return reduction_common(DFC_BLOCKING_CALL, DFC_COLL_ALLREDUCE, sendbuf, recvbuf, count,
+                            datatype, op, 0, comm);
+}
+int DFC_Iallreduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                   DFC_Comm comm, DFC_Request *request)
+{
+    return reduction_common(DFC_NONBLOCKING_CALL(request), DFC_COLL_ALLREDUCE, sendbuf, recvbuf,
+                            count, datatype, op, 0, comm);
+}
+int DFC_Allreduce_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype,
+                       DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+{
+    return reduction_common(DFC_PERSISTENT_CALL(info, request), DFC_COLL_ALLREDUCE, sendbuf,
+                            recvbuf, count, datatype, op, 0, comm);
+}
+
+int DFC_Scan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+             DFC_Comm comm)
+{
+    return reduction_common(DFC_BLOCKING_CALL, DFC_COLL_SCAN, sendbuf, recvbuf, count, datatype, op,
+                            0, comm);
+}
+int DFC_Iscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+              DFC_Comm comm, DFC_Request *request)
+{
+    return reduction_common(DFC_NONBLOCKING_CALL(request), DFC_COLL_SCAN, sendbuf, recvbuf, count,
+                            datatype, op, 0, comm);
+}
+int DFC_Scan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+                  DFC_Comm comm, DFC_Info info, DFC_Request *request)
+{
+    return reduction_common(DFC_PERSISTENT_CALL(info, request), DFC_COLL_SCAN, sendbuf, recvbuf,
+                            count, datatype, op, 0, comm);
+}
+
+int DFC_Exscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
+               DFC_Comm comm)
+{
+    return reduction_common(DFC_BLOCKING_CALL, DFC_COLL_EXSCAN, sendbuf, recvbuf, count, datatype,
+                            op, 0, comm);
+}
+int DFC_Iexscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
                 DFC_Comm comm, DFC_Request *request)
 {
-    return reduction_common(DFC_NONBLOCKING_CALL(request), DFC_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
+    return reduction_common(DFC_NONBLOCKING_CALL(request), DFC_COLL_EXSCAN, sendbuf, recvbuf, count,
+                            datatype, op, 0, comm);
 }
-int DFC_Reduce_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, int root,
+int DFC_Exscan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op,
                     DFC_Comm comm, DFC_Info info, DFC_Request *request)
 {
-    return reduction_common(DFC_PERSISTENT_CALL(info, request), DFC_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
-int DFC_Allreduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm)
-{
-    return reduction_common(DFC_BLOCKING_CALL, DFC_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-int DFC_Iallreduce(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
-                   DFC_Request *request)
-{
-    return reduction_common(DFC_NONBLOCKING_CALL(request), DFC_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-int DFC_Allreduce_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
-                       DFC_Info info, DFC_Request *request)
-{
-    return reduction_common(DFC_PERSISTENT_CALL(info, request), DFC_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int DFC_Scan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm)
-{
-    return reduction_common(DFC_BLOCKING_CALL, DFC_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-int DFC_Iscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
-              DFC_Request *request)
-{
-    return reduction_common(DFC_NONBLOCKING_CALL(request), DFC_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-int DFC_Scan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
-                  DFC_Info info, DFC_Request *request)
-{
-    return reduction_common(DFC_PERSISTENT_CALL(info, request), DFC_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-
-int DFC_Exscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm)
-{
-    return reduction_common(DFC_BLOCKING_CALL, DFC_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-int DFC_Iexscan(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
-                DFC_Request *request)
-{
-    return reduction_common(DFC_NONBLOCKING_CALL(request), DFC_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
-}
-int DFC_Exscan_init(const void *sendbuf, void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
-                    DFC_Info info, DFC_Request *request)
-{
-    return reduction_common(DFC_PERSISTENT_CALL(info, request), DFC_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm);
+    return reduction_common(DFC_PERSISTENT_CALL(info, request), DFC_COLL_EXSCAN, sendbuf, recvbuf,
+                            count, datatype, op, 0, comm);
 }
 
 /* Reduce_scatter_block has `recvcount` items per rank; Reduce_scatter has recvcounts[]. */
-static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void *recvbuf, int vform, int recvcount,
-                                 const int *recvcounts, DFC_Datatype datatype, DFC_Op op, DFC_Comm comm)
+static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void *recvbuf,
+                                 int vform, int recvcount, const int *recvcounts,
+                                 DFC_Datatype datatype, DFC_Op op, DFC_Comm comm)
 {
     int rc;
     dfc_comm_t *c = NULL;
@@ -248,19 +288,24 @@ static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void
     int mine = recvcount;
     int64_t total = (int64_t)recvcount * c->size;
     if (vform) {
-        if ((rc = dfc_coll_check_counts(call.func, "recvcounts", recvcounts, NULL, c->size))) goto fn_fail;
+        if ((rc = dfc_coll_check_counts(call.func, "recvcounts", recvcounts, NULL, c->size)))
+            goto fn_fail;
         total = 0;
         for (int i = 0; i < c->size; i++) total += recvcounts[i];
         mine = recvcounts[c->rank];
     }
-    if ((rc = check_reduction(call.func, sendbuf, recvbuf, mine, datatype, op, 1, 1, &d, &o))) goto fn_fail;
+    if ((rc = check_reduction(call.func, sendbuf, recvbuf, mine, datatype, op, 1, 1, &d, &o)))
+        goto fn_fail;
     if (total > 0 && !sendbuf) {
         rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument sendbuf: NULL");
         goto fn_fail;
     }
     dfc_coll_args_t a = {.kind = vform ? DFC_COLL_REDUCE_SCATTER : DFC_COLL_REDUCE_SCATTER_BLOCK,
-                         .in_place = sendbuf == DFC_IN_PLACE, .commutative = o->commute,
-                         .count = (uint64_t)recvcount, .elem = d->size, .rcounts = recvcounts};
+                         .in_place = sendbuf == DFC_IN_PLACE,
+                         .commutative = o->commute,
+                         .count = (uint64_t)recvcount,
+                         .elem = d->size,
+                         .rcounts = recvcounts};
     if ((rc = dfc_coll_run(&call, c, &a, sendbuf, recvbuf, d, o))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -270,43 +315,52 @@ fn_fail:
     goto fn_exit;
 }
 
-int DFC_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, DFC_Datatype datatype, DFC_Op op,
-                             DFC_Comm comm)
+int DFC_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             DFC_Datatype datatype, DFC_Op op, DFC_Comm comm)
 {
-    return reduce_scatter_common(DFC_BLOCKING_CALL, sendbuf, recvbuf, 0, recvcount, NULL, datatype, op, comm);
+    return reduce_scatter_common(DFC_BLOCKING_CALL, sendbuf, recvbuf, 0, recvcount, NULL, datatype,
+                                 op, comm);
 }
-int DFC_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, DFC_Datatype datatype, DFC_Op op,
-                              DFC_Comm comm, DFC_Request *request)
+int DFC_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              DFC_Datatype datatype, DFC_Op op, DFC_Comm comm, DFC_Request *request)
 {
-    return reduce_scatter_common(DFC_NONBLOCKING_CALL(request), sendbuf, recvbuf, 0, recvcount, NULL, datatype, op, comm);
+    return reduce_scatter_common(DFC_NONBLOCKING_CALL(request), sendbuf, recvbuf, 0, recvcount,
+                                 NULL, datatype, op, comm);
 }
-int DFC_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, DFC_Datatype datatype,
-                                  DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+int DFC_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                  DFC_Datatype datatype, DFC_Op op, DFC_Comm comm, DFC_Info info,
+                                  DFC_Request *request)
 {
-    return reduce_scatter_common(DFC_PERSISTENT_CALL(info, request), sendbuf, recvbuf, 0, recvcount, NULL, datatype, op, comm);
+    return reduce_scatter_common(DFC_PERSISTENT_CALL(info, request), sendbuf, recvbuf, 0, recvcount,
+                                 NULL, datatype, op, comm);
 }
 
-int DFC_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], DFC_Datatype datatype, DFC_Op op,
-                       DFC_Comm comm)
+int DFC_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       DFC_Datatype datatype, DFC_Op op, DFC_Comm comm)
 {
-    return reduce_scatter_common(DFC_BLOCKING_CALL, sendbuf, recvbuf, 1, 0, recvcounts, datatype, op, comm);
+    return reduce_scatter_common(DFC_BLOCKING_CALL, sendbuf, recvbuf, 1, 0, recvcounts, datatype,
+                                 op, comm);
 }
-int DFC_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], DFC_Datatype datatype, DFC_Op op,
-                        DFC_Comm comm, DFC_Request *request)
+int DFC_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        DFC_Datatype datatype, DFC_Op op, DFC_Comm comm, DFC_Request *request)
 {
-    return reduce_scatter_common(DFC_NONBLOCKING_CALL(request), sendbuf, recvbuf, 1, 0, recvcounts, datatype, op, comm);
+    return reduce_scatter_common(DFC_NONBLOCKING_CALL(request), sendbuf, recvbuf, 1, 0, recvcounts,
+                                 datatype, op, comm);
 }
-int DFC_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], DFC_Datatype datatype,
-                            DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+int DFC_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            DFC_Datatype datatype, DFC_Op op, DFC_Comm comm, DFC_Info info,
+                            DFC_Request *request)
 {
-    return reduce_scatter_common(DFC_PERSISTENT_CALL(info, request), sendbuf, recvbuf, 1, 0, recvcounts, datatype, op, comm);
+    return reduce_scatter_common(DFC_PERSISTENT_CALL(info, request), sendbuf, recvbuf, 1, 0,
+                                 recvcounts, datatype, op, comm);
 }
 
 int DFC_Get_gpu_daemon_info(int *device, DFC_Count *launches)
 {
     int rc;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "device", device)) || (rc = dfc_api_check_ptr(__func__, "launches", launches)))
+    if ((rc = dfc_api_check_ptr(__func__, "device", device)) ||
+        (rc = dfc_api_check_ptr(__func__, "launches", launches)))
         goto fn_fail;
     uint64_t n;
     dfc_coll_gpu_info(device, &n);

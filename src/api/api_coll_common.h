@@ -25,7 +25,9 @@ int dfc_coll_check_counts(const char *func, const char *name, const int *counts,
 
 /* The call context of the entry point where these are written (__func__ names it). */
 #define DFC_BLOCKING_CALL ((dfc_coll_call_t){__func__, DFC_MODE_BLOCKING, DFC_INFO_NULL, NULL})
-#define DFC_NONBLOCKING_CALL(req) ((dfc_coll_call_t){__func__, DFC_MODE_NONBLOCKING, DFC_INFO_NULL, (req)})
-#define DFC_PERSISTENT_CALL(info, req) ((dfc_coll_call_t){__func__, DFC_MODE_PERSISTENT, (info), (req)})
+#define DFC_NONBLOCKING_CALL(req) \
+    ((dfc_coll_call_t){__func__, DFC_MODE_NONBLOCKING, DFC_INFO_NULL, (req)})
+#define DFC_PERSISTENT_CALL(info, req) \
+    ((dfc_coll_call_t){__func__, DFC_MODE_PERSISTENT, (info), (req)})
 
 #endif

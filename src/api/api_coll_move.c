@@ -18,7 +18,7 @@ typedef struct move_desc {
     const int *recvcounts, *rdispls;
     DFC_Datatype recvtype;
     int vsend, vrecv; /* the v forms: that side is described by counts and displacements */
-    int rooted; /* gather and scatter forms */
+    int rooted;       /* gather and scatter forms */
     int root;
 } move_desc_t;
 
@@ -69,14 +69,16 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
     }
     int scatter_like = m->kind == DFC_COLL_SCATTER || m->kind == DFC_COLL_SCATTERV;
     int gather_like = m->kind == DFC_COLL_GATHER || m->kind == DFC_COLL_GATHERV;
-    int send_used = !scatter_like || is_root;  /* is the send side significant here? */
+    int send_used = !scatter_like || is_root; /* is the send side significant here? */
     int recv_used = !gather_like || is_root;
     /* DFC_IN_PLACE: sendbuf at the root of gather and everywhere for allgather/alltoall;
      * recvbuf at the root of scatter. */
     int send_in_place_ok = scatter_like ? 0 : (gather_like ? is_root : 1);
-    int in_place = (send_used && m->sendbuf == DFC_IN_PLACE) || (scatter_like && is_root && m->recvbuf == DFC_IN_PLACE);
+    int in_place = (send_used && m->sendbuf == DFC_IN_PLACE) ||
+                   (scatter_like && is_root && m->recvbuf == DFC_IN_PLACE);
     if (scatter_like && !is_root && m->recvbuf == DFC_IN_PLACE) {
-        rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument recvbuf: DFC_IN_PLACE is only allowed at the root");
+        rc = dfc_err(DFC_ERR_BUFFER, call.func,
+                     "invalid argument recvbuf: DFC_IN_PLACE is only allowed at the root");
         goto fn_fail;
     }
     if (send_used && m->sendbuf == DFC_IN_PLACE && !send_in_place_ok) {
@@ -90,7 +92,8 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
     if (recv_used && !(scatter_like && in_place) && (rc = check_recv(call.func, m, c, &rd)))
         goto fn_fail;
     if (!rooted && m->sendbuf && m->sendbuf != DFC_IN_PLACE && m->sendbuf == m->recvbuf) {
-        rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid arguments sendbuf and recvbuf: they alias (use DFC_IN_PLACE)");
+        rc = dfc_err(DFC_ERR_BUFFER, call.func,
+                     "invalid arguments sendbuf and recvbuf: they alias (use DFC_IN_PLACE)");
         goto fn_fail;
     }
     dfc_coll_args_t a = {.kind = m->kind, .root = rooted ? m->root : 0, .in_place = in_place};
@@ -114,160 +117,216 @@ fn_fail:
 }
 
 #define NO_ROOT (-0x7fffffff) /* marks the forms without a root argument */
-#define BLOCK_DESC(kind_, root_)                                                               \
-    ((move_desc_t){.kind = (kind_), .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,        \
-                   .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .rooted = (root_) != NO_ROOT, .root = (root_)})
+#define BLOCK_DESC(kind_, root_)                 \
+    ((move_desc_t){.kind = (kind_),              \
+                   .sendbuf = sendbuf,           \
+                   .sendcount = sendcount,       \
+                   .sendtype = sendtype,         \
+                   .recvbuf = recvbuf,           \
+                   .recvcount = recvcount,       \
+                   .recvtype = recvtype,         \
+                   .rooted = (root_) != NO_ROOT, \
+                   .root = (root_)})
 
 /* ---- Gather / Gatherv ---------------------------------------------------------------------- */
-int DFC_Gather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-               DFC_Datatype recvtype, int root, DFC_Comm comm)
+int DFC_Gather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+               int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm)
 {
     return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_GATHER, root), comm);
 }
-int DFC_Igather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request)
+int DFC_Igather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request)
 {
     return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_GATHER, root), comm);
 }
-int DFC_Gather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                    DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+int DFC_Gather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                    int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
+                    DFC_Request *request)
 {
-    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_GATHER, root), comm);
+    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_GATHER, root),
+                       comm);
 }
 
-#define GATHERV_DESC                                                                            \
-    ((move_desc_t){.kind = DFC_COLL_GATHERV, .vrecv = 1, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, \
-                   .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,      \
-                   .rooted = 1, .root = root})
-int DFC_Gatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                const int displs[], DFC_Datatype recvtype, int root, DFC_Comm comm)
+#define GATHERV_DESC                         \
+    ((move_desc_t){.kind = DFC_COLL_GATHERV, \
+                   .vrecv = 1,               \
+                   .sendbuf = sendbuf,       \
+                   .sendcount = sendcount,   \
+                   .sendtype = sendtype,     \
+                   .recvbuf = recvbuf,       \
+                   .recvcounts = recvcounts, \
+                   .rdispls = displs,        \
+                   .recvtype = recvtype,     \
+                   .rooted = 1,              \
+                   .root = root})
+int DFC_Gatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], DFC_Datatype recvtype, int root,
+                DFC_Comm comm)
 {
     return move_common(DFC_BLOCKING_CALL, &GATHERV_DESC, comm);
 }
-int DFC_Igatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                 const int displs[], DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request)
+int DFC_Igatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], DFC_Datatype recvtype, int root,
+                 DFC_Comm comm, DFC_Request *request)
 {
     return move_common(DFC_NONBLOCKING_CALL(request), &GATHERV_DESC, comm);
 }
 int DFC_Gatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                     const int recvcounts[], const int displs[], DFC_Datatype recvtype, int root, DFC_Comm comm,
-                     DFC_Info info, DFC_Request *request)
+                     const int recvcounts[], const int displs[], DFC_Datatype recvtype, int root,
+                     DFC_Comm comm, DFC_Info info, DFC_Request *request)
 {
     return move_common(DFC_PERSISTENT_CALL(info, request), &GATHERV_DESC, comm);
 }
 
 /* ---- Scatter / Scatterv -------------------------------------------------------------------- */
-int DFC_Scatter(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                DFC_Datatype recvtype, int root, DFC_Comm comm)
+int DFC_Scatter(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm)
 {
     return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_SCATTER, root), comm);
 }
-int DFC_Iscatter(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                 DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request)
+int DFC_Iscatter(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                 int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
+                 DFC_Request *request)
 {
     return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_SCATTER, root), comm);
 }
-int DFC_Scatter_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                     DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+int DFC_Scatter_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                     int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
+                     DFC_Request *request)
 {
-    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_SCATTER, root), comm);
+    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_SCATTER, root),
+                       comm);
 }
 
-#define SCATTERV_DESC                                                                           \
-    ((move_desc_t){.kind = DFC_COLL_SCATTERV, .vsend = 1, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,  \
-                   .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,     \
-                   .rooted = 1, .root = root})
-int DFC_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], DFC_Datatype sendtype,
-                 void *recvbuf, int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm)
+#define SCATTERV_DESC                         \
+    ((move_desc_t){.kind = DFC_COLL_SCATTERV, \
+                   .vsend = 1,                \
+                   .sendbuf = sendbuf,        \
+                   .sendcounts = sendcounts,  \
+                   .sdispls = displs,         \
+                   .sendtype = sendtype,      \
+                   .recvbuf = recvbuf,        \
+                   .recvcount = recvcount,    \
+                   .recvtype = recvtype,      \
+                   .rooted = 1,               \
+                   .root = root})
+int DFC_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 DFC_Datatype sendtype, void *recvbuf, int recvcount, DFC_Datatype recvtype,
+                 int root, DFC_Comm comm)
 {
     return move_common(DFC_BLOCKING_CALL, &SCATTERV_DESC, comm);
 }
-int DFC_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], DFC_Datatype sendtype,
-                  void *recvbuf, int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request)
+int DFC_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  DFC_Datatype sendtype, void *recvbuf, int recvcount, DFC_Datatype recvtype,
+                  int root, DFC_Comm comm, DFC_Request *request)
 {
     return move_common(DFC_NONBLOCKING_CALL(request), &SCATTERV_DESC, comm);
 }
-int DFC_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], DFC_Datatype sendtype,
-                      void *recvbuf, int recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
-                      DFC_Request *request)
+int DFC_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                      DFC_Datatype sendtype, void *recvbuf, int recvcount, DFC_Datatype recvtype,
+                      int root, DFC_Comm comm, DFC_Info info, DFC_Request *request)
 {
     return move_common(DFC_PERSISTENT_CALL(info, request), &SCATTERV_DESC, comm);
 }
 
 /* ---- Allgather / Allgatherv ---------------------------------------------------------------- */
-int DFC_Allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                  DFC_Datatype recvtype, DFC_Comm comm)
+int DFC_Allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                  int recvcount, DFC_Datatype recvtype, DFC_Comm comm)
 {
     return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_ALLGATHER, NO_ROOT), comm);
 }
-int DFC_Iallgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                   DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
+int DFC_Iallgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                   int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
 {
-    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_ALLGATHER, NO_ROOT), comm);
+    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_ALLGATHER, NO_ROOT),
+                       comm);
 }
-int DFC_Allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                       DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+int DFC_Allgather_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                       int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                       DFC_Request *request)
 {
-    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_ALLGATHER, NO_ROOT), comm);
+    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_ALLGATHER, NO_ROOT),
+                       comm);
 }
 
-#define ALLGATHERV_DESC                                                                         \
-    ((move_desc_t){.kind = DFC_COLL_ALLGATHERV, .vrecv = 1, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, \
-                   .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,        \
+#define ALLGATHERV_DESC                         \
+    ((move_desc_t){.kind = DFC_COLL_ALLGATHERV, \
+                   .vrecv = 1,                  \
+                   .sendbuf = sendbuf,          \
+                   .sendcount = sendcount,      \
+                   .sendtype = sendtype,        \
+                   .recvbuf = recvbuf,          \
+                   .recvcounts = recvcounts,    \
+                   .rdispls = displs,           \
+                   .recvtype = recvtype,        \
                    .root = 0})
-int DFC_Allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int displs[], DFC_Datatype recvtype, DFC_Comm comm)
+int DFC_Allgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], DFC_Datatype recvtype, DFC_Comm comm)
 {
     return move_common(DFC_BLOCKING_CALL, &ALLGATHERV_DESC, comm);
 }
 int DFC_Iallgatherv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], DFC_Datatype recvtype, DFC_Comm comm,
-                    DFC_Request *request)
+                    const int recvcounts[], const int displs[], DFC_Datatype recvtype,
+                    DFC_Comm comm, DFC_Request *request)
 {
     return move_common(DFC_NONBLOCKING_CALL(request), &ALLGATHERV_DESC, comm);
 }
 int DFC_Allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
-                        const int recvcounts[], const int displs[], DFC_Datatype recvtype, DFC_Comm comm,
-                        DFC_Info info, DFC_Request *request)
+                        const int recvcounts[], const int displs[], DFC_Datatype recvtype,
+                        DFC_Comm comm, DFC_Info info, DFC_Request *request)
 {
     return move_common(DFC_PERSISTENT_CALL(info, request), &ALLGATHERV_DESC, comm);
 }
 
 /* ---- Alltoall / Alltoallv ------------------------------------------------------------------ */
-int DFC_Alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                 DFC_Datatype recvtype, DFC_Comm comm)
+int DFC_Alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                 int recvcount, DFC_Datatype recvtype, DFC_Comm comm)
 {
     return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_ALLTOALL, NO_ROOT), comm);
 }
-int DFC_Ialltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                  DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
+int DFC_Ialltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                  int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
 {
-    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_ALLTOALL, NO_ROOT), comm);
+    return move_common(DFC_NONBLOCKING_CALL(request), &BLOCK_DESC(DFC_COLL_ALLTOALL, NO_ROOT),
+                       comm);
 }
-int DFC_Alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
-                      DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+int DFC_Alltoall_init(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
+                      int recvcount, DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                      DFC_Request *request)
 {
-    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_ALLTOALL, NO_ROOT), comm);
+    return move_common(DFC_PERSISTENT_CALL(info, request), &BLOCK_DESC(DFC_COLL_ALLTOALL, NO_ROOT),
+                       comm);
 }
 
-#define ALLTOALLV_DESC                                                                          \
-    ((move_desc_t){.kind = DFC_COLL_ALLTOALLV, .vsend = 1, .vrecv = 1, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls, \
-                   .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls,     \
-                   .recvtype = recvtype, .root = 0})
-int DFC_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], DFC_Datatype sendtype,
-                  void *recvbuf, const int recvcounts[], const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm)
+#define ALLTOALLV_DESC                         \
+    ((move_desc_t){.kind = DFC_COLL_ALLTOALLV, \
+                   .vsend = 1,                 \
+                   .vrecv = 1,                 \
+                   .sendbuf = sendbuf,         \
+                   .sendcounts = sendcounts,   \
+                   .sdispls = sdispls,         \
+                   .sendtype = sendtype,       \
+                   .recvbuf = recvbuf,         \
+                   .recvcounts = recvcounts,   \
+                   .rdispls = rdispls,         \
+                   .recvtype = recvtype,       \
+                   .root = 0})
+int DFC_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  DFC_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                  DFC_Datatype recvtype, DFC_Comm comm)
 {
     return move_common(DFC_BLOCKING_CALL, &ALLTOALLV_DESC, comm);
 }
-int DFC_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], DFC_Datatype sendtype,
-                   void *recvbuf, const int recvcounts[], const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
-                   DFC_Request *request)
+int DFC_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request)
 {
     return move_common(DFC_NONBLOCKING_CALL(request), &ALLTOALLV_DESC, comm);
 }
-int DFC_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], DFC_Datatype sendtype,
-                       void *recvbuf, const int recvcounts[], const int rdispls[], DFC_Datatype recvtype,
-                       DFC_Comm comm, DFC_Info info, DFC_Request *request)
+int DFC_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       DFC_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                       DFC_Request *request)
 {
     return move_common(DFC_PERSISTENT_CALL(info, request), &ALLTOALLV_DESC, comm);
 }

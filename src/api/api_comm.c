@@ -4,12 +4,12 @@
 
 #include "api/dfc_api.h"
 
-#define API_FAIL_EXIT(cobj)                                                                   \
-    fn_exit:                                                                                  \
-    DFC_API_EXIT();                                                                           \
-    return rc;                                                                                \
-    fn_fail:                                                                                  \
-    rc = dfc_api_error((cobj), rc);                                                           \
+#define API_FAIL_EXIT(cobj)         \
+    fn_exit:                        \
+    DFC_API_EXIT();                 \
+    return rc;                      \
+    fn_fail:                        \
+    rc = dfc_api_error((cobj), rc); \
     goto fn_exit;
 
 /* Hands a new communicator to the user (or DFC_COMM_NULL for non-members). */
@@ -59,7 +59,8 @@ static int check_info(DFC_Info info, const char *func, dfc_info_t **out)
     if (info == DFC_INFO_NULL) return DFC_SUCCESS;
     *out = dfc_htable_get(&dfc_info_table, info);
     if (*out) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_INFO, func, "invalid argument info: 0x%x is not a valid info object", (unsigned)info);
+    return dfc_err(DFC_ERR_INFO, func, "invalid argument info: 0x%x is not a valid info object",
+                   (unsigned)info);
 }
 
 static int check_group(DFC_Group group, const char *func, dfc_group_t **out)
@@ -76,9 +77,10 @@ int DFC_Comm_dup_with_info(DFC_Comm comm, DFC_Info info, DFC_Comm *newcomm)
     dfc_comm_t *c = NULL, *nc = NULL;
     dfc_info_t *inf;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = check_info(info, __func__, &inf)) ||
-        (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) || (rc = dfc_comm_dup(c, inf, &nc)) ||
-        (rc = give_handle(nc, newcomm)))
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = check_info(info, __func__, &inf)) ||
+        (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) ||
+        (rc = dfc_comm_dup(c, inf, &nc)) || (rc = give_handle(nc, newcomm)))
         goto fn_fail;
     API_FAIL_EXIT(c)
 }
@@ -89,8 +91,8 @@ int DFC_Comm_dup(DFC_Comm comm, DFC_Comm *newcomm)
     dfc_comm_t *c = NULL, *nc = NULL;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
-        (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) || (rc = dfc_comm_dup(c, NULL, &nc)) ||
-        (rc = give_handle(nc, newcomm)))
+        (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) ||
+        (rc = dfc_comm_dup(c, NULL, &nc)) || (rc = give_handle(nc, newcomm)))
         goto fn_fail;
     API_FAIL_EXIT(c)
 }
@@ -104,7 +106,8 @@ int DFC_Comm_split(DFC_Comm comm, int color, int key, DFC_Comm *newcomm)
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)))
         goto fn_fail;
     if (color < 0 && color != DFC_UNDEFINED) {
-        rc = DFC_ERR(DFC_ERR_ARG, "invalid argument color: %d is negative and not DFC_UNDEFINED", color);
+        rc = DFC_ERR(DFC_ERR_ARG, "invalid argument color: %d is negative and not DFC_UNDEFINED",
+                     color);
         goto fn_fail;
     }
     if ((rc = dfc_comm_split(c, color, key, &nc)) || (rc = give_handle(nc, newcomm))) goto fn_fail;
@@ -117,11 +120,14 @@ int DFC_Comm_split_type(DFC_Comm comm, int split_type, int key, DFC_Info info, D
     dfc_comm_t *c = NULL, *nc = NULL;
     dfc_info_t *inf;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = check_info(info, __func__, &inf)) ||
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = check_info(info, __func__, &inf)) ||
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)))
         goto fn_fail;
     if (split_type != DFC_COMM_TYPE_SHARED && split_type != DFC_UNDEFINED) {
-        rc = DFC_ERR(DFC_ERR_ARG, "invalid argument split_type: %d (DFC_COMM_TYPE_SHARED or DFC_UNDEFINED)", split_type);
+        rc = DFC_ERR(DFC_ERR_ARG,
+                     "invalid argument split_type: %d (DFC_COMM_TYPE_SHARED or DFC_UNDEFINED)",
+                     split_type);
         goto fn_fail;
     }
     if ((rc = dfc_comm_split_type(c, split_type, key, inf, &nc)) || (rc = give_handle(nc, newcomm)))
@@ -134,7 +140,8 @@ static int check_subset(const dfc_comm_t *c, const dfc_group_t *g, const char *f
 {
     for (int i = 0; i < g->size; i++)
         if (dfc_group_rank_of(c->group, g->world[i]) == DFC_UNDEFINED)
-            return dfc_err(DFC_ERR_GROUP, func, "invalid argument group: its member %d is not in comm", i);
+            return dfc_err(DFC_ERR_GROUP, func,
+                           "invalid argument group: its member %d is not in comm", i);
     return DFC_SUCCESS;
 }
 
@@ -144,9 +151,11 @@ int DFC_Comm_create(DFC_Comm comm, DFC_Group group, DFC_Comm *newcomm)
     dfc_comm_t *c = NULL, *nc = NULL;
     dfc_group_t *g;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = check_group(group, __func__, &g)) ||
-        (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) || (rc = check_subset(c, g, __func__)) ||
-        (rc = dfc_comm_create(c, g, &nc)) || (rc = give_handle(nc, newcomm)))
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = check_group(group, __func__, &g)) ||
+        (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) ||
+        (rc = check_subset(c, g, __func__)) || (rc = dfc_comm_create(c, g, &nc)) ||
+        (rc = give_handle(nc, newcomm)))
         goto fn_fail;
     API_FAIL_EXIT(c)
 }
@@ -157,7 +166,8 @@ int DFC_Comm_create_group(DFC_Comm comm, DFC_Group group, int tag, DFC_Comm *new
     dfc_comm_t *c = NULL, *nc = NULL;
     dfc_group_t *g;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = check_group(group, __func__, &g)) ||
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = check_group(group, __func__, &g)) ||
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) ||
         (rc = dfc_api_check_tag(__func__, "tag", tag, 0)) || (rc = check_subset(c, g, __func__)))
         goto fn_fail;
@@ -165,7 +175,8 @@ int DFC_Comm_create_group(DFC_Comm comm, DFC_Group group, int tag, DFC_Comm *new
         rc = DFC_ERR(DFC_ERR_GROUP, "invalid argument group: the calling process is not a member");
         goto fn_fail;
     }
-    if ((rc = dfc_comm_create_group(c, g, tag, &nc)) || (rc = give_handle(nc, newcomm))) goto fn_fail;
+    if ((rc = dfc_comm_create_group(c, g, tag, &nc)) || (rc = give_handle(nc, newcomm)))
+        goto fn_fail;
     API_FAIL_EXIT(c)
 }
 
@@ -174,7 +185,8 @@ int DFC_Comm_free(DFC_Comm *comm)
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "comm", comm)) || (rc = dfc_comm_check(*comm, __func__, "comm", &c)))
+    if ((rc = dfc_api_check_ptr(__func__, "comm", comm)) ||
+        (rc = dfc_comm_check(*comm, __func__, "comm", &c)))
         goto fn_fail;
     if (c->is_world || c->is_self) {
         rc = DFC_ERR(DFC_ERR_COMM, "invalid argument comm: %s cannot be freed", c->name);
@@ -194,7 +206,8 @@ int DFC_Comm_compare(DFC_Comm comm1, DFC_Comm comm2, int *result)
     int rc;
     dfc_comm_t *a = NULL, *b = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm1, __func__, "comm1", &a)) || (rc = dfc_comm_check(comm2, __func__, "comm2", &b)) ||
+    if ((rc = dfc_comm_check(comm1, __func__, "comm1", &a)) ||
+        (rc = dfc_comm_check(comm2, __func__, "comm2", &b)) ||
         (rc = dfc_api_check_ptr(__func__, "result", result)))
         goto fn_fail;
     *result = dfc_comm_compare(a, b);
@@ -206,7 +219,8 @@ int DFC_Comm_group(DFC_Comm comm, DFC_Group *group)
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = dfc_api_check_ptr(__func__, "group", group)))
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = dfc_api_check_ptr(__func__, "group", group)))
         goto fn_fail;
     /* Each call returns a new reference the user frees, so each gets its own object. */
     dfc_group_t *g = dfc_group_new(c->size, c->world);
@@ -226,9 +240,11 @@ int DFC_Comm_set_name(DFC_Comm comm, const char *comm_name)
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = dfc_api_check_ptr(__func__, "comm_name", comm_name)))
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = dfc_api_check_ptr(__func__, "comm_name", comm_name)))
         goto fn_fail;
-    snprintf(c->name, sizeof c->name, "%s", comm_name); /* longer names are truncated, as MPI allows */
+    snprintf(c->name, sizeof c->name, "%s",
+             comm_name); /* longer names are truncated, as MPI allows */
     API_FAIL_EXIT(c)
 }
 
@@ -237,7 +253,8 @@ int DFC_Comm_get_name(DFC_Comm comm, char *comm_name, int *resultlen)
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = dfc_api_check_ptr(__func__, "comm_name", comm_name)) ||
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = dfc_api_check_ptr(__func__, "comm_name", comm_name)) ||
         (rc = dfc_api_check_ptr(__func__, "resultlen", resultlen)))
         goto fn_fail;
     strcpy(comm_name, c->name);
@@ -251,7 +268,9 @@ int DFC_Comm_set_info(DFC_Comm comm, DFC_Info info)
     dfc_comm_t *c = NULL;
     dfc_info_t *inf;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = check_info(info, __func__, &inf))) goto fn_fail;
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = check_info(info, __func__, &inf)))
+        goto fn_fail;
     if (inf) dfc_comm_apply_info(c, inf);
     API_FAIL_EXIT(c)
 }
@@ -261,7 +280,8 @@ int DFC_Comm_get_info(DFC_Comm comm, DFC_Info *info_used)
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = dfc_api_check_ptr(__func__, "info_used", info_used)))
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = dfc_api_check_ptr(__func__, "info_used", info_used)))
         goto fn_fail;
     dfc_info_t *copy = c->info ? dfc_info_copy(c->info) : dfc_info_new();
     int h = copy ? dfc_htable_add(&dfc_info_table, copy) : 0;
@@ -280,11 +300,14 @@ int DFC_Comm_get_peer_transport(DFC_Comm comm, int rank, char *name, int *result
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) || (rc = dfc_api_check_ptr(__func__, "name", name)) ||
+    if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = dfc_api_check_ptr(__func__, "name", name)) ||
         (rc = dfc_api_check_ptr(__func__, "resultlen", resultlen)))
         goto fn_fail;
     if (rank < 0 || rank >= c->size) {
-        rc = DFC_ERR(DFC_ERR_RANK, "invalid argument rank: %d is out of range for a communicator of size %d", rank, c->size);
+        rc = DFC_ERR(DFC_ERR_RANK,
+                     "invalid argument rank: %d is out of range for a communicator of size %d",
+                     rank, c->size);
         goto fn_fail;
     }
     snprintf(name, DFC_MAX_TRANSPORT_NAME, "%s", dfc_comm_peer_transport(c, rank));

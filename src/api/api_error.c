@@ -8,7 +8,8 @@ int DFC_Error_class(int errorcode, int *errorclass)
 {
     if (!errorclass) return DFC_ERR(DFC_ERR_ARG, "invalid argument errorclass: NULL pointer");
     if (!dfc_err_class_string(DFC_ERR_CLASS(errorcode)) || errorcode < 0)
-        return DFC_ERR(DFC_ERR_ARG, "invalid argument errorcode: %d is not an error code", errorcode);
+        return DFC_ERR(DFC_ERR_ARG, "invalid argument errorcode: %d is not an error code",
+                       errorcode);
     *errorclass = DFC_ERR_CLASS(errorcode);
     return DFC_SUCCESS;
 }
@@ -18,7 +19,8 @@ int DFC_Error_string(int errorcode, char *string, int *resultlen)
     if (!string || !resultlen) return DFC_ERR(DFC_ERR_ARG, "invalid argument: NULL pointer");
     if (errorcode < 0 || !dfc_err_class_string(DFC_ERR_CLASS(errorcode))) {
         *resultlen = snprintf(string, DFC_MAX_ERROR_STRING, "unknown error code %d", errorcode);
-        return DFC_ERR(DFC_ERR_ARG, "invalid argument errorcode: %d is not an error code", errorcode);
+        return DFC_ERR(DFC_ERR_ARG, "invalid argument errorcode: %d is not an error code",
+                       errorcode);
     }
     dfc_err_message(errorcode, string, DFC_MAX_ERROR_STRING);
     *resultlen = (int)strlen(string);
@@ -37,7 +39,8 @@ int DFC_Comm_set_errhandler(DFC_Comm comm, DFC_Errhandler errhandler)
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c))) goto fn_fail;
     if (!valid_errhandler(errhandler)) {
-        rc = DFC_ERR(DFC_ERR_ERRHANDLER, "invalid argument errhandler: 0x%x is not an error handler",
+        rc = DFC_ERR(DFC_ERR_ERRHANDLER,
+                     "invalid argument errhandler: 0x%x is not an error handler",
                      (unsigned)errhandler);
         goto fn_fail;
     }
@@ -74,7 +77,8 @@ int DFC_Errhandler_free(DFC_Errhandler *errhandler)
     DFC_API_ENTER();
     if ((rc = dfc_api_check_ptr(__func__, "errhandler", errhandler))) goto fn_fail;
     if (!valid_errhandler(*errhandler)) {
-        rc = DFC_ERR(DFC_ERR_ERRHANDLER, "invalid argument errhandler: 0x%x is not an error handler",
+        rc = DFC_ERR(DFC_ERR_ERRHANDLER,
+                     "invalid argument errhandler: 0x%x is not an error handler",
                      (unsigned)*errhandler);
         goto fn_fail;
     }

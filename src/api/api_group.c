@@ -54,8 +54,8 @@ fn_fail:
  * `which` picks the algebra function. */
 enum { FROM_INCL, FROM_EXCL, FROM_RANGE_INCL, FROM_RANGE_EXCL };
 
-static int group_from_list(const char *func, int which, DFC_Group group, int n,
-                           const void *list, DFC_Group *newgroup)
+static int group_from_list(const char *func, int which, DFC_Group group, int n, const void *list,
+                           DFC_Group *newgroup)
 {
     int rc = DFC_SUCCESS;
     dfc_group_t *g = NULL, *result = NULL;

@@ -17,9 +17,8 @@ static int check_info(DFC_Info h, const char *func, const char *argname, dfc_inf
         return dfc_err(DFC_ERR_INFO, func, "invalid argument %s: is DFC_INFO_NULL", argname);
     dfc_info_t *info = dfc_htable_get(&dfc_info_table, h);
     if (!info)
-        return dfc_err(DFC_ERR_INFO, func,
-                       "invalid argument %s: 0x%x is not a valid info handle", argname,
-                       (unsigned)h);
+        return dfc_err(DFC_ERR_INFO, func, "invalid argument %s: 0x%x is not a valid info handle",
+                       argname, (unsigned)h);
     *out = info;
     return DFC_SUCCESS;
 }
@@ -297,8 +296,8 @@ int DFC_Info_get_nthkey(DFC_Info info, int n, char *key)
     rc = check_info(info, __func__, "info", &obj);
     if (rc) goto fn_fail;
     if (n < 0 || n >= obj->nkeys) {
-        rc = DFC_ERR(DFC_ERR_ARG, "invalid argument n: %d is not in [0, %d), the number of keys",
-                     n, obj->nkeys);
+        rc = DFC_ERR(DFC_ERR_ARG, "invalid argument n: %d is not in [0, %d), the number of keys", n,
+                     obj->nkeys);
         goto fn_fail;
     }
     rc = dfc_api_check_ptr(__func__, "key", key);

@@ -28,9 +28,9 @@ static int init_common(int required, int *provided)
     if (dfc_proc.initialized || dfc_proc.finalized)
         dfc_fatal("DFC_Init: DFC is already %s", dfc_proc.finalized ? "finalized" : "initialized");
     dfc_comm_gpu_hooks = (dfc_comm_gpu_hooks_t){.publish = dfc_gpu_daemon_publish,
-                                                 .connect = dfc_gpu_daemon_connect,
-                                                 .finalize = dfc_gpu_daemon_finalize,
-                                                 .busy = dfc_gpu_busy};
+                                                .connect = dfc_gpu_daemon_connect,
+                                                .finalize = dfc_gpu_daemon_finalize,
+                                                .busy = dfc_gpu_busy};
     int rc = dfc_comm_layer_init(required, provided);
     if (!rc) rc = dfc_upper_layers_init();
     if (rc) {
@@ -98,8 +98,7 @@ int DFC_Abort(DFC_Comm comm, int errorcode)
     else if (dfc_proc.initialized)
         snprintf(who, sizeof who, "world rank %d (host %s) on an invalid communicator 0x%x",
                  dfc_proc.world_rank, dfc_proc.hostname, (unsigned)comm);
-    else
-        snprintf(who, sizeof who, "a process outside DFC_Init/DFC_Finalize");
+    else snprintf(who, sizeof who, "a process outside DFC_Init/DFC_Finalize");
     snprintf(msg, sizeof msg, "DFC_Abort was called by %s with error code %d", who, errorcode);
     fprintf(stderr, "%s: the job ends with exit status %d\n", msg, code);
     fflush(stderr);
@@ -178,9 +177,10 @@ int DFC_Get_version(int *version, int *subversion)
 int DFC_Get_library_version(char *version, int *resultlen)
 {
     if (!version || !resultlen) return DFC_ERR(DFC_ERR_ARG, "invalid argument: NULL pointer");
-    int n = snprintf(version, DFC_MAX_LIBRARY_VERSION_STRING,
-                     "DFC %s (MPI %d.%d interface; transports self, shm, tcp; device buffers staged through host)",
-                     DFC_VERSION_STRING, DFC_VERSION, DFC_SUBVERSION);
+    int n = snprintf(
+        version, DFC_MAX_LIBRARY_VERSION_STRING,
+        "DFC %s (MPI %d.%d interface; transports self, shm, tcp; device buffers staged through host)",
+        DFC_VERSION_STRING, DFC_VERSION, DFC_SUBVERSION);
     *resultlen = n;
     return DFC_SUCCESS;
 }

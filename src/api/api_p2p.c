@@ -23,8 +23,10 @@ static int check_p2p(const char *func, DFC_Comm comm, const void *buf, int count
                      dfc_dtype_t **d)
 {
     int rc;
-    if ((rc = dfc_comm_check(comm, func, "comm", c)) || (rc = dfc_api_check_count(func, n->count, count)) ||
-        (rc = dfc_dtype_check(dt, func, n->type, d)) || (rc = dfc_api_check_buf(func, n->buf, buf, count)) ||
+    if ((rc = dfc_comm_check(comm, func, "comm", c)) ||
+        (rc = dfc_api_check_count(func, n->count, count)) ||
+        (rc = dfc_dtype_check(dt, func, n->type, d)) ||
+        (rc = dfc_api_check_buf(func, n->buf, buf, count)) ||
         (rc = dfc_api_check_rank(func, n->peer, *c, peer, is_recv)) ||
         (rc = dfc_api_check_tag(func, n->tag, tag, is_recv)))
         return rc;
@@ -36,8 +38,9 @@ static void copy_status(DFC_Status *out, const DFC_Status *in)
     if (out != DFC_STATUS_IGNORE && out) *out = *in;
 }
 
-static int isend_common(const char *func, const void *buf, int count, DFC_Datatype datatype, int dest,
-                        int tag, DFC_Comm comm, int sync, int persistent, DFC_Request *request)
+static int isend_common(const char *func, const void *buf, int count, DFC_Datatype datatype,
+                        int dest, int tag, DFC_Comm comm, int sync, int persistent,
+                        DFC_Request *request)
 {
     int rc;
     dfc_comm_t *c = NULL;
@@ -60,7 +63,8 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
     r->sync = sync;
     r->persistent = persistent;
     if (persistent) r->active = 0;
-    else if ((rc = dfc_req_stage_in(r)) || (rc = dfc_p2p_isend(c, 0, use, r->bytes, dest, tag, sync, r)))
+    else if ((rc = dfc_req_stage_in(r)) ||
+             (rc = dfc_p2p_isend(c, 0, use, r->bytes, dest, tag, sync, r)))
         goto fn_fail;
     if ((rc = dfc_req_handle(r, request))) goto fn_fail;
 fn_exit:
@@ -98,7 +102,8 @@ static int irecv_common(const char *func, void *buf, int count, DFC_Datatype dat
     r->tag = tag;
     r->persistent = persistent;
     if (persistent) r->active = 0;
-    else if ((rc = dfc_req_stage_in(r)) || (rc = dfc_p2p_irecv(c, 0, use, r->bytes, source, tag, r)))
+    else if ((rc = dfc_req_stage_in(r)) ||
+             (rc = dfc_p2p_irecv(c, 0, use, r->bytes, source, tag, r)))
         goto fn_fail;
     if ((rc = dfc_req_handle(r, request))) goto fn_fail;
 fn_exit:
@@ -122,14 +127,14 @@ int DFC_Issend(const void *buf, int count, DFC_Datatype datatype, int dest, int 
     return isend_common(__func__, buf, count, datatype, dest, tag, comm, 1, 0, request);
 }
 
-int DFC_Send_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
-                  DFC_Request *request)
+int DFC_Send_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+                  DFC_Comm comm, DFC_Request *request)
 {
     return isend_common(__func__, buf, count, datatype, dest, tag, comm, 0, 1, request);
 }
 
-int DFC_Ssend_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
-                   DFC_Request *request)
+int DFC_Ssend_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+                   DFC_Comm comm, DFC_Request *request)
 {
     return isend_common(__func__, buf, count, datatype, dest, tag, comm, 1, 1, request);
 }
@@ -147,21 +152,22 @@ int DFC_Recv_init(void *buf, int count, DFC_Datatype datatype, int source, int t
 }
 
 /* Blocking forms run the nonblocking protocol on a request on the stack. */
-static int send_common(const char *func, const void *buf, int count, DFC_Datatype datatype, int dest,
-                       int tag, DFC_Comm comm, int sync)
+static int send_common(const char *func, const void *buf, int count, DFC_Datatype datatype,
+                       int dest, int tag, DFC_Comm comm, int sync)
 {
     int rc;
     dfc_comm_t *c = NULL;
     dfc_dtype_t *d;
     dfc_req_t r = {0}; /* zeroed: fn_exit may release its (absent) shadows */
     DFC_API_ENTER();
-    if ((rc = check_p2p(func, comm, buf, count, datatype, dest, &SEND_ARGS, tag, 0, &c, &d))) goto fn_fail;
+    if ((rc = check_p2p(func, comm, buf, count, datatype, dest, &SEND_ARGS, tag, 0, &c, &d)))
+        goto fn_fail;
     dfc_req_init_internal(&r, c);
     uint64_t bytes = (uint64_t)count * d->size;
     void *use;
     if ((rc = dfc_req_stage(&r, (void *)buf, bytes, 1, 0, &use)) || (rc = dfc_req_stage_in(&r)) ||
-        (rc = dfc_p2p_isend(c, 0, use, bytes, dest, tag, sync, &r)) || (rc = dfc_progress_until(&r.complete)) ||
-        (rc = r.status.DFC_ERROR))
+        (rc = dfc_p2p_isend(c, 0, use, bytes, dest, tag, sync, &r)) ||
+        (rc = dfc_progress_until(&r.complete)) || (rc = r.status.DFC_ERROR))
         goto fn_fail;
 fn_exit:
     dfc_req_unstage(&r);
@@ -190,14 +196,16 @@ int DFC_Recv(void *buf, int count, DFC_Datatype datatype, int source, int tag, D
     dfc_dtype_t *d;
     dfc_req_t r = {0}; /* zeroed: fn_exit may release its (absent) shadows */
     DFC_API_ENTER();
-    if ((rc = check_p2p(__func__, comm, buf, count, datatype, source, &RECV_ARGS, tag, 1, &c, &d))) goto fn_fail;
+    if ((rc = check_p2p(__func__, comm, buf, count, datatype, source, &RECV_ARGS, tag, 1, &c, &d)))
+        goto fn_fail;
     dfc_req_init_internal(&r, c);
     r.func = __func__;
     r.count_arg = "count";
     uint64_t bytes = (uint64_t)count * d->size;
     void *use;
     if ((rc = dfc_req_stage(&r, buf, bytes, 1, 1, &use)) || (rc = dfc_req_stage_in(&r)) ||
-        (rc = dfc_p2p_irecv(c, 0, use, bytes, source, tag, &r)) || (rc = dfc_progress_until(&r.complete)))
+        (rc = dfc_p2p_irecv(c, 0, use, bytes, source, tag, &r)) ||
+        (rc = dfc_progress_until(&r.complete)))
         goto fn_fail;
     copy_status(status, &r.status);
     if ((rc = r.status.DFC_ERROR)) goto fn_fail;
@@ -219,8 +227,10 @@ int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int 
     dfc_dtype_t *sd, *rd;
     dfc_req_t sr = {0}, rr = {0};
     DFC_API_ENTER();
-    if ((rc = check_p2p(__func__, comm, sendbuf, sendcount, sendtype, dest, &SR_SEND_ARGS, sendtag, 0, &c, &sd)) ||
-        (rc = check_p2p(__func__, comm, recvbuf, recvcount, recvtype, source, &SR_RECV_ARGS, recvtag, 1, &c, &rd)))
+    if ((rc = check_p2p(__func__, comm, sendbuf, sendcount, sendtype, dest, &SR_SEND_ARGS, sendtag,
+                        0, &c, &sd)) ||
+        (rc = check_p2p(__func__, comm, recvbuf, recvcount, recvtype, source, &SR_RECV_ARGS,
+                        recvtag, 1, &c, &rd)))
         goto fn_fail;
     dfc_req_init_internal(&sr, c);
     dfc_req_init_internal(&rr, c);
@@ -228,8 +238,9 @@ int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int 
     rr.count_arg = "recvcount";
     uint64_t sbytes = (uint64_t)sendcount * sd->size, rbytes = (uint64_t)recvcount * rd->size;
     void *suse, *ruse;
-    if ((rc = dfc_req_stage(&sr, (void *)sendbuf, sbytes, 1, 0, &suse)) || (rc = dfc_req_stage_in(&sr)) ||
-        (rc = dfc_req_stage(&rr, recvbuf, rbytes, 1, 1, &ruse)) || (rc = dfc_req_stage_in(&rr)) ||
+    if ((rc = dfc_req_stage(&sr, (void *)sendbuf, sbytes, 1, 0, &suse)) ||
+        (rc = dfc_req_stage_in(&sr)) || (rc = dfc_req_stage(&rr, recvbuf, rbytes, 1, 1, &ruse)) ||
+        (rc = dfc_req_stage_in(&rr)) ||
         (rc = dfc_p2p_irecv(c, 0, ruse, rbytes, source, recvtag, &rr)) ||
         (rc = dfc_p2p_isend(c, 0, suse, sbytes, dest, sendtag, 0, &sr)) ||
         (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
@@ -246,8 +257,8 @@ fn_fail:
     goto fn_exit;
 }
 
-int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, int sendtag, int source,
-                         int recvtag, DFC_Comm comm, DFC_Status *status)
+int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, DFC_Comm comm, DFC_Status *status)
 {
     int rc;
     dfc_comm_t *c = NULL;
@@ -255,14 +266,16 @@ int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, 
     dfc_req_t sr = {0}, rr = {0};
     void *tmp = NULL, *suse;
     DFC_API_ENTER();
-    if ((rc = check_p2p(__func__, comm, buf, count, datatype, dest, &REPLACE_ARGS, sendtag, 0, &c, &d)) ||
+    if ((rc = check_p2p(__func__, comm, buf, count, datatype, dest, &REPLACE_ARGS, sendtag, 0, &c,
+                        &d)) ||
         (rc = dfc_api_check_rank(__func__, "source", c, source, 1)) ||
         (rc = dfc_api_check_tag(__func__, "recvtag", recvtag, 1)))
         goto fn_fail;
     uint64_t bytes = (uint64_t)count * d->size;
     /* The send must read the old contents while the receive lands: receive into a copy. */
     if (!(tmp = malloc(bytes ? bytes : 1))) {
-        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a %llu-byte temporary buffer", (unsigned long long)bytes);
+        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a %llu-byte temporary buffer",
+                     (unsigned long long)bytes);
         goto fn_fail;
     }
     dfc_req_init_internal(&sr, c);
@@ -271,11 +284,12 @@ int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, 
     rr.count_arg = "count";
     if ((rc = dfc_req_stage(&sr, buf, bytes, 1, 0, &suse)) || (rc = dfc_req_stage_in(&sr)) ||
         (rc = dfc_p2p_irecv(c, 0, tmp, bytes, source, recvtag, &rr)) ||
-        (rc = dfc_p2p_isend(c, 0, suse, bytes, dest, sendtag, 0, &sr)) || (rc = dfc_progress_until(&rr.complete)) ||
-        (rc = dfc_progress_until(&sr.complete)))
+        (rc = dfc_p2p_isend(c, 0, suse, bytes, dest, sendtag, 0, &sr)) ||
+        (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
         goto fn_fail;
     if (source != DFC_PROC_NULL) {
-        if (suse != buf) rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status)); /* device buffer */
+        if (suse != buf)
+            rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status)); /* device buffer */
         else memcpy(buf, tmp, dfc_status_bytes(&rr.status));
         if (rc) goto fn_fail;
     }
@@ -294,7 +308,8 @@ fn_fail:
 static int check_probe(const char *func, int source, int tag, DFC_Comm comm, dfc_comm_t **c)
 {
     int rc;
-    if ((rc = dfc_comm_check(comm, func, "comm", c)) || (rc = dfc_api_check_rank(func, "source", *c, source, 1)) ||
+    if ((rc = dfc_comm_check(comm, func, "comm", c)) ||
+        (rc = dfc_api_check_rank(func, "source", *c, source, 1)) ||
         (rc = dfc_api_check_tag(func, "tag", tag, 1)))
         return rc;
     return DFC_SUCCESS;
@@ -305,7 +320,8 @@ int DFC_Iprobe(int source, int tag, DFC_Comm comm, int *flag, DFC_Status *status
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = check_probe(__func__, source, tag, comm, &c)) || (rc = dfc_api_check_ptr(__func__, "flag", flag)))
+    if ((rc = check_probe(__func__, source, tag, comm, &c)) ||
+        (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
     if ((rc = dfc_p2p_iprobe(c, source, tag, flag, status))) goto fn_fail;
     if (!*flag) {

@@ -9,7 +9,7 @@
 
 void dfc_env_register_all(void)
 {
-    dfc_tl_shm_register_params();  /* only multi-process jobs start shm and tcp */
+    dfc_tl_shm_register_params(); /* only multi-process jobs start shm and tcp */
     dfc_tl_tcp_register_params();
     dfc_tl_ofi_register_params();
     dfc_progress_register_params(); /* read by the first wait */

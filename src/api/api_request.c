@@ -16,7 +16,8 @@ static int get_req(const char *func, const char *argname, DFC_Request h, dfc_req
     if (h == DFC_REQUEST_NULL) return DFC_SUCCESS;
     *r = dfc_req_get(h);
     if (*r) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_REQUEST, func, "invalid argument %s: 0x%x is not a valid request (freed or never created)",
+    return dfc_err(DFC_ERR_REQUEST, func,
+                   "invalid argument %s: 0x%x is not a valid request (freed or never created)",
                    argname, (unsigned)h);
 }
 
@@ -25,7 +26,9 @@ static int check_req_array(const char *func, const char *countname, int count, D
 {
     int rc = dfc_api_check_count(func, countname, count);
     if (rc) return rc;
-    if (count > 0 && !reqs) return dfc_err(DFC_ERR_ARG, func, "invalid argument array_of_requests: NULL with count %d", count);
+    if (count > 0 && !reqs)
+        return dfc_err(DFC_ERR_ARG, func, "invalid argument array_of_requests: NULL with count %d",
+                       count);
     for (int i = 0; i < count; i++) {
         dfc_req_t *r;
         if ((rc = get_req(func, "array_of_requests", reqs[i], &r))) return rc;
@@ -72,7 +75,8 @@ int DFC_Wait(DFC_Request *request, DFC_Status *status)
     dfc_req_t *r = NULL;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "request", request)) || (rc = get_req(__func__, "request", *request, &r)))
+    if ((rc = dfc_api_check_ptr(__func__, "request", request)) ||
+        (rc = get_req(__func__, "request", *request, &r)))
         goto fn_fail;
     if (is_inert(r)) {
         set_empty(status);
@@ -95,7 +99,8 @@ int DFC_Test(DFC_Request *request, int *flag, DFC_Status *status)
     dfc_req_t *r = NULL;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "request", request)) || (rc = dfc_api_check_ptr(__func__, "flag", flag)) ||
+    if ((rc = dfc_api_check_ptr(__func__, "request", request)) ||
+        (rc = dfc_api_check_ptr(__func__, "flag", flag)) ||
         (rc = get_req(__func__, "request", *request, &r)))
         goto fn_fail;
     *flag = 1;
@@ -145,7 +150,8 @@ int DFC_Waitany(int count, DFC_Request array_of_requests[], int *index, DFC_Stat
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = check_req_array(__func__, "count", count, array_of_requests)) || (rc = dfc_api_check_ptr(__func__, "index", index)))
+    if ((rc = check_req_array(__func__, "count", count, array_of_requests)) ||
+        (rc = dfc_api_check_ptr(__func__, "index", index)))
         goto fn_fail;
     any_wait_t a = {count, array_of_requests};
     if ((rc = dfc_progress_wait(any_ready, &a))) goto fn_fail;
@@ -167,12 +173,14 @@ fn_fail:
     goto fn_exit;
 }
 
-int DFC_Testany(int count, DFC_Request array_of_requests[], int *index, int *flag, DFC_Status *status)
+int DFC_Testany(int count, DFC_Request array_of_requests[], int *index, int *flag,
+                DFC_Status *status)
 {
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = check_req_array(__func__, "count", count, array_of_requests)) || (rc = dfc_api_check_ptr(__func__, "index", index)) ||
+    if ((rc = check_req_array(__func__, "count", count, array_of_requests)) ||
+        (rc = dfc_api_check_ptr(__func__, "index", index)) ||
         (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
     int i = first_complete(count, array_of_requests);
@@ -214,7 +222,8 @@ static int all_ready(void *arg)
 
 /* Completes every request of the array (all are complete or inert). With an error in any,
  * returns DFC_ERR_IN_STATUS and each status's DFC_ERROR says which (MPI-4.1 3.7.5). */
-static int finish_all(const char *func, int count, DFC_Request reqs[], DFC_Status statuses[], dfc_comm_t **c)
+static int finish_all(const char *func, int count, DFC_Request reqs[], DFC_Status statuses[],
+                      dfc_comm_t **c)
 {
     int nerr = 0;
     for (int i = 0; i < count; i++) {
@@ -228,7 +237,8 @@ static int finish_all(const char *func, int count, DFC_Request reqs[], DFC_Statu
         if (finish(&reqs[i], r, st)) nerr++;
     }
     if (!nerr) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_IN_STATUS, func, "%d of %d requests failed; see the statuses' DFC_ERROR", nerr, count);
+    return dfc_err(DFC_ERR_IN_STATUS, func, "%d of %d requests failed; see the statuses' DFC_ERROR",
+                   nerr, count);
 }
 
 int DFC_Waitall(int count, DFC_Request array_of_requests[], DFC_Status array_of_statuses[])
@@ -249,17 +259,20 @@ fn_fail:
     goto fn_exit;
 }
 
-int DFC_Testall(int count, DFC_Request array_of_requests[], int *flag, DFC_Status array_of_statuses[])
+int DFC_Testall(int count, DFC_Request array_of_requests[], int *flag,
+                DFC_Status array_of_statuses[])
 {
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = check_req_array(__func__, "count", count, array_of_requests)) || (rc = dfc_api_check_ptr(__func__, "flag", flag)))
+    if ((rc = check_req_array(__func__, "count", count, array_of_requests)) ||
+        (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
     if (!all_complete(count, array_of_requests) && (rc = -dfc_progress_poll()) > 0) goto fn_fail;
     rc = DFC_SUCCESS;
     *flag = all_complete(count, array_of_requests);
-    if (*flag && (rc = finish_all(__func__, count, array_of_requests, array_of_statuses, &c))) goto fn_fail;
+    if (*flag && (rc = finish_all(__func__, count, array_of_requests, array_of_statuses, &c)))
+        goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -269,8 +282,8 @@ fn_fail:
 }
 
 /* Completes every finished active request; *outcount = DFC_UNDEFINED if all are inert. */
-static int finish_some(const char *func, int incount, DFC_Request reqs[], int *outcount, int indices[], DFC_Status statuses[],
-                       dfc_comm_t **c)
+static int finish_some(const char *func, int incount, DFC_Request reqs[], int *outcount,
+                       int indices[], DFC_Status statuses[], dfc_comm_t **c)
 {
     int n = 0, any_active = 0, nerr = 0;
     for (int i = 0; i < incount; i++) {
@@ -285,11 +298,12 @@ static int finish_some(const char *func, int incount, DFC_Request reqs[], int *o
     }
     *outcount = any_active ? n : DFC_UNDEFINED;
     if (!nerr) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_IN_STATUS, func, "%d completed requests failed; see the statuses' DFC_ERROR", nerr);
+    return dfc_err(DFC_ERR_IN_STATUS, func,
+                   "%d completed requests failed; see the statuses' DFC_ERROR", nerr);
 }
 
-int DFC_Waitsome(int incount, DFC_Request array_of_requests[], int *outcount, int array_of_indices[],
-                 DFC_Status array_of_statuses[])
+int DFC_Waitsome(int incount, DFC_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], DFC_Status array_of_statuses[])
 {
     int rc;
     dfc_comm_t *c = NULL;
@@ -300,7 +314,8 @@ int DFC_Waitsome(int incount, DFC_Request array_of_requests[], int *outcount, in
         goto fn_fail;
     any_wait_t a = {incount, array_of_requests};
     if ((rc = dfc_progress_wait(any_ready, &a)) ||
-        (rc = finish_some(__func__, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &c)))
+        (rc = finish_some(__func__, incount, array_of_requests, outcount, array_of_indices,
+                          array_of_statuses, &c)))
         goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -310,8 +325,8 @@ fn_fail:
     goto fn_exit;
 }
 
-int DFC_Testsome(int incount, DFC_Request array_of_requests[], int *outcount, int array_of_indices[],
-                 DFC_Status array_of_statuses[])
+int DFC_Testsome(int incount, DFC_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], DFC_Status array_of_statuses[])
 {
     int rc;
     dfc_comm_t *c = NULL;
@@ -320,8 +335,10 @@ int DFC_Testsome(int incount, DFC_Request array_of_requests[], int *outcount, in
         (rc = dfc_api_check_ptr(__func__, "outcount", outcount)) ||
         (incount > 0 && (rc = dfc_api_check_ptr(__func__, "array_of_indices", array_of_indices))))
         goto fn_fail;
-    if (first_complete(incount, array_of_requests) == -1 && (rc = -dfc_progress_poll()) > 0) goto fn_fail;
-    if ((rc = finish_some(__func__, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &c)))
+    if (first_complete(incount, array_of_requests) == -1 && (rc = -dfc_progress_poll()) > 0)
+        goto fn_fail;
+    if ((rc = finish_some(__func__, incount, array_of_requests, outcount, array_of_indices,
+                          array_of_statuses, &c)))
         goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -336,14 +353,16 @@ int DFC_Start(DFC_Request *request)
     int rc;
     dfc_req_t *r = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "request", request)) || (rc = get_req(__func__, "request", *request, &r)))
+    if ((rc = dfc_api_check_ptr(__func__, "request", request)) ||
+        (rc = get_req(__func__, "request", *request, &r)))
         goto fn_fail;
     if (!r || !r->persistent) {
         rc = DFC_ERR(DFC_ERR_REQUEST, "invalid argument request: not a persistent request");
         goto fn_fail;
     }
     if (r->active) {
-        rc = DFC_ERR(DFC_ERR_REQUEST, "invalid argument request: already active (started and not completed)");
+        rc = DFC_ERR(DFC_ERR_REQUEST,
+                     "invalid argument request: already active (started and not completed)");
         goto fn_fail;
     }
     if ((rc = dfc_req_start(r))) goto fn_fail;
@@ -374,7 +393,8 @@ int DFC_Request_free(DFC_Request *request)
     int rc;
     dfc_req_t *r = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "request", request)) || (rc = get_req(__func__, "request", *request, &r)))
+    if ((rc = dfc_api_check_ptr(__func__, "request", request)) ||
+        (rc = get_req(__func__, "request", *request, &r)))
         goto fn_fail;
     if (!r) {
         rc = DFC_ERR(DFC_ERR_REQUEST, "invalid argument request: DFC_REQUEST_NULL");
@@ -398,7 +418,8 @@ int DFC_Request_get_status(DFC_Request request, int *flag, DFC_Status *status)
     int rc;
     dfc_req_t *r = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "flag", flag)) || (rc = get_req(__func__, "request", request, &r)))
+    if ((rc = dfc_api_check_ptr(__func__, "flag", flag)) ||
+        (rc = get_req(__func__, "request", request, &r)))
         goto fn_fail;
     *flag = 1;
     if (is_inert(r)) {
@@ -422,14 +443,16 @@ int DFC_Cancel(DFC_Request *request)
     int rc;
     dfc_req_t *r = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "request", request)) || (rc = get_req(__func__, "request", *request, &r)))
+    if ((rc = dfc_api_check_ptr(__func__, "request", request)) ||
+        (rc = get_req(__func__, "request", *request, &r)))
         goto fn_fail;
     if (!r) {
         rc = DFC_ERR(DFC_ERR_REQUEST, "invalid argument request: DFC_REQUEST_NULL");
         goto fn_fail;
     }
     if (r->kind == DFC_REQ_COLL) {
-        rc = DFC_ERR(DFC_ERR_REQUEST, "invalid argument request: collective operations cannot be cancelled");
+        rc = DFC_ERR(DFC_ERR_REQUEST,
+                     "invalid argument request: collective operations cannot be cancelled");
         goto fn_fail;
     }
     /* Receives that have not matched are cancelled; sends are not (MPI-4.1 deprecates
@@ -448,7 +471,8 @@ int DFC_Test_cancelled(const DFC_Status *status, int *flag)
 {
     int rc;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "status", status)) || (rc = dfc_api_check_ptr(__func__, "flag", flag)))
+    if ((rc = dfc_api_check_ptr(__func__, "status", status)) ||
+        (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
     if (status == DFC_STATUS_IGNORE) {
         rc = DFC_ERR(DFC_ERR_ARG, "invalid argument status: DFC_STATUS_IGNORE");

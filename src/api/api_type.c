@@ -21,10 +21,7 @@ static int check_status(const char *func, const DFC_Status *status)
 }
 
 /* A count as an int, or DFC_UNDEFINED when it does not fit (MPI's rule for the int forms). */
-static int count_or_undefined(uint64_t n)
-{
-    return n > (uint64_t)INT_MAX ? DFC_UNDEFINED : (int)n;
-}
+static int count_or_undefined(uint64_t n) { return n > (uint64_t)INT_MAX ? DFC_UNDEFINED : (int)n; }
 
 int DFC_Type_size(DFC_Datatype datatype, int *size)
 {
@@ -219,8 +216,7 @@ int DFC_Get_count(const DFC_Status *status, DFC_Datatype datatype, int *count)
     uint64_t bytes = dfc_status_bytes(status);
     if (dt->size == 0) /* MPICH's answer for a zero-size type (agreed by the MPI Forum) */
         *count = bytes ? DFC_UNDEFINED : 0;
-    else
-        *count = bytes % dt->size ? DFC_UNDEFINED : count_or_undefined(bytes / dt->size);
+    else *count = bytes % dt->size ? DFC_UNDEFINED : count_or_undefined(bytes / dt->size);
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -302,8 +298,7 @@ fn_fail:
     goto fn_exit;
 }
 
-int DFC_Reduce_local(const void *inbuf, void *inoutbuf, int count, DFC_Datatype datatype,
-                     DFC_Op op)
+int DFC_Reduce_local(const void *inbuf, void *inoutbuf, int count, DFC_Datatype datatype, DFC_Op op)
 {
     int rc = DFC_SUCCESS;
     dfc_dtype_t *dt = NULL;
@@ -313,7 +308,8 @@ int DFC_Reduce_local(const void *inbuf, void *inoutbuf, int count, DFC_Datatype 
     if ((rc = dfc_dtype_check(datatype, __func__, "datatype", &dt))) goto fn_fail;
     if ((rc = dfc_op_check(op, dt, __func__, "op", &o))) goto fn_fail;
     if (inbuf == DFC_IN_PLACE || inoutbuf == DFC_IN_PLACE) {
-        rc = dfc_err(DFC_ERR_BUFFER, __func__, "invalid argument %s: DFC_IN_PLACE is not "
+        rc = dfc_err(DFC_ERR_BUFFER, __func__,
+                     "invalid argument %s: DFC_IN_PLACE is not "
                      "allowed in DFC_Reduce_local",
                      inbuf == DFC_IN_PLACE ? "inbuf" : "inoutbuf");
         goto fn_fail;

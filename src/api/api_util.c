@@ -5,7 +5,8 @@
 
 void dfc_api_not_initialized(const char *func)
 {
-    dfc_fatal("%s: called %s DFC_Init", func, dfc_proc.finalized ? "after DFC_Finalize, outside" : "before");
+    dfc_fatal("%s: called %s DFC_Init", func,
+              dfc_proc.finalized ? "after DFC_Finalize, outside" : "before");
 }
 
 int dfc_api_error(dfc_comm_t *c, int code)
@@ -36,17 +37,20 @@ int dfc_api_check_buf(const char *func, const char *argname, const void *buf, in
 
 int dfc_api_check_tag(const char *func, const char *argname, int tag, int allow_any)
 {
-    if ((tag >= 0 && tag <= DFC_TAG_UB_VALUE) || (allow_any && tag == DFC_ANY_TAG)) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_TAG, func, "invalid argument %s: %d is not a valid tag (0..%d%s)", argname,
-                   tag, DFC_TAG_UB_VALUE, allow_any ? " or DFC_ANY_TAG" : "");
+    if ((tag >= 0 && tag <= DFC_TAG_UB_VALUE) || (allow_any && tag == DFC_ANY_TAG))
+        return DFC_SUCCESS;
+    return dfc_err(DFC_ERR_TAG, func, "invalid argument %s: %d is not a valid tag (0..%d%s)",
+                   argname, tag, DFC_TAG_UB_VALUE, allow_any ? " or DFC_ANY_TAG" : "");
 }
 
 int dfc_api_check_rank(const char *func, const char *argname, const dfc_comm_t *c, int rank,
                        int allow_any)
 {
-    if ((rank >= 0 && rank < c->size) || rank == DFC_PROC_NULL || (allow_any && rank == DFC_ANY_SOURCE))
+    if ((rank >= 0 && rank < c->size) || rank == DFC_PROC_NULL ||
+        (allow_any && rank == DFC_ANY_SOURCE))
         return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_RANK, func, "invalid argument %s: rank %d is out of range for a communicator of size %d",
+    return dfc_err(DFC_ERR_RANK, func,
+                   "invalid argument %s: rank %d is out of range for a communicator of size %d",
                    argname, rank, c->size);
 }
 

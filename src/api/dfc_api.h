@@ -32,11 +32,11 @@
 
 /* Takes the library lock (when threads are enabled) and checks that DFC is initialized;
  * a call before DFC_Init or after DFC_Finalize is reported as fatal. */
-#define DFC_API_ENTER()                                                                       \
-    do {                                                                                      \
-        if (DFC_UNLIKELY(!dfc_proc.initialized || dfc_proc.finalized))                        \
-            dfc_api_not_initialized(__func__);                                                \
-        DFC_LOCK();                                                                           \
+#define DFC_API_ENTER()                                                \
+    do {                                                               \
+        if (DFC_UNLIKELY(!dfc_proc.initialized || dfc_proc.finalized)) \
+            dfc_api_not_initialized(__func__);                         \
+        DFC_LOCK();                                                    \
     } while (0)
 #define DFC_API_EXIT() DFC_UNLOCK()
 

@@ -31,10 +31,8 @@ int dfc_coll_allgather_bruck_build(const dfc_coll_args_t *a, dfc_sched_t *s)
         return dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, (uint64_t)r * b, b);
     }
     uint64_t tmp = dfc_sched_tmp(s, (uint64_t)n * b);
-    if (a->in_place)
-        DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, (uint64_t)r * b, DFC_BUF_TMP, tmp, b));
-    else
-        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_TMP, tmp, b));
+    if (a->in_place) DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, (uint64_t)r * b, DFC_BUF_TMP, tmp, b));
+    else DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_TMP, tmp, b));
     for (int d = 1; d < n; d <<= 1) {
         uint64_t c = (uint64_t)(d < n - d ? d : n - d);
         DFC_TRY(dfc_sched_recv(s, (r + d) % n, DFC_BUF_TMP, tmp + (uint64_t)d * b, c * b));

@@ -36,7 +36,7 @@ typedef struct halving {
     dfc_sched_t *s;
     uint64_t count, elem, tmp;
     int pof2, rem, newrank;
-    int acc_ready;        /* RECV holds this rank's partial result */
+    int acc_ready; /* RECV holds this rank's partial result */
     int lo, hi, nsteps;
     int slo[32], shi[32]; /* the range before each halving */
 } halving_t;
@@ -58,10 +58,8 @@ static int reduce_scatter(halving_t *h)
         int newdst = h->newrank ^ mask, dst = partner(h, mask);
         int mid = lo + (hi - lo) / 2, keep_lo, keep_hi, send_lo, send_hi;
         h->slo[h->nsteps] = lo, h->shi[h->nsteps] = hi, h->nsteps++;
-        if (h->newrank < newdst)
-            keep_lo = lo, keep_hi = mid, send_lo = mid, send_hi = hi;
-        else
-            keep_lo = mid, keep_hi = hi, send_lo = lo, send_hi = mid;
+        if (h->newrank < newdst) keep_lo = lo, keep_hi = mid, send_lo = mid, send_hi = hi;
+        else keep_lo = mid, keep_hi = hi, send_lo = lo, send_hi = mid;
         uint64_t so = dfc_coll_chunk_start(count, pof2, send_lo);
         uint64_t sn = dfc_coll_chunk_start(count, pof2, send_hi) - so;
         uint64_t ko = dfc_coll_chunk_start(count, pof2, keep_lo);
@@ -78,7 +76,7 @@ static int reduce_scatter(halving_t *h)
             if (sn) DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_SEND, so * elem, sn * elem));
             if (kn) DFC_TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, ko * elem, kn * elem));
             DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, ko * elem, DFC_BUF_RECV, ko * elem, kn,
-                                 lower ? DFC_REDUCE_IN_SECOND : DFC_REDUCE_IN_FIRST));
+                                     lower ? DFC_REDUCE_IN_SECOND : DFC_REDUCE_IN_FIRST));
             h->acc_ready = 1;
         }
         lo = keep_lo, hi = keep_hi;
@@ -129,19 +127,19 @@ int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t 
     }
     /* Largest receive into TMP: the whole vector (pre-step, in place) or the first half. */
     uint64_t tmp = dfc_sched_tmp(s, (rank < 2 * rem && acc_ready)
-                                         ? bytes
-                                         : dfc_coll_chunk_start(count, pof2, pof2 / 2) * elem);
+                                        ? bytes
+                                        : dfc_coll_chunk_start(count, pof2, pof2 / 2) * elem);
 
     int newrank;
     if (rank < 2 * rem) { /* odd: RECV = x_(rank-1) op x_rank */
         if (acc_ready) {
             DFC_TRY(dfc_sched_recv_reduce(s, rank - 1, DFC_BUF_RECV, 0, count, bytes, tmp,
-                                      DFC_REDUCE_IN_FIRST));
+                                          DFC_REDUCE_IN_FIRST));
             DFC_TRY(dfc_sched_fence(s));
         } else {
             DFC_TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
-            DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count,
-                                 DFC_REDUCE_IN_SECOND));
+            DFC_TRY(
+                dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count, DFC_REDUCE_IN_SECOND));
             acc_ready = 1;
         }
         newrank = rank / 2;
@@ -149,8 +147,16 @@ int dfc_coll_allreduce_rabenseifner_build(const dfc_coll_args_t *a, dfc_sched_t 
         newrank = rank - rem;
     }
 
-    halving_t h = {.s = s, .count = count, .elem = elem, .tmp = tmp, .pof2 = pof2, .rem = rem,
-                   .newrank = newrank, .acc_ready = acc_ready, .lo = 0, .hi = pof2};
+    halving_t h = {.s = s,
+                   .count = count,
+                   .elem = elem,
+                   .tmp = tmp,
+                   .pof2 = pof2,
+                   .rem = rem,
+                   .newrank = newrank,
+                   .acc_ready = acc_ready,
+                   .lo = 0,
+                   .hi = pof2};
     DFC_TRY(reduce_scatter(&h));
     DFC_TRY(allgather(&h));
     if (rank < 2 * rem) DFC_TRY(dfc_sched_send(s, rank - 1, DFC_BUF_RECV, 0, bytes));

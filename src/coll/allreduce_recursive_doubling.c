@@ -50,12 +50,12 @@ int dfc_coll_allreduce_recursive_doubling_build(const dfc_coll_args_t *a, dfc_sc
         /* RECV = x_(rank-1) op x_rank */
         if (acc_ready) {
             DFC_TRY(dfc_sched_recv_reduce(s, rank - 1, DFC_BUF_RECV, 0, count, bytes, TMP_OFF(),
-                                      DFC_REDUCE_IN_FIRST));
+                                          DFC_REDUCE_IN_FIRST));
             DFC_TRY(dfc_sched_fence(s));
         } else {
             DFC_TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));
-            DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count,
-                                 DFC_REDUCE_IN_SECOND));
+            DFC_TRY(
+                dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count, DFC_REDUCE_IN_SECOND));
             acc_ready = 1;
         }
         newrank = rank / 2;
@@ -70,14 +70,14 @@ int dfc_coll_allreduce_recursive_doubling_build(const dfc_coll_args_t *a, dfc_sc
         if (acc_ready) {
             DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_RECV, 0, bytes));
             DFC_TRY(dfc_sched_recv_reduce(s, dst, DFC_BUF_RECV, 0, count, bytes, TMP_OFF(),
-                                      lower ? DFC_REDUCE_IN_FIRST : DFC_REDUCE_IN_SECOND));
+                                          lower ? DFC_REDUCE_IN_FIRST : DFC_REDUCE_IN_SECOND));
             DFC_TRY(dfc_sched_fence(s));
         } else {
             /* First round without IN_PLACE: RECV = partner's; then reduce SEND into it. */
             DFC_TRY(dfc_sched_send(s, dst, DFC_BUF_SEND, 0, bytes));
             DFC_TRY(dfc_sched_recv(s, dst, DFC_BUF_RECV, 0, bytes));
             DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, count,
-                                 lower ? DFC_REDUCE_IN_SECOND : DFC_REDUCE_IN_FIRST));
+                                     lower ? DFC_REDUCE_IN_SECOND : DFC_REDUCE_IN_FIRST));
             acc_ready = 1;
         }
     }

@@ -77,10 +77,9 @@ int dfc_coll_allreduce_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
             }
             if (!rn) continue;
             if (rs && a->in_place)
-                DFC_TRY(dfc_sched_recv_reduce(s, left, DFC_BUF_RECV, (r0 + k0) * elem, rn, rn * elem,
-                                          tmp + k0 * elem, DFC_REDUCE_IN_FIRST));
-            else
-                DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, (r0 + k0) * elem, rn * elem));
+                DFC_TRY(dfc_sched_recv_reduce(s, left, DFC_BUF_RECV, (r0 + k0) * elem, rn,
+                                              rn * elem, tmp + k0 * elem, DFC_REDUCE_IN_FIRST));
+            else DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, (r0 + k0) * elem, rn * elem));
         }
         DFC_TRY(dfc_sched_fence(s));
         if (a->in_place) continue;
@@ -92,7 +91,7 @@ int dfc_coll_allreduce_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
             uint64_t rl = dfc_coll_chunk_start(count, n, rc + 1) - r0;
             uint64_t rn = rl > k0 ? DFC_MIN2(seg_items, rl - k0) : 0;
             DFC_TRY(dfc_sched_reduce(s, DFC_BUF_SEND, (r0 + k0) * elem, DFC_BUF_RECV,
-                                 (r0 + k0) * elem, rn, DFC_REDUCE_IN_SECOND));
+                                     (r0 + k0) * elem, rn, DFC_REDUCE_IN_SECOND));
         }
     }
     return dfc_sched_fence(s);

@@ -74,7 +74,7 @@ int dfc_coll_alltoall_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t *s)
         DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, src, DFC_BUF_TMP, dst, len));
     } else {
         DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, send_off(a, r), DFC_BUF_RECV, recv_off(a, r),
-                           recv_len(a, r)));
+                               recv_len(a, r)));
     }
     /* Windows of steps [k0, k1): the receives, then the sends, then a fence. */
     for (int k0 = 1; k0 < n; k0 += DFC_ALLTOALL_WINDOW) {
@@ -82,7 +82,8 @@ int dfc_coll_alltoall_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t *s)
         for (int k = k0; k < k1; k++) {
             int from = (r - k + n) % n;
             if (recv_len(a, from) > 0)
-                DFC_TRY(dfc_sched_recv(s, from, DFC_BUF_RECV, recv_off(a, from), recv_len(a, from)));
+                DFC_TRY(
+                    dfc_sched_recv(s, from, DFC_BUF_RECV, recv_off(a, from), recv_len(a, from)));
         }
         for (int k = k0; k < k1; k++) {
             int to = (r + k) % n;

@@ -49,7 +49,8 @@ dfc_coll_t *dfc_coll_cache_take(dfc_comm_t *comm, const dfc_coll_args_t *a, cons
     for (int i = 0; i < CACHE_ENTRIES; i++) {
         cache_entry_t *e = &cc->e[i];
         dfc_coll_t *c = e->idle;
-        if (!c || c->dtype != dt || c->op != op || e->priority != priority || !same_args(&e->key, a))
+        if (!c || c->dtype != dt || c->op != op || e->priority != priority ||
+            !same_args(&e->key, a))
             continue;
         e->idle = NULL;
         comm->refcount++; /* the request's reference again */

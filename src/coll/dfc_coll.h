@@ -50,24 +50,24 @@ typedef struct dfc_coll_xfer {
  * contiguous bytes. */
 typedef struct dfc_coll_args {
     dfc_coll_kind_t kind;
-    int rank, size;    /* in the communicator */
-    int root;          /* rooted collectives */
-    int in_place;      /* sendbuf was DFC_IN_PLACE (on the root only, for rooted ones) */
-    int commutative;   /* the op is commutative (reductions) */
+    int rank, size;  /* in the communicator */
+    int root;        /* rooted collectives */
+    int in_place;    /* sendbuf was DFC_IN_PLACE (on the root only, for rooted ones) */
+    int commutative; /* the op is commutative (reductions) */
     /* reductions (reduce, allreduce, reduce_scatter*, scan, exscan) and bcast: */
-    uint64_t count;    /* items: total for allreduce/reduce/bcast/scan; per block for
+    uint64_t count;     /* items: total for allreduce/reduce/bcast/scan; per block for
                           reduce_scatter_block */
-    uint64_t elem;     /* bytes of one item */
+    uint64_t elem;      /* bytes of one item */
     const int *rcounts; /* reduce_scatter: items per rank */
     /* gather/scatter/allgather/alltoall (and their v forms): */
-    uint64_t sbytes;   /* bytes of the send block (sendcount * size of sendtype) */
-    uint64_t rbytes;   /* bytes of one receive block (recvcount * size of recvtype) */
+    uint64_t sbytes;       /* bytes of the send block (sendcount * size of sendtype) */
+    uint64_t rbytes;       /* bytes of one receive block (recvcount * size of recvtype) */
     uint64_t selem, relem; /* sizes of sendtype and recvtype (v forms: counts are in items) */
     const int *scounts, *sdispls; /* scatterv, alltoallv: per rank, items of sendtype */
     const int *vcounts, *vdispls; /* gatherv, allgatherv, alltoallv recv side: items of recvtype */
-    int gpu;           /* the schedule runs in the GPU daemon, which pipelines every transfer in
+    int gpu;   /* the schedule runs in the GPU daemon, which pipelines every transfer in
                           chunks over its channels: generators need not cut it into segments */
-    int slots;         /* the communicator has shm collective slots and the call may use them
+    int slots; /* the communicator has shm collective slots and the call may use them
                           (host engine, not persistent): see allreduce_shm_slots.c */
     /* neighborhood collectives: this rank's receives and sends, each list in the order its
        transfers must be posted (neighbor_linear.c; built by the api layer from the
@@ -86,10 +86,10 @@ enum dfc_host_step_kind {
 };
 
 /* Generators stop at the first builder call that fails, returning its code. */
-#define DFC_TRY(x)                                                                            \
-    do {                                                                                      \
-        int dfc_try_rc_ = (x);                                                                \
-        if (dfc_try_rc_ != DFC_SUCCESS) return dfc_try_rc_;                                   \
+#define DFC_TRY(x)                                          \
+    do {                                                    \
+        int dfc_try_rc_ = (x);                              \
+        if (dfc_try_rc_ != DFC_SUCCESS) return dfc_try_rc_; \
     } while (0)
 
 /* ---- Building schedules (sched.c) --------------------------------------------------------
@@ -108,7 +108,8 @@ int dfc_sched_reduce(dfc_sched_t *s, int src_buf, uint64_t src_off, int dst_buf,
                      uint64_t count, int order);
 int dfc_sched_fence(dfc_sched_t *s);
 /* One SLOT_ALLREDUCE step (dfc_sched.h); marks the schedule as using the slots. */
-int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes, uint64_t tmp_off);
+int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
+                             uint64_t tmp_off);
 /* Reserves `bytes` of scratch (8-byte aligned) and returns its offset in TMP. */
 uint64_t dfc_sched_tmp(dfc_sched_t *s, uint64_t bytes);
 /* The buffer holding this rank's input: SEND, or RECV when in_place. */
@@ -143,7 +144,7 @@ typedef int (*dfc_coll_usable_fn)(const dfc_coll_args_t *a);
 
 typedef struct dfc_coll_algo {
     dfc_coll_kind_t kind;
-    const char *name;         /* as given in DFC_<KIND>_ALGORITHM, e.g. "ring" */
+    const char *name; /* as given in DFC_<KIND>_ALGORITHM, e.g. "ring" */
     dfc_coll_build_fn build;
     dfc_coll_usable_fn usable; /* NULL: always usable */
 } dfc_coll_algo_t;
@@ -156,7 +157,7 @@ extern const int dfc_coll_nalgos;
 const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a);
 const char *dfc_coll_kind_name(dfc_coll_kind_t kind); /* "allreduce" */
 
-#define DFC_COLL_DECLARE(kind_, algo_)                                                        \
+#define DFC_COLL_DECLARE(kind_, algo_) \
     int dfc_coll_##kind_##_##algo_##_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 DFC_COLL_DECLARE(barrier, dissemination);
 DFC_COLL_DECLARE(bcast, binomial);
@@ -166,48 +167,48 @@ DFC_COLL_DECLARE(allreduce, recursive_doubling);
 DFC_COLL_DECLARE(allreduce, rabenseifner);
 DFC_COLL_DECLARE(allreduce, ring);
 DFC_COLL_DECLARE(allreduce, shm_slots);
-DFC_COLL_DECLARE(gather, linear);    /* also gatherv */
-DFC_COLL_DECLARE(scatter, linear);   /* also scatterv */
-DFC_COLL_DECLARE(allgather, ring);   /* also allgatherv */
+DFC_COLL_DECLARE(gather, linear);  /* also gatherv */
+DFC_COLL_DECLARE(scatter, linear); /* also scatterv */
+DFC_COLL_DECLARE(allgather, ring); /* also allgatherv */
 DFC_COLL_DECLARE(allgather, recursive_doubling);
 DFC_COLL_DECLARE(allgather, bruck);
-DFC_COLL_DECLARE(alltoall, pairwise); /* also alltoallv */
+DFC_COLL_DECLARE(alltoall, pairwise);       /* also alltoallv */
 DFC_COLL_DECLARE(reduce_scatter, pairwise); /* also reduce_scatter_block */
-DFC_COLL_DECLARE(scan, linear);       /* also exscan */
-DFC_COLL_DECLARE(neighbor, linear);   /* every neighborhood collective */
+DFC_COLL_DECLARE(scan, linear);             /* also exscan */
+DFC_COLL_DECLARE(neighbor, linear);         /* every neighborhood collective */
 /* Usability rules that belong to an algorithm (select.c consults them). */
-int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a); /* count >= pof2 */
-int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);         /* commutative op */
-int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);    /* slots, <= 1 KiB */
+int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a);       /* count >= pof2 */
+int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);               /* commutative op */
+int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);          /* slots, <= 1 KiB */
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
-int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);        /* allgather only */
-int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a); /* bytes >= ranks */
+int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */
+int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */
 
 /* ---- Running collectives (exec.c, scheduler.c) --------------------------------------------- */
 typedef struct dfc_coll dfc_coll_t;
 struct dfc_coll {
-    dfc_req_t *req;          /* the request that completes with it */
+    dfc_req_t *req; /* the request that completes with it */
     dfc_comm_t *comm;
-    const char *kind;        /* "allreduce" (dfc_coll_kind_name), for the hang report */
+    const char *kind; /* "allreduce" (dfc_coll_kind_name), for the hang report */
     dfc_sched_t sched;
     void *bufs[DFC_BUF_COUNT]; /* SEND, RECV, TMP bound to addresses */
     const dfc_dtype_t *dtype;  /* reductions */
     const dfc_op_t *op;
     int priority;
-    int tag;                 /* matching tag of this instance (from the sequence numbers) */
+    int tag; /* matching tag of this instance (from the sequence numbers) */
     int persistent;
-    uint32_t pinit_seq;      /* persistent: sequence number of the _init call */
-    uint32_t starts;         /* persistent: how many times started */
+    uint32_t pinit_seq; /* persistent: sequence number of the _init call */
+    uint32_t starts;    /* persistent: how many times started */
     /* dynamic context, saved across preemptions */
-    int pc;                  /* next step */
-    int fence_start;         /* first step after the last fence */
-    dfc_req_t *xfer;         /* one request per step (transfers use theirs) */
-    uint64_t slot_stamp;     /* SLOT_ALLREDUCE: this instance's stamp, and whether its */
-    int slot_written;        /* contribution is written (dynamic context) */
+    int pc;              /* next step */
+    int fence_start;     /* first step after the last fence */
+    dfc_req_t *xfer;     /* one request per step (transfers use theirs) */
+    uint64_t slot_stamp; /* SLOT_ALLREDUCE: this instance's stamp, and whether its */
+    int slot_written;    /* contribution is written (dynamic context) */
     /* scheduling */
-    dfc_list_t link;         /* run queue */
-    long budget;             /* spin budget when at the head (adaptive) */
-    int preempted_at;        /* pc of the last preemption (-1: none yet in this run) */
+    dfc_list_t link;  /* run queue */
+    long budget;      /* spin budget when at the head (adaptive) */
+    int preempted_at; /* pc of the last preemption (-1: none yet in this run) */
     uint64_t preemptions;
     /* in the GPU daemon (gpu.c): set by dfc_coll_gpu_prepare */
     int on_gpu;
@@ -222,10 +223,10 @@ typedef enum { DFC_MODE_BLOCKING, DFC_MODE_NONBLOCKING, DFC_MODE_PERSISTENT } df
 
 /* The per-call context of an entry point. */
 typedef struct dfc_coll_call {
-    const char *func;      /* the entry point, for messages */
+    const char *func; /* the entry point, for messages */
     dfc_coll_mode_t mode;
-    DFC_Info info;         /* persistent: hints (dfc_priority) */
-    DFC_Request *request;  /* nonblocking and persistent: where the handle goes */
+    DFC_Info info;        /* persistent: hints (dfc_priority) */
+    DFC_Request *request; /* nonblocking and persistent: where the handle goes */
 } dfc_coll_call_t;
 
 /* Runs the collective described by `a` (kind, root and sizes filled in by the caller, whose
@@ -270,8 +271,8 @@ void dfc_coll_cache_destroy(dfc_comm_t *comm);
 int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_dtype_t *dt, const dfc_op_t *op);
 int dfc_coll_gpu_prepare(dfc_coll_t *c);
 int dfc_coll_gpu_start(dfc_coll_t *c);
-int dfc_coll_gpu_pass(void);          /* submissions, completions, kernel relaunch */
-void dfc_coll_gpu_report(FILE *f);    /* hang-report lines for collectives in the daemon */
+int dfc_coll_gpu_pass(void);       /* submissions, completions, kernel relaunch */
+void dfc_coll_gpu_report(FILE *f); /* hang-report lines for collectives in the daemon */
 /* This rank's GPU daemon device (-1: none) and its kernel launches so far. */
 void dfc_coll_gpu_info(int *device, uint64_t *launches);
 /* Total preemptions in this process, for benchmarks and tests. */

@@ -48,20 +48,20 @@ typedef struct dfc_step {
     uint8_t kind;    /* enum dfc_step_kind */
     uint8_t src_buf; /* enum dfc_buf_name */
     uint8_t dst_buf;
-    uint8_t order;   /* enum dfc_reduce_order */
-    int32_t peer;    /* rank in the communicator (transfers) */
+    uint8_t order;                      /* enum dfc_reduce_order */
+    int32_t peer;                       /* rank in the communicator (transfers) */
     uint64_t src_off, dst_off, tmp_off; /* bytes */
-    uint64_t bytes;  /* transfers and copies */
-    uint64_t count;  /* items of the datatype (reductions) */
+    uint64_t bytes;                     /* transfers and copies */
+    uint64_t count;                     /* items of the datatype (reductions) */
 } dfc_step_t;
 
 typedef struct dfc_sched {
     dfc_step_t *steps;
     int32_t nsteps, cap;
-    uint64_t tmp_bytes; /* scratch the schedule needs (TMP buffer size) */
-    int32_t ntransfers; /* SEND/RECV/RECV_REDUCE steps, for sizing request arrays */
+    uint64_t tmp_bytes;    /* scratch the schedule needs (TMP buffer size) */
+    int32_t ntransfers;    /* SEND/RECV/RECV_REDUCE steps, for sizing request arrays */
     const char *algorithm; /* name of the generator, for logs and tests */
-    int32_t uses_slots; /* has a host-only slot step (host bookkeeping, as `algorithm` is) */
+    int32_t uses_slots;    /* has a host-only slot step (host bookkeeping, as `algorithm` is) */
 } dfc_sched_t;
 
 #endif /* DFC_SCHED_H */

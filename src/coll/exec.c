@@ -13,10 +13,14 @@
 
 #include "coll/dfc_coll.h"
 
-static inline char *buf_at(dfc_coll_t *c, int name, uint64_t off) { return (char *)c->bufs[name] + off; }
+static inline char *buf_at(dfc_coll_t *c, int name, uint64_t off)
+{
+    return (char *)c->bufs[name] + off;
+}
 
 /* dst = in (op) dst, or dst = dst (op) in. `in` may be clobbered only when in_is_scratch. */
-static int reduce_ordered(dfc_coll_t *c, const void *in, void *dst, uint64_t count, int order, int in_is_scratch)
+static int reduce_ordered(dfc_coll_t *c, const void *in, void *dst, uint64_t count, int order,
+                          int in_is_scratch)
 {
     if (order == DFC_REDUCE_IN_FIRST || c->op->commute) {
         dfc_op_reduce(c->op, c->dtype, in, dst, count);
@@ -40,12 +44,13 @@ static int fence_reached(dfc_coll_t *c, int *err)
         if (!c->xfer[i].complete) return 0;
     for (int i = c->fence_start; i < c->pc; i++) {
         dfc_step_t *st = &s->steps[i];
-        if (st->kind != DFC_STEP_SEND && st->kind != DFC_STEP_RECV && st->kind != DFC_STEP_RECV_REDUCE)
+        if (st->kind != DFC_STEP_SEND && st->kind != DFC_STEP_RECV &&
+            st->kind != DFC_STEP_RECV_REDUCE)
             continue;
         if (c->xfer[i].status.DFC_ERROR && !*err) *err = c->xfer[i].status.DFC_ERROR;
         if (st->kind == DFC_STEP_RECV_REDUCE && !*err)
-            *err = reduce_ordered(c, buf_at(c, DFC_BUF_TMP, st->tmp_off), buf_at(c, st->dst_buf, st->dst_off),
-                                  st->count, st->order, 1);
+            *err = reduce_ordered(c, buf_at(c, DFC_BUF_TMP, st->tmp_off),
+                                  buf_at(c, st->dst_buf, st->dst_off), st->count, st->order, 1);
     }
     c->fence_start = c->pc;
     return 1;
@@ -127,8 +132,11 @@ int dfc_coll_slot_begin(dfc_coll_t *c)
 static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
 {
     slot_step_t k = {c, st};
-    dfc_tl_slot_xchg_t x = {.src = buf_at(c, st->src_buf, 0), .bytes = st->bytes,
-                            .reduce = slot_step_reduce, .ctx = &k, .stamp = c->slot_stamp,
+    dfc_tl_slot_xchg_t x = {.src = buf_at(c, st->src_buf, 0),
+                            .bytes = st->bytes,
+                            .reduce = slot_step_reduce,
+                            .ctx = &k,
+                            .stamp = c->slot_stamp,
                             .phase = c->slot_written ? DFC_TL_SLOT_READ : DFC_TL_SLOT_WRITE};
     int rc = dfc_comm_slot_xchg(c->comm, &x);
     c->slot_written = x.phase != DFC_TL_SLOT_WRITE;
@@ -151,15 +159,18 @@ int dfc_coll_exec(dfc_coll_t *c)
         switch (st->kind) {
         case DFC_STEP_SEND:
             dfc_req_init_internal(x, comm);
-            err = dfc_p2p_isend(comm, 1, buf_at(c, st->src_buf, st->src_off), st->bytes, st->peer, c->tag, 0, x);
+            err = dfc_p2p_isend(comm, 1, buf_at(c, st->src_buf, st->src_off), st->bytes, st->peer,
+                                c->tag, 0, x);
             break;
         case DFC_STEP_RECV:
             dfc_req_init_internal(x, comm);
-            err = dfc_p2p_irecv(comm, 1, buf_at(c, st->dst_buf, st->dst_off), st->bytes, st->peer, c->tag, x);
+            err = dfc_p2p_irecv(comm, 1, buf_at(c, st->dst_buf, st->dst_off), st->bytes, st->peer,
+                                c->tag, x);
             break;
         case DFC_STEP_RECV_REDUCE:
             dfc_req_init_internal(x, comm);
-            err = dfc_p2p_irecv(comm, 1, buf_at(c, DFC_BUF_TMP, st->tmp_off), st->bytes, st->peer, c->tag, x);
+            err = dfc_p2p_irecv(comm, 1, buf_at(c, DFC_BUF_TMP, st->tmp_off), st->bytes, st->peer,
+                                c->tag, x);
             break;
         case DFC_STEP_SLOT_ALLREDUCE: /* a preemption point of its own */
             if (!fence_reached(c, &err)) return 0;
@@ -171,10 +182,12 @@ int dfc_coll_exec(dfc_coll_t *c)
             if (!fence_reached(c, &err)) return 0;
             if (err) break;
             if (st->kind == DFC_STEP_COPY)
-                memmove(buf_at(c, st->dst_buf, st->dst_off), buf_at(c, st->src_buf, st->src_off), st->bytes);
+                memmove(buf_at(c, st->dst_buf, st->dst_off), buf_at(c, st->src_buf, st->src_off),
+                        st->bytes);
             else if (st->kind == DFC_STEP_REDUCE)
-                err = reduce_ordered(c, buf_at(c, st->src_buf, st->src_off), buf_at(c, st->dst_buf, st->dst_off),
-                                     st->count, st->order, st->src_buf == DFC_BUF_TMP);
+                err = reduce_ordered(c, buf_at(c, st->src_buf, st->src_off),
+                                     buf_at(c, st->dst_buf, st->dst_off), st->count, st->order,
+                                     st->src_buf == DFC_BUF_TMP);
             c->fence_start = c->pc + 1;
         }
         c->pc++;

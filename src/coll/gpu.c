@@ -20,14 +20,24 @@ static dfc_list_t gpu_queue = {&gpu_queue, &gpu_queue};
 
 static int gpu_type_of(const dfc_dtype_t *dt, int *elem)
 {
-    static const struct { DFC_Datatype h; int type, elem; } map[] = {
-        {DFC_INT, DFC_GPU_I32, 4},          {DFC_INT32_T, DFC_GPU_I32, 4},
-        {DFC_UNSIGNED, DFC_GPU_U32, 4},     {DFC_UINT32_T, DFC_GPU_U32, 4},
-        {DFC_LONG, DFC_GPU_I64, 8},         {DFC_LONG_LONG, DFC_GPU_I64, 8},
-        {DFC_INT64_T, DFC_GPU_I64, 8},      {DFC_UNSIGNED_LONG, DFC_GPU_U64, 8},
-        {DFC_UNSIGNED_LONG_LONG, DFC_GPU_U64, 8}, {DFC_UINT64_T, DFC_GPU_U64, 8},
-        {DFC_FLOAT, DFC_GPU_F32, 4},        {DFC_DOUBLE, DFC_GPU_F64, 8},
-        {DFC_BFLOAT16, DFC_GPU_BF16, 2},    {DFC_FLOAT16, DFC_GPU_F16, 2},
+    static const struct {
+        DFC_Datatype h;
+        int type, elem;
+    } map[] = {
+        {DFC_INT, DFC_GPU_I32, 4},
+        {DFC_INT32_T, DFC_GPU_I32, 4},
+        {DFC_UNSIGNED, DFC_GPU_U32, 4},
+        {DFC_UINT32_T, DFC_GPU_U32, 4},
+        {DFC_LONG, DFC_GPU_I64, 8},
+        {DFC_LONG_LONG, DFC_GPU_I64, 8},
+        {DFC_INT64_T, DFC_GPU_I64, 8},
+        {DFC_UNSIGNED_LONG, DFC_GPU_U64, 8},
+        {DFC_UNSIGNED_LONG_LONG, DFC_GPU_U64, 8},
+        {DFC_UINT64_T, DFC_GPU_U64, 8},
+        {DFC_FLOAT, DFC_GPU_F32, 4},
+        {DFC_DOUBLE, DFC_GPU_F64, 8},
+        {DFC_BFLOAT16, DFC_GPU_BF16, 2},
+        {DFC_FLOAT16, DFC_GPU_F16, 2},
     };
     /* Derived contiguous types reduce element by element over their base type. */
     DFC_Datatype base = (DFC_Datatype)(0x03000000 | dt->base);
@@ -41,9 +51,12 @@ static int gpu_type_of(const dfc_dtype_t *dt, int *elem)
 
 static int gpu_op_of(const dfc_op_t *op)
 {
-    static const struct { DFC_Op h; int op; } map[] = {
-        {DFC_SUM, DFC_GPU_SUM}, {DFC_PROD, DFC_GPU_PROD}, {DFC_MIN, DFC_GPU_MIN},
-        {DFC_MAX, DFC_GPU_MAX}, {DFC_LAND, DFC_GPU_LAND}, {DFC_LOR, DFC_GPU_LOR},
+    static const struct {
+        DFC_Op h;
+        int op;
+    } map[] = {
+        {DFC_SUM, DFC_GPU_SUM},   {DFC_PROD, DFC_GPU_PROD}, {DFC_MIN, DFC_GPU_MIN},
+        {DFC_MAX, DFC_GPU_MAX},   {DFC_LAND, DFC_GPU_LAND}, {DFC_LOR, DFC_GPU_LOR},
         {DFC_LXOR, DFC_GPU_LXOR}, {DFC_BAND, DFC_GPU_BAND}, {DFC_BOR, DFC_GPU_BOR},
         {DFC_BXOR, DFC_GPU_BXOR},
     };
@@ -65,9 +78,11 @@ int dfc_coll_gpu_prepare(dfc_coll_t *c)
 {
     dfc_comm_t *comm = c->comm;
     if (c->sched.nsteps > DFC_GPU_MAX_STEPS)
-        return DFC_ERR(DFC_ERR_INTERN, "the %s schedule has %d steps, more than the GPU daemon's %d",
+        return DFC_ERR(DFC_ERR_INTERN,
+                       "the %s schedule has %d steps, more than the GPU daemon's %d",
                        c->sched.algorithm, c->sched.nsteps, DFC_GPU_MAX_STEPS);
-    for (int r = 0; r < comm->size; r++) c->gpu_peer[r] = (int8_t)dfc_gpu_daemon_index(comm->world[r]);
+    for (int r = 0; r < comm->size; r++)
+        c->gpu_peer[r] = (int8_t)dfc_gpu_daemon_index(comm->world[r]);
     c->gpu_type = c->gpu_op = -1;
     c->gpu_elem = c->gpu_item = 1;
     if (c->op) { /* a reduction */
@@ -83,10 +98,17 @@ int dfc_coll_gpu_prepare(dfc_coll_t *c)
 static int try_submit(dfc_coll_t *c)
 {
     dfc_gpu_job_t job = {
-        .sched = &c->sched, .send = c->bufs[DFC_BUF_SEND], .recv = c->bufs[DFC_BUF_RECV],
-        .ident = (((uint64_t)c->comm->ctx << 32) | (uint32_t)c->tag) + 1, .priority = c->priority,
-        .type = c->gpu_type, .op = c->gpu_op, .elem = c->gpu_elem, .item = c->gpu_item,
-        .peer_index = c->gpu_peer, .nranks = c->comm->size,
+        .sched = &c->sched,
+        .send = c->bufs[DFC_BUF_SEND],
+        .recv = c->bufs[DFC_BUF_RECV],
+        .ident = (((uint64_t)c->comm->ctx << 32) | (uint32_t)c->tag) + 1,
+        .priority = c->priority,
+        .type = c->gpu_type,
+        .op = c->gpu_op,
+        .elem = c->gpu_elem,
+        .item = c->gpu_item,
+        .peer_index = c->gpu_peer,
+        .nranks = c->comm->size,
     };
     int rc = dfc_gpu_submit(&job, &c->gpu);
     if (rc == DFC_SUCCESS) c->gpu_submitted = 1;
@@ -107,7 +129,8 @@ int dfc_coll_gpu_pass(void)
 {
     int events = dfc_gpu_progress();
     dfc_list_t *e, *t;
-    DFC_LIST_FOREACH_SAFE(e, t, &gpu_queue) {
+    DFC_LIST_FOREACH_SAFE(e, t, &gpu_queue)
+    {
         dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
         int err = DFC_SUCCESS;
         if ((err = dfc_fault_check(c->comm, 1, -1))) {
@@ -132,11 +155,13 @@ void dfc_coll_gpu_report(FILE *f)
     dfc_list_t *e;
     for (e = gpu_queue.next; e != &gpu_queue; e = e->next) {
         dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
-        fprintf(f, "[dfc hang report] rank %d: collective %s on comm ctx %u seq %d in the GPU daemon (%s) "
-                   "kernel preemptions %llu\n",
-                dfc_proc.world_rank, c->kind ? c->kind : "unknown", c->comm->ctx, c->tag,
-                c->gpu_submitted ? "submitted" : "waiting for a free descriptor",
-                (unsigned long long)dfc_gpu_preemptions());
+        fprintf(
+            f,
+            "[dfc hang report] rank %d: collective %s on comm ctx %u seq %d in the GPU daemon (%s) "
+            "kernel preemptions %llu\n",
+            dfc_proc.world_rank, c->kind ? c->kind : "unknown", c->comm->ctx, c->tag,
+            c->gpu_submitted ? "submitted" : "waiting for a free descriptor",
+            (unsigned long long)dfc_gpu_preemptions());
     }
 }
 

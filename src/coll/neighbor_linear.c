@@ -41,12 +41,13 @@ int dfc_coll_neighbor_linear_build(const dfc_coll_args_t *a, dfc_sched_t *s)
         int j = kth_self_recv(a, nself++);
         if (j < 0) continue; /* no receive posted for it: as an unmatched send, dropped */
         if (x->bytes > a->recvs[j].bytes) /* what the transport reports for a message */
-            return DFC_ERR(DFC_ERR_TRUNCATE, "message truncated: this process sends itself "
-                           "%llu bytes into a block of %llu", (unsigned long long)x->bytes,
-                           (unsigned long long)a->recvs[j].bytes);
+            return DFC_ERR(DFC_ERR_TRUNCATE,
+                           "message truncated: this process sends itself "
+                           "%llu bytes into a block of %llu",
+                           (unsigned long long)x->bytes, (unsigned long long)a->recvs[j].bytes);
         if (x->bytes > 0)
-            DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, x->off, DFC_BUF_RECV, a->recvs[j].off,
-                                   x->bytes));
+            DFC_TRY(
+                dfc_sched_copy(s, DFC_BUF_SEND, x->off, DFC_BUF_RECV, a->recvs[j].off, x->bytes));
     }
     int posted = 0;
     for (int i = 0; i < a->nrecvs; i++) {

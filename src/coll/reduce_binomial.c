@@ -37,7 +37,7 @@ int dfc_coll_reduce_binomial_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     uint64_t acc_off = 0, rtmp = 0;
     int have_rtmp = 0;
     int acc_ready = is_troot && is_root && a->in_place; /* the input already is the accumulator */
-    int have_acc = acc_ready; /* acc holds x_v op (children so far) */
+    int have_acc = acc_ready;                           /* acc holds x_v op (children so far) */
 
     int mask = 1, parent = -1;
     while (mask < n) {
@@ -57,7 +57,7 @@ int dfc_coll_reduce_binomial_build(const dfc_coll_args_t *a, dfc_sched_t *s)
             } else {
                 if (!have_rtmp) rtmp = dfc_sched_tmp(s, bytes), have_rtmp = 1;
                 DFC_TRY(dfc_sched_recv_reduce(s, child, acc_buf, acc_off, count, bytes, rtmp,
-                                          DFC_REDUCE_IN_SECOND));
+                                              DFC_REDUCE_IN_SECOND));
                 DFC_TRY(dfc_sched_fence(s));
             }
         }
@@ -76,7 +76,8 @@ int dfc_coll_reduce_binomial_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     /* Non-commutative with root != 0: the tree root (rank 0) forwards the result. */
     if (troot != root) {
         if (is_troot) {
-            DFC_TRY(dfc_sched_send(s, root, have_acc ? acc_buf : in, have_acc ? acc_off : 0, bytes));
+            DFC_TRY(
+                dfc_sched_send(s, root, have_acc ? acc_buf : in, have_acc ? acc_off : 0, bytes));
             DFC_TRY(dfc_sched_fence(s));
         } else if (is_root) {
             DFC_TRY(dfc_sched_recv(s, troot, DFC_BUF_RECV, 0, bytes));

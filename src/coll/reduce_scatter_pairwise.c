@@ -66,12 +66,12 @@ int dfc_coll_reduce_scatter_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t
             uint64_t slot = slots + (uint64_t)((i - 1) % w) * slot_bytes;
             if (from < rank) /* A = x_from op A */
                 DFC_TRY(dfc_sched_recv_reduce(s, from, abuf, aoff, mycnt, mybytes, slot,
-                                          DFC_REDUCE_IN_FIRST));
+                                              DFC_REDUCE_IN_FIRST));
             else if (from == n - 1) /* B starts as x_(p-1) */
                 DFC_TRY(dfc_sched_recv(s, from, DFC_BUF_TMP, bacc, mybytes));
             else /* B = x_from op B */
                 DFC_TRY(dfc_sched_recv_reduce(s, from, DFC_BUF_TMP, bacc, mycnt, mybytes, slot,
-                                          DFC_REDUCE_IN_FIRST));
+                                              DFC_REDUCE_IN_FIRST));
         }
         if (i % w == 0 || i == n - 1) DFC_TRY(dfc_sched_fence(s));
     }

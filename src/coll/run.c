@@ -39,11 +39,17 @@ static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *rec
     switch (a->kind) {
     case DFC_COLL_BARRIER: break;
     case DFC_COLL_BCAST: *recv = all; break;
-    case DFC_COLL_REDUCE: *send = all; *recv = root ? all : 0; break;
+    case DFC_COLL_REDUCE:
+        *send = all;
+        *recv = root ? all : 0;
+        break;
     case DFC_COLL_ALLREDUCE:
     case DFC_COLL_SCAN:
     case DFC_COLL_EXSCAN: *send = *recv = all; break;
-    case DFC_COLL_REDUCE_SCATTER_BLOCK: *send = n * all; *recv = a->in_place ? n * all : all; break;
+    case DFC_COLL_REDUCE_SCATTER_BLOCK:
+        *send = n * all;
+        *recv = a->in_place ? n * all : all;
+        break;
     case DFC_COLL_REDUCE_SCATTER: {
         uint64_t total = 0;
         for (int i = 0; i < a->size; i++) total += (uint64_t)a->rcounts[i];
@@ -51,22 +57,34 @@ static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *rec
         *recv = a->in_place ? total * a->elem : (uint64_t)a->rcounts[a->rank] * a->elem;
         break;
     }
-    case DFC_COLL_GATHER: *send = a->sbytes; *recv = root ? n * a->rbytes : 0; break;
+    case DFC_COLL_GATHER:
+        *send = a->sbytes;
+        *recv = root ? n * a->rbytes : 0;
+        break;
     case DFC_COLL_GATHERV:
         *send = a->sbytes;
         *recv = root ? v_span(a->vcounts, a->vdispls, a->size, a->relem) : 0;
         break;
-    case DFC_COLL_SCATTER: *send = root ? n * a->sbytes : 0; *recv = a->rbytes; break;
+    case DFC_COLL_SCATTER:
+        *send = root ? n * a->sbytes : 0;
+        *recv = a->rbytes;
+        break;
     case DFC_COLL_SCATTERV:
         *send = root ? v_span(a->scounts, a->sdispls, a->size, a->selem) : 0;
         *recv = a->rbytes;
         break;
-    case DFC_COLL_ALLGATHER: *send = a->sbytes; *recv = n * a->rbytes; break;
+    case DFC_COLL_ALLGATHER:
+        *send = a->sbytes;
+        *recv = n * a->rbytes;
+        break;
     case DFC_COLL_ALLGATHERV:
         *send = a->sbytes;
         *recv = v_span(a->vcounts, a->vdispls, a->size, a->relem);
         break;
-    case DFC_COLL_ALLTOALL: *send = n * a->sbytes; *recv = n * a->rbytes; break;
+    case DFC_COLL_ALLTOALL:
+        *send = n * a->sbytes;
+        *recv = n * a->rbytes;
+        break;
     case DFC_COLL_ALLTOALLV:
         *send = v_span(a->scounts, a->sdispls, a->size, a->selem);
         *recv = v_span(a->vcounts, a->vdispls, a->size, a->relem);
@@ -126,8 +144,9 @@ static int route_of(const char *func, dfc_comm_t *c, const dfc_coll_args_t *a, c
     if ((sb && sdev != mine) || (rb && rdev != mine))
         return dfc_err(DFC_ERR_BUFFER, func,
                        "invalid arguments sendbuf and recvbuf: in the GPU daemon both must be "
-                       "device memory of this rank's GPU %d (sendbuf: %s %d, recvbuf: %s %d)", mine,
-                       sdev < 0 ? "host" : "device", sdev, rdev < 0 ? "host" : "device", rdev);
+                       "device memory of this rank's GPU %d (sendbuf: %s %d, recvbuf: %s %d)",
+                       mine, sdev < 0 ? "host" : "device", sdev, rdev < 0 ? "host" : "device",
+                       rdev);
     *route = ROUTE_GPU;
     return DFC_SUCCESS;
 }
@@ -175,8 +194,8 @@ static int build_instance(const dfc_coll_call_t *call, dfc_comm_t *c, const dfc_
     dfc_coll_t *coll = NULL;
     int rc = algo->build(a, &sched);
     if (!rc)
-        rc = dfc_coll_new(c, &sched, sendbuf, recvbuf, dt, op,
-                          call->mode == DFC_MODE_PERSISTENT, prio, &coll);
+        rc = dfc_coll_new(c, &sched, sendbuf, recvbuf, dt, op, call->mode == DFC_MODE_PERSISTENT,
+                          prio, &coll);
     dfc_sched_destroy(&sched);
     if (rc) return rc;
     dfc_req_t *req = dfc_req_new(DFC_REQ_COLL, c);

@@ -30,7 +30,7 @@ static int scan_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     }
     if (a->in_place) {
         DFC_TRY(dfc_sched_recv_reduce(s, rank - 1, DFC_BUF_RECV, 0, count, bytes,
-                                  dfc_sched_tmp(s, bytes), DFC_REDUCE_IN_FIRST));
+                                      dfc_sched_tmp(s, bytes), DFC_REDUCE_IN_FIRST));
         DFC_TRY(dfc_sched_fence(s));
     } else {
         DFC_TRY(dfc_sched_recv(s, rank - 1, DFC_BUF_RECV, 0, bytes));

@@ -37,7 +37,7 @@ int dfc_coll_scatter_linear_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     /* The root: its own block first (no transfer is pending, so the copy does not wait). */
     if (!a->in_place)
         DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, block_off(a, root), DFC_BUF_RECV, 0,
-                           block_len(a, root)));
+                               block_len(a, root)));
     for (int i = 1; i < n; i++) {
         int p = (root + i) % n;
         if (block_len(a, p) > 0)

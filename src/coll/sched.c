@@ -26,12 +26,13 @@ static dfc_step_t *append(dfc_sched_t *s, int kind)
     dfc_step_t *st = &s->steps[s->nsteps++];
     memset(st, 0, sizeof *st);
     st->kind = (uint8_t)kind;
-    if (kind == DFC_STEP_SEND || kind == DFC_STEP_RECV || kind == DFC_STEP_RECV_REDUCE) s->ntransfers++;
+    if (kind == DFC_STEP_SEND || kind == DFC_STEP_RECV || kind == DFC_STEP_RECV_REDUCE)
+        s->ntransfers++;
     return st;
 }
 
-#define APPEND_OR_FAIL(st, s, kind)                                                           \
-    dfc_step_t *st = append((s), (kind));                                                     \
+#define APPEND_OR_FAIL(st, s, kind)       \
+    dfc_step_t *st = append((s), (kind)); \
     if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory building a collective schedule")
 
 int dfc_sched_send(dfc_sched_t *s, int peer, int buf, uint64_t off, uint64_t bytes)
@@ -95,7 +96,8 @@ int dfc_sched_reduce(dfc_sched_t *s, int src_buf, uint64_t src_off, int dst_buf,
     return DFC_SUCCESS;
 }
 
-int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes, uint64_t tmp_off)
+int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
+                             uint64_t tmp_off)
 {
     APPEND_OR_FAIL(st, s, DFC_STEP_SLOT_ALLREDUCE);
     st->src_buf = (uint8_t)src_buf;

@@ -80,7 +80,8 @@ static int scheduler_pass(void)
     int events = dfc_coll_gpu_pass();
     dfc_list_t *e, *t;
     int head = 1, pos = 0, head_prio = 0; /* pos: the position in the queue as it is now */
-    DFC_LIST_FOREACH_SAFE(e, t, &run_queue) {
+    DFC_LIST_FOREACH_SAFE(e, t, &run_queue)
+    {
         dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
         int start_pc = c->pc, done;
         if (head) {
@@ -181,13 +182,15 @@ int dfc_coll_layer_init(void)
 {
     dfc_comm_destroy_hook = dfc_coll_cache_destroy;
     dfc_list_init(&run_queue);
-    long init = dfc_env_long("DFC_SPIN_BUDGET", 64,
+    long init = dfc_env_long(
+        "DFC_SPIN_BUDGET", 64,
         "network polls the head collective may spend waiting on a peer before it is preempted");
     long min = dfc_env_long("DFC_SPIN_BUDGET_MIN", 4, "smallest adaptive spin budget");
     long max = dfc_env_long("DFC_SPIN_BUDGET_MAX", 4096, "largest adaptive spin budget");
     /* Off by default: on the host the rule doubled chaos order's preemptions without
      * shortening it, measured and simulated (BENCHMARKS.md, "Simulating the scheduler"). */
-    long move = dfc_env_long("DFC_SPIN_MOVE_TO_HEAD", 0,
+    long move = dfc_env_long(
+        "DFC_SPIN_MOVE_TO_HEAD", 0,
         "1: a collective that moved while the head waited becomes the head; 0: queue order only");
     policy = dfc_policy_make(init, min, max, move != 0);
     dfc_progress_set_coll_hook(scheduler_pass);
@@ -228,8 +231,9 @@ void dfc_coll_report(FILE *f)
                      (unsigned long long)c->xfer[i].done, (unsigned long long)st->bytes);
             break;
         }
-        fprintf(f, "[dfc hang report] rank %d: collective %s on comm %s seq %d step %d/%d %s "
-                   "preemptions %llu\n",
+        fprintf(f,
+                "[dfc hang report] rank %d: collective %s on comm %s seq %d step %d/%d %s "
+                "preemptions %llu\n",
                 dfc_proc.world_rank, c->kind ? c->kind : "unknown", comm, c->tag, c->pc,
                 (int)c->sched.nsteps, wait, (unsigned long long)c->preemptions);
     }

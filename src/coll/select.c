@@ -17,9 +17,9 @@ static int is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
 /* The size thresholds of the rules in dfc_coll_select, in bytes (defaults from MPICH's). */
 static struct {
     int read;
-    uint64_t bcast_sag_min;   /* bcast: scatter_allgather from this size (4+ ranks) */
-    uint64_t allreduce_rd_max; /* allreduce: recursive doubling up to this size, */
-    uint64_t allreduce_rab_max; /* then rabenseifner up to this one, then ring */
+    uint64_t bcast_sag_min;       /* bcast: scatter_allgather from this size (4+ ranks) */
+    uint64_t allreduce_rd_max;    /* allreduce: recursive doubling up to this size, */
+    uint64_t allreduce_rab_max;   /* then rabenseifner up to this one, then ring */
     uint64_t allgather_short_max; /* allgather: recursive doubling or bruck up to this
                                      gathered size, then ring */
 } thr;
@@ -27,13 +27,17 @@ static struct {
 /* DFC_Init has checked each against its range (0 to 1 GiB, env_registry.c): none is negative. */
 static void read_thresholds(void)
 {
-    thr.bcast_sag_min = (uint64_t)dfc_env_long("DFC_BCAST_SCATTER_ALLGATHER_MIN", 65536,
+    thr.bcast_sag_min = (uint64_t)dfc_env_long(
+        "DFC_BCAST_SCATTER_ALLGATHER_MIN", 65536,
         "bytes from which bcast on 4 or more processes uses scatter_allgather (below: binomial)");
-    thr.allreduce_rd_max = (uint64_t)dfc_env_long("DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 16384,
-        "largest allreduce in bytes that uses recursive_doubling");
-    thr.allreduce_rab_max = (uint64_t)dfc_env_long("DFC_ALLREDUCE_RABENSEIFNER_MAX", 512 << 10,
-        "largest allreduce in bytes that uses rabenseifner (above: ring)");
-    thr.allgather_short_max = (uint64_t)dfc_env_long("DFC_ALLGATHER_SHORT_MAX", 65536,
+    thr.allreduce_rd_max = (uint64_t)
+        dfc_env_long("DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 16384,
+                     "largest allreduce in bytes that uses recursive_doubling");
+    thr.allreduce_rab_max = (uint64_t)
+        dfc_env_long("DFC_ALLREDUCE_RABENSEIFNER_MAX", 512 << 10,
+                     "largest allreduce in bytes that uses rabenseifner (above: ring)");
+    thr.allgather_short_max = (uint64_t)dfc_env_long(
+        "DFC_ALLGATHER_SHORT_MAX", 65536,
         "largest gathered size in bytes for which allgather uses recursive_doubling or bruck "
         "(above: ring)");
     thr.read = 1;
@@ -75,11 +79,27 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
 };
 const int dfc_coll_nalgos = sizeof dfc_coll_algos / sizeof dfc_coll_algos[0];
 
-static const char *const kind_names[DFC_COLL_KIND_COUNT] = {
-    "barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
-    "allgather", "allgatherv", "alltoall", "alltoallv", "reduce_scatter_block", "reduce_scatter",
-    "scan", "exscan", "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall",
-    "neighbor_alltoallv", "neighbor_alltoallw"};
+static const char *const kind_names[DFC_COLL_KIND_COUNT] = {"barrier",
+                                                            "bcast",
+                                                            "reduce",
+                                                            "allreduce",
+                                                            "gather",
+                                                            "gatherv",
+                                                            "scatter",
+                                                            "scatterv",
+                                                            "allgather",
+                                                            "allgatherv",
+                                                            "alltoall",
+                                                            "alltoallv",
+                                                            "reduce_scatter_block",
+                                                            "reduce_scatter",
+                                                            "scan",
+                                                            "exscan",
+                                                            "neighbor_allgather",
+                                                            "neighbor_allgatherv",
+                                                            "neighbor_alltoall",
+                                                            "neighbor_alltoallv",
+                                                            "neighbor_alltoallw"};
 
 const char *dfc_coll_kind_name(dfc_coll_kind_t kind) { return kind_names[kind]; }
 
@@ -87,7 +107,8 @@ static const dfc_coll_algo_t *find(dfc_coll_kind_t kind, const char *name, const
 {
     for (int i = 0; i < dfc_coll_nalgos; i++) {
         const dfc_coll_algo_t *al = &dfc_coll_algos[i];
-        if (al->kind == kind && !strcmp(al->name, name) && (!al->usable || al->usable(a))) return al;
+        if (al->kind == kind && !strcmp(al->name, name) && (!al->usable || al->usable(a)))
+            return al;
     }
     return NULL;
 }
@@ -102,10 +123,12 @@ static const char *forced_name(dfc_coll_kind_t kind)
         int i = 0;
         const char *k = kind_names[kind];
         i = snprintf(names[kind], sizeof names[kind], "DFC_");
-        for (; *k && i < (int)sizeof names[kind] - 11; k++) names[kind][i++] = (char)toupper((unsigned char)*k);
+        for (; *k && i < (int)sizeof names[kind] - 11; k++)
+            names[kind][i++] = (char)toupper((unsigned char)*k);
         snprintf(names[kind] + i, sizeof names[kind] - i, "_ALGORITHM");
-        cache[kind] = dfc_env_str(names[kind], "auto",
-                                  "force the algorithm of this collective (see dfc_env(7) for names)");
+        cache[kind] =
+            dfc_env_str(names[kind], "auto",
+                        "force the algorithm of this collective (see dfc_env(7) for names)");
         read[kind] = 1;
     }
     return strcmp(cache[kind], "auto") ? cache[kind] : NULL;
@@ -133,12 +156,12 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max) name = "ring";
         else name = is_pow2(a->size) ? "recursive_doubling" : "bruck";
         break;
-    default:
-        break;
+    default: break;
     }
     if (name && (al = find(a->kind, name, a))) return al;
     for (int i = 0; i < dfc_coll_nalgos; i++) /* the first usable one of the kind */
-        if (dfc_coll_algos[i].kind == a->kind && (!dfc_coll_algos[i].usable || dfc_coll_algos[i].usable(a)))
+        if (dfc_coll_algos[i].kind == a->kind &&
+            (!dfc_coll_algos[i].usable || dfc_coll_algos[i].usable(a)))
             return &dfc_coll_algos[i];
     return NULL;
 }
@@ -154,10 +177,22 @@ void dfc_coll_register_params(void)
     read_thresholds();
     for (int i = 0; i < dfc_coll_nalgos; i++) {
         const dfc_coll_algo_t *al = &dfc_coll_algos[i];
-        dfc_coll_args_t a = {.kind = al->kind, .rank = 0, .size = 2, .root = 0, .commutative = 1,
-                             .count = 4, .elem = 4, .rcounts = counts, .sbytes = 8, .rbytes = 8,
-                             .selem = 4, .relem = 4, .scounts = counts, .sdispls = displs,
-                             .vcounts = counts, .vdispls = displs};
+        dfc_coll_args_t a = {.kind = al->kind,
+                             .rank = 0,
+                             .size = 2,
+                             .root = 0,
+                             .commutative = 1,
+                             .count = 4,
+                             .elem = 4,
+                             .rcounts = counts,
+                             .sbytes = 8,
+                             .rbytes = 8,
+                             .selem = 4,
+                             .relem = 4,
+                             .scounts = counts,
+                             .sdispls = displs,
+                             .vcounts = counts,
+                             .vdispls = displs};
         if (al->usable && !al->usable(&a)) continue;
         dfc_sched_t s;
         dfc_sched_init(&s);

@@ -50,11 +50,23 @@ int dfc_comm_init_predefined(void)
     dfc_group_t *gs = dfc_group_new(1, &dfc_proc.world_rank);
     free(all);
     if (!gw || !gs) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-    comm_world = (dfc_comm_t){.handle = DFC_COMM_WORLD, .refcount = 1, .ctx = 0, .group = gw,
-                              .world = gw->world, .size = n, .rank = gw->rank, .is_world = 1,
+    comm_world = (dfc_comm_t){.handle = DFC_COMM_WORLD,
+                              .refcount = 1,
+                              .ctx = 0,
+                              .group = gw,
+                              .world = gw->world,
+                              .size = n,
+                              .rank = gw->rank,
+                              .is_world = 1,
                               .errhandler = DFC_ERRORS_ARE_FATAL};
-    comm_self = (dfc_comm_t){.handle = DFC_COMM_SELF, .refcount = 1, .ctx = 1, .group = gs,
-                             .world = gs->world, .size = 1, .rank = 0, .is_self = 1,
+    comm_self = (dfc_comm_t){.handle = DFC_COMM_SELF,
+                             .refcount = 1,
+                             .ctx = 1,
+                             .group = gs,
+                             .world = gs->world,
+                             .size = 1,
+                             .rank = 0,
+                             .is_self = 1,
                              .errhandler = DFC_ERRORS_ARE_FATAL};
     strcpy(comm_world.name, "DFC_COMM_WORLD");
     strcpy(comm_self.name, "DFC_COMM_SELF");
@@ -81,7 +93,8 @@ int dfc_comm_check(DFC_Comm h, const char *func, const char *argname, dfc_comm_t
     if (c) return DFC_SUCCESS;
     if (h == DFC_COMM_NULL)
         return dfc_err(DFC_ERR_COMM, func, "invalid argument %s: DFC_COMM_NULL", argname);
-    return dfc_err(DFC_ERR_COMM, func, "invalid argument %s: 0x%x is not a valid communicator (freed or never created)",
+    return dfc_err(DFC_ERR_COMM, func,
+                   "invalid argument %s: 0x%x is not a valid communicator (freed or never created)",
                    argname, (unsigned)h);
 }
 
@@ -139,8 +152,11 @@ static int members_allgather(dfc_comm_t *parent, int n, const int *members, int 
         dfc_req_t sreq, rreq;
         dfc_req_init_internal(&sreq, parent);
         dfc_req_init_internal(&rreq, parent);
-        int rc = dfc_p2p_irecv(parent, 1, (char *)all + (size_t)rblk * bytes, bytes, left, tag, &rreq);
-        if (!rc) rc = dfc_p2p_isend(parent, 1, (char *)all + (size_t)sblk * bytes, bytes, right, tag, 0, &sreq);
+        int rc = dfc_p2p_irecv(parent, 1, (char *)all + (size_t)rblk * bytes, bytes, left, tag,
+                               &rreq);
+        if (!rc)
+            rc = dfc_p2p_isend(parent, 1, (char *)all + (size_t)sblk * bytes, bytes, right, tag, 0,
+                               &sreq);
         if (!rc) rc = dfc_progress_until(&rreq.complete);
         if (!rc) rc = dfc_progress_until(&sreq.complete);
         if (rc) return rc;
@@ -164,8 +180,8 @@ static int cmp_key_then_rank(const void *a, const void *b)
 
 /* The common core: entries of all participants are known; members are those with my
  * color, ordered by (key, parent rank). Builds the communicator if I am a member. */
-static int build_from_entries(dfc_comm_t *parent, creation_entry_t *entries, int n,
-                              int my_color, dfc_comm_t **out)
+static int build_from_entries(dfc_comm_t *parent, creation_entry_t *entries, int n, int my_color,
+                              dfc_comm_t **out)
 {
     *out = NULL;
     if (my_color == DFC_UNDEFINED) return DFC_SUCCESS;
@@ -187,7 +203,8 @@ static int build_from_entries(dfc_comm_t *parent, creation_entry_t *entries, int
     for (int i = 0; i < m; i++) world[i] = parent->world[sel[i]->parent_rank];
     int ctx = dfc_ctxid_pick(mask);
     if (ctx < 0) {
-        rc = DFC_ERR(DFC_ERR_OTHER, "no context id is free on every member (%d communicators exist); free some",
+        rc = DFC_ERR(DFC_ERR_OTHER,
+                     "no context id is free on every member (%d communicators exist); free some",
                      DFC_CTXID_MAX);
         goto out;
     }

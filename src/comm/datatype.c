@@ -25,12 +25,30 @@
 
 /* MPI's pair types: the same declarations as in op.c, which checks at init that the two
  * agree with the extents registered here. */
-typedef struct { float v; int i; } dfc_pair_float_int_t;
-typedef struct { double v; int i; } dfc_pair_double_int_t;
-typedef struct { long v; int i; } dfc_pair_long_int_t;
-typedef struct { int v; int i; } dfc_pair_2int_t;
-typedef struct { short v; int i; } dfc_pair_short_int_t;
-typedef struct { long double v; int i; } dfc_pair_long_double_int_t;
+typedef struct {
+    float v;
+    int i;
+} dfc_pair_float_int_t;
+typedef struct {
+    double v;
+    int i;
+} dfc_pair_double_int_t;
+typedef struct {
+    long v;
+    int i;
+} dfc_pair_long_int_t;
+typedef struct {
+    int v;
+    int i;
+} dfc_pair_2int_t;
+typedef struct {
+    short v;
+    int i;
+} dfc_pair_short_int_t;
+typedef struct {
+    long double v;
+    int i;
+} dfc_pair_long_double_int_t;
 
 dfc_htable_t dfc_dtype_table;
 
@@ -43,9 +61,14 @@ typedef struct dfc_dtype_layout {
     size_t value_size;
 } dfc_dtype_layout_t;
 
-#define SCALAR(h, ctype) { h, #h, sizeof(ctype), sizeof(ctype), 0 }
-#define PAIR(h, pair_t, value_t)                                                              \
-    { h, #h, sizeof(value_t) + sizeof(int), sizeof(pair_t), sizeof(value_t) }
+#define SCALAR(h, ctype)                       \
+    {                                          \
+        h, #h, sizeof(ctype), sizeof(ctype), 0 \
+    }
+#define PAIR(h, pair_t, value_t)                                              \
+    {                                                                         \
+        h, #h, sizeof(value_t) + sizeof(int), sizeof(pair_t), sizeof(value_t) \
+    }
 
 static const dfc_dtype_layout_t dfc_dtype_layouts[] = {
     SCALAR(DFC_CHAR, char),
@@ -89,8 +112,7 @@ static const dfc_dtype_layout_t dfc_dtype_layouts[] = {
 #undef SCALAR
 #undef PAIR
 
-_Static_assert(sizeof(dfc_dtype_layouts) / sizeof(dfc_dtype_layouts[0]) ==
-                   DFC_DATATYPE_BUILTIN_MAX,
+_Static_assert(sizeof(dfc_dtype_layouts) / sizeof(dfc_dtype_layouts[0]) == DFC_DATATYPE_BUILTIN_MAX,
                "every predefined datatype of dfc.h needs a layout");
 
 /* Objects of the predefined types, and each one's layout, by handle index. */
@@ -181,8 +203,7 @@ static int dfc_dtype_register(const char *func, dfc_dtype_t *dt, dfc_dtype_t **o
     return DFC_SUCCESS;
 }
 
-int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old,
-                         dfc_dtype_t **out)
+int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old, dfc_dtype_t **out)
 {
     /* The extent is a DFC_Aint, so the whole type must stay below INTPTR_MAX bytes. */
     if (count && (size_t)old->extent > (size_t)INTPTR_MAX / count)

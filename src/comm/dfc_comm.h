@@ -37,16 +37,16 @@ extern int dfc_lock_enabled;
 extern pthread_mutex_t dfc_big_lock;
 extern int dfc_lock_sleepers, dfc_progress_changed;
 void dfc_progress_wake(void);
-#define DFC_LOCK()                                                                            \
-    do {                                                                                      \
-        if (dfc_lock_enabled) pthread_mutex_lock(&dfc_big_lock);                              \
+#define DFC_LOCK()                                               \
+    do {                                                         \
+        if (dfc_lock_enabled) pthread_mutex_lock(&dfc_big_lock); \
     } while (0)
-#define DFC_UNLOCK()                                                                          \
-    do {                                                                                      \
-        if (dfc_lock_enabled) {                                                               \
-            if (dfc_lock_sleepers && dfc_progress_changed) dfc_progress_wake();               \
-            pthread_mutex_unlock(&dfc_big_lock);                                              \
-        }                                                                                     \
+#define DFC_UNLOCK()                                                            \
+    do {                                                                        \
+        if (dfc_lock_enabled) {                                                 \
+            if (dfc_lock_sleepers && dfc_progress_changed) dfc_progress_wake(); \
+            pthread_mutex_unlock(&dfc_big_lock);                                \
+        }                                                                       \
     } while (0)
 
 /* ---- Info ------------------------------------------------------------------------------- */
@@ -57,10 +57,10 @@ typedef struct dfc_info {
 } dfc_info_t;
 
 extern dfc_htable_t dfc_info_table;
-dfc_info_t *dfc_info_new(void);                  /* NULL on out-of-memory; no handle */
+dfc_info_t *dfc_info_new(void);                   /* NULL on out-of-memory; no handle */
 dfc_info_t *dfc_info_copy(const dfc_info_t *src); /* NULL on out-of-memory; no handle */
 void dfc_info_destroy(dfc_info_t *info);          /* also removes its handle if it has one */
-const char *dfc_info_lookup(const dfc_info_t *info, const char *key); /* NULL if absent */
+const char *dfc_info_lookup(const dfc_info_t *info, const char *key);   /* NULL if absent */
 int dfc_info_put(dfc_info_t *info, const char *key, const char *value); /* DFC_SUCCESS/err */
 int dfc_info_init(void);      /* the table and DFC_INFO_ENV */
 void dfc_info_finalize(void); /* frees DFC_INFO_ENV and the table */
@@ -74,8 +74,8 @@ typedef struct dfc_group {
     int handle;   /* 0 while the group has no user handle */
     int refcount; /* communicators and the user each hold a reference */
     int size;
-    int rank;     /* this process's rank in the group or DFC_UNDEFINED */
-    int *world;   /* world rank of each member */
+    int rank;   /* this process's rank in the group or DFC_UNDEFINED */
+    int *world; /* world rank of each member */
 } dfc_group_t;
 
 extern dfc_htable_t dfc_group_table;
@@ -97,10 +97,8 @@ int dfc_group_check(DFC_Group h, const char *func, const char *argname, dfc_grou
 int dfc_group_publish(dfc_group_t *g, DFC_Group *out);
 /* The algebra. Each returns DFC_SUCCESS and a new reference in *out (dfc_group_empty for an
  * empty result), or an error code whose message names `func` and the bad argument. */
-int dfc_group_incl(dfc_group_t *g, int n, const int ranks[], const char *func,
-                   dfc_group_t **out);
-int dfc_group_excl(dfc_group_t *g, int n, const int ranks[], const char *func,
-                   dfc_group_t **out);
+int dfc_group_incl(dfc_group_t *g, int n, const int ranks[], const char *func, dfc_group_t **out);
+int dfc_group_excl(dfc_group_t *g, int n, const int ranks[], const char *func, dfc_group_t **out);
 int dfc_group_range_incl(dfc_group_t *g, int n, int ranges[][3], const char *func,
                          dfc_group_t **out);
 int dfc_group_range_excl(dfc_group_t *g, int n, int ranges[][3], const char *func,
@@ -110,8 +108,8 @@ int dfc_group_intersection(const dfc_group_t *a, const dfc_group_t *b, dfc_group
 int dfc_group_difference(const dfc_group_t *a, const dfc_group_t *b, dfc_group_t **out);
 /* ranks2[i] = rank in b of the process of rank ranks1[i] in a (DFC_PROC_NULL stays
  * DFC_PROC_NULL, absent -> DFC_UNDEFINED). */
-int dfc_group_translate_ranks(const dfc_group_t *a, int n, const int ranks1[],
-                              const dfc_group_t *b, const char *func, int ranks2[]);
+int dfc_group_translate_ranks(const dfc_group_t *a, int n, const int ranks1[], const dfc_group_t *b,
+                              const char *func, int ranks2[]);
 /* DFC_IDENT, DFC_SIMILAR or DFC_UNEQUAL. */
 int dfc_group_compare(const dfc_group_t *a, const dfc_group_t *b);
 
@@ -123,12 +121,12 @@ int dfc_group_compare(const dfc_group_t *a, const dfc_group_t *b);
 typedef struct dfc_dtype {
     int handle;
     int refcount;
-    int builtin;      /* predefined: never freed */
-    int base;         /* index (low 24 bits of the handle) of the predefined element type */
-    size_t size;      /* bytes one item occupies when moved: its extent, so pair types
+    int builtin;  /* predefined: never freed */
+    int base;     /* index (low 24 bits of the handle) of the predefined element type */
+    size_t size;  /* bytes one item occupies when moved: its extent, so pair types
                          (DFC_DOUBLE_INT...) include their padding; MPI's size is
                          dfc_dtype_mpi_size() */
-    size_t nbase;     /* number of base elements in one item */
+    size_t nbase; /* number of base elements in one item */
     DFC_Aint lb, extent;
     int committed;
     int combiner;     /* DFC_COMBINER_NAMED, _DUP or _CONTIGUOUS */
@@ -147,8 +145,7 @@ static inline dfc_dtype_t *dfc_dtype_get(DFC_Datatype h)
 int dfc_dtype_check(DFC_Datatype h, const char *func, const char *argname, dfc_dtype_t **out);
 /* Handle lookup without the "committed" requirement (Type_size and friends). */
 int dfc_dtype_lookup(DFC_Datatype h, const char *func, const char *argname, dfc_dtype_t **out);
-int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old,
-                         dfc_dtype_t **out);
+int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old, dfc_dtype_t **out);
 int dfc_dtype_dup(const char *func, const dfc_dtype_t *old, dfc_dtype_t **out);
 /* Pending operations hold a reference, so a type freed by the user lives until they end. */
 void dfc_dtype_retain(dfc_dtype_t *dt);
@@ -174,7 +171,10 @@ typedef struct dfc_op {
 extern dfc_htable_t dfc_op_table;
 int dfc_op_init(void);
 void dfc_op_finalize(void);
-static inline dfc_op_t *dfc_op_get(DFC_Op h) { return (dfc_op_t *)dfc_htable_get(&dfc_op_table, h); }
+static inline dfc_op_t *dfc_op_get(DFC_Op h)
+{
+    return (dfc_op_t *)dfc_htable_get(&dfc_op_table, h);
+}
 /* Checks that h is a valid op that is defined on datatype dt (MPI-4.1 5.9.2); records a
  * message naming func and argname otherwise. */
 int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *argname,
@@ -195,22 +195,22 @@ struct dfc_topo;      /* a process topology (comm/dfc_topo.h) */
 
 typedef struct dfc_comm {
     int handle;
-    int refcount;        /* the user's handle, plus one per pending operation */
-    uint32_t ctx;        /* context id: point-to-point uses 2*ctx, collectives 2*ctx+1 */
+    int refcount; /* the user's handle, plus one per pending operation */
+    uint32_t ctx; /* context id: point-to-point uses 2*ctx, collectives 2*ctx+1 */
     int rank, size;
     dfc_group_t *group;
-    const int *world;    /* = group->world: world rank of each comm rank */
+    const int *world; /* = group->world: world rank of each comm rank */
     int is_world, is_self;
     char name[DFC_MAX_OBJECT_NAME];
     DFC_Errhandler errhandler;
-    dfc_info_t *info;    /* hints given at creation or by set_info; NULL if none */
-    int priority;        /* info key dfc_priority; 0 by default, higher runs first */
-    uint32_t coll_seq;   /* collectives initiated on this communicator so far */
-    uint32_t pcoll_seq;  /* persistent collective _init calls so far */
+    dfc_info_t *info;           /* hints given at creation or by set_info; NULL if none */
+    int priority;               /* info key dfc_priority; 0 by default, higher runs first */
+    uint32_t coll_seq;          /* collectives initiated on this communicator so far */
+    uint32_t pcoll_seq;         /* persistent collective _init calls so far */
     struct dfc_coll_comm *coll; /* owned by the coll layer */
-    uint32_t fail_epoch; /* fault.c's cache: failures seen when fail_code was computed */
-    int fail_code;       /* 0, or the code for a failed member (DFC_ERR_PROC_FAILED) */
-    struct dfc_topo *topo; /* process topology (comm/dfc_topo.h, topo.c); NULL if none */
+    uint32_t fail_epoch;        /* fault.c's cache: failures seen when fail_code was computed */
+    int fail_code;              /* 0, or the code for a failed member (DFC_ERR_PROC_FAILED) */
+    struct dfc_topo *topo;      /* process topology (comm/dfc_topo.h, topo.c); NULL if none */
 } dfc_comm_t;
 
 extern dfc_htable_t dfc_comm_table;
@@ -231,8 +231,8 @@ int dfc_comm_check(DFC_Comm h, const char *func, const char *argname, dfc_comm_t
 /* Builds a communicator over `group` (every member calls it with the same group, in the
  * same order relative to other creations on `parent`). Collective over the group's members,
  * which must all be members of parent. Not a member -> *out = NULL. */
-int dfc_comm_create_from_group(dfc_comm_t *parent, dfc_group_t *group, dfc_info_t *info,
-                               int tag, dfc_comm_t **out);
+int dfc_comm_create_from_group(dfc_comm_t *parent, dfc_group_t *group, dfc_info_t *info, int tag,
+                               dfc_comm_t **out);
 void dfc_comm_release(dfc_comm_t *c); /* drops a reference; frees ctx at zero */
 /* Reads dfc_priority and other hints from info into c. */
 void dfc_comm_apply_info(dfc_comm_t *c, const dfc_info_t *info);
@@ -273,8 +273,8 @@ static inline int dfc_comm_gpu_busy(void)
  * that is free on every member (an allreduce-BAND of the masks over the parent). */
 #define DFC_CTXID_MAX 4096
 #define DFC_CTXID_WORDS (DFC_CTXID_MAX / 32)
-void dfc_ctxid_reset(void);              /* all free but WORLD (0) and SELF (1) */
-void dfc_ctxid_mask(uint32_t *mask);     /* copies this process's free mask */
+void dfc_ctxid_reset(void);          /* all free but WORLD (0) and SELF (1) */
+void dfc_ctxid_mask(uint32_t *mask); /* copies this process's free mask */
 void dfc_ctxid_take(uint32_t ctx);
 void dfc_ctxid_free(uint32_t ctx);
 /* Unit-testable core: picks the lowest set bit of mask (DFC_CTXID_MAX bits); -1 if none. */
@@ -286,14 +286,14 @@ void dfc_ctxid_and(uint32_t *acc, const void *masks, int n, size_t stride);
  * why it is safe and always progresses. A space is one process's ids and creations; the
  * process has dfc_ctxid_proc (what the functions above act on), the unit test several. */
 typedef struct dfc_ctxid_creation {
-    uint64_t key;    /* (parent context << 32) | internal tag: equal on every participant */
-    int entered;     /* a round has ended: every participant is inside this creation */
+    uint64_t key; /* (parent context << 32) | internal tag: equal on every participant */
+    int entered;  /* a round has ended: every participant is inside this creation */
     struct dfc_ctxid_creation *next;
 } dfc_ctxid_creation_t;
 typedef struct dfc_ctxid_space {
     uint32_t free[DFC_CTXID_WORDS];
-    dfc_ctxid_creation_t *flight;          /* creations in flight (caller-owned nodes) */
-    const dfc_ctxid_creation_t *lent_to;   /* the creation whose round holds the mask */
+    dfc_ctxid_creation_t *flight;        /* creations in flight (caller-owned nodes) */
+    const dfc_ctxid_creation_t *lent_to; /* the creation whose round holds the mask */
 } dfc_ctxid_space_t;
 extern dfc_ctxid_space_t dfc_ctxid_proc;
 void dfc_ctxid_space_reset(dfc_ctxid_space_t *s);
@@ -314,37 +314,37 @@ enum { DFC_REQ_SEND = 1, DFC_REQ_RECV, DFC_REQ_COLL };
 
 typedef struct dfc_req dfc_req_t;
 struct dfc_req {
-    int handle;          /* 0 for internal requests (collective steps) */
+    int handle; /* 0 for internal requests (collective steps) */
     int kind;
-    int persistent;      /* created by *_init: survives completion, restarted by Start */
-    int active;          /* started and not yet waited for (persistent); 1 otherwise */
+    int persistent; /* created by *_init: survives completion, restarted by Start */
+    int active;     /* started and not yet waited for (persistent); 1 otherwise */
     volatile int complete;
-    int user_freed;      /* Request_free while active: release at completion */
+    int user_freed; /* Request_free while active: release at completion */
     int cancelled;
     DFC_Status status;
     dfc_comm_t *comm;
-    uint64_t id;         /* for rendezvous replies; unique in this process */
+    uint64_t id; /* for rendezvous replies; unique in this process */
 
     /* point-to-point */
     const void *sbuf;
     void *rbuf;
-    uint64_t bytes;      /* buffer capacity (recv) or message length (send) */
-    int peer;            /* comm rank, DFC_ANY_SOURCE allowed for receives */
+    uint64_t bytes; /* buffer capacity (recv) or message length (send) */
+    int peer;       /* comm rank, DFC_ANY_SOURCE allowed for receives */
     int tag;
-    int sync;            /* Ssend */
-    int coll_ctx;        /* 1: uses the communicator's collective context */
+    int sync;              /* Ssend */
+    int coll_ctx;          /* 1: uses the communicator's collective context */
     const char *func;      /* receives: the entry point that posted it and the name of */
     const char *count_arg; /* its count argument, for the truncation message (or NULL) */
-    uint64_t done;       /* rendezvous bytes sent or received so far */
-    uint64_t remote_id;  /* the peer's request id (CTS target / DATA destination) */
-    uint64_t msg_len;    /* rendezvous receive: the sender's full length */
-    int peer_world;      /* world rank of the peer once known */
-    int rndv_state;      /* protocol state, see p2p.c */
-    dfc_list_t link;     /* posted queue, pending-send queue or active list */
+    uint64_t done;         /* rendezvous bytes sent or received so far */
+    uint64_t remote_id;    /* the peer's request id (CTS target / DATA destination) */
+    uint64_t msg_len;      /* rendezvous receive: the sender's full length */
+    int peer_world;        /* world rank of the peer once known */
+    int rndv_state;        /* protocol state, see p2p.c */
+    dfc_list_t link;       /* posted queue, pending-send queue or active list */
 
     /* collectives: the coll layer's schedule state and hooks */
     void *coll;
-    int (*start)(dfc_req_t *req);   /* persistent restart (Start); NULL for p2p */
+    int (*start)(dfc_req_t *req);    /* persistent restart (Start); NULL for p2p */
     void (*destroy)(dfc_req_t *req); /* releases coll state */
 
     DFC_Request_callback *cb;
@@ -358,8 +358,8 @@ struct dfc_req {
 };
 
 typedef struct dfc_stage {
-    void *dev;    /* the user's device buffer */
-    void *host;   /* its host shadow, which the operation uses */
+    void *dev;  /* the user's device buffer */
+    void *host; /* its host shadow, which the operation uses */
     size_t bytes;
     int copy_in, copy_out;
 } dfc_stage_t;
@@ -369,10 +369,10 @@ typedef struct dfc_stage {
  * each completion. */
 int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_out, void **use);
 int dfc_req_stage_in(dfc_req_t *r); /* at start */
-void dfc_req_unstage(dfc_req_t *r);  /* frees the shadows (internal requests on the stack) */
+void dfc_req_unstage(dfc_req_t *r); /* frees the shadows (internal requests on the stack) */
 
 extern dfc_htable_t dfc_req_table;
-dfc_req_t *dfc_req_new(int kind, dfc_comm_t *comm); /* zeroed, active, not complete */
+dfc_req_t *dfc_req_new(int kind, dfc_comm_t *comm);   /* zeroed, active, not complete */
 int dfc_req_handle(dfc_req_t *req, DFC_Request *out); /* gives it a user handle */
 /* Initializes an internal (handle-less, caller-owned) request; takes no comm reference. */
 void dfc_req_init_internal(dfc_req_t *r, dfc_comm_t *comm);
@@ -388,8 +388,8 @@ int dfc_req_start(dfc_req_t *req);
 
 /* ---- Point-to-point (used by the api and by collective schedules) -------------------------
  * `req` is caller-owned (from dfc_req_new or embedded); these only post the operation. */
-int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst,
-                  int tag, int sync, dfc_req_t *req);
+int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst, int tag,
+                  int sync, dfc_req_t *req);
 int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int src, int tag,
                   dfc_req_t *req);
 /* Probe: looks for a matching unexpected message; fills status when found. */
@@ -426,10 +426,10 @@ void dfc_p2p_report(FILE *f);
 extern int dfc_fault_timeout_s; /* DFC_FAULT_TIMEOUT */
 int dfc_fault_init(void);       /* before the transports */
 void dfc_fault_finalize(void);
-int dfc_fault_count(void);      /* failed ranks so far */
+int dfc_fault_count(void); /* failed ranks so far */
 /* Declares world rank `world` failed (once): `code` is what detected it, `how` says who. */
 void dfc_fault_peer(int world, int code, const char *how);
-int dfc_fault_poll(void);       /* collects launcher events; returns the new failures */
+int dfc_fault_poll(void); /* collects launcher events; returns the new failures */
 /* The code a new operation fails with: peer `world` (-1: none) failed, or coll_ctx and c
  * has a failed member; DFC_SUCCESS otherwise. */
 int dfc_fault_check(dfc_comm_t *c, int coll_ctx, int world);
@@ -438,7 +438,7 @@ void dfc_p2p_fail_peer(int world, int code); /* p2p.c: fails what depends on wor
 
 /* ---- Progress ----------------------------------------------------------------------------
  * One engine drives transports, the p2p protocol and the collective scheduler. */
-int dfc_progress(void); /* one pass; returns the number of events (>= 0) or -(error code) */
+int dfc_progress(void);     /* one pass; returns the number of events (>= 0) or -(error code) */
 int dfc_progress_net(void); /* transports and queued output only (no collective scheduler) */
 /* One pass for the test family; yields the CPU when polls keep finding nothing. */
 int dfc_progress_poll(void);
@@ -457,9 +457,9 @@ void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn);
 typedef void (*dfc_report_hook_fn)(FILE *f);
 void dfc_progress_set_coll_report_hook(dfc_report_hook_fn fn);
 void dfc_hang_report(FILE *f, const char *reason, double waited_s);
-void dfc_hang_report_init(void);     /* reads the parameters, installs the SIGUSR1 handler */
+void dfc_hang_report_init(void);         /* reads the parameters, installs the SIGUSR1 handler */
 void dfc_progress_register_params(void); /* reads DFC_SPIN_US.. as the first wait would */
-void dfc_hang_report_finalize(void); /* restores the previous SIGUSR1 action */
+void dfc_hang_report_finalize(void);     /* restores the previous SIGUSR1 action */
 /* Starts the progress thread if DFC_ASYNC_PROGRESS=1 (end of init); stops it (called with
  * the library lock held, start of finalize). */
 int dfc_progress_thread_start(void);
@@ -473,7 +473,8 @@ static inline void dfc_status_set_bytes(DFC_Status *s, uint64_t bytes)
 }
 static inline uint64_t dfc_status_bytes(const DFC_Status *s)
 {
-    return (uint64_t)(uint32_t)s->count_lo | ((uint64_t)((uint32_t)s->count_hi_and_cancelled >> 1) << 32);
+    return (uint64_t)(uint32_t)s->count_lo |
+           ((uint64_t)((uint32_t)s->count_hi_and_cancelled >> 1) << 32);
 }
 static inline void dfc_status_empty(DFC_Status *s)
 {

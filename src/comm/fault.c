@@ -27,7 +27,8 @@ int dfc_fault_timeout_s;
 
 int dfc_fault_init(void)
 {
-    long t = dfc_env_long("DFC_FAULT_TIMEOUT", 5,
+    long t = dfc_env_long(
+        "DFC_FAULT_TIMEOUT", 5,
         "seconds within which a failed peer's pending operations complete with "
         "DFC_ERR_PROC_FAILED where the OS does not report the failure at once (tcp keepalive)");
     dfc_fault_timeout_s = t > 0 ? (int)t : 5;
@@ -70,7 +71,8 @@ int dfc_fault_check(dfc_comm_t *c, int coll_ctx, int world)
 
 void dfc_fault_peer(int world, int code, const char *how)
 {
-    if (world < 0 || world >= dfc_proc.world_size || world == dfc_proc.world_rank || fail_code[world])
+    if (world < 0 || world >= dfc_proc.world_size || world == dfc_proc.world_rank ||
+        fail_code[world])
         return;
     char why[DFC_MAX_ERROR_STRING];
     dfc_err_message(code, why, sizeof why);
@@ -80,8 +82,10 @@ void dfc_fault_peer(int world, int code, const char *how)
     if (n >= k + 3 && !strncmp(why + n - k - 3, " (", 2) && !strncmp(why + n - k - 1, cls, k))
         why[n - k - 3] = '\0';
     /* One message names the rank for every operation that fails because of it. */
-    fail_code[world] = dfc_err(DFC_ERR_PROC_FAILED, "DFC", "rank %d of DFC_COMM_WORLD has failed "
-                               "(%s: %s)", world, how, why);
+    fail_code[world] = dfc_err(DFC_ERR_PROC_FAILED, "DFC",
+                               "rank %d of DFC_COMM_WORLD has failed "
+                               "(%s: %s)",
+                               world, how, why);
     nfailed++;
     fail_epoch++;
     DFC_LOG(DFC_LOG_INFO, "fault", "world rank %d failed (%s)", world, how);
@@ -93,8 +97,11 @@ int dfc_fault_poll(void)
     int world, n = 0;
     while ((world = dfc_boot_next_failed()) >= 0) {
         if (fail_code[world]) continue;
-        dfc_fault_peer(world, dfc_err(DFC_ERR_PROC_FAILED, "PMIx", "the launcher reports it "
-                                      "terminated"), "launcher event");
+        dfc_fault_peer(world,
+                       dfc_err(DFC_ERR_PROC_FAILED, "PMIx",
+                               "the launcher reports it "
+                               "terminated"),
+                       "launcher event");
         n++;
     }
     return n;

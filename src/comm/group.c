@@ -34,10 +34,7 @@ typedef struct group_impl {
     uint64_t *by_world;
 } group_impl_t;
 
-static inline const group_impl_t *impl_of(const dfc_group_t *g)
-{
-    return (const group_impl_t *)g;
-}
+static inline const group_impl_t *impl_of(const dfc_group_t *g) { return (const group_impl_t *)g; }
 
 static int cmp_u64(const void *pa, const void *pb)
 {
@@ -112,10 +109,8 @@ int dfc_group_rank_of(const dfc_group_t *g, int w)
         int mid = lo + (hi - lo) / 2;
         int mw = (int)(index[mid] >> 32);
         if (mw == w) return (int)(uint32_t)index[mid];
-        if (mw < w)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
+        if (mw < w) lo = mid + 1;
+        else hi = mid - 1;
     }
     return DFC_UNDEFINED;
 }
@@ -126,9 +121,8 @@ int dfc_group_check(DFC_Group h, const char *func, const char *argname, dfc_grou
         return dfc_err(DFC_ERR_GROUP, func, "invalid argument %s: is DFC_GROUP_NULL", argname);
     dfc_group_t *g = dfc_htable_get(&dfc_group_table, h);
     if (!g)
-        return dfc_err(DFC_ERR_GROUP, func,
-                       "invalid argument %s: 0x%x is not a valid group handle", argname,
-                       (unsigned)h);
+        return dfc_err(DFC_ERR_GROUP, func, "invalid argument %s: 0x%x is not a valid group handle",
+                       argname, (unsigned)h);
     *out = g;
     return DFC_SUCCESS;
 }
@@ -174,8 +168,7 @@ static int *alloc_ranks(int n) { return dfc_malloc((size_t)(n > 0 ? n : 1) * siz
  * marks each in `chosen` (g->size entries, zeroed) with its position + 1. An n larger than
  * the group is reported, as in MPICH, at the first repeated or foreign rank; that also
  * bounds the loop by g->size + 1 iterations. */
-static int mark_ranks(const dfc_group_t *g, int n, const int ranks[], const char *func,
-                      int *chosen)
+static int mark_ranks(const dfc_group_t *g, int n, const int ranks[], const char *func, int *chosen)
 {
     if (n < 0) return dfc_err(DFC_ERR_ARG, func, "invalid argument n: %d is negative", n);
     for (int i = 0; i < n; i++) {
@@ -183,7 +176,8 @@ static int mark_ranks(const dfc_group_t *g, int n, const int ranks[], const char
         if (r < 0 || r >= g->size)
             return dfc_err(DFC_ERR_RANK, func,
                            "invalid argument ranks: ranks[%d] = %d is not a rank of the group "
-                           "(size %d)", i, r, g->size);
+                           "(size %d)",
+                           i, r, g->size);
         if (chosen[r])
             return dfc_err(DFC_ERR_RANK, func,
                            "invalid argument ranks: ranks[%d] = %d repeats ranks[%d]", i, r,
@@ -194,8 +188,8 @@ static int mark_ranks(const dfc_group_t *g, int n, const int ranks[], const char
 }
 
 /* Shared by incl and excl: both validate the same way and differ in which members stay. */
-static int incl_or_excl(dfc_group_t *g, int n, const int ranks[], int include,
-                        const char *func, dfc_group_t **out)
+static int incl_or_excl(dfc_group_t *g, int n, const int ranks[], int include, const char *func,
+                        dfc_group_t **out)
 {
     int *chosen = dfc_calloc((size_t)(g->size > 0 ? g->size : 1), sizeof *chosen);
     if (!chosen) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
@@ -220,14 +214,12 @@ static int incl_or_excl(dfc_group_t *g, int n, const int ranks[], int include,
     return finish(world, m, out);
 }
 
-int dfc_group_incl(dfc_group_t *g, int n, const int ranks[], const char *func,
-                   dfc_group_t **out)
+int dfc_group_incl(dfc_group_t *g, int n, const int ranks[], const char *func, dfc_group_t **out)
 {
     return incl_or_excl(g, n, ranks, 1, func, out);
 }
 
-int dfc_group_excl(dfc_group_t *g, int n, const int ranks[], const char *func,
-                   dfc_group_t **out)
+int dfc_group_excl(dfc_group_t *g, int n, const int ranks[], const char *func, dfc_group_t **out)
 {
     return incl_or_excl(g, n, ranks, 0, func, out);
 }
@@ -239,8 +231,8 @@ int dfc_group_excl(dfc_group_t *g, int n, const int ranks[], const char *func,
  * fault is DFC_ERR_ARG: a first or computed last rank outside the group, a zero stride, a
  * stride leading away from last, and a rank named twice. The duplicate check also bounds
  * the work: no more than g->size ranks are ever written. */
-static int expand_ranges(const dfc_group_t *g, int n, int ranges[][3], const char *func,
-                         int *seq, int *count)
+static int expand_ranges(const dfc_group_t *g, int n, int ranges[][3], const char *func, int *seq,
+                         int *count)
 {
     if (n < 0) return dfc_err(DFC_ERR_ARG, func, "invalid argument n: %d is negative", n);
     int size = g->size, m = 0, rc = DFC_SUCCESS;
@@ -249,32 +241,35 @@ static int expand_ranges(const dfc_group_t *g, int n, int ranges[][3], const cha
 
     for (int i = 0; i < n; i++) {
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-#define RANGE_FAIL(...)                                                                       \
-    do {                                                                                      \
-        rc = dfc_err(DFC_ERR_ARG, func, __VA_ARGS__);                                         \
-        goto out;                                                                             \
+#define RANGE_FAIL(...)                               \
+    do {                                              \
+        rc = dfc_err(DFC_ERR_ARG, func, __VA_ARGS__); \
+        goto out;                                     \
     } while (0)
         if (first < 0 || first >= size)
             RANGE_FAIL("invalid argument ranges: ranges[%d] = (%d, %d, %d): first rank %d is "
-                       "not in the group (size %d)", i, first, last, stride, first, size);
+                       "not in the group (size %d)",
+                       i, first, last, stride, first, size);
         if (stride == 0)
-            RANGE_FAIL("invalid argument ranges: ranges[%d] = (%d, %d, %d): stride is 0", i,
-                       first, last, stride);
+            RANGE_FAIL("invalid argument ranges: ranges[%d] = (%d, %d, %d): stride is 0", i, first,
+                       last, stride);
         if ((stride > 0 && first > last) || (stride < 0 && first < last))
             RANGE_FAIL("invalid argument ranges: ranges[%d] = (%d, %d, %d): stride %d leads "
-                       "away from the last rank", i, first, last, stride, stride);
+                       "away from the last rank",
+                       i, first, last, stride, stride);
         /* 64-bit: last - first can exceed INT_MAX. */
         long long steps = ((long long)last - first) / stride;
         long long act_last = first + steps * stride;
         if (act_last >= size || act_last < 0)
             RANGE_FAIL("invalid argument ranges: ranges[%d] = (%d, %d, %d): rank %lld is not "
-                       "in the group (size %d)", i, first, last, stride, act_last, size);
+                       "in the group (size %d)",
+                       i, first, last, stride, act_last, size);
         for (long long k = 0; k <= steps; k++) {
             int r = (int)(first + k * stride);
             if (seen_in[r])
                 RANGE_FAIL("invalid argument ranges: ranges[%d] = (%d, %d, %d): rank %d is "
-                           "already named by ranges[%d]", i, first, last, stride, r,
-                           seen_in[r] - 1);
+                           "already named by ranges[%d]",
+                           i, first, last, stride, r, seen_in[r] - 1);
             seen_in[r] = i + 1;
             seq[m++] = r;
         }
@@ -286,8 +281,8 @@ out:
     return rc;
 }
 
-static int range_incl_or_excl(dfc_group_t *g, int n, int ranges[][3], int include,
-                              const char *func, dfc_group_t **out)
+static int range_incl_or_excl(dfc_group_t *g, int n, int ranges[][3], int include, const char *func,
+                              dfc_group_t **out)
 {
     int m = 0;
     int *seq = alloc_ranks(g->size);
@@ -367,8 +362,8 @@ int dfc_group_difference(const dfc_group_t *a, const dfc_group_t *b, dfc_group_t
 
 /* ---- translate_ranks / compare --------------------------------------------------------------- */
 
-int dfc_group_translate_ranks(const dfc_group_t *a, int n, const int ranks1[],
-                              const dfc_group_t *b, const char *func, int ranks2[])
+int dfc_group_translate_ranks(const dfc_group_t *a, int n, const int ranks1[], const dfc_group_t *b,
+                              const char *func, int ranks2[])
 {
     if (n < 0) return dfc_err(DFC_ERR_ARG, func, "invalid argument n: %d is negative", n);
     /* Check everything before writing, so that a failed call leaves ranks2 untouched. */
@@ -377,7 +372,8 @@ int dfc_group_translate_ranks(const dfc_group_t *a, int n, const int ranks1[],
         if (r != DFC_PROC_NULL && (r < 0 || r >= a->size))
             return dfc_err(DFC_ERR_RANK, func,
                            "invalid argument ranks1: ranks1[%d] = %d is not a rank of group1 "
-                           "(size %d) nor DFC_PROC_NULL", i, r, a->size);
+                           "(size %d) nor DFC_PROC_NULL",
+                           i, r, a->size);
     }
     for (int i = 0; i < n; i++) {
         int r = ranks1[i];

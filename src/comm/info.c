@@ -103,8 +103,7 @@ int dfc_info_remove(dfc_info_t *info, const char *key, const char *func)
 {
     int i = find_key(info, key);
     if (i < 0)
-        return dfc_err(DFC_ERR_INFO_NOKEY, func, "invalid argument key: \"%s\" is not set",
-                       key);
+        return dfc_err(DFC_ERR_INFO_NOKEY, func, "invalid argument key: \"%s\" is not set", key);
     dfc_free(info->keys[i]);
     dfc_free(info->vals[i]);
     /* Shift down rather than swap with the last: nthkey order must stay insertion order. */

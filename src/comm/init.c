@@ -36,7 +36,7 @@ static void boot_abort_hook(int code, const char *msg) { dfc_boot_abort(code, ms
 static int build_node_map(void)
 {
     int n = dfc_proc.world_size;
-    char (*names)[256] = calloc(n, 256);
+    char(*names)[256] = calloc(n, 256);
     dfc_node_of = calloc(n, sizeof *dfc_node_of);
     if (!names || !dfc_node_of) {
         free(names);
@@ -59,7 +59,8 @@ static int build_node_map(void)
 static int init_transports(void)
 {
     int n = dfc_proc.world_size, me = dfc_proc.world_rank, rc;
-    const char *force = dfc_env_str("DFC_TRANSPORT", "auto",
+    const char *force = dfc_env_str(
+        "DFC_TRANSPORT", "auto",
         "auto: shm on one node; across nodes ofi when libfabric offers a provider other than "
         "tcp/udp/sockets, else tcp; tcp or ofi: that transport between all processes");
     int force_tcp = !strcmp(force, "tcp"), force_ofi = !strcmp(force, "ofi");
@@ -94,9 +95,13 @@ static int init_transports(void)
             dfc_route[r] = net;
         }
     }
-    dfc_tl_job_t job = {.rank = me, .size = n, .local_rank = dfc_proc.local_rank,
-                        .local_size = dfc_proc.local_size, .nspace = dfc_proc.nspace,
-                        .local_ranks = local_ranks, .fault_timeout_s = dfc_fault_timeout_s};
+    dfc_tl_job_t job = {.rank = me,
+                        .size = n,
+                        .local_rank = dfc_proc.local_rank,
+                        .local_size = dfc_proc.local_size,
+                        .nspace = dfc_proc.nspace,
+                        .local_ranks = local_ranks,
+                        .fault_timeout_s = dfc_fault_timeout_s};
     tl_self.ops = &dfc_tl_self_ops;
     rc = tl_self.ops->init(&tl_self, &job);
     if (rc) goto out;
@@ -161,20 +166,20 @@ int dfc_comm_layer_init(int required, int *provided)
     dfc_log_init(bi.rank);
     /* Before anything reads a parameter; rank 0 alone warns of unknown DFC_ variables, as
      * launchers give every process the same environment. */
-    if ((rc = dfc_env_check(environ, "DFC_Init", bi.rank, bi.rank == 0 ? stderr : NULL)))
-        return rc;
+    if ((rc = dfc_env_check(environ, "DFC_Init", bi.rank, bi.rank == 0 ? stderr : NULL))) return rc;
 
     /* Every level is provided: MULTIPLE serializes calls through one lock. */
-    dfc_proc.thread_level = required < DFC_THREAD_SINGLE ? DFC_THREAD_SINGLE
-                          : required > DFC_THREAD_MULTIPLE ? DFC_THREAD_MULTIPLE : required;
+    dfc_proc.thread_level = required < DFC_THREAD_SINGLE     ? DFC_THREAD_SINGLE
+                            : required > DFC_THREAD_MULTIPLE ? DFC_THREAD_MULTIPLE
+                                                             : required;
     dfc_lock_enabled = dfc_proc.thread_level == DFC_THREAD_MULTIPLE;
     if (provided) *provided = dfc_proc.thread_level;
 
     dfc_htable_init(&dfc_req_table, DFC_KIND_REQUEST, 1);
     if ((rc = dfc_dtype_init()) || (rc = dfc_op_init()) || (rc = dfc_group_init()) ||
         (rc = dfc_info_init()) || (rc = build_node_map()) || (rc = dfc_fault_init()) ||
-        (rc = init_gpu_and_transports()) ||
-        (rc = dfc_p2p_init()) || (rc = dfc_comm_init_predefined()))
+        (rc = init_gpu_and_transports()) || (rc = dfc_p2p_init()) ||
+        (rc = dfc_comm_init_predefined()))
         return rc;
     dfc_hang_report_init();
     dfc_proc.initialized = 1;

@@ -39,7 +39,7 @@
 dfc_htable_t dfc_op_table;
 
 #define TYPE_INDEX(h) DFC_HANDLE_INDEX(h)
-#define OP_INDEX(h)   DFC_HANDLE_INDEX(h)
+#define OP_INDEX(h) DFC_HANDLE_INDEX(h)
 
 /* ---- bfloat16 and float16 conversions -------------------------------------------------- */
 static inline uint32_t dfc_float_bits(float f)
@@ -75,7 +75,7 @@ static inline float dfc_fp16_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-    if (exp == 0x1f) return dfc_bits_float(sign | 0x7f800000u | (mant << 13)); /* inf, NaN */
+    if (exp == 0x1f) return dfc_bits_float(sign | 0x7f800000u | (mant << 13));  /* inf, NaN */
     if (exp) return dfc_bits_float(sign | ((exp + 112u) << 23) | (mant << 13)); /* 15 -> 127 */
     /* Zero or subnormal: mant * 2^-24, a normal float, computed exactly. */
     float mag = (float)mant * 0x1p-24f;
@@ -89,9 +89,9 @@ static inline uint16_t dfc_float_to_fp16(float f)
     uint32_t ax = x & 0x7fffffffu;
     if (ax >= 0x7f800000u) /* inf stays inf; a NaN keeps its top payload and becomes quiet */
         return sign | (ax > 0x7f800000u ? (uint16_t)(0x7e00u | ((ax >> 13) & 0x3ffu)) : 0x7c00u);
-    if (ax >= 0x477ff000u) return sign | 0x7c00u; /* >= 65520 rounds to infinity */
-    if (ax >= 0x38800000u) {                      /* >= 2^-14: a normal float16 */
-        ax += 0xfffu + ((ax >> 13) & 1u);          /* round to nearest, ties to even */
+    if (ax >= 0x477ff000u) return sign | 0x7c00u;           /* >= 65520 rounds to infinity */
+    if (ax >= 0x38800000u) {                                /* >= 2^-14: a normal float16 */
+        ax += 0xfffu + ((ax >> 13) & 1u);                   /* round to nearest, ties to even */
         return sign | (uint16_t)((ax - 0x38000000u) >> 13); /* rebias 127 -> 15 */
     }
     if (ax <= 0x33000000u) return sign; /* <= 2^-25 (the tie goes to even: zero) */
@@ -107,113 +107,129 @@ static inline uint16_t dfc_float_to_fp16(float f)
  * Each loop reads a = in[i] and b = inout[i] and stores EXPR into inout[i]. */
 typedef void dfc_op_loop_fn(const void *in, void *inout, size_t n);
 
-#define DEFINE_LOOP(name, T, EXPR)                                                            \
-    static void name(const void *restrict in_, void *restrict inout_, size_t n)               \
-    {                                                                                         \
-        const T *restrict in = in_;                                                           \
-        T *restrict io = inout_;                                                              \
-        for (size_t i = 0; i < n; i++) {                                                      \
-            T a = in[i], b = io[i];                                                           \
-            io[i] = (EXPR);                                                                   \
-        }                                                                                     \
+#define DEFINE_LOOP(name, T, EXPR)                                              \
+    static void name(const void *restrict in_, void *restrict inout_, size_t n) \
+    {                                                                           \
+        const T *restrict in = in_;                                             \
+        T *restrict io = inout_;                                                \
+        for (size_t i = 0; i < n; i++) {                                        \
+            T a = in[i], b = io[i];                                             \
+            io[i] = (EXPR);                                                     \
+        }                                                                       \
     }
 
 /* Logical ops yield 0 or 1 whatever non-zero values come in. */
-#define LOGICAL_LOOPS(NAME, T)                                                                \
-    DEFINE_LOOP(land_##NAME, T, (T)((a != 0) & (b != 0)))                                     \
-    DEFINE_LOOP(lor_##NAME, T, (T)((a != 0) | (b != 0)))                                      \
+#define LOGICAL_LOOPS(NAME, T)                            \
+    DEFINE_LOOP(land_##NAME, T, (T)((a != 0) & (b != 0))) \
+    DEFINE_LOOP(lor_##NAME, T, (T)((a != 0) | (b != 0)))  \
     DEFINE_LOOP(lxor_##NAME, T, (T)((a != 0) ^ (b != 0)))
-#define BITWISE_LOOPS(NAME, T)                                                                \
-    DEFINE_LOOP(band_##NAME, T, (T)(a & b))                                                   \
-    DEFINE_LOOP(bor_##NAME, T, (T)(a | b))                                                    \
+#define BITWISE_LOOPS(NAME, T)              \
+    DEFINE_LOOP(band_##NAME, T, (T)(a & b)) \
+    DEFINE_LOOP(bor_##NAME, T, (T)(a | b))  \
     DEFINE_LOOP(bxor_##NAME, T, (T)(a ^ b))
 
 /* 0u + and 1u * promote narrow unsigned types to unsigned int, not to (signed) int. */
-#define INTEGER_LOOPS(NAME, T, U)                                                             \
-    DEFINE_LOOP(max_##NAME, T, a > b ? a : b)                                                 \
-    DEFINE_LOOP(min_##NAME, T, a < b ? a : b)                                                 \
-    DEFINE_LOOP(sum_##NAME, T, (T)(0u + (U)a + (U)b))                                         \
-    DEFINE_LOOP(prod_##NAME, T, (T)(1u * (U)a * (U)b))                                        \
-    LOGICAL_LOOPS(NAME, T)                                                                    \
+#define INTEGER_LOOPS(NAME, T, U)                      \
+    DEFINE_LOOP(max_##NAME, T, a > b ? a : b)          \
+    DEFINE_LOOP(min_##NAME, T, a < b ? a : b)          \
+    DEFINE_LOOP(sum_##NAME, T, (T)(0u + (U)a + (U)b))  \
+    DEFINE_LOOP(prod_##NAME, T, (T)(1u * (U)a * (U)b)) \
+    LOGICAL_LOOPS(NAME, T)                             \
     BITWISE_LOOPS(NAME, T)
 
 /* "a > b ? a : b" with a = in: a NaN in inout is replaced, a NaN in in is kept (MPICH's
  * order; it is also exactly what x86's maxps computes). */
-#define FLOAT_LOOPS(NAME, T)                                                                  \
-    DEFINE_LOOP(max_##NAME, T, a > b ? a : b)                                                 \
-    DEFINE_LOOP(min_##NAME, T, a < b ? a : b)                                                 \
-    DEFINE_LOOP(sum_##NAME, T, a + b)                                                         \
-    DEFINE_LOOP(prod_##NAME, T, a * b)
+#define FLOAT_LOOPS(NAME, T)                  \
+    DEFINE_LOOP(max_##NAME, T, a > b ? a : b) \
+    DEFINE_LOOP(min_##NAME, T, a < b ? a : b) \
+    DEFINE_LOOP(sum_##NAME, T, a + b)         \
+    DEFINE_LOOP(prod_##NAME, T, a *b)
 
 /* 16-bit floats: widen both operands to float, compute, round back. ATTR may ask for a
  * target ISA. */
-#define DEFINE_HALF_LOOP(ATTR, name, TO_FLOAT, FROM_FLOAT, EXPR)                              \
-    ATTR static void name(const void *restrict in_, void *restrict inout_, size_t n)          \
-    {                                                                                         \
-        const uint16_t *restrict in = in_;                                                    \
-        uint16_t *restrict io = inout_;                                                       \
-        for (size_t i = 0; i < n; i++) {                                                      \
-            float a = TO_FLOAT(in[i]), b = TO_FLOAT(io[i]);                                   \
-            io[i] = FROM_FLOAT(EXPR);                                                         \
-        }                                                                                     \
+#define DEFINE_HALF_LOOP(ATTR, name, TO_FLOAT, FROM_FLOAT, EXPR)                     \
+    ATTR static void name(const void *restrict in_, void *restrict inout_, size_t n) \
+    {                                                                                \
+        const uint16_t *restrict in = in_;                                           \
+        uint16_t *restrict io = inout_;                                              \
+        for (size_t i = 0; i < n; i++) {                                             \
+            float a = TO_FLOAT(in[i]), b = TO_FLOAT(io[i]);                          \
+            io[i] = FROM_FLOAT(EXPR);                                                \
+        }                                                                            \
     }
 
 /* MAXLOC/MINLOC: the better value wins; on a tie the lower index (MPI §6.9.4). */
-#define DEFINE_LOC_LOOP(name, PAIR_T, BETTER)                                                 \
-    static void name(const void *restrict in_, void *restrict inout_, size_t n)               \
-    {                                                                                         \
-        const PAIR_T *restrict in = in_;                                                      \
-        PAIR_T *restrict io = inout_;                                                         \
-        for (size_t i = 0; i < n; i++) {                                                      \
-            if (in[i].v BETTER io[i].v)                                                       \
-                io[i] = in[i];                                                                \
-            else if (in[i].v == io[i].v && in[i].i < io[i].i)                                 \
-                io[i].i = in[i].i;                                                            \
-        }                                                                                     \
+#define DEFINE_LOC_LOOP(name, PAIR_T, BETTER)                                    \
+    static void name(const void *restrict in_, void *restrict inout_, size_t n)  \
+    {                                                                            \
+        const PAIR_T *restrict in = in_;                                         \
+        PAIR_T *restrict io = inout_;                                            \
+        for (size_t i = 0; i < n; i++) {                                         \
+            if (in[i].v BETTER io[i].v) io[i] = in[i];                           \
+            else if (in[i].v == io[i].v && in[i].i < io[i].i) io[i].i = in[i].i; \
+        }                                                                        \
     }
 
 /* ---- The types ------------------------------------------------------------------------- */
 /* X(DFC name suffix, C type, unsigned C type of the same width) */
-#define DFC_INTEGER_TYPES(X)                                                                  \
-    X(CHAR, char, unsigned char)                                                              \
-    X(SIGNED_CHAR, signed char, unsigned char)                                                \
-    X(UNSIGNED_CHAR, unsigned char, unsigned char)                                            \
-    X(SHORT, short, unsigned short)                                                           \
-    X(UNSIGNED_SHORT, unsigned short, unsigned short)                                         \
-    X(INT, int, unsigned)                                                                     \
-    X(UNSIGNED, unsigned, unsigned)                                                           \
-    X(LONG, long, unsigned long)                                                              \
-    X(UNSIGNED_LONG, unsigned long, unsigned long)                                            \
-    X(LONG_LONG_INT, long long, unsigned long long)                                           \
-    X(UNSIGNED_LONG_LONG, unsigned long long, unsigned long long)                             \
-    X(INT8_T, int8_t, uint8_t)                                                                \
-    X(INT16_T, int16_t, uint16_t)                                                             \
-    X(INT32_T, int32_t, uint32_t)                                                             \
-    X(INT64_T, int64_t, uint64_t)                                                             \
-    X(UINT8_T, uint8_t, uint8_t)                                                              \
-    X(UINT16_T, uint16_t, uint16_t)                                                           \
-    X(UINT32_T, uint32_t, uint32_t)                                                           \
-    X(UINT64_T, uint64_t, uint64_t)                                                           \
-    X(AINT, DFC_Aint, uintptr_t)                                                              \
-    X(OFFSET, DFC_Offset, uint64_t)                                                           \
+#define DFC_INTEGER_TYPES(X)                                      \
+    X(CHAR, char, unsigned char)                                  \
+    X(SIGNED_CHAR, signed char, unsigned char)                    \
+    X(UNSIGNED_CHAR, unsigned char, unsigned char)                \
+    X(SHORT, short, unsigned short)                               \
+    X(UNSIGNED_SHORT, unsigned short, unsigned short)             \
+    X(INT, int, unsigned)                                         \
+    X(UNSIGNED, unsigned, unsigned)                               \
+    X(LONG, long, unsigned long)                                  \
+    X(UNSIGNED_LONG, unsigned long, unsigned long)                \
+    X(LONG_LONG_INT, long long, unsigned long long)               \
+    X(UNSIGNED_LONG_LONG, unsigned long long, unsigned long long) \
+    X(INT8_T, int8_t, uint8_t)                                    \
+    X(INT16_T, int16_t, uint16_t)                                 \
+    X(INT32_T, int32_t, uint32_t)                                 \
+    X(INT64_T, int64_t, uint64_t)                                 \
+    X(UINT8_T, uint8_t, uint8_t)                                  \
+    X(UINT16_T, uint16_t, uint16_t)                               \
+    X(UINT32_T, uint32_t, uint32_t)                               \
+    X(UINT64_T, uint64_t, uint64_t)                               \
+    X(AINT, DFC_Aint, uintptr_t)                                  \
+    X(OFFSET, DFC_Offset, uint64_t)                               \
     X(COUNT, DFC_Count, uint64_t)
 
 #define DFC_FLOAT_TYPES(X) X(FLOAT, float) X(DOUBLE, double) X(LONG_DOUBLE, long double)
 
 /* MPI's pair types, declared as in datatype.c; dfc_op_init checks that the extents agree. */
-typedef struct { float v; int i; } dfc_pair_float_int_t;
-typedef struct { double v; int i; } dfc_pair_double_int_t;
-typedef struct { long v; int i; } dfc_pair_long_int_t;
-typedef struct { int v; int i; } dfc_pair_2int_t;
-typedef struct { short v; int i; } dfc_pair_short_int_t;
-typedef struct { long double v; int i; } dfc_pair_long_double_int_t;
+typedef struct {
+    float v;
+    int i;
+} dfc_pair_float_int_t;
+typedef struct {
+    double v;
+    int i;
+} dfc_pair_double_int_t;
+typedef struct {
+    long v;
+    int i;
+} dfc_pair_long_int_t;
+typedef struct {
+    int v;
+    int i;
+} dfc_pair_2int_t;
+typedef struct {
+    short v;
+    int i;
+} dfc_pair_short_int_t;
+typedef struct {
+    long double v;
+    int i;
+} dfc_pair_long_double_int_t;
 
-#define DFC_PAIR_TYPES(X)                                                                     \
-    X(FLOAT_INT, dfc_pair_float_int_t)                                                        \
-    X(DOUBLE_INT, dfc_pair_double_int_t)                                                      \
-    X(LONG_INT, dfc_pair_long_int_t)                                                          \
-    X(2INT, dfc_pair_2int_t)                                                                  \
-    X(SHORT_INT, dfc_pair_short_int_t)                                                        \
+#define DFC_PAIR_TYPES(X)                \
+    X(FLOAT_INT, dfc_pair_float_int_t)   \
+    X(DOUBLE_INT, dfc_pair_double_int_t) \
+    X(LONG_INT, dfc_pair_long_int_t)     \
+    X(2INT, dfc_pair_2int_t)             \
+    X(SHORT_INT, dfc_pair_short_int_t)   \
     X(LONG_DOUBLE_INT, dfc_pair_long_double_int_t)
 
 /* C bool is operated on as bytes so that any non-zero byte counts as true. */
@@ -224,23 +240,23 @@ _Static_assert(sizeof(_Bool) == 1, "DFC_C_BOOL loops assume a one-byte _Bool");
 DFC_INTEGER_TYPES(X_INT)
 #define X_FLOAT(NAME, T) FLOAT_LOOPS(NAME, T)
 DFC_FLOAT_TYPES(X_FLOAT)
-#define X_PAIR(NAME, PAIR_T)                                                                  \
-    DEFINE_LOC_LOOP(maxloc_##NAME, PAIR_T, >)                                                 \
+#define X_PAIR(NAME, PAIR_T)                  \
+    DEFINE_LOC_LOOP(maxloc_##NAME, PAIR_T, >) \
     DEFINE_LOC_LOOP(minloc_##NAME, PAIR_T, <)
 DFC_PAIR_TYPES(X_PAIR)
 LOGICAL_LOOPS(C_BOOL, unsigned char)
 BITWISE_LOOPS(BYTE, unsigned char)
 
-#define HALF_OPS(X)                                                                           \
-    X(max, a > b ? a : b, _mm256_max_ps(a, b))                                                \
-    X(min, a < b ? a : b, _mm256_min_ps(a, b))                                                \
-    X(sum, a + b, _mm256_add_ps(a, b))                                                        \
-    X(prod, a * b, _mm256_mul_ps(a, b))
+#define HALF_OPS(X)                            \
+    X(max, a > b ? a : b, _mm256_max_ps(a, b)) \
+    X(min, a < b ? a : b, _mm256_min_ps(a, b)) \
+    X(sum, a + b, _mm256_add_ps(a, b))         \
+    X(prod, a *b, _mm256_mul_ps(a, b))
 
-#define X_BF16_PORTABLE(OP, EXPR, VEXPR)                                                      \
+#define X_BF16_PORTABLE(OP, EXPR, VEXPR) \
     DEFINE_HALF_LOOP(, OP##_BFLOAT16_portable, dfc_bf16_to_float, dfc_float_to_bf16, EXPR)
 HALF_OPS(X_BF16_PORTABLE)
-#define X_FP16_PORTABLE(OP, EXPR, VEXPR)                                                      \
+#define X_FP16_PORTABLE(OP, EXPR, VEXPR) \
     DEFINE_HALF_LOOP(, OP##_FLOAT16_portable, dfc_fp16_to_float, dfc_float_to_fp16, EXPR)
 HALF_OPS(X_FP16_PORTABLE)
 
@@ -253,15 +269,16 @@ static int dfc_op_use_avx2; /* bfloat16: the portable code, vectorized 8 wide */
 static int dfc_op_use_f16c; /* float16: hardware conversions, which round to nearest-even
                              * (imm 0) and treat subnormals, inf and NaN as the portable code */
 
-#define X_BF16_AVX2(OP, EXPR, VEXPR)                                                          \
-    DEFINE_HALF_LOOP(__attribute__((target("avx2"))), OP##_BFLOAT16_avx2, dfc_bf16_to_float,  \
+#define X_BF16_AVX2(OP, EXPR, VEXPR)                                                         \
+    DEFINE_HALF_LOOP(__attribute__((target("avx2"))), OP##_BFLOAT16_avx2, dfc_bf16_to_float, \
                      dfc_float_to_bf16, EXPR)
 HALF_OPS(X_BF16_AVX2)
 
 /* Reduces the largest multiple of 8 elements; returns how many it did. */
 #define X_FP16_F16C(OP, EXPR, VEXPR)                                                          \
-    __attribute__((target("avx,f16c"))) static size_t OP##_FLOAT16_f16c(                       \
-        const uint16_t *restrict in, uint16_t *restrict io, size_t n)                         \
+    __attribute__((                                                                           \
+        target("avx,f16c"))) static size_t OP##_FLOAT16_f16c(const uint16_t *restrict in,     \
+                                                             uint16_t *restrict io, size_t n) \
     {                                                                                         \
         size_t i = 0;                                                                         \
         for (; i + 8 <= n; i += 8) {                                                          \
@@ -273,32 +290,30 @@ HALF_OPS(X_BF16_AVX2)
     }
 HALF_OPS(X_FP16_F16C)
 
-#define X_BF16(OP, EXPR, VEXPR)                                                               \
-    static void OP##_BFLOAT16(const void *in, void *inout, size_t n)                          \
-    {                                                                                         \
-        if (dfc_op_use_avx2)                                                                  \
-            OP##_BFLOAT16_avx2(in, inout, n);                                                 \
-        else                                                                                  \
-            OP##_BFLOAT16_portable(in, inout, n);                                             \
+#define X_BF16(OP, EXPR, VEXPR)                                      \
+    static void OP##_BFLOAT16(const void *in, void *inout, size_t n) \
+    {                                                                \
+        if (dfc_op_use_avx2) OP##_BFLOAT16_avx2(in, inout, n);       \
+        else OP##_BFLOAT16_portable(in, inout, n);                   \
     }
-#define X_FP16(OP, EXPR, VEXPR)                                                               \
-    static void OP##_FLOAT16(const void *in_, void *inout_, size_t n)                         \
-    {                                                                                         \
-        const uint16_t *in = in_;                                                             \
-        uint16_t *io = inout_;                                                                \
-        size_t done = dfc_op_use_f16c ? OP##_FLOAT16_f16c(in, io, n) : 0;                     \
-        OP##_FLOAT16_portable(in + done, io + done, n - done);                                \
+#define X_FP16(OP, EXPR, VEXPR)                                           \
+    static void OP##_FLOAT16(const void *in_, void *inout_, size_t n)     \
+    {                                                                     \
+        const uint16_t *in = in_;                                         \
+        uint16_t *io = inout_;                                            \
+        size_t done = dfc_op_use_f16c ? OP##_FLOAT16_f16c(in, io, n) : 0; \
+        OP##_FLOAT16_portable(in + done, io + done, n - done);            \
     }
 #else
-#define X_BF16(OP, EXPR, VEXPR)                                                               \
-    static void OP##_BFLOAT16(const void *in, void *inout, size_t n)                          \
-    {                                                                                         \
-        OP##_BFLOAT16_portable(in, inout, n);                                                 \
+#define X_BF16(OP, EXPR, VEXPR)                                      \
+    static void OP##_BFLOAT16(const void *in, void *inout, size_t n) \
+    {                                                                \
+        OP##_BFLOAT16_portable(in, inout, n);                        \
     }
-#define X_FP16(OP, EXPR, VEXPR)                                                               \
-    static void OP##_FLOAT16(const void *in, void *inout, size_t n)                           \
-    {                                                                                         \
-        OP##_FLOAT16_portable(in, inout, n);                                                  \
+#define X_FP16(OP, EXPR, VEXPR)                                     \
+    static void OP##_FLOAT16(const void *in, void *inout, size_t n) \
+    {                                                               \
+        OP##_FLOAT16_portable(in, inout, n);                        \
     }
 #endif
 HALF_OPS(X_BF16)
@@ -306,47 +321,52 @@ HALF_OPS(X_FP16)
 
 /* ---- The (op, type) table -------------------------------------------------------------- */
 #define AT(OP, TYPE) [OP_INDEX(DFC_##OP)][TYPE_INDEX(DFC_##TYPE)]
-#define LOGICAL_ENTRIES(NAME)                                                                 \
+#define LOGICAL_ENTRIES(NAME) \
     AT(LAND, NAME) = land_##NAME, AT(LOR, NAME) = lor_##NAME, AT(LXOR, NAME) = lxor_##NAME,
-#define BITWISE_ENTRIES(NAME)                                                                 \
+#define BITWISE_ENTRIES(NAME) \
     AT(BAND, NAME) = band_##NAME, AT(BOR, NAME) = bor_##NAME, AT(BXOR, NAME) = bxor_##NAME,
-#define ARITH_ENTRIES(NAME)                                                                   \
-    AT(MAX, NAME) = max_##NAME, AT(MIN, NAME) = min_##NAME, AT(SUM, NAME) = sum_##NAME,       \
-    AT(PROD, NAME) = prod_##NAME,
+#define ARITH_ENTRIES(NAME)                                                             \
+    AT(MAX, NAME) = max_##NAME, AT(MIN, NAME) = min_##NAME, AT(SUM, NAME) = sum_##NAME, \
+            AT(PROD, NAME) = prod_##NAME,
 #define E_INT(NAME, T, U) ARITH_ENTRIES(NAME) LOGICAL_ENTRIES(NAME) BITWISE_ENTRIES(NAME)
 #define E_FLOAT(NAME, T) ARITH_ENTRIES(NAME)
 #define E_PAIR(NAME, PAIR_T) AT(MAXLOC, NAME) = maxloc_##NAME, AT(MINLOC, NAME) = minloc_##NAME,
 
 static dfc_op_loop_fn *const dfc_op_loops[DFC_OP_BUILTIN_MAX + 1][DFC_DATATYPE_BUILTIN_MAX + 1] = {
-    DFC_INTEGER_TYPES(E_INT)
-    DFC_FLOAT_TYPES(E_FLOAT)
-    ARITH_ENTRIES(BFLOAT16)
-    ARITH_ENTRIES(FLOAT16)
-    DFC_PAIR_TYPES(E_PAIR)
-    LOGICAL_ENTRIES(C_BOOL)
-    BITWISE_ENTRIES(BYTE)
-};
+    DFC_INTEGER_TYPES(E_INT) DFC_FLOAT_TYPES(E_FLOAT) ARITH_ENTRIES(BFLOAT16) ARITH_ENTRIES(FLOAT16)
+        DFC_PAIR_TYPES(E_PAIR) LOGICAL_ENTRIES(C_BOOL) BITWISE_ENTRIES(BYTE)};
 
 /* ---- Op objects -------------------------------------------------------------------------- */
 static dfc_op_t dfc_op_builtin[DFC_OP_BUILTIN_MAX + 1];
 
 int dfc_op_init(void)
 {
-    static const struct { DFC_Op handle; const char *name; int commute; } ops[] = {
-        { DFC_MAX, "DFC_MAX", 1 },       { DFC_MIN, "DFC_MIN", 1 },
-        { DFC_SUM, "DFC_SUM", 1 },       { DFC_PROD, "DFC_PROD", 1 },
-        { DFC_LAND, "DFC_LAND", 1 },     { DFC_BAND, "DFC_BAND", 1 },
-        { DFC_LOR, "DFC_LOR", 1 },       { DFC_BOR, "DFC_BOR", 1 },
-        { DFC_LXOR, "DFC_LXOR", 1 },     { DFC_BXOR, "DFC_BXOR", 1 },
-        { DFC_MAXLOC, "DFC_MAXLOC", 1 }, { DFC_MINLOC, "DFC_MINLOC", 1 },
+    static const struct {
+        DFC_Op handle;
+        const char *name;
+        int commute;
+    } ops[] = {
+        {DFC_MAX, "DFC_MAX", 1},
+        {DFC_MIN, "DFC_MIN", 1},
+        {DFC_SUM, "DFC_SUM", 1},
+        {DFC_PROD, "DFC_PROD", 1},
+        {DFC_LAND, "DFC_LAND", 1},
+        {DFC_BAND, "DFC_BAND", 1},
+        {DFC_LOR, "DFC_LOR", 1},
+        {DFC_BOR, "DFC_BOR", 1},
+        {DFC_LXOR, "DFC_LXOR", 1},
+        {DFC_BXOR, "DFC_BXOR", 1},
+        {DFC_MAXLOC, "DFC_MAXLOC", 1},
+        {DFC_MINLOC, "DFC_MINLOC", 1},
         /* inout = in is not symmetric in its arguments (MPICH also says 0 for these). */
-        { DFC_REPLACE, "DFC_REPLACE", 0 }, { DFC_NO_OP, "DFC_NO_OP", 0 },
+        {DFC_REPLACE, "DFC_REPLACE", 0},
+        {DFC_NO_OP, "DFC_NO_OP", 0},
     };
     _Static_assert(sizeof(ops) / sizeof(ops[0]) == DFC_OP_BUILTIN_MAX, "one entry per op");
 
     /* The pair structs here and in datatype.c must agree, or MAXLOC would stride wrongly. */
-#define CHECK_PAIR(NAME, PAIR_T)                                                              \
-    if (dfc_dtype_get(DFC_##NAME) && dfc_dtype_get(DFC_##NAME)->extent != sizeof(PAIR_T))     \
+#define CHECK_PAIR(NAME, PAIR_T)                                                          \
+    if (dfc_dtype_get(DFC_##NAME) && dfc_dtype_get(DFC_##NAME)->extent != sizeof(PAIR_T)) \
         return dfc_err(DFC_ERR_INTERN, "dfc_op_init", "DFC_" #NAME " extent mismatch");
     DFC_PAIR_TYPES(CHECK_PAIR)
 #undef CHECK_PAIR

@@ -32,18 +32,18 @@ typedef struct pending_pkt {
     dfc_list_t link;
     int world;
     dfc_pkt_t pkt;
-    const void *payload;   /* the user's send buffer for EAGER (valid until completion) */
+    const void *payload; /* the user's send buffer for EAGER (valid until completion) */
     dfc_req_t *complete_on_accept;
 } pending_pkt_t;
 
 static dfc_list_t posted_recvs;
 static dfc_list_t unexpected_msgs;
 static dfc_list_t pending_pkts;
-static dfc_list_t rndv_sends;      /* requests streaming DATA after a CTS */
-static dfc_list_t await_reply;     /* sends waiting for the receiver: CTS/FIN (rendezvous), SACK */
-static dfc_list_t rndv_recvs;      /* receives that answered an RTS with CTS, awaiting DATA */
-static int *pending_per_world;     /* pending packets per destination, for ordering */
-static unsigned *blocked_stamp;    /* destinations found full in the current pass */
+static dfc_list_t rndv_sends;   /* requests streaming DATA after a CTS */
+static dfc_list_t await_reply;  /* sends waiting for the receiver: CTS/FIN (rendezvous), SACK */
+static dfc_list_t rndv_recvs;   /* receives that answered an RTS with CTS, awaiting DATA */
+static int *pending_per_world;  /* pending packets per destination, for ordering */
+static unsigned *blocked_stamp; /* destinations found full in the current pass */
 static unsigned pass_stamp;
 static size_t unexpected_bytes, unexpected_limit;
 static uint64_t eager_limit;
@@ -62,11 +62,14 @@ int dfc_p2p_init(void)
     pending_per_world = calloc(dfc_proc.world_size, sizeof *pending_per_world);
     blocked_stamp = calloc(dfc_proc.world_size, sizeof *blocked_stamp);
     if (!pending_per_world || !blocked_stamp) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-    eager_limit = (uint64_t)dfc_env_long("DFC_EAGER_LIMIT", 16384,
-        "largest message sent eagerly (bytes); larger ones use rendezvous");
-    unexpected_limit = (size_t)dfc_env_long("DFC_UNEXPECTED_LIMIT", 1L << 30,
+    eager_limit = (uint64_t)
+        dfc_env_long("DFC_EAGER_LIMIT", 16384,
+                     "largest message sent eagerly (bytes); larger ones use rendezvous");
+    unexpected_limit = (size_t)dfc_env_long(
+        "DFC_UNEXPECTED_LIMIT", 1L << 30,
         "bytes of unexpected eager data a process buffers before it aborts with a message");
-    rget_enabled = (int)dfc_env_long("DFC_RGET", 1,
+    rget_enabled = (int)dfc_env_long(
+        "DFC_RGET", 1,
         "1: receivers pull large messages with cross-memory attach where the transport can");
     return DFC_SUCCESS;
 }
@@ -74,13 +77,15 @@ int dfc_p2p_init(void)
 void dfc_p2p_finalize(void)
 {
     dfc_list_t *e, *t;
-    DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs) {
+    DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs)
+    {
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
         dfc_list_remove(e);
         free(u->data);
         free(u);
     }
-    DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts) {
+    DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
+    {
         dfc_list_remove(e);
         free(DFC_CONTAINER_OF(e, pending_pkt_t, link));
     }
@@ -188,11 +193,14 @@ static dfc_req_t *find_waiting(dfc_list_t *l, uint64_t id, const dfc_pkt_t *pkt,
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
         if (r->id != id) continue;
         int tag = is_recv ? r->status.DFC_TAG : r->tag;
-        if (r->peer_world == (int)pkt->src_world && req_ctx(r) == pkt->ctx && tag == pkt->tag) return r;
+        if (r->peer_world == (int)pkt->src_world && req_ctx(r) == pkt->ctx && tag == pkt->tag)
+            return r;
         break;
     }
-    DFC_LOG(DFC_LOG_INFO, "p2p", "dropping a type %d packet from world rank %u for a request "
-            "that no longer waits for it", pkt->type, pkt->src_world);
+    DFC_LOG(DFC_LOG_INFO, "p2p",
+            "dropping a type %d packet from world rank %u for a request "
+            "that no longer waits for it",
+            pkt->type, pkt->src_world);
     return NULL;
 }
 
@@ -211,8 +219,8 @@ static uint64_t eager_limit_for(const dfc_tl_t *tl)
     return DFC_MIN2(eager_limit, (uint64_t)tl->max_payload);
 }
 
-int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst,
-                  int tag, int sync, dfc_req_t *req)
+int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst, int tag,
+                  int sync, dfc_req_t *req)
 {
     req->kind = DFC_REQ_SEND;
     req->comm = c;
@@ -256,8 +264,7 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
     }
     int waits = pkt.type == DFC_PKT_RTS || sync; /* for CTS/FIN or SACK */
     if (waits) dfc_list_insert_tail(&await_reply, &req->link);
-    rc = post_packet(world, &pkt, pkt.type == DFC_PKT_EAGER ? buf : NULL,
-                     waits ? NULL : req);
+    rc = post_packet(world, &pkt, pkt.type == DFC_PKT_EAGER ? buf : NULL, waits ? NULL : req);
     if (rc) fail_req(req, rc);
     return DFC_SUCCESS;
 }
@@ -276,10 +283,15 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     r->status.DFC_TAG = pkt->tag;
     r->peer_world = (int)pkt->src_world;
     if (n > r->bytes) {
-        r->status.DFC_ERROR = dfc_err(DFC_ERR_TRUNCATE, r->func ? r->func : r->coll_ctx ? "collective" : "receive",
+        r->status.DFC_ERROR = dfc_err(
+            DFC_ERR_TRUNCATE,
+            r->func       ? r->func
+            : r->coll_ctx ? "collective"
+                          : "receive",
             "message of %llu bytes from rank %d (tag %d) is longer than the receive buffer of %llu bytes "
-            "(argument %s too small)", (unsigned long long)pkt->len, pkt->src, pkt->tag,
-            (unsigned long long)r->bytes, r->count_arg ? r->count_arg : "count");
+            "(argument %s too small)",
+            (unsigned long long)pkt->len, pkt->src, pkt->tag, (unsigned long long)r->bytes,
+            r->count_arg ? r->count_arg : "count");
         n = r->bytes;
     }
     dfc_status_set_bytes(&r->status, n);
@@ -316,8 +328,10 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
         if (DFC_ERR_CLASS(rc) != DFC_ERR_UNSUPPORTED_OPERATION) {
             char why[256];
             dfc_err_message(rc, why, sizeof why);
-            DFC_LOG(DFC_LOG_INFO, "p2p", "pulling %llu bytes from world rank %u failed (%s); "
-                    "asking for them as packets", (unsigned long long)n, pkt->src_world, why);
+            DFC_LOG(DFC_LOG_INFO, "p2p",
+                    "pulling %llu bytes from world rank %u failed (%s); "
+                    "asking for them as packets",
+                    (unsigned long long)n, pkt->src_world, why);
         }
     }
     dfc_list_insert_tail(&rndv_recvs, &r->link);
@@ -355,7 +369,8 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
         fail_req(req, failed);
         return DFC_SUCCESS;
     }
-    DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs) {
+    DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs)
+    {
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
         if (!matches(req, &u->pkt)) continue;
         dfc_list_remove(e);
@@ -381,9 +396,10 @@ static void store_unexpected(const dfc_pkt_t *pkt, const void *payload)
     if (pkt->type == DFC_PKT_EAGER && pkt->payload_len) {
         unexpected_bytes += pkt->payload_len;
         if (unexpected_bytes > unexpected_limit)
-            dfc_fatal("rank %d holds %zu bytes of unexpected messages (limit DFC_UNEXPECTED_LIMIT=%zu): "
-                      "a sender floods it with messages that are not received",
-                      dfc_proc.world_rank, unexpected_bytes, unexpected_limit);
+            dfc_fatal(
+                "rank %d holds %zu bytes of unexpected messages (limit DFC_UNEXPECTED_LIMIT=%zu): "
+                "a sender floods it with messages that are not received",
+                dfc_proc.world_rank, unexpected_bytes, unexpected_limit);
         data = malloc(pkt->payload_len);
     }
     if (!u || (pkt->type == DFC_PKT_EAGER && pkt->payload_len && !data))
@@ -403,9 +419,10 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
     case DFC_PKT_RTS: {
         dfc_list_t *e;
         if (pkt->type == DFC_PKT_EAGER && pkt->len != pkt->payload_len) { /* before any copy */
-            DFC_LOG(DFC_LOG_ERROR, "p2p", "dropping an eager packet from world rank %u: len %llu "
-                    "!= payload %u bytes", pkt->src_world, (unsigned long long)pkt->len,
-                    pkt->payload_len);
+            DFC_LOG(DFC_LOG_ERROR, "p2p",
+                    "dropping an eager packet from world rank %u: len %llu "
+                    "!= payload %u bytes",
+                    pkt->src_world, (unsigned long long)pkt->len, pkt->payload_len);
             return;
         }
         for (e = posted_recvs.next; e != &posted_recvs; e = e->next) {
@@ -443,12 +460,18 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
         if ((pkt->flags & DFC_PKT_FLAG_NODATA) && !r->status.DFC_ERROR) {
             /* The receiver knew of a failure before us: declare it (rreq names it). */
             if (pkt->rreq && pkt->rreq <= (uint64_t)dfc_proc.world_size)
-                dfc_fault_peer((int)pkt->rreq - 1, dfc_err(DFC_ERR_PROC_FAILED, "p2p",
-                               "reported by world rank %u", pkt->src_world), "p2p");
+                dfc_fault_peer((int)pkt->rreq - 1,
+                               dfc_err(DFC_ERR_PROC_FAILED, "p2p", "reported by world rank %u",
+                                       pkt->src_world),
+                               "p2p");
             int code = dfc_fault_check(r->comm, r->coll_ctx, -1);
-            r->status.DFC_ERROR = code ? code : dfc_err(DFC_ERR_PROC_FAILED, "collective",
-                "world rank %u dropped the transfer: a member of the communicator failed",
-                pkt->src_world);
+            r->status.DFC_ERROR =
+                code
+                    ? code
+                    : dfc_err(
+                          DFC_ERR_PROC_FAILED, "collective",
+                          "world rank %u dropped the transfer: a member of the communicator failed",
+                          pkt->src_world);
         }
         dfc_req_complete(r);
         return;
@@ -497,7 +520,8 @@ int dfc_p2p_progress_sends(void)
         /* A destination that refuses a packet is skipped for the rest of the pass, so that
          * later packets to it cannot overtake; other destinations still move. */
         pass_stamp++;
-        DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts) {
+        DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
+        {
             pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
             if (blocked_stamp[p->world] == pass_stamp) continue;
             dfc_tl_t *tl = dfc_route[p->world];
@@ -517,7 +541,8 @@ int dfc_p2p_progress_sends(void)
             events++;
         }
     }
-    DFC_LIST_FOREACH_SAFE(e, t, &rndv_sends) {
+    DFC_LIST_FOREACH_SAFE(e, t, &rndv_sends)
+    {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
         rc = 0;
         if (!pump_rendezvous(r, &events, &rc)) {
@@ -604,8 +629,8 @@ void dfc_p2p_fail_peer(int world, int code)
 {
     dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply, &rndv_sends};
     dfc_list_t *e, *t;
-    for (int i = 0; i < 4; i++)
-        DFC_LIST_FOREACH_SAFE(e, t, lists[i]) {
+    for (int i = 0; i < 4; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
+        {
             dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
             if (!depends(r, world, i > 0)) continue;
             if (keeps_buffer(r, world, lists[i])) {
@@ -614,14 +639,16 @@ void dfc_p2p_fail_peer(int world, int code)
             }
             fail_req(r, code);
         }
-    DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs) { /* RTS nobody here will match now */
+    DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs)
+    { /* RTS nobody here will match now */
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
         if (!refuse_dead_rts(&u->pkt)) continue;
         dfc_list_remove(e);
         free(u->data);
         free(u);
     }
-    DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts) {
+    DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
+    {
         pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
         if (p->world != world) continue;
         dfc_list_remove(e);
@@ -651,40 +678,45 @@ void dfc_p2p_report(FILE *f)
         else snprintf(src, sizeof src, "%d", r->peer);
         if (r->tag == DFC_ANY_TAG) snprintf(tag, sizeof tag, "any");
         else snprintf(tag, sizeof tag, "%d", r->tag);
-        fprintf(f, "[dfc hang report] rank %d: p2p recv from %s tag %s comm %u%s (%llu bytes posted)\n",
-                me, src, tag, r->comm->ctx, r->coll_ctx ? " (collective)" : "",
-                (unsigned long long)r->bytes);
+        fprintf(
+            f, "[dfc hang report] rank %d: p2p recv from %s tag %s comm %u%s (%llu bytes posted)\n",
+            me, src, tag, r->comm->ctx, r->coll_ctx ? " (collective)" : "",
+            (unsigned long long)r->bytes);
     }
     for (e = pending_pkts.next; e != &pending_pkts; e = e->next) {
         pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
         if (p->pkt.type != DFC_PKT_EAGER) continue; /* an RTS: listed with await_reply */
-        fprintf(f, "[dfc hang report] rank %d: p2p send to world rank %d tag %d comm %u%s "
-                   "(eager, 0/%llu bytes, queued: the transport is full)\n",
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p send to world rank %d tag %d comm %u%s "
+                "(eager, 0/%llu bytes, queued: the transport is full)\n",
                 me, p->world, p->pkt.tag, p->pkt.ctx / 2, ctx_note(p->pkt.ctx),
                 (unsigned long long)p->pkt.len);
     }
     for (e = await_reply.next; e != &await_reply; e = e->next) {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
-        fprintf(f, "[dfc hang report] rank %d: p2p send to %d tag %d comm %u%s "
-                   "(%s, 0/%llu bytes, waiting for the receiver's %s)\n",
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p send to %d tag %d comm %u%s "
+                "(%s, 0/%llu bytes, waiting for the receiver's %s)\n",
                 me, r->peer, r->tag, r->comm->ctx, r->coll_ctx ? " (collective)" : "",
                 r->sync && r->bytes <= eager_limit_for(dfc_route[r->peer_world]) ? "synchronous"
-                                                                                : "rendezvous",
+                                                                                 : "rendezvous",
                 (unsigned long long)r->bytes,
                 r->sync && r->bytes <= eager_limit_for(dfc_route[r->peer_world]) ? "match" : "CTS");
     }
     for (e = rndv_recvs.next; e != &rndv_recvs; e = e->next) {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
-        fprintf(f, "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u%s "
-                   "(rendezvous, %llu/%llu bytes, matched, waiting for DATA)\n",
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u%s "
+                "(rendezvous, %llu/%llu bytes, matched, waiting for DATA)\n",
                 me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
                 r->coll_ctx ? " (collective)" : "", (unsigned long long)r->done,
                 (unsigned long long)r->msg_len);
     }
     for (e = rndv_sends.next; e != &rndv_sends; e = e->next) {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
-        fprintf(f, "[dfc hang report] rank %d: p2p send to %d tag %d comm %u%s "
-                   "(rendezvous, %llu/%llu bytes)\n",
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p send to %d tag %d comm %u%s "
+                "(rendezvous, %llu/%llu bytes)\n",
                 me, r->peer, r->tag, r->comm->ctx, r->coll_ctx ? " (collective)" : "",
                 (unsigned long long)r->done, (unsigned long long)r->bytes);
     }

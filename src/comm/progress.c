@@ -45,14 +45,21 @@ static void read_wait_params(void)
      * for, so yield from the first empty pass (what Open MPI does when oversubscribed). */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int oversubscribed = ncpu > 0 && dfc_proc.local_size > ncpu;
-    spin_ns = 1000 * dfc_env_long("DFC_SPIN_US", oversubscribed ? 0 : 20,
-        "microseconds a waiting thread spins on progress before it starts yielding the CPU "
-        "(default 20, or 0 when the node has more ranks than processors)");
-    yield_ns = 1000 * dfc_env_long("DFC_YIELD_US", oversubscribed ? 2000 : 200,
-        "further microseconds of progress with sched_yield before a waiting thread sleeps "
-        "(default 200, or 2000 when the node has more ranks than processors)");
-    sleep_us = dfc_env_long("DFC_SLEEP_US", 1000,
-        "longest sleep (microseconds) of a waiting thread before it polls again");
+    spin_ns =
+        1000 *
+        dfc_env_long(
+            "DFC_SPIN_US", oversubscribed ? 0 : 20,
+            "microseconds a waiting thread spins on progress before it starts yielding the CPU "
+            "(default 20, or 0 when the node has more ranks than processors)");
+    yield_ns =
+        1000 *
+        dfc_env_long(
+            "DFC_YIELD_US", oversubscribed ? 2000 : 200,
+            "further microseconds of progress with sched_yield before a waiting thread sleeps "
+            "(default 200, or 2000 when the node has more ranks than processors)");
+    sleep_us =
+        dfc_env_long("DFC_SLEEP_US", 1000,
+                     "longest sleep (microseconds) of a waiting thread before it polls again");
 }
 
 /* For dfc_env_register_all (dfc_info): a job that never waits reads them nowhere else. */
@@ -99,7 +106,8 @@ static void hang_check_signal(uint64_t idle_since)
 
 void dfc_hang_report_init(void)
 {
-    long secs = dfc_env_long("DFC_HANG_REPORT_SECONDS", 0,
+    long secs = dfc_env_long(
+        "DFC_HANG_REPORT_SECONDS", 0,
         "seconds a blocking call may wait without any progress event before each rank prints "
         "its pending operations to stderr (0: never)");
     hang_report_ns = secs > 0 ? (uint64_t)secs * 1000000000ull : 0;
@@ -165,8 +173,7 @@ int dfc_progress(void)
 int dfc_lock_sleepers, dfc_progress_changed;
 static _Atomic uint32_t wake_seq;
 
-static long futex_private(_Atomic uint32_t *addr, int op, uint32_t val,
-                          const struct timespec *ts)
+static long futex_private(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
     return syscall(SYS_futex, (uint32_t *)addr, op | FUTEX_PRIVATE_FLAG, val, ts, NULL, 0);
 }
@@ -336,7 +343,7 @@ void dfc_progress_thread_stop(void)
     if (!progress_thread_running) return;
     progress_thread_stop = 1;
     dfc_progress_changed = 1; /* so that DFC_UNLOCK wakes the thread if it sleeps */
-    DFC_UNLOCK(); /* the caller holds the lock: let the thread finish its pass */
+    DFC_UNLOCK();             /* the caller holds the lock: let the thread finish its pass */
     pthread_join(progress_thread, NULL);
     DFC_LOCK();
     progress_thread_running = 0;

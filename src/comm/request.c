@@ -72,7 +72,8 @@ int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_o
     r->stages = st;
     st = &r->stages[r->nstages];
     if (!(st->host = malloc(bytes)))
-        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a %zu-byte host shadow of a device buffer", bytes);
+        return DFC_ERR(DFC_ERR_NO_MEM,
+                       "out of memory for a %zu-byte host shadow of a device buffer", bytes);
     st->dev = buf;
     st->bytes = bytes;
     st->copy_in = copy_in;
@@ -111,7 +112,8 @@ int dfc_req_start(dfc_req_t *req)
     dfc_status_empty(&req->status);
     switch (req->kind) {
     case DFC_REQ_SEND:
-        return dfc_p2p_isend(req->comm, 0, req->sbuf, req->bytes, req->peer, req->tag, req->sync, req);
+        return dfc_p2p_isend(req->comm, 0, req->sbuf, req->bytes, req->peer, req->tag, req->sync,
+                             req);
     case DFC_REQ_RECV:
         return dfc_p2p_irecv(req->comm, 0, req->rbuf, req->bytes, req->peer, req->tag, req);
     default:

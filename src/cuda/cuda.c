@@ -16,9 +16,10 @@
 void *dfc_gpu_cudart_open(void)
 {
     void *lib = NULL;
-    const char *names[] = {dfc_env_str("DFC_CUDA_LIBRARY", "libcudart.so.13",
-                                       "CUDA runtime library loaded at run time for device buffers"),
-                           "libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};
+    const char *names[] = {
+        dfc_env_str("DFC_CUDA_LIBRARY", "libcudart.so.13",
+                    "CUDA runtime library loaded at run time for device buffers"),
+        "libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};
     for (int i = 0; names[i] && !lib; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     return lib;
 }
@@ -41,13 +42,14 @@ void dfc_gpu_init(void)
     if (cudart) return;
     if (!(cudart = dfc_gpu_cudart_open())) return;
     int missing = 0;
-#define DFC_CUDA_RESOLVE(name, ret, params)                                                   \
-    dfc_cuda.name = (ret(*) params)dlsym(cudart, #name);                                      \
+#define DFC_CUDA_RESOLVE(name, ret, params)              \
+    dfc_cuda.name = (ret(*) params)dlsym(cudart, #name); \
     missing |= !dfc_cuda.name;
     DFC_CUDA_FUNCTIONS(DFC_CUDA_RESOLVE)
 #undef DFC_CUDA_RESOLVE
     if (missing || dfc_cuda.cudaGetDeviceCount(&ndevices) != cudaSuccess || ndevices == 0) {
-        if (dfc_cuda.cudaGetLastError) dfc_cuda.cudaGetLastError(); /* the sticky "no device" error */
+        if (dfc_cuda.cudaGetLastError)
+            dfc_cuda.cudaGetLastError(); /* the sticky "no device" error */
         dlclose(cudart);
         cudart = NULL;
         ndevices = 0;
@@ -73,7 +75,8 @@ int dfc_gpu_ptr_device(const void *ptr)
         dfc_cuda.cudaGetLastError();
         return -1;
     }
-    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ? attr.device : -1;
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ? attr.device
+                                                                                   : -1;
 }
 
 int dfc_gpu_is_device_ptr(const void *ptr) { return dfc_gpu_ptr_device(ptr) >= 0; }
@@ -83,7 +86,8 @@ int dfc_gpu_copy(void *dst, const void *src, size_t bytes)
     if (!bytes) return DFC_SUCCESS;
     cudaError_t e = dfc_cuda.cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
     if (e == cudaSuccess) return DFC_SUCCESS;
-    return DFC_ERR(DFC_ERR_OTHER, "cudaMemcpy of %zu bytes failed: %s", bytes, dfc_cuda.cudaGetErrorString(e));
+    return DFC_ERR(DFC_ERR_OTHER, "cudaMemcpy of %zu bytes failed: %s", bytes,
+                   dfc_cuda.cudaGetErrorString(e));
 }
 
 #else /* built without CUDA: no pointer is a device pointer */
@@ -92,8 +96,16 @@ void dfc_gpu_init(void) {}
 void dfc_gpu_finalize(void) {}
 int dfc_gpu_available(void) { return 0; }
 int dfc_gpu_device_count(void) { return 0; }
-int dfc_gpu_ptr_device(const void *ptr) { (void)ptr; return -1; }
-int dfc_gpu_is_device_ptr(const void *ptr) { (void)ptr; return 0; }
+int dfc_gpu_ptr_device(const void *ptr)
+{
+    (void)ptr;
+    return -1;
+}
+int dfc_gpu_is_device_ptr(const void *ptr)
+{
+    (void)ptr;
+    return 0;
+}
 int dfc_gpu_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);

@@ -10,7 +10,7 @@
 #include <cuda_runtime_api.h>
 
 /* X(name, return type, parameter list) */
-#define DFC_CUDA_FUNCTIONS(X)                                                                 \
+#define DFC_CUDA_FUNCTIONS(X)                                                                \
     X(cudaGetDeviceCount, cudaError_t, (int *))                                              \
     X(cudaGetLastError, cudaError_t, (void))                                                 \
     X(cudaGetErrorString, const char *, (cudaError_t))                                       \
@@ -38,9 +38,9 @@
     X(cudaEventDestroy, cudaError_t, (cudaEvent_t))                                          \
     X(cudaMallocAsync, cudaError_t, (void **, size_t, cudaStream_t))                         \
     X(cudaFreeAsync, cudaError_t, (void *, cudaStream_t))                                    \
-    X(cudaLibraryLoadData, cudaError_t, (cudaLibrary_t *, const void *, enum cudaJitOption *, \
-                                         void **, unsigned int, enum cudaLibraryOption *,     \
-                                         void **, unsigned int))                              \
+    X(cudaLibraryLoadData, cudaError_t,                                                      \
+      (cudaLibrary_t *, const void *, enum cudaJitOption *, void **, unsigned int,           \
+       enum cudaLibraryOption *, void **, unsigned int))                                     \
     X(cudaLibraryGetKernel, cudaError_t, (cudaKernel_t *, cudaLibrary_t, const char *))      \
     X(cudaLaunchKernel, cudaError_t, (const void *, dim3, dim3, void **, size_t, cudaStream_t))
 

@@ -42,7 +42,7 @@ extern const unsigned char dfc_gpu_daemon_fatbin[]; /* daemon_fatbin.c, made by 
 typedef struct daemon_record {
     int ok;
     int device;
-    int mps;                 /* contexts on this device are shared through CUDA MPS */
+    int mps; /* contexts on this device are shared through CUDA MPS */
     char busid[32];
     dfc_gpu_geom_t geom;
     cudaIpcMemHandle_t box;
@@ -51,14 +51,14 @@ typedef struct daemon_record {
 #define TRACE_SAMPLES 8192 /* DFC_GPU_TRACE keeps the phases of this many collectives */
 
 static struct {
-    int ok;                  /* this process runs a daemon */
+    int ok; /* this process runs a daemon */
     int me, nlocal, world_size;
-    int *index_of;           /* world rank -> daemon index, or -1 */
-    int *local_world;        /* daemon index -> world rank */
+    int *index_of;    /* world rank -> daemon index, or -1 */
+    int *local_world; /* daemon index -> world rank */
     daemon_record_t rec;
     char *box[DFC_GPU_MAX_LOCAL];
-    char *spill;             /* chunks moved aside by receivers (dfc_gpu_dev_t.spill_*) */
-    dfc_gpu_host_t *host;    /* pinned, and its device address: */
+    char *spill;          /* chunks moved aside by receivers (dfc_gpu_dev_t.spill_*) */
+    dfc_gpu_host_t *host; /* pinned, and its device address: */
     dfc_gpu_host_t *host_dev;
     dfc_gpu_dev_t *dev;
     dfc_gpu_ctx_t *ctx;
@@ -67,20 +67,20 @@ static struct {
     dfc_gpu_kargs_t kargs;
     uint32_t epoch, gen;
     int launched;
-    double exit_noticed;     /* Wtime when the current epoch was seen to have exited */
-    long fault_launch;       /* DFC_GPU_FAULT_LAUNCH: which launch attempts fail (tests) */
-    uint64_t attempts;       /* launch attempts so far */
-    int failed_tries;        /* consecutive launches that failed */
-    char failed[200];        /* the launch failed for good: why (pending work fails) */
+    double exit_noticed; /* Wtime when the current epoch was seen to have exited */
+    long fault_launch;   /* DFC_GPU_FAULT_LAUNCH: which launch attempts fail (tests) */
+    uint64_t attempts;   /* launch attempts so far */
+    int failed_tries;    /* consecutive launches that failed */
+    char failed[200];    /* the launch failed for good: why (pending work fails) */
     dfc_gpu_handle_t abandoned[DFC_GPU_MAX_COLLS]; /* cancelled, until the kernel confirms */
     int nabandoned, ncancel_wait; /* ... of which the last ncancel_wait are not published yet */
     int free_slots[DFC_GPU_MAX_COLLS], nfree;
     cudaEvent_t ready[DFC_GPU_MAX_COLLS]; /* legacy-stream work a submission waits for */
-    int deferred[DFC_GPU_MAX_COLLS];       /* descriptors waiting for their event */
+    int deferred[DFC_GPU_MAX_COLLS];      /* descriptors waiting for their event */
     int ndeferred;
     void *tmp[DFC_GPU_MAX_COLLS];
     uint64_t tmp_cap[DFC_GPU_MAX_COLLS];
-    int pending;             /* submitted, not yet tested complete */
+    int pending; /* submitted, not yet tested complete */
     double relaunch_s;
     uint64_t launches;
     /* DFC_GPU_TRACE: submission times, and each traced collective's phase durations in ns
@@ -123,36 +123,45 @@ static int start_daemon(void)
     g->channels = (uint32_t)DFC_MIN2(DFC_GPU_MAX_CHANNELS, DFC_MAX2(1, prm.channels));
     g->slots = (uint32_t)DFC_MIN2(DFC_GPU_MAX_SLOTS, DFC_MAX2(1, prm.slots));
     g->depth = (uint32_t)DFC_MIN2(64, DFC_MAX2(2, prm.depth));
-    g->chunk = (uint32_t)(prm.chunk > 0 ? DFC_MAX2(4096, prm.chunk & ~15L)
-                                        : dfc_gpu_auto_chunk(g, (uint64_t)DFC_MAX2(1, prm.fifo_mib) << 20));
+    g->chunk = (uint32_t)(prm.chunk > 0
+                              ? DFC_MAX2(4096, prm.chunk & ~15L)
+                              : dfc_gpu_auto_chunk(g, (uint64_t)DFC_MAX2(1, prm.fifo_mib) << 20));
     if ((e = dfc_cuda.cudaSetDevice((int)dev))) return dfc_cuda_error("cudaSetDevice", e);
     d.rec.device = (int)dev;
     int mps = 0;
-    if (dfc_cuda.cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, (int)dev)) dfc_cuda.cudaGetLastError();
+    if (dfc_cuda.cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, (int)dev))
+        dfc_cuda.cudaGetLastError();
     d.rec.mps = mps != 0;
     if ((e = dfc_cuda.cudaDeviceGetPCIBusId(d.rec.busid, sizeof d.rec.busid, (int)dev)))
         return dfc_cuda_error("cudaDeviceGetPCIBusId", e);
     uint64_t box_bytes = dfc_gpu_box_bytes(g);
-    size_t dev_bytes = sizeof(dfc_gpu_dev_t) + (size_t)DFC_GPU_MAX_COLLS * g->channels * sizeof(dfc_gpu_ctx_t);
+    size_t dev_bytes = sizeof(dfc_gpu_dev_t) +
+                       (size_t)DFC_GPU_MAX_COLLS * g->channels * sizeof(dfc_gpu_ctx_t);
     void *p;
-    if ((e = dfc_cuda.cudaMalloc(&p, box_bytes))) return dfc_cuda_error("cudaMalloc of the mailboxes", e);
+    if ((e = dfc_cuda.cudaMalloc(&p, box_bytes)))
+        return dfc_cuda_error("cudaMalloc of the mailboxes", e);
     d.box[d.me] = p;
     if ((e = dfc_cuda.cudaMemset(p, 0, box_bytes))) return dfc_cuda_error("cudaMemset", e);
     size_t spill_bytes = (size_t)g->nlocal * g->channels * DFC_GPU_SPILL * g->chunk;
-    if ((e = dfc_cuda.cudaMalloc(&p, spill_bytes))) return dfc_cuda_error("cudaMalloc of the spill chunks", e);
+    if ((e = dfc_cuda.cudaMalloc(&p, spill_bytes)))
+        return dfc_cuda_error("cudaMalloc of the spill chunks", e);
     d.spill = p;
-    if ((e = dfc_cuda.cudaMalloc(&p, dev_bytes))) return dfc_cuda_error("cudaMalloc of the daemon state", e);
+    if ((e = dfc_cuda.cudaMalloc(&p, dev_bytes)))
+        return dfc_cuda_error("cudaMalloc of the daemon state", e);
     d.dev = p;
     d.ctx = (dfc_gpu_ctx_t *)((char *)p + sizeof(dfc_gpu_dev_t));
     if ((e = dfc_cuda.cudaMemset(p, 0, dev_bytes))) return dfc_cuda_error("cudaMemset", e);
-    if ((e = dfc_cuda.cudaHostAlloc(&p, sizeof(dfc_gpu_host_t), cudaHostAllocMapped | cudaHostAllocPortable)))
+    if ((e = dfc_cuda.cudaHostAlloc(&p, sizeof(dfc_gpu_host_t),
+                                    cudaHostAllocMapped | cudaHostAllocPortable)))
         return dfc_cuda_error("cudaHostAlloc of the submission queue", e);
     d.host = p;
     memset(d.host, 0, sizeof *d.host);
-    if ((e = dfc_cuda.cudaHostGetDevicePointer(&p, d.host, 0))) return dfc_cuda_error("cudaHostGetDevicePointer", e);
+    if ((e = dfc_cuda.cudaHostGetDevicePointer(&p, d.host, 0)))
+        return dfc_cuda_error("cudaHostGetDevicePointer", e);
     d.host_dev = p;
     cudaLibrary_t lib;
-    if ((e = dfc_cuda.cudaLibraryLoadData(&lib, dfc_gpu_daemon_fatbin, NULL, NULL, 0, NULL, NULL, 0)))
+    if ((e = dfc_cuda.cudaLibraryLoadData(&lib, dfc_gpu_daemon_fatbin, NULL, NULL, 0, NULL, NULL,
+                                          0)))
         return dfc_cuda_error("loading the daemon kernel", e);
     if ((e = dfc_cuda.cudaLibraryGetKernel(&d.kernel, lib, "dfc_gpu_daemon")))
         return dfc_cuda_error("finding the daemon kernel", e);
@@ -187,9 +196,10 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
         if (d.nlocal < DFC_GPU_MAX_LOCAL) d.local_world[d.nlocal] = r;
         d.nlocal++;
     }
-    int rc = d.nlocal > DFC_GPU_MAX_LOCAL ? DFC_ERR(DFC_ERR_OTHER, "%d processes on this node, more than %d",
-                                                     d.nlocal, DFC_GPU_MAX_LOCAL)
-                                          : start_daemon();
+    int rc = d.nlocal > DFC_GPU_MAX_LOCAL
+                 ? DFC_ERR(DFC_ERR_OTHER, "%d processes on this node, more than %d", d.nlocal,
+                           DFC_GPU_MAX_LOCAL)
+                 : start_daemon();
     d.rec.ok = rc == DFC_SUCCESS;
     if (!d.rec.ok && dfc_log_level >= DFC_LOG_INFO) {
         char why[256];
@@ -221,7 +231,8 @@ void dfc_gpu_daemon_connect(void)
         size_t len = 0;
         memset(&recs[i], 0, sizeof recs[i]);
         if (i == d.me) recs[i] = d.rec;
-        else if (dfc_boot_get(d.local_world[i], "dfc.gpu", &v, &len) == DFC_SUCCESS && len == sizeof recs[i])
+        else if (dfc_boot_get(d.local_world[i], "dfc.gpu", &v, &len) == DFC_SUCCESS &&
+                 len == sizeof recs[i])
             memcpy(&recs[i], v, len);
         free(v);
     }
@@ -232,22 +243,26 @@ void dfc_gpu_daemon_connect(void)
     for (int i = 0; i < d.nlocal; i++) {
         int ok = recs[i].ok && !memcmp(&recs[i].geom, &d.rec.geom, sizeof d.rec.geom);
         for (int j = 0; j < d.nlocal && ok; j++)
-            if (j != i && recs[j].ok && !strcmp(recs[j].busid, recs[i].busid) && !(recs[i].mps && recs[j].mps))
+            if (j != i && recs[j].ok && !strcmp(recs[j].busid, recs[i].busid) &&
+                !(recs[i].mps && recs[j].mps))
                 ok = 0;
         d.index_of[d.local_world[i]] = ok ? i : -1;
     }
     if (d.index_of[d.local_world[d.me]] < 0) {
-        DFC_LOG(DFC_LOG_INFO, "gpu", "GPU %s is shared with another process: device buffers are staged", d.rec.busid);
+        DFC_LOG(DFC_LOG_INFO, "gpu",
+                "GPU %s is shared with another process: device buffers are staged", d.rec.busid);
         for (int i = 0; i < d.nlocal; i++) d.index_of[d.local_world[i]] = -1;
         return;
     }
     for (int i = 0; i < d.nlocal; i++) {
         if (i == d.me || d.index_of[d.local_world[i]] < 0) continue;
         void *p;
-        cudaError_t e = dfc_cuda.cudaIpcOpenMemHandle(&p, recs[i].box, cudaIpcMemLazyEnablePeerAccess);
+        cudaError_t e = dfc_cuda.cudaIpcOpenMemHandle(&p, recs[i].box,
+                                                      cudaIpcMemLazyEnablePeerAccess);
         if (e) { /* the peers believe this process takes part: better stop than hang later */
-            dfc_fatal("cannot map the GPU mailbox of rank %d with CUDA IPC (%s); run with DFC_GPU_DAEMON=0",
-                      d.local_world[i], dfc_cuda.cudaGetErrorString(e));
+            dfc_fatal(
+                "cannot map the GPU mailbox of rank %d with CUDA IPC (%s); run with DFC_GPU_DAEMON=0",
+                d.local_world[i], dfc_cuda.cudaGetErrorString(e));
         }
         d.box[i] = p;
     }
@@ -259,8 +274,9 @@ void dfc_gpu_daemon_connect(void)
     k->spill = d.spill;
     k->geom = d.rec.geom;
     k->me = (uint32_t)d.me;
-    DFC_LOG(DFC_LOG_INFO, "gpu", "GPU daemon on device %d (%s), %u channels, %u slots of %u x %u bytes",
-            d.rec.device, d.rec.busid, k->geom.channels, k->geom.slots, k->geom.depth, k->geom.chunk);
+    DFC_LOG(DFC_LOG_INFO, "gpu",
+            "GPU daemon on device %d (%s), %u channels, %u slots of %u x %u bytes", d.rec.device,
+            d.rec.busid, k->geom.channels, k->geom.slots, k->geom.depth, k->geom.chunk);
 }
 
 int dfc_gpu_daemon_index(int world_rank)
@@ -302,7 +318,8 @@ static int launch(void)
         int inject = (f > 0 && n == (uint64_t)f) || (f < 0 && n >= (uint64_t)-f);
         d.kargs.epoch = d.epoch + 1;
         void *args[] = {&d.kargs};
-        cudaError_t e = dfc_cuda.cudaLaunchKernel((const void *)d.kernel, (dim3){inject ? 0 : d.kargs.geom.channels, 1, 1},
+        cudaError_t e = dfc_cuda.cudaLaunchKernel((const void *)d.kernel,
+                                                  (dim3){inject ? 0 : d.kargs.geom.channels, 1, 1},
                                                   (dim3){DFC_GPU_THREADS, 1, 1}, args, 0, d.stream);
         if (e) {
             dfc_cuda.cudaGetLastError(); /* not sticky: clear it */
@@ -314,10 +331,11 @@ static int launch(void)
         if (++d.failed_tries >= LAUNCH_TRIES) {
             char why[120];
             dfc_err_message(rc, why, sizeof why);
-            snprintf(d.failed, sizeof d.failed, "the GPU daemon kernel could not be launched (%d tries): %s",
-                     d.failed_tries, why);
+            snprintf(d.failed, sizeof d.failed,
+                     "the GPU daemon kernel could not be launched (%d tries): %s", d.failed_tries,
+                     why);
             dfc_cuda.cudaStreamSynchronize(d.stream); /* the last kernel is leaving: let it go */
-            for (int i = 0; i < d.nabandoned; i++) /* no kernel will confirm these cancels */
+            for (int i = 0; i < d.nabandoned; i++)    /* no kernel will confirm these cancels */
                 d.free_slots[d.nfree++] = d.abandoned[i].slot;
             d.nabandoned = d.ncancel_wait = 0;
         }
@@ -437,7 +455,8 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     int rc = on_device();
     if (rc) return rc;
     if (s->nsteps > DFC_GPU_MAX_STEPS || job->nranks > DFC_GPU_MAX_LOCAL)
-        return DFC_ERR(DFC_ERR_INTERN, "a %d-step schedule over %d ranks exceeds the GPU daemon's limits (%d, %d)",
+        return DFC_ERR(DFC_ERR_INTERN,
+                       "a %d-step schedule over %d ranks exceeds the GPU daemon's limits (%d, %d)",
                        s->nsteps, job->nranks, DFC_GPU_MAX_STEPS, DFC_GPU_MAX_LOCAL);
     if (!d.nfree) return DFC_ERR_PENDING;
     int slot = d.free_slots[d.nfree - 1];
@@ -482,7 +501,8 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     h->slot = slot;
     h->gen = hd->gen;
     cudaError_t e = dfc_cuda.cudaStreamQuery(cudaStreamLegacy);
-    if (e != cudaSuccess && e != cudaErrorNotReady) dfc_cuda.cudaGetLastError(); /* no verdict: go on */
+    if (e != cudaSuccess && e != cudaErrorNotReady)
+        dfc_cuda.cudaGetLastError(); /* no verdict: go on */
     if (e != cudaErrorNotReady && !d.ndeferred && sq_room()) return publish(slot);
     /* The legacy stream is busy (or earlier submissions wait for it, or the SQ is full of
      * cancels the kernel has not mirrored yet): wait for its work, and for room. */
@@ -533,7 +553,8 @@ int dfc_gpu_test(dfc_gpu_handle_t *h, int *err)
         *err = DFC_ERR(DFC_ERR_OTHER, "%s; the collective did not complete", d.failed);
     } else {
         __sync_synchronize();
-        *err = d.host->error[h->slot] ? DFC_ERR(DFC_ERR_OTHER, "the GPU daemon failed a collective") : DFC_SUCCESS;
+        *err = d.host->error[h->slot] ? DFC_ERR(DFC_ERR_OTHER, "the GPU daemon failed a collective")
+                                      : DFC_SUCCESS;
     }
     if (d.kargs.trace) trace_add(h->slot);
     d.free_slots[d.nfree++] = h->slot;
@@ -572,7 +593,8 @@ void dfc_gpu_abandon(dfc_gpu_handle_t *h)
  * final). The SM clock comes from the main loop's cycles over its nanoseconds. */
 static void log_profile(void)
 {
-    static const char *name[DFC_GPU_PARTS] = {"loop", "admit", "load", "pick", "move", "post", "fence", "finish", "exit"};
+    static const char *name[DFC_GPU_PARTS] = {"loop", "admit", "load",   "pick", "move",
+                                              "post", "fence", "finish", "exit"};
     uint64_t cycles[DFC_GPU_PARTS], count[DFC_GPU_PARTS], ns = 0;
     if (dfc_cuda.cudaMemcpy(cycles, d.dev->prof_cycles, sizeof cycles, cudaMemcpyDeviceToHost) ||
         dfc_cuda.cudaMemcpy(count, d.dev->prof_count, sizeof count, cudaMemcpyDeviceToHost) ||
@@ -583,7 +605,8 @@ static void log_profile(void)
     int n = snprintf(line, sizeof line, "channel 0 at %.2f GHz, mean us per call (calls):", ghz);
     for (int i = 0; i < DFC_GPU_PARTS && n < (int)sizeof line; i++)
         n += snprintf(line + n, sizeof line - n, " %s %.2f (%llu)", name[i],
-                      count[i] ? cycles[i] / ghz / 1000.0 / count[i] : 0.0, (unsigned long long)count[i]);
+                      count[i] ? cycles[i] / ghz / 1000.0 / count[i] : 0.0,
+                      (unsigned long long)count[i]);
     DFC_LOG(DFC_LOG_ERROR, "gpu", "%s", line);
 }
 
@@ -591,15 +614,19 @@ void dfc_gpu_daemon_finalize(void)
 {
     if (!d.ok) return;
     if (d.launched) dfc_cuda.cudaStreamSynchronize(d.stream); /* the kernel leaves once idle */
-    DFC_LOG(DFC_LOG_INFO, "gpu", "daemon: %llu launches, left %llu times stuck and %llu times idle, %llu preemptions",
+    DFC_LOG(DFC_LOG_INFO, "gpu",
+            "daemon: %llu launches, left %llu times stuck and %llu times idle, %llu preemptions",
             (unsigned long long)d.launches, (unsigned long long)d.host->exits_stuck,
             (unsigned long long)d.host->exits_idle, (unsigned long long)d.host->preemptions);
     if (d.kargs.trace > 1) log_profile();
     if (d.traced) {
-        DFC_LOG(DFC_LOG_ERROR, "gpu", "trace of %u collectives, median us: submit to completion seen %.2f; in the "
-                "kernel: admitted to loaded %.2f, to first send %.2f, to first receive %.2f, to done %.2f", d.traced,
-                trace_median_us(0), trace_median_us(DFC_GPU_T_LOADED), trace_median_us(DFC_GPU_T_SEND),
-                trace_median_us(DFC_GPU_T_RECV), trace_median_us(DFC_GPU_T_DONE));
+        DFC_LOG(
+            DFC_LOG_ERROR, "gpu",
+            "trace of %u collectives, median us: submit to completion seen %.2f; in the "
+            "kernel: admitted to loaded %.2f, to first send %.2f, to first receive %.2f, to done %.2f",
+            d.traced, trace_median_us(0), trace_median_us(DFC_GPU_T_LOADED),
+            trace_median_us(DFC_GPU_T_SEND), trace_median_us(DFC_GPU_T_RECV),
+            trace_median_us(DFC_GPU_T_DONE));
     }
     release_resources();
 }
@@ -619,7 +646,11 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
 }
 void dfc_gpu_daemon_connect(void) {}
 void dfc_gpu_daemon_finalize(void) {}
-int dfc_gpu_daemon_index(int world_rank) { (void)world_rank; return -1; }
+int dfc_gpu_daemon_index(int world_rank)
+{
+    (void)world_rank;
+    return -1;
+}
 int dfc_gpu_daemon_device(void) { return -1; }
 int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
 {

@@ -41,23 +41,41 @@
 #define DFC_GPU_HD
 #endif
 
-#define DFC_GPU_MAX_CHANNELS 32  /* thread blocks of the kernel */
-#define DFC_GPU_MAX_SLOTS 64     /* FIFOs per (pair of GPUs, channel) */
-#define DFC_GPU_MAX_COLLS 128    /* collectives in flight per process */
-#define DFC_GPU_THREADS 512      /* threads per block */
-#define DFC_GPU_SPILL 4          /* chunks a receiver can move aside per (peer, channel) */
-#define DFC_GPU_DEAD 16          /* cancelled idents a channel remembers (late chunks) */
-#define DFC_GPU_INVITES 256      /* invitation entries per (receiver, channel): twice the
+#define DFC_GPU_MAX_CHANNELS 32 /* thread blocks of the kernel */
+#define DFC_GPU_MAX_SLOTS 64    /* FIFOs per (pair of GPUs, channel) */
+#define DFC_GPU_MAX_COLLS 128   /* collectives in flight per process */
+#define DFC_GPU_THREADS 512     /* threads per block */
+#define DFC_GPU_SPILL 4         /* chunks a receiver can move aside per (peer, channel) */
+#define DFC_GPU_DEAD 16         /* cancelled idents a channel remembers (late chunks) */
+#define DFC_GPU_INVITES \
+    256 /* invitation entries per (receiver, channel): twice the
                                   * collectives in flight */
 
 /* Phases a traced collective records (DFC_GPU_TRACE): taken by channel 0, schedule loaded,
  * first chunk sent and first chunk received by channel 0, completed. */
-enum { DFC_GPU_T_ADMIT, DFC_GPU_T_LOADED, DFC_GPU_T_SEND, DFC_GPU_T_RECV, DFC_GPU_T_DONE, DFC_GPU_TRACE_POINTS };
+enum {
+    DFC_GPU_T_ADMIT,
+    DFC_GPU_T_LOADED,
+    DFC_GPU_T_SEND,
+    DFC_GPU_T_RECV,
+    DFC_GPU_T_DONE,
+    DFC_GPU_TRACE_POINTS
+};
 
 /* DFC_GPU_TRACE=2: where channel 0's thread 0 spends its cycles, part by part (clock64),
  * and the main loop's time in ns as well (globaltimer), which gives the SM clock. */
-enum { DFC_GPU_P_LOOP, DFC_GPU_P_ADMIT, DFC_GPU_P_LOAD, DFC_GPU_P_PICK, DFC_GPU_P_MOVE, DFC_GPU_P_POST,
-       DFC_GPU_P_FENCE, DFC_GPU_P_FINISH, DFC_GPU_P_EXIT, DFC_GPU_PARTS };
+enum {
+    DFC_GPU_P_LOOP,
+    DFC_GPU_P_ADMIT,
+    DFC_GPU_P_LOAD,
+    DFC_GPU_P_PICK,
+    DFC_GPU_P_MOVE,
+    DFC_GPU_P_POST,
+    DFC_GPU_P_FENCE,
+    DFC_GPU_P_FINISH,
+    DFC_GPU_P_EXIT,
+    DFC_GPU_PARTS
+};
 
 /* Bit set in dfc_step_t.order of a RECV_REDUCE step whose received data may be reduced into
  * its destination as it arrives (no send of the same fence group reads that range), which
@@ -67,8 +85,8 @@ enum { DFC_GPU_P_LOOP, DFC_GPU_P_ADMIT, DFC_GPU_P_LOAD, DFC_GPU_P_PICK, DFC_GPU_
 /* One submission queue entry: what a block needs to queue a collective, in 16 bytes that
  * channel 0 reads at once (one PCIe round trip instead of one per field). */
 typedef struct dfc_gpu_sq_entry {
-    uint32_t slot;   /* descriptor index */
-    uint32_t gen;    /* its start number */
+    uint32_t slot; /* descriptor index */
+    uint32_t gen;  /* its start number */
     int32_t priority;
     uint16_t nchan;  /* channels it runs on: 0 .. nchan-1 (dfc_gpu_channels_of) */
     uint16_t nsteps; /* DFC_GPU_CANCEL: drop the queued (slot, gen) instead */
@@ -86,9 +104,9 @@ typedef struct dfc_gpu_desc_head {
     uint32_t slot;                /* FIFO slot on every (pair, channel) */
     int32_t nsteps;
     int32_t priority;
-    uint8_t type, op, elem;       /* reductions: enum dfc_gpu_type, enum dfc_gpu_op, bytes of one */
-    uint8_t nchan;                /* channels 0 .. nchan-1 run it; the others never see it */
-    uint32_t item;                /* bytes of one item of the datatype (a multiple of elem) */
+    uint8_t type, op, elem; /* reductions: enum dfc_gpu_type, enum dfc_gpu_op, bytes of one */
+    uint8_t nchan;          /* channels 0 .. nchan-1 run it; the others never see it */
+    uint32_t item;          /* bytes of one item of the datatype (a multiple of elem) */
     int8_t peer_index[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index on the node */
 } dfc_gpu_desc_head_t;
 
@@ -108,16 +126,16 @@ DFC_GPU_STATIC_ASSERT(sizeof(dfc_gpu_desc_head_t) % 8 == 0 && sizeof(dfc_step_t)
 DFC_GPU_STATIC_ASSERT(sizeof(dfc_gpu_sq_entry_t) == 16, "an SQ entry is four words");
 
 typedef struct dfc_gpu_host {
-    volatile uint32_t sq_tail;                  /* entries published so far */
-    volatile uint32_t sq_seen;                  /* entries channel 0 has mirrored (the host
+    volatile uint32_t sq_tail;                         /* entries published so far */
+    volatile uint32_t sq_seen;                         /* entries channel 0 has mirrored (the host
                                                  * never runs more than a ring ahead of it) */
     volatile dfc_gpu_sq_entry_t sq[DFC_GPU_MAX_COLLS]; /* entry i at i % size */
-    volatile uint32_t done[DFC_GPU_MAX_COLLS];  /* CQ: gen of the last completed start */
-    volatile int32_t error[DFC_GPU_MAX_COLLS];  /* nonzero: the kernel failed it */
-    volatile uint32_t exited[DFC_GPU_MAX_CHANNELS]; /* launch epoch at which block exited */
-    volatile uint64_t preemptions;              /* counted by channel 0 */
-    volatile uint64_t launches_seen;            /* epoch the kernel last started */
-    volatile uint64_t exits_stuck, exits_idle;  /* why the kernel left (DFC_DEBUG=2:gpu) */
+    volatile uint32_t done[DFC_GPU_MAX_COLLS];         /* CQ: gen of the last completed start */
+    volatile int32_t error[DFC_GPU_MAX_COLLS];         /* nonzero: the kernel failed it */
+    volatile uint32_t exited[DFC_GPU_MAX_CHANNELS];    /* launch epoch at which block exited */
+    volatile uint64_t preemptions;                     /* counted by channel 0 */
+    volatile uint64_t launches_seen;                   /* epoch the kernel last started */
+    volatile uint64_t exits_stuck, exits_idle;         /* why the kernel left (DFC_DEBUG=2:gpu) */
     /* DFC_GPU_TRACE: globaltimer of each collective's phases, written by the kernel. */
     volatile uint64_t trace[DFC_GPU_MAX_COLLS][DFC_GPU_TRACE_POINTS];
     dfc_gpu_desc_t desc[DFC_GPU_MAX_COLLS];
@@ -125,17 +143,18 @@ typedef struct dfc_gpu_host {
 
 /* Dynamic context of one (collective, channel): where it stands, saved in device memory. */
 typedef struct dfc_gpu_ctx {
-    uint32_t gen;          /* start it belongs to */
+    uint32_t gen; /* start it belongs to */
     int32_t pc, fence_start;
-    int32_t budget;        /* spin budget when at the head (adaptive) */
-    int32_t preempted_at;  /* pc of the last counted preemption */
-    int32_t fstate;        /* progress through the current fence point (daemon_kernel.cu) */
-    int32_t barriers;      /* barriers between channels passed */
-    int32_t at_barrier;    /* arrived at the next one, waiting */
-    uint16_t inv_mine[DFC_GPU_MAX_LOCAL];   /* receiver: my invitation's entry in each peer's table */
-    uint16_t inv_theirs[DFC_GPU_MAX_LOCAL]; /* sender: each peer's invitation's entry in my region */
+    int32_t budget;       /* spin budget when at the head (adaptive) */
+    int32_t preempted_at; /* pc of the last counted preemption */
+    int32_t fstate;       /* progress through the current fence point (daemon_kernel.cu) */
+    int32_t barriers;     /* barriers between channels passed */
+    int32_t at_barrier;   /* arrived at the next one, waiting */
+    uint16_t inv_mine[DFC_GPU_MAX_LOCAL]; /* receiver: my invitation's entry in each peer's table */
+    uint16_t
+        inv_theirs[DFC_GPU_MAX_LOCAL]; /* sender: each peer's invitation's entry in my region */
     uint32_t inv_posted[DFC_GPU_MAX_LOCAL]; /* receiver: ordinal + 1 last posted to each peer */
-    uint32_t progress[DFC_GPU_MAX_STEPS]; /* chunks done per step (+ 1<<31 when complete) */
+    uint32_t progress[DFC_GPU_MAX_STEPS];   /* chunks done per step (+ 1<<31 when complete) */
 } dfc_gpu_ctx_t;
 
 /* One block's run queue: descriptor indices by priority, FIFO within a priority. */
@@ -147,13 +166,13 @@ typedef struct dfc_gpu_queue {
 
 /* Device memory private to the process. Sized for the maxima; indexed [peer][chan][slot]. */
 typedef struct dfc_gpu_dev {
-    volatile uint32_t drain;     /* epoch in which a block decided to exit: all exit */
-    volatile uint32_t msq_tail;  /* SQ entries mirrored by channel 0 so far */
+    volatile uint32_t drain;    /* epoch in which a block decided to exit: all exit */
+    volatile uint32_t msq_tail; /* SQ entries mirrored by channel 0 so far */
     /* sq_head of each block after its last admit: the mirror never runs more than
      * DFC_GPU_MAX_COLLS entries ahead of the slowest (an entry is overwritten only once every
      * block has read it). */
     volatile uint32_t admitted[DFC_GPU_MAX_CHANNELS];
-    uint32_t cancelled[DFC_GPU_MAX_COLLS];       /* channels that have seen a cancel entry */
+    uint32_t cancelled[DFC_GPU_MAX_COLLS]; /* channels that have seen a cancel entry */
     /* Idents of collectives this channel cancelled, the last DFC_GPU_DEAD of them: a chunk of
      * one found at the head of a FIFO later is acknowledged without being copied. */
     uint64_t dead[DFC_GPU_MAX_CHANNELS][DFC_GPU_DEAD];
@@ -161,11 +180,12 @@ typedef struct dfc_gpu_dev {
      * receiver looks for a free entry here instead of across NVLink. */
     uint64_t inv_shadow[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_INVITES];
     uint32_t ndead[DFC_GPU_MAX_CHANNELS];
-    uint64_t preemptions;        /* counted by channel 0, copied to the host's */
+    uint64_t preemptions;               /* counted by channel 0, copied to the host's */
     uint32_t traced[DFC_GPU_MAX_COLLS]; /* DFC_GPU_TRACE: phases recorded, a bit each */
-    uint64_t prof_cycles[DFC_GPU_PARTS], prof_count[DFC_GPU_PARTS], prof_loop_ns; /* DFC_GPU_TRACE=2 */
-    dfc_gpu_sq_entry_t msq[DFC_GPU_MAX_COLLS]; /* the mirror: entry i at i % size */
-    volatile uint64_t last_move; /* globaltimer of the last progress of any block */
+    uint64_t prof_cycles[DFC_GPU_PARTS], prof_count[DFC_GPU_PARTS],
+        prof_loop_ns;                            /* DFC_GPU_TRACE=2 */
+    dfc_gpu_sq_entry_t msq[DFC_GPU_MAX_COLLS];   /* the mirror: entry i at i % size */
+    volatile uint64_t last_move;                 /* globaltimer of the last progress of any block */
     volatile uint32_t loaded[DFC_GPU_MAX_COLLS]; /* gen whose schedule is in steps[] */
     uint32_t claimed[DFC_GPU_MAX_COLLS];         /* gen whose load a block has claimed */
     uint32_t finished[DFC_GPU_MAX_COLLS];        /* channels done with the current gen */
@@ -215,44 +235,48 @@ typedef struct dfc_gpu_invite {
 
 /* Geometry of the mailbox region, the same on every process of the job. */
 typedef struct dfc_gpu_geom {
-    uint32_t nlocal;    /* daemon processes on the node */
-    uint32_t channels;  /* blocks */
-    uint32_t slots;     /* FIFOs per (pair, channel) */
-    uint32_t depth;     /* entries of one FIFO (chunks in flight) */
-    uint32_t chunk;     /* bytes of one entry */
+    uint32_t nlocal;   /* daemon processes on the node */
+    uint32_t channels; /* blocks */
+    uint32_t slots;    /* FIFOs per (pair, channel) */
+    uint32_t depth;    /* entries of one FIFO (chunks in flight) */
+    uint32_t chunk;    /* bytes of one entry */
 } dfc_gpu_geom_t;
 
 /* Offsets inside a mailbox region: flags, then acks, then data (256-byte aligned). */
-DFC_GPU_HD static inline uint64_t dfc_gpu_box_index(const dfc_gpu_geom_t *g, uint32_t peer, uint32_t chan,
-                                         uint32_t slot)
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_index(const dfc_gpu_geom_t *g, uint32_t peer,
+                                                    uint32_t chan, uint32_t slot)
 {
     return ((uint64_t)peer * g->channels + chan) * g->slots + slot;
 }
-DFC_GPU_HD static inline uint64_t dfc_gpu_box_flags_off(const dfc_gpu_geom_t *g, uint32_t src, uint32_t chan,
-                                             uint32_t slot, uint32_t entry)
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_flags_off(const dfc_gpu_geom_t *g, uint32_t src,
+                                                        uint32_t chan, uint32_t slot,
+                                                        uint32_t entry)
 {
     return (dfc_gpu_box_index(g, src, chan, slot) * g->depth + entry) * sizeof(dfc_gpu_flag_t);
 }
-DFC_GPU_HD static inline uint64_t dfc_gpu_box_acks_off(const dfc_gpu_geom_t *g, uint32_t dst, uint32_t chan,
-                                            uint32_t slot)
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_acks_off(const dfc_gpu_geom_t *g, uint32_t dst,
+                                                       uint32_t chan, uint32_t slot)
 {
-    uint64_t flags = (uint64_t)g->nlocal * g->channels * g->slots * g->depth * sizeof(dfc_gpu_flag_t);
+    uint64_t flags = (uint64_t)g->nlocal * g->channels * g->slots * g->depth *
+                     sizeof(dfc_gpu_flag_t);
     return flags + dfc_gpu_box_index(g, dst, chan, slot) * sizeof(uint64_t);
 }
-DFC_GPU_HD static inline uint64_t dfc_gpu_box_data_off(const dfc_gpu_geom_t *g, uint32_t src, uint32_t chan,
-                                            uint32_t slot, uint32_t entry)
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_data_off(const dfc_gpu_geom_t *g, uint32_t src,
+                                                       uint32_t chan, uint32_t slot, uint32_t entry)
 {
     uint64_t n = (uint64_t)g->nlocal * g->channels * g->slots;
-    uint64_t head = (n * g->depth * sizeof(dfc_gpu_flag_t) + n * sizeof(uint64_t) + 255) & ~(uint64_t)255;
+    uint64_t head = (n * g->depth * sizeof(dfc_gpu_flag_t) + n * sizeof(uint64_t) + 255) &
+                    ~(uint64_t)255;
     return head + (dfc_gpu_box_index(g, src, chan, slot) * g->depth + entry) * (uint64_t)g->chunk;
 }
 /* The invitations (rendezvous, daemon_kernel.cu): in the sender's region, for each receiver
  * `writer` and channel, a table of DFC_GPU_INVITES entries written by that receiver. */
-DFC_GPU_HD static inline uint64_t dfc_gpu_box_inv_off(const dfc_gpu_geom_t *g, uint32_t writer, uint32_t chan,
-                                           uint32_t idx)
+DFC_GPU_HD static inline uint64_t dfc_gpu_box_inv_off(const dfc_gpu_geom_t *g, uint32_t writer,
+                                                      uint32_t chan, uint32_t idx)
 {
     uint64_t end = dfc_gpu_box_data_off(g, g->nlocal, 0, 0, 0);
-    return end + (((uint64_t)writer * g->channels + chan) * DFC_GPU_INVITES + idx) * sizeof(dfc_gpu_invite_t);
+    return end + (((uint64_t)writer * g->channels + chan) * DFC_GPU_INVITES + idx) *
+                     sizeof(dfc_gpu_invite_t);
 }
 DFC_GPU_HD static inline uint64_t dfc_gpu_box_bytes(const dfc_gpu_geom_t *g)
 {
@@ -261,27 +285,27 @@ DFC_GPU_HD static inline uint64_t dfc_gpu_box_bytes(const dfc_gpu_geom_t *g)
 
 /* Everything the kernel is launched with (by value). */
 typedef struct dfc_gpu_kargs {
-    dfc_gpu_host_t *host;         /* device address of the pinned block */
+    dfc_gpu_host_t *host; /* device address of the pinned block */
     dfc_gpu_dev_t *dev;
     dfc_gpu_ctx_t *ctx;           /* [DFC_GPU_MAX_COLLS][channels] */
     char *box[DFC_GPU_MAX_LOCAL]; /* mailbox regions, mine at [me], peers' through IPC */
     char *spill;                  /* [peer][channel][DFC_GPU_SPILL] chunks of `chunk` bytes */
     dfc_gpu_geom_t geom;
-    uint32_t me;                  /* my daemon index */
-    uint32_t epoch;               /* launch number */
-    uint32_t chan_min_bytes;      /* a step's slice per channel is at least this */
-    uint64_t idle_ns;             /* exit when every held collective is stuck this long */
-    uint64_t linger_ns;           /* exit when the queue has been empty this long */
-    dfc_policy_t policy; /* the spin-budget policy (coll/dfc_policy.h), shared with the host */
-    uint32_t trace;               /* record phase times in host->trace */
-    uint32_t rendezvous;          /* DFC_GPU_RENDEZVOUS: a sender waits for an invitation */
+    uint32_t me;             /* my daemon index */
+    uint32_t epoch;          /* launch number */
+    uint32_t chan_min_bytes; /* a step's slice per channel is at least this */
+    uint64_t idle_ns;        /* exit when every held collective is stuck this long */
+    uint64_t linger_ns;      /* exit when the queue has been empty this long */
+    dfc_policy_t policy;     /* the spin-budget policy (coll/dfc_policy.h), shared with the host */
+    uint32_t trace;          /* record phase times in host->trace */
+    uint32_t rendezvous;     /* DFC_GPU_RENDEZVOUS: a sender waits for an invitation */
 } dfc_gpu_kargs_t;
 
 /* The part of a step that channel `chan` of `nchan_max` moves: [lo, hi) bytes. Sender and
  * receiver compute the same split from the step's size alone; slices are multiples of the
  * largest power of two up to 16 that divides the size (a multiple of any element size). */
-DFC_GPU_HD static inline void dfc_gpu_slice(uint64_t bytes, uint32_t chan, uint32_t nchan_max, uint32_t min_bytes,
-                                 uint64_t *lo, uint64_t *hi)
+DFC_GPU_HD static inline void dfc_gpu_slice(uint64_t bytes, uint32_t chan, uint32_t nchan_max,
+                                            uint32_t min_bytes, uint64_t *lo, uint64_t *hi)
 {
     uint64_t unit = 16;
     while (unit > 1 && bytes % unit) unit >>= 1;

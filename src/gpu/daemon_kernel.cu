@@ -87,12 +87,12 @@ struct coll_cache {
 #define PROF_ON(a, chan) ((a).trace > 1 && (chan) == 0)
 #define PROF_START(a, chan) long long prof_t0 = PROF_ON(a, chan) ? clock64() : 0
 #define PROF_MARK(a, chan) (prof_t0 = PROF_ON(a, chan) ? clock64() : 0) /* a new part begins */
-#define PROF_ADD(a, chan, part)                                                              \
-    do {                                                                                     \
-        if (PROF_ON(a, chan) && threadIdx.x == 0) {                                          \
-            (a).dev->prof_cycles[part] += clock64() - prof_t0;                              \
-            (a).dev->prof_count[part]++;                                                     \
-        }                                                                                    \
+#define PROF_ADD(a, chan, part)                                \
+    do {                                                       \
+        if (PROF_ON(a, chan) && threadIdx.x == 0) {            \
+            (a).dev->prof_cycles[part] += clock64() - prof_t0; \
+            (a).dev->prof_count[part]++;                       \
+        }                                                      \
     } while (0)
 
 /* Chunk moves one sweep may choose (pick_actions): one per peer and direction of the
@@ -101,25 +101,26 @@ struct coll_cache {
 #define MAX_ACTIONS (2 * DFC_GPU_MAX_LOCAL)
 
 struct block_state {
-    dfc_gpu_queue_t q;        /* this block's run queue (copied from/to device memory) */
+    dfc_gpu_queue_t q; /* this block's run queue (copied from/to device memory) */
     chan_fifo f;
     coll_cache cc;
-    int go;                   /* thread 0's decision, read by all */
-    int nact;                 /* actions chosen in this sweep */
+    int go;   /* thread 0's decision, read by all */
+    int nact; /* actions chosen in this sweep */
     int act_step[MAX_ACTIONS];
     char *act_src[MAX_ACTIONS], *act_dst[MAX_ACTIONS];
     uint64_t act_bytes[MAX_ACTIONS];
-    int act_reduce[MAX_ACTIONS];       /* fused receive: reduce instead of copy */
+    int act_reduce[MAX_ACTIONS]; /* fused receive: reduce instead of copy */
     int act_order[MAX_ACTIONS];
-    int act_kind[MAX_ACTIONS];         /* enum act_kind */
-    int act_spill[MAX_ACTIONS];        /* spill entry (ACT_FROM_SPILL, ACT_STEAL) */
-    uint64_t act_ident[MAX_ACTIONS];   /* ACT_STEAL, ACT_DROP: the owner of the chunk */
+    int act_kind[MAX_ACTIONS];       /* enum act_kind */
+    int act_spill[MAX_ACTIONS];      /* spill entry (ACT_FROM_SPILL, ACT_STEAL) */
+    uint64_t act_ident[MAX_ACTIONS]; /* ACT_STEAL, ACT_DROP: the owner of the chunk */
 };
 
 /* ACT_DROP: a chunk of a cancelled collective, acknowledged without a copy. */
 enum act_kind { ACT_SEND, ACT_RECV, ACT_FROM_SPILL, ACT_STEAL, ACT_DROP };
 
-__device__ static inline char *spill_at(const dfc_gpu_kargs_t &a, uint32_t peer, uint32_t chan, int e)
+__device__ static inline char *spill_at(const dfc_gpu_kargs_t &a, uint32_t peer, uint32_t chan,
+                                        int e)
 {
     return a.spill + (((uint64_t)peer * a.geom.channels + chan) * DFC_GPU_SPILL + e) * a.geom.chunk;
 }
@@ -137,7 +138,10 @@ static __device__ __forceinline__ char *buf_at(const dfc_gpu_desc_head_t *h, int
 /* A release fence at system scope: the block's writes before it (made visible to thread 0
  * by __syncthreads), in peer GPU and host memory too, are seen before the stores after it.
  * Lighter than __threadfence_system (fence.sc.sys), which also orders every load. */
-__device__ static inline void fence_release_sys(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+__device__ static inline void fence_release_sys(void)
+{
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
 
 /* Acquire loads: nothing this thread reads after one may be older than what it saw. The
  * system scope covers writes from the host and from other GPUs (flags, acks, the SQ). */
@@ -263,8 +267,8 @@ __device__ static void admit(const dfc_gpu_kargs_t &a, block_state *s, uint32_t 
 
 /* All threads: makes sure the schedule of queue entry e is in device memory and this
  * channel's context belongs to its start. Returns 0 while another block is still loading it. */
-__device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, const dfc_gpu_sq_entry_t &e,
-                                dfc_gpu_ctx_t *c)
+__device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s,
+                                const dfc_gpu_sq_entry_t &e, dfc_gpu_ctx_t *c)
 {
     dfc_gpu_dev_t *d = a.dev;
     const uint32_t slot = e.slot, gen = e.gen;
@@ -332,16 +336,16 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s, const 
  * the sender's region, open addressing keyed by ident; the receiver alone writes its table,
  * and keeps a shadow of it in its own memory. */
 
-__device__ static inline dfc_gpu_invite_t *inv_at(const dfc_gpu_kargs_t &a, uint32_t owner_box, uint32_t writer,
-                                                  uint32_t chan, uint32_t idx)
+__device__ static inline dfc_gpu_invite_t *inv_at(const dfc_gpu_kargs_t &a, uint32_t owner_box,
+                                                  uint32_t writer, uint32_t chan, uint32_t idx)
 {
     return (dfc_gpu_invite_t *)(a.box[owner_box] + dfc_gpu_box_inv_off(&a.geom, writer, chan, idx));
 }
 
 /* Receiver, thread 0: invites transfer `ord` of collective h from peer on this channel.
  * Returns 0 when the peer's table has no free entry (try again next sweep). */
-__device__ static int inv_post(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t peer, uint32_t chan,
-                               const dfc_gpu_desc_head_t *h, uint64_t ord)
+__device__ static int inv_post(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t peer,
+                               uint32_t chan, const dfc_gpu_desc_head_t *h, uint64_t ord)
 {
     if (c->inv_posted[peer] == ord + 1) return 1;
     uint32_t idx = c->inv_mine[peer];
@@ -372,14 +376,15 @@ __device__ static void inv_release(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, u
          * lookups of idents not invited yet would cross the whole table in time) */
         uint32_t freed = dfc_gpu_inv_release(a.dev->inv_shadow[p][chan], idx);
         inv_at(a, p, a.me, chan, idx)->ident = DFC_GPU_INV_GONE;
-        for (uint32_t j = idx, n = 0; n < freed; j = (j + DFC_GPU_INVITES - 1) % DFC_GPU_INVITES, n++)
+        for (uint32_t j = idx, n = 0; n < freed;
+             j = (j + DFC_GPU_INVITES - 1) % DFC_GPU_INVITES, n++)
             inv_at(a, p, a.me, chan, j)->ident = 0;
     }
 }
 
 /* Sender, thread 0: has peer invited transfer `ord` of collective h on this channel? */
-__device__ static int inv_ready(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t peer, uint32_t chan,
-                                const dfc_gpu_desc_head_t *h, uint64_t ord)
+__device__ static int inv_ready(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint32_t peer,
+                                uint32_t chan, const dfc_gpu_desc_head_t *h, uint64_t ord)
 {
     uint32_t idx = c->inv_theirs[peer];
     if (idx == DFC_GPU_INV_NONE) {
@@ -404,27 +409,30 @@ __device__ static int inv_ready(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint
 /* Send: the FIFO must not be owned by another collective's send in flight (a sender holds
  * it from a step's first chunk to its last, so the receiver sees each step's chunks in one
  * run), and one of its `depth` entries must have been acknowledged. */
-__device__ static int pick_send(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer, uint32_t chan,
-                                const dfc_gpu_desc_head_t *h, const dfc_step_t *st, uint64_t off, dfc_gpu_ctx_t *c)
+__device__ static int pick_send(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer,
+                                uint32_t chan, const dfc_gpu_desc_head_t *h, const dfc_step_t *st,
+                                uint64_t off, dfc_gpu_ctx_t *c)
 {
     const dfc_gpu_geom_t *g = &a.geom;
     uint64_t *owner = &s->f.owner[peer][h->slot];
     if (*owner && *owner != h->ident) return 0;
     if (a.rendezvous && !inv_ready(a, c, peer, chan, h, DFC_GPU_ORDINAL(st))) return 0;
     uint64_t seq = s->f.sent[peer][h->slot] + 1;
-    volatile uint64_t *ack = (volatile uint64_t *)(a.box[a.me] + dfc_gpu_box_acks_off(g, peer, chan, h->slot));
+    volatile uint64_t *ack = (volatile uint64_t *)(a.box[a.me] +
+                                                   dfc_gpu_box_acks_off(g, peer, chan, h->slot));
     if (load_acquire_sys(ack) + g->depth < seq) return 0; /* every entry still unread */
     *owner = h->ident;
     s->act_src[k] = buf_at(h, st->src_buf, st->src_off + off);
-    s->act_dst[k] = a.box[peer] + dfc_gpu_box_data_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth));
+    s->act_dst[k] = a.box[peer] +
+                    dfc_gpu_box_data_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth));
     s->act_kind[k] = ACT_SEND;
     return 1;
 }
 
 /* Receive from the spill: this collective's oldest chunk that another moved aside earlier
  * comes before anything in the FIFO. */
-__device__ static int pick_from_spill(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer,
-                                      uint32_t chan, const dfc_gpu_desc_head_t *h)
+__device__ static int pick_from_spill(const dfc_gpu_kargs_t &a, block_state *s, int k,
+                                      uint32_t peer, uint32_t chan, const dfc_gpu_desc_head_t *h)
 {
     int best = -1;
     for (int e = 0; e < DFC_GPU_SPILL; e++)
@@ -443,8 +451,8 @@ __device__ static int pick_from_spill(const dfc_gpu_kargs_t &a, block_state *s, 
  * chunks behind it can come through (its owner takes it from there later). With the spill
  * full, the receive waits: the owner will take the chunk when it runs. Fills action k with
  * the move and returns 1, or returns 0. */
-__device__ static int pick_steal(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer, uint32_t chan,
-                                 int step, const dfc_gpu_flag_t *f, uint64_t owner)
+__device__ static int pick_steal(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer,
+                                 uint32_t chan, int step, const dfc_gpu_flag_t *f, uint64_t owner)
 {
     s->act_reduce[k] = 0;
     s->act_step[k] = step;
@@ -469,15 +477,17 @@ __device__ static int pick_steal(const dfc_gpu_kargs_t &a, block_state *s, int k
 /* Receive: from the spill, else the next chunk of the FIFO if it is this collective's
  * (else pick_steal). Returns 1 for this step's chunk, 2 for a chunk moved aside or
  * dropped (action k filled, not this step's progress), 0 when nothing can move. */
-__device__ static int pick_recv(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer, uint32_t chan,
-                                int step, const dfc_gpu_desc_head_t *h, const dfc_step_t *st, dfc_gpu_ctx_t *c)
+__device__ static int pick_recv(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer,
+                                uint32_t chan, int step, const dfc_gpu_desc_head_t *h,
+                                const dfc_step_t *st, dfc_gpu_ctx_t *c)
 {
     if (a.rendezvous && !inv_post(a, c, peer, chan, h, DFC_GPU_ORDINAL(st))) return 0;
     if (pick_from_spill(a, s, k, peer, chan, h)) return 1;
     const dfc_gpu_geom_t *g = &a.geom;
     uint64_t seq = s->f.recvd[peer][h->slot] + 1;
     uint32_t entry = (uint32_t)(seq % g->depth);
-    dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] + dfc_gpu_box_flags_off(g, peer, chan, h->slot, entry));
+    dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] +
+                                           dfc_gpu_box_flags_off(g, peer, chan, h->slot, entry));
     if (load_acquire_sys(&f->seq) != seq) return 0;
     uint64_t owner = f->ident;
     s->act_src[k] = a.box[a.me] + dfc_gpu_box_data_off(g, peer, chan, h->slot, entry);
@@ -491,9 +501,9 @@ __device__ static int pick_recv(const dfc_gpu_kargs_t &a, block_state *s, int k,
  * the oldest, so that a pair's transfers keep their order; at most MAX_ACTIONS in all),
  * records it in s->act_*, and marks transfers that have finished. Returns 1 when the whole
  * group is complete. */
-__device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
-                                   const dfc_gpu_desc_head_t *h, const dfc_step_t *steps, dfc_gpu_ctx_t *c,
-                                   int *moved)
+__device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot,
+                                   uint32_t chan, const dfc_gpu_desc_head_t *h,
+                                   const dfc_step_t *steps, dfc_gpu_ctx_t *c, int *moved)
 {
     const dfc_gpu_geom_t *g = &a.geom;
     uint32_t busy_send = 0, busy_recv = 0; /* peers whose oldest transfer was seen */
@@ -507,7 +517,8 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
         int sending = st->kind == DFC_STEP_SEND;
         uint32_t peer = (uint32_t)h->peer_index[st->peer], bit = 1u << peer;
         if ((sending ? busy_send : busy_recv) & bit) continue;
-        if (sending) busy_send |= bit; else busy_recv |= bit;
+        if (sending) busy_send |= bit;
+        else busy_recv |= bit;
         uint64_t lo, hi;
         dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
         uint32_t nchunks = (uint32_t)((hi - lo + g->chunk - 1) / g->chunk);
@@ -517,7 +528,8 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
             continue;
         }
         if (s->nact == MAX_ACTIONS) continue;
-        uint64_t off = lo + (uint64_t)prog * g->chunk, bytes = hi - off < g->chunk ? hi - off : g->chunk;
+        uint64_t off = lo + (uint64_t)prog * g->chunk,
+                 bytes = hi - off < g->chunk ? hi - off : g->chunk;
         int k = s->nact, r;
         if (sending) {
             if (!pick_send(a, s, k, peer, chan, h, st, off, c)) continue;
@@ -532,7 +544,8 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
             int fused = st->kind == DFC_STEP_RECV_REDUCE && (st->order & DFC_GPU_FUSED);
             s->act_reduce[k] = fused;
             s->act_order[k] = st->order & 1;
-            if (st->kind == DFC_STEP_RECV_REDUCE && !fused) s->act_dst[k] = buf_at(h, DFC_BUF_TMP, st->tmp_off + off);
+            if (st->kind == DFC_STEP_RECV_REDUCE && !fused)
+                s->act_dst[k] = buf_at(h, DFC_BUF_TMP, st->tmp_off + off);
             else s->act_dst[k] = buf_at(h, st->dst_buf, st->dst_off + off);
         }
         s->act_step[k] = i;
@@ -546,8 +559,9 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
  * acks for receives) and counts progress. One system-scope fence orders every chunk and
  * flag body of the sweep before the sequence numbers that announce them; a sweep with no
  * send needs only the device scope (its acks follow reads that have completed). */
-__device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
-                                    const dfc_gpu_desc_head_t *h, const dfc_step_t *steps, dfc_gpu_ctx_t *c)
+__device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot,
+                                    uint32_t chan, const dfc_gpu_desc_head_t *h,
+                                    const dfc_step_t *steps, dfc_gpu_ctx_t *c)
 {
     const dfc_gpu_geom_t *g = &a.geom;
     int sends = 0;
@@ -556,7 +570,9 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         const dfc_step_t *st = &steps[s->act_step[k]];
         uint32_t peer = (uint32_t)h->peer_index[st->peer];
         uint64_t seq = s->f.sent[peer][h->slot] + 1;
-        dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth)));
+        dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] +
+                                               dfc_gpu_box_flags_off(g, a.me, chan, h->slot,
+                                                                     (uint32_t)(seq % g->depth)));
         f->ident = h->ident; /* the receiver reads these only after the new seq */
         f->bytes = s->act_bytes[k];
         sends++;
@@ -577,14 +593,17 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         int e = s->act_spill[k];
         if (s->act_kind[k] == ACT_SEND) {
             uint64_t seq = ++s->f.sent[peer][h->slot];
-            dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth)));
+            dfc_gpu_flag_t *f =
+                (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot,
+                                                                       (uint32_t)(seq % g->depth)));
             f->seq = seq;
             if (prog == nchunks) s->f.owner[peer][h->slot] = 0; /* last chunk written */
         } else if (s->act_kind[k] == ACT_FROM_SPILL) {
             s->f.spill_ident[peer][e] = 0; /* the entry is free again */
         } else { /* ACT_RECV, ACT_STEAL, ACT_DROP: the FIFO advances, the sender may reuse it */
             uint64_t seq = ++s->f.recvd[peer][h->slot];
-            volatile uint64_t *ack = (volatile uint64_t *)(a.box[peer] + dfc_gpu_box_acks_off(g, a.me, chan, h->slot));
+            volatile uint64_t *ack =
+                (volatile uint64_t *)(a.box[peer] + dfc_gpu_box_acks_off(g, a.me, chan, h->slot));
             *ack = seq;
             if (s->act_kind[k] == ACT_DROP) continue; /* not this step's chunk either */
             if (s->act_kind[k] == ACT_STEAL) {
@@ -608,12 +627,13 @@ __device__ static void local_step(const dfc_gpu_desc_head_t *h, const dfc_step_t
     dfc_gpu_slice(bytes, chan, a.geom.channels, a.chan_min_bytes, &lo, &hi);
     if (hi <= lo) return;
     if (st->kind == DFC_STEP_COPY) {
-        block_copy(buf_at(h, st->dst_buf, st->dst_off + lo), buf_at(h, st->src_buf, st->src_off + lo), hi - lo);
+        block_copy(buf_at(h, st->dst_buf, st->dst_off + lo),
+                   buf_at(h, st->src_buf, st->src_off + lo), hi - lo);
     } else {
         int src_buf = st->kind == DFC_STEP_REDUCE ? st->src_buf : DFC_BUF_TMP;
         uint64_t src_off = st->kind == DFC_STEP_REDUCE ? st->src_off : st->tmp_off;
-        block_reduce(h->type, h->op, buf_at(h, src_buf, src_off + lo), buf_at(h, st->dst_buf, st->dst_off + lo),
-                     (hi - lo) / h->elem, st->order & 1);
+        block_reduce(h->type, h->op, buf_at(h, src_buf, src_off + lo),
+                     buf_at(h, st->dst_buf, st->dst_off + lo), (hi - lo) / h->elem, st->order & 1);
     }
     __syncthreads();
 }
@@ -621,7 +641,8 @@ __device__ static void local_step(const dfc_gpu_desc_head_t *h, const dfc_step_t
 /* Thread 0: the channels of a collective meet here between fence groups whose byte ranges
  * they split differently (a local step over a whole block after transfers in chunks, for
  * instance). Non-blocking: 1 once every channel has arrived at this channel's next barrier. */
-__device__ static int barrier_try(const dfc_gpu_kargs_t &a, uint32_t slot, uint32_t nchan, dfc_gpu_ctx_t *c)
+__device__ static int barrier_try(const dfc_gpu_kargs_t &a, uint32_t slot, uint32_t nchan,
+                                  dfc_gpu_ctx_t *c)
 {
     volatile uint32_t *count = &a.dev->arrived[slot];
     if (!c->at_barrier) {
@@ -642,8 +663,9 @@ __device__ static int barrier_try(const dfc_gpu_kargs_t &a, uint32_t slot, uint3
  * the reductions must not run twice. A collective whose every step fits one channel
  * (h->nchan == 1) skips the barriers: no other channel takes part. Returns 2 when
  * the schedule is done, 1 when it moved, 0 when it waits at a barrier. */
-__device__ static int fence_point(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan,
-                                  dfc_gpu_ctx_t *c, const dfc_gpu_desc_head_t *h, const dfc_step_t *steps)
+__device__ static int fence_point(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot,
+                                  uint32_t chan, dfc_gpu_ctx_t *c, const dfc_gpu_desc_head_t *h,
+                                  const dfc_step_t *steps)
 {
     int pc = c->pc, moved = 0; /* read alike by every thread */
     int local = pc < h->nsteps && steps[pc].kind != DFC_STEP_FENCE;
@@ -683,8 +705,8 @@ __device__ static int fence_point(const dfc_gpu_kargs_t &a, block_state *s, uint
 
 /* All threads: copy a collective's head, steps and context into shared memory (into), or
  * its context back to device memory (out). Only the first nsteps progress words count. */
-__device__ static void cache_in(block_state *s, const dfc_gpu_desc_head_t *h, const dfc_step_t *steps,
-                                const dfc_gpu_ctx_t *c, uint32_t nsteps)
+__device__ static void cache_in(block_state *s, const dfc_gpu_desc_head_t *h,
+                                const dfc_step_t *steps, const dfc_gpu_ctx_t *c, uint32_t nsteps)
 {
     const uint32_t hw = sizeof *h / 4, sw = nsteps * (uint32_t)(sizeof *steps / 4);
     const uint32_t cw = (uint32_t)(offsetof(dfc_gpu_ctx_t, progress) / 4) + nsteps;
@@ -699,14 +721,16 @@ __device__ static void cache_out(block_state *s, dfc_gpu_ctx_t *c, uint32_t nste
 {
     __syncthreads();
     const uint32_t cw = (uint32_t)(offsetof(dfc_gpu_ctx_t, progress) / 4) + nsteps;
-    for (uint32_t i = threadIdx.x; i < cw; i += blockDim.x) ((uint32_t *)c)[i] = ((const uint32_t *)&s->cc.c)[i];
+    for (uint32_t i = threadIdx.x; i < cw; i += blockDim.x)
+        ((uint32_t *)c)[i] = ((const uint32_t *)&s->cc.c)[i];
     __syncthreads();
 }
 
 /* All threads: one collective's slice, from where it stands, until it cannot move. The head
  * keeps polling for its spin budget. Returns 2 when it completed, else 1 if it moved, 0 if not. */
-__device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot, uint32_t chan, int head,
-                              const dfc_gpu_desc_head_t *h, const dfc_step_t *steps, dfc_gpu_ctx_t *c)
+__device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t slot,
+                              uint32_t chan, int head, const dfc_gpu_desc_head_t *h,
+                              const dfc_step_t *steps, dfc_gpu_ctx_t *c)
 {
     /* Loop decisions use values every thread holds alike (registers, shared memory). */
     int moved_total = 0;
@@ -725,9 +749,9 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
         PROF_MARK(a, chan);
         for (int k = 0; k < s->nact; k++) {
             if (s->act_reduce[k])
-                block_reduce(h->type, h->op, s->act_src[k], s->act_dst[k], s->act_bytes[k] / h->elem, s->act_order[k]);
-            else
-                block_copy(s->act_dst[k], s->act_src[k], s->act_bytes[k]);
+                block_reduce(h->type, h->op, s->act_src[k], s->act_dst[k],
+                             s->act_bytes[k] / h->elem, s->act_order[k]);
+            else block_copy(s->act_dst[k], s->act_src[k], s->act_bytes[k]);
         }
         __syncthreads();
         int nact = s->nact, done = s_done, moved = s_moved + nact;
@@ -758,7 +782,8 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
         __syncthreads();
         if (threadIdx.x == 0) {
             c->preempted_at = c->pc;
-            if (chan == 0) a.host->preemptions = ++a.dev->preemptions; /* a write across PCIe, no read */
+            if (chan == 0)
+                a.host->preemptions = ++a.dev->preemptions; /* a write across PCIe, no read */
         }
     }
     __syncthreads();
@@ -769,8 +794,8 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
 
 /* All threads: loads the collective of queue entry e if needed, then advances it, from a
  * copy in shared memory when its schedule is short enough (CACHED_STEPS). */
-__device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const dfc_gpu_sq_entry_t &e,
-                               uint32_t chan, int head)
+__device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s,
+                               const dfc_gpu_sq_entry_t &e, uint32_t chan, int head)
 {
     const uint32_t slot = e.slot;
     dfc_gpu_ctx_t *c = &a.ctx[(uint64_t)slot * a.geom.channels + chan];
@@ -793,14 +818,15 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s, const d
 }
 
 /* Thread 0: this channel finished (slot, gen); the last channel writes the completion. */
-__device__ static void finish_coll(const dfc_gpu_kargs_t &a, uint32_t slot, uint32_t nchan, uint32_t gen)
+__device__ static void finish_coll(const dfc_gpu_kargs_t &a, uint32_t slot, uint32_t nchan,
+                                   uint32_t gen)
 {
     fence_release_sys(); /* this channel's results before its count (or the done word) */
     if (nchan > 1) {
         if (atomicAdd(&a.dev->finished[slot], 1u) + 1 != nchan) return;
         a.dev->finished[slot] = 0;
         a.dev->arrived[slot] = 0; /* every channel is past every barrier */
-        fence_release_sys(); /* acquire the others' results (cumulative), release the resets */
+        fence_release_sys();      /* acquire the others' results (cumulative), release the resets */
     }
     trace_point(a, slot, DFC_GPU_T_DONE);
     a.host->done[slot] = gen;
@@ -808,7 +834,8 @@ __device__ static void finish_coll(const dfc_gpu_kargs_t &a, uint32_t slot, uint
 
 /* All threads: this channel's FIFO state between device memory (across launches) and
  * shared memory (while the kernel runs). */
-__device__ static void fifo_state(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan, bool save)
+__device__ static void fifo_state(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan,
+                                  bool save)
 {
     dfc_gpu_dev_t *d = a.dev;
     const uint32_t n = a.geom.nlocal, slots = a.geom.slots;
@@ -846,8 +873,8 @@ __device__ static void fifo_state(const dfc_gpu_kargs_t &a, block_state *s, uint
  * block has moved anything for idle_ns - everything waits for peers, and host-side
  * synchronization must be able to complete. Idle: no block holds anything, nothing new was
  * submitted, for linger_ns. Returns 1 when this block must leave. */
-__device__ static int exit_decision(const dfc_gpu_kargs_t &a, const block_state *s, uint32_t chan, int moved,
-                                    uint64_t launched_at)
+__device__ static int exit_decision(const dfc_gpu_kargs_t &a, const block_state *s, uint32_t chan,
+                                    int moved, uint64_t launched_at)
 {
     uint64_t t = now_ns();
     a.dev->busy[chan] = s->q.n > 0;
@@ -864,7 +891,8 @@ __device__ static int exit_decision(const dfc_gpu_kargs_t &a, const block_state 
         for (uint32_t b = 0; b < a.geom.channels && quit; b++)
             if (a.dev->busy[b]) quit = why = 0;
     }
-    if (why && atomicExch((uint32_t *)&a.dev->drain, a.epoch) != a.epoch) { /* the first to decide counts */
+    if (why && atomicExch((uint32_t *)&a.dev->drain, a.epoch) !=
+                   a.epoch) { /* the first to decide counts */
         if (why == 1) a.host->exits_stuck = a.host->exits_stuck + 1;
         else a.host->exits_idle = a.host->exits_idle + 1;
     }
@@ -909,7 +937,8 @@ __device__ static int run_queue(const dfc_gpu_kargs_t &a, block_state *s, uint32
 }
 
 /* DFC_GPU_TRACE=2, thread 0 of channel 0: one main-loop pass's cycles and nanoseconds. */
-__device__ static void prof_loop(const dfc_gpu_kargs_t &a, uint32_t chan, long long cycles0, uint64_t ns0)
+__device__ static void prof_loop(const dfc_gpu_kargs_t &a, uint32_t chan, long long cycles0,
+                                 uint64_t ns0)
 {
     if (!PROF_ON(a, chan) || threadIdx.x != 0) return;
     a.dev->prof_cycles[DFC_GPU_P_LOOP] += clock64() - cycles0;
@@ -923,7 +952,8 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
     __shared__ int s_exit;
     const uint32_t chan = blockIdx.x;
     dfc_gpu_queue_t *saved = &a.dev->queue[chan];
-    for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x) ((uint32_t *)&s.q)[i] = ((uint32_t *)saved)[i];
+    for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x)
+        ((uint32_t *)&s.q)[i] = ((uint32_t *)saved)[i];
     if (threadIdx.x == 0 && chan == 0) a.host->launches_seen = a.epoch;
     fifo_state(a, &s, chan, false);
     const uint64_t launched_at = now_ns();
@@ -947,7 +977,8 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
          * L2 lines that the working blocks use. */
         if (chan > 0 && s.q.n == 0) __nanosleep(2000);
     }
-    for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x) ((uint32_t *)saved)[i] = ((uint32_t *)&s.q)[i];
+    for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x)
+        ((uint32_t *)saved)[i] = ((uint32_t *)&s.q)[i];
     fifo_state(a, &s, chan, true);
     __threadfence_system();
     __syncthreads();

@@ -15,7 +15,8 @@
 
 /* Entries channel 0 may mirror beyond `mirrored` so that none overwrites one a block has not
  * read: the ring holds `ring` entries, and block b has read everything before admitted[b]. */
-DFC_GPU_HD static inline uint32_t dfc_gpu_mirror_room(uint32_t mirrored, const volatile uint32_t *admitted,
+DFC_GPU_HD static inline uint32_t dfc_gpu_mirror_room(uint32_t mirrored,
+                                                      const volatile uint32_t *admitted,
                                                       uint32_t channels, uint32_t ring)
 {
     uint32_t lag = 0; /* how far the slowest block is behind the mirror */
@@ -63,7 +64,8 @@ DFC_GPU_HD static inline uint32_t dfc_gpu_inv_release(uint64_t *shadow, uint32_t
         if ((m + N - h) % N >= (m + N - idx) % N) return 0; /* its lookups cross idx */
     }
     uint32_t n = 0;
-    for (uint32_t j = idx; shadow[j] == DFC_GPU_INV_GONE && n < N; j = (j + N - 1) % N, n++) shadow[j] = 0;
+    for (uint32_t j = idx; shadow[j] == DFC_GPU_INV_GONE && n < N; j = (j + N - 1) % N, n++)
+        shadow[j] = 0;
     return n;
 }
 

@@ -11,11 +11,13 @@
 
 static inline int dfc_gpu_is_transfer(const dfc_step_t *st)
 {
-    return st->kind == DFC_STEP_SEND || st->kind == DFC_STEP_RECV || st->kind == DFC_STEP_RECV_REDUCE;
+    return st->kind == DFC_STEP_SEND || st->kind == DFC_STEP_RECV ||
+           st->kind == DFC_STEP_RECV_REDUCE;
 }
 
 /* The byte range a transfer step reads (send) or writes (receive) in its buffer. */
-static inline void dfc_gpu_xfer_range(const dfc_step_t *st, uint64_t item, int *buf, uint64_t *lo, uint64_t *hi)
+static inline void dfc_gpu_xfer_range(const dfc_step_t *st, uint64_t item, int *buf, uint64_t *lo,
+                                      uint64_t *hi)
 {
     int send = st->kind == DFC_STEP_SEND;
     *buf = send ? st->src_buf : st->dst_buf;
@@ -51,8 +53,9 @@ static inline int dfc_gpu_mark_fused(dfc_step_t *steps, int n, uint64_t item)
     }
     for (int i = 0; i < n; i++) {
         const dfc_step_t *st = &steps[i];
-        if (st->kind == DFC_STEP_RECV_REDUCE ? !(st->order & DFC_GPU_FUSED)
-                                             : st->src_buf == DFC_BUF_TMP || st->dst_buf == DFC_BUF_TMP)
+        if (st->kind == DFC_STEP_RECV_REDUCE
+                ? !(st->order & DFC_GPU_FUSED)
+                : st->src_buf == DFC_BUF_TMP || st->dst_buf == DFC_BUF_TMP)
             return 1;
     }
     return 0;
@@ -86,8 +89,8 @@ static inline uint32_t dfc_gpu_fifo_of(uint64_t ident, uint32_t nslots)
  * size alone, so sender and receiver agree on which channel moves what even when their
  * schedules' other steps differ; blocks at or past n never take the collective, and its
  * barriers count n channels. A collective of small steps runs on channel 0 alone. */
-static inline uint32_t dfc_gpu_channels_of(const dfc_step_t *steps, int n, uint64_t item, uint64_t chan_min,
-                                           uint32_t channels)
+static inline uint32_t dfc_gpu_channels_of(const dfc_step_t *steps, int n, uint64_t item,
+                                           uint64_t chan_min, uint32_t channels)
 {
     if (!chan_min) return channels;
     uint64_t most = 1;

@@ -26,7 +26,8 @@ __device__ static void block_copy(char *dst, const char *src, uint64_t n, uint64
         uint4 *d = (uint4 *)dst;
         uint64_t nv = n / 16, k = t;
         for (; k + 3 * B < nv; k += 4 * B) {
-            uint4 a = __ldcg(s + k), b = __ldcg(s + k + B), c = __ldcg(s + k + 2 * B), e = __ldcg(s + k + 3 * B);
+            uint4 a = __ldcg(s + k), b = __ldcg(s + k + B), c = __ldcg(s + k + 2 * B),
+                  e = __ldcg(s + k + 3 * B);
             d[k] = a;
             d[k + B] = b;
             d[k + 2 * B] = c;
@@ -35,7 +36,8 @@ __device__ static void block_copy(char *dst, const char *src, uint64_t n, uint64
         for (; k < nv; k += B) d[k] = __ldcg(s + k);
         for (k = nv * 16 + t; k < n; k += B) dst[k] = __ldcg((const signed char *)src + k);
     } else if ((((uintptr_t)dst | (uintptr_t)src | n) & 3) == 0) {
-        for (uint64_t k = t; k < n / 4; k += B) ((uint32_t *)dst)[k] = __ldcg((const unsigned int *)src + k);
+        for (uint64_t k = t; k < n / 4; k += B)
+            ((uint32_t *)dst)[k] = __ldcg((const unsigned int *)src + k);
     } else {
         for (uint64_t k = t; k < n; k += B) dst[k] = __ldcg((const signed char *)src + k);
     }
@@ -43,21 +45,65 @@ __device__ static void block_copy(char *dst, const char *src, uint64_t n, uint64
 
 /* Element traits: storage type S, computation in C. */
 template <int TYPE> struct elem;
-template <> struct elem<DFC_GPU_I32> { typedef int32_t S; typedef int32_t C; };
-template <> struct elem<DFC_GPU_U32> { typedef uint32_t S; typedef uint32_t C; };
-template <> struct elem<DFC_GPU_I64> { typedef long long S; typedef long long C; };
-template <> struct elem<DFC_GPU_U64> { typedef unsigned long long S; typedef unsigned long long C; };
-template <> struct elem<DFC_GPU_F32> { typedef float S; typedef float C; };
-template <> struct elem<DFC_GPU_F64> { typedef double S; typedef double C; };
-template <> struct elem<DFC_GPU_BF16> { typedef unsigned short S; typedef float C; };
-template <> struct elem<DFC_GPU_F16> { typedef unsigned short S; typedef float C; };
+template <> struct elem<DFC_GPU_I32> {
+    typedef int32_t S;
+    typedef int32_t C;
+};
+template <> struct elem<DFC_GPU_U32> {
+    typedef uint32_t S;
+    typedef uint32_t C;
+};
+template <> struct elem<DFC_GPU_I64> {
+    typedef long long S;
+    typedef long long C;
+};
+template <> struct elem<DFC_GPU_U64> {
+    typedef unsigned long long S;
+    typedef unsigned long long C;
+};
+template <> struct elem<DFC_GPU_F32> {
+    typedef float S;
+    typedef float C;
+};
+template <> struct elem<DFC_GPU_F64> {
+    typedef double S;
+    typedef double C;
+};
+template <> struct elem<DFC_GPU_BF16> {
+    typedef unsigned short S;
+    typedef float C;
+};
+template <> struct elem<DFC_GPU_F16> {
+    typedef unsigned short S;
+    typedef float C;
+};
 
-template <int TYPE> __device__ __forceinline__ typename elem<TYPE>::C widen(typename elem<TYPE>::S v) { return v; }
-template <> __device__ __forceinline__ float widen<DFC_GPU_BF16>(unsigned short v) { return __uint_as_float((uint32_t)v << 16); }
-template <> __device__ __forceinline__ float widen<DFC_GPU_F16>(unsigned short v) { return __half2float(__ushort_as_half(v)); }
-template <int TYPE> __device__ __forceinline__ typename elem<TYPE>::S narrow(typename elem<TYPE>::C v) { return v; }
-template <> __device__ __forceinline__ unsigned short narrow<DFC_GPU_BF16>(float v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
-template <> __device__ __forceinline__ unsigned short narrow<DFC_GPU_F16>(float v) { return __half_as_ushort(__float2half_rn(v)); }
+template <int TYPE>
+__device__ __forceinline__ typename elem<TYPE>::C widen(typename elem<TYPE>::S v)
+{
+    return v;
+}
+template <> __device__ __forceinline__ float widen<DFC_GPU_BF16>(unsigned short v)
+{
+    return __uint_as_float((uint32_t)v << 16);
+}
+template <> __device__ __forceinline__ float widen<DFC_GPU_F16>(unsigned short v)
+{
+    return __half2float(__ushort_as_half(v));
+}
+template <int TYPE>
+__device__ __forceinline__ typename elem<TYPE>::S narrow(typename elem<TYPE>::C v)
+{
+    return v;
+}
+template <> __device__ __forceinline__ unsigned short narrow<DFC_GPU_BF16>(float v)
+{
+    return __bfloat16_as_ushort(__float2bfloat16_rn(v));
+}
+template <> __device__ __forceinline__ unsigned short narrow<DFC_GPU_F16>(float v)
+{
+    return __half_as_ushort(__float2half_rn(v));
+}
 
 template <int OP, typename C> __device__ __forceinline__ C apply(C a, C b)
 {
@@ -84,18 +130,23 @@ template <int OP, typename C> __device__ __forceinline__ C apply_int(C a, C b)
 
 template <int TYPE> __host__ __device__ constexpr bool is_float()
 {
-    return TYPE == DFC_GPU_F32 || TYPE == DFC_GPU_F64 || TYPE == DFC_GPU_BF16 || TYPE == DFC_GPU_F16;
+    return TYPE == DFC_GPU_F32 || TYPE == DFC_GPU_F64 || TYPE == DFC_GPU_BF16 ||
+           TYPE == DFC_GPU_F16;
 }
 
-template <int TYPE, int OP> __device__ __forceinline__ typename elem<TYPE>::S combine(typename elem<TYPE>::S a, typename elem<TYPE>::S b)
+template <int TYPE, int OP>
+__device__ __forceinline__ typename elem<TYPE>::S combine(typename elem<TYPE>::S a,
+                                                          typename elem<TYPE>::S b)
 {
     typedef typename elem<TYPE>::C C;
-    if constexpr (is_float<TYPE>()) return narrow<TYPE>(apply<OP, C>(widen<TYPE>(a), widen<TYPE>(b)));
+    if constexpr (is_float<TYPE>())
+        return narrow<TYPE>(apply<OP, C>(widen<TYPE>(a), widen<TYPE>(b)));
     else return apply_int<OP, C>(a, b);
 }
 
 /* vb = va (op) vb element-wise over one 16-byte vector (vb (op) va with in_second). */
-template <int TYPE, int OP> __device__ __forceinline__ void combine_vec(const uint4 &va, uint4 &vb, int in_second)
+template <int TYPE, int OP>
+__device__ __forceinline__ void combine_vec(const uint4 &va, uint4 &vb, int in_second)
 {
     typedef typename elem<TYPE>::S S;
     const S *pa = (const S *)&va;
@@ -108,7 +159,8 @@ template <int TYPE, int OP> __device__ __forceinline__ void combine_vec(const ui
 /* io[i] = in[i] (op) io[i]; with in_second, io[i] = io[i] (op) in[i]. Aligned ranges go in
  * 16-byte vectors, four pairs of loads per thread in flight (as block_copy). */
 template <int TYPE, int OP>
-__device__ static void reduce_typed(const char *in_, char *io_, uint64_t count, int in_second, uint64_t t, uint64_t B)
+__device__ static void reduce_typed(const char *in_, char *io_, uint64_t count, int in_second,
+                                    uint64_t t, uint64_t B)
 {
     typedef typename elem<TYPE>::S S;
     const S *in = (const S *)in_;
@@ -141,7 +193,8 @@ __device__ static void reduce_typed(const char *in_, char *io_, uint64_t count, 
 }
 
 template <int TYPE>
-__device__ static void reduce_op(int op, const char *in, char *io, uint64_t count, int in_second, uint64_t t, uint64_t B)
+__device__ static void reduce_op(int op, const char *in, char *io, uint64_t count, int in_second,
+                                 uint64_t t, uint64_t B)
 {
     switch (op) {
     case DFC_GPU_SUM: reduce_typed<TYPE, DFC_GPU_SUM>(in, io, count, in_second, t, B); break;
@@ -150,19 +203,32 @@ __device__ static void reduce_op(int op, const char *in, char *io, uint64_t coun
     case DFC_GPU_MAX: reduce_typed<TYPE, DFC_GPU_MAX>(in, io, count, in_second, t, B); break;
     default:
         if constexpr (!is_float<TYPE>()) switch (op) {
-        case DFC_GPU_LAND: reduce_typed<TYPE, DFC_GPU_LAND>(in, io, count, in_second, t, B); break;
-        case DFC_GPU_LOR: reduce_typed<TYPE, DFC_GPU_LOR>(in, io, count, in_second, t, B); break;
-        case DFC_GPU_LXOR: reduce_typed<TYPE, DFC_GPU_LXOR>(in, io, count, in_second, t, B); break;
-        case DFC_GPU_BAND: reduce_typed<TYPE, DFC_GPU_BAND>(in, io, count, in_second, t, B); break;
-        case DFC_GPU_BOR: reduce_typed<TYPE, DFC_GPU_BOR>(in, io, count, in_second, t, B); break;
-        case DFC_GPU_BXOR: reduce_typed<TYPE, DFC_GPU_BXOR>(in, io, count, in_second, t, B); break;
-        }
+            case DFC_GPU_LAND:
+                reduce_typed<TYPE, DFC_GPU_LAND>(in, io, count, in_second, t, B);
+                break;
+            case DFC_GPU_LOR:
+                reduce_typed<TYPE, DFC_GPU_LOR>(in, io, count, in_second, t, B);
+                break;
+            case DFC_GPU_LXOR:
+                reduce_typed<TYPE, DFC_GPU_LXOR>(in, io, count, in_second, t, B);
+                break;
+            case DFC_GPU_BAND:
+                reduce_typed<TYPE, DFC_GPU_BAND>(in, io, count, in_second, t, B);
+                break;
+            case DFC_GPU_BOR:
+                reduce_typed<TYPE, DFC_GPU_BOR>(in, io, count, in_second, t, B);
+                break;
+            case DFC_GPU_BXOR:
+                reduce_typed<TYPE, DFC_GPU_BXOR>(in, io, count, in_second, t, B);
+                break;
+            }
     }
 }
 
 /* Threads t of B (by default the whole block) reduce count items. */
-__device__ static void block_reduce(int type, int op, const char *in, char *io, uint64_t count, int in_second,
-                                    uint64_t t = threadIdx.x, uint64_t B = blockDim.x)
+__device__ static void block_reduce(int type, int op, const char *in, char *io, uint64_t count,
+                                    int in_second, uint64_t t = threadIdx.x,
+                                    uint64_t B = blockDim.x)
 {
     switch (type) {
     case DFC_GPU_I32: reduce_op<DFC_GPU_I32>(op, in, io, count, in_second, t, B); break;

@@ -38,24 +38,44 @@ int dfc_gpu_daemon_device(void);
 #define DFC_GPU_MAX_STEPS 512 /* steps of one schedule the daemon runs */
 
 /* Element types and operations the kernel reduces (others stay on the host path). */
-enum dfc_gpu_type { DFC_GPU_I32, DFC_GPU_U32, DFC_GPU_I64, DFC_GPU_U64, DFC_GPU_F32, DFC_GPU_F64,
-                    DFC_GPU_BF16, DFC_GPU_F16, DFC_GPU_NTYPES };
-enum dfc_gpu_op { DFC_GPU_SUM, DFC_GPU_PROD, DFC_GPU_MIN, DFC_GPU_MAX, DFC_GPU_LAND, DFC_GPU_LOR,
-                  DFC_GPU_LXOR, DFC_GPU_BAND, DFC_GPU_BOR, DFC_GPU_BXOR, DFC_GPU_NOPS };
+enum dfc_gpu_type {
+    DFC_GPU_I32,
+    DFC_GPU_U32,
+    DFC_GPU_I64,
+    DFC_GPU_U64,
+    DFC_GPU_F32,
+    DFC_GPU_F64,
+    DFC_GPU_BF16,
+    DFC_GPU_F16,
+    DFC_GPU_NTYPES
+};
+enum dfc_gpu_op {
+    DFC_GPU_SUM,
+    DFC_GPU_PROD,
+    DFC_GPU_MIN,
+    DFC_GPU_MAX,
+    DFC_GPU_LAND,
+    DFC_GPU_LOR,
+    DFC_GPU_LXOR,
+    DFC_GPU_BAND,
+    DFC_GPU_BOR,
+    DFC_GPU_BXOR,
+    DFC_GPU_NOPS
+};
 
 typedef struct dfc_gpu_job {
     const dfc_sched_t *sched;
-    void *send, *recv;          /* device buffers (NULL where not significant) */
-    uint64_t ident;             /* same on every rank: (context << 32 | tag) + 1 */
+    void *send, *recv; /* device buffers (NULL where not significant) */
+    uint64_t ident;    /* same on every rank: (context << 32 | tag) + 1 */
     int priority;
-    int type, op;               /* reductions (DFC_GPU_I32.., DFC_GPU_SUM..); type -1: none */
-    int elem, item;             /* bytes of one element of `type`, of one datatype item */
-    const int8_t *peer_index;   /* communicator rank -> daemon index, comm size entries */
+    int type, op;             /* reductions (DFC_GPU_I32.., DFC_GPU_SUM..); type -1: none */
+    int elem, item;           /* bytes of one element of `type`, of one datatype item */
+    const int8_t *peer_index; /* communicator rank -> daemon index, comm size entries */
     int nranks;
 } dfc_gpu_job_t;
 
 typedef struct dfc_gpu_handle {
-    int slot;                   /* descriptor in flight, -1 when none */
+    int slot; /* descriptor in flight, -1 when none */
     uint32_t gen;
 } dfc_gpu_handle_t;
 

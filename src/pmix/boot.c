@@ -52,7 +52,9 @@ static int get_uint(const pmix_proc_t *proc, const char *key, unsigned *out)
     case PMIX_INT: *out = (unsigned)val->data.integer; break;
     case PMIX_UINT64: *out = (unsigned)val->data.uint64; break;
     case PMIX_PROC_RANK: *out = val->data.rank; break;
-    default: PMIX_VALUE_RELEASE(val); return dfc_err(DFC_ERR_OTHER, "DFC_Init", "PMIx key %s has an unexpected type", key);
+    default:
+        PMIX_VALUE_RELEASE(val);
+        return dfc_err(DFC_ERR_OTHER, "DFC_Init", "PMIx key %s has an unexpected type", key);
     }
     PMIX_VALUE_RELEASE(val);
     return DFC_SUCCESS;
@@ -96,9 +98,9 @@ static void failure_event(size_t id, pmix_status_t status, const pmix_proc_t *so
 
 static void register_failure_events(int size)
 {
-    pmix_status_t codes[] = {PMIX_PROC_TERMINATED, PMIX_EVENT_PROC_TERMINATED,
+    pmix_status_t codes[] = {PMIX_PROC_TERMINATED,         PMIX_EVENT_PROC_TERMINATED,
                              PMIX_ERR_PROC_ABORTED_BY_SIG, PMIX_ERR_PROC_TERM_WO_SYNC,
-                             PMIX_ERR_PROC_KILLED_BY_CMD, PMIX_ERR_EXIT_NONZERO_TERM};
+                             PMIX_ERR_PROC_KILLED_BY_CMD,  PMIX_ERR_EXIT_NONZERO_TERM};
     failed_flag = calloc((size_t)size, sizeof *failed_flag);
     if (!failed_flag) return; /* the transports still detect failures */
     failed_size = size;
@@ -111,7 +113,8 @@ static void register_failure_events(int size)
 
 int dfc_boot_failed_pending(void)
 {
-    return failed_flag && atomic_load_explicit(&failed_events, memory_order_relaxed) != failed_polled;
+    return failed_flag &&
+           atomic_load_explicit(&failed_events, memory_order_relaxed) != failed_polled;
 }
 
 int dfc_boot_next_failed(void)
@@ -200,8 +203,10 @@ int dfc_boot_fence_among(const int *ranks, int n)
     if (boot_singleton) return DFC_SUCCESS;
     pmix_proc_t *procs = NULL;
     if (ranks) {
-        if (!(procs = calloc((size_t)n, sizeof *procs))) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-        for (int i = 0; i < n; i++) PMIX_LOAD_PROCID(&procs[i], my_proc.nspace, (pmix_rank_t)ranks[i]);
+        if (!(procs = calloc((size_t)n, sizeof *procs)))
+            return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+        for (int i = 0; i < n; i++)
+            PMIX_LOAD_PROCID(&procs[i], my_proc.nspace, (pmix_rank_t)ranks[i]);
     }
     pmix_status_t rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) return pmix_error("Commit", rc);
@@ -223,7 +228,8 @@ int dfc_boot_get(int rank, const char *key, void **value, size_t *len)
     if (boot_singleton) {
         for (local_kv_t *kv = local_store; kv; kv = kv->next) {
             if (strcmp(kv->key, key)) continue;
-            if (!(*value = malloc(kv->len ? kv->len : 1))) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+            if (!(*value = malloc(kv->len ? kv->len : 1)))
+                return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
             memcpy(*value, kv->val, kv->len);
             *len = kv->len;
             return DFC_SUCCESS;
@@ -260,7 +266,8 @@ int dfc_boot_hostname(int rank, char *buf, size_t len)
     int ok = val->type == PMIX_STRING && val->data.string;
     if (ok) snprintf(buf, len, "%s", val->data.string);
     PMIX_VALUE_RELEASE(val);
-    return ok ? DFC_SUCCESS : DFC_ERR(DFC_ERR_INTERN, "PMIX_HOSTNAME of rank %d is not a string", rank);
+    return ok ? DFC_SUCCESS
+              : DFC_ERR(DFC_ERR_INTERN, "PMIX_HOSTNAME of rank %d is not a string", rank);
 }
 
 void dfc_boot_abort(int code, const char *msg)

@@ -36,8 +36,8 @@ typedef struct dfc_pkt {
     uint8_t type;
     uint8_t flags;
     uint16_t reserved;
-    uint32_t ctx;         /* context id of the communicator */
-    int32_t src;          /* sender's rank in that communicator */
+    uint32_t ctx; /* context id of the communicator */
+    int32_t src;  /* sender's rank in that communicator */
     int32_t tag;
     uint64_t len;         /* total message length in bytes */
     uint64_t sreq;        /* sender's request id (rendezvous, sync) */
@@ -68,16 +68,16 @@ enum dfc_tl_slot_phase {
     DFC_TL_SLOT_CANCEL     /* the caller gives up (a member failed): the exchange ends here */
 };
 typedef struct dfc_tl_slot_xchg {
-    const int *members;   /* world ranks of the members, all on this node, in one order */
-    int n, me;            /* number of members; the caller's index among them */
-    const void *src;      /* the caller's contribution: `bytes` <= DFC_TL_SLOT_BYTES, the same */
-    uint64_t bytes;       /*   size on every member */
+    const int *members; /* world ranks of the members, all on this node, in one order */
+    int n, me;          /* number of members; the caller's index among them */
+    const void *src;    /* the caller's contribution: `bytes` <= DFC_TL_SLOT_BYTES, the same */
+    uint64_t bytes;     /*   size on every member */
     /* Called once per exchange, from slot_xchg, when every contribution is there: in[i] is
      * member i's (the caller's own included), readable only during the call. */
     void (*reduce)(void *ctx, const void *const *in, int n);
     void *ctx;
-    uint64_t stamp;       /* set by BEGIN; the caller keeps it and `phase` between calls */
-    int phase;            /* enum dfc_tl_slot_phase */
+    uint64_t stamp; /* set by BEGIN; the caller keeps it and `phase` between calls */
+    int phase;      /* enum dfc_tl_slot_phase */
 } dfc_tl_slot_xchg_t;
 
 /* Called by progress for every packet that arrives. `payload` is valid only during the
@@ -93,8 +93,8 @@ typedef struct dfc_tl_job {
     const char *nspace;         /* for naming shared segments */
     const int *peers;           /* world ranks this transport must reach (sorted) */
     int npeers;
-    const int *local_ranks;     /* world rank of each local rank (shm), local_size entries */
-    int fault_timeout_s;        /* DFC_FAULT_TIMEOUT: detect a silent peer's loss within it */
+    const int *local_ranks; /* world rank of each local rank (shm), local_size entries */
+    int fault_timeout_s;    /* DFC_FAULT_TIMEOUT: detect a silent peer's loss within it */
 } dfc_tl_job_t;
 
 typedef struct dfc_tl_ops {

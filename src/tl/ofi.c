@@ -87,14 +87,14 @@ typedef struct ofi_peer {
     int world;
     fi_addr_t addr;
     int dead, unreported, hello_ok;
-    int hello_sent; /* our HELLO is posted: PKTs may follow (FI_ORDER_SAS) */
-    int credits;  /* packets we may still send it */
-    int owed;     /* its packets delivered here since we last gave credits back */
+    int hello_sent;          /* our HELLO is posted: PKTs may follow (FI_ORDER_SAS) */
+    int credits;             /* packets we may still send it */
+    int owed;                /* its packets delivered here since we last gave credits back */
     uint32_t tx_seq, rx_seq; /* seq of the next message to it, expected next from it */
     ofi_buf_t *stash;        /* its messages that completed before an earlier one */
     uint64_t last_rx, last_tx;
-    int inflight;        /* our sends to it not completed yet */
-    uint64_t busy_since; /* when its sends last made progress while some were in flight */
+    int inflight;         /* our sends to it not completed yet */
+    uint64_t busy_since;  /* when its sends last made progress while some were in flight */
     uint64_t again_since; /* sends to it refused (-FI_EAGAIN) since then; 0: accepted */
     char why[128];
 } ofi_peer_t;
@@ -107,16 +107,16 @@ typedef struct ofi {
     struct fid_av *av;
     struct fid_cq *cq;
     struct fid_ep *ep;
-    int wait_fd;   /* -1 without FI_WAIT_FD */
+    int wait_fd; /* -1 without FI_WAIT_FD */
     int has_source;
     ofi_pool_t rx, tx, ctl;
     ofi_peer_t *peers;
     int npeers;
-    int *w2p;      /* world rank -> index in peers, or -1 */
+    int *w2p; /* world rank -> index in peers, or -1 */
     uint8_t secret[DFC_OFI_SECRET_LEN];
     size_t max_payload;
     int credits;
-    int ntx_busy;  /* TX and CTL buffers posted and not completed */
+    int ntx_busy; /* TX and CTL buffers posted and not completed */
     int nunreported;
     uint64_t beat_ns, silence_ns, stuck_ns, last_progress;
     dfc_tl_deliver_fn deliver; /* during progress */
@@ -161,8 +161,11 @@ static int pool_init(ofi_t *s, ofi_pool_t *pl, int kind, int n, size_t size)
     pl->size = (size + 63) & ~(size_t)63;
     pl->bufs = dfc_calloc((size_t)n, sizeof(ofi_buf_t));
     pl->mem = dfc_malloc((size_t)n * pl->size);
-    if (!pl->bufs || !pl->mem) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d ofi buffers "
-                                              "of %zu bytes", n, pl->size);
+    if (!pl->bufs || !pl->mem)
+        return DFC_ERR(DFC_ERR_NO_MEM,
+                       "out of memory for %d ofi buffers "
+                       "of %zu bytes",
+                       n, pl->size);
     void *desc = NULL;
     uint64_t mrm = s->info->domain_attr->mr_mode;
     if (mrm & FI_MR_LOCAL) { /* the provider wants local buffers registered */
@@ -177,7 +180,9 @@ static int pool_init(ofi_t *s, ofi_pool_t *pl, int kind, int n, size_t size)
     }
     pl->free = -1;
     for (int i = n - 1; i >= 0; i--) {
-        pl->bufs[i] = (ofi_buf_t){.kind = kind, .next = pl->free, .mem = pl->mem + i * pl->size,
+        pl->bufs[i] = (ofi_buf_t){.kind = kind,
+                                  .next = pl->free,
+                                  .mem = pl->mem + i * pl->size,
                                   .desc = desc};
         pl->free = i;
     }
@@ -263,9 +268,10 @@ static int send_ctl(ofi_t *s, ofi_peer_t *p, int kind)
         dfc_ofi_hello_build((dfc_ofi_hello_t *)b->mem, s->rank, s->size, s->secret);
         len = sizeof(dfc_ofi_hello_t);
     } else {
-        *(dfc_ofi_wire_t *)b->mem = (dfc_ofi_wire_t){.magic = DFC_OFI_MAGIC, .kind = (uint16_t)kind,
-                                                    .src_world = (uint32_t)s->rank,
-                                                    .credits = (uint32_t)p->owed};
+        *(dfc_ofi_wire_t *)b->mem = (dfc_ofi_wire_t){.magic = DFC_OFI_MAGIC,
+                                                     .kind = (uint16_t)kind,
+                                                     .src_world = (uint32_t)s->rank,
+                                                     .credits = (uint32_t)p->owed};
     }
     int r = post_send(s, p, b, len);
     if (r != 0) pool_put(&s->ctl, b);
@@ -295,8 +301,10 @@ static int ofi_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
         return p->dead ? dead_err(__func__, p) : DFC_TL_AGAIN;
     ofi_buf_t *b = pool_get(&s->tx);
     dfc_ofi_wire_t *w = (dfc_ofi_wire_t *)b->mem;
-    *w = (dfc_ofi_wire_t){.magic = DFC_OFI_MAGIC, .kind = DFC_OFI_PKT,
-                          .src_world = (uint32_t)s->rank, .credits = (uint32_t)p->owed};
+    *w = (dfc_ofi_wire_t){.magic = DFC_OFI_MAGIC,
+                          .kind = DFC_OFI_PKT,
+                          .src_world = (uint32_t)s->rank,
+                          .credits = (uint32_t)p->owed};
     memcpy(w + 1, pkt, sizeof(*pkt));
     if (plen) memcpy((char *)(w + 1) + sizeof(*pkt), payload, plen);
     int r = post_send(s, p, b, dfc_ofi_pkt_len(plen));
@@ -321,8 +329,10 @@ static void on_msg(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, int kind)
         return;
     }
     if (!p->hello_ok) {
-        DFC_LOG(DFC_LOG_INFO, "ofi", "dropped a message from world rank %d: no valid hello "
-                "before it", p->world);
+        DFC_LOG(DFC_LOG_INFO, "ofi",
+                "dropped a message from world rank %d: no valid hello "
+                "before it",
+                p->world);
         return;
     }
     if (w->credits) { /* never more than the initial credits, whatever a peer says */
@@ -563,7 +573,8 @@ static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *
     struct fi_av_attr av = {.type = FI_AV_TABLE};
     what = "fi_av_open";
     if ((r = fi_av_open(s->domain, &av, &s->av, NULL))) goto fail;
-    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_FD,
+    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_TAGGED,
+                            .wait_obj = FI_WAIT_FD,
                             .size = (size_t)(prm->rx_bufs + prm->tx_bufs) * 4};
     what = "fi_cq_open";
     if (safe && fi_cq_open(s->domain, &cq, &s->cq, NULL) == 0 &&
@@ -612,12 +623,15 @@ static int connect_peers(ofi_t *s, const dfc_tl_job_t *job)
         ofi_peer_t *p = &s->peers[s->npeers];
         *p = (ofi_peer_t){.world = w, .credits = s->credits, .last_rx = now, .last_tx = now};
         if (dfc_boot_get(w, "dfc.ofi.prov", &val, &len))
-            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "world rank %d opened no ofi endpoint "
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                           "world rank %d opened no ofi endpoint "
                            "(with DFC_TRANSPORT=auto: libfabric finds other providers on its "
-                           "node; set DFC_TRANSPORT or DFC_OFI_PROVIDER alike everywhere)", w);
+                           "node; set DFC_TRANSPORT or DFC_OFI_PROVIDER alike everywhere)",
+                           w);
         int same = len > 0 && ((char *)val)[len - 1] == '\0' && !strcmp(val, mine);
         if (!same)
-            rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "world rank %d uses libfabric provider "
+            rc = DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                         "world rank %d uses libfabric provider "
                          "'%.*s', this rank (%d) '%s': set DFC_OFI_PROVIDER alike on every rank",
                          w, (int)DFC_MIN2(len, 64), len ? (char *)val : "", job->rank, mine);
         free(val);
@@ -626,8 +640,10 @@ static int connect_peers(ofi_t *s, const dfc_tl_job_t *job)
         int n = fi_av_insert(s->av, val, 1, &p->addr, 0, NULL);
         free(val);
         if (n != 1)
-            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "fi_av_insert of world rank %d's "
-                           "address failed", w);
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                           "fi_av_insert of world rank %d's "
+                           "address failed",
+                           w);
         s->w2p[w] = s->npeers++;
     }
     return DFC_SUCCESS;
@@ -659,7 +675,8 @@ static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     ofi_params_t prm;
     read_params(&prm);
     s->max_payload = prm.max_payload >= 1024 && prm.max_payload <= (1L << 26)
-                         ? (size_t)prm.max_payload : 65536;
+                         ? (size_t)prm.max_payload
+                         : 65536;
     tl->max_payload = s->max_payload;
     s->credits = prm.credits >= 2 && prm.credits <= 4096 ? (int)prm.credits : 32;
     if (prm.rx_bufs < 1) prm.rx_bufs = 64;
@@ -747,7 +764,7 @@ static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     (void)job;
     tl->priv = NULL;
     return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "DFC_TRANSPORT=ofi: DFC was built without "
-                   "libfabric (configure --with-ofi)");
+                                                  "libfabric (configure --with-ofi)");
 }
 
 static void ofi_fini(dfc_tl_t *tl) { tl->priv = NULL; }

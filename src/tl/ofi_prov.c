@@ -79,11 +79,15 @@ int dfc_ofi_prov_choose(const char *want, int any_ok, struct fi_info **out)
     if (list) fi_freeinfo(list);
     if (*out) return DFC_SUCCESS;
     if (want && *want)
-        return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "libfabric has no provider '%s' with "
+        return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                       "libfabric has no provider '%s' with "
                        "FI_EP_RDM, FI_TAGGED and ordered sends (DFC_OFI_PROVIDER; fi_info -l "
-                       "lists them)", want);
-    return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "libfabric has no%s provider with FI_EP_RDM, "
-                   "FI_TAGGED and ordered sends", any_ok ? "" : " non-socket");
+                       "lists them)",
+                       want);
+    return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                   "libfabric has no%s provider with FI_EP_RDM, "
+                   "FI_TAGGED and ordered sends",
+                   any_ok ? "" : " non-socket");
 }
 
 int dfc_tl_ofi_auto_usable(void)
@@ -116,7 +120,8 @@ void dfc_tl_ofi_providers(char *found, size_t flen, char *chosen, size_t clen)
     if (dfc_ofi_prov_choose(want, 1, &c) == DFC_SUCCESS) {
         snprintf(chosen, clen, "%s%s", c->fabric_attr->prov_name,
                  dfc_ofi_prov_is_socket(c->fabric_attr->prov_name)
-                     ? " (a socket provider: auto keeps DFC's tcp between nodes)" : "");
+                     ? " (a socket provider: auto keeps DFC's tcp between nodes)"
+                     : "");
         fi_freeinfo(c);
     } else {
         snprintf(chosen, clen, "none");
@@ -130,7 +135,7 @@ int dfc_ofi_prov_choose(const char *want, int any_ok, struct fi_info **out)
     (void)any_ok;
     *out = NULL;
     return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "DFC was built without libfabric "
-                   "(configure --with-ofi)");
+                                                  "(configure --with-ofi)");
 }
 
 int dfc_tl_ofi_auto_usable(void) { return 0; }

@@ -9,7 +9,8 @@ void dfc_ofi_hello_build(dfc_ofi_hello_t *h, int rank, int size,
                          const uint8_t secret[DFC_OFI_SECRET_LEN])
 {
     memset(h, 0, sizeof(*h));
-    h->w = (dfc_ofi_wire_t){.magic = DFC_OFI_MAGIC, .kind = DFC_OFI_HELLO,
+    h->w = (dfc_ofi_wire_t){.magic = DFC_OFI_MAGIC,
+                            .kind = DFC_OFI_HELLO,
                             .src_world = (uint32_t)rank};
     h->size = (uint32_t)size;
     memcpy(h->secret, secret, DFC_OFI_SECRET_LEN);
@@ -62,8 +63,7 @@ int dfc_ofi_wire_check(const void *buf, size_t len, int size, size_t max_payload
         return -1;
     }
     switch (w->kind) {
-    case DFC_OFI_PKT:
-        return pkt_check(buf, len, max_payload, why);
+    case DFC_OFI_PKT: return pkt_check(buf, len, max_payload, why);
     case DFC_OFI_HELLO: {
         const dfc_ofi_hello_t *h = buf;
         if (len != sizeof(*h)) {
@@ -87,8 +87,6 @@ int dfc_ofi_wire_check(const void *buf, size_t len, int size, size_t max_payload
             return -1;
         }
         return w->kind;
-    default:
-        *why = "unknown message kind";
-        return -1;
+    default: *why = "unknown message kind"; return -1;
     }
 }

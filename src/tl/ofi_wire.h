@@ -22,9 +22,9 @@
 
 #include "tl/dfc_tl.h"
 
-#define DFC_OFI_MAGIC      0x4f434644u /* "DFCO" */
+#define DFC_OFI_MAGIC 0x4f434644u /* "DFCO" */
 #define DFC_OFI_SECRET_LEN 16
-#define DFC_OFI_TAG        0x0dfc0dfcull
+#define DFC_OFI_TAG 0x0dfc0dfcull
 
 enum { DFC_OFI_HELLO = 1, DFC_OFI_PKT = 2, DFC_OFI_CREDIT = 3, DFC_OFI_BEAT = 4 };
 

@@ -69,7 +69,7 @@
 /* The segment header, written by the creator before the first fence, read-only after. */
 typedef struct shm_seg_hdr {
     _Alignas(64) uint64_t magic;
-    uint64_t cookie;      /* random; the creator publishes it, attachers compare it */
+    uint64_t cookie; /* random; the creator publishes it, attachers compare it */
     uint64_t local_size;
     uint64_t ring_size;   /* data bytes per ring */
     uint64_t ring_stride; /* bytes from one ring to the next */
@@ -90,13 +90,13 @@ typedef struct shm_peer {
     shm_bell_t *bell;         /* the peer's doorbell */
     pid_t pid;
     uint64_t starttime;
-    int watch;                /* liveness check possible (its /proc entry matched at init) */
-    int dead;                 /* to be reported: its process is gone (once its ring is
+    int watch;          /* liveness check possible (its /proc entry matched at init) */
+    int dead;           /* to be reported: its process is gone (once its ring is
                                * drained) or its ring is corrupt (`corrupt` says why) */
-    int failed;               /* reported: sends fail from now on */
-    char corrupt[128];        /* malformed ring or packet: the message; "" if not */
-    int blocked;              /* the last send found `out` full... */
-    uint64_t room_seen;       /* ...with head here (dfc_shm_ring_want_space) */
+    int failed;         /* reported: sends fail from now on */
+    char corrupt[128];  /* malformed ring or packet: the message; "" if not */
+    int blocked;        /* the last send found `out` full... */
+    uint64_t room_seen; /* ...with head here (dfc_shm_ring_want_space) */
 } shm_peer_t;
 
 typedef struct shm {
@@ -108,17 +108,17 @@ typedef struct shm {
     shm_bell_t *bell; /* mine */
     shm_peer_t *peers;
     int npeers;
-    int *w2p;         /* world rank -> index in peers, or -1 */
+    int *w2p; /* world rank -> index in peers, or -1 */
     int world_size;
-    int rr;           /* first peer polled by the next progress */
-    int burst;        /* packets per peer per progress call */
-    int cma;          /* rget allowed (DFC_SHM_CMA, cleared after EPERM/ENOSYS) */
-    int ndead;        /* peers with dead set and failed not yet: progress reports one per call */
-    unsigned calls;   /* progress calls, to pace the liveness check */
+    int rr;         /* first peer polled by the next progress */
+    int burst;      /* packets per peer per progress call */
+    int cma;        /* rget allowed (DFC_SHM_CMA, cleared after EPERM/ENOSYS) */
+    int ndead;      /* peers with dead set and failed not yet: progress reports one per call */
+    unsigned calls; /* progress calls, to pace the liveness check */
     uint64_t live_every_ns, live_next_ns;
-    int slots_on;     /* DFC_SHM_SLOTS */
+    int slots_on; /* DFC_SHM_SLOTS */
     dfc_shm_slots_t slots;
-    int *slot_lrank;  /* world rank -> local rank, for slots */
+    int *slot_lrank; /* world rank -> local rank, for slots */
     uint64_t *slot_done_cache;
 } shm_t;
 
@@ -181,9 +181,10 @@ typedef struct shm_params {
 
 static void read_params(shm_params_t *p)
 {
-    p->ring_bytes = dfc_env_long("DFC_SHM_RING_BYTES", 0,
-                                 "shm: bytes per ring (one per ordered pair of local ranks; rounded "
-                                 "up to a power of two); 0: 256 KiB, scaled down above 16 local ranks");
+    p->ring_bytes =
+        dfc_env_long("DFC_SHM_RING_BYTES", 0,
+                     "shm: bytes per ring (one per ordered pair of local ranks; rounded "
+                     "up to a power of two); 0: 256 KiB, scaled down above 16 local ranks");
     p->max_payload = dfc_env_long("DFC_SHM_MAX_PAYLOAD", 32768,
                                   "shm: largest packet payload in bytes (at most 1/8 of the ring "
                                   "unless set, and always below half of it)");
@@ -227,7 +228,7 @@ static size_t ring_size_param(int local_size, long v)
 
 /* Segment names: "/dfc-<pid>-<start time>-<64 random bits>" (SEG_FMT), the creator's. */
 #define SEG_PREFIX "dfc-"
-#define SEG_TRIES  16
+#define SEG_TRIES 16
 
 /* Unlinks this user's segments whose creator is gone: killed between creating a segment
  * and unlinking it after the second fence. Others' segments cannot be unlinked (the sticky
@@ -297,8 +298,7 @@ static int seg_create(shm_t *s, size_t ring_size)
     int fd = seg_open_new(s);
     if (fd < 0)
         return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "shm_open(%s, O_CREAT|O_EXCL): %s%s", s->name,
-                       strerror(errno),
-                       errno == EEXIST ? " (every random name tried exists)" : "");
+                       strerror(errno), errno == EEXIST ? " (every random name tried exists)" : "");
     s->created = 1;
     int rc = DFC_SUCCESS;
     if (ftruncate(fd, (off_t)s->seg_size) != 0) {
@@ -389,7 +389,8 @@ static int setup_peers(shm_t *s, const dfc_tl_job_t *job)
 {
     s->peers = dfc_calloc(job->npeers, sizeof(*s->peers));
     s->w2p = dfc_malloc((size_t)job->size * sizeof(int));
-    if (!s->peers || !s->w2p) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d peers", job->npeers);
+    if (!s->peers || !s->w2p)
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d peers", job->npeers);
     s->world_size = job->size;
     for (int w = 0; w < job->size; w++) s->w2p[w] = -1;
     for (int i = 0; i < job->npeers; i++) {
@@ -430,7 +431,8 @@ static int setup_slots(shm_t *s, const dfc_tl_job_t *job)
     s->slot_lrank[job->rank] = s->me;
     for (int i = 0; i < s->npeers; i++) s->slot_lrank[s->peers[i].world] = s->peers[i].lrank;
     s->slots = (dfc_shm_slots_t){.ranks = (dfc_slot_rank_t *)((char *)s->base + h->slots_off),
-                                 .me = s->me, .nlocal = s->local_size,
+                                 .me = s->me,
+                                 .nlocal = s->local_size,
                                  .lrank_of_world = s->slot_lrank,
                                  .done_cache = s->slot_done_cache};
     return DFC_SUCCESS;
@@ -533,7 +535,8 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     size_t ring_size = ring_size_param(job->local_size, prm.ring_bytes);
     long maxp = prm.max_payload;
     if (maxp <= 0) maxp = 32768;
-    if (!getenv("DFC_SHM_MAX_PAYLOAD") && (size_t)maxp > ring_size / 8) maxp = (long)(ring_size / 8);
+    if (!getenv("DFC_SHM_MAX_PAYLOAD") && (size_t)maxp > ring_size / 8)
+        maxp = (long)(ring_size / 8);
     size_t cap = dfc_shm_ring_max_len(ring_size) - sizeof(dfc_pkt_t);
     tl->max_payload = DFC_MIN2((size_t)maxp, cap);
     s->burst = (int)prm.burst;
@@ -586,8 +589,9 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     }
     s->live_next_ns = dfc_time_ns() + s->live_every_ns;
     if (use)
-        DFC_LOG(DFC_LOG_INFO, "shm", "segment %s: %d local ranks, %zu-byte rings, max payload %zu, cma %s",
-                s->name, s->local_size, ring_size, tl->max_payload, s->cma ? "on" : "off");
+        DFC_LOG(DFC_LOG_INFO, "shm",
+                "segment %s: %d local ranks, %zu-byte rings, max payload %zu, cma %s", s->name,
+                s->local_size, ring_size, tl->max_payload, s->cma ? "on" : "off");
     return DFC_SUCCESS;
 }
 
@@ -595,8 +599,8 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
 
 static int peer_failed_err(const char *func, const shm_peer_t *p)
 {
-    return dfc_err(DFC_ERR_PROC_FAILED, func, "local peer world rank %d (pid %d) is gone",
-                   p->world, (int)p->pid);
+    return dfc_err(DFC_ERR_PROC_FAILED, func, "local peer world rank %d (pid %d) is gone", p->world,
+                   (int)p->pid);
 }
 
 static inline shm_peer_t *peer_of(shm_t *s, int world)
@@ -811,8 +815,7 @@ static void shm_wait(dfc_tl_t *tl, long timeout_us)
         if (!s->peers[i].failed && !s->peers[i].corrupt[0]) w[nin++].ring = s->peers[i].in;
     for (int i = 0; !busy && i < s->npeers; i++) {
         const shm_peer_t *p = &s->peers[i];
-        if (p->blocked && !p->failed)
-            w[nin + nout++] = (shm_watch_t){p->out, p->room_seen};
+        if (p->blocked && !p->failed) w[nin + nout++] = (shm_watch_t){p->out, p->room_seen};
     }
     shm_bell_t *b = s->bell;
     wait_release(tl);
@@ -869,7 +872,8 @@ static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, s
         }
         return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
                        "process_vm_readv(%zu bytes at 0x%llx of world rank %d): %s", len,
-                       (unsigned long long)remote_addr, peer, n < 0 ? strerror(errno) : "no progress");
+                       (unsigned long long)remote_addr, peer,
+                       n < 0 ? strerror(errno) : "no progress");
     }
     return DFC_SUCCESS;
 }

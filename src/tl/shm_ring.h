@@ -35,8 +35,8 @@
 #include <stdint.h>
 
 #define DFC_SHM_RING_ALIGN 64u
-#define DFC_SHM_RING_SKIP  UINT32_MAX /* ulen of a skip marker */
-#define DFC_SHM_RING_CORRUPT SIZE_MAX  /* *ulen from peek: a record header is malformed */
+#define DFC_SHM_RING_SKIP UINT32_MAX  /* ulen of a skip marker */
+#define DFC_SHM_RING_CORRUPT SIZE_MAX /* *ulen from peek: a record header is malformed */
 
 typedef struct dfc_shm_rec {
     uint32_t reclen; /* bytes from this header to the next record (multiple of ALIGN) */
@@ -53,7 +53,7 @@ typedef struct dfc_shm_ring {
     _Alignas(64) _Atomic uint64_t head; /* bytes released so far */
     uint64_t tail_cache;                /* consumer's last view of tail */
     uint64_t cmask;
-    uint64_t cnext;                     /* head after the record peek returned */
+    uint64_t cnext; /* head after the record peek returned */
     /* Written by both sides, rarely: its own line. */
     _Alignas(64) _Atomic uint32_t space_wanted; /* producer found it full (see below) */
     /* Data area. */
@@ -67,16 +67,10 @@ static inline uint32_t dfc_shm_ring_reclen(size_t ulen)
 }
 
 /* Bytes a ring with `size` data bytes occupies (header included). */
-static inline size_t dfc_shm_ring_footprint(size_t size)
-{
-    return sizeof(dfc_shm_ring_t) + size;
-}
+static inline size_t dfc_shm_ring_footprint(size_t size) { return sizeof(dfc_shm_ring_t) + size; }
 
 /* Largest ulen a ring of `size` data bytes accepts (see the top comment). */
-static inline size_t dfc_shm_ring_max_len(size_t size)
-{
-    return size / 2 - sizeof(dfc_shm_rec_t);
-}
+static inline size_t dfc_shm_ring_max_len(size_t size) { return size / 2 - sizeof(dfc_shm_rec_t); }
 
 /* Initializes a ring over zeroed or reused memory. size: a power of two >= 2*ALIGN. */
 static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)

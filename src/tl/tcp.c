@@ -50,17 +50,17 @@
 #include "tl/tcp_wire.h"
 #include "util/dfc_util.h"
 
-#define TCP_IBUF_MIN      65536   /* first input buffer of a peer; grows for big packets */
-#define TCP_OBUF_MIN      65536   /* first output queue of a peer (allocated when needed) */
-#define TCP_OBUF_KEEP     1048576 /* a drained queue larger than this is freed */
-#define TCP_DIRECT_PEERS  1       /* with one peer progress recv()s directly (1 syscall) */
-#define TCP_READ_ROUNDS   4       /* reads per peer per progress call (fairness) */
-#define TCP_MAX_PENDING   64      /* unverified inbound connections at once during init */
+#define TCP_IBUF_MIN 65536    /* first input buffer of a peer; grows for big packets */
+#define TCP_OBUF_MIN 65536    /* first output queue of a peer (allocated when needed) */
+#define TCP_OBUF_KEEP 1048576 /* a drained queue larger than this is freed */
+#define TCP_DIRECT_PEERS 1    /* with one peer progress recv()s directly (1 syscall) */
+#define TCP_READ_ROUNDS 4     /* reads per peer per progress call (fairness) */
+#define TCP_MAX_PENDING 64    /* unverified inbound connections at once during init */
 
 typedef struct tcp_conn {
-    int fd;      /* -1 before the handshake and after a failure */
+    int fd; /* -1 before the handshake and after a failure */
     int world;
-    int dead;    /* failed: sends fail */
+    int dead; /* failed: sends fail */
     int unreported;
     uint64_t silent_since; /* first heartbeat check that found its kernel silent, or 0 */
     char why[128];
@@ -86,7 +86,7 @@ typedef struct tcp {
     int nunreported; /* failed conns progress has not reported yet */
     int direct;
     int rr;
-    unsigned fault_ms;                  /* DFC_FAULT_TIMEOUT; 0: no heartbeat */
+    unsigned fault_ms;                    /* DFC_FAULT_TIMEOUT; 0: no heartbeat */
     uint64_t live_every_ns, live_next_ns; /* heartbeat checks */
     struct epoll_event *evs;
 } tcp_t;
@@ -167,7 +167,10 @@ static ssize_t sendv(int fd, struct iovec *iov, int n)
     return sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT); /* no SIGPIPE on a dead peer */
 }
 
-static int would_block(int e) { return e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ENOBUFS; }
+static int would_block(int e)
+{
+    return e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ENOBUFS;
+}
 
 /* Writes queued bytes until the socket is full. Returns -1 when the peer failed. */
 static int conn_flush(tcp_t *s, tcp_conn_t *c)
@@ -214,7 +217,9 @@ static int tcp_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
         return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu", plen,
                        s->max_payload);
     size_t pad = dfc_tcp_wire_len(plen) - sizeof(dfc_pkt_t) - plen;
-    struct iovec iov[3] = {{(void *)pkt, sizeof(dfc_pkt_t)}, {(void *)payload, plen}, {(void *)zeros, pad}};
+    struct iovec iov[3] = {{(void *)pkt, sizeof(dfc_pkt_t)},
+                           {(void *)payload, plen},
+                           {(void *)zeros, pad}};
     size_t total = sizeof(dfc_pkt_t) + plen + pad, done = 0;
 
     if (c->ot == c->oh) {
@@ -288,7 +293,8 @@ static int conn_read(tcp_t *s, tcp_conn_t *c, dfc_tl_deliver_fn deliver)
         ssize_t n = recv(c->fd, c->ibuf + c->it, space, MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR) continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK) conn_fail(s, c, "recv: %s", strerror(errno));
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                conn_fail(s, c, "recv: %s", strerror(errno));
             break;
         }
         if (n == 0) {
@@ -301,8 +307,10 @@ static int conn_read(tcp_t *s, tcp_conn_t *c, dfc_tl_deliver_fn deliver)
             const dfc_pkt_t *pkt = (const dfc_pkt_t *)(c->ibuf + c->ih);
             if (DFC_UNLIKELY(w < 0 || pkt->src_world != (uint32_t)c->world)) {
                 /* The connection proved its rank: a packet may not claim another. */
-                conn_fail(s, c, "malformed packet header (type %u, payload %u bytes, from "
-                          "world rank %u)", pkt->type, pkt->payload_len, pkt->src_world);
+                conn_fail(s, c,
+                          "malformed packet header (type %u, payload %u bytes, from "
+                          "world rank %u)",
+                          pkt->type, pkt->payload_len, pkt->src_world);
                 c->ih = c->it = 0;
                 return delivered;
             }
@@ -331,8 +339,7 @@ static void check_silent(tcp_t *s, uint64_t now)
         } else if (!c->silent_since) {
             c->silent_since = now;
         } else if (now - c->silent_since >= (uint64_t)s->fault_ms * 500000u) {
-            conn_fail(s, c, "its host has not answered for %u ms (DFC_FAULT_TIMEOUT)",
-                      s->fault_ms);
+            conn_fail(s, c, "its host has not answered for %u ms (DFC_FAULT_TIMEOUT)", s->fault_ms);
         }
     }
 }
@@ -344,7 +351,8 @@ static int tcp_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     if (!s || s->nconns == 0) return 0;
     if (s->nqueued)
         for (int i = 0; i < s->nconns; i++)
-            if (s->conns[i].ot != s->conns[i].oh && s->conns[i].fd >= 0) conn_flush(s, &s->conns[i]);
+            if (s->conns[i].ot != s->conns[i].oh && s->conns[i].fd >= 0)
+                conn_flush(s, &s->conns[i]);
     if (s->direct) {
         for (int k = 0; k < s->nconns; k++) {
             tcp_conn_t *c = &s->conns[(s->rr + k) % s->nconns];
@@ -408,7 +416,8 @@ static void tcp_wait(dfc_tl_t *tl, long timeout_us)
         pf[k++] = (struct pollfd){.fd = s->epfd, .events = POLLIN};
         for (int i = 0; s->nqueued && i < s->nconns && k < 17; i++) {
             const tcp_conn_t *c = &s->conns[i];
-            if (c->ot != c->oh && c->fd >= 0) pf[k++] = (struct pollfd){.fd = c->fd, .events = POLLOUT};
+            if (c->ot != c->oh && c->fd >= 0)
+                pf[k++] = (struct pollfd){.fd = c->fd, .events = POLLOUT};
         }
     }
     const _Atomic uint32_t *wseq = tl->wake_seq;
@@ -424,9 +433,9 @@ static void tcp_wait(dfc_tl_t *tl, long timeout_us)
 
 /* ---- init: connections ----------------------------------------------------------------- */
 
-#define TCP_INBOUND_NS  1000000000ull /* an accepted connection has 1 s to prove itself */
+#define TCP_INBOUND_NS 1000000000ull  /* an accepted connection has 1 s to prove itself */
 #define TCP_ACK_WAIT_NS 5000000000ull /* a connector waits this long for the ACK, then retries */
-#define TCP_RETRY_NS    10000000ull   /* pause before connecting again */
+#define TCP_RETRY_NS 10000000ull      /* pause before connecting again */
 
 typedef struct inbound { /* a connection we accepted: CHALLENGE sent, HELLO awaited */
     int fd;
@@ -448,9 +457,9 @@ typedef struct outbound { /* our connection to a higher rank */
 typedef struct hs {
     inbound_t inb[TCP_MAX_PENDING];
     int ninb;
-    outbound_t *out;      /* per conn */
-    char **addrs;         /* per conn: "ip:port" it published */
-    uint32_t *allowed;    /* addresses the lower peers published (network order) */
+    outbound_t *out;   /* per conn */
+    char **addrs;      /* per conn: "ip:port" it published */
+    uint32_t *allowed; /* addresses the lower peers published (network order) */
     int nallowed, nconnected, last_err, nevicted, nrefused;
     const char *my_ip;
 } hs_t;
@@ -495,8 +504,10 @@ static int accept_new(tcp_t *s, hs_t *hs, uint64_t now, uint64_t deadline)
         if (fd < 0) {
             if (would_block(errno) || errno == ECONNABORTED || errno == EPROTO) return DFC_SUCCESS;
             return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "accept4 on the tcp listener: %s%s",
-                           strerror(errno), errno == EMFILE || errno == ENFILE
-                               ? " (raise the open file limit, ulimit -n)" : "");
+                           strerror(errno),
+                           errno == EMFILE || errno == ENFILE
+                               ? " (raise the open file limit, ulimit -n)"
+                               : "");
         }
         int ok = 0;
         for (int k = 0; k < hs->nallowed && !ok; k++)
@@ -612,13 +623,13 @@ static void outbound_step(tcp_t *s, hs_t *hs, int i, short revents, uint64_t now
     }
     o->got = 0;
     if (o->phase == 1) {
-        int w = dfc_tcp_hs_check(&o->msg, DFC_TCP_HS_CHALLENGE, s->rank, s->size, s->secret,
-                                 NULL, NULL, &why);
+        int w = dfc_tcp_hs_check(&o->msg, DFC_TCP_HS_CHALLENGE, s->rank, s->size, s->secret, NULL,
+                                 NULL, &why);
         dfc_tcp_hello_t h;
         if (w != c->world || nonce(o->nonce_c) != 0) return outbound_reset(hs, i, now, EPROTO);
         memcpy(o->nonce_a, o->msg.nonce, DFC_TCP_NONCE_LEN);
-        dfc_tcp_hs_build(&h, DFC_TCP_HS_HELLO, s->rank, c->world, s->size, o->nonce_a,
-                         o->nonce_c, s->secret);
+        dfc_tcp_hs_build(&h, DFC_TCP_HS_HELLO, s->rank, c->world, s->size, o->nonce_a, o->nonce_c,
+                         s->secret);
         if (hs_send(o->fd, &h) != 0) return outbound_reset(hs, i, now, errno ? errno : EIO);
         o->phase = 2;
         o->deadline = now + TCP_ACK_WAIT_NS;
@@ -645,11 +656,15 @@ static int outbound_start(tcp_t *s, hs_t *hs, uint64_t now)
         if (c->world < s->rank || c->fd >= 0 || o->fd >= 0 || now < o->retry_at) continue;
         int e = dfc_tcp_connect_start(hs->addrs[i], hs->my_ip, s->sockbuf, &o->fd);
         if (e == EINVAL)
-            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "world rank %d published a malformed "
-                           "address '%s'", c->world, hs->addrs[i]);
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                           "world rank %d published a malformed "
+                           "address '%s'",
+                           c->world, hs->addrs[i]);
         if (e == EMFILE || e == ENFILE)
-            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "socket: %s (raise the open file limit, "
-                           "ulimit -n)", strerror(e));
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                           "socket: %s (raise the open file limit, "
+                           "ulimit -n)",
+                           strerror(e));
         if (e) {
             o->fd = -1;
             outbound_reset(hs, i, now, e);
@@ -709,8 +724,7 @@ static int connect_all(tcp_t *s, hs_t *hs, double timeout_s)
         }
         now = dfc_time_ns();
         for (int k = 1; k < np; k++)
-            if (who[k] >= 0 && pf[k].revents)
-                outbound_step(s, hs, who[k], pf[k].revents, now);
+            if (who[k] >= 0 && pf[k].revents) outbound_step(s, hs, who[k], pf[k].revents, now);
         inbound_step(s, hs, now);
         if (pf[0].revents && (rc = accept_new(s, hs, now, deadline)) != DFC_SUCCESS) break;
     }
@@ -728,7 +742,8 @@ static int conns_ready(tcp_t *s)
 {
     s->epfd = epoll_create1(EPOLL_CLOEXEC);
     s->evs = dfc_calloc(s->nconns, sizeof(*s->evs));
-    if (s->epfd < 0 || !s->evs) return DFC_ERR(DFC_ERR_NO_MEM, "epoll_create1: %s", strerror(errno));
+    if (s->epfd < 0 || !s->evs)
+        return DFC_ERR(DFC_ERR_NO_MEM, "epoll_create1: %s", strerror(errno));
     for (int i = 0; i < s->nconns; i++) {
         tcp_conn_t *c = &s->conns[i];
         struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
@@ -748,16 +763,19 @@ typedef struct tcp_params {
 
 static void read_params(tcp_params_t *p)
 {
-    p->max_payload = dfc_env_long("DFC_TCP_MAX_PAYLOAD", 262144,
-                                  "tcp: largest packet payload in bytes (rendezvous fragment size)");
-    p->max_queued = dfc_env_long("DFC_TCP_MAX_QUEUED", 8L << 20,
-                                 "tcp: bytes queued per peer beyond what the socket takes before send "
-                                 "answers 'try again'");
+    p->max_payload =
+        dfc_env_long("DFC_TCP_MAX_PAYLOAD", 262144,
+                     "tcp: largest packet payload in bytes (rendezvous fragment size)");
+    p->max_queued =
+        dfc_env_long("DFC_TCP_MAX_QUEUED", 8L << 20,
+                     "tcp: bytes queued per peer beyond what the socket takes before send "
+                     "answers 'try again'");
     p->sockbuf = dfc_env_long("DFC_TCP_SOCKBUF", 0,
                               "tcp: SO_SNDBUF/SO_RCVBUF in bytes; 0 keeps the kernel's "
                               "autotuning (a fixed size disables it)");
-    p->connect_timeout = dfc_env_long("DFC_TCP_CONNECT_TIMEOUT", 30,
-                                      "tcp: seconds init waits for all connections (1 to 86400; checked at DFC_Init)");
+    p->connect_timeout = dfc_env_long(
+        "DFC_TCP_CONNECT_TIMEOUT", 30,
+        "tcp: seconds init waits for all connections (1 to 86400; checked at DFC_Init)");
     p->if_addr = dfc_env_str("DFC_TCP_IF_ADDR", NULL,
                              "tcp: IPv4 address to listen on and publish (overrides DFC_TCP_IF)");
     p->ifs = dfc_env_str("DFC_TCP_IF", NULL,
@@ -832,8 +850,10 @@ static int fetch_addrs(tcp_t *s, const dfc_tl_job_t *job, hs_t *hs)
         struct in_addr a;
         if (len == 0 || hs->addrs[i][len - 1] != '\0' || !colon ||
             (size_t)(colon - hs->addrs[i]) >= sizeof(ip))
-            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "world rank %d published a malformed "
-                           "address", w);
+            return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
+                           "world rank %d published a malformed "
+                           "address",
+                           w);
         memcpy(ip, val, (size_t)(colon - hs->addrs[i]));
         ip[colon - hs->addrs[i]] = '\0';
         if (w < job->rank && inet_pton(AF_INET, ip, &a) == 1)

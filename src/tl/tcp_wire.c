@@ -31,12 +31,12 @@ static uint64_t le64(const uint8_t *p)
 }
 
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-#define SIPROUND                                                                              \
-    do {                                                                                      \
-        v0 += v1, v1 = ROTL(v1, 13), v1 ^= v0, v0 = ROTL(v0, 32);                             \
-        v2 += v3, v3 = ROTL(v3, 16), v3 ^= v2;                                                \
-        v0 += v3, v3 = ROTL(v3, 21), v3 ^= v0;                                                \
-        v2 += v1, v1 = ROTL(v1, 17), v1 ^= v2, v2 = ROTL(v2, 32);                             \
+#define SIPROUND                                                  \
+    do {                                                          \
+        v0 += v1, v1 = ROTL(v1, 13), v1 ^= v0, v0 = ROTL(v0, 32); \
+        v2 += v3, v3 = ROTL(v3, 16), v3 ^= v2;                    \
+        v0 += v3, v3 = ROTL(v3, 21), v3 ^= v0;                    \
+        v2 += v1, v1 = ROTL(v1, 17), v1 ^= v2, v2 = ROTL(v2, 32); \
     } while (0)
 
 /* SipHash-2-4 (Aumasson and Bernstein 2012), the reference algorithm. */
@@ -220,8 +220,10 @@ int dfc_tcp_choose_addr(const char *if_addr, const char *ifs, char *ip, size_t i
             snprintf(how, howlen, "interface %s, from DFC_TCP_IF", name);
             return DFC_SUCCESS;
         }
-        return DFC_ERR(DFC_ERR_ARG, "DFC_TCP_IF=%s: no interface of the list has an IPv4 "
-                       "address (see ip -4 addr)", ifs);
+        return DFC_ERR(DFC_ERR_ARG,
+                       "DFC_TCP_IF=%s: no interface of the list has an IPv4 "
+                       "address (see ip -4 addr)",
+                       ifs);
     }
     char host[256];
     struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;

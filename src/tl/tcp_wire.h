@@ -30,9 +30,9 @@
 #include "tl/dfc_tl.h"
 
 #define DFC_TCP_SECRET_LEN 16
-#define DFC_TCP_NONCE_LEN  16
-#define DFC_TCP_MAC_LEN    16
-#define DFC_TCP_MAGIC      "DFCTCP02"
+#define DFC_TCP_NONCE_LEN 16
+#define DFC_TCP_MAC_LEN 16
+#define DFC_TCP_MAGIC "DFCTCP02"
 
 enum { DFC_TCP_HS_CHALLENGE = 1, DFC_TCP_HS_HELLO = 2, DFC_TCP_HS_ACK = 3 };
 

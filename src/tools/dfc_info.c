@@ -140,8 +140,7 @@ static int print_env(void)
     for (int i = 0; i < n; i++) {
         const char *v = getenv(p[i].name);
         const char *value = v && *v ? v : p[i].dflt;
-        if (parsable)
-            printf("env:%s:value:%s:default:%s\n", p[i].name, value, p[i].dflt);
+        if (parsable) printf("env:%s:value:%s:default:%s\n", p[i].name, value, p[i].dflt);
         else
             printf("  %-36s %-12s (default %s)\n      %s\n", p[i].name, value,
                    *p[i].dflt ? p[i].dflt : "none", p[i].desc ? p[i].desc : "");

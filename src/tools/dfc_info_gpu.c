@@ -52,7 +52,8 @@ struct prop_head {
 };
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
-_Static_assert(offsetof(struct cudaDeviceProp, totalGlobalMem) == offsetof(struct prop_head, total_mem),
+_Static_assert(offsetof(struct cudaDeviceProp, totalGlobalMem) ==
+                   offsetof(struct prop_head, total_mem),
                "cudaDeviceProp begins differently: fix struct prop_head");
 #endif
 enum { ATTR_CC_MAJOR = 75, ATTR_CC_MINOR = 76 }; /* cudaDevAttrComputeCapabilityMajor/Minor */
@@ -60,11 +61,11 @@ enum { ATTR_CC_MAJOR = 75, ATTR_CC_MINOR = 76 }; /* cudaDevAttrComputeCapability
 typedef struct gpu {
     char name[257], busid[64];
     unsigned dom, bus, dev, fn;
-    int has_pci;           /* busid parsed */
-    size_t mem;            /* 0: unknown */
+    int has_pci;            /* busid parsed */
+    size_t mem;             /* 0: unknown */
     int cc_major, cc_minor; /* -1: unknown */
-    nvmlDevice_t nvml;     /* NULL: no NVML handle */
-    int switch_links;      /* active NVLinks to NVSwitches */
+    nvmlDevice_t nvml;      /* NULL: no NVML handle */
+    int switch_links;       /* active NVLinks to NVSwitches */
 } gpu_t;
 
 static struct {
@@ -112,9 +113,11 @@ static void describe(gpu_t *g, int d, int nvml)
         g->name[256] = '\0';
         g->mem = props.head.total_mem;
     }
-    if (cu.attr && (cu.attr(&g->cc_major, ATTR_CC_MAJOR, d) || cu.attr(&g->cc_minor, ATTR_CC_MINOR, d)))
+    if (cu.attr &&
+        (cu.attr(&g->cc_major, ATTR_CC_MAJOR, d) || cu.attr(&g->cc_minor, ATTR_CC_MINOR, d)))
         g->cc_major = g->cc_minor = -1;
-    if (!cu.busid || cu.busid(g->busid, sizeof g->busid, d) != 0) snprintf(g->busid, sizeof g->busid, "unknown");
+    if (!cu.busid || cu.busid(g->busid, sizeof g->busid, d) != 0)
+        snprintf(g->busid, sizeof g->busid, "unknown");
     g->has_pci = sscanf(g->busid, "%x:%x:%x.%x", &g->dom, &g->bus, &g->dev, &g->fn) == 4;
     if (nvml && g->has_pci && nv.by_busid(g->busid, &g->nvml) != NVML_SUCCESS) g->nvml = NULL;
 }
@@ -125,7 +128,8 @@ static void count_links(gpu_t *g, int n, int i, int *links)
     if (!g[i].nvml) return;
     for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
         nvmlEnableState_t on;
-        if (nv.link_state(g[i].nvml, l, &on) != NVML_SUCCESS || on != NVML_FEATURE_ENABLED) continue;
+        if (nv.link_state(g[i].nvml, l, &on) != NVML_SUCCESS || on != NVML_FEATURE_ENABLED)
+            continue;
         nvmlIntNvLinkDeviceType_t type;
         if (nv.remote_type && nv.remote_type(g[i].nvml, l, &type) == NVML_SUCCESS &&
             type == NVML_NVLINK_DEVICE_TYPE_SWITCH) {
@@ -135,7 +139,8 @@ static void count_links(gpu_t *g, int n, int i, int *links)
         nvmlPciInfo_t pci;
         if (nv.remote_pci(g[i].nvml, l, &pci) != NVML_SUCCESS) continue;
         for (int j = 0; j < n; j++)
-            if (j != i && g[j].has_pci && g[j].dom == pci.domain && g[j].bus == pci.bus && g[j].dev == pci.device)
+            if (j != i && g[j].has_pci && g[j].dom == pci.domain && g[j].bus == pci.bus &&
+                g[j].dev == pci.device)
                 links[i * n + j]++;
     }
 }
@@ -186,7 +191,8 @@ static void print_gpu(int d, const gpu_t *g, const near_t *r, int parsable)
     if (g->cc_major >= 0) snprintf(cc, sizeof cc, "%d.%d", g->cc_major, g->cc_minor);
     if (parsable) {
         if (g->mem) snprintf(mem, sizeof mem, "%zu", g->mem);
-        printf("gpu:%d:name:%s\ngpu:%d:pci:%s\ngpu:%d:memory_bytes:%s\n", d, g->name, d, g->busid, d, mem);
+        printf("gpu:%d:name:%s\ngpu:%d:pci:%s\ngpu:%d:memory_bytes:%s\n", d, g->name, d, g->busid,
+               d, mem);
         printf("gpu:%d:compute_capability:%s\ngpu:%d:numa:%s\ngpu:%d:cpus:%s\n", d, cc, d,
                or_unknown(r->numa), d, or_unknown(r->cpus));
         if (r->cores >= 0) printf("gpu:%d:cores:%d\n", d, r->cores);
@@ -219,8 +225,8 @@ static void print_pair(const gpu_t *g, int n, int i, int j, const int *links, in
     const char *access = !cu.can_peer || cu.can_peer(&ok, i, j) ? "unknown" : ok ? "yes" : "no";
     const char *kind = link_kind(g, n, i, j, links, &nl);
     if (parsable) {
-        printf("gpu:%d:peer:%d:access:%s\ngpu:%d:peer:%d:link:%s\ngpu:%d:peer:%d:nvlinks:%d\n", i, j,
-               access, i, j, kind, i, j, nl);
+        printf("gpu:%d:peer:%d:access:%s\ngpu:%d:peer:%d:link:%s\ngpu:%d:peer:%d:nvlinks:%d\n", i,
+               j, access, i, j, kind, i, j, nl);
         return;
     }
     printf("      to GPU %d: peer access %s, ", j, access);

@@ -13,16 +13,16 @@
 #include "dfc.h"
 
 #define DFC_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define DFC_LIKELY(x)   __builtin_expect(!!(x), 1)
-#define DFC_MIN2(a, b)  ((a) < (b) ? (a) : (b)) /* not DFC_MIN: that is the op */
-#define DFC_MAX2(a, b)  ((a) > (b) ? (a) : (b))
+#define DFC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define DFC_MIN2(a, b) ((a) < (b) ? (a) : (b)) /* not DFC_MIN: that is the op */
+#define DFC_MAX2(a, b) ((a) > (b) ? (a) : (b))
 
 /* ---- Errors ----------------------------------------------------------------------------
  * An error code is (message slot << 8) | class. The place that detects an error records its
  * message once with dfc_err(); callers pass the returned code up unchanged. The message is
  * kept in a small ring so that DFC_Error_string can still return it later.
  */
-#define DFC_ERR_CLASS(code) ((code) & 0xff)
+#define DFC_ERR_CLASS(code) ((code)&0xff)
 
 /* Records "<func>: <formatted reason>" and returns a code of class `errclass`. */
 int dfc_err(int errclass, const char *func, const char *fmt, ...)
@@ -44,10 +44,10 @@ extern int dfc_log_level;
 void dfc_log_init(int world_rank);
 int dfc_log_enabled(int level, const char *subsys);
 void dfc_log_write(const char *subsys, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#define DFC_LOG(level, subsys, ...)                                                           \
-    do {                                                                                      \
-        if (DFC_UNLIKELY(dfc_log_level >= (level)) && dfc_log_enabled((level), (subsys)))     \
-            dfc_log_write((subsys), __VA_ARGS__);                                            \
+#define DFC_LOG(level, subsys, ...)                                                       \
+    do {                                                                                  \
+        if (DFC_UNLIKELY(dfc_log_level >= (level)) && dfc_log_enabled((level), (subsys))) \
+            dfc_log_write((subsys), __VA_ARGS__);                                         \
     } while (0)
 
 /* Prints a fatal message to stderr and aborts the whole job (through the bootstrap hook). */
@@ -108,7 +108,7 @@ double dfc_time_now(void); /* seconds, monotonic */
 uint64_t dfc_time_ns(void);
 
 /* ---- Memory ---------------------------------------------------------------------------- */
-void *dfc_malloc(size_t size);   /* NULL on failure (callers report DFC_ERR_NO_MEM) */
+void *dfc_malloc(size_t size); /* NULL on failure (callers report DFC_ERR_NO_MEM) */
 void *dfc_calloc(size_t n, size_t size);
 void *dfc_realloc(void *p, size_t size);
 void dfc_free(void *p);
@@ -134,15 +134,15 @@ static inline void dfc_list_remove(dfc_list_t *e)
     e->next = e->prev = e;
 }
 #define DFC_CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
-#define DFC_LIST_FOREACH_SAFE(pos, tmp, head)                                                 \
-    for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head);                          \
+#define DFC_LIST_FOREACH_SAFE(pos, tmp, head)                        \
+    for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
          (pos) = (tmp), (tmp) = (pos)->next)
 
 /* ---- Handle tables ----------------------------------------------------------------------
  * Objects of one kind live in a table indexed by the low 24 bits of their handle. Slot 0 is
  * the null handle. Freed slots are reused (lowest first is not promised).
  */
-#define DFC_HANDLE_KIND(h)  (((unsigned)(h)) >> 24)
+#define DFC_HANDLE_KIND(h) (((unsigned)(h)) >> 24)
 #define DFC_HANDLE_INDEX(h) (((unsigned)(h)) & 0xffffffu)
 enum {
     DFC_KIND_COMM = 1,
@@ -157,8 +157,8 @@ enum {
 typedef struct dfc_htable {
     int kind;
     void **slots;
-    uint32_t cap;      /* slots allocated */
-    uint32_t first;    /* first index handed out dynamically (after predefined ones) */
+    uint32_t cap;   /* slots allocated */
+    uint32_t first; /* first index handed out dynamically (after predefined ones) */
     uint32_t *freelist;
     uint32_t nfree, next;
 } dfc_htable_t;

@@ -53,9 +53,21 @@ static int parse_long(const char *v, long *out)
     if (end == v || errno) return 0;
     int shift = 0;
     switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
     default: break;
     }
     if (*end) return 0;
@@ -129,8 +141,9 @@ static void describe(const dfc_env_spec_t *spec, char *buf, size_t len)
         snprintf(words + used, sizeof words - used, "%s%.*s", used ? ", " : "", (int)n, p);
         p += n + (p[n] == '|');
     }
-    const char *units =
-        spec->hi < 1024 ? "" : " (a k, m or g suffix multiplies by 1024, 1024^2 or 1024^3)";
+    const char *units = spec->hi < 1024
+                            ? ""
+                            : " (a k, m or g suffix multiplies by 1024, 1024^2 or 1024^3)";
     switch (spec->kind) {
     case DFC_ENV_INT:
         if (spec->lo == 0 && spec->hi == 1) snprintf(buf, len, "0 or 1");
@@ -139,8 +152,10 @@ static void describe(const dfc_env_spec_t *spec, char *buf, size_t len)
     case DFC_ENV_REAL: snprintf(buf, len, "a number from %ld to %ld", spec->lo, spec->hi); break;
     case DFC_ENV_CHOICE: snprintf(buf, len, "one of %s", words); break;
     case DFC_ENV_DEBUG:
-        snprintf(buf, len, "a level from %ld to %ld, optionally followed by ':' and a "
-                 "comma-separated list of %s", spec->lo, spec->hi, words);
+        snprintf(buf, len,
+                 "a level from %ld to %ld, optionally followed by ':' and a "
+                 "comma-separated list of %s",
+                 spec->lo, spec->hi, words);
         break;
     case DFC_ENV_IPV4: snprintf(buf, len, "an IPv4 address such as 192.168.1.10"); break;
     case DFC_ENV_TEXT: snprintf(buf, len, "any text"); break;
@@ -161,9 +176,10 @@ int dfc_env_validate(const dfc_env_spec_t *spec, const char *value, const char *
     if (!value || !*value || accepts(spec, value)) return DFC_SUCCESS;
     char what[400];
     describe(spec, what, sizeof what);
-    return dfc_err(DFC_ERR_ARG, func, "invalid environment parameter %s=%.64s%s: %s accepts %s "
-                   "(see dfc_env(7))", spec->name, value, strlen(value) > 64 ? "..." : "",
-                   spec->name, what);
+    return dfc_err(DFC_ERR_ARG, func,
+                   "invalid environment parameter %s=%.64s%s: %s accepts %s "
+                   "(see dfc_env(7))",
+                   spec->name, value, strlen(value) > 64 ? "..." : "", spec->name, what);
 }
 
 /* ---- The check at DFC_Init -------------------------------------------------------------- */
@@ -207,9 +223,10 @@ static void warn_unknown(FILE *warn, int rank, const char *name)
         int d = distance(name, s[i].name);
         if (d < best) best = d, near = &s[i];
     }
-    fprintf(warn, "[dfc rank %d] warning: %s is set, but DFC has no such parameter%s%s%s "
-            "(see dfc_env(7))\n", rank, name, near ? "; did you mean " : "",
-            near ? near->name : "", near ? "?" : "");
+    fprintf(warn,
+            "[dfc rank %d] warning: %s is set, but DFC has no such parameter%s%s%s "
+            "(see dfc_env(7))\n",
+            rank, name, near ? "; did you mean " : "", near ? near->name : "", near ? "?" : "");
 }
 
 int dfc_env_check(char *const *envp, const char *func, int rank, FILE *warn)

@@ -19,11 +19,26 @@
 #define MINUTE_US 60000000L /* microsecond waits: up to a minute */
 #define DAY_S 86400L
 
-#define INT(name, lo, hi)   {name, DFC_ENV_INT, lo, hi, NULL}
-#define BOOL(name)          {name, DFC_ENV_INT, 0, 1, NULL}
-#define REAL(name, lo, hi)  {name, DFC_ENV_REAL, lo, hi, NULL}
-#define CHOICE(name, list)  {name, DFC_ENV_CHOICE, 0, 0, list}
-#define ALGO(name, list)    {name, DFC_ENV_CHOICE, 0, 0, "auto|" list}
+#define INT(name, lo, hi)               \
+    {                                   \
+        name, DFC_ENV_INT, lo, hi, NULL \
+    }
+#define BOOL(name)                    \
+    {                                 \
+        name, DFC_ENV_INT, 0, 1, NULL \
+    }
+#define REAL(name, lo, hi)               \
+    {                                    \
+        name, DFC_ENV_REAL, lo, hi, NULL \
+    }
+#define CHOICE(name, list)               \
+    {                                    \
+        name, DFC_ENV_CHOICE, 0, 0, list \
+    }
+#define ALGO(name, list)                         \
+    {                                            \
+        name, DFC_ENV_CHOICE, 0, 0, "auto|" list \
+    }
 
 static const dfc_env_spec_t specs[] = {
     /* util */
@@ -116,12 +131,29 @@ static const dfc_env_spec_t specs[] = {
 /* Variables that the source tree's scripts, tests and benchmarks read (and document where
  * they read them); the library ignores them, and DFC_Init does not warn about them. */
 static const char *const script_vars[] = {
-    "DFC_BENCH_DIR", "DFC_BENCH_MAX", "DFC_CONFIGURE_FLAGS", "DFC_DEMO_ITERS",
-    "DFC_DEMO_RANKS", "DFC_EXTRA_STAGES", "DFC_FUZZ_ARTIFACTS", "DFC_FUZZ_SECONDS",
-    "DFC_GPU_STEPS", "DFC_JOBS", "DFC_JUNIT", "DFC_LAUNCHERS", "DFC_PLOT_REEXEC",
-    "DFC_RUNTESTS_ARGS", "DFC_RUNTESTS_TOKEN", "DFC_SANITIZER_RUNTESTS_ARGS", "DFC_SIM_NODES",
-    "DFC_SLURM_DIR", "DFC_SLURM_KEEP_MUNGE", "DFC_SLURM_LOCKED", "DFC_SLURM_WAIT",
-    "DFC_TEST_NODES", "DFC_TSAN_RUNTESTS_ARGS",
+    "DFC_BENCH_DIR",
+    "DFC_BENCH_MAX",
+    "DFC_CONFIGURE_FLAGS",
+    "DFC_DEMO_ITERS",
+    "DFC_DEMO_RANKS",
+    "DFC_EXTRA_STAGES",
+    "DFC_FUZZ_ARTIFACTS",
+    "DFC_FUZZ_SECONDS",
+    "DFC_GPU_STEPS",
+    "DFC_JOBS",
+    "DFC_JUNIT",
+    "DFC_LAUNCHERS",
+    "DFC_PLOT_REEXEC",
+    "DFC_RUNTESTS_ARGS",
+    "DFC_RUNTESTS_TOKEN",
+    "DFC_SANITIZER_RUNTESTS_ARGS",
+    "DFC_SIM_NODES",
+    "DFC_SLURM_DIR",
+    "DFC_SLURM_KEEP_MUNGE",
+    "DFC_SLURM_LOCKED",
+    "DFC_SLURM_WAIT",
+    "DFC_TEST_NODES",
+    "DFC_TSAN_RUNTESTS_ARGS",
 };
 
 const dfc_env_spec_t *dfc_env_specs(int *count)

@@ -81,7 +81,6 @@ void dfc_err_message(int code, char *buf, size_t len)
     pthread_mutex_lock(&err_lock);
     if (slot > 0 && slot < DFC_ERR_RING && err_ring[slot][0])
         snprintf(buf, len, "%s (%s)", err_ring[slot], cs);
-    else
-        snprintf(buf, len, "%s", cs);
+    else snprintf(buf, len, "%s", cs);
     pthread_mutex_unlock(&err_lock);
 }

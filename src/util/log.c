@@ -26,8 +26,8 @@ void (*dfc_abort_hook)(int code, const char *msg) = default_abort;
 
 void dfc_log_init(int world_rank)
 {
-    const char *s = dfc_env_str("DFC_DEBUG", "0",
-                                "debug log to stderr: level[:subsys,...], 1 errors, 2 info, 3 trace");
+    const char *s = dfc_env_str(
+        "DFC_DEBUG", "0", "debug log to stderr: level[:subsys,...], 1 errors, 2 info, 3 trace");
     log_rank = world_rank;
     dfc_log_level = atoi(s);
     const char *colon = strchr(s, ':');

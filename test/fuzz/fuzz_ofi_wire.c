@@ -23,7 +23,10 @@
 static const uint8_t secret[DFC_OFI_SECRET_LEN] = "0123456789abcdef";
 #define MAX_PAYLOAD (1u << 16)
 
-#define REQUIRE(c) do { if (!(c)) abort(); } while (0)
+#define REQUIRE(c)         \
+    do {                   \
+        if (!(c)) abort(); \
+    } while (0)
 
 static void check_accepted(const uint8_t *buf, size_t n, int kind, int wsize)
 {

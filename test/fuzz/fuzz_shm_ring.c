@@ -20,7 +20,10 @@
 #include "tl/dfc_tl.h"
 #include "tl/shm_ring.h"
 
-#define REQUIRE(c) do { if (!(c)) abort(); } while (0)
+#define REQUIRE(c)         \
+    do {                   \
+        if (!(c)) abort(); \
+    } while (0)
 #define QMAX 4096
 
 static dfc_shm_ring_t *ring_new(size_t size)

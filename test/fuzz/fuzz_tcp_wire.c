@@ -31,7 +31,10 @@ static const uint8_t NA[DFC_TCP_NONCE_LEN] = "nonce-of-accept";
 static const uint8_t NC[DFC_TCP_NONCE_LEN] = "nonce-of-connec";
 #define MAX_PAYLOAD (1u << 16) /* what tcp.c would be configured with, kept small here */
 
-#define REQUIRE(c) do { if (!(c)) abort(); } while (0)
+#define REQUIRE(c)         \
+    do {                   \
+        if (!(c)) abort(); \
+    } while (0)
 
 static void check_one(const dfc_tcp_hello_t *h, int step, int me, int wsize)
 {
@@ -64,8 +67,8 @@ static void check_hello(const uint8_t *data, size_t n, int wsize)
     }
     int rank = n ? data[n - 1] % (wsize - 1) : 0; /* any rank but me */
     for (int step = DFC_TCP_HS_CHALLENGE; step <= DFC_TCP_HS_ACK; step++) {
-        dfc_tcp_hs_build(&built, step, rank, step == DFC_TCP_HS_CHALLENGE ? -1 : me, wsize, NA,
-                         NC, secret);
+        dfc_tcp_hs_build(&built, step, rank, step == DFC_TCP_HS_CHALLENGE ? -1 : me, wsize, NA, NC,
+                         secret);
         REQUIRE(dfc_tcp_hs_check(&built, step, me, wsize, secret, NA, NC, &why) == rank);
     }
 }

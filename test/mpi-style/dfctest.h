@@ -44,34 +44,34 @@ static inline void dfct_fail_at(const char *file, int line, const char *fmt, ...
     va_end(ap);
 }
 /* Records an error (with a printf-style reason) when cond is false. */
-#define DFCT_CHECK(cond, ...)                                                                 \
-    do {                                                                                      \
-        if (!(cond)) dfct_fail_at(__FILE__, __LINE__, __VA_ARGS__);                           \
+#define DFCT_CHECK(cond, ...)                                       \
+    do {                                                            \
+        if (!(cond)) dfct_fail_at(__FILE__, __LINE__, __VA_ARGS__); \
     } while (0)
 /* Checks that a DFC call returned DFC_SUCCESS. */
-#define DFCT_OK(call)                                                                         \
-    do {                                                                                      \
-        int dfct_rc_ = (call);                                                                \
-        if (dfct_rc_ != DFC_SUCCESS) {                                                        \
-            char dfct_msg_[DFC_MAX_ERROR_STRING];                                             \
-            int dfct_len_;                                                                    \
-            DFC_Error_string(dfct_rc_, dfct_msg_, &dfct_len_);                                \
-            dfct_fail_at(__FILE__, __LINE__, "%s failed: %s", #call, dfct_msg_);              \
-        }                                                                                     \
+#define DFCT_OK(call)                                                            \
+    do {                                                                         \
+        int dfct_rc_ = (call);                                                   \
+        if (dfct_rc_ != DFC_SUCCESS) {                                           \
+            char dfct_msg_[DFC_MAX_ERROR_STRING];                                \
+            int dfct_len_;                                                       \
+            DFC_Error_string(dfct_rc_, dfct_msg_, &dfct_len_);                   \
+            dfct_fail_at(__FILE__, __LINE__, "%s failed: %s", #call, dfct_msg_); \
+        }                                                                        \
     } while (0)
 /* Checks that a call fails with error class `cls` and a message containing `needle`. */
-#define DFCT_FAILS(call, cls, needle)                                                         \
-    do {                                                                                      \
-        int dfct_rc_ = (call), dfct_cls_ = -1, dfct_len_ = 0;                                 \
-        char dfct_msg_[DFC_MAX_ERROR_STRING] = "";                                            \
-        DFC_Error_class(dfct_rc_, &dfct_cls_);                                                \
-        DFC_Error_string(dfct_rc_, dfct_msg_, &dfct_len_);                                    \
-        if (dfct_cls_ != (cls))                                                               \
-            dfct_fail_at(__FILE__, __LINE__, "%s: expected class %d, got %d (%s)", #call,     \
-                         (cls), dfct_cls_, dfct_msg_);                                        \
-        else if ((needle) && !strstr(dfct_msg_, (needle)))                                    \
-            dfct_fail_at(__FILE__, __LINE__, "%s: message \"%s\" lacks \"%s\"", #call,       \
-                         dfct_msg_, (needle));                                                \
+#define DFCT_FAILS(call, cls, needle)                                                             \
+    do {                                                                                          \
+        int dfct_rc_ = (call), dfct_cls_ = -1, dfct_len_ = 0;                                     \
+        char dfct_msg_[DFC_MAX_ERROR_STRING] = "";                                                \
+        DFC_Error_class(dfct_rc_, &dfct_cls_);                                                    \
+        DFC_Error_string(dfct_rc_, dfct_msg_, &dfct_len_);                                        \
+        if (dfct_cls_ != (cls))                                                                   \
+            dfct_fail_at(__FILE__, __LINE__, "%s: expected class %d, got %d (%s)", #call, (cls),  \
+                         dfct_cls_, dfct_msg_);                                                   \
+        else if ((needle) && !strstr(dfct_msg_, (needle)))                                        \
+            dfct_fail_at(__FILE__, __LINE__, "%s: message \"%s\" lacks \"%s\"", #call, dfct_msg_, \
+                         (needle));                                                               \
     } while (0)
 
 /* Sums errors over all ranks, prints the verdict on rank 0, finalizes; returns exit code. */
@@ -96,10 +96,8 @@ static inline int dfct_finalize(void)
         }
     }
     if (dfct_rank == 0) {
-        if (total == 0)
-            printf(" No Errors\n");
-        else
-            printf(" Found %d errors\n", total);
+        if (total == 0) printf(" No Errors\n");
+        else printf(" Found %d errors\n", total);
         fflush(stdout);
     }
     DFC_Finalize();

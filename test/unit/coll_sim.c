@@ -19,7 +19,10 @@ static uint64_t sim_rnd(uint64_t *s)
 }
 
 /* ---- Simulator state ------------------------------------------------------------------------ */
-typedef struct { int32_t *v; int n, cap; } sim_ivec_t;
+typedef struct {
+    int32_t *v;
+    int n, cap;
+} sim_ivec_t;
 
 typedef struct sim {
     const char *label;
@@ -28,18 +31,18 @@ typedef struct sim {
     const dfc_dtype_t *dt;
     const dfc_op_t *op;
     int *pc, *fstart, *finished;
-    char **done;          /* per rank, per step: transfer complete */
-    sim_ivec_t *sends;    /* [s * n + r]: steps of sender s posted to receiver r, in order */
-    sim_ivec_t *recvs;    /* [s * n + r]: steps of receiver r posted from sender s, in order */
-    int *matched;         /* [s * n + r]: pairs matched so far */
-    void *scratch;        /* IN_SECOND reductions */
+    char **done;       /* per rank, per step: transfer complete */
+    sim_ivec_t *sends; /* [s * n + r]: steps of sender s posted to receiver r, in order */
+    sim_ivec_t *recvs; /* [s * n + r]: steps of receiver r posted from sender s, in order */
+    int *matched;      /* [s * n + r]: pairs matched so far */
+    void *scratch;     /* IN_SECOND reductions */
     uint64_t scratch_bytes;
     int failed;
 } sim_t;
 
-static const char *const kind_names[] = { "?", "SEND", "RECV", "RECV_REDUCE", "COPY", "REDUCE",
-                                          "FENCE" };
-static const char *const buf_names[] = { "NONE", "SEND", "RECV", "TMP" };
+static const char *const kind_names[] = {"?",    "SEND",   "RECV", "RECV_REDUCE",
+                                         "COPY", "REDUCE", "FENCE"};
+static const char *const buf_names[] = {"NONE", "SEND", "RECV", "TMP"};
 
 static const char *kind_name(int k) { return k >= 1 && k <= DFC_STEP_FENCE ? kind_names[k] : "?"; }
 static const char *buf_name(int b) { return b >= 0 && b < DFC_BUF_COUNT ? buf_names[b] : "?"; }
@@ -102,8 +105,8 @@ static int sim_region(sim_t *S, int r, int pc, int buf, uint64_t off, uint64_t b
     if (!p || off > size || bytes > size - off)
         return sim_fail(S, r, pc, "%s bytes [%llu, %llu) of %s, which has %llu bytes%s",
                         write ? "writes" : "reads", (unsigned long long)off,
-                        (unsigned long long)(off + bytes), buf_name(buf),
-                        (unsigned long long)size, p ? "" : " (not bound)");
+                        (unsigned long long)(off + bytes), buf_name(buf), (unsigned long long)size,
+                        p ? "" : " (not bound)");
     *addr = p + off;
     return 0;
 }
@@ -142,8 +145,8 @@ static int sim_hazard(sim_t *S, int r, int pc)
             return sim_fail(S, r, pc,
                             "%s [%llu, +%llu) overlaps step %d (%s %s [%llu, +%llu)) of the "
                             "same epoch",
-                            buf_name(b1), (unsigned long long)o1, (unsigned long long)st->bytes,
-                            i, kind_name(p->kind), buf_name(b2), (unsigned long long)o2,
+                            buf_name(b1), (unsigned long long)o1, (unsigned long long)st->bytes, i,
+                            kind_name(p->kind), buf_name(b2), (unsigned long long)o2,
                             (unsigned long long)p->bytes);
     }
     return 0;
@@ -234,8 +237,9 @@ static int sim_step(sim_t *S, int r)
     if (S->finished[r]) return 0;
     if (pc == R->sched.nsteps) {
         if (S->fstart[r] < pc)
-            return sim_fail(S, r, S->fstart[r], "transfers after the last FENCE (the schedule "
-                                                "must end with a FENCE)");
+            return sim_fail(S, r, S->fstart[r],
+                            "transfers after the last FENCE (the schedule "
+                            "must end with a FENCE)");
         S->finished[r] = 1;
         return 1;
     }
@@ -299,8 +303,7 @@ static int sim_step(sim_t *S, int r)
         S->pc[r]++;
         S->fstart[r] = S->pc[r];
         return 1;
-    default:
-        return sim_fail(S, r, pc, "invalid step kind %d", st->kind);
+    default: return sim_fail(S, r, pc, "invalid step kind %d", st->kind);
     }
 }
 
@@ -359,8 +362,7 @@ int coll_sim_run(const char *label, int n, coll_sim_rank_t *ranks, const dfc_dty
                 tmp_owned[r] = 1;
                 if (ranks[r].buf[DFC_BUF_TMP])
                     memset(ranks[r].buf[DFC_BUF_TMP], 0x5a, ranks[r].sched.tmp_bytes);
-                else
-                    ok = 0;
+                else ok = 0;
             }
         }
         if (!S.done[r]) ok = 0;
@@ -458,9 +460,7 @@ static void case_items(const coll_sim_case_t *c, int rank, uint64_t *in, uint64_
         *in = c->count;
         *out = rank == c->root ? c->count : 0;
         break;
-    default: /* allreduce, scan, exscan */
-        *in = *out = c->count;
-        break;
+    default: /* allreduce, scan, exscan */ *in = *out = c->count; break;
     }
 }
 

@@ -63,14 +63,14 @@ typedef struct coll_sim_case {
     dfc_coll_kind_t kind;
     dfc_coll_build_fn build;
     int n;
-    int root;            /* REDUCE */
-    int in_place;        /* REDUCE: on the root only */
-    uint64_t count;      /* as dfc_coll_args_t.count */
-    const int *rcounts;  /* REDUCE_SCATTER */
+    int root;           /* REDUCE */
+    int in_place;       /* REDUCE: on the root only */
+    uint64_t count;     /* as dfc_coll_args_t.count */
+    const int *rcounts; /* REDUCE_SCATTER */
     const dfc_dtype_t *dt;
     const dfc_op_t *op;
-    int mode;            /* COLL_SIM_ORDERED or COLL_SIM_RANDOM */
-    uint64_t seed;       /* inputs and random scheduling */
+    int mode;      /* COLL_SIM_ORDERED or COLL_SIM_RANDOM */
+    uint64_t seed; /* inputs and random scheduling */
 } coll_sim_case_t;
 
 /* The arguments a generator gets on `rank` for this case (also for calling `usable`). */

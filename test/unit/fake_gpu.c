@@ -13,8 +13,16 @@ static const char *const busids[3] = {"0000:1B:00.0", "0000:43:00.0", "0000:9A:0
 static const unsigned buses[3] = {0x1b, 0x43, 0x9a};
 
 /* ---- CUDA runtime ---- */
-int cudaGetDeviceCount(int *n) { *n = 3; return 0; }
-int cudaDeviceGetPCIBusId(char *s, int len, int d) { snprintf(s, len, "%s", busids[d]); return 0; }
+int cudaGetDeviceCount(int *n)
+{
+    *n = 3;
+    return 0;
+}
+int cudaDeviceGetPCIBusId(char *s, int len, int d)
+{
+    snprintf(s, len, "%s", busids[d]);
+    return 0;
+}
 int cudaGetDeviceProperties_v2(void *p, int d)
 {
     memset(p, 0, 1024);
@@ -22,16 +30,31 @@ int cudaGetDeviceProperties_v2(void *p, int d)
     *(size_t *)((char *)p + 288) = (size_t)80 << 30; /* totalGlobalMem */
     return 0;
 }
-int cudaDeviceGetAttribute(int *v, int attr, int d) { *v = attr == 75 ? 9 : 0; return attr == 75 || attr == 76 ? 0 : 1; }
-int cudaDeviceCanAccessPeer(int *ok, int a, int b) { *ok = a + b != 3; return 0; }
+int cudaDeviceGetAttribute(int *v, int attr, int d)
+{
+    *v = attr == 75 ? 9 : 0;
+    return attr == 75 || attr == 76 ? 0 : 1;
+}
+int cudaDeviceCanAccessPeer(int *ok, int a, int b)
+{
+    *ok = a + b != 3;
+    return 0;
+}
 
 /* ---- NVML (handles are the GPU index + 1) ---- */
-typedef struct { char legacy[16]; unsigned domain, bus, device, id, subid; char busId[32]; } pci_t;
+typedef struct {
+    char legacy[16];
+    unsigned domain, bus, device, id, subid;
+    char busId[32];
+} pci_t;
 int nvmlInit_v2(void) { return 0; }
 int nvmlDeviceGetHandleByPciBusId_v2(const char *s, void **h)
 {
     for (int i = 0; i < 3; i++)
-        if (!strcmp(s, busids[i])) { *h = (void *)(long)(i + 1); return 0; }
+        if (!strcmp(s, busids[i])) {
+            *h = (void *)(long)(i + 1);
+            return 0;
+        }
     return 3; /* NVML_ERROR_NOT_FOUND... any error */
 }
 /* Which device link l of GPU g reaches: 0-2 a GPU, 9 a switch, -1 inactive. */
@@ -42,7 +65,11 @@ static int remote(void *h, unsigned l)
     if (g == 1) return l < 4 ? 0 : -1;
     return l < 2 ? 9 : -1;
 }
-int nvmlDeviceGetNvLinkState(void *h, unsigned l, int *on) { *on = remote(h, l) >= 0; return 0; }
+int nvmlDeviceGetNvLinkState(void *h, unsigned l, int *on)
+{
+    *on = remote(h, l) >= 0;
+    return 0;
+}
 int nvmlDeviceGetNvLinkRemoteDeviceType(void *h, unsigned l, int *t)
 {
     *t = remote(h, l) == 9 ? 2 : 0;

@@ -34,14 +34,14 @@
 static int failures;
 static int reported;
 static char case_name[256];
-#define FAIL(...)                                                                             \
-    do {                                                                                      \
-        failures++;                                                                           \
-        if (reported++ < 30) {                                                                \
-            fprintf(stderr, "FAIL [%s] ", case_name);                                         \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
+#define FAIL(...)                                     \
+    do {                                              \
+        failures++;                                   \
+        if (reported++ < 30) {                        \
+            fprintf(stderr, "FAIL [%s] ", case_name); \
+            fprintf(stderr, __VA_ARGS__);             \
+            fputc('\n', stderr);                      \
+        }                                             \
     } while (0)
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -68,7 +68,7 @@ static void image_add(image_t *im, uint64_t off, uint64_t len, uint64_t seed)
 {
     if (len == 0) return;
     if (im->nseg == 2 * NMAX) abort();
-    im->seg[im->nseg++] = (seg_t){ off, len, seed };
+    im->seg[im->nseg++] = (seg_t){off, len, seed};
 }
 
 /* The bytes of data block `seed`: random bytes from a pool, starting at an offset (not a
@@ -203,7 +203,7 @@ static uint64_t layout(int n, const int *counts, int *displs)
 /* An uneven weight for a v-form block: 0 (often), 1, 2 or 3. */
 static int weight(void)
 {
-    static const int w[] = { 0, 0, 1, 1, 2, 3 };
+    static const int w[] = {0, 0, 1, 1, 2, 3};
     return w[rnd() % 6];
 }
 
@@ -219,10 +219,8 @@ static int barrier_rewrite(const dfc_sched_t *in, int n, dfc_sched_t *out)
         else if (st->kind == DFC_STEP_RECV)
             rc = dfc_sched_recv_reduce(out, st->peer, DFC_BUF_RECV, 0, (uint64_t)n, (uint64_t)n,
                                        dfc_sched_tmp(out, (uint64_t)n), DFC_REDUCE_IN_FIRST);
-        else if (st->kind == DFC_STEP_FENCE)
-            rc = dfc_sched_fence(out);
-        else
-            return -1;
+        else if (st->kind == DFC_STEP_FENCE) rc = dfc_sched_fence(out);
+        else return -1;
         if (rc != DFC_SUCCESS) return -1;
     }
     return 0;
@@ -323,8 +321,7 @@ typedef struct algo {
 } algo_t;
 
 /* Runs the current case through the algorithm: in rank order and two random interleavings. */
-static void run_case(const algo_t *al, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void run_case(const algo_t *al, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void run_case(const algo_t *al, const char *fmt, ...)
 {
     va_list ap;
@@ -340,7 +337,7 @@ static void run_case(const algo_t *al, const char *fmt, ...)
         run_one(al->name, al->build, COLL_SIM_RANDOM);
 }
 
-static const uint64_t sizes[] = { 0, 1, 13, 4096, 1 << 20 };
+static const uint64_t sizes[] = {0, 1, 13, 4096, 1 << 20};
 #define NSIZES (int)(sizeof sizes / sizeof sizes[0])
 
 /* Roots to try: all of them, except only the first, middle and last for the largest size. */
@@ -358,7 +355,7 @@ static void uneven_counts(int n, uint64_t unit, int *counts)
 /* ---- barrier ---- */
 static void test_barrier(void)
 {
-    algo_t al = { "barrier_dissemination", dfc_coll_barrier_dissemination_build, NULL };
+    algo_t al = {"barrier_dissemination", dfc_coll_barrier_dissemination_build, NULL};
     for (int n = 1; n <= NMAX; n++) {
         tc_reset(n, DFC_COLL_BARRIER);
         run_case(&al, "n=%d", n);
@@ -384,9 +381,9 @@ static void bcast_case(const algo_t *al, int n, int root, uint64_t count, uint64
 
 static void test_bcast(void)
 {
-    algo_t algos[] = { { "bcast_binomial", dfc_coll_bcast_binomial_build, NULL },
-                       { "bcast_scatter_allgather", dfc_coll_bcast_scatter_allgather_build,
-                         dfc_coll_bcast_scatter_allgather_usable } };
+    algo_t algos[] = {{"bcast_binomial", dfc_coll_bcast_binomial_build, NULL},
+                      {"bcast_scatter_allgather", dfc_coll_bcast_scatter_allgather_build,
+                       dfc_coll_bcast_scatter_allgather_usable}};
     for (int ai = 0; ai < 2; ai++)
         for (int n = 1; n <= NMAX; n++)
             for (int si = 0; si < NSIZES; si++)
@@ -441,7 +438,7 @@ static void gather_case(const algo_t *al, int v, int n, int root, uint64_t b, in
 
 static void test_gather(void)
 {
-    algo_t al = { "gather_linear", dfc_coll_gather_linear_build, NULL };
+    algo_t al = {"gather_linear", dfc_coll_gather_linear_build, NULL};
     for (int v = 0; v < 2; v++)
         for (int n = 1; n <= NMAX; n++)
             for (int si = 0; si < NSIZES; si++)
@@ -488,13 +485,13 @@ static void scatter_case(const algo_t *al, int v, int n, int root, uint64_t b, i
         uint64_t len = v ? (uint64_t)counts[p] * selem : b;
         image_add(&tc.send[root], off, len, seed_of(root, p));
     }
-    run_case(al, "%s n=%d root=%d size=%llu in_place=%d selem=%llu", v ? "scatterv" : "scatter",
-             n, root, (unsigned long long)b, ip, (unsigned long long)selem);
+    run_case(al, "%s n=%d root=%d size=%llu in_place=%d selem=%llu", v ? "scatterv" : "scatter", n,
+             root, (unsigned long long)b, ip, (unsigned long long)selem);
 }
 
 static void test_scatter(void)
 {
-    algo_t al = { "scatter_linear", dfc_coll_scatter_linear_build, NULL };
+    algo_t al = {"scatter_linear", dfc_coll_scatter_linear_build, NULL};
     for (int v = 0; v < 2; v++)
         for (int n = 1; n <= NMAX; n++)
             for (int si = 0; si < NSIZES; si++)
@@ -550,10 +547,10 @@ static void allgather_case(const algo_t *al, int v, int n, uint64_t b, int ip, i
 static void test_allgather(void)
 {
     algo_t algos[] = {
-        { "allgather_ring", dfc_coll_allgather_ring_build, NULL },
-        { "allgather_recursive_doubling", dfc_coll_allgather_recursive_doubling_build,
-          dfc_coll_allgather_recursive_doubling_usable },
-        { "allgather_bruck", dfc_coll_allgather_bruck_build, dfc_coll_allgather_bruck_usable },
+        {"allgather_ring", dfc_coll_allgather_ring_build, NULL},
+        {"allgather_recursive_doubling", dfc_coll_allgather_recursive_doubling_build,
+         dfc_coll_allgather_recursive_doubling_usable},
+        {"allgather_bruck", dfc_coll_allgather_bruck_build, dfc_coll_allgather_bruck_usable},
     };
     for (int ai = 0; ai < 3; ai++)
         for (int v = 0; v < 2; v++)
@@ -609,10 +606,8 @@ static void alltoall_case(const algo_t *al, int v, int n, uint64_t b, int ip, in
         for (int p = 0; p < n; p++) {
             uint64_t soff = v ? (uint64_t)tc.sdispls[r][p] * selem : (uint64_t)p * b;
             uint64_t roff = v ? (uint64_t)tc.vdispls[r][p] * relem : (uint64_t)p * b;
-            if (ip)
-                image_add(&tc.rinit[r], roff, bytes[r][p], seed_of(r, p));
-            else
-                image_add(&tc.send[r], soff, bytes[r][p], seed_of(r, p));
+            if (ip) image_add(&tc.rinit[r], roff, bytes[r][p], seed_of(r, p));
+            else image_add(&tc.send[r], soff, bytes[r][p], seed_of(r, p));
             image_add(&tc.rwant[r], roff, bytes[p][r], seed_of(p, r));
         }
     }
@@ -622,13 +617,12 @@ static void alltoall_case(const algo_t *al, int v, int n, uint64_t b, int ip, in
 
 static void test_alltoall(void)
 {
-    algo_t al = { "alltoall_pairwise", dfc_coll_alltoall_pairwise_build, NULL };
+    algo_t al = {"alltoall_pairwise", dfc_coll_alltoall_pairwise_build, NULL};
     for (int v = 0; v < 2; v++)
         for (int n = 1; n <= NMAX; n++)
             for (int si = 0; si < NSIZES; si++)
                 for (int ip = 0; ip < 2; ip++)
-                    for (int ev = 0; ev <= 2 * v; ev++)
-                        alltoall_case(&al, v, n, sizes[si], ip, ev);
+                    for (int ev = 0; ev <= 2 * v; ev++) alltoall_case(&al, v, n, sizes[si], ip, ev);
 }
 
 int main(void)
@@ -636,9 +630,9 @@ int main(void)
     struct {
         const char *name;
         void (*fn)(void);
-    } groups[] = { { "barrier", test_barrier },   { "bcast", test_bcast },
-                   { "gather(v)", test_gather },  { "scatter(v)", test_scatter },
-                   { "allgather(v)", test_allgather }, { "alltoall(v)", test_alltoall } };
+    } groups[] = {{"barrier", test_barrier},        {"bcast", test_bcast},
+                  {"gather(v)", test_gather},       {"scatter(v)", test_scatter},
+                  {"allgather(v)", test_allgather}, {"alltoall(v)", test_alltoall}};
 
 #ifdef __GLIBC__
     /* Keep freed memory in the heap (fresh-page faults would dominate the run time). */

@@ -33,19 +33,19 @@ typedef struct {
 } algo_t;
 
 static const algo_t algos[] = {
-    { "reduce/binomial", DFC_COLL_REDUCE, dfc_coll_reduce_binomial_build, NULL },
-    { "allreduce/recursive_doubling", DFC_COLL_ALLREDUCE,
-      dfc_coll_allreduce_recursive_doubling_build, NULL },
-    { "allreduce/rabenseifner", DFC_COLL_ALLREDUCE, dfc_coll_allreduce_rabenseifner_build,
-      dfc_coll_allreduce_rabenseifner_usable },
-    { "allreduce/ring", DFC_COLL_ALLREDUCE, dfc_coll_allreduce_ring_build,
-      dfc_coll_allreduce_ring_usable },
-    { "reduce_scatter_block/pairwise", DFC_COLL_REDUCE_SCATTER_BLOCK,
-      dfc_coll_reduce_scatter_pairwise_build, NULL },
-    { "reduce_scatter/pairwise", DFC_COLL_REDUCE_SCATTER, dfc_coll_reduce_scatter_pairwise_build,
-      NULL },
-    { "scan/linear", DFC_COLL_SCAN, dfc_coll_scan_linear_build, NULL },
-    { "exscan/linear", DFC_COLL_EXSCAN, dfc_coll_scan_linear_build, NULL },
+    {"reduce/binomial", DFC_COLL_REDUCE, dfc_coll_reduce_binomial_build, NULL},
+    {"allreduce/recursive_doubling", DFC_COLL_ALLREDUCE,
+     dfc_coll_allreduce_recursive_doubling_build, NULL},
+    {"allreduce/rabenseifner", DFC_COLL_ALLREDUCE, dfc_coll_allreduce_rabenseifner_build,
+     dfc_coll_allreduce_rabenseifner_usable},
+    {"allreduce/ring", DFC_COLL_ALLREDUCE, dfc_coll_allreduce_ring_build,
+     dfc_coll_allreduce_ring_usable},
+    {"reduce_scatter_block/pairwise", DFC_COLL_REDUCE_SCATTER_BLOCK,
+     dfc_coll_reduce_scatter_pairwise_build, NULL},
+    {"reduce_scatter/pairwise", DFC_COLL_REDUCE_SCATTER, dfc_coll_reduce_scatter_pairwise_build,
+     NULL},
+    {"scan/linear", DFC_COLL_SCAN, dfc_coll_scan_linear_build, NULL},
+    {"exscan/linear", DFC_COLL_EXSCAN, dfc_coll_scan_linear_build, NULL},
 };
 #define NALGOS (int)(sizeof algos / sizeof algos[0])
 
@@ -112,12 +112,12 @@ static long sim_selftest(const dfc_dtype_t *mat_t, const dfc_op_t *mat_op)
 {
     long failures = 0;
     pair_t p;
-#define EXPECT(cond, what)                                                                    \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "FAIL simulator self-test: %s\n", what);                          \
-        }                                                                                     \
+#define EXPECT(cond, what)                                           \
+    do {                                                             \
+        if (!(cond)) {                                               \
+            failures++;                                              \
+            fprintf(stderr, "FAIL simulator self-test: %s\n", what); \
+        }                                                            \
     } while (0)
 
     /* A round trip: rank 1 receives x0 and sends it back into a RECV_REDUCE. */
@@ -257,24 +257,28 @@ int main(void)
     mat_t.nbase = 4;
     mat_t.combiner = DFC_COMBINER_CONTIGUOUS;
     mat_t.name = NULL;
-    dfc_op_t mat_op = { .handle = 0, .refcount = 1, .builtin = 0, .commute = 0,
-                        .user_fn = mat_mul, .name = "mat2x2" };
+    dfc_op_t mat_op = {.handle = 0,
+                       .refcount = 1,
+                       .builtin = 0,
+                       .commute = 0,
+                       .user_fn = mat_mul,
+                       .name = "mat2x2"};
 
     struct {
         const char *name;
         const dfc_dtype_t *dt;
         const dfc_op_t *op;
     } ops[] = {
-        { "int SUM", dfc_dtype_get(DFC_INT), dfc_op_get(DFC_SUM) },
-        { "int MAX", dfc_dtype_get(DFC_INT), dfc_op_get(DFC_MAX) },
-        { "int PROD", dfc_dtype_get(DFC_INT), dfc_op_get(DFC_PROD) },
-        { "double SUM", dfc_dtype_get(DFC_DOUBLE), dfc_op_get(DFC_SUM) },
-        { "mat2x2 (non-commutative)", &mat_t, &mat_op },
+        {"int SUM", dfc_dtype_get(DFC_INT), dfc_op_get(DFC_SUM)},
+        {"int MAX", dfc_dtype_get(DFC_INT), dfc_op_get(DFC_MAX)},
+        {"int PROD", dfc_dtype_get(DFC_INT), dfc_op_get(DFC_PROD)},
+        {"double SUM", dfc_dtype_get(DFC_DOUBLE), dfc_op_get(DFC_SUM)},
+        {"mat2x2 (non-commutative)", &mat_t, &mat_op},
     };
     const int nops = (int)(sizeof ops / sizeof ops[0]);
-    const uint64_t counts[] = { 0, 1, 7, 1000, 65536 + 3 };
+    const uint64_t counts[] = {0, 1, 7, 1000, 65536 + 3};
     const int ncounts = (int)(sizeof counts / sizeof counts[0]);
-    const char *mode_names[] = { "ordered", "random" };
+    const char *mode_names[] = {"ordered", "random"};
 
     const char *only_algo = getenv("TEST_COLL_ALGO"), *only_op = getenv("TEST_COLL_OP");
     long cases = 0, failures = sim_selftest(&mat_t, &mat_op), skipped = 0;
@@ -295,11 +299,20 @@ int main(void)
                     int nroots = al->kind == DFC_COLL_REDUCE ? n : 1;
                     for (int k = 0; k < 4 * nroots; k++) { /* in place, mode, root */
                         coll_sim_case_t c = {
-                            .kind = al->kind, .build = al->build, .n = n, .root = k / 4,
-                            .in_place = k & 1, .count = count, .rcounts = rcounts,
-                            .dt = ops[oi].dt, .op = ops[oi].op, .mode = (k >> 1) & 1,
+                            .kind = al->kind,
+                            .build = al->build,
+                            .n = n,
+                            .root = k / 4,
+                            .in_place = k & 1,
+                            .count = count,
+                            .rcounts = rcounts,
+                            .dt = ops[oi].dt,
+                            .op = ops[oi].op,
+                            .mode = (k >> 1) & 1,
                             .seed = ((((uint64_t)n * 8 + (uint64_t)ci) * 8 + (uint64_t)oi) * 16 +
-                                     (uint64_t)ai) * 64 + (uint64_t)k + 1, /* same when filtered */
+                                     (uint64_t)ai) *
+                                        64 +
+                                    (uint64_t)k + 1, /* same when filtered */
                         };
                         if (al->usable) {
                             dfc_coll_args_t a;

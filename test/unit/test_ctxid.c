@@ -25,18 +25,18 @@
 #include "comm/dfc_comm.h"
 
 static int failures, reported;
-#define FAIL(...)                                                                             \
-    do {                                                                                      \
-        failures++;                                                                           \
-        if (reported++ < 30) {                                                                \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                              \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
+#define FAIL(...)                                                \
+    do {                                                         \
+        failures++;                                              \
+        if (reported++ < 30) {                                   \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fputc('\n', stderr);                                 \
+        }                                                        \
     } while (0)
-#define CHECK(c, ...)                                                                         \
-    do {                                                                                      \
-        if (!(c)) FAIL(__VA_ARGS__);                                                          \
+#define CHECK(c, ...)                \
+    do {                             \
+        if (!(c)) FAIL(__VA_ARGS__); \
     } while (0)
 
 static uint64_t rng_state = 0x243f6a8885a308d3ull;
@@ -99,8 +99,8 @@ static void test_reset(void)
     CHECK(dfc_ctxid_pick(m) == 2, "pick after freeing 2 is %d, expected 2", dfc_ctxid_pick(m));
     CHECK(!bit(m, 3), "freeing 2 also freed 3");
     /* take/free touch only their own bit, in every word, including the last id */
-    int probes[] = {31, 32, 33, 63, 64, 1000, DFC_CTXID_MAX - 33, DFC_CTXID_MAX - 32,
-                    DFC_CTXID_MAX - 1};
+    int probes[] = {
+        31, 32, 33, 63, 64, 1000, DFC_CTXID_MAX - 33, DFC_CTXID_MAX - 32, DFC_CTXID_MAX - 1};
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
         mask_t a, b;
         dfc_ctxid_mask(a);
@@ -170,7 +170,8 @@ static void test_pick_and(void)
         memset(acc, 0xff, sizeof acc);
         dfc_ctxid_and(acc, packed, n, sizeof(mask_t));
         int got = dfc_ctxid_pick(acc);
-        CHECK(got == want, "trial %d: pick of %d packed masks = %d, reference %d", trial, n, got, want);
+        CHECK(got == want, "trial %d: pick of %d packed masks = %d, reference %d", trial, n, got,
+              want);
         for (int id = 0; id < DFC_CTXID_MAX; id++) {
             int all = 1;
             for (int i = 0; i < n; i++) all &= bit(ptrs[i], id);
@@ -226,7 +227,8 @@ static void test_pick_and(void)
     memcpy(acc, mine, sizeof acc);
     dfc_ctxid_and(acc, other, 1, 0);
     p = dfc_ctxid_pick(acc);
-    CHECK(p == 10, "after taking 6 (5,7 held remotely, 8,9 held locally): picked %d, expected 10", p);
+    CHECK(p == 10, "after taking 6 (5,7 held remotely, 8,9 held locally): picked %d, expected 10",
+          p);
     /* and the other way round: the remote frees 8 and 9, the local process still holds them */
     set_bit(other, 8);
     set_bit(other, 9);
@@ -237,7 +239,8 @@ static void test_pick_and(void)
     dfc_ctxid_reset();
 
     printf("%s pick/and: lowest common id of 1-%d masks (packed, in records, one by one), "
-           "ids held elsewhere skipped\n", failures == before ? "ok" : "not ok", NM);
+           "ids held elsewhere skipped\n",
+           failures == before ? "ok" : "not ok", NM);
 }
 
 /* ---- 4. create/free cycles across 4 simulated processes -------------------------------- */
@@ -302,12 +305,13 @@ static void test_cycles(void)
             }
             for (int p = 0; p < NPROC; p++)
                 if ((members & (1u << p)) && in_use[p][ctx]) {
-                    FAIL("cycle %d: id %d handed out but still in use on process %d", cycle, ctx, p);
+                    FAIL("cycle %d: id %d handed out but still in use on process %d", cycle, ctx,
+                         p);
                     stop = 1;
                 }
             if (ctx != want) {
-                FAIL("cycle %d: picked id %d, the lowest id free on all members 0x%x is %d",
-                     cycle, ctx, members, want);
+                FAIL("cycle %d: picked id %d, the lowest id free on all members 0x%x is %d", cycle,
+                     ctx, members, want);
                 stop = 1;
             }
             if (stop) break;
@@ -364,13 +368,14 @@ static void test_cycles(void)
         mask_t acc;
         memcpy(acc, mine, sizeof acc);
         dfc_ctxid_and(acc, remote[1].mask, 3, sizeof(record_t));
-        CHECK(dfc_ctxid_pick(acc) == 2, "after freeing everything the common pick is %d, expected 2",
-              dfc_ctxid_pick(acc));
+        CHECK(dfc_ctxid_pick(acc) == 2,
+              "after freeing everything the common pick is %d, expected 2", dfc_ctxid_pick(acc));
     }
     dfc_ctxid_reset();
     printf("%s %d create/free cycles on %d processes: %d communicators created, up to %d live, "
-           "highest id %d%s\n", failures == before ? "ok" : "not ok", CYCLES, NPROC, created,
-           max_live, max_ctx, failures == before ? "; never exhausted, never an id in use" : "");
+           "highest id %d%s\n",
+           failures == before ? "ok" : "not ok", CYCLES, NPROC, created, max_live, max_ctx,
+           failures == before ? "; never exhausted, never an id in use" : "");
 }
 
 /* ---- 5. exhaustion ----------------------------------------------------------------------- */
@@ -394,8 +399,8 @@ static void test_exhaustion(void)
     CHECK(taken == DFC_CTXID_MAX, "exhaustion: %d ids could be taken, expected %d", taken,
           DFC_CTXID_MAX);
     dfc_ctxid_mask(m);
-    CHECK(dfc_ctxid_pick(m) == -1, "all %d ids taken: pick returned %d, expected -1",
-          DFC_CTXID_MAX, dfc_ctxid_pick(m));
+    CHECK(dfc_ctxid_pick(m) == -1, "all %d ids taken: pick returned %d, expected -1", DFC_CTXID_MAX,
+          dfc_ctxid_pick(m));
     dfc_ctxid_free(DFC_CTXID_MAX - 1);
     dfc_ctxid_mask(m);
     CHECK(dfc_ctxid_pick(m) == DFC_CTXID_MAX - 1, "only the last id free: pick returned %d",

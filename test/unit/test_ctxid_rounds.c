@@ -27,7 +27,7 @@ enum { NPROC = 3, ROUNDS = 20, NCRE = 2 * ROUNDS };
 enum { BOTH, MIXED, RANDOM, SINGLE, NPATTERNS };
 static const char *pattern_name[] = {"both", "mixed", "random", "single"};
 
-typedef struct lane { /* one thread of one process in the current round */
+typedef struct lane {         /* one thread of one process in the current round */
     int todo[2], ntodo, next; /* creations (2*i + parent), in order */
     int cur;                  /* creation in progress or -1 */
     int round, offered;       /* its round, and whether this lane posted it */
@@ -38,8 +38,8 @@ typedef struct proc {
     dfc_ctxid_space_t s;
     int round, nlanes, single;
     lane_t lane[2];
-    int ids[2];               /* ids of the round's two communicators (-1: not yet) */
-    uint64_t old_flight[4];   /* the old rule's keys in flight */
+    int ids[2];             /* ids of the round's two communicators (-1: not yet) */
+    uint64_t old_flight[4]; /* the old rule's keys in flight */
     int old_n;
 } proc_t;
 
@@ -47,11 +47,11 @@ typedef struct sim {
     int old_rule, pattern;
     proc_t p[NPROC];
     /* offers of each creation, two rounds deep (a process is at most one round ahead) */
-    int posted[NCRE][NPROC];  /* last round posted, -1 none */
+    int posted[NCRE][NPROC]; /* last round posted, -1 none */
     int offered[NCRE][2][NPROC];
     uint32_t mask[NCRE][2][NPROC][DFC_CTXID_WORDS];
-    int agreed[NCRE];         /* the id the first finisher took, -1 none */
-    int dup_id, max_rounds;   /* the first id given twice (-1), the most rounds one took */
+    int agreed[NCRE];       /* the id the first finisher took, -1 none */
+    int dup_id, max_rounds; /* the first id given twice (-1), the most rounds one took */
 } sim_t;
 
 static uint64_t rng;
@@ -236,15 +236,19 @@ int ctxid_rounds_test(void)
             int stuck = sim_run(&m, 0, pattern, (uint64_t)seed, 200000, &fails, &steps);
             if (stuck) {
                 fails++;
-                fprintf(stderr, "FAIL ctxid rounds %s seed %d: no progress after %ld steps "
-                        "(rounds reached:", pattern_name[pattern], seed, steps);
+                fprintf(stderr,
+                        "FAIL ctxid rounds %s seed %d: no progress after %ld steps "
+                        "(rounds reached:",
+                        pattern_name[pattern], seed, steps);
                 for (int pi = 0; pi < NPROC; pi++) fprintf(stderr, " %d", m.p[pi].round);
                 fprintf(stderr, ")\n");
             }
             if (m.dup_id >= 0) {
                 fails++;
-                fprintf(stderr, "FAIL ctxid rounds %s seed %d: id %d given to two live "
-                        "communicators\n", pattern_name[pattern], seed, m.dup_id);
+                fprintf(stderr,
+                        "FAIL ctxid rounds %s seed %d: id %d given to two live "
+                        "communicators\n",
+                        pattern_name[pattern], seed, m.dup_id);
             }
             if (steps > max_steps) max_steps = steps;
             if (m.max_rounds > max_rounds) max_rounds = m.max_rounds;
@@ -265,6 +269,7 @@ int ctxid_rounds_test(void)
     int ok = dups > 0 && hangs > 0;
     if (!ok) fails++;
     printf("%s the old rule is caught: one id given twice in %d of %d seeds (both), no progress "
-           "in %d of %d (mixed)\n", ok ? "ok" : "not ok", dups, seeds, hangs, seeds);
+           "in %d of %d (mixed)\n",
+           ok ? "ok" : "not ok", dups, seeds, hangs, seeds);
     return fails;
 }

@@ -16,14 +16,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "test_env:%d: ", __LINE__);                                       \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fprintf(stderr, "\n");                                                            \
-            failures++;                                                                       \
-        }                                                                                     \
+#define CHECK(cond, ...)                                \
+    do {                                                \
+        if (!(cond)) {                                  \
+            fprintf(stderr, "test_env:%d: ", __LINE__); \
+            fprintf(stderr, __VA_ARGS__);               \
+            fprintf(stderr, "\n");                      \
+            failures++;                                 \
+        }                                               \
     } while (0)
 
 /* name, value, 1 if the registry must accept it; refused values must also be named in the
@@ -149,9 +149,17 @@ static int count_lines(const char *s)
 static void test_check(void)
 {
     char out[4096], msg[DFC_MAX_ERROR_STRING];
-    char *good[] = {"PATH=/bin", "DFC_EAGER_LIMIT=64k", "DFC_TRANSPORT=tcp", "DFC_DEBUG=",
-                    "DFC_LAUNCHERS=mpirun", "DFC_TEST_NODES=1", "DFC_RUNTESTS_TOKEN=abc",
-                    "DFC_ALLGATHER_ALGORITHM=bruck", "NOT_DFC_X=1", "XDFC_Y=2", NULL};
+    char *good[] = {"PATH=/bin",
+                    "DFC_EAGER_LIMIT=64k",
+                    "DFC_TRANSPORT=tcp",
+                    "DFC_DEBUG=",
+                    "DFC_LAUNCHERS=mpirun",
+                    "DFC_TEST_NODES=1",
+                    "DFC_RUNTESTS_TOKEN=abc",
+                    "DFC_ALLGATHER_ALGORITHM=bruck",
+                    "NOT_DFC_X=1",
+                    "XDFC_Y=2",
+                    NULL};
     CHECK(check_env(good, out, sizeof out) == DFC_SUCCESS, "a good environment was refused");
     CHECK(!out[0], "a good environment drew output: %s", out);
 

@@ -26,13 +26,13 @@
 #include "gpu/daemon_logic.h"
 
 static int failures;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond) && failures++ < 20) {                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                              \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (!(cond) && failures++ < 20) {                        \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fputc('\n', stderr);                                 \
+        }                                                        \
     } while (0)
 
 static uint64_t rng = 88172645463325252ull;
@@ -48,7 +48,7 @@ static uint32_t rnd(uint32_t n)
 #define MAXB 32
 #define MAXRING 128
 typedef struct mirror_sim {
-    uint32_t blocks, ring, total;  /* entries the host publishes in all */
+    uint32_t blocks, ring, total; /* entries the host publishes in all */
     uint32_t host_ring[MAXRING], msq[MAXRING];
     uint32_t sq_tail, sq_seen, msq_tail;
     uint32_t admitted[MAXB], next[MAXB]; /* head published; next entry value expected */
@@ -93,7 +93,8 @@ static int mirror_done(const mirror_sim_t *m)
     return 1;
 }
 
-static void mirror_init(mirror_sim_t *m, uint32_t blocks, uint32_t ring, uint32_t total, int bounded)
+static void mirror_init(mirror_sim_t *m, uint32_t blocks, uint32_t ring, uint32_t total,
+                        int bounded)
 {
     memset(m, 0, sizeof *m);
     m->blocks = blocks, m->ring = ring, m->total = total, m->bounded = bounded;
@@ -123,8 +124,9 @@ static int mirror_random(uint32_t blocks, uint32_t ring, uint32_t total, int bou
             admit_step(&m, b);
         }
     }
-    CHECK(m.bad || mirror_done(&m), "mirror: %u blocks, ring %u, bounded %d: stuck after %u of %u entries", blocks,
-          ring, bounded, m.next[0], total);
+    CHECK(m.bad || mirror_done(&m),
+          "mirror: %u blocks, ring %u, bounded %d: stuck after %u of %u entries", blocks, ring,
+          bounded, m.next[0], total);
     return m.bad;
 }
 
@@ -155,9 +157,11 @@ static void test_mirror(void)
                 old_bad += mirror_random(blocks, ring, 6 * ring, 0, seed * 7919);
                 runs++;
             }
-    CHECK(!new_bad, "mirror: the bounded rule lost or duplicated an entry in %d of %d random schedules", new_bad,
-          runs);
-    CHECK(old_bad > 0, "mirror: the explorer did not catch the unbounded rule (defect 2) in %d schedules", runs);
+    CHECK(!new_bad,
+          "mirror: the bounded rule lost or duplicated an entry in %d of %d random schedules",
+          new_bad, runs);
+    CHECK(old_bad > 0,
+          "mirror: the explorer did not catch the unbounded rule (defect 2) in %d schedules", runs);
     mirror_sim_t m;
     int bad = 0, bad_old = 0;
     long schedules = 0;
@@ -166,10 +170,12 @@ static void test_mirror(void)
     mirror_init(&m, 2, 2, 5, 0);
     long schedules_old = 0;
     mirror_exhaustive(&m, 11, &bad_old, &schedules_old);
-    CHECK(!bad, "mirror: the bounded rule failed in %d of %ld exhaustive schedules", bad, schedules);
+    CHECK(!bad, "mirror: the bounded rule failed in %d of %ld exhaustive schedules", bad,
+          schedules);
     CHECK(bad_old > 0, "mirror: exhaustive schedules did not catch the unbounded rule");
-    printf("%s: mirror bound holds in %d random and %ld exhaustive schedules (the old rule failed %d and %d)\n",
-           failures > before ? "FAIL" : "ok", runs, schedules, old_bad, bad_old);
+    printf(
+        "%s: mirror bound holds in %d random and %ld exhaustive schedules (the old rule failed %d and %d)\n",
+        failures > before ? "FAIL" : "ok", runs, schedules, old_bad, bad_old);
 }
 
 /* ---- the invitation tables ------------------------------------------------------------- */
@@ -189,8 +195,8 @@ static void test_invitations(void)
                 uint32_t want = dfc_gpu_inv_hash(live[rnd(nlive)]);
                 while (dfc_gpu_inv_hash(ident) != want) ident = next_ident++;
             }
-            CHECK(dfc_gpu_inv_find(shadow, ident) == DFC_GPU_INV_NONE, "ident %llu found before its invitation",
-                  (unsigned long long)ident);
+            CHECK(dfc_gpu_inv_find(shadow, ident) == DFC_GPU_INV_NONE,
+                  "ident %llu found before its invitation", (unsigned long long)ident);
             uint32_t idx = dfc_gpu_inv_insert(shadow, ident);
             CHECK(idx != DFC_GPU_INV_NONE, "no entry for an invitation with %u live", nlive);
             if (idx == DFC_GPU_INV_NONE) break;
@@ -200,13 +206,15 @@ static void test_invitations(void)
             uint64_t gone = live[k];
             dfc_gpu_inv_release(shadow, at[k]);
             live[k] = live[nlive - 1], at[k] = at[nlive - 1], nlive--;
-            CHECK(dfc_gpu_inv_find(shadow, gone) == DFC_GPU_INV_NONE, "released ident %llu still found",
-                  (unsigned long long)gone);
+            CHECK(dfc_gpu_inv_find(shadow, gone) == DFC_GPU_INV_NONE,
+                  "released ident %llu still found", (unsigned long long)gone);
         }
         for (uint32_t k = 0; k < nlive; k++) {
             uint32_t found = dfc_gpu_inv_find(shadow, live[k]);
-            CHECK(found == at[k], "ident %llu at %u found at %u", (unsigned long long)live[k], at[k], found);
-            uint32_t probe = (found + DFC_GPU_INVITES - dfc_gpu_inv_hash(live[k])) % DFC_GPU_INVITES;
+            CHECK(found == at[k], "ident %llu at %u found at %u", (unsigned long long)live[k],
+                  at[k], found);
+            uint32_t probe = (found + DFC_GPU_INVITES - dfc_gpu_inv_hash(live[k])) %
+                             DFC_GPU_INVITES;
             if (probe > max_probe) max_probe = probe;
         }
         ops++;

@@ -22,12 +22,12 @@
 #include "util/htable.c"
 #include "util/misc.c"
 
-#define CHECK(c)                                                                              \
-    do {                                                                                      \
-        if (!(c)) {                                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);            \
-            exit(1);                                                                          \
-        }                                                                                     \
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+            exit(1);                                                              \
+        }                                                                         \
     } while (0)
 
 /* ---- stubs for what group.c takes from the rest of the library ---------------------------- */
@@ -199,8 +199,8 @@ static void test_ranges(void)
             n++;
         }
         for (int i = 0; i < n; i++)
-            for (int r = ranges[i][0];
-                 ranges[i][2] > 0 ? r <= ranges[i][1] : r >= ranges[i][1]; r += ranges[i][2])
+            for (int r = ranges[i][0]; ranges[i][2] > 0 ? r <= ranges[i][1] : r >= ranges[i][1];
+                 r += ranges[i][2])
                 expect[m++] = g->world[r];
         CHECK(dfc_group_range_incl(g, n, ranges, "f", &out) == DFC_SUCCESS);
         expect_members(out, expect, m);
@@ -253,8 +253,8 @@ static void test_set_ops(void)
         shuffle(in, n);
         CHECK(dfc_group_translate_ranks(a, n, in, b, "f", tr) == DFC_SUCCESS);
         for (int i = 0; i < n; i++)
-            CHECK(tr[i] == (in[i] == DFC_PROC_NULL ? DFC_PROC_NULL
-                                                   : naive_rank_of(b, a->world[in[i]])));
+            CHECK(tr[i] ==
+                  (in[i] == DFC_PROC_NULL ? DFC_PROC_NULL : naive_rank_of(b, a->world[in[i]])));
 
         /* compare: against itself, a reordering, a copy, and b. */
         CHECK(dfc_group_compare(a, a) == DFC_IDENT);
@@ -272,8 +272,8 @@ static void test_set_ops(void)
             for (int r = 0; r < a->size; r++)
                 subset &= naive_rank_of(b, a->world[r]) != DFC_UNDEFINED;
             if (subset)
-                expect_cmp = a->size == 0 || !memcmp(a->world, b->world,
-                                                     (size_t)a->size * sizeof(int))
+                expect_cmp = a->size == 0 ||
+                                     !memcmp(a->world, b->world, (size_t)a->size * sizeof(int))
                                  ? DFC_IDENT
                                  : DFC_SIMILAR;
         }
@@ -308,15 +308,16 @@ static void test_faults(void)
     expect_fault(dfc_group_excl(g, 1, neg_rank, "DFC_Group_excl", &out), DFC_ERR_RANK,
                  "invalid argument ranks: ranks[0] = -1");
     int dup[] = {3, 1, 3};
-    expect_fault(dfc_group_incl(g, 3, dup, "f", &out), DFC_ERR_RANK, "ranks[2] = 3 repeats ranks[0]");
+    expect_fault(dfc_group_incl(g, 3, dup, "f", &out), DFC_ERR_RANK,
+                 "ranks[2] = 3 repeats ranks[0]");
     expect_fault(dfc_group_excl(g, 3, dup, "f", &out), DFC_ERR_RANK, "repeats");
     expect_fault(dfc_group_incl(g, -1, dup, "f", &out), DFC_ERR_ARG, "invalid argument n");
     int seven[7] = {0, 1, 2, 3, 4, 5, 0};
     expect_fault(dfc_group_excl(g, 7, seven, "f", &out), DFC_ERR_RANK, "ranks[6] = 0 repeats");
 
     int first_out[][3] = {{6, 6, 1}};
-    expect_fault(dfc_group_range_incl(g, 1, first_out, "DFC_Group_range_incl", &out),
-                 DFC_ERR_ARG, "DFC_Group_range_incl: invalid argument ranges: ranges[0]");
+    expect_fault(dfc_group_range_incl(g, 1, first_out, "DFC_Group_range_incl", &out), DFC_ERR_ARG,
+                 "DFC_Group_range_incl: invalid argument ranges: ranges[0]");
     int zero_stride[][3] = {{0, 5, 0}};
     expect_fault(dfc_group_range_excl(g, 1, zero_stride, "f", &out), DFC_ERR_ARG, "stride is 0");
     int wrong_way[][3] = {{4, 1, 1}};
@@ -347,7 +348,8 @@ static void test_faults(void)
                  DFC_ERR_RANK, "invalid argument ranks1: ranks1[2] = 6");
     CHECK(tr_out[0] == -7); /* untouched on failure */
     int tr_bad[] = {DFC_UNDEFINED};
-    expect_fault(dfc_group_translate_ranks(g, 1, tr_bad, g, "f", tr_out), DFC_ERR_RANK, "ranks1[0]");
+    expect_fault(dfc_group_translate_ranks(g, 1, tr_bad, g, "f", tr_out), DFC_ERR_RANK,
+                 "ranks1[0]");
     dfc_group_release(g);
 }
 
@@ -362,7 +364,8 @@ static void test_handles(void)
                  "DFC_Group_size: invalid argument group: is DFC_GROUP_NULL");
     expect_fault(dfc_group_check(DFC_COMM_WORLD, "f", "group2", &g), DFC_ERR_GROUP,
                  "invalid argument group2: 0x1000001 is not a valid group handle");
-    expect_fault(dfc_group_check(DFC_GROUP_EMPTY + 1, "f", "group", &g), DFC_ERR_GROUP, "not a valid");
+    expect_fault(dfc_group_check(DFC_GROUP_EMPTY + 1, "f", "group", &g), DFC_ERR_GROUP,
+                 "not a valid");
 
     DFC_Group h = DFC_GROUP_NULL, h2 = DFC_GROUP_NULL;
     CHECK(dfc_group_publish(&dfc_group_empty, &h) == DFC_SUCCESS && h == DFC_GROUP_EMPTY);

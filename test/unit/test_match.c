@@ -84,18 +84,18 @@ void dfc_comm_release(dfc_comm_t *c)
 
 /* ---- failure reporting ------------------------------------------------------------------ */
 static int failures, reported;
-#define FAIL(...)                                                                             \
-    do {                                                                                      \
-        failures++;                                                                           \
-        if (reported++ < 30) {                                                                \
-            fprintf(stderr, "FAIL %s:%d: [%s] ", __FILE__, __LINE__, phase_name);             \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
+#define FAIL(...)                                                                 \
+    do {                                                                          \
+        failures++;                                                               \
+        if (reported++ < 30) {                                                    \
+            fprintf(stderr, "FAIL %s:%d: [%s] ", __FILE__, __LINE__, phase_name); \
+            fprintf(stderr, __VA_ARGS__);                                         \
+            fputc('\n', stderr);                                                  \
+        }                                                                         \
     } while (0)
-#define CHECK(c, ...)                                                                         \
-    do {                                                                                      \
-        if (!(c)) FAIL(__VA_ARGS__);                                                          \
+#define CHECK(c, ...)                \
+    do {                             \
+        if (!(c)) FAIL(__VA_ARGS__); \
     } while (0)
 
 static char phase_name[64];
@@ -114,8 +114,8 @@ static unsigned rnd(unsigned n) { return (unsigned)((rnd64() >> 11) % n); }
 static dfc_tl_t tl_self;
 static const int world0[1] = {0};
 static dfc_comm_t comm_a, comm_b;
-static uint64_t L;   /* the eager limit of the current phase */
-static int rget_on;  /* DFC_RGET of the current phase */
+static uint64_t L;  /* the eager limit of the current phase */
+static int rget_on; /* DFC_RGET of the current phase */
 
 /* "Flaky" phases route rank 0 through the self transport with a send that refuses a share
  * of packets with DFC_TL_AGAIN (nothing taken), as a full shm ring or socket would: packets
@@ -154,8 +154,13 @@ static int setup(const char *name, long eager_limit, int rget, int again_pct)
     dfc_proc.singleton = 1;
     dfc_proc.main_thread = pthread_self();
 
-    dfc_tl_job_t job = {.rank = 0, .size = 1, .local_rank = 0, .local_size = 1,
-                        .nspace = "test_match", .peers = NULL, .npeers = 0,
+    dfc_tl_job_t job = {.rank = 0,
+                        .size = 1,
+                        .local_rank = 0,
+                        .local_size = 1,
+                        .nspace = "test_match",
+                        .peers = NULL,
+                        .npeers = 0,
                         .local_ranks = world0};
     memset(&tl_self, 0, sizeof tl_self);
     tl_self.ops = &dfc_tl_self_ops;
@@ -182,11 +187,11 @@ static int setup(const char *name, long eager_limit, int rget, int again_pct)
         FAIL("dfc_p2p_init returned %d", rc);
         return rc;
     }
-    comm_a = (dfc_comm_t){.handle = 0, .refcount = 1, .ctx = 2, .rank = 0, .size = 1,
-                          .world = world0};
+    comm_a =
+        (dfc_comm_t){.handle = 0, .refcount = 1, .ctx = 2, .rank = 0, .size = 1, .world = world0};
     snprintf(comm_a.name, sizeof comm_a.name, "A");
-    comm_b = (dfc_comm_t){.handle = 0, .refcount = 1, .ctx = 3, .rank = 0, .size = 1,
-                          .world = world0};
+    comm_b =
+        (dfc_comm_t){.handle = 0, .refcount = 1, .ctx = 3, .rank = 0, .size = 1, .world = world0};
     snprintf(comm_b.name, sizeof comm_b.name, "B");
     return DFC_SUCCESS;
 }
@@ -323,8 +328,8 @@ static int is_cancelled(const dfc_req_t *r) { return r->status.count_hi_and_canc
 static void expect(const char *what, const dfc_req_t *r, uint64_t cap, smsg_t m)
 {
     if (!r->complete) {
-        FAIL("%s: receive not complete (expected the message of tag %d, %llu bytes)", what,
-             m.tag, (unsigned long long)m.len);
+        FAIL("%s: receive not complete (expected the message of tag %d, %llu bytes)", what, m.tag,
+             (unsigned long long)m.len);
         return;
     }
     uint64_t n = m.len < cap ? m.len : cap;
@@ -339,12 +344,13 @@ static void expect(const char *what, const dfc_req_t *r, uint64_t cap, smsg_t m)
               (unsigned long long)m.len, (unsigned long long)cap,
               DFC_ERR_CLASS(r->status.DFC_ERROR));
     else
-        CHECK(r->status.DFC_ERROR == DFC_SUCCESS, "%s: status error %d", what,
-              r->status.DFC_ERROR);
+        CHECK(r->status.DFC_ERROR == DFC_SUCCESS, "%s: status error %d", what, r->status.DFC_ERROR);
     CHECK(!is_cancelled(r), "%s: a matched receive is marked cancelled", what);
     long b = bad_byte(r->rbuf, n, m.seed);
-    CHECK(b < 0, "%s: byte %ld of %llu differs from the message of tag %d seed %u (wrong "
-          "message or corrupted data)", what, b, (unsigned long long)n, m.tag, m.seed);
+    CHECK(b < 0,
+          "%s: byte %ld of %llu differs from the message of tag %d seed %u (wrong "
+          "message or corrupted data)",
+          what, b, (unsigned long long)n, m.tag, m.seed);
     b = bad_guard(r->rbuf, n, cap + GUARD);
     CHECK(b < 0, "%s: byte %ld written past the %llu received bytes (capacity %llu)", what, b,
           (unsigned long long)n, (unsigned long long)cap);
@@ -418,7 +424,8 @@ static void test_order(void)
     }
     expect_clean("order");
     printf("%s %s order: posting order for one (source, tag), unexpected messages in arrival "
-           "order\n", failures == before ? "ok" : "not ok", phase_name);
+           "order\n",
+           failures == before ? "ok" : "not ok", phase_name);
 }
 
 static void test_wildcards(void)
@@ -457,7 +464,8 @@ static void test_wildcards(void)
     expect("next tag 8 to the exact receive", re, 64, s8b);
     expect_clean("wildcards");
     printf("%s %s wildcards: ANY_TAG/ANY_SOURCE take the earliest message; arrivals take the "
-           "earliest posted receive\n", failures == before ? "ok" : "not ok", phase_name);
+           "earliest posted receive\n",
+           failures == before ? "ok" : "not ok", phase_name);
 }
 
 static void test_contexts(void)
@@ -525,7 +533,7 @@ static void test_posted(void)
     CHECK(!r->complete, "a receive with nothing sent completed");
     smsg_t m = isend(&comm_a, 0, 50, 11, 0);
     CHECK(!r->complete, "the receive completed inside the send (the self transport delivers in "
-          "progress only)");
+                        "progress only)");
     if (flaky_pct) drain(); /* a refused packet waits in the pending queue a while */
     else dfc_progress();
     expect("posted receive after one progress pass", r, 100, m);
@@ -557,19 +565,24 @@ static void test_mixed(void)
         /* mode 0: all unexpected; 1: all posted first; 2: 4 posted (ANY_TAG), sends,
          * 6 more posted */
         int pre = mode == 0 ? 0 : mode == 1 ? N : 4;
-        for (int i = 0; i < pre; i++) r[i] = irecv(&comm_a, 0, cap, 0, mode == 2 ? DFC_ANY_TAG : 12);
+        for (int i = 0; i < pre; i++)
+            r[i] = irecv(&comm_a, 0, cap, 0, mode == 2 ? DFC_ANY_TAG : 12);
         for (int i = 0; i < N; i++) {
             m[i] = isend(&comm_a, 0, sizes[i], 12, syncs[i]);
             if (sizes[i] <= L && !syncs[i] && !flaky_pct)
-                CHECK(m[i].req->complete, "mixed mode %d: eager send %d (%llu bytes) not "
-                      "complete once accepted", mode, i, (unsigned long long)sizes[i]);
+                CHECK(m[i].req->complete,
+                      "mixed mode %d: eager send %d (%llu bytes) not "
+                      "complete once accepted",
+                      mode, i, (unsigned long long)sizes[i]);
         }
         drain();
         for (int i = pre; i < N; i++) {
             if (sizes[i] > L || syncs[i])
-                CHECK(!m[i].req->complete, "mixed mode %d: %s send %d (%llu bytes) completed "
-                      "before it was matched", mode, sizes[i] > L ? "rendezvous" : "synchronous",
-                      i, (unsigned long long)sizes[i]);
+                CHECK(!m[i].req->complete,
+                      "mixed mode %d: %s send %d (%llu bytes) completed "
+                      "before it was matched",
+                      mode, sizes[i] > L ? "rendezvous" : "synchronous", i,
+                      (unsigned long long)sizes[i]);
         }
         for (int i = pre; i < N; i++)
             r[i] = irecv(&comm_a, 0, cap, i % 3 == 0 ? DFC_ANY_SOURCE : 0,
@@ -584,7 +597,8 @@ static void test_mixed(void)
     }
     expect_clean("mixed");
     printf("%s %s mixed: non-overtaking across eager, rendezvous, zero-byte and synchronous "
-           "sends\n", failures == before ? "ok" : "not ok", phase_name);
+           "sends\n",
+           failures == before ? "ok" : "not ok", phase_name);
 }
 
 static void test_truncate(void)
@@ -637,7 +651,8 @@ static void test_truncate(void)
     expect("zero bytes into zero", r, 0, m);
     expect_clean("truncate");
     printf("%s %s truncate: DFC_ERR_TRUNCATE in the status, prefix delivered, nothing past "
-           "the buffer\n", failures == before ? "ok" : "not ok", phase_name);
+           "the buffer\n",
+           failures == before ? "ok" : "not ok", phase_name);
 }
 
 static void test_probe(void)
@@ -654,10 +669,11 @@ static void test_probe(void)
         memset(&st, 0x5a, sizeof st);
         dfc_p2p_iprobe(&comm_a, DFC_ANY_SOURCE, DFC_ANY_TAG, &flag, &st);
         CHECK(flag && st.DFC_SOURCE == 0 && st.DFC_TAG == 4 && dfc_status_bytes(&st) == 7 &&
-              st.DFC_ERROR == DFC_SUCCESS && !(st.count_hi_and_cancelled & 1),
+                  st.DFC_ERROR == DFC_SUCCESS && !(st.count_hi_and_cancelled & 1),
               "iprobe(ANY, ANY) #%d: flag %d source %d tag %d count %llu error %d, expected the "
-              "first message (tag 4, 7 bytes)", k, flag, st.DFC_SOURCE, st.DFC_TAG,
-              (unsigned long long)dfc_status_bytes(&st), st.DFC_ERROR);
+              "first message (tag 4, 7 bytes)",
+              k, flag, st.DFC_SOURCE, st.DFC_TAG, (unsigned long long)dfc_status_bytes(&st),
+              st.DFC_ERROR);
     }
     dfc_p2p_iprobe(&comm_a, 0, 5, &flag, &st);
     CHECK(flag && st.DFC_TAG == 5 && dfc_status_bytes(&st) == 3 * L,
@@ -665,7 +681,7 @@ static void test_probe(void)
           flag, st.DFC_TAG, (unsigned long long)dfc_status_bytes(&st), (unsigned long long)(3 * L));
     dfc_p2p_iprobe(&comm_a, DFC_ANY_SOURCE, 4, &flag, &st);
     CHECK(flag && dfc_status_bytes(&st) == 7, "iprobe(ANY, 4) does not report the first tag-4 "
-          "message");
+                                              "message");
     dfc_p2p_iprobe(&comm_a, DFC_ANY_SOURCE, 6, &flag, &st);
     CHECK(!flag, "iprobe(ANY, 6) found a message");
     dfc_p2p_iprobe(&comm_b, DFC_ANY_SOURCE, DFC_ANY_TAG, &flag, &st);
@@ -679,11 +695,15 @@ static void test_probe(void)
     dfc_req_t *r = irecv(&comm_a, 0, 64, DFC_ANY_SOURCE, 4);
     expect("receive after probes takes the first tag-4 message", r, 64, m4);
     dfc_p2p_iprobe(&comm_a, DFC_ANY_SOURCE, 4, &flag, &st);
-    CHECK(flag && dfc_status_bytes(&st) == 9, "after the first receive iprobe(ANY, 4) reports "
-          "count %llu, expected 9", (unsigned long long)dfc_status_bytes(&st));
+    CHECK(flag && dfc_status_bytes(&st) == 9,
+          "after the first receive iprobe(ANY, 4) reports "
+          "count %llu, expected 9",
+          (unsigned long long)dfc_status_bytes(&st));
     dfc_p2p_iprobe(&comm_a, DFC_ANY_SOURCE, DFC_ANY_TAG, &flag, &st);
-    CHECK(flag && st.DFC_TAG == 5, "after the first receive iprobe(ANY, ANY) reports tag %d, "
-          "expected 5", st.DFC_TAG);
+    CHECK(flag && st.DFC_TAG == 5,
+          "after the first receive iprobe(ANY, ANY) reports tag %d, "
+          "expected 5",
+          st.DFC_TAG);
     /* probe, then receive exactly what the probe reported (MPI's probe-then-receive idiom) */
     uint64_t n = dfc_status_bytes(&st);
     r = irecv(&comm_a, 0, n, st.DFC_SOURCE, st.DFC_TAG);
@@ -765,9 +785,10 @@ static void test_sync_procnull(void)
     char buf[4] = {1, 2, 3, 4};
     rc = dfc_p2p_irecv(&comm_a, 0, buf, 4, DFC_PROC_NULL, DFC_ANY_TAG, rp);
     CHECK(rc == DFC_SUCCESS && rp->complete && rp->status.DFC_SOURCE == DFC_PROC_NULL &&
-          rp->status.DFC_TAG == DFC_ANY_TAG && dfc_status_bytes(&rp->status) == 0 &&
-          buf[0] == 1, "receive from PROC_NULL: complete %d source %d tag %d count %llu",
-          rp->complete, rp->status.DFC_SOURCE, rp->status.DFC_TAG,
+              rp->status.DFC_TAG == DFC_ANY_TAG && dfc_status_bytes(&rp->status) == 0 &&
+              buf[0] == 1,
+          "receive from PROC_NULL: complete %d source %d tag %d count %llu", rp->complete,
+          rp->status.DFC_SOURCE, rp->status.DFC_TAG,
           (unsigned long long)dfc_status_bytes(&rp->status));
     drain();
     r = irecv(&comm_a, 0, 4, 0, 17);
@@ -809,7 +830,8 @@ static void test_fragments(void)
         expect(w, r, cap, m);
         CHECK(!memcmp(&snap, r, sizeof snap) && !memcmp(bsnap, r->rbuf, cap + GUARD),
               "%s: the receive request or its buffer changed after it completed (a fragment "
-              "arrived after completion)", w);
+              "arrived after completion)",
+              w);
         free(bsnap);
         expect_send_done(w, m);
         expect("eager behind a multi-fragment message", re, 8, e);
@@ -848,10 +870,10 @@ static uint8_t *rbufsnap[R_MAX];
 static char script[R_MAX * 3][96];
 static int nscript;
 
-#define LOG(...)                                                                              \
-    do {                                                                                      \
-        if (nscript < (int)(sizeof script / sizeof script[0]))                                \
-            snprintf(script[nscript++], sizeof script[0], __VA_ARGS__);                       \
+#define LOG(...)                                                        \
+    do {                                                                \
+        if (nscript < (int)(sizeof script / sizeof script[0]))          \
+            snprintf(script[nscript++], sizeof script[0], __VA_ARGS__); \
     } while (0)
 
 static dfc_comm_t *cx_comm(int cx) { return cx == 1 ? &comm_b : &comm_a; }
@@ -884,8 +906,13 @@ static int do_send(int cx, int tag, uint64_t len, int sync)
 {
     int i = nms++;
     mmsg_t *m = &ms[i];
-    *m = (mmsg_t){.cx = cx, .tag = tag, .sync = sync, .state = M_INFLIGHT, .recv = -1,
-                  .len = len, .seed = next_seed++};
+    *m = (mmsg_t){.cx = cx,
+                  .tag = tag,
+                  .sync = sync,
+                  .state = M_INFLIGHT,
+                  .recv = -1,
+                  .len = len,
+                  .seed = next_seed++};
     fill(sbufs[i], len, m->seed);
     dfc_req_init_internal(&sreqs[i], NULL);
     LOG("m%d = isend(%s, tag %d, %llu bytes%s)", i, cx_name(cx), tag, (unsigned long long)len,
@@ -935,15 +962,18 @@ static int check_invariants(const char *when, int exact)
         if (rs[j].state == RV_POSTED)
             CHECK(!q->complete, "%s: r%d completed, but the model has it unmatched", when, j);
         else if (rs[j].state == RV_CANCELLED)
-            CHECK(q->complete && is_cancelled(q), "%s: r%d was cancelled unmatched, but is "
-                  "complete %d cancelled %d", when, j, q->complete, is_cancelled(q));
+            CHECK(q->complete && is_cancelled(q),
+                  "%s: r%d was cancelled unmatched, but is "
+                  "complete %d cancelled %d",
+                  when, j, q->complete, is_cancelled(q));
         else if (ms[rs[j].msg].len <= L || rget_on || q->complete) {
             const mmsg_t *m = &ms[rs[j].msg];
             CHECK(q->complete && !is_cancelled(q) && q->status.DFC_TAG == m->tag &&
-                  dfc_status_bytes(&q->status) == (m->len < rs[j].cap ? m->len : rs[j].cap),
+                      dfc_status_bytes(&q->status) == (m->len < rs[j].cap ? m->len : rs[j].cap),
                   "%s: r%d should hold m%d (tag %d, %llu bytes): complete %d cancelled %d tag %d "
-                  "count %llu", when, j, rs[j].msg, m->tag, (unsigned long long)m->len,
-                  q->complete, is_cancelled(q), q->status.DFC_TAG,
+                  "count %llu",
+                  when, j, rs[j].msg, m->tag, (unsigned long long)m->len, q->complete,
+                  is_cancelled(q), q->status.DFC_TAG,
                   (unsigned long long)dfc_status_bytes(&q->status));
         }
     }
@@ -996,8 +1026,10 @@ static int random_round(int round)
         if (op < 38) { /* send */
             int cx = (int)rnd(3), tag = (int)rnd(4), sync = rnd(8) == 0;
             unsigned s = rnd(6);
-            uint64_t len = s == 0 ? 0 : s <= 2 ? 1 + rnd(64) : s == 3 ? 1 + rnd((unsigned)L)
-                                                                        : L + 1 + rnd((unsigned)(2 * L));
+            uint64_t len = s == 0   ? 0
+                           : s <= 2 ? 1 + rnd(64)
+                           : s == 3 ? 1 + rnd((unsigned)L)
+                                    : L + 1 + rnd((unsigned)(2 * L));
             int i = do_send(cx, tag, len, sync);
             snprintf(when, sizeof when, "after isend m%d", i);
         } else if (op < 76) { /* receive */
@@ -1029,14 +1061,16 @@ static int random_round(int round)
                 src == DFC_ANY_SOURCE ? "ANY" : "0", tag, flag, flag > 0 ? st.DFC_TAG : -1,
                 flag > 0 ? (unsigned long long)dfc_status_bytes(&st) : 0ull, want);
             if (want < 0)
-                CHECK(flag == 0, "round %d: iprobe found a message (tag %d, %llu bytes) the "
-                      "model does not have", round, st.DFC_TAG,
-                      (unsigned long long)dfc_status_bytes(&st));
+                CHECK(flag == 0,
+                      "round %d: iprobe found a message (tag %d, %llu bytes) the "
+                      "model does not have",
+                      round, st.DFC_TAG, (unsigned long long)dfc_status_bytes(&st));
             else
                 CHECK(flag == 1 && st.DFC_SOURCE == 0 && st.DFC_TAG == ms[want].tag &&
-                      dfc_status_bytes(&st) == ms[want].len,
+                          dfc_status_bytes(&st) == ms[want].len,
                       "round %d: iprobe flag %d tag %d count %llu, the model expects m%d (tag %d, "
-                      "%llu bytes)", round, flag, flag > 0 ? st.DFC_TAG : -1,
+                      "%llu bytes)",
+                      round, flag, flag > 0 ? st.DFC_TAG : -1,
                       flag > 0 ? (unsigned long long)dfc_status_bytes(&st) : 0ull, want,
                       ms[want].tag, (unsigned long long)ms[want].len);
             snprintf(when, sizeof when, "after iprobe");
@@ -1049,8 +1083,10 @@ static int random_round(int round)
             int was_cancelled = is_cancelled(&rreqs[j]);
             dfc_p2p_cancel_recv(&rreqs[j]);
             if (rs[j].state == RV_MATCHED)
-                CHECK(!is_cancelled(&rreqs[j]) || was_cancelled, "round %d: cancel marked the "
-                      "matched receive r%d cancelled", round, j);
+                CHECK(!is_cancelled(&rreqs[j]) || was_cancelled,
+                      "round %d: cancel marked the "
+                      "matched receive r%d cancelled",
+                      round, j);
             snprintf(when, sizeof when, "after cancel r%d", j);
         }
         if (failures == before) {
@@ -1092,8 +1128,8 @@ static int random_round(int round)
         const dfc_req_t *q = &rreqs[j];
         if (rs[j].state == RV_CANCELLED) {
             CHECK(q->complete && is_cancelled(q) && bad_guard(rbufs[j], 0, rs[j].cap + GUARD) < 0,
-                  "round %d: cancelled r%d: complete %d cancelled %d, buffer touched at %ld",
-                  round, j, q->complete, is_cancelled(q), bad_guard(rbufs[j], 0, rs[j].cap + GUARD));
+                  "round %d: cancelled r%d: complete %d cancelled %d, buffer touched at %ld", round,
+                  j, q->complete, is_cancelled(q), bad_guard(rbufs[j], 0, rs[j].cap + GUARD));
             continue;
         }
         if (rs[j].state != RV_MATCHED) {
@@ -1108,11 +1144,13 @@ static int random_round(int round)
     }
     snapshot_completed();
     for (int i = 0; i < nms && failures == before; i++)
-        CHECK(!memcmp(&ssnap[i], &sreqs[i], sizeof ssnap[i]), "round %d: send m%d changed "
-              "after it completed", round, i);
+        CHECK(!memcmp(&ssnap[i], &sreqs[i], sizeof ssnap[i]),
+              "round %d: send m%d changed "
+              "after it completed",
+              round, i);
     for (int j = 0; j < nrs && failures == before; j++)
         CHECK(!memcmp(&rsnap[j], &rreqs[j], sizeof rsnap[j]) &&
-              !memcmp(rbufsnap[j], rbufs[j], rs[j].cap + GUARD),
+                  !memcmp(rbufsnap[j], rbufs[j], rs[j].cap + GUARD),
               "round %d: receive r%d or its buffer changed after it completed", round, j);
     for (int i = 0; i < nms && failures == before; i++) {
         char w[64];
@@ -1157,8 +1195,8 @@ static void test_random(int rounds)
         free(rbufsnap[i]);
     }
     printf("%s %s random: %d of %d interleavings match the reference model (%ld sends, %ld "
-           "receives)\n", failures == before ? "ok" : "not ok", phase_name, done, rounds, nsend,
-           nrecv);
+           "receives)\n",
+           failures == before ? "ok" : "not ok", phase_name, done, rounds, nsend, nrecv);
 }
 
 /* ---- main ------------------------------------------------------------------------------- */

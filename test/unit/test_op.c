@@ -17,14 +17,14 @@
 
 static int failures;
 static int reported;
-#define FAIL(...)                                                                             \
-    do {                                                                                      \
-        failures++;                                                                           \
-        if (reported++ < 30) {                                                                \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                              \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
+#define FAIL(...)                                                \
+    do {                                                         \
+        failures++;                                              \
+        if (reported++ < 30) {                                   \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fputc('\n', stderr);                                 \
+        }                                                        \
     } while (0)
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -37,8 +37,10 @@ static uint64_t rnd(void) /* xorshift64* */
 }
 
 /* ---- Reference 16-bit float arithmetic ------------------------------------------------- */
-typedef struct { int frac_bits, emin, emax; } fmt16_t;
-static const fmt16_t FP16 = { 10, -14, 15 }, BF16 = { 7, -126, 127 };
+typedef struct {
+    int frac_bits, emin, emax;
+} fmt16_t;
+static const fmt16_t FP16 = {10, -14, 15}, BF16 = {7, -126, 127};
 
 /* The value of a 16-bit pattern: 1 sign, then exponent, then frac_bits of fraction. */
 static double ref_decode(fmt16_t f, uint16_t h)
@@ -46,12 +48,9 @@ static double ref_decode(fmt16_t f, uint16_t h)
     int ebits = 15 - f.frac_bits, bias = f.emax;
     int e = (h >> f.frac_bits) & ((1 << ebits) - 1), m = h & ((1 << f.frac_bits) - 1);
     double v;
-    if (e == (1 << ebits) - 1)
-        v = m ? NAN : INFINITY;
-    else if (e == 0)
-        v = ldexp(m, f.emin - f.frac_bits);
-    else
-        v = ldexp(m + (1 << f.frac_bits), e - bias - f.frac_bits);
+    if (e == (1 << ebits) - 1) v = m ? NAN : INFINITY;
+    else if (e == 0) v = ldexp(m, f.emin - f.frac_bits);
+    else v = ldexp(m + (1 << f.frac_bits), e - bias - f.frac_bits);
     return (h & 0x8000) ? -v : v;
 }
 
@@ -105,8 +104,8 @@ static void test_conversions(void)
             if (!bf && u >= 0x7c00) continue;
             double lo = ref_decode(fm, (uint16_t)u), hi = ref_decode(fm, (uint16_t)(u + 1));
             if (isinf(hi)) hi = ldexp(2, fm.emax); /* the overflow threshold's midpoint */
-            float mid = (float)((lo + hi) / 2); /* exact: fewer than 24 bits */
-            float cases[3] = { nextafterf(mid, 0), mid, nextafterf(mid, INFINITY) };
+            float mid = (float)((lo + hi) / 2);    /* exact: fewer than 24 bits */
+            float cases[3] = {nextafterf(mid, 0), mid, nextafterf(mid, INFINITY)};
             for (int k = 0; k < 3; k++) {
                 for (int s = 0; s < 2; s++) {
                     float x = s ? -cases[k] : cases[k];
@@ -138,13 +137,21 @@ enum fam { F_NONE, F_INT, F_FLOAT, F_HALF, F_BOOL, F_BYTE, F_PAIR };
 static enum fam family(int t)
 {
     switch (t | (DFC_KIND_DATATYPE << 24)) {
-    case DFC_FLOAT: case DFC_DOUBLE: case DFC_LONG_DOUBLE: return F_FLOAT;
-    case DFC_BFLOAT16: case DFC_FLOAT16: return F_HALF;
+    case DFC_FLOAT:
+    case DFC_DOUBLE:
+    case DFC_LONG_DOUBLE: return F_FLOAT;
+    case DFC_BFLOAT16:
+    case DFC_FLOAT16: return F_HALF;
     case DFC_C_BOOL: return F_BOOL;
     case DFC_BYTE: return F_BYTE;
-    case DFC_WCHAR: case DFC_PACKED: return F_NONE;
-    case DFC_FLOAT_INT: case DFC_DOUBLE_INT: case DFC_LONG_INT: case DFC_2INT:
-    case DFC_SHORT_INT: case DFC_LONG_DOUBLE_INT: return F_PAIR;
+    case DFC_WCHAR:
+    case DFC_PACKED: return F_NONE;
+    case DFC_FLOAT_INT:
+    case DFC_DOUBLE_INT:
+    case DFC_LONG_INT:
+    case DFC_2INT:
+    case DFC_SHORT_INT:
+    case DFC_LONG_DOUBLE_INT: return F_PAIR;
     default: return F_INT; /* CHAR (as MPICH), the C integers, AINT, OFFSET, COUNT */
     }
 }
@@ -153,11 +160,18 @@ static int mpi_defines(int o, int t)
 {
     enum fam f = family(t);
     switch (o | (DFC_KIND_OP << 24)) {
-    case DFC_MAX: case DFC_MIN: case DFC_SUM: case DFC_PROD:
-        return f == F_INT || f == F_FLOAT || f == F_HALF;
-    case DFC_LAND: case DFC_LOR: case DFC_LXOR: return f == F_INT || f == F_BOOL;
-    case DFC_BAND: case DFC_BOR: case DFC_BXOR: return f == F_INT || f == F_BYTE;
-    case DFC_MAXLOC: case DFC_MINLOC: return f == F_PAIR;
+    case DFC_MAX:
+    case DFC_MIN:
+    case DFC_SUM:
+    case DFC_PROD: return f == F_INT || f == F_FLOAT || f == F_HALF;
+    case DFC_LAND:
+    case DFC_LOR:
+    case DFC_LXOR: return f == F_INT || f == F_BOOL;
+    case DFC_BAND:
+    case DFC_BOR:
+    case DFC_BXOR: return f == F_INT || f == F_BYTE;
+    case DFC_MAXLOC:
+    case DFC_MINLOC: return f == F_PAIR;
     default: return 1; /* REPLACE, NO_OP */
     }
 }
@@ -167,9 +181,18 @@ static int is_signed_int(int t)
 {
     switch (t | (DFC_KIND_DATATYPE << 24)) {
     case DFC_CHAR: return CHAR_MIN < 0;
-    case DFC_SIGNED_CHAR: case DFC_SHORT: case DFC_INT: case DFC_LONG: case DFC_LONG_LONG_INT:
-    case DFC_INT8_T: case DFC_INT16_T: case DFC_INT32_T: case DFC_INT64_T: case DFC_AINT:
-    case DFC_OFFSET: case DFC_COUNT: return 1;
+    case DFC_SIGNED_CHAR:
+    case DFC_SHORT:
+    case DFC_INT:
+    case DFC_LONG:
+    case DFC_LONG_LONG_INT:
+    case DFC_INT8_T:
+    case DFC_INT16_T:
+    case DFC_INT32_T:
+    case DFC_INT64_T:
+    case DFC_AINT:
+    case DFC_OFFSET:
+    case DFC_COUNT: return 1;
     default: return 0;
     }
 }
@@ -219,17 +242,17 @@ static void ref_int(uint32_t o, int t, size_t size, const void *in, void *io)
     store_bits(io, size, r);
 }
 
-#define REF_FLOAT(T)                                                                          \
-    static void ref_##T(uint32_t o, const void *in, void *io)                                 \
-    {                                                                                         \
-        T a, b;                                                                               \
-        memcpy(&a, in, sizeof a);                                                             \
-        memcpy(&b, io, sizeof b);                                                             \
-        T r = (o == OP_INDEX(DFC_MAX))   ? (a > b ? a : b)                                    \
-              : (o == OP_INDEX(DFC_MIN)) ? (a < b ? a : b)                                    \
-              : (o == OP_INDEX(DFC_SUM)) ? a + b                                              \
-                                         : a * b;                                             \
-        memcpy(io, &r, sizeof r);                                                             \
+#define REF_FLOAT(T)                                          \
+    static void ref_##T(uint32_t o, const void *in, void *io) \
+    {                                                         \
+        T a, b;                                               \
+        memcpy(&a, in, sizeof a);                             \
+        memcpy(&b, io, sizeof b);                             \
+        T r = (o == OP_INDEX(DFC_MAX))   ? (a > b ? a : b)    \
+              : (o == OP_INDEX(DFC_MIN)) ? (a < b ? a : b)    \
+              : (o == OP_INDEX(DFC_SUM)) ? a + b              \
+                                         : a * b;             \
+        memcpy(io, &r, sizeof r);                             \
     }
 typedef long double long_double;
 REF_FLOAT(float)
@@ -237,12 +260,12 @@ REF_FLOAT(double)
 REF_FLOAT(long_double)
 
 /* Whether a computed float element equals the reference (NaN equals any NaN). */
-#define SAME_FLOAT(T, x, y)                                                                   \
-    ({                                                                                        \
-        T x_, y_;                                                                             \
-        memcpy(&x_, (x), sizeof x_);                                                          \
-        memcpy(&y_, (y), sizeof y_);                                                          \
-        (x_ != x_ && y_ != y_) || (x_ == y_ && signbit(x_) == signbit(y_));                   \
+#define SAME_FLOAT(T, x, y)                                                 \
+    ({                                                                      \
+        T x_, y_;                                                           \
+        memcpy(&x_, (x), sizeof x_);                                        \
+        memcpy(&y_, (y), sizeof y_);                                        \
+        (x_ != x_ && y_ != y_) || (x_ == y_ && signbit(x_) == signbit(y_)); \
     })
 
 /* Whether g is the right result of inout = in op inout on 16-bit floats a (in), b (inout). */
@@ -257,16 +280,16 @@ static int half_ok(uint32_t o, fmt16_t f, uint16_t a, uint16_t b, uint16_t g)
     return matches(f, g, ref_round(f, o == OP_INDEX(DFC_SUM) ? x + y : x * y));
 }
 
-#define REF_LOC(NAME, PAIR_T)                                                                 \
-    static void ref_loc_##NAME(int is_max, const void *in_, void *io_)                        \
-    {                                                                                         \
-        const PAIR_T *in = in_;                                                               \
-        PAIR_T *io = io_;                                                                     \
-        int better = is_max ? in->v > io->v : in->v < io->v;                                  \
-        if (better || (in->v == io->v && in->i < io->i)) {                                    \
-            io->v = better ? in->v : io->v;                                                   \
-            io->i = in->i;                                                                    \
-        }                                                                                     \
+#define REF_LOC(NAME, PAIR_T)                                          \
+    static void ref_loc_##NAME(int is_max, const void *in_, void *io_) \
+    {                                                                  \
+        const PAIR_T *in = in_;                                        \
+        PAIR_T *io = io_;                                              \
+        int better = is_max ? in->v > io->v : in->v < io->v;           \
+        if (better || (in->v == io->v && in->i < io->i)) {             \
+            io->v = better ? in->v : io->v;                            \
+            io->i = in->i;                                             \
+        }                                                              \
     }
 DFC_PAIR_TYPES(REF_LOC)
 
@@ -284,9 +307,14 @@ static void fill(int t, void *buf, size_t n, size_t extent)
             if (r % 37 == 0) v = (r & 64) ? INFINITY : -INFINITY;
             if (r % 41 == 0) v = NAN;
             if (r % 13 == 0) v = (r & 128) ? -0.0 : 0.0;
-            if (t == TYPE_INDEX(DFC_FLOAT)) { float x = (float)v; memcpy(p, &x, sizeof x); }
-            else if (t == TYPE_INDEX(DFC_DOUBLE)) memcpy(p, &v, sizeof v);
-            else { long double x = v; memcpy(p, &x, sizeof x); }
+            if (t == TYPE_INDEX(DFC_FLOAT)) {
+                float x = (float)v;
+                memcpy(p, &x, sizeof x);
+            } else if (t == TYPE_INDEX(DFC_DOUBLE)) memcpy(p, &v, sizeof v);
+            else {
+                long double x = v;
+                memcpy(p, &x, sizeof x);
+            }
             break;
         }
         case F_HALF: store_bits(p, 2, r >> 48); break; /* every pattern, specials included */
@@ -294,11 +322,11 @@ static void fill(int t, void *buf, size_t n, size_t extent)
         case F_PAIR: {
             long double v = (long double)((r >> 20) % 6);
             int idx = (int)((r >> 40) % 5);
-#define FILL_PAIR(NAME, PAIR_T)                                                               \
-    if (t == TYPE_INDEX(DFC_##NAME)) {                                                        \
-        PAIR_T x = { 0 };                                                                     \
-        x.v = v, x.i = idx;                                                                   \
-        memcpy(p, &x, sizeof x);                                                              \
+#define FILL_PAIR(NAME, PAIR_T)        \
+    if (t == TYPE_INDEX(DFC_##NAME)) { \
+        PAIR_T x = {0};                \
+        x.v = v, x.i = idx;            \
+        memcpy(p, &x, sizeof x);       \
     }
             DFC_PAIR_TYPES(FILL_PAIR)
             break;
@@ -331,18 +359,25 @@ static void check_reduce(uint32_t o, int t, size_t n)
         if (o == OP_INDEX(DFC_REPLACE) || o == OP_INDEX(DFC_NO_OP)) {
             ok = !memcmp(got, w, ext);
         } else if (family(t) == F_FLOAT) {
-            if (t == TYPE_INDEX(DFC_FLOAT)) { ref_float(o, a, w); ok = SAME_FLOAT(float, got, w); }
-            else if (t == TYPE_INDEX(DFC_DOUBLE)) { ref_double(o, a, w); ok = SAME_FLOAT(double, got, w); }
-            else { ref_long_double(o, a, w); ok = SAME_FLOAT(long double, got, w); }
+            if (t == TYPE_INDEX(DFC_FLOAT)) {
+                ref_float(o, a, w);
+                ok = SAME_FLOAT(float, got, w);
+            } else if (t == TYPE_INDEX(DFC_DOUBLE)) {
+                ref_double(o, a, w);
+                ok = SAME_FLOAT(double, got, w);
+            } else {
+                ref_long_double(o, a, w);
+                ok = SAME_FLOAT(long double, got, w);
+            }
         } else if (family(t) == F_HALF) {
             fmt16_t f = t == TYPE_INDEX(DFC_FLOAT16) ? FP16 : BF16;
             uint16_t x, y, g;
             memcpy(&x, a, 2), memcpy(&y, w, 2), memcpy(&g, got, 2);
             ok = half_ok(o, f, x, y, g);
         } else if (family(t) == F_PAIR) {
-#define CHECK_LOC(NAME, PAIR_T)                                                               \
-    if (t == TYPE_INDEX(DFC_##NAME)) {                                                        \
-        ref_loc_##NAME(o == OP_INDEX(DFC_MAXLOC), a, w);                                      \
+#define CHECK_LOC(NAME, PAIR_T)                                                                \
+    if (t == TYPE_INDEX(DFC_##NAME)) {                                                         \
+        ref_loc_##NAME(o == OP_INDEX(DFC_MAXLOC), a, w);                                       \
         ok = ((PAIR_T *)got)->v == ((PAIR_T *)w)->v && ((PAIR_T *)got)->i == ((PAIR_T *)w)->i; \
     }
             DFC_PAIR_TYPES(CHECK_LOC)
@@ -361,7 +396,7 @@ static void check_reduce(uint32_t o, int t, size_t n)
 
 static void test_all_pairs(void)
 {
-    static const size_t lengths[] = { 0, 1, 7, 8, 9, 31, 33, 1000, 4099 };
+    static const size_t lengths[] = {0, 1, 7, 8, 9, 31, 33, 1000, 4099};
     int before = failures, checked = 0, rejected = 0;
     for (uint32_t o = 1; o <= DFC_OP_BUILTIN_MAX; o++) {
         for (int t = 1; t <= DFC_DATATYPE_BUILTIN_MAX; t++) {
@@ -394,13 +429,12 @@ static void test_x86_matches_portable(void)
     int before = failures;
     enum { N = 100003 };
     static uint16_t in[N], a[N], b[N];
-    static dfc_op_loop_fn *const fast[] = { max_FLOAT16, min_FLOAT16, sum_FLOAT16,
-                                            prod_FLOAT16, max_BFLOAT16, min_BFLOAT16,
-                                            sum_BFLOAT16, prod_BFLOAT16 };
-    static dfc_op_loop_fn *const slow[] = { max_FLOAT16_portable, min_FLOAT16_portable,
-                                            sum_FLOAT16_portable, prod_FLOAT16_portable,
-                                            max_BFLOAT16_portable, min_BFLOAT16_portable,
-                                            sum_BFLOAT16_portable, prod_BFLOAT16_portable };
+    static dfc_op_loop_fn *const fast[] = {max_FLOAT16,  min_FLOAT16,  sum_FLOAT16,  prod_FLOAT16,
+                                           max_BFLOAT16, min_BFLOAT16, sum_BFLOAT16, prod_BFLOAT16};
+    static dfc_op_loop_fn *const slow[] = {max_FLOAT16_portable,  min_FLOAT16_portable,
+                                           sum_FLOAT16_portable,  prod_FLOAT16_portable,
+                                           max_BFLOAT16_portable, min_BFLOAT16_portable,
+                                           sum_BFLOAT16_portable, prod_BFLOAT16_portable};
     for (int f = 0; f < 8; f++) {
         for (int k = 0; k < N; k++) in[k] = (uint16_t)rnd(), a[k] = b[k] = (uint16_t)rnd();
         fast[f](in, a, N);
@@ -485,8 +519,8 @@ static void test_user_and_derived(void)
     if (DFC_ERR_CLASS(rc) != DFC_ERR_OP) FAIL("a datatype handle accepted as op");
 
     /* MAXLOC over a derived type of DOUBLE_INT strides by the pair's extent. */
-    dfc_pair_double_int_t pa[4] = { { 1, 5 }, { 7, 1 }, { 3, 3 }, { 2, 2 } };
-    dfc_pair_double_int_t pb[4] = { { 1, 4 }, { 7, 0 }, { 4, 9 }, { 1, 1 } };
+    dfc_pair_double_int_t pa[4] = {{1, 5}, {7, 1}, {3, 3}, {2, 2}};
+    dfc_pair_double_int_t pb[4] = {{1, 4}, {7, 0}, {4, 9}, {1, 1}};
     dfc_dtype_t *p2 = NULL;
     dfc_dtype_contiguous("test", 2, dfc_dtype_get(DFC_DOUBLE_INT), &p2);
     dfc_op_reduce(dfc_op_get(DFC_MAXLOC), p2, pa, pb, 2);
@@ -503,16 +537,20 @@ static void test_user_and_derived(void)
 static void test_datatypes(void)
 {
     int before = failures;
-    struct { DFC_Datatype h; size_t size, extent; } want[] = {
-        { DFC_INT, sizeof(int), sizeof(int) },
-        { DFC_LONG_DOUBLE, sizeof(long double), sizeof(long double) },
-        { DFC_C_BOOL, sizeof(_Bool), sizeof(_Bool) },
-        { DFC_BFLOAT16, 2, 2 }, { DFC_FLOAT16, 2, 2 },
-        { DFC_FLOAT_INT, sizeof(float) + sizeof(int), sizeof(dfc_pair_float_int_t) },
-        { DFC_DOUBLE_INT, sizeof(double) + sizeof(int), sizeof(dfc_pair_double_int_t) },
-        { DFC_SHORT_INT, sizeof(short) + sizeof(int), sizeof(dfc_pair_short_int_t) },
-        { DFC_LONG_DOUBLE_INT, sizeof(long double) + sizeof(int),
-          sizeof(dfc_pair_long_double_int_t) },
+    struct {
+        DFC_Datatype h;
+        size_t size, extent;
+    } want[] = {
+        {DFC_INT, sizeof(int), sizeof(int)},
+        {DFC_LONG_DOUBLE, sizeof(long double), sizeof(long double)},
+        {DFC_C_BOOL, sizeof(_Bool), sizeof(_Bool)},
+        {DFC_BFLOAT16, 2, 2},
+        {DFC_FLOAT16, 2, 2},
+        {DFC_FLOAT_INT, sizeof(float) + sizeof(int), sizeof(dfc_pair_float_int_t)},
+        {DFC_DOUBLE_INT, sizeof(double) + sizeof(int), sizeof(dfc_pair_double_int_t)},
+        {DFC_SHORT_INT, sizeof(short) + sizeof(int), sizeof(dfc_pair_short_int_t)},
+        {DFC_LONG_DOUBLE_INT, sizeof(long double) + sizeof(int),
+         sizeof(dfc_pair_long_double_int_t)},
     };
     /* The engine's size is the extent (types are dense); MPI's size is reported apart. */
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {

@@ -16,12 +16,13 @@
 
 #include "tl_fakeboot.h"
 
-#define CHECK(c)                                                                              \
-    do {                                                                                      \
-        if (!(c)) {                                                                           \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", fb_rank, __FILE__, __LINE__, #c); \
-            exit(1);                                                                          \
-        }                                                                                     \
+#define CHECK(c)                                                                                \
+    do {                                                                                        \
+        if (!(c)) {                                                                             \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", fb_rank, __FILE__, __LINE__, \
+                    #c);                                                                        \
+            exit(1);                                                                            \
+        }                                                                                       \
     } while (0)
 
 static dfc_tl_t tl;
@@ -42,8 +43,14 @@ static void tl_init(int rank, int n)
         local_ranks[r] = r;
         if (r != rank) peers[np++] = r;
     }
-    dfc_tl_job_t job = {.rank = rank, .size = n, .local_rank = rank, .local_size = n,
-                        .nspace = nspace, .peers = peers, .npeers = np, .local_ranks = local_ranks};
+    dfc_tl_job_t job = {.rank = rank,
+                        .size = n,
+                        .local_rank = rank,
+                        .local_size = n,
+                        .nspace = nspace,
+                        .peers = peers,
+                        .npeers = np,
+                        .local_ranks = local_ranks};
     memset(&tl, 0, sizeof(tl));
     tl.ops = &dfc_tl_shm_ops;
     tl.failed_peer = 0; /* a stale value, as after init: rank 0 is never the one to blame */
@@ -90,7 +97,8 @@ static void observe_failures(int n)
     CHECK(blamed[2] && blamed[3] && from_1 == 1);
     CHECK(s->ndead == 0);
     dfc_pkt_t p = {.type = DFC_PKT_EAGER, .src_world = 0};
-    for (int w = 2; w < n; w++) CHECK(DFC_ERR_CLASS(tl.ops->send(&tl, w, &p, NULL)) == DFC_ERR_PROC_FAILED);
+    for (int w = 2; w < n; w++)
+        CHECK(DFC_ERR_CLASS(tl.ops->send(&tl, w, &p, NULL)) == DFC_ERR_PROC_FAILED);
     CHECK(tl.ops->send(&tl, 1, &p, NULL) == DFC_SUCCESS);
 }
 
@@ -98,7 +106,7 @@ static void observe_quiet(void)
 {
     shm_t *s = tl.priv;
     double t0 = now();
-    while (now() - t0 < 0.3) { /* 15 liveness periods */
+    while (now() - t0 < 0.3) {                      /* 15 liveness periods */
         CHECK(tl.ops->progress(&tl, deliver) >= 0); /* nothing more to report */
         usleep(2000);
     }
@@ -115,7 +123,7 @@ static int fail_rank(int rank, int n)
         size_t ulen = sizeof(dfc_pkt_t);
         char *rec = dfc_shm_ring_reserve(p->out, ulen);
         CHECK(rec != NULL);
-        memset(rec, 0, ulen); /* type 0: a malformed packet */
+        memset(rec, 0, ulen);                                      /* type 0: a malformed packet */
         if (rank == 2) ((dfc_shm_rec_t *)rec - 1)->reclen = 12345; /* a malformed header */
         dfc_shm_ring_commit(p->out);
     } else if (rank == 1) {

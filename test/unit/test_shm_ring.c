@@ -45,12 +45,12 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 
-#define CHECK(c)                                                                              \
-    do {                                                                                      \
-        if (!(c)) {                                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);            \
-            exit(1);                                                                          \
-        }                                                                                     \
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+            exit(1);                                                              \
+        }                                                                         \
     } while (0)
 
 static uint64_t rng_next(uint64_t *s) /* xorshift64* */
@@ -285,10 +285,8 @@ static void *producer(void *arg)
         unsigned char *p;
         for (int spin = 0; !(p = dfc_shm_ring_reserve(a->r, len)); spin++)
             if (spin > 64) sched_yield(); /* 2 cores, other jobs: don't burn a time slice */
-        if (a->check)
-            fill(p, len, i);
-        else if (len >= 8)
-            memcpy(p, &i, 8);
+        if (a->check) fill(p, len, i);
+        else if (len >= 8) memcpy(p, &i, 8);
         dfc_shm_ring_commit(a->r);
     }
     return NULL;
@@ -363,8 +361,14 @@ static void tl_init(int rank, int n)
         local_ranks[r] = r;
         if (r != rank) peers[np++] = r;
     }
-    dfc_tl_job_t job = {.rank = rank, .size = n, .local_rank = rank, .local_size = n,
-                        .nspace = nspace, .peers = peers, .npeers = np, .local_ranks = local_ranks};
+    dfc_tl_job_t job = {.rank = rank,
+                        .size = n,
+                        .local_rank = rank,
+                        .local_size = n,
+                        .nspace = nspace,
+                        .peers = peers,
+                        .npeers = np,
+                        .local_ranks = local_ranks};
     memset(&tl, 0, sizeof(tl));
     tl.ops = ops;
     int rc = ops->init(&tl, &job);
@@ -449,8 +453,13 @@ static void stream(void)
             for (int b = 0; b < 8 && tx_seq[r] < NSTREAM; b++) {
                 busy = 1;
                 uint64_t q = tx_seq[r];
-                dfc_pkt_t p = {.type = DFC_PKT_EAGER, .src = me, .tag = (int32_t)q, .len = len[r],
-                               .sreq = q * 3, .payload_len = len[r], .src_world = (uint32_t)me};
+                dfc_pkt_t p = {.type = DFC_PKT_EAGER,
+                               .src = me,
+                               .tag = (int32_t)q,
+                               .len = len[r],
+                               .sreq = q * 3,
+                               .payload_len = len[r],
+                               .src_world = (uint32_t)me};
                 int rc = ops->send(&tl, r, &p, buf + r * (tl.max_payload + 8));
                 if (rc == DFC_TL_AGAIN) {
                     again++;
@@ -575,7 +584,9 @@ static void wake_rget_pingpong(void)
             ok = rc == DFC_SUCCESS;
             CHECK(ok || DFC_ERR_CLASS(rc) == DFC_ERR_UNSUPPORTED_OPERATION);
         }
-        if (ok) printf("# shm rget: 8 x 64 MiB, %.2f GB/s\n", 8 * 64.0 * (1 << 20) / (now() - t0) / 1e9);
+        if (ok)
+            printf("# shm rget: 8 x 64 MiB, %.2f GB/s\n",
+                   8 * 64.0 * (1 << 20) / (now() - t0) / 1e9);
     }
     dfc_boot_fence(); /* rank 0's buffer is read until here */
     free(buf);
@@ -590,7 +601,8 @@ static int transport_rank(int rank, int n)
     double dt = now() - t0;
     if (rank == 0)
         printf("# shm all-to-all, %d ranks, ring %s, max payload %zu: %d packets per pair in "
-               "%.2f s\n", n, getenv("DFC_SHM_RING_BYTES") ? getenv("DFC_SHM_RING_BYTES") : "default",
+               "%.2f s\n",
+               n, getenv("DFC_SHM_RING_BYTES") ? getenv("DFC_SHM_RING_BYTES") : "default",
                tl.max_payload, NSTREAM, dt);
     if (!getenv("DFC_SHM_RING_BYTES")) wake_rget_pingpong();
     dfc_boot_fence(); /* nobody still reads from a ring we are about to unmap */
@@ -667,8 +679,14 @@ static int fail_rank(int rank, int n)
         local_ranks[r] = r;
         if (r != rank) peers[np++] = r;
     }
-    dfc_tl_job_t job = {.rank = rank, .size = n, .local_rank = rank, .local_size = n,
-                        .nspace = nspace, .peers = peers, .npeers = np, .local_ranks = local_ranks};
+    dfc_tl_job_t job = {.rank = rank,
+                        .size = n,
+                        .local_rank = rank,
+                        .local_size = n,
+                        .nspace = nspace,
+                        .peers = peers,
+                        .npeers = np,
+                        .local_ranks = local_ranks};
     memset(&tl, 0, sizeof(tl));
     int rc = ops->init(&tl, &job); /* must return (same fences everywhere), not hang */
     CHECK(rc != DFC_SUCCESS && tl.priv == NULL);

@@ -13,14 +13,14 @@
 #include "dfc_sim.h"
 
 static int failures;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "test_sim:%d: %s: ", __LINE__, #cond);                            \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fprintf(stderr, "\n");                                                            \
-        }                                                                                     \
+#define CHECK(cond, ...)                                           \
+    do {                                                           \
+        if (!(cond)) {                                             \
+            failures++;                                            \
+            fprintf(stderr, "test_sim:%d: %s: ", __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                          \
+            fprintf(stderr, "\n");                                 \
+        }                                                          \
     } while (0)
 
 static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-9; }
@@ -61,7 +61,8 @@ static void test_network(void)
     n.link[SIM_INTRA] = (sim_link_t){.L = 100, .o = 10, .G = 0.5, .eager = 1000, .jitter = 0};
     n.link[SIM_INTER] = (sim_link_t){.L = 1000, .o = 20, .G = 0.1, .eager = 4000, .jitter = 0};
     CHECK(sim_net_class(&n, 0, 3) == SIM_INTRA && sim_net_class(&n, 3, 4) == SIM_INTER &&
-          sim_net_class(&n, 15, 12) == SIM_INTRA, "classes by rank / rpn");
+              sim_net_class(&n, 15, 12) == SIM_INTRA,
+          "classes by rank / rpn");
     double t = sim_net_data(&n, 0, 1, 1000, 50);
     CHECK(near(t, 50 + 500 + 100), "intra 1000 B at 50: %g, want 650", t);
     t = sim_net_data(&n, 0, 2, 1000, 60); /* src port busy until 550 */
@@ -113,17 +114,19 @@ static void test_policy(void)
               !dfc_policy_runs_before(0, 1),
           "priority first, FIFO within one");
     CHECK(dfc_policy_promote(&p, 2, 1, 0, 0) && !dfc_policy_promote(&p, 0, 1, 0, 0) &&
-          !dfc_policy_promote(&p, 2, 0, 0, 0) && !dfc_policy_promote(&p, 2, 1, 0, 1), "promotion");
+              !dfc_policy_promote(&p, 2, 0, 0, 0) && !dfc_policy_promote(&p, 2, 1, 0, 1),
+          "promotion");
     p.move_to_head = 0;
     CHECK(!dfc_policy_promote(&p, 2, 1, 0, 0), "no promotion when the rule is off");
     dfc_policy_t q = dfc_policy_make(1, 10, 5, 0);
     CHECK(q.budget_min == 5 && q.budget_init == 5 && q.budget_max == 5,
           "make orders min <= init <= max");
     dfc_policy_t never = {DFC_POLICY_BUDGET_NEVER, 4, DFC_POLICY_BUDGET_NEVER, 0};
-    CHECK(
-        dfc_policy_budget_moved(&never, DFC_POLICY_BUDGET_NEVER, 1000) == DFC_POLICY_BUDGET_NEVER &&
-            dfc_policy_budget_preempted(&never, DFC_POLICY_BUDGET_NEVER) == DFC_POLICY_BUDGET_NEVER,
-        "a budget without end stays so");
+    CHECK(dfc_policy_budget_moved(&never, DFC_POLICY_BUDGET_NEVER, 1000) ==
+                  DFC_POLICY_BUDGET_NEVER &&
+              dfc_policy_budget_preempted(&never, DFC_POLICY_BUDGET_NEVER) ==
+                  DFC_POLICY_BUDGET_NEVER,
+          "a budget without end stays so");
 }
 
 static sim_comm_t world;

@@ -39,12 +39,13 @@
 #include "tl/tcp_wire.h"
 #include "util/dfc_util.h"
 
-#define CHECK(c)                                                                              \
-    do {                                                                                      \
-        if (!(c)) {                                                                           \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", fb_rank, __FILE__, __LINE__, #c); \
-            exit(1);                                                                          \
-        }                                                                                     \
+#define CHECK(c)                                                                                \
+    do {                                                                                        \
+        if (!(c)) {                                                                             \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", fb_rank, __FILE__, __LINE__, \
+                    #c);                                                                        \
+            exit(1);                                                                            \
+        }                                                                                       \
     } while (0)
 
 static dfc_tl_t tl;
@@ -59,9 +60,15 @@ static int tl_init(int rank, int n)
         local_ranks[r] = r;
         if (r != rank) peers[np++] = r;
     }
-    dfc_tl_job_t job = {.rank = rank, .size = n, .local_rank = rank, .local_size = n,
-                        .nspace = "test_tcp", .peers = peers, .npeers = np,
-                        .local_ranks = local_ranks, .fault_timeout_s = fault_timeout_s};
+    dfc_tl_job_t job = {.rank = rank,
+                        .size = n,
+                        .local_rank = rank,
+                        .local_size = n,
+                        .nspace = "test_tcp",
+                        .peers = peers,
+                        .npeers = np,
+                        .local_ranks = local_ranks,
+                        .fault_timeout_s = fault_timeout_s};
     memset(&tl, 0, sizeof(tl));
     tl.ops = ops;
     int rc = ops->init(&tl, &job);
@@ -130,8 +137,15 @@ static double now(void)
 
 static dfc_pkt_t mkpkt(int src, uint64_t seq, uint32_t len)
 {
-    dfc_pkt_t p = {.type = DFC_PKT_EAGER, .ctx = 7, .src = src, .tag = (int32_t)seq, .len = len,
-                   .sreq = seq * 3, .rreq = ~seq, .offset = seq << 20, .payload_len = len,
+    dfc_pkt_t p = {.type = DFC_PKT_EAGER,
+                   .ctx = 7,
+                   .src = src,
+                   .tag = (int32_t)seq,
+                   .len = len,
+                   .sreq = seq * 3,
+                   .rreq = ~seq,
+                   .offset = seq << 20,
+                   .payload_len = len,
                    .src_world = (uint32_t)src};
     return p;
 }
@@ -261,7 +275,8 @@ static void bulk(int rank)
     } else {
         while (pp_count - base < npk) CHECK(ops->progress(&tl, deliver_count) >= 0);
         double dt = now() - t0;
-        printf("# tcp bulk: %ld packets of %zu bytes, %.0f MB/s\n", npk, mp, npk * (double)mp / dt / 1e6);
+        printf("# tcp bulk: %ld packets of %zu bytes, %.0f MB/s\n", npk, mp,
+               npk * (double)mp / dt / 1e6);
     }
     free(buf);
 }
@@ -323,11 +338,11 @@ static int attack_one(const char *addr, const uint8_t *secret, int how)
     CHECK(dfc_tcp_hs_check(&ch, DFC_TCP_HS_CHALLENGE, 0, 2, secret, NULL, NULL, &why) == 1);
     memcpy(key, secret, sizeof(key));
     memcpy(na, ch.nonce, sizeof(na));
-    if (how == 'k') key[7] ^= 1;          /* a wrong secret */
-    if (how == 'r') rank = 5;             /* rank out of range */
-    if (how == 'u') rank = 1;             /* a rank the acceptor does not expect (itself) */
-    if (how == 'n') na[0] ^= 1;           /* a proof for another challenge (replay) */
-    if (how == 's') size = 3;             /* the wrong world size */
+    if (how == 'k') key[7] ^= 1; /* a wrong secret */
+    if (how == 'r') rank = 5;    /* rank out of range */
+    if (how == 'u') rank = 1;    /* a rank the acceptor does not expect (itself) */
+    if (how == 'n') na[0] ^= 1;  /* a proof for another challenge (replay) */
+    if (how == 's') size = 3;    /* the wrong world size */
     dfc_tcp_hs_build(&h, DFC_TCP_HS_HELLO, rank, 1, size, na, nc, key);
     if (how == 'g') memset(&h, 0x5a, sizeof(h)); /* garbage */
     size_t len = how == 't' ? 40 : sizeof(h);    /* truncated, then end of stream */
@@ -397,10 +412,10 @@ static int got_valid[5], failed[5];
 
 static void deliver_mal(const dfc_pkt_t *pkt, const void *payload)
 {
-    if (pkt->src_world >= 2 && pkt->tag == 42 && pkt->payload_len == 8 && !memcmp(payload, "rawdata!", 8))
+    if (pkt->src_world >= 2 && pkt->tag == 42 && pkt->payload_len == 8 &&
+        !memcmp(payload, "rawdata!", 8))
         got_valid[pkt->src_world]++;
-    else
-        pp_count++;
+    else pp_count++;
 }
 
 /* A hand-written peer (rank 2 or 3): handshake, then one valid packet and bad bytes. */
@@ -474,9 +489,9 @@ static int malformed_rank(int rank, int n)
             dfc_err_message(-r, msg, sizeof(msg));
             CHECK(DFC_ERR_CLASS(-r) == DFC_ERR_PROC_FAILED);
             const char *at = strstr(msg, "world rank ");
-            int w = at ? atoi(at + 11) : -1; /* the first rank named is the failed one */
+            int w = at ? atoi(at + 11) : -1;       /* the first rank named is the failed one */
             CHECK(w >= 2 && w <= 4 && !failed[w]); /* named, and reported once */
-            CHECK(got_valid[w] == 1);    /* after what it sent before */
+            CHECK(got_valid[w] == 1);              /* after what it sent before */
             failed[w] = 1;
         } else if (r == 0) {
             ops->wait(&tl, 10000);
@@ -518,7 +533,7 @@ static int unreachable_rank(int rank, int n)
 
 /* ---- 5. a flood of silent connections during init ------------------------------- */
 #define FLOOD_BURST 200 /* silent connections before rank 0 connects */
-#define FLOOD_MAX   500 /* in all: then one per millisecond */
+#define FLOOD_MAX 500   /* in all: then one per millisecond */
 
 static pid_t flooder = -1;
 
@@ -689,7 +704,7 @@ int main(void)
 {
     siphash_vectors();
     /* No SIGPIPE handler: the transport must not raise it (MSG_NOSIGNAL). */
-    setenv("DFC_TCP_MAX_QUEUED", "65536", 1); /* make send say "try again" in the stream */
+    setenv("DFC_TCP_MAX_QUEUED", "65536", 1);   /* make send say "try again" in the stream */
     const char *only = getenv("TEST_TCP_ONLY"); /* debugging: one phase */
     if (only && !strcmp(only, "malformed")) return fb_run(5, malformed_rank);
     if (only && !strcmp(only, "handshake")) return fb_run(2, handshake_rank);

@@ -160,7 +160,8 @@ static int fb_run(int n, int (*fn)(int rank, int n))
         int st;
         waitpid(pids[r], &st, 0);
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-            fprintf(stderr, "rank %d of %d: %s %d\n", r, n, WIFEXITED(st) ? "exit status" : "signal",
+            fprintf(stderr, "rank %d of %d: %s %d\n", r, n,
+                    WIFEXITED(st) ? "exit status" : "signal",
                     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
             failed++;
         }

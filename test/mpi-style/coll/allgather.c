@@ -29,21 +29,24 @@ static void test_allgather(int count, int in_place, int recv2)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "allgather %d ints on %d ranks%s%s %s start %d", count, size,
-                     in_place ? " in place" : "", recv2 ? " (recv as INT pairs)" : "", ct_form_name[form], k);
+            snprintf(what, sizeof what, "allgather %d ints on %d ranks%s%s %s start %d", count,
+                     size, in_place ? " in place" : "", recv2 ? " (recv as INT pairs)" : "",
+                     ct_form_name[form], k);
             ct_poison(rbuf, total * sizeof(int) + CT_GUARD, iter);
             fill(sbuf, count, rank, iter);
             if (in_place) fill(rbuf + (size_t)rank * count, count, rank, iter);
             const void *s = in_place ? DFC_IN_PLACE : sbuf;
             CT_RUN(form, k, req, DFC_Allgather(s, count, DFC_INT, rbuf, rcount, rtype, comm),
                    DFC_Iallgather(s, count, DFC_INT, rbuf, rcount, rtype, comm, &req),
-                   DFC_Allgather_init(s, count, DFC_INT, rbuf, rcount, rtype, comm, DFC_INFO_NULL, &req));
+                   DFC_Allgather_init(s, count, DFC_INT, rbuf, rcount, rtype, comm, DFC_INFO_NULL,
+                                      &req));
             for (int p = 0; p < size; p++) fill(ref + (size_t)p * count, count, p, iter);
             ct_compare(what, rbuf, ref, total, sizeof(int));
             ct_check_guard(what, (char *)rbuf + total * sizeof(int), iter);
             if (!in_place) {
                 fill(ref, count, rank, iter);
-                DFCT_CHECK(!memcmp(ref, sbuf, count * sizeof(int)), "%s: the send buffer was modified", what);
+                DFCT_CHECK(!memcmp(ref, sbuf, count * sizeof(int)),
+                           "%s: the send buffer was modified", what);
             }
         }
         CT_FREE(form, req);
@@ -74,7 +77,8 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Comm_free(&comm));
     if (ct_size > 2) {
         /* halves: sizes ceil(n/2) and floor(n/2), ranks reversed by the key */
-        DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, ct_rank < (ct_size + 1) / 2, ct_size - ct_rank, &comm));
+        DFCT_OK(
+            DFC_Comm_split(DFC_COMM_WORLD, ct_rank < (ct_size + 1) / 2, ct_size - ct_rank, &comm));
         run_all();
         DFCT_OK(DFC_Comm_free(&comm));
     }

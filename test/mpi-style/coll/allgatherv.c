@@ -27,15 +27,17 @@ static void test_allgatherv(int variant, int scale, int in_place)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "allgatherv variant %d scale %d on %d ranks%s %s start %d", variant, scale,
-                     size, in_place ? " in place" : "", ct_form_name[form], k);
+            snprintf(what, sizeof what, "allgatherv variant %d scale %d on %d ranks%s %s start %d",
+                     variant, scale, size, in_place ? " in place" : "", ct_form_name[form], k);
             ct_poison(rbuf, extent * sizeof(int) + CT_GUARD, iter);
             fill(sbuf, mine, rank, iter);
             if (in_place) fill(rbuf + displs[rank], mine, rank, iter);
             const void *s = in_place ? DFC_IN_PLACE : sbuf;
-            CT_RUN(form, k, req, DFC_Allgatherv(s, mine, DFC_INT, rbuf, counts, displs, DFC_INT, comm),
+            CT_RUN(form, k, req,
+                   DFC_Allgatherv(s, mine, DFC_INT, rbuf, counts, displs, DFC_INT, comm),
                    DFC_Iallgatherv(s, mine, DFC_INT, rbuf, counts, displs, DFC_INT, comm, &req),
-                   DFC_Allgatherv_init(s, mine, DFC_INT, rbuf, counts, displs, DFC_INT, comm, DFC_INFO_NULL, &req));
+                   DFC_Allgatherv_init(s, mine, DFC_INT, rbuf, counts, displs, DFC_INT, comm,
+                                       DFC_INFO_NULL, &req));
             ct_poison(ref, extent * sizeof(int), iter);
             for (int p = 0; p < size; p++) fill(ref + displs[p], counts[p], p, iter);
             ct_compare(what, rbuf, ref, extent, sizeof(int));

@@ -23,7 +23,8 @@ static double t_phase;
 static void phase_done(const char *name)
 {
     double t = DFC_Wtime();
-    if (getenv("DFCT_VERBOSE") && ct_rank == 0) fprintf(stderr, "allred: %-20s %.2f s\n", name, t - t_phase);
+    if (getenv("DFCT_VERBOSE") && ct_rank == 0)
+        fprintf(stderr, "allred: %-20s %.2f s\n", name, t - t_phase);
     t_phase = t;
 }
 
@@ -38,8 +39,8 @@ static void test_allreduce(const ct_type_t *t, DFC_Op op, int count, int in_plac
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "allreduce %s %s count %d%s %s start %d", t->name, ct_op_name(op), count,
-                     in_place ? " in place" : "", ct_form_name[form], k);
+            snprintf(what, sizeof what, "allreduce %s %s count %d%s %s start %d", t->name,
+                     ct_op_name(op), count, in_place ? " in place" : "", ct_form_name[form], k);
             ct_poison(rbuf, bytes + CT_GUARD, iter);
             if (in_place) ct_fill(t, op, rbuf, count, ct_rank, iter);
             else ct_fill(t, op, sbuf, count, ct_rank, iter);
@@ -71,14 +72,15 @@ static void test_matmul(int count, int in_place)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "allreduce matmul (non-commutative) count %d%s %s start %d", count,
-                     in_place ? " in place" : "", ct_form_name[form], k);
+            snprintf(what, sizeof what, "allreduce matmul (non-commutative) count %d%s %s start %d",
+                     count, in_place ? " in place" : "", ct_form_name[form], k);
             ct_poison(rbuf, bytes + CT_GUARD, iter);
             ct_mat_fill(in_place ? rbuf : sbuf, count, ct_rank, iter);
             const void *s = in_place ? DFC_IN_PLACE : (const void *)sbuf;
             CT_RUN(form, k, req, DFC_Allreduce(s, rbuf, count, ct_mat_type, ct_matmul_op, comm),
                    DFC_Iallreduce(s, rbuf, count, ct_mat_type, ct_matmul_op, comm, &req),
-                   DFC_Allreduce_init(s, rbuf, count, ct_mat_type, ct_matmul_op, comm, DFC_INFO_NULL, &req));
+                   DFC_Allreduce_init(s, rbuf, count, ct_mat_type, ct_matmul_op, comm,
+                                      DFC_INFO_NULL, &req));
             ct_mat_ref_range(ref, tmp, count, 0, ct_size, iter);
             ct_compare(what, rbuf, ref, count, sizeof(ct_mat_t));
             ct_check_guard(what, (char *)rbuf + bytes, iter);
@@ -106,8 +108,9 @@ int main(int argc, char **argv)
             DFC_Datatype dt = ct_types[ti].dt;
             DFC_Op op = ct_ops[oi].op;
             /* -quick: one type of each element size (1, 2, 4, 8 bytes), SUM and BOR */
-            if (quick && ((dt != DFC_UINT8_T && dt != DFC_FLOAT16 && dt != DFC_INT && dt != DFC_DOUBLE) ||
-                          (op != DFC_SUM && op != DFC_BOR)))
+            if (quick &&
+                ((dt != DFC_UINT8_T && dt != DFC_FLOAT16 && dt != DFC_INT && dt != DFC_DOUBLE) ||
+                 (op != DFC_SUM && op != DFC_BOR)))
                 continue;
             for (int ci = 0; ci < (int)(sizeof counts / sizeof *counts); ci++)
                 test_allreduce(&ct_types[ti], ct_ops[oi].op, counts[ci], 0);
@@ -115,9 +118,13 @@ int main(int argc, char **argv)
 
     phase_done("types x ops");
     /* Large counts: a selection of (type, op), so that every algorithm sees long vectors. */
-    static const struct { DFC_Datatype dt; DFC_Op op; } big[] = {
-        {DFC_INT, DFC_SUM},       {DFC_FLOAT, DFC_SUM},      {DFC_DOUBLE, DFC_MAX}, {DFC_BFLOAT16, DFC_SUM},
-        {DFC_FLOAT16, DFC_PROD},  {DFC_UINT8_T, DFC_BXOR},   {DFC_INT64_T, DFC_MIN},
+    static const struct {
+        DFC_Datatype dt;
+        DFC_Op op;
+    } big[] = {
+        {DFC_INT, DFC_SUM},      {DFC_FLOAT, DFC_SUM},    {DFC_DOUBLE, DFC_MAX},
+        {DFC_BFLOAT16, DFC_SUM}, {DFC_FLOAT16, DFC_PROD}, {DFC_UINT8_T, DFC_BXOR},
+        {DFC_INT64_T, DFC_MIN},
     };
     for (int i = 0; i < (int)(sizeof big / sizeof *big); i++)
         if (!quick || big[i].dt == DFC_INT)
@@ -125,9 +132,12 @@ int main(int argc, char **argv)
 
     phase_done("large counts");
     /* DFC_IN_PLACE. */
-    static const struct { DFC_Datatype dt; DFC_Op op; } inpl[] = {
-        {DFC_INT, DFC_SUM}, {DFC_DOUBLE, DFC_PROD}, {DFC_BFLOAT16, DFC_MAX}, {DFC_UINT64_T, DFC_BXOR},
-        {DFC_FLOAT16, DFC_SUM}, {DFC_INT8_T, DFC_LAND},
+    static const struct {
+        DFC_Datatype dt;
+        DFC_Op op;
+    } inpl[] = {
+        {DFC_INT, DFC_SUM},       {DFC_DOUBLE, DFC_PROD}, {DFC_BFLOAT16, DFC_MAX},
+        {DFC_UINT64_T, DFC_BXOR}, {DFC_FLOAT16, DFC_SUM}, {DFC_INT8_T, DFC_LAND},
     };
     static const int inpl_counts[] = {0, 1, 7, 1000, 100000};
     for (int i = 0; i < (int)(sizeof inpl / sizeof *inpl); i++)

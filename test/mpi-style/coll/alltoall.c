@@ -27,19 +27,23 @@ static void test_alltoall(int count, int in_place, int recv2)
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
             snprintf(what, sizeof what, "alltoall %d ints on %d ranks%s%s %s start %d", count, size,
-                     in_place ? " in place" : "", recv2 ? " (recv as INT pairs)" : "", ct_form_name[form], k);
+                     in_place ? " in place" : "", recv2 ? " (recv as INT pairs)" : "",
+                     ct_form_name[form], k);
             ct_poison(rbuf, total * sizeof(int) + CT_GUARD, iter);
-            for (int q = 0; q < size; q++) fill((in_place ? rbuf : sbuf) + (size_t)q * count, count, rank, q, iter);
+            for (int q = 0; q < size; q++)
+                fill((in_place ? rbuf : sbuf) + (size_t)q * count, count, rank, q, iter);
             const void *s = in_place ? DFC_IN_PLACE : sbuf;
             CT_RUN(form, k, req, DFC_Alltoall(s, count, DFC_INT, rbuf, rcount, rtype, comm),
                    DFC_Ialltoall(s, count, DFC_INT, rbuf, rcount, rtype, comm, &req),
-                   DFC_Alltoall_init(s, count, DFC_INT, rbuf, rcount, rtype, comm, DFC_INFO_NULL, &req));
+                   DFC_Alltoall_init(s, count, DFC_INT, rbuf, rcount, rtype, comm, DFC_INFO_NULL,
+                                     &req));
             for (int p = 0; p < size; p++) fill(ref + (size_t)p * count, count, p, rank, iter);
             ct_compare(what, rbuf, ref, total, sizeof(int));
             ct_check_guard(what, (char *)rbuf + total * sizeof(int), iter);
             if (!in_place) {
                 for (int q = 0; q < size; q++) fill(ref + (size_t)q * count, count, rank, q, iter);
-                DFCT_CHECK(!memcmp(ref, sbuf, total * sizeof(int)), "%s: the send buffer was modified", what);
+                DFCT_CHECK(!memcmp(ref, sbuf, total * sizeof(int)),
+                           "%s: the send buffer was modified", what);
             }
         }
         CT_FREE(form, req);

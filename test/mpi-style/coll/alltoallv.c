@@ -35,7 +35,8 @@ static void test_alltoallv(int v, int scale, int in_place, int sparse)
         sc[q] = pair_count(rank, q, v, scale, in_place, sparse);
         rc[q] = pair_count(q, rank, v, scale, in_place, sparse);
     }
-    int sext = ct_layout(size, sc, sd, 3, 7u * rank + v), rext = ct_layout(size, rc, rd, 1, 13u * rank + v + 1);
+    int sext = ct_layout(size, sc, sd, 3, 7u * rank + v),
+        rext = ct_layout(size, rc, rd, 1, 13u * rank + v + 1);
     int *sbuf = ct_malloc(sext * sizeof(int)), *rbuf = ct_malloc(rext * sizeof(int) + CT_GUARD);
     int *ref = ct_malloc((sext > rext ? sext : rext) * sizeof(int));
     char what[160];
@@ -43,8 +44,9 @@ static void test_alltoallv(int v, int scale, int in_place, int sparse)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "alltoallv variant %d scale %d%s%s on %d ranks %s start %d", v, scale,
-                     sparse ? " sparse" : "", in_place ? " in place" : "", size, ct_form_name[form], k);
+            snprintf(what, sizeof what, "alltoallv variant %d scale %d%s%s on %d ranks %s start %d",
+                     v, scale, sparse ? " sparse" : "", in_place ? " in place" : "", size,
+                     ct_form_name[form], k);
             ct_poison(rbuf, rext * sizeof(int) + CT_GUARD, iter);
             ct_poison(sbuf, sext * sizeof(int), iter);
             for (int q = 0; q < size; q++) {
@@ -54,7 +56,8 @@ static void test_alltoallv(int v, int scale, int in_place, int sparse)
             const void *s = in_place ? DFC_IN_PLACE : sbuf;
             CT_RUN(form, k, req, DFC_Alltoallv(s, sc, sd, DFC_INT, rbuf, rc, rd, DFC_INT, comm),
                    DFC_Ialltoallv(s, sc, sd, DFC_INT, rbuf, rc, rd, DFC_INT, comm, &req),
-                   DFC_Alltoallv_init(s, sc, sd, DFC_INT, rbuf, rc, rd, DFC_INT, comm, DFC_INFO_NULL, &req));
+                   DFC_Alltoallv_init(s, sc, sd, DFC_INT, rbuf, rc, rd, DFC_INT, comm,
+                                      DFC_INFO_NULL, &req));
             ct_poison(ref, rext * sizeof(int), iter);
             for (int p = 0; p < size; p++) fill(ref + rd[p], rc[p], p, rank, iter);
             ct_compare(what, rbuf, ref, rext, sizeof(int));
@@ -62,7 +65,8 @@ static void test_alltoallv(int v, int scale, int in_place, int sparse)
             if (!in_place) {
                 ct_poison(ref, sext * sizeof(int), iter);
                 for (int q = 0; q < size; q++) fill(ref + sd[q], sc[q], rank, q, iter);
-                DFCT_CHECK(!memcmp(ref, sbuf, sext * sizeof(int)), "%s: the send buffer was modified", what);
+                DFCT_CHECK(!memcmp(ref, sbuf, sext * sizeof(int)),
+                           "%s: the send buffer was modified", what);
             }
         }
         CT_FREE(form, req);

@@ -28,7 +28,8 @@ static void round_with_late(int form, DFC_Request *req, int k, int late, int ms,
         for (int p = 0; p < ct_size; p++)
             if (p != late) DFCT_OK(DFC_Isend(&token, 1, DFC_INT, p, tag, side, &sends[nsend++]));
     }
-    CT_RUN(form, k, *req, DFC_Barrier(comm), DFC_Ibarrier(comm, req), DFC_Barrier_init(comm, DFC_INFO_NULL, req));
+    CT_RUN(form, k, *req, DFC_Barrier(comm), DFC_Ibarrier(comm, req),
+           DFC_Barrier_init(comm, DFC_INFO_NULL, req));
     if (ct_rank != late) {
         int flag = 0, polls = 0;
         double t0 = DFC_Wtime();
@@ -36,8 +37,11 @@ static void round_with_late(int form, DFC_Request *req, int k, int late, int ms,
             DFCT_OK(DFC_Iprobe(late, tag, side, &flag, DFC_STATUS_IGNORE));
             if (!flag && ++polls >= 10 && DFC_Wtime() - t0 > 0.05) break;
         }
-        DFCT_CHECK(flag, "%s barrier round %d: left the barrier before rank %d entered it (its message, sent "
-                   "just before entering, is not there)", ct_form_name[form], round, late);
+        DFCT_CHECK(
+            flag,
+            "%s barrier round %d: left the barrier before rank %d entered it (its message, sent "
+            "just before entering, is not there)",
+            ct_form_name[form], round, late);
         int got = -1;
         DFCT_OK(DFC_Recv(&got, 1, DFC_INT, late, tag, side, DFC_STATUS_IGNORE));
         DFCT_CHECK(got == token, "round %d: message %d, expected %d", round, got, token);

@@ -16,7 +16,8 @@ static void fill(unsigned char *b, size_t bytes, int root, unsigned iter)
     size_t i = 0;
     for (; i + 3 <= bytes; i += 3) {
         unsigned v = dfct_rand(&s);
-        b[i] = (unsigned char)v, b[i + 1] = (unsigned char)(v >> 8), b[i + 2] = (unsigned char)(v >> 16);
+        b[i] = (unsigned char)v, b[i + 1] = (unsigned char)(v >> 8),
+        b[i + 2] = (unsigned char)(v >> 16);
     }
     for (; i < bytes; i++) b[i] = (unsigned char)dfct_rand(&s);
 }
@@ -32,12 +33,13 @@ static void test_bcast(DFC_Datatype dt, const char *tname, int count, int root)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "bcast %d x %s (%zu bytes) root %d %s start %d", count, tname, bytes, root,
-                     ct_form_name[form], k);
+            snprintf(what, sizeof what, "bcast %d x %s (%zu bytes) root %d %s start %d", count,
+                     tname, bytes, root, ct_form_name[form], k);
             ct_poison(buf, bytes + CT_GUARD, iter);
             fill(ref, bytes, root, iter);
             if (ct_rank == root) memcpy(buf, ref, bytes);
-            CT_RUN(form, k, req, DFC_Bcast(buf, count, dt, root, comm), DFC_Ibcast(buf, count, dt, root, comm, &req),
+            CT_RUN(form, k, req, DFC_Bcast(buf, count, dt, root, comm),
+                   DFC_Ibcast(buf, count, dt, root, comm, &req),
                    DFC_Bcast_init(buf, count, dt, root, comm, DFC_INFO_NULL, &req));
             ct_compare(what, buf, ref, bytes, 1);
             ct_check_guard(what, buf + bytes, iter);
@@ -60,7 +62,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < (int)(sizeof byte_counts / sizeof *byte_counts); i++)
             test_bcast(DFC_BYTE, "BYTE", byte_counts[i], root);
     /* Typed, at a few roots. */
-    for (int root = 0; root < ct_size; root += ct_size > 2 ? ct_size - 1 : 1) {
+    for (int root = 0; root<ct_size; root += ct_size> 2 ? ct_size - 1 : 1) {
         test_bcast(DFC_INT, "INT", 7, root);
         test_bcast(DFC_INT, "INT", 50001, root);
         test_bcast(DFC_DOUBLE, "DOUBLE", 1000, root);

@@ -27,17 +27,18 @@ static int names(const char *msg, const char *fn, const char *arg)
 }
 
 /* The call fails with class cls and a message that contains fn and (if not NULL) arg. */
-#define EXPECT(call, cls, fn, arg)                                                            \
-    do {                                                                                      \
-        int rc_ = (call), cls_ = -1, len_ = 0;                                                \
-        char msg_[DFC_MAX_ERROR_STRING] = "";                                                 \
-        DFC_Error_class(rc_, &cls_);                                                          \
-        DFC_Error_string(rc_, msg_, &len_);                                                   \
-        if (cls_ != (cls))                                                                    \
-            dfct_fail_at(__FILE__, __LINE__, "%s: expected class %d, got %d (%s)", #call, (cls), cls_, msg_); \
-        else if (!names(msg_, fn, arg))                                                       \
-            dfct_fail_at(__FILE__, __LINE__, "%s: message \"%s\" does not name %s%s%s", #call, msg_, fn, \
-                         (arg) ? " and " : "", (arg) ? (const char *)(arg) : "");             \
+#define EXPECT(call, cls, fn, arg)                                                               \
+    do {                                                                                         \
+        int rc_ = (call), cls_ = -1, len_ = 0;                                                   \
+        char msg_[DFC_MAX_ERROR_STRING] = "";                                                    \
+        DFC_Error_class(rc_, &cls_);                                                             \
+        DFC_Error_string(rc_, msg_, &len_);                                                      \
+        if (cls_ != (cls))                                                                       \
+            dfct_fail_at(__FILE__, __LINE__, "%s: expected class %d, got %d (%s)", #call, (cls), \
+                         cls_, msg_);                                                            \
+        else if (!names(msg_, fn, arg))                                                          \
+            dfct_fail_at(__FILE__, __LINE__, "%s: message \"%s\" does not name %s%s%s", #call,   \
+                         msg_, fn, (arg) ? " and " : "", (arg) ? (const char *)(arg) : "");      \
     } while (0)
 
 /* After an EXPECT that passed &req: a failed call must leave the request alone. If the
@@ -92,25 +93,30 @@ int main(int argc, char **argv)
     EXPECT(DFC_Bcast(a, 1, DFC_INT, -1, comm), DFC_ERR_ROOT, "DFC_Bcast", "root");
     EXPECT(DFC_Ibcast(a, 1, DFC_INT, n + 5, comm, &req), DFC_ERR_ROOT, "DFC_Ibcast", "root");
     CLEAN('n');
-    EXPECT(DFC_Bcast_init(a, 1, DFC_INT, -2, comm, DFC_INFO_NULL, &req), DFC_ERR_ROOT, "DFC_Bcast_init", "root");
+    EXPECT(DFC_Bcast_init(a, 1, DFC_INT, -2, comm, DFC_INFO_NULL, &req), DFC_ERR_ROOT,
+           "DFC_Bcast_init", "root");
     CLEAN('p');
     EXPECT(DFC_Reduce(a, b, 1, DFC_INT, DFC_SUM, n, comm), DFC_ERR_ROOT, "DFC_Reduce", "root");
-    EXPECT(DFC_Ireduce(a, b, 1, DFC_INT, DFC_SUM, -1, comm, &req), DFC_ERR_ROOT, "DFC_Ireduce", "root");
-    CLEAN('n');
-    EXPECT(DFC_Gather(a, 1, DFC_INT, b, 1, DFC_INT, n, comm), DFC_ERR_ROOT, "DFC_Gather", "root");
-    EXPECT(DFC_Gatherv(a, 1, DFC_INT, b, counts, displs, DFC_INT, -1, comm), DFC_ERR_ROOT, "DFC_Gatherv", "root");
-    EXPECT(DFC_Scatter(a, 1, DFC_INT, b, 1, DFC_INT, n, comm), DFC_ERR_ROOT, "DFC_Scatter", "root");
-    EXPECT(DFC_Iscatterv(a, counts, displs, DFC_INT, b, 1, DFC_INT, n, comm, &req), DFC_ERR_ROOT, "DFC_Iscatterv",
+    EXPECT(DFC_Ireduce(a, b, 1, DFC_INT, DFC_SUM, -1, comm, &req), DFC_ERR_ROOT, "DFC_Ireduce",
            "root");
     CLEAN('n');
-    EXPECT(DFC_Scatter_init(a, 1, DFC_INT, b, 1, DFC_INT, DFC_PROC_NULL, comm, DFC_INFO_NULL, &req), DFC_ERR_ROOT,
-           "DFC_Scatter_init", "root");
+    EXPECT(DFC_Gather(a, 1, DFC_INT, b, 1, DFC_INT, n, comm), DFC_ERR_ROOT, "DFC_Gather", "root");
+    EXPECT(DFC_Gatherv(a, 1, DFC_INT, b, counts, displs, DFC_INT, -1, comm), DFC_ERR_ROOT,
+           "DFC_Gatherv", "root");
+    EXPECT(DFC_Scatter(a, 1, DFC_INT, b, 1, DFC_INT, n, comm), DFC_ERR_ROOT, "DFC_Scatter", "root");
+    EXPECT(DFC_Iscatterv(a, counts, displs, DFC_INT, b, 1, DFC_INT, n, comm, &req), DFC_ERR_ROOT,
+           "DFC_Iscatterv", "root");
+    CLEAN('n');
+    EXPECT(DFC_Scatter_init(a, 1, DFC_INT, b, 1, DFC_INT, DFC_PROC_NULL, comm, DFC_INFO_NULL, &req),
+           DFC_ERR_ROOT, "DFC_Scatter_init", "root");
     CLEAN('p');
     DFCT_CHECK(req == DFC_REQUEST_NULL, "a failed call set the request");
 
     /* ---- Negative counts ---- */
-    EXPECT(DFC_Allreduce(a, b, -1, DFC_INT, DFC_SUM, comm), DFC_ERR_COUNT, "DFC_Allreduce", "count");
-    EXPECT(DFC_Iallreduce(a, b, -3, DFC_INT, DFC_SUM, comm, &req), DFC_ERR_COUNT, "DFC_Iallreduce", "count");
+    EXPECT(DFC_Allreduce(a, b, -1, DFC_INT, DFC_SUM, comm), DFC_ERR_COUNT, "DFC_Allreduce",
+           "count");
+    EXPECT(DFC_Iallreduce(a, b, -3, DFC_INT, DFC_SUM, comm, &req), DFC_ERR_COUNT, "DFC_Iallreduce",
+           "count");
     CLEAN('n');
     EXPECT(DFC_Allreduce_init(a, b, -1, DFC_INT, DFC_SUM, comm, DFC_INFO_NULL, &req), DFC_ERR_COUNT,
            "DFC_Allreduce_init", "count");
@@ -118,52 +124,60 @@ int main(int argc, char **argv)
     EXPECT(DFC_Bcast(a, -1, DFC_INT, 0, comm), DFC_ERR_COUNT, "DFC_Bcast", "count");
     EXPECT(DFC_Reduce(a, b, -1, DFC_INT, DFC_SUM, 0, comm), DFC_ERR_COUNT, "DFC_Reduce", "count");
     EXPECT(DFC_Scan(a, b, -1, DFC_INT, DFC_SUM, comm), DFC_ERR_COUNT, "DFC_Scan", "count");
-    EXPECT(DFC_Iexscan(a, b, -1, DFC_INT, DFC_SUM, comm, &req), DFC_ERR_COUNT, "DFC_Iexscan", "count");
-    CLEAN('n');
-    EXPECT(DFC_Allgather(a, -1, DFC_INT, b, 1, DFC_INT, comm), DFC_ERR_COUNT, "DFC_Allgather", "count");
-    EXPECT(DFC_Alltoall(a, 1, DFC_INT, b, -1, DFC_INT, comm), DFC_ERR_COUNT, "DFC_Alltoall", "count");
-    EXPECT(DFC_Reduce_scatter_block(a, b, -1, DFC_INT, DFC_SUM, comm), DFC_ERR_COUNT, "DFC_Reduce_scatter_block",
+    EXPECT(DFC_Iexscan(a, b, -1, DFC_INT, DFC_SUM, comm, &req), DFC_ERR_COUNT, "DFC_Iexscan",
            "count");
+    CLEAN('n');
+    EXPECT(DFC_Allgather(a, -1, DFC_INT, b, 1, DFC_INT, comm), DFC_ERR_COUNT, "DFC_Allgather",
+           "count");
+    EXPECT(DFC_Alltoall(a, 1, DFC_INT, b, -1, DFC_INT, comm), DFC_ERR_COUNT, "DFC_Alltoall",
+           "count");
+    EXPECT(DFC_Reduce_scatter_block(a, b, -1, DFC_INT, DFC_SUM, comm), DFC_ERR_COUNT,
+           "DFC_Reduce_scatter_block", "count");
     counts[n - 1] = -1;
-    EXPECT(DFC_Reduce_scatter(a, b, counts, DFC_INT, DFC_SUM, comm), DFC_ERR_COUNT, "DFC_Reduce_scatter", "counts");
-    EXPECT(DFC_Allgatherv(a, 1, DFC_INT, b, counts, displs, DFC_INT, comm), DFC_ERR_COUNT, "DFC_Allgatherv",
-           "counts");
-    EXPECT(DFC_Alltoallv(a, counts, displs, DFC_INT, b, counts, displs, DFC_INT, comm), DFC_ERR_COUNT,
-           "DFC_Alltoallv", "counts");
+    EXPECT(DFC_Reduce_scatter(a, b, counts, DFC_INT, DFC_SUM, comm), DFC_ERR_COUNT,
+           "DFC_Reduce_scatter", "counts");
+    EXPECT(DFC_Allgatherv(a, 1, DFC_INT, b, counts, displs, DFC_INT, comm), DFC_ERR_COUNT,
+           "DFC_Allgatherv", "counts");
+    EXPECT(DFC_Alltoallv(a, counts, displs, DFC_INT, b, counts, displs, DFC_INT, comm),
+           DFC_ERR_COUNT, "DFC_Alltoallv", "counts");
     counts[n - 1] = 1;
 
     /* ---- Op not defined for the type ---- */
     EXPECT(DFC_Allreduce(f, g, 8, DFC_FLOAT, DFC_BAND, comm), DFC_ERR_OP, "DFC_Allreduce", "op");
-    EXPECT(DFC_Iallreduce(f, g, 4, DFC_DOUBLE, DFC_LAND, comm, &req), DFC_ERR_OP, "DFC_Iallreduce", "op");
+    EXPECT(DFC_Iallreduce(f, g, 4, DFC_DOUBLE, DFC_LAND, comm, &req), DFC_ERR_OP, "DFC_Iallreduce",
+           "op");
     CLEAN('n');
-    EXPECT(DFC_Allreduce_init(f, g, 8, DFC_BFLOAT16, DFC_BXOR, comm, DFC_INFO_NULL, &req), DFC_ERR_OP,
-           "DFC_Allreduce_init", "op");
+    EXPECT(DFC_Allreduce_init(f, g, 8, DFC_BFLOAT16, DFC_BXOR, comm, DFC_INFO_NULL, &req),
+           DFC_ERR_OP, "DFC_Allreduce_init", "op");
     CLEAN('p');
     EXPECT(DFC_Allreduce(a, b, 4, DFC_INT, DFC_MAXLOC, comm), DFC_ERR_OP, "DFC_Allreduce", "op");
     EXPECT(DFC_Allreduce(a, b, 4, DFC_INT, DFC_OP_NULL, comm), DFC_ERR_OP, "DFC_Allreduce", "op");
     EXPECT(DFC_Reduce(f, g, 8, DFC_FLOAT16, DFC_BOR, 0, comm), DFC_ERR_OP, "DFC_Reduce", "op");
     EXPECT(DFC_Scan(f, g, 8, DFC_FLOAT, DFC_LOR, comm), DFC_ERR_OP, "DFC_Scan", "op");
-    EXPECT(DFC_Reduce_scatter_block(f, g, 1, DFC_FLOAT, DFC_BAND, comm), DFC_ERR_OP, "DFC_Reduce_scatter_block",
-           "op");
+    EXPECT(DFC_Reduce_scatter_block(f, g, 1, DFC_FLOAT, DFC_BAND, comm), DFC_ERR_OP,
+           "DFC_Reduce_scatter_block", "op");
 
     /* ---- DFC_IN_PLACE where it is not allowed (every rank) ---- */
     EXPECT(DFC_Bcast(DFC_IN_PLACE, 1, DFC_INT, 0, comm), DFC_ERR_BUFFER, "DFC_Bcast", "buffer");
-    EXPECT(DFC_Allreduce(a, DFC_IN_PLACE, 1, DFC_INT, DFC_SUM, comm), DFC_ERR_BUFFER, "DFC_Allreduce", "recvbuf");
-    EXPECT(DFC_Iallreduce(DFC_IN_PLACE, DFC_IN_PLACE, 1, DFC_INT, DFC_SUM, comm, &req), DFC_ERR_BUFFER,
-           "DFC_Iallreduce", "recvbuf");
+    EXPECT(DFC_Allreduce(a, DFC_IN_PLACE, 1, DFC_INT, DFC_SUM, comm), DFC_ERR_BUFFER,
+           "DFC_Allreduce", "recvbuf");
+    EXPECT(DFC_Iallreduce(DFC_IN_PLACE, DFC_IN_PLACE, 1, DFC_INT, DFC_SUM, comm, &req),
+           DFC_ERR_BUFFER, "DFC_Iallreduce", "recvbuf");
     CLEAN('n');
-    EXPECT(DFC_Allgather(a, 1, DFC_INT, DFC_IN_PLACE, 1, DFC_INT, comm), DFC_ERR_BUFFER, "DFC_Allgather", "recvbuf");
-    EXPECT(DFC_Alltoall(a, 1, DFC_INT, DFC_IN_PLACE, 1, DFC_INT, comm), DFC_ERR_BUFFER, "DFC_Alltoall", "recvbuf");
+    EXPECT(DFC_Allgather(a, 1, DFC_INT, DFC_IN_PLACE, 1, DFC_INT, comm), DFC_ERR_BUFFER,
+           "DFC_Allgather", "recvbuf");
+    EXPECT(DFC_Alltoall(a, 1, DFC_INT, DFC_IN_PLACE, 1, DFC_INT, comm), DFC_ERR_BUFFER,
+           "DFC_Alltoall", "recvbuf");
     /* ... and where MPI allows it only at the root: provoked on the non-roots alone */
     if (n > 1 && me != 0) {
-        EXPECT(DFC_Ireduce(DFC_IN_PLACE, b, 1, DFC_INT, DFC_SUM, 0, solo, &req), DFC_ERR_BUFFER, "DFC_Ireduce",
-               "sendbuf");
+        EXPECT(DFC_Ireduce(DFC_IN_PLACE, b, 1, DFC_INT, DFC_SUM, 0, solo, &req), DFC_ERR_BUFFER,
+               "DFC_Ireduce", "sendbuf");
         CLEAN('l');
-        EXPECT(DFC_Igather(DFC_IN_PLACE, 1, DFC_INT, b, 1, DFC_INT, 0, solo, &req), DFC_ERR_BUFFER, "DFC_Igather",
-               "sendbuf");
+        EXPECT(DFC_Igather(DFC_IN_PLACE, 1, DFC_INT, b, 1, DFC_INT, 0, solo, &req), DFC_ERR_BUFFER,
+               "DFC_Igather", "sendbuf");
         CLEAN('l');
-        EXPECT(DFC_Igatherv(DFC_IN_PLACE, 1, DFC_INT, b, counts, displs, DFC_INT, 0, solo, &req), DFC_ERR_BUFFER,
-               "DFC_Igatherv", "sendbuf");
+        EXPECT(DFC_Igatherv(DFC_IN_PLACE, 1, DFC_INT, b, counts, displs, DFC_INT, 0, solo, &req),
+               DFC_ERR_BUFFER, "DFC_Igatherv", "sendbuf");
         CLEAN('l');
         EXPECT(DFC_Iscatter(a, 1, DFC_INT, DFC_IN_PLACE, 1, DFC_INT, 0, solo, &req), DFC_ERR_BUFFER,
                "DFC_Iscatter", "recvbuf");
@@ -171,24 +185,31 @@ int main(int argc, char **argv)
     }
 
     /* ---- Aliased send and receive buffers ---- */
-    EXPECT(DFC_Allreduce(a, a, 4, DFC_INT, DFC_SUM, comm), DFC_ERR_BUFFER, "DFC_Allreduce", "recvbuf");
-    EXPECT(DFC_Iallreduce(a, a, 4, DFC_INT, DFC_SUM, comm, &req), DFC_ERR_BUFFER, "DFC_Iallreduce", "recvbuf");
+    EXPECT(DFC_Allreduce(a, a, 4, DFC_INT, DFC_SUM, comm), DFC_ERR_BUFFER, "DFC_Allreduce",
+           "recvbuf");
+    EXPECT(DFC_Iallreduce(a, a, 4, DFC_INT, DFC_SUM, comm, &req), DFC_ERR_BUFFER, "DFC_Iallreduce",
+           "recvbuf");
     CLEAN('n');
     EXPECT(DFC_Scan(a, a, 4, DFC_INT, DFC_SUM, comm), DFC_ERR_BUFFER, "DFC_Scan", "recvbuf");
-    EXPECT(DFC_Reduce_scatter_block(a, a, 1, DFC_INT, DFC_SUM, comm), DFC_ERR_BUFFER, "DFC_Reduce_scatter_block",
+    EXPECT(DFC_Reduce_scatter_block(a, a, 1, DFC_INT, DFC_SUM, comm), DFC_ERR_BUFFER,
+           "DFC_Reduce_scatter_block", "recvbuf");
+    EXPECT(DFC_Allgather(a, 1, DFC_INT, a, 1, DFC_INT, comm), DFC_ERR_BUFFER, "DFC_Allgather",
            "recvbuf");
-    EXPECT(DFC_Allgather(a, 1, DFC_INT, a, 1, DFC_INT, comm), DFC_ERR_BUFFER, "DFC_Allgather", "recvbuf");
-    EXPECT(DFC_Alltoall(a, 1, DFC_INT, a, 1, DFC_INT, comm), DFC_ERR_BUFFER, "DFC_Alltoall", "recvbuf");
+    EXPECT(DFC_Alltoall(a, 1, DFC_INT, a, 1, DFC_INT, comm), DFC_ERR_BUFFER, "DFC_Alltoall",
+           "recvbuf");
     if (me == 0 && n > 1) { /* aliasing matters only at the root, where recvbuf is significant */
-        EXPECT(DFC_Ireduce(a, a, 4, DFC_INT, DFC_SUM, 0, solo, &req), DFC_ERR_BUFFER, "DFC_Ireduce", "recvbuf");
+        EXPECT(DFC_Ireduce(a, a, 4, DFC_INT, DFC_SUM, 0, solo, &req), DFC_ERR_BUFFER, "DFC_Ireduce",
+               "recvbuf");
         CLEAN('l');
     }
 
     /* ---- NULL request pointers ---- */
     EXPECT(DFC_Ibarrier(comm, NULL), DFC_ERR_ARG, "DFC_Ibarrier", "request");
-    EXPECT(DFC_Iallreduce(a, b, 1, DFC_INT, DFC_SUM, comm, NULL), DFC_ERR_ARG, "DFC_Iallreduce", "request");
+    EXPECT(DFC_Iallreduce(a, b, 1, DFC_INT, DFC_SUM, comm, NULL), DFC_ERR_ARG, "DFC_Iallreduce",
+           "request");
     EXPECT(DFC_Ibcast(a, 1, DFC_INT, 0, comm, NULL), DFC_ERR_ARG, "DFC_Ibcast", "request");
-    EXPECT(DFC_Ialltoall(a, 1, DFC_INT, b, 1, DFC_INT, comm, NULL), DFC_ERR_ARG, "DFC_Ialltoall", "request");
+    EXPECT(DFC_Ialltoall(a, 1, DFC_INT, b, 1, DFC_INT, comm, NULL), DFC_ERR_ARG, "DFC_Ialltoall",
+           "request");
     EXPECT(DFC_Allreduce_init(a, b, 1, DFC_INT, DFC_SUM, comm, DFC_INFO_NULL, NULL), DFC_ERR_ARG,
            "DFC_Allreduce_init", "request");
     EXPECT(DFC_Barrier_init(comm, DFC_INFO_NULL, NULL), DFC_ERR_ARG, "DFC_Barrier_init", "request");
@@ -196,12 +217,13 @@ int main(int argc, char **argv)
     /* ---- Datatypes, info ---- */
     DFC_Datatype unc;
     DFCT_OK(DFC_Type_contiguous(2, DFC_INT, &unc));
-    EXPECT(DFC_Allreduce(a, b, 1, DFC_DATATYPE_NULL, DFC_SUM, comm), DFC_ERR_TYPE, "DFC_Allreduce", "datatype");
+    EXPECT(DFC_Allreduce(a, b, 1, DFC_DATATYPE_NULL, DFC_SUM, comm), DFC_ERR_TYPE, "DFC_Allreduce",
+           "datatype");
     EXPECT(DFC_Bcast(a, 1, unc, 0, comm), DFC_ERR_TYPE, "DFC_Bcast", "datatype");
     EXPECT(DFC_Allgather(a, 1, DFC_INT, b, 1, unc, comm), DFC_ERR_TYPE, "DFC_Allgather", NULL);
     DFCT_OK(DFC_Type_free(&unc));
-    EXPECT(DFC_Allreduce_init(a, b, 1, DFC_INT, DFC_SUM, comm, (DFC_Info)0x06000fff, &req), DFC_ERR_INFO,
-           "DFC_Allreduce_init", "info");
+    EXPECT(DFC_Allreduce_init(a, b, 1, DFC_INT, DFC_SUM, comm, (DFC_Info)0x06000fff, &req),
+           DFC_ERR_INFO, "DFC_Allreduce_init", "info");
     CLEAN('p');
 
     /* ---- DFC_Cancel on collective requests; Start of an active one ---- */
@@ -215,7 +237,8 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Test_cancelled(&st, &cancelled));
     DFCT_CHECK(cancelled == 0, "a collective reports itself cancelled");
     for (int i = 0; i < 8; i++)
-        DFCT_CHECK(b[i] == n * (n - 1) / 2 + n * i, "allreduce after Cancel: element %d is %d", i, b[i]);
+        DFCT_CHECK(b[i] == n * (n - 1) / 2 + n * i, "allreduce after Cancel: element %d is %d", i,
+                   b[i]);
     DFCT_OK(DFC_Allreduce_init(a, b, 8, DFC_INT, DFC_MAX, comm, DFC_INFO_NULL, &req));
     EXPECT(DFC_Cancel(&req), DFC_ERR_REQUEST, "DFC_Cancel", "request"); /* inactive */
     DFCT_OK(DFC_Start(&req));
@@ -223,13 +246,15 @@ int main(int argc, char **argv)
     EXPECT(DFC_Start(&req), DFC_ERR_REQUEST, "DFC_Start", "request");   /* already active */
     DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
     for (int i = 0; i < 8; i++)
-        DFCT_CHECK(b[i] == n - 1 + i, "persistent allreduce after Cancel: element %d is %d", i, b[i]);
+        DFCT_CHECK(b[i] == n - 1 + i, "persistent allreduce after Cancel: element %d is %d", i,
+                   b[i]);
     DFCT_OK(DFC_Request_free(&req));
 
     /* ---- An invalid communicator (reported through WORLD's handler) ---- */
     DFCT_OK(DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN));
     EXPECT(DFC_Barrier(DFC_COMM_NULL), DFC_ERR_COMM, "DFC_Barrier", "comm");
-    EXPECT(DFC_Iallreduce(a, b, 1, DFC_INT, DFC_SUM, DFC_COMM_NULL, &req), DFC_ERR_COMM, "DFC_Iallreduce", "comm");
+    EXPECT(DFC_Iallreduce(a, b, 1, DFC_INT, DFC_SUM, DFC_COMM_NULL, &req), DFC_ERR_COMM,
+           "DFC_Iallreduce", "comm");
     CLEAN('n');
     EXPECT(DFC_Bcast(a, 1, DFC_INT, 0, (DFC_Comm)0x01000fff), DFC_ERR_COMM, "DFC_Bcast", "comm");
     DFCT_OK(DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_ARE_FATAL));

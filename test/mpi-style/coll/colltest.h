@@ -59,7 +59,8 @@ static inline void *ct_malloc(size_t n)
 /* The generator state for (rank, iter, salt). */
 static inline unsigned ct_seed(int rank, unsigned iter, unsigned salt)
 {
-    unsigned s = 0x9e3779b9u * (unsigned)(rank + 1) ^ 0x85ebca6bu * (iter + 1) ^ 0xc2b2ae35u * (salt + 1);
+    unsigned s = 0x9e3779b9u * (unsigned)(rank + 1) ^ 0x85ebca6bu * (iter + 1) ^
+                 0xc2b2ae35u * (salt + 1);
     s ^= s >> 15;
     s *= 0x2c1b3c6du;
     s ^= s >> 12;
@@ -68,7 +69,8 @@ static inline unsigned ct_seed(int rank, unsigned iter, unsigned salt)
 /* A value that depends on all of a, b, c, d (for data-movement tests). */
 static inline int ct_val(int a, int b, int c, unsigned d)
 {
-    unsigned h = (unsigned)a * 0x27d4eb2du ^ (unsigned)b * 0x165667b1u ^ (unsigned)c * 0x9e3779b9u ^ d * 0x85ebca6bu;
+    unsigned h = (unsigned)a * 0x27d4eb2du ^ (unsigned)b * 0x165667b1u ^ (unsigned)c * 0x9e3779b9u ^
+                 d * 0x85ebca6bu;
     h ^= h >> 13;
     h *= 0xc2b2ae35u;
     h ^= h >> 16;
@@ -102,30 +104,34 @@ static inline void ct_complete(DFC_Request *req, unsigned iter)
 /* Runs start number k of a collective in `form`: the blocking call; the I-call and its
  * completion; or (persistent) the _init call at k == 0, then Start and completion. The
  * request of the persistent form is freed by the caller (CT_FREE) after the last start. */
-#define CT_RUN(form, k, req, BLOCKING_CALL, NB_CALL, INIT_CALL)                                \
-    do {                                                                                      \
-        if ((form) == CT_BLOCKING) {                                                          \
-            DFCT_OK(BLOCKING_CALL);                                                           \
-        } else if ((form) == CT_NONBLOCKING) {                                                \
-            DFCT_OK(NB_CALL);                                                                 \
-            ct_complete(&(req), ct_iter);                                                     \
-            DFCT_CHECK((req) == DFC_REQUEST_NULL, "completed request not set to NULL");       \
-        } else {                                                                              \
-            if ((k) == 0) DFCT_OK(INIT_CALL);                                                 \
-            DFCT_OK(DFC_Start(&(req)));                                                       \
-            ct_complete(&(req), ct_iter);                                                     \
+#define CT_RUN(form, k, req, BLOCKING_CALL, NB_CALL, INIT_CALL)                              \
+    do {                                                                                     \
+        if ((form) == CT_BLOCKING) {                                                         \
+            DFCT_OK(BLOCKING_CALL);                                                          \
+        } else if ((form) == CT_NONBLOCKING) {                                               \
+            DFCT_OK(NB_CALL);                                                                \
+            ct_complete(&(req), ct_iter);                                                    \
+            DFCT_CHECK((req) == DFC_REQUEST_NULL, "completed request not set to NULL");      \
+        } else {                                                                             \
+            if ((k) == 0) DFCT_OK(INIT_CALL);                                                \
+            DFCT_OK(DFC_Start(&(req)));                                                      \
+            ct_complete(&(req), ct_iter);                                                    \
             DFCT_CHECK((req) != DFC_REQUEST_NULL, "persistent request freed by completion"); \
-        }                                                                                     \
+        }                                                                                    \
     } while (0)
-#define CT_FREE(form, req)                                                                    \
-    do {                                                                                      \
-        if ((form) == CT_PERSISTENT && (req) != DFC_REQUEST_NULL) DFCT_OK(DFC_Request_free(&(req))); \
+#define CT_FREE(form, req)                                        \
+    do {                                                          \
+        if ((form) == CT_PERSISTENT && (req) != DFC_REQUEST_NULL) \
+            DFCT_OK(DFC_Request_free(&(req)));                    \
     } while (0)
 
 /* ---- Poison and checks ---------------------------------------------------------------------- */
 #define CT_GUARD 64 /* poisoned bytes after every receive buffer */
 
-static inline unsigned char ct_poison_byte(unsigned iter) { return (unsigned char)(0xa5 ^ (iter * 29u)); }
+static inline unsigned char ct_poison_byte(unsigned iter)
+{
+    return (unsigned char)(0xa5 ^ (iter * 29u));
+}
 static inline void ct_poison(void *buf, size_t bytes, unsigned iter)
 {
     memset(buf, ct_poison_byte(iter), bytes);
@@ -148,7 +154,8 @@ static inline void ct_hex(char *out, const void *p, int n)
 
 /* Compares n elements of `elsize` bytes; reports the first few differences. Returns the
  * number of differing elements. */
-static inline size_t ct_compare(const char *what, const void *got, const void *exp, size_t n, int elsize)
+static inline size_t ct_compare(const char *what, const void *got, const void *exp, size_t n,
+                                int elsize)
 {
     const char *g = got, *e = exp;
     size_t bad = 0;
@@ -159,7 +166,8 @@ static inline size_t ct_compare(const char *what, const void *got, const void *e
                 char hg[40], he[40];
                 ct_hex(hg, g + i * elsize, elsize > 16 ? 16 : elsize);
                 ct_hex(he, e + i * elsize, elsize > 16 ? 16 : elsize);
-                dfct_fail_at(__FILE__, __LINE__, "%s: element %zu of %zu is 0x%s, expected 0x%s", what, i, n, hg, he);
+                dfct_fail_at(__FILE__, __LINE__, "%s: element %zu of %zu is 0x%s, expected 0x%s",
+                             what, i, n, hg, he);
             }
             bad++;
         }
@@ -170,7 +178,8 @@ static inline size_t ct_compare(const char *what, const void *got, const void *e
 /* The guard after a receive buffer must still be poison. */
 static inline void ct_check_guard(const char *what, const void *end, unsigned iter)
 {
-    DFCT_CHECK(ct_is_poison(end, CT_GUARD, iter), "%s: wrote past the end of the receive buffer", what);
+    DFCT_CHECK(ct_is_poison(end, CT_GUARD, iter), "%s: wrote past the end of the receive buffer",
+               what);
 }
 
 /* ---- Types ----------------------------------------------------------------------------------- */
@@ -247,7 +256,8 @@ static inline float ct_bf16_to_float(uint16_t h) { return ct_bits_float((uint32_
 static inline uint16_t ct_float_to_bf16(float f)
 {
     uint32_t b = ct_float_bits(f);
-    if (b & 0xffffu) dfct_fail_at(__FILE__, __LINE__, "test bug: %g is not exact in bfloat16", (double)f);
+    if (b & 0xffffu)
+        dfct_fail_at(__FILE__, __LINE__, "test bug: %g is not exact in bfloat16", (double)f);
     return (uint16_t)(b >> 16);
 }
 static inline float ct_fp16_to_float(uint16_t h)
@@ -312,8 +322,8 @@ static inline long long ct_input_value(const ct_type_t *t, DFC_Op op, unsigned *
     }
     case DFC_MAX:
     case DFC_MIN: return sgn ? (long long)(r % 201) - 100 : (long long)(r % 256);
-    case DFC_LAND: return r % 10 == 0 ? 0 : 1 + (r >> 4) % 2;       /* mostly true */
-    case DFC_LOR: return r % 10 == 0 ? 1 + (r >> 4) % 2 : 0;        /* mostly false */
+    case DFC_LAND: return r % 10 == 0 ? 0 : 1 + (r >> 4) % 2; /* mostly true */
+    case DFC_LOR: return r % 10 == 0 ? 1 + (r >> 4) % 2 : 0;  /* mostly false */
     case DFC_LXOR: return r % 3;
     default: { /* bitwise: random bits over 64 */
         unsigned long long v = r;
@@ -325,15 +335,16 @@ static inline long long ct_input_value(const ct_type_t *t, DFC_Op op, unsigned *
 }
 
 /* Fills n elements with rank's input for call iter. */
-#define CT_FILL_LOOP(T, CONV)                                                                 \
-    do {                                                                                      \
-        T *b_ = buf;                                                                          \
-        for (size_t i = 0; i < n; i++) b_[i] = CONV(ct_input_value(t, op, &s));               \
+#define CT_FILL_LOOP(T, CONV)                                                   \
+    do {                                                                        \
+        T *b_ = buf;                                                            \
+        for (size_t i = 0; i < n; i++) b_[i] = CONV(ct_input_value(t, op, &s)); \
     } while (0)
 #define CT_CAST_INT(v) (v)
 #define CT_CAST_BF16(v) ct_float_to_bf16((float)(v))
 #define CT_CAST_FP16(v) ct_float_to_fp16((float)(v))
-static inline void ct_fill(const ct_type_t *t, DFC_Op op, void *buf, size_t n, int rank, unsigned iter)
+static inline void ct_fill(const ct_type_t *t, DFC_Op op, void *buf, size_t n, int rank,
+                           unsigned iter)
 {
     unsigned s = ct_seed(rank, iter, 1);
     switch (t->dt) { /* the same as ct_set element by element, with the switch outside the loop */
@@ -358,50 +369,50 @@ static inline void ct_fill(const ct_type_t *t, DFC_Op op, void *buf, size_t n, i
 }
 
 /* Reference reduction, MPI's order: io[i] = in[i] (op) io[i]. */
-#define CT_REF_INT(T, U)                                                                      \
-    do {                                                                                      \
-        const T *a_ = in;                                                                     \
-        T *b_ = io;                                                                           \
-        for (size_t i = 0; i < n; i++) {                                                      \
-            T a = a_[i], b = b_[i], r = 0;                                                    \
-            if (op == DFC_SUM) r = (T)(0u + (U)a + (U)b);                                     \
-            else if (op == DFC_PROD) r = (T)(1u * (U)a * (U)b);                               \
-            else if (op == DFC_MAX) r = a > b ? a : b;                                        \
-            else if (op == DFC_MIN) r = a < b ? a : b;                                        \
-            else if (op == DFC_LAND) r = (T)((a != 0) && (b != 0));                           \
-            else if (op == DFC_LOR) r = (T)((a != 0) || (b != 0));                            \
-            else if (op == DFC_LXOR) r = (T)((a != 0) != (b != 0));                           \
-            else if (op == DFC_BAND) r = (T)(a & b);                                          \
-            else if (op == DFC_BOR) r = (T)(a | b);                                           \
-            else if (op == DFC_BXOR) r = (T)(a ^ b);                                          \
-            b_[i] = r;                                                                        \
-        }                                                                                     \
+#define CT_REF_INT(T, U)                                            \
+    do {                                                            \
+        const T *a_ = in;                                           \
+        T *b_ = io;                                                 \
+        for (size_t i = 0; i < n; i++) {                            \
+            T a = a_[i], b = b_[i], r = 0;                          \
+            if (op == DFC_SUM) r = (T)(0u + (U)a + (U)b);           \
+            else if (op == DFC_PROD) r = (T)(1u * (U)a * (U)b);     \
+            else if (op == DFC_MAX) r = a > b ? a : b;              \
+            else if (op == DFC_MIN) r = a < b ? a : b;              \
+            else if (op == DFC_LAND) r = (T)((a != 0) && (b != 0)); \
+            else if (op == DFC_LOR) r = (T)((a != 0) || (b != 0));  \
+            else if (op == DFC_LXOR) r = (T)((a != 0) != (b != 0)); \
+            else if (op == DFC_BAND) r = (T)(a & b);                \
+            else if (op == DFC_BOR) r = (T)(a | b);                 \
+            else if (op == DFC_BXOR) r = (T)(a ^ b);                \
+            b_[i] = r;                                              \
+        }                                                           \
     } while (0)
-#define CT_REF_FLT(T)                                                                         \
-    do {                                                                                      \
-        const T *a_ = in;                                                                     \
-        T *b_ = io;                                                                           \
-        for (size_t i = 0; i < n; i++) {                                                      \
-            T a = a_[i], b = b_[i], r = 0;                                                    \
-            if (op == DFC_SUM) r = a + b;                                                     \
-            else if (op == DFC_PROD) r = a * b;                                               \
-            else if (op == DFC_MAX) r = a > b ? a : b;                                        \
-            else if (op == DFC_MIN) r = a < b ? a : b;                                        \
-            b_[i] = r;                                                                        \
-        }                                                                                     \
+#define CT_REF_FLT(T)                                  \
+    do {                                               \
+        const T *a_ = in;                              \
+        T *b_ = io;                                    \
+        for (size_t i = 0; i < n; i++) {               \
+            T a = a_[i], b = b_[i], r = 0;             \
+            if (op == DFC_SUM) r = a + b;              \
+            else if (op == DFC_PROD) r = a * b;        \
+            else if (op == DFC_MAX) r = a > b ? a : b; \
+            else if (op == DFC_MIN) r = a < b ? a : b; \
+            b_[i] = r;                                 \
+        }                                              \
     } while (0)
-#define CT_REF_HALF(TO, FROM)                                                                 \
-    do {                                                                                      \
-        const uint16_t *a_ = in;                                                              \
-        uint16_t *b_ = io;                                                                    \
-        for (size_t i = 0; i < n; i++) {                                                      \
-            float a = TO(a_[i]), b = TO(b_[i]), r = 0;                                        \
-            if (op == DFC_SUM) r = a + b;                                                     \
-            else if (op == DFC_PROD) r = a * b;                                               \
-            else if (op == DFC_MAX) r = a > b ? a : b;                                        \
-            else if (op == DFC_MIN) r = a < b ? a : b;                                        \
-            b_[i] = FROM(r);                                                                  \
-        }                                                                                     \
+#define CT_REF_HALF(TO, FROM)                          \
+    do {                                               \
+        const uint16_t *a_ = in;                       \
+        uint16_t *b_ = io;                             \
+        for (size_t i = 0; i < n; i++) {               \
+            float a = TO(a_[i]), b = TO(b_[i]), r = 0; \
+            if (op == DFC_SUM) r = a + b;              \
+            else if (op == DFC_PROD) r = a * b;        \
+            else if (op == DFC_MAX) r = a > b ? a : b; \
+            else if (op == DFC_MIN) r = a < b ? a : b; \
+            b_[i] = FROM(r);                           \
+        }                                              \
     } while (0)
 
 static inline void ct_ref_reduce(DFC_Op op, const ct_type_t *t, const void *in, void *io, size_t n)
@@ -428,8 +439,8 @@ static inline void ct_ref_reduce(DFC_Op op, const ct_type_t *t, const void *in, 
 
 /* The reduction of ranks lo..hi-1's inputs for call iter, in rank order, into out (acc is
  * scratch of the same size). hi == lo leaves out untouched. */
-static inline void ct_ref_range(const ct_type_t *t, DFC_Op op, void *out, void *tmp, size_t n, int lo, int hi,
-                                unsigned iter)
+static inline void ct_ref_range(const ct_type_t *t, DFC_Op op, void *out, void *tmp, size_t n,
+                                int lo, int hi, unsigned iter)
 {
     if (hi <= lo) return;
     ct_fill(t, op, out, n, lo, iter);
@@ -489,7 +500,8 @@ static inline void ct_mat_fill(ct_mat_t *m, size_t n, int rank, unsigned iter)
         for (int k = 0; k < 4; k++) m[i].m[k] = dfct_rand(&s) % 3;
 }
 /* Product x_lo * ... * x_{hi-1} into out (identity when hi <= lo). */
-static inline void ct_mat_ref_range(ct_mat_t *out, ct_mat_t *tmp, size_t n, int lo, int hi, unsigned iter)
+static inline void ct_mat_ref_range(ct_mat_t *out, ct_mat_t *tmp, size_t n, int lo, int hi,
+                                    unsigned iter)
 {
     for (size_t i = 0; i < n; i++) out[i] = (ct_mat_t){{1, 0, 0, 1}};
     for (int r = lo; r < hi; r++) {

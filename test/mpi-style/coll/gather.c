@@ -29,8 +29,9 @@ static void test_gather(int count, int root, int in_place, int recv2)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "gather %d ints root %d%s%s %s start %d", count, root, ip ? " in place" : "",
-                     recv2 ? " (recv as INT pairs)" : "", ct_form_name[form], k);
+            snprintf(what, sizeof what, "gather %d ints root %d%s%s %s start %d", count, root,
+                     ip ? " in place" : "", recv2 ? " (recv as INT pairs)" : "", ct_form_name[form],
+                     k);
             ct_poison(rbuf, total * sizeof(int) + CT_GUARD, iter);
             fill(sbuf, count, ct_rank, iter);
             if (ip) fill(rbuf + (size_t)root * count, count, root, iter);
@@ -38,7 +39,8 @@ static void test_gather(int count, int root, int in_place, int recv2)
             void *r = is_root || k % 2 ? rbuf : NULL;
             CT_RUN(form, k, req, DFC_Gather(s, count, DFC_INT, r, rcount, rtype, root, comm),
                    DFC_Igather(s, count, DFC_INT, r, rcount, rtype, root, comm, &req),
-                   DFC_Gather_init(s, count, DFC_INT, r, rcount, rtype, root, comm, DFC_INFO_NULL, &req));
+                   DFC_Gather_init(s, count, DFC_INT, r, rcount, rtype, root, comm, DFC_INFO_NULL,
+                                   &req));
             if (is_root) {
                 for (int p = 0; p < n; p++) fill(ref + (size_t)p * count, count, p, iter);
                 ct_compare(what, rbuf, ref, total, sizeof(int));
@@ -61,7 +63,8 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Type_commit(&int2));
     static const int counts[] = {0, 1, 7, 1000, 30000};
     for (int root = 0; root < ct_size; root++)
-        for (int i = 0; i < (int)(sizeof counts / sizeof *counts); i++) test_gather(counts[i], root, 0, 0);
+        for (int i = 0; i < (int)(sizeof counts / sizeof *counts); i++)
+            test_gather(counts[i], root, 0, 0);
     for (int root = 0; root < ct_size; root++) {
         test_gather(7, root, 1, 0);
         test_gather(1000, root, 1, 0);

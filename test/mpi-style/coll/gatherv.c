@@ -27,8 +27,8 @@ static void test_gatherv(int variant, int scale, int root, int in_place)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "gatherv variant %d scale %d root %d%s %s start %d", variant, scale, root,
-                     ip ? " in place" : "", ct_form_name[form], k);
+            snprintf(what, sizeof what, "gatherv variant %d scale %d root %d%s %s start %d",
+                     variant, scale, root, ip ? " in place" : "", ct_form_name[form], k);
             ct_poison(rbuf, extent * sizeof(int) + CT_GUARD, iter);
             fill(sbuf, mine, ct_rank, iter);
             if (ip) fill(rbuf + displs[root], mine, root, iter);
@@ -38,7 +38,8 @@ static void test_gatherv(int variant, int scale, int root, int in_place)
             const int *rc = nul ? NULL : counts, *rd = nul ? NULL : displs;
             CT_RUN(form, k, req, DFC_Gatherv(s, mine, DFC_INT, r, rc, rd, DFC_INT, root, comm),
                    DFC_Igatherv(s, mine, DFC_INT, r, rc, rd, DFC_INT, root, comm, &req),
-                   DFC_Gatherv_init(s, mine, DFC_INT, r, rc, rd, DFC_INT, root, comm, DFC_INFO_NULL, &req));
+                   DFC_Gatherv_init(s, mine, DFC_INT, r, rc, rd, DFC_INT, root, comm, DFC_INFO_NULL,
+                                    &req));
             if (is_root) {
                 ct_poison(ref, extent * sizeof(int), iter);
                 for (int p = 0; p < n; p++) fill(ref + displs[p], counts[p], p, iter);

@@ -84,13 +84,16 @@ int main(int argc, char **argv)
     int saved = rank == 0 ? capture_stderr(&tmp) : -1;
     DFCT_OK(DFC_Iallreduce(&in, &out, 1, DFC_INT, DFC_SUM, comm, &req));
     DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
-    DFCT_CHECK(out == size * (size + 1) / 2, "allreduce gave %d, expected %d", out, size * (size + 1) / 2);
+    DFCT_CHECK(out == size * (size + 1) / 2, "allreduce gave %d, expected %d", out,
+               size * (size + 1) / 2);
     if (saved >= 0) {
         char *text = restore_stderr(saved, tmp);
         DFCT_CHECK(has_line(text, "[dfc hang report]", "DFC_HANG_REPORT_SECONDS", "pid"),
                    "no hang-report header after 1 s without progress; stderr was:\n%s", text);
-        DFCT_CHECK(has_line(text, "[dfc hang report]", "collective allreduce", "waiting for rank 1"),
-                   "no hang-report line for the allreduce waiting for rank 1; stderr was:\n%s", text);
+        DFCT_CHECK(has_line(text, "[dfc hang report]", "collective allreduce",
+                            "waiting for rank 1"),
+                   "no hang-report line for the allreduce waiting for rank 1; stderr was:\n%s",
+                   text);
         free(text);
     }
 
@@ -105,7 +108,8 @@ int main(int argc, char **argv)
         DFCT_CHECK(has_line(text, "[dfc hang report]", "(SIGUSR1)", "rank 0"),
                    "no hang-report header after SIGUSR1; stderr was:\n%s", text);
         DFCT_CHECK(has_line(text, "[dfc hang report]", "collective barrier", "waiting for rank 1"),
-                   "no hang-report line for the pending barrier after SIGUSR1; stderr was:\n%s", text);
+                   "no hang-report line for the pending barrier after SIGUSR1; stderr was:\n%s",
+                   text);
         free(text);
     }
 
@@ -123,9 +127,11 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Test(&req, &flag, DFC_STATUS_IGNORE));
         char *text = restore_stderr(saved, tmp);
         DFCT_CHECK(!flag, "the 1 MiB send completed before rank 1 posted its receive");
-        DFCT_CHECK(has_line(text, "p2p send to 1 tag 77", "rendezvous, 0/1048576 bytes",
-                            "waiting for the receiver's CTS"),
-                   "no hang-report line for the rendezvous send waiting for its CTS; stderr was:\n%s", text);
+        DFCT_CHECK(
+            has_line(text, "p2p send to 1 tag 77", "rendezvous, 0/1048576 bytes",
+                     "waiting for the receiver's CTS"),
+            "no hang-report line for the rendezvous send waiting for its CTS; stderr was:\n%s",
+            text);
         free(text);
         DFCT_OK(DFC_Send(&go, 1, DFC_INT, 1, go_tag, comm));
         usleep(1500000); /* no progress here: rank 1's receive waits for DATA meanwhile */
@@ -142,9 +148,10 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE)); /* its timeout report goes to the file too */
         char *text = restore_stderr(saved, tmp);
         DFCT_CHECK(has_line(text, "(SIGUSR1)", "rank 1", "[dfc hang report]") &&
-                   has_line(text, "p2p recv from 0 tag 77", "rendezvous, 0/1048576 bytes",
-                            "waiting for DATA"),
-                   "no SIGUSR1 report with the matched receive waiting for DATA; stderr was:\n%s", text);
+                       has_line(text, "p2p recv from 0 tag 77", "rendezvous, 0/1048576 bytes",
+                                "waiting for DATA"),
+                   "no SIGUSR1 report with the matched receive waiting for DATA; stderr was:\n%s",
+                   text);
         free(text);
         int bad = 0;
         for (int i = 0; i < n; i++) bad += big[i] != (char)(i * 7);

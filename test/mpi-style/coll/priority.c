@@ -29,7 +29,7 @@
 #define TAG_T 12
 #define TAG_VALID 13
 
-static DFC_Comm pair, ctl;  /* the pair; control messages */
+static DFC_Comm pair, ctl; /* the pair; control messages */
 static int prank = -1, psize;
 
 typedef struct op {
@@ -62,8 +62,8 @@ static void check(op_t *o, int i, unsigned iter, const char *scen)
         float e = (float)(dfct_rand(&s0) % 64);
         if (psize > 1) e += (float)(dfct_rand(&s1) % 64);
         if (o->rbuf[j] != e && bad++ < 3)
-            DFCT_CHECK(0, "%s: op %d (priority %d) element %d is %g, expected %g", scen, i, o->prio, j,
-                       (double)o->rbuf[j], (double)e);
+            DFCT_CHECK(0, "%s: op %d (priority %d) element %d is %g, expected %g", scen, i, o->prio,
+                       j, (double)o->rbuf[j], (double)e);
     }
 }
 
@@ -114,8 +114,9 @@ static int trial(op_t *ops, int k, int sleep_ms, unsigned iter, const char *scen
                         sprintf(got + strlen(got), " %d", ops[order[m]].prio);
                         sprintf(want + strlen(want), " %d", ops[k - 1 - m].prio);
                     }
-                    DFCT_CHECK(0, "%s: all ready together, completed in priority order%s, expected%s", scen, got,
-                               want);
+                    DFCT_CHECK(0,
+                               "%s: all ready together, completed in priority order%s, expected%s",
+                               scen, got, want);
                     break;
                 }
         DFCT_OK(DFC_Send(&valid, 1, DFC_INT, 1, TAG_VALID, ctl));
@@ -187,7 +188,8 @@ static void init_persistent(op_t *o, int info_prio)
         DFCT_OK(DFC_Info_create(&info));
         DFCT_OK(DFC_Info_set(info, "dfc_priority", v));
     }
-    DFCT_OK(DFC_Allreduce_init(o->sbuf, o->rbuf, o->count, DFC_FLOAT, DFC_SUM, o->comm, info, &o->req));
+    DFCT_OK(
+        DFC_Allreduce_init(o->sbuf, o->rbuf, o->count, DFC_FLOAT, DFC_SUM, o->comm, info, &o->req));
     if (info != DFC_INFO_NULL) DFCT_OK(DFC_Info_free(&info));
 }
 

@@ -30,19 +30,21 @@ static void test_redscat(const ct_type_t *t, DFC_Op op, int block, const int *co
             unsigned iter = ct_iter++;
             snprintf(what, sizeof what, "%s %s %s %s %d%s on %d ranks %s start %d",
                      counts ? "reduce_scatter" : "reduce_scatter_block", t->name, ct_op_name(op),
-                     counts ? "variant" : "block", counts ? counts[0] : block, in_place ? " in place" : "", size,
-                     ct_form_name[form], k);
+                     counts ? "variant" : "block", counts ? counts[0] : block,
+                     in_place ? " in place" : "", size, ct_form_name[form], k);
             ct_poison(rbuf, rbytes + CT_GUARD, iter);
             ct_fill(t, op, in_place ? rbuf : sbuf, total, rank, iter);
             const void *s = in_place ? DFC_IN_PLACE : sbuf;
             if (counts)
                 CT_RUN(form, k, req, DFC_Reduce_scatter(s, rbuf, counts, t->dt, op, comm),
                        DFC_Ireduce_scatter(s, rbuf, counts, t->dt, op, comm, &req),
-                       DFC_Reduce_scatter_init(s, rbuf, counts, t->dt, op, comm, DFC_INFO_NULL, &req));
+                       DFC_Reduce_scatter_init(s, rbuf, counts, t->dt, op, comm, DFC_INFO_NULL,
+                                               &req));
             else
                 CT_RUN(form, k, req, DFC_Reduce_scatter_block(s, rbuf, block, t->dt, op, comm),
                        DFC_Ireduce_scatter_block(s, rbuf, block, t->dt, op, comm, &req),
-                       DFC_Reduce_scatter_block_init(s, rbuf, block, t->dt, op, comm, DFC_INFO_NULL, &req));
+                       DFC_Reduce_scatter_block_init(s, rbuf, block, t->dt, op, comm, DFC_INFO_NULL,
+                                                     &req));
             ct_ref_range(t, op, ref, tmp, total, 0, size, iter);
             ct_compare(what, rbuf, ref + (size_t)off * t->size, mine, t->size);
             if (!in_place) {
@@ -79,14 +81,18 @@ static void test_matmul(int block, const int *counts, int in_place)
             ct_mat_fill(in_place ? rbuf : sbuf, total, rank, iter);
             const void *s = in_place ? DFC_IN_PLACE : (const void *)sbuf;
             if (counts)
-                CT_RUN(form, k, req, DFC_Reduce_scatter(s, rbuf, counts, ct_mat_type, ct_matmul_op, comm),
+                CT_RUN(form, k, req,
+                       DFC_Reduce_scatter(s, rbuf, counts, ct_mat_type, ct_matmul_op, comm),
                        DFC_Ireduce_scatter(s, rbuf, counts, ct_mat_type, ct_matmul_op, comm, &req),
-                       DFC_Reduce_scatter_init(s, rbuf, counts, ct_mat_type, ct_matmul_op, comm, DFC_INFO_NULL, &req));
+                       DFC_Reduce_scatter_init(s, rbuf, counts, ct_mat_type, ct_matmul_op, comm,
+                                               DFC_INFO_NULL, &req));
             else
-                CT_RUN(form, k, req, DFC_Reduce_scatter_block(s, rbuf, block, ct_mat_type, ct_matmul_op, comm),
-                       DFC_Ireduce_scatter_block(s, rbuf, block, ct_mat_type, ct_matmul_op, comm, &req),
-                       DFC_Reduce_scatter_block_init(s, rbuf, block, ct_mat_type, ct_matmul_op, comm, DFC_INFO_NULL,
-                                                     &req));
+                CT_RUN(form, k, req,
+                       DFC_Reduce_scatter_block(s, rbuf, block, ct_mat_type, ct_matmul_op, comm),
+                       DFC_Ireduce_scatter_block(s, rbuf, block, ct_mat_type, ct_matmul_op, comm,
+                                                 &req),
+                       DFC_Reduce_scatter_block_init(s, rbuf, block, ct_mat_type, ct_matmul_op,
+                                                     comm, DFC_INFO_NULL, &req));
             ct_mat_ref_range(ref, tmp, total, 0, size, iter);
             ct_compare(what, rbuf, ref + off, mine, es);
         }
@@ -99,10 +105,14 @@ static void run_all(void)
 {
     DFC_Comm_rank(comm, &rank);
     DFC_Comm_size(comm, &size);
-    static const struct { DFC_Datatype dt; DFC_Op op; } cases[] = {
-        {DFC_INT, DFC_SUM},       {DFC_FLOAT, DFC_PROD},  {DFC_DOUBLE, DFC_MAX},    {DFC_BFLOAT16, DFC_SUM},
-        {DFC_FLOAT16, DFC_MIN},   {DFC_UINT8_T, DFC_BXOR}, {DFC_INT64_T, DFC_LOR},  {DFC_UNSIGNED_CHAR, DFC_BAND},
-        {DFC_LONG_LONG, DFC_SUM}, {DFC_INT16_T, DFC_LXOR},
+    static const struct {
+        DFC_Datatype dt;
+        DFC_Op op;
+    } cases[] = {
+        {DFC_INT, DFC_SUM},      {DFC_FLOAT, DFC_PROD},         {DFC_DOUBLE, DFC_MAX},
+        {DFC_BFLOAT16, DFC_SUM}, {DFC_FLOAT16, DFC_MIN},        {DFC_UINT8_T, DFC_BXOR},
+        {DFC_INT64_T, DFC_LOR},  {DFC_UNSIGNED_CHAR, DFC_BAND}, {DFC_LONG_LONG, DFC_SUM},
+        {DFC_INT16_T, DFC_LXOR},
     };
     static const int blocks[] = {0, 1, 7, 1000};
     int *counts = ct_malloc(size * sizeof(int));
@@ -119,7 +129,8 @@ static void run_all(void)
     test_redscat(ct_type_of(DFC_INT), DFC_SUM, 0, counts, 0);
     test_redscat(ct_type_of(DFC_INT), DFC_SUM, 20000, NULL, 0);
     test_redscat(ct_type_of(DFC_FLOAT), DFC_SUM, 20000, NULL, 1);
-    for (int b = 0; b < (int)(sizeof blocks / sizeof *blocks); b++) test_matmul(blocks[b], NULL, b % 2);
+    for (int b = 0; b < (int)(sizeof blocks / sizeof *blocks); b++)
+        test_matmul(blocks[b], NULL, b % 2);
     for (int p = 0; p < size; p++) counts[p] = ct_vcount(p, 3, 5);
     test_matmul(0, counts, 0);
     test_matmul(0, counts, 1);

@@ -11,7 +11,8 @@
 
 static DFC_Comm comm;
 
-static void test_reduce(const ct_type_t *t, DFC_Op op, int count, int root, int in_place, int null_recv)
+static void test_reduce(const ct_type_t *t, DFC_Op op, int count, int root, int in_place,
+                        int null_recv)
 {
     size_t bytes = (size_t)count * t->size;
     char *sbuf = ct_malloc(bytes), *rbuf = ct_malloc(bytes + CT_GUARD);
@@ -23,8 +24,8 @@ static void test_reduce(const ct_type_t *t, DFC_Op op, int count, int root, int 
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "reduce %s %s count %d root %d%s %s start %d", t->name, ct_op_name(op), count,
-                     root, ip ? " in place" : "", ct_form_name[form], k);
+            snprintf(what, sizeof what, "reduce %s %s count %d root %d%s %s start %d", t->name,
+                     ct_op_name(op), count, root, ip ? " in place" : "", ct_form_name[form], k);
             ct_poison(rbuf, bytes + CT_GUARD, iter);
             ct_fill(t, op, ip ? rbuf : sbuf, count, ct_rank, iter);
             const void *s = ip ? DFC_IN_PLACE : sbuf;
@@ -37,7 +38,8 @@ static void test_reduce(const ct_type_t *t, DFC_Op op, int count, int root, int 
                 ct_compare(what, rbuf, ref, count, t->size);
                 ct_check_guard(what, rbuf + bytes, iter);
             } else {
-                DFCT_CHECK(ct_is_poison(rbuf, bytes + CT_GUARD, iter), "%s: non-root's recvbuf was written", what);
+                DFCT_CHECK(ct_is_poison(rbuf, bytes + CT_GUARD, iter),
+                           "%s: non-root's recvbuf was written", what);
             }
             if (!ip) {
                 ct_fill(t, op, tmp, count, ct_rank, iter);
@@ -60,14 +62,16 @@ static void test_matmul(int count, int root, int in_place)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "reduce matmul (non-commutative) count %d root %d%s %s start %d", count, root,
+            snprintf(what, sizeof what,
+                     "reduce matmul (non-commutative) count %d root %d%s %s start %d", count, root,
                      ip ? " in place" : "", ct_form_name[form], k);
             ct_poison(rbuf, bytes + CT_GUARD, iter);
             ct_mat_fill(ip ? rbuf : sbuf, count, ct_rank, iter);
             const void *s = ip ? DFC_IN_PLACE : (const void *)sbuf;
             CT_RUN(form, k, req, DFC_Reduce(s, rbuf, count, ct_mat_type, ct_matmul_op, root, comm),
                    DFC_Ireduce(s, rbuf, count, ct_mat_type, ct_matmul_op, root, comm, &req),
-                   DFC_Reduce_init(s, rbuf, count, ct_mat_type, ct_matmul_op, root, comm, DFC_INFO_NULL, &req));
+                   DFC_Reduce_init(s, rbuf, count, ct_mat_type, ct_matmul_op, root, comm,
+                                   DFC_INFO_NULL, &req));
             if (is_root) {
                 ct_mat_ref_range(ref, tmp, count, 0, ct_size, iter);
                 ct_compare(what, rbuf, ref, count, sizeof(ct_mat_t));
@@ -84,8 +88,8 @@ int main(int argc, char **argv)
     ct_init(&argc, &argv);
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &comm));
     ct_mat_setup();
-    static const DFC_Datatype types[] = {DFC_INT, DFC_FLOAT, DFC_DOUBLE, DFC_UINT8_T, DFC_INT64_T,
-                                         DFC_UNSIGNED_CHAR, DFC_BFLOAT16, DFC_FLOAT16};
+    static const DFC_Datatype types[] = {DFC_INT,     DFC_FLOAT,         DFC_DOUBLE,   DFC_UINT8_T,
+                                         DFC_INT64_T, DFC_UNSIGNED_CHAR, DFC_BFLOAT16, DFC_FLOAT16};
     static const int counts[] = {0, 1, 7, 1000};
     int c = 0;
     /* Every (type, op, count), each at a root that moves round the communicator. */

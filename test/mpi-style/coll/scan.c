@@ -20,8 +20,9 @@ static void test_scan(int ex, const ct_type_t *t, DFC_Op op, int count, int in_p
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "%s %s %s count %d%s on %d ranks %s start %d", ex ? "exscan" : "scan",
-                     t->name, ct_op_name(op), count, in_place ? " in place" : "", size, ct_form_name[form], k);
+            snprintf(what, sizeof what, "%s %s %s count %d%s on %d ranks %s start %d",
+                     ex ? "exscan" : "scan", t->name, ct_op_name(op), count,
+                     in_place ? " in place" : "", size, ct_form_name[form], k);
             ct_poison(rbuf, bytes + CT_GUARD, iter);
             ct_fill(t, op, in_place ? rbuf : sbuf, count, rank, iter);
             const void *s = in_place ? DFC_IN_PLACE : sbuf;
@@ -58,19 +59,23 @@ static void test_matmul(int ex, int count, int in_place)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "%s matmul (non-commutative) count %d%s on %d ranks %s start %d",
-                     ex ? "exscan" : "scan", count, in_place ? " in place" : "", size, ct_form_name[form], k);
+            snprintf(what, sizeof what,
+                     "%s matmul (non-commutative) count %d%s on %d ranks %s start %d",
+                     ex ? "exscan" : "scan", count, in_place ? " in place" : "", size,
+                     ct_form_name[form], k);
             ct_poison(rbuf, bytes + CT_GUARD, iter);
             ct_mat_fill(in_place ? rbuf : sbuf, count, rank, iter);
             const void *s = in_place ? DFC_IN_PLACE : (const void *)sbuf;
             if (ex)
                 CT_RUN(form, k, req, DFC_Exscan(s, rbuf, count, ct_mat_type, ct_matmul_op, comm),
                        DFC_Iexscan(s, rbuf, count, ct_mat_type, ct_matmul_op, comm, &req),
-                       DFC_Exscan_init(s, rbuf, count, ct_mat_type, ct_matmul_op, comm, DFC_INFO_NULL, &req));
+                       DFC_Exscan_init(s, rbuf, count, ct_mat_type, ct_matmul_op, comm,
+                                       DFC_INFO_NULL, &req));
             else
                 CT_RUN(form, k, req, DFC_Scan(s, rbuf, count, ct_mat_type, ct_matmul_op, comm),
                        DFC_Iscan(s, rbuf, count, ct_mat_type, ct_matmul_op, comm, &req),
-                       DFC_Scan_init(s, rbuf, count, ct_mat_type, ct_matmul_op, comm, DFC_INFO_NULL, &req));
+                       DFC_Scan_init(s, rbuf, count, ct_mat_type, ct_matmul_op, comm, DFC_INFO_NULL,
+                                     &req));
             if (!ex || rank > 0) {
                 ct_mat_ref_range(ref, tmp, count, 0, ex ? rank : rank + 1, iter);
                 ct_compare(what, rbuf, ref, count, sizeof(ct_mat_t));
@@ -86,9 +91,13 @@ static void run_all(void)
 {
     DFC_Comm_rank(comm, &rank);
     DFC_Comm_size(comm, &size);
-    static const struct { DFC_Datatype dt; DFC_Op op; } cases[] = {
-        {DFC_INT, DFC_SUM},     {DFC_DOUBLE, DFC_PROD},     {DFC_FLOAT, DFC_MAX},     {DFC_BFLOAT16, DFC_SUM},
-        {DFC_FLOAT16, DFC_MIN}, {DFC_UINT16_T, DFC_BXOR},   {DFC_INT8_T, DFC_LAND},   {DFC_UINT64_T, DFC_BOR},
+    static const struct {
+        DFC_Datatype dt;
+        DFC_Op op;
+    } cases[] = {
+        {DFC_INT, DFC_SUM},      {DFC_DOUBLE, DFC_PROD},  {DFC_FLOAT, DFC_MAX},
+        {DFC_BFLOAT16, DFC_SUM}, {DFC_FLOAT16, DFC_MIN},  {DFC_UINT16_T, DFC_BXOR},
+        {DFC_INT8_T, DFC_LAND},  {DFC_UINT64_T, DFC_BOR},
     };
     static const int counts[] = {0, 1, 7, 1000};
     for (int ex = 0; ex < 2; ex++) {

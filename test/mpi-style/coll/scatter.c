@@ -28,8 +28,9 @@ static void test_scatter(int count, int root, int in_place, int send2)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "scatter %d ints root %d%s%s %s start %d", count, root, ip ? " in place" : "",
-                     send2 ? " (sent as INT pairs)" : "", ct_form_name[form], k);
+            snprintf(what, sizeof what, "scatter %d ints root %d%s%s %s start %d", count, root,
+                     ip ? " in place" : "", send2 ? " (sent as INT pairs)" : "", ct_form_name[form],
+                     k);
             ct_poison(rbuf, count * sizeof(int) + CT_GUARD, iter);
             if (is_root)
                 for (int p = 0; p < n; p++) fill(sbuf + (size_t)p * count, count, root, p, iter);
@@ -37,7 +38,8 @@ static void test_scatter(int count, int root, int in_place, int send2)
             void *r = ip ? DFC_IN_PLACE : rbuf;
             CT_RUN(form, k, req, DFC_Scatter(s, scount, stype, r, count, DFC_INT, root, comm),
                    DFC_Iscatter(s, scount, stype, r, count, DFC_INT, root, comm, &req),
-                   DFC_Scatter_init(s, scount, stype, r, count, DFC_INT, root, comm, DFC_INFO_NULL, &req));
+                   DFC_Scatter_init(s, scount, stype, r, count, DFC_INT, root, comm, DFC_INFO_NULL,
+                                    &req));
             if (ip) {
                 DFCT_CHECK(ct_is_poison(rbuf, count * sizeof(int) + CT_GUARD, iter),
                            "%s: the root's unused recvbuf was written", what);
@@ -48,7 +50,8 @@ static void test_scatter(int count, int root, int in_place, int send2)
             }
             if (is_root) {
                 for (int p = 0; p < n; p++) fill(ref + (size_t)p * count, count, root, p, iter);
-                DFCT_CHECK(!memcmp(ref, sbuf, total * sizeof(int)), "%s: the root's sendbuf was modified", what);
+                DFCT_CHECK(!memcmp(ref, sbuf, total * sizeof(int)),
+                           "%s: the root's sendbuf was modified", what);
             }
         }
         CT_FREE(form, req);
@@ -64,7 +67,8 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Type_commit(&int2));
     static const int counts[] = {0, 1, 7, 1000, 30000};
     for (int root = 0; root < ct_size; root++)
-        for (int i = 0; i < (int)(sizeof counts / sizeof *counts); i++) test_scatter(counts[i], root, 0, 0);
+        for (int i = 0; i < (int)(sizeof counts / sizeof *counts); i++)
+            test_scatter(counts[i], root, 0, 0);
     for (int root = 0; root < ct_size; root++) {
         test_scatter(7, root, 1, 0);
         test_scatter(1000, root, 1, 0);

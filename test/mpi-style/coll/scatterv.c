@@ -27,8 +27,8 @@ static void test_scatterv(int variant, int scale, int root, int in_place)
         DFC_Request req = DFC_REQUEST_NULL;
         for (int k = 0; k < CT_NRUNS(form); k++) {
             unsigned iter = ct_iter++;
-            snprintf(what, sizeof what, "scatterv variant %d scale %d root %d%s %s start %d", variant, scale, root,
-                     ip ? " in place" : "", ct_form_name[form], k);
+            snprintf(what, sizeof what, "scatterv variant %d scale %d root %d%s %s start %d",
+                     variant, scale, root, ip ? " in place" : "", ct_form_name[form], k);
             ct_poison(rbuf, mine * sizeof(int) + CT_GUARD, iter);
             if (is_root) {
                 ct_poison(sbuf, extent * sizeof(int), iter);
@@ -40,7 +40,8 @@ static void test_scatterv(int variant, int scale, int root, int in_place)
             void *r = ip ? DFC_IN_PLACE : rbuf;
             CT_RUN(form, k, req, DFC_Scatterv(s, sc, sd, DFC_INT, r, mine, DFC_INT, root, comm),
                    DFC_Iscatterv(s, sc, sd, DFC_INT, r, mine, DFC_INT, root, comm, &req),
-                   DFC_Scatterv_init(s, sc, sd, DFC_INT, r, mine, DFC_INT, root, comm, DFC_INFO_NULL, &req));
+                   DFC_Scatterv_init(s, sc, sd, DFC_INT, r, mine, DFC_INT, root, comm,
+                                     DFC_INFO_NULL, &req));
             if (ip) {
                 DFCT_CHECK(ct_is_poison(rbuf, mine * sizeof(int) + CT_GUARD, iter),
                            "%s: the root's unused recvbuf was written", what);
@@ -52,7 +53,8 @@ static void test_scatterv(int variant, int scale, int root, int in_place)
             if (is_root) {
                 ct_poison(ref, extent * sizeof(int), iter);
                 for (int p = 0; p < n; p++) fill(ref + displs[p], counts[p], root, p, iter);
-                DFCT_CHECK(!memcmp(ref, sbuf, extent * sizeof(int)), "%s: the root's sendbuf was modified", what);
+                DFCT_CHECK(!memcmp(ref, sbuf, extent * sizeof(int)),
+                           "%s: the root's sendbuf was modified", what);
             }
         }
         CT_FREE(form, req);

@@ -37,8 +37,8 @@ static void fill(float *v, int n, unsigned iter)
 static void check(const char *what, int count, const float *got, const float *ref)
 {
     DFCT_CHECK(!memcmp(got, ref, (size_t)count * sizeof(float)),
-               "%s count %d: differs from recursive doubling on the duplicate (first: %a vs %a)", what,
-               count, got[0], ref[0]);
+               "%s count %d: differs from recursive doubling on the duplicate (first: %a vs %a)",
+               what, count, got[0], ref[0]);
 }
 
 int main(int argc, char **argv)
@@ -65,27 +65,31 @@ int main(int argc, char **argv)
             DFC_Request req[K];
             for (int k = 0; k < K; k++) {
                 fill(in + k * c, c, ct_iter + k);
-                DFCT_OK(DFC_Iallreduce(in + k * c, out + k * c, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &req[k]));
+                DFCT_OK(DFC_Iallreduce(in + k * c, out + k * c, c, DFC_FLOAT, DFC_SUM,
+                                       DFC_COMM_WORLD, &req[k]));
             }
             for (int k = 0; k < K; k++)
                 DFCT_OK(DFC_Allreduce(in + k * c, ref + k * c, c, DFC_FLOAT, DFC_SUM, dup));
             int peer = ct_rank ^ 1, x = ct_rank, y = -1;
             if (peer < ct_size)
-                DFCT_OK(DFC_Sendrecv(&x, 1, DFC_INT, peer, 5, &y, 1, DFC_INT, peer, 5, DFC_COMM_WORLD,
-                                     DFC_STATUS_IGNORE));
+                DFCT_OK(DFC_Sendrecv(&x, 1, DFC_INT, peer, 5, &y, 1, DFC_INT, peer, 5,
+                                     DFC_COMM_WORLD, DFC_STATUS_IGNORE));
             if (order == 1 && ct_rank == ct_size - 1) usleep(20000);
             for (int i = 0; i < K; i++) {
                 int k = order == 0 || ct_rank % 2 ? K - 1 - i : i;
                 DFCT_OK(DFC_Wait(&req[k], DFC_STATUS_IGNORE));
             }
-            for (int k = 0; k < K; k++) check(order ? "Iallreduce, mixed wait order" : "Iallreduce", c, out + k * c, ref + k * c);
+            for (int k = 0; k < K; k++)
+                check(order ? "Iallreduce, mixed wait order" : "Iallreduce", c, out + k * c,
+                      ref + k * c);
             ct_iter += K;
         }
         /* 4. a persistent allreduce between slot ones */
         DFC_Request p;
         fill(in, c, ct_iter);
         fill(in + c, c, ct_iter + 1);
-        DFCT_OK(DFC_Allreduce_init(in, out, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL, &p));
+        DFCT_OK(
+            DFC_Allreduce_init(in, out, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL, &p));
         DFCT_OK(DFC_Start(&p));
         DFCT_OK(DFC_Allreduce(in + c, out + c, c, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD));
         DFCT_OK(DFC_Wait(&p, DFC_STATUS_IGNORE));

@@ -32,14 +32,17 @@ static void check_child(int i, int pair, int round, int rank, int n)
     int csize = -1, crank = -1;
     DFCT_OK(DFC_Comm_size(child[i], &csize));
     DFCT_OK(DFC_Comm_rank(child[i], &crank));
-    DFCT_CHECK(csize == n && crank == rank, "pair %d round %d: communicator %d (tag %d) has "
-               "rank %d of %d, expected %d of %d", pair, round, i, tag[i], crank, csize, rank, n);
+    DFCT_CHECK(csize == n && crank == rank,
+               "pair %d round %d: communicator %d (tag %d) has "
+               "rank %d of %d, expected %d of %d",
+               pair, round, i, tag[i], crank, csize, rank, n);
 }
 
 int main(int argc, char **argv)
 {
     int provided, rank, size, rounds = argc > 1 ? atoi(argv[1]) : 30;
-    const int pairs[3][2] = {{5, 5 + (1 << 30)}, {0, 1 << 30},
+    const int pairs[3][2] = {{5, 5 + (1 << 30)},
+                             {0, 1 << 30},
                              {DFC_TAG_UB_VALUE - (1 << 30), DFC_TAG_UB_VALUE}};
     DFC_Init_thread(&argc, &argv, DFC_THREAD_MULTIPLE, &provided);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
@@ -74,8 +77,8 @@ int main(int argc, char **argv)
             for (int i = 0; i < 2; i++)
                 if (member[i]) {
                     out[i] = round * 1000 + i * 100 + rank;
-                    DFCT_OK(DFC_Isend(&out[i], 1, DFC_INT, (rank + 1) % n[i], 7 + i, child[i],
-                                      &r[i]));
+                    DFCT_OK(
+                        DFC_Isend(&out[i], 1, DFC_INT, (rank + 1) % n[i], 7 + i, child[i], &r[i]));
                 }
             for (int i = 1; i >= 0; i--)
                 if (member[i]) {
@@ -84,8 +87,9 @@ int main(int argc, char **argv)
                                      &st[i]));
                     DFCT_CHECK(in[i] == want && st[i].DFC_TAG == 7 + i && st[i].DFC_SOURCE == left,
                                "pair %d round %d: on communicator %d (tag %d) got %d (tag %d, "
-                               "source %d), expected %d (tag %d, source %d)", pair, round, i,
-                               tag[i], in[i], st[i].DFC_TAG, st[i].DFC_SOURCE, want, 7 + i, left);
+                               "source %d), expected %d (tag %d, source %d)",
+                               pair, round, i, tag[i], in[i], st[i].DFC_TAG, st[i].DFC_SOURCE, want,
+                               7 + i, left);
                 }
             for (int i = 0; i < 2; i++)
                 if (member[i]) {

@@ -35,7 +35,8 @@ static void check_comm(DFC_Comm comm, const int *want, int n, const char *what)
     DFC_Status st;
     DFCT_OK(DFC_Sendrecv(out, 2, DFC_INT, right, 0, got, 2, DFC_INT, left, 0, comm, &st));
     DFCT_CHECK(got[0] == want[left] && got[1] == 12345 && st.DFC_SOURCE == left,
-               "%s: left neighbour is world %d (source %d), expected %d", what, got[0], st.DFC_SOURCE, want[left]);
+               "%s: left neighbour is world %d (source %d), expected %d", what, got[0],
+               st.DFC_SOURCE, want[left]);
     /* Also the group of the communicator. */
     DFC_Group g;
     int gs = -1, gr = -1;
@@ -134,7 +135,8 @@ int main(int argc, char **argv)
         /* A ring over the even ranks. */
         int neven = (wsize + 1) / 2, x = wrank, y = -1;
         int peer = ((wrank / 2 + 1) % neven) * 2, from = ((wrank / 2 + neven - 1) % neven) * 2;
-        DFCT_OK(DFC_Sendrecv(&x, 1, DFC_INT, peer, 1, &y, 1, DFC_INT, from, 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+        DFCT_OK(DFC_Sendrecv(&x, 1, DFC_INT, peer, 1, &y, 1, DFC_INT, from, 1, DFC_COMM_WORLD,
+                             DFC_STATUS_IGNORE));
         DFCT_CHECK(y == from, "even ranks' exchange during create_group: got %d from %d", y, from);
     }
 

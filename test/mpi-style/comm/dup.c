@@ -30,13 +30,15 @@ static void info_value(DFC_Comm comm, const char *key, char *val, int *found)
 /* Messages on a and b with the same (source, tag) go each to its own communicator. */
 static void check_isolation(DFC_Comm a, DFC_Comm b, const char *what)
 {
-    int right = (rank + 1) % size, left = (rank + size - 1) % size, x = -1, y = -1, one = 1, two = 2;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, x = -1, y = -1, one = 1,
+        two = 2;
     DFC_Request r[3];
     DFCT_OK(DFC_Isend(&one, 1, DFC_INT, right, 3, a, &r[0]));
     DFCT_OK(DFC_Isend(&two, 1, DFC_INT, right, 3, b, &r[1]));
     DFCT_OK(DFC_Recv(&y, 1, DFC_INT, DFC_ANY_SOURCE, DFC_ANY_TAG, b, DFC_STATUS_IGNORE));
     DFCT_OK(DFC_Recv(&x, 1, DFC_INT, left, 3, a, DFC_STATUS_IGNORE));
-    DFCT_CHECK(x == 1 && y == 2, "%s: got %d on the first and %d on the second, expected 1 and 2", what, x, y);
+    DFCT_CHECK(x == 1 && y == 2, "%s: got %d on the first and %d on the second, expected 1 and 2",
+               what, x, y);
     DFCT_OK(DFC_Waitall(2, r, DFC_STATUSES_IGNORE));
 }
 
@@ -46,8 +48,9 @@ static void check_name(DFC_Comm c, const char *want, const char *what)
     int len = -1;
     memset(name, 'x', sizeof name);
     DFCT_OK(DFC_Comm_get_name(c, name, &len));
-    DFCT_CHECK(!strcmp(name, want) && len == (int)strlen(want), "%s: name \"%.*s\" (len %d), expected \"%s\"",
-               what, DFC_MAX_OBJECT_NAME - 1, name, len, want);
+    DFCT_CHECK(!strcmp(name, want) && len == (int)strlen(want),
+               "%s: name \"%.*s\" (len %d), expected \"%s\"", what, DFC_MAX_OBJECT_NAME - 1, name,
+               len, want);
 }
 
 int main(int argc, char **argv)
@@ -74,14 +77,18 @@ int main(int argc, char **argv)
     DFCT_CHECK(result == DFC_CONGRUENT, "compare(WORLD, dup) = %d", result);
     DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, 0, size - rank, &rev));
     DFCT_OK(DFC_Comm_compare(DFC_COMM_WORLD, rev, &result));
-    DFCT_CHECK(result == (size > 1 ? DFC_SIMILAR : DFC_CONGRUENT), "compare(WORLD, reversed) = %d", result);
+    DFCT_CHECK(result == (size > 1 ? DFC_SIMILAR : DFC_CONGRUENT), "compare(WORLD, reversed) = %d",
+               result);
     DFCT_OK(DFC_Comm_compare(rev, d1, &result));
-    DFCT_CHECK(result == (size > 1 ? DFC_SIMILAR : DFC_CONGRUENT), "compare(reversed, dup) = %d", result);
+    DFCT_CHECK(result == (size > 1 ? DFC_SIMILAR : DFC_CONGRUENT), "compare(reversed, dup) = %d",
+               result);
     DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, rank == 0, rank, &sub));
     DFCT_OK(DFC_Comm_compare(DFC_COMM_WORLD, sub, &result));
-    DFCT_CHECK(result == (size > 1 ? DFC_UNEQUAL : DFC_CONGRUENT), "compare(WORLD, subset) = %d", result);
+    DFCT_CHECK(result == (size > 1 ? DFC_UNEQUAL : DFC_CONGRUENT), "compare(WORLD, subset) = %d",
+               result);
     DFCT_OK(DFC_Comm_compare(DFC_COMM_SELF, DFC_COMM_WORLD, &result));
-    DFCT_CHECK(result == (size > 1 ? DFC_UNEQUAL : DFC_CONGRUENT), "compare(SELF, WORLD) = %d", result);
+    DFCT_CHECK(result == (size > 1 ? DFC_UNEQUAL : DFC_CONGRUENT), "compare(SELF, WORLD) = %d",
+               result);
     DFCT_OK(DFC_Comm_compare(DFC_COMM_SELF, DFC_COMM_SELF, &result));
     DFCT_CHECK(result == DFC_IDENT, "compare(SELF, SELF) = %d", result);
 
@@ -93,7 +100,8 @@ int main(int argc, char **argv)
     DFC_Comm drev;
     DFCT_OK(DFC_Comm_dup(rev, &drev));
     DFCT_OK(DFC_Comm_rank(drev, &r));
-    DFCT_CHECK(r == size - 1 - rank, "dup of the reversed comm: rank %d, expected %d", r, size - 1 - rank);
+    DFCT_CHECK(r == size - 1 - rank, "dup of the reversed comm: rank %d, expected %d", r,
+               size - 1 - rank);
     DFCT_OK(DFC_Comm_compare(rev, drev, &result));
     DFCT_CHECK(result == DFC_CONGRUENT, "compare(reversed, its dup) = %d", result);
 
@@ -132,16 +140,19 @@ int main(int argc, char **argv)
     DFCT_CHECK(result == DFC_CONGRUENT, "compare(WORLD, dup_with_info) = %d", result);
     check_isolation(d1, d4, "a dup and a dup_with_info");
     info_value(d4, "dfc_priority", val, &found);
-    DFCT_CHECK(found && !strcmp(val, "5"), "dup_with_info: dfc_priority found %d value \"%s\"", found, val);
+    DFCT_CHECK(found && !strcmp(val, "5"), "dup_with_info: dfc_priority found %d value \"%s\"",
+               found, val);
     DFC_Comm d5, d6;
     DFCT_OK(DFC_Comm_dup(d4, &d5));
     info_value(d5, "dfc_priority", val, &found);
-    DFCT_CHECK(found && !strcmp(val, "5"), "dup of a comm with dfc_priority: found %d value \"%s\"", found, val);
+    DFCT_CHECK(found && !strcmp(val, "5"), "dup of a comm with dfc_priority: found %d value \"%s\"",
+               found, val);
     DFCT_OK(DFC_Info_create(&info));
     DFCT_OK(DFC_Info_set(info, "dfc_priority", "-2"));
     DFCT_OK(DFC_Comm_dup_with_info(d4, info, &d6));
     info_value(d6, "dfc_priority", val, &found);
-    DFCT_CHECK(found && !strcmp(val, "-2"), "dup_with_info over a priority: found %d value \"%s\"", found, val);
+    DFCT_CHECK(found && !strcmp(val, "-2"), "dup_with_info over a priority: found %d value \"%s\"",
+               found, val);
     /* set_info on an existing comm. */
     DFCT_OK(DFC_Info_set(info, "dfc_priority", "7"));
     DFCT_OK(DFC_Comm_set_info(d1, info));
@@ -163,7 +174,8 @@ int main(int argc, char **argv)
     }
     /* Many dups alive at once, then freed. */
     DFC_Comm many[64];
-    for (int i = 0; i < 64; i++) DFCT_OK(DFC_Comm_dup(i % 2 ? many[i - 1] : DFC_COMM_WORLD, &many[i]));
+    for (int i = 0; i < 64; i++)
+        DFCT_OK(DFC_Comm_dup(i % 2 ? many[i - 1] : DFC_COMM_WORLD, &many[i]));
     check_isolation(many[62], many[63], "the last two of 64 dups");
     for (int i = 63; i >= 0; i--) DFCT_OK(DFC_Comm_free(&many[i]));
     return dfct_finalize();

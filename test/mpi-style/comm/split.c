@@ -47,7 +47,8 @@ static void check_comm(DFC_Comm comm, const int *want, int n, const char *what)
     int *got = malloc(n * sizeof(int));
     members(comm, got);
     for (int i = 0; i < n; i++)
-        DFCT_CHECK(got[i] == want[i], "%s: rank %d is world %d, expected %d", what, i, got[i], want[i]);
+        DFCT_CHECK(got[i] == want[i], "%s: rank %d is world %d, expected %d", what, i, got[i],
+                   want[i]);
     free(got);
 }
 
@@ -75,15 +76,16 @@ static void check_isolation(DFC_Comm parent, DFC_Comm comm, const char *what)
     DFCT_OK(DFC_Probe(pleft, 8, parent, DFC_STATUS_IGNORE));
     DFCT_OK(DFC_Recv(NULL, 0, DFC_INT, pleft, 8, parent, DFC_STATUS_IGNORE));
     if (comm != DFC_COMM_NULL) {
-        DFCT_OK(DFC_Sendrecv(cout, 2, DFC_INT, right, 7, cmsg, 2, DFC_INT, DFC_ANY_SOURCE, DFC_ANY_TAG, comm, &st));
-        DFCT_CHECK(cmsg[0] == 2 && cmsg[1] == left, "%s: comm receive got {%d,%d}, expected {2,%d}", what,
-                   cmsg[0], cmsg[1], left);
-        DFCT_CHECK(st.DFC_SOURCE == left && st.DFC_TAG == 7, "%s: comm status %d/%d", what, st.DFC_SOURCE,
-                   st.DFC_TAG);
+        DFCT_OK(DFC_Sendrecv(cout, 2, DFC_INT, right, 7, cmsg, 2, DFC_INT, DFC_ANY_SOURCE,
+                             DFC_ANY_TAG, comm, &st));
+        DFCT_CHECK(cmsg[0] == 2 && cmsg[1] == left, "%s: comm receive got {%d,%d}, expected {2,%d}",
+                   what, cmsg[0], cmsg[1], left);
+        DFCT_CHECK(st.DFC_SOURCE == left && st.DFC_TAG == 7, "%s: comm status %d/%d", what,
+                   st.DFC_SOURCE, st.DFC_TAG);
     }
     DFCT_OK(DFC_Recv(pmsg, 2, DFC_INT, DFC_ANY_SOURCE, 7, parent, &st));
-    DFCT_CHECK(pmsg[0] == 1 && pmsg[1] == pleft, "%s: parent receive got {%d,%d}, expected {1,%d}", what, pmsg[0],
-               pmsg[1], pleft);
+    DFCT_CHECK(pmsg[0] == 1 && pmsg[1] == pleft, "%s: parent receive got {%d,%d}, expected {1,%d}",
+               what, pmsg[0], pmsg[1], pleft);
     DFCT_OK(DFC_Waitall(2, rq, DFC_STATUSES_IGNORE));
 }
 
@@ -120,7 +122,8 @@ int main(int argc, char **argv)
     check_comm(c3, want, wsize, "split(5, rank)");
     int result = -1;
     DFCT_OK(DFC_Comm_compare(DFC_COMM_WORLD, c3, &result));
-    DFCT_CHECK(result == DFC_CONGRUENT, "split(5, rank) compared with WORLD: %d, expected CONGRUENT", result);
+    DFCT_CHECK(result == DFC_CONGRUENT,
+               "split(5, rank) compared with WORLD: %d, expected CONGRUENT", result);
     check_isolation(DFC_COMM_WORLD, c3, "split(5, rank)");
 
     /* Keys with ties broken by parent rank: key rank/2, reversed by color. */

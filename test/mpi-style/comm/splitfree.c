@@ -30,14 +30,17 @@ int main(int argc, char **argv)
             int r = -1, s = -1;
             DFCT_OK(DFC_Comm_rank(c, &r));
             DFCT_OK(DFC_Comm_size(c, &s));
-            DFCT_CHECK(r == me && s == n, "cycle %ld: rank %d size %d, expected %d and %d", it, r, s, me, n);
+            DFCT_CHECK(r == me && s == n, "cycle %ld: rank %d size %d, expected %d and %d", it, r,
+                       s, me, n);
             int right = (me + 1) % n, left = (me + n - 1) % n;
             long out[2] = {it, rank}, in[2] = {-1, -1};
             DFC_Status st;
-            DFCT_OK(DFC_Sendrecv(out, 2, DFC_LONG, right, 0, in, 2, DFC_LONG, DFC_ANY_SOURCE, DFC_ANY_TAG, c, &st));
-            DFCT_CHECK(in[0] == it && in[1] == 2 * left + color && st.DFC_SOURCE == left && st.DFC_TAG == 0,
-                       "cycle %ld: got {%ld, %ld} from %d, expected {%ld, %d} from %d", it, in[0], in[1],
-                       st.DFC_SOURCE, it, 2 * left + color, left);
+            DFCT_OK(DFC_Sendrecv(out, 2, DFC_LONG, right, 0, in, 2, DFC_LONG, DFC_ANY_SOURCE,
+                                 DFC_ANY_TAG, c, &st));
+            DFCT_CHECK(in[0] == it && in[1] == 2 * left + color && st.DFC_SOURCE == left &&
+                           st.DFC_TAG == 0,
+                       "cycle %ld: got {%ld, %ld} from %d, expected {%ld, %d} from %d", it, in[0],
+                       in[1], st.DFC_SOURCE, it, 2 * left + color, left);
         }
         DFCT_OK(DFC_Comm_free(&c));
         if (dfct_errs) break;

@@ -21,8 +21,10 @@ int main(int argc, char **argv)
     int nr = 0;
     for (int r = 0; r < size; r++) {
         if (r == rank) continue;
-        DFCT_OK(DFC_Irecv(names + (size_t)r * NAMELEN, NAMELEN, DFC_CHAR, r, 1, DFC_COMM_WORLD, &reqs[nr++]));
-        DFCT_OK(DFC_Isend(names + (size_t)rank * NAMELEN, NAMELEN, DFC_CHAR, r, 1, DFC_COMM_WORLD, &reqs[nr++]));
+        DFCT_OK(DFC_Irecv(names + (size_t)r * NAMELEN, NAMELEN, DFC_CHAR, r, 1, DFC_COMM_WORLD,
+                          &reqs[nr++]));
+        DFCT_OK(DFC_Isend(names + (size_t)rank * NAMELEN, NAMELEN, DFC_CHAR, r, 1, DFC_COMM_WORLD,
+                          &reqs[nr++]));
     }
     DFCT_OK(DFC_Waitall(nr, reqs, DFC_STATUSES_IGNORE));
     const char *mine = names + (size_t)rank * NAMELEN;
@@ -41,7 +43,9 @@ int main(int argc, char **argv)
     DFCT_CHECK(node != DFC_COMM_NULL, "split_type(SHARED) gave DFC_COMM_NULL");
     DFCT_OK(DFC_Comm_rank(node, &r));
     DFCT_OK(DFC_Comm_size(node, &s));
-    DFCT_CHECK(s == n && r == me, "split_type(SHARED): size %d rank %d, expected %d and %d (host %s)", s, r, n, me, mine);
+    DFCT_CHECK(s == n && r == me,
+               "split_type(SHARED): size %d rank %d, expected %d and %d (host %s)", s, r, n, me,
+               mine);
     if (s == n && r == me) {
         /* Each member tells its world rank and processor name to all others. */
         for (int i = 0; i < n; i++) {
@@ -52,11 +56,12 @@ int main(int argc, char **argv)
             out.w = rank;
             memcpy(out.name, mine, NAMELEN);
             int to = (r + i) % n, from = (r - i + n) % n;
-            DFCT_OK(DFC_Sendrecv(&out, (int)sizeof out, DFC_BYTE, to, 2, &in, (int)sizeof in, DFC_BYTE, from, 2, node,
-                                 DFC_STATUS_IGNORE));
-            DFCT_CHECK(in.w == want[from], "node comm rank %d is world %d, expected %d", from, in.w, want[from]);
-            DFCT_CHECK(!strncmp(in.name, mine, NAMELEN), "node comm rank %d has host \"%s\", mine is \"%s\"", from,
-                       in.name, mine);
+            DFCT_OK(DFC_Sendrecv(&out, (int)sizeof out, DFC_BYTE, to, 2, &in, (int)sizeof in,
+                                 DFC_BYTE, from, 2, node, DFC_STATUS_IGNORE));
+            DFCT_CHECK(in.w == want[from], "node comm rank %d is world %d, expected %d", from, in.w,
+                       want[from]);
+            DFCT_CHECK(!strncmp(in.name, mine, NAMELEN),
+                       "node comm rank %d has host \"%s\", mine is \"%s\"", from, in.name, mine);
         }
     }
     /* Splitting it again by type gives the same members. */

@@ -38,7 +38,8 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Recv(&y, 1, DFC_INT, DFC_ANY_SOURCE, DFC_ANY_TAG, child[1], DFC_STATUS_IGNORE));
         DFCT_OK(DFC_Recv(&x, 1, DFC_INT, DFC_ANY_SOURCE, DFC_ANY_TAG, child[0], DFC_STATUS_IGNORE));
         DFCT_OK(DFC_Waitall(2, r, DFC_STATUSES_IGNORE));
-        DFCT_CHECK(x == 1 && y == 2, "iteration %d: got %d on the first dup and %d on the second", it, x, y);
+        DFCT_CHECK(x == 1 && y == 2, "iteration %d: got %d on the first dup and %d on the second",
+                   it, x, y);
         DFCT_OK(DFC_Comm_free(&child[0]));
         DFCT_OK(DFC_Comm_free(&child[1]));
     }

@@ -85,14 +85,14 @@ static void test_type_errors(void)
                "DFC_Get_elements: invalid argument status");
     DFCT_FAILS(DFC_Get_elements(&st, uncommitted, &count), DFC_ERR_TYPE,
                "DFC_Get_elements: invalid argument datatype");
-    int in[3] = { 1, 2, 3 }, io[3] = { 0 };
+    int in[3] = {1, 2, 3}, io[3] = {0};
     DFCT_FAILS(DFC_Reduce_local(in, io, 1, uncommitted, DFC_SUM), DFC_ERR_TYPE, "committed");
     DFCT_OK(DFC_Type_free(&uncommitted));
 }
 
 static void test_op_errors(void)
 {
-    int in[4] = { 1, 2, 3, 4 }, io[4] = { 0 }, commute;
+    int in[4] = {1, 2, 3, 4}, io[4] = {0}, commute;
     DFC_Op op, freed;
 
     DFCT_FAILS(DFC_Reduce_local(in, io, -1, DFC_INT, DFC_SUM), DFC_ERR_COUNT,
@@ -112,21 +112,25 @@ static void test_op_errors(void)
     DFCT_OK(DFC_Reduce_local(NULL, NULL, 0, DFC_INT, DFC_SUM)); /* nothing to touch */
 
     /* Ops on types MPI does not define them for (MPI-4.1 §6.9.2). */
-    struct { DFC_Op op; DFC_Datatype type; const char *needle; } bad[] = {
-        { DFC_SUM, DFC_C_BOOL, "DFC_SUM is not defined for DFC_C_BOOL" },
-        { DFC_MAX, DFC_BYTE, "DFC_MAX is not defined for DFC_BYTE" },
-        { DFC_PROD, DFC_PACKED, "DFC_PROD" },
-        { DFC_SUM, DFC_WCHAR, "DFC_WCHAR" },
-        { DFC_LAND, DFC_FLOAT, "DFC_LAND is not defined for DFC_FLOAT" },
-        { DFC_LOR, DFC_BFLOAT16, "DFC_BFLOAT16" },
-        { DFC_LXOR, DFC_BYTE, "DFC_LXOR" },
-        { DFC_BAND, DFC_DOUBLE, "DFC_BAND is not defined for DFC_DOUBLE" },
-        { DFC_BOR, DFC_C_BOOL, "DFC_BOR" },
-        { DFC_BXOR, DFC_FLOAT16, "DFC_BXOR" },
-        { DFC_MAXLOC, DFC_INT, "DFC_MAXLOC is not defined for DFC_INT" },
-        { DFC_MINLOC, DFC_DOUBLE, "DFC_MINLOC" },
-        { DFC_SUM, DFC_2INT, "DFC_SUM is not defined for DFC_2INT" },
-        { DFC_MAX, DFC_DOUBLE_INT, "DFC_MAX" },
+    struct {
+        DFC_Op op;
+        DFC_Datatype type;
+        const char *needle;
+    } bad[] = {
+        {DFC_SUM, DFC_C_BOOL, "DFC_SUM is not defined for DFC_C_BOOL"},
+        {DFC_MAX, DFC_BYTE, "DFC_MAX is not defined for DFC_BYTE"},
+        {DFC_PROD, DFC_PACKED, "DFC_PROD"},
+        {DFC_SUM, DFC_WCHAR, "DFC_WCHAR"},
+        {DFC_LAND, DFC_FLOAT, "DFC_LAND is not defined for DFC_FLOAT"},
+        {DFC_LOR, DFC_BFLOAT16, "DFC_BFLOAT16"},
+        {DFC_LXOR, DFC_BYTE, "DFC_LXOR"},
+        {DFC_BAND, DFC_DOUBLE, "DFC_BAND is not defined for DFC_DOUBLE"},
+        {DFC_BOR, DFC_C_BOOL, "DFC_BOR"},
+        {DFC_BXOR, DFC_FLOAT16, "DFC_BXOR"},
+        {DFC_MAXLOC, DFC_INT, "DFC_MAXLOC is not defined for DFC_INT"},
+        {DFC_MINLOC, DFC_DOUBLE, "DFC_MINLOC"},
+        {DFC_SUM, DFC_2INT, "DFC_SUM is not defined for DFC_2INT"},
+        {DFC_MAX, DFC_DOUBLE_INT, "DFC_MAX"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         DFCT_FAILS(DFC_Reduce_local(in, io, 1, bad[k].type, bad[k].op), DFC_ERR_OP, bad[k].needle);

@@ -9,12 +9,30 @@
 
 #include "../dfctest.h"
 
-typedef struct { float v; int i; } float_int_t;
-typedef struct { double v; int i; } double_int_t;
-typedef struct { long v; int i; } long_int_t;
-typedef struct { int v; int i; } two_int_t;
-typedef struct { short v; int i; } short_int_t;
-typedef struct { long double v; int i; } long_double_int_t;
+typedef struct {
+    float v;
+    int i;
+} float_int_t;
+typedef struct {
+    double v;
+    int i;
+} double_int_t;
+typedef struct {
+    long v;
+    int i;
+} long_int_t;
+typedef struct {
+    int v;
+    int i;
+} two_int_t;
+typedef struct {
+    short v;
+    int i;
+} short_int_t;
+typedef struct {
+    long double v;
+    int i;
+} long_double_int_t;
 
 static void check_type(DFC_Datatype t, const char *name, size_t size, size_t extent)
 {
@@ -25,8 +43,8 @@ static void check_type(DFC_Datatype t, const char *name, size_t size, size_t ext
     DFCT_OK(DFC_Type_size(t, &isize));
     DFCT_OK(DFC_Type_size_c(t, &csize));
     DFCT_OK(DFC_Type_get_extent(t, &lb, &ext));
-    DFCT_CHECK(isize == (int)size && csize == (DFC_Count)size, "%s: size %d, want %zu", name,
-               isize, size);
+    DFCT_CHECK(isize == (int)size && csize == (DFC_Count)size, "%s: size %d, want %zu", name, isize,
+               size);
     DFCT_CHECK(lb == 0 && ext == (DFC_Aint)extent, "%s: lb %ld extent %ld, want 0 %zu", name,
                (long)lb, (long)ext, extent);
     DFCT_OK(DFC_Type_get_envelope(t, &ni, &na, &nd, &combiner));
@@ -87,8 +105,8 @@ static void expect_derived(DFC_Datatype t, const char *what, int size, DFC_Aint 
     DFCT_OK(DFC_Type_size(t, &s));
     DFCT_OK(DFC_Type_get_extent(t, &lb, &ext));
     DFCT_OK(DFC_Type_get_envelope(t, &ni, &na, &nd, &c));
-    DFCT_CHECK(s == size && lb == 0 && ext == extent, "%s: size %d extent %ld, want %d %ld",
-               what, s, (long)ext, size, (long)extent);
+    DFCT_CHECK(s == size && lb == 0 && ext == extent, "%s: size %d extent %ld, want %d %ld", what,
+               s, (long)ext, size, (long)extent);
     DFCT_CHECK(c == combiner && ni == nints && na == 0 && nd == ntypes,
                "%s: envelope %d %d %d combiner %d", what, ni, na, nd, c);
 }
@@ -99,8 +117,8 @@ static void test_constructors(void)
     DFCT_OK(DFC_Type_contiguous(3, DFC_INT, &c3));
     expect_derived(c3, "contiguous(3, INT)", 12, 12, DFC_COMBINER_CONTIGUOUS, 1, 1);
     DFCT_OK(DFC_Type_contiguous(2, c3, &c3x2)); /* from an uncommitted type: allowed */
-    expect_derived(c3x2, "contiguous(2, contiguous(3, INT))", 24, 24, DFC_COMBINER_CONTIGUOUS,
-                   1, 1);
+    expect_derived(c3x2, "contiguous(2, contiguous(3, INT))", 24, 24, DFC_COMBINER_CONTIGUOUS, 1,
+                   1);
     DFCT_OK(DFC_Type_dup(c3x2, &d));
     expect_derived(d, "dup", 24, 24, DFC_COMBINER_DUP, 0, 1);
     DFCT_OK(DFC_Type_dup(DFC_DOUBLE, &dd));
@@ -122,7 +140,7 @@ static void test_constructors(void)
     DFCT_CHECK(dbl == DFC_DOUBLE, "commit changed a predefined handle");
     DFCT_OK(DFC_Type_commit(&c3x2));
     DFCT_OK(DFC_Type_commit(&c3x2));
-    DFC_Datatype all[] = { c3, c3x2, d, dd, z, pairs, v, v1 };
+    DFC_Datatype all[] = {c3, c3x2, d, dd, z, pairs, v, v1};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         DFCT_OK(DFC_Type_free(&all[k]));
         DFCT_CHECK(all[k] == DFC_DATATYPE_NULL, "Type_free did not reset handle %zu", k);
@@ -145,9 +163,8 @@ static void never_called(void *in, void *inout, int *len, DFC_Datatype *type)
 
 static void test_ops(void)
 {
-    static const DFC_Op builtin[] = { DFC_MAX, DFC_MIN, DFC_SUM, DFC_PROD, DFC_LAND, DFC_BAND,
-                                      DFC_LOR, DFC_BOR, DFC_LXOR, DFC_BXOR, DFC_MAXLOC,
-                                      DFC_MINLOC };
+    static const DFC_Op builtin[] = {DFC_MAX, DFC_MIN, DFC_SUM,  DFC_PROD, DFC_LAND,   DFC_BAND,
+                                     DFC_LOR, DFC_BOR, DFC_LXOR, DFC_BXOR, DFC_MAXLOC, DFC_MINLOC};
     int commute = -1;
     for (size_t k = 0; k < sizeof builtin / sizeof builtin[0]; k++) {
         DFCT_OK(DFC_Op_commutative(builtin[k], &commute));
@@ -166,7 +183,7 @@ static void test_counts(void)
 {
     DFC_Status st;
     int count = -1, elements = -1;
-    int ints[5] = { 1, 2, 3, 4, 5 }, rints[8] = { 0 };
+    int ints[5] = {1, 2, 3, 4, 5}, rints[8] = {0};
     DFC_Datatype pair_of_ints;
     DFCT_OK(DFC_Type_contiguous(2, DFC_INT, &pair_of_ints));
     DFCT_OK(DFC_Type_commit(&pair_of_ints));
@@ -185,10 +202,10 @@ static void test_counts(void)
     DFCT_CHECK(rints[4] == 5 && rints[5] == 0, "Sendrecv data");
 
     /* Pair types: 3 DOUBLE_INT arrive whole (padding and all) and count as 6 elements. */
-    double_int_t p[3] = { { 1.5, 10 }, { 2.5, 20 }, { 3.5, 30 } }, q[3];
+    double_int_t p[3] = {{1.5, 10}, {2.5, 20}, {3.5, 30}}, q[3];
     memset(q, 0, sizeof q);
-    DFCT_OK(DFC_Sendrecv(p, 3, DFC_DOUBLE_INT, 0, 2, q, 3, DFC_DOUBLE_INT, 0, 2, DFC_COMM_SELF,
-                         &st));
+    DFCT_OK(
+        DFC_Sendrecv(p, 3, DFC_DOUBLE_INT, 0, 2, q, 3, DFC_DOUBLE_INT, 0, 2, DFC_COMM_SELF, &st));
     DFCT_OK(DFC_Get_count(&st, DFC_DOUBLE_INT, &count));
     DFCT_CHECK(count == 3, "Get_count(DOUBLE_INT) = %d, want 3", count);
     DFCT_OK(DFC_Get_elements(&st, DFC_DOUBLE_INT, &elements));

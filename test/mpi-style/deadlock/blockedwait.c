@@ -69,7 +69,8 @@ static void check(const buf_t *b, const char *what)
         int e = 0;
         for (int q = 0; q < size; q++) e += (q + b->salt + i) % 13;
         if (b->r[i] != (float)e) {
-            DFCT_CHECK(0, "%s: element %d of %d is %g, expected %d", what, i, b->n, (double)b->r[i], e);
+            DFCT_CHECK(0, "%s: element %d of %d is %g, expected %d", what, i, b->n, (double)b->r[i],
+                       e);
             break;
         }
     }
@@ -124,13 +125,15 @@ static void p2p(int n, int salt, int how)
             if (how == 2) {
                 DFC_Status st;
                 DFCT_OK(DFC_Probe(DFC_ANY_SOURCE, tag, B, &st));
-                DFCT_OK(DFC_Recv(&tok[st.DFC_SOURCE], 1, DFC_INT, st.DFC_SOURCE, tag, B, DFC_STATUS_IGNORE));
+                DFCT_OK(DFC_Recv(&tok[st.DFC_SOURCE], 1, DFC_INT, st.DFC_SOURCE, tag, B,
+                                 DFC_STATUS_IGNORE));
             } else if (how == 1) {
                 DFCT_OK(DFC_Recv(&tok[p], 1, DFC_INT, p, tag, B, DFC_STATUS_IGNORE));
             }
         }
         if (how == 0) DFCT_OK(DFC_Waitall(size - 1, rr, DFC_STATUSES_IGNORE));
-        for (int p = 1; p < size; p++) DFCT_CHECK(tok[p] == p * 10 + how, "p2p: token from %d is %d", p, tok[p]);
+        for (int p = 1; p < size; p++)
+            DFCT_CHECK(tok[p] == p * 10 + how, "p2p: token from %d is %d", p, tok[p]);
         DFCT_OK(DFC_Wait(&ry, DFC_STATUS_IGNORE));
         free(tok), free(rr);
     } else {
@@ -177,7 +180,8 @@ static void persist(int n, int salt)
         if (rank == 0) {
             int *tok = ct_malloc(size * sizeof(int)), *idx = ct_malloc(size * sizeof(int));
             DFC_Request *rr = ct_malloc(size * sizeof *rr);
-            for (int p = 1; p < size; p++) DFCT_OK(DFC_Irecv(&tok[p], 1, DFC_INT, p, tag, B, &rr[p - 1]));
+            for (int p = 1; p < size; p++)
+                DFCT_OK(DFC_Irecv(&tok[p], 1, DFC_INT, p, tag, B, &rr[p - 1]));
             int left = size - 1;
             while (left > 0) {
                 if (round == 0) {
@@ -190,7 +194,8 @@ static void persist(int n, int salt)
                     left -= outc;
                 }
             }
-            for (int p = 1; p < size; p++) DFCT_CHECK(tok[p] == p + round, "persist: token from %d is %d", p, tok[p]);
+            for (int p = 1; p < size; p++)
+                DFCT_CHECK(tok[p] == p + round, "persist: token from %d is %d", p, tok[p]);
             DFCT_OK(DFC_Wait(&ry, DFC_STATUS_IGNORE));
             free(tok), free(idx), free(rr);
         } else {

@@ -27,7 +27,7 @@ static inline int a_of(int r, int t, int k) { return (r * 3 + t * 5 + k * 7) % 1
 static void order_of(int r, int t, int n, int consistent, int *ord)
 {
     static const int base[NOPS] = {3, 0, 6, 1, 7, 4, 2, 5};
-    int (*all)[NOPS] = ct_malloc((size_t)(r + 1) * sizeof *all);
+    int(*all)[NOPS] = ct_malloc((size_t)(r + 1) * sizeof *all);
     for (int q = 0; q <= r; q++) {
         for (unsigned salt = 0;; salt++) {
             unsigned s = ct_seed(q, (unsigned)t, 100 + salt);
@@ -69,14 +69,16 @@ int main(int argc, char **argv)
         cnt[k] = sizes[k] / scale > 0 ? sizes[k] / scale : 1;
         sbuf[k] = ct_malloc(cnt[k] * sizeof(float));
         rbuf[k] = ct_malloc(cnt[k] * sizeof(float));
-        DFCT_OK(DFC_Allreduce_init(sbuf[k], rbuf[k], cnt[k], DFC_FLOAT, DFC_SUM, comm, DFC_INFO_NULL, &reqs[k]));
+        DFCT_OK(DFC_Allreduce_init(sbuf[k], rbuf[k], cnt[k], DFC_FLOAT, DFC_SUM, comm,
+                                   DFC_INFO_NULL, &reqs[k]));
     }
     if (!consistent && n <= 8) { /* the orders of one iteration are pairwise distinct */
-        int (*all)[NOPS] = ct_malloc((size_t)n * sizeof *all);
+        int(*all)[NOPS] = ct_malloc((size_t)n * sizeof *all);
         for (int q = 0; q < n; q++) order_of(q, 0, n, 0, all[q]);
         for (int p = 0; p < n; p++)
             for (int q = 0; q < p; q++)
-                DFCT_CHECK(memcmp(all[p], all[q], sizeof all[p]), "ranks %d and %d share a start order", q, p);
+                DFCT_CHECK(memcmp(all[p], all[q], sizeof all[p]),
+                           "ranks %d and %d share a start order", q, p);
         free(all);
     }
     int ord[NOPS];
@@ -101,8 +103,11 @@ int main(int argc, char **argv)
             for (int i = 0; i < cnt[k]; i++) {
                 float e = (float)sa + (float)(n * (i & 15));
                 if (g[i] != e) {
-                    DFCT_CHECK(0, "iteration %d, allreduce %d (%d floats, started %s): element %d is %g, expected %g",
-                               t, k, cnt[k], consistent ? "in order" : "in chaos order", i, (double)g[i], (double)e);
+                    DFCT_CHECK(
+                        0,
+                        "iteration %d, allreduce %d (%d floats, started %s): element %d is %g, expected %g",
+                        t, k, cnt[k], consistent ? "in order" : "in chaos order", i, (double)g[i],
+                        (double)e);
                     break;
                 }
             }

@@ -21,8 +21,8 @@ static const char *dl_test = "?";
 
 static void dl_set_msg(const char *phase)
 {
-    int n = snprintf(dl_msg, sizeof dl_msg, "watchdog: hang in %s (rank %d, phase %s)\n", dl_test, ct_rank,
-                     phase);
+    int n = snprintf(dl_msg, sizeof dl_msg, "watchdog: hang in %s (rank %d, phase %s)\n", dl_test,
+                     ct_rank, phase);
     dl_msg_len = n < 0 ? 0 : (n >= (int)sizeof dl_msg ? (int)sizeof dl_msg - 1 : n);
 }
 

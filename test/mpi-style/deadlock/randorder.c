@@ -28,12 +28,40 @@
 #include "dltest.h"
 
 enum {
-    K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_GATHERV, K_SCATTER, K_SCATTERV, K_ALLGATHER,
-    K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_RSB, K_RS, K_SCAN, K_EXSCAN, K_NKINDS
+    K_BARRIER,
+    K_BCAST,
+    K_REDUCE,
+    K_ALLREDUCE,
+    K_GATHER,
+    K_GATHERV,
+    K_SCATTER,
+    K_SCATTERV,
+    K_ALLGATHER,
+    K_ALLGATHERV,
+    K_ALLTOALL,
+    K_ALLTOALLV,
+    K_RSB,
+    K_RS,
+    K_SCAN,
+    K_EXSCAN,
+    K_NKINDS
 };
-static const char *const kind_name[K_NKINDS] = {
-    "ibarrier", "ibcast", "ireduce", "iallreduce", "igather", "igatherv", "iscatter", "iscatterv", "iallgather",
-    "iallgatherv", "ialltoall", "ialltoallv", "ireduce_scatter_block", "ireduce_scatter", "iscan", "iexscan"};
+static const char *const kind_name[K_NKINDS] = {"ibarrier",
+                                                "ibcast",
+                                                "ireduce",
+                                                "iallreduce",
+                                                "igather",
+                                                "igatherv",
+                                                "iscatter",
+                                                "iscatterv",
+                                                "iallgather",
+                                                "iallgatherv",
+                                                "ialltoall",
+                                                "ialltoallv",
+                                                "ireduce_scatter_block",
+                                                "ireduce_scatter",
+                                                "iscan",
+                                                "iexscan"};
 
 #define NSLOTS 4
 static DFC_Comm comms[NSLOTS];
@@ -67,7 +95,10 @@ static inline int val(int slot, int j, int src, int dst, int i)
     return ct_val(src * 64 + dst, i, slot * 7919 + 13, (unsigned)j);
 }
 /* A hash of (slot, j, a, b) for the operation's parameters (same on all members). */
-static inline unsigned h(int slot, int j, int a, int b) { return (unsigned)ct_val(slot + 100, j, a, (unsigned)b * 31u + 7u); }
+static inline unsigned h(int slot, int j, int a, int b)
+{
+    return (unsigned)ct_val(slot + 100, j, a, (unsigned)b * 31u + 7u);
+}
 
 static int red(DFC_Op op, int a, int b)
 {
@@ -76,7 +107,10 @@ static int red(DFC_Op op, int a, int b)
     return a ^ b;
 }
 
-static int vcount(const pend_t *p, int a, int b) { return (int)(h(p->slot, p->j, a + 1, b + 1) % (p->count + 1)); }
+static int vcount(const pend_t *p, int a, int b)
+{
+    return (int)(h(p->slot, p->j, a + 1, b + 1) % (p->count + 1));
+}
 
 /* Builds operation j of slot (parameters common to all members) and initiates it. */
 static void initiate(pend_t *p, int slot, int j)
@@ -99,12 +133,19 @@ static void initiate(pend_t *p, int slot, int j)
     switch (k) {
     case K_BARRIER: break;
     case K_BCAST: rlen = n; break;
-    case K_REDUCE: case K_ALLREDUCE: case K_SCAN: case K_EXSCAN: slen = rlen = n; break;
-    case K_GATHER: case K_ALLGATHER: slen = n, rlen = (size_t)n * m; break;
+    case K_REDUCE:
+    case K_ALLREDUCE:
+    case K_SCAN:
+    case K_EXSCAN: slen = rlen = n; break;
+    case K_GATHER:
+    case K_ALLGATHER: slen = n, rlen = (size_t)n * m; break;
     case K_SCATTER: slen = (size_t)n * m, rlen = n; break;
     case K_ALLTOALL: slen = rlen = (size_t)n * m; break;
     case K_RSB: slen = (size_t)n * m, rlen = n; break;
-    case K_GATHERV: case K_ALLGATHERV: case K_SCATTERV: case K_RS: {
+    case K_GATHERV:
+    case K_ALLGATHERV:
+    case K_SCATTERV:
+    case K_RS: {
         int tot = 0;
         for (int q = 0; q < m; q++) p->rc[q] = vcount(p, q, 0), p->rd[q] = tot, tot += p->rc[q];
         memcpy(p->sc, p->rc, m * sizeof(int)), memcpy(p->sd, p->rd, m * sizeof(int));
@@ -133,16 +174,24 @@ static void initiate(pend_t *p, int slot, int j)
         if (r == p->root)
             for (int i = 0; i < n; i++) p->rbuf[i] = val(slot, j, r, 0, i);
         break;
-    case K_REDUCE: case K_ALLREDUCE: case K_SCAN: case K_EXSCAN: case K_GATHER: case K_ALLGATHER: case K_RSB:
+    case K_REDUCE:
+    case K_ALLREDUCE:
+    case K_SCAN:
+    case K_EXSCAN:
+    case K_GATHER:
+    case K_ALLGATHER:
+    case K_RSB:
         for (size_t i = 0; i < slen; i++) p->sbuf[i] = val(slot, j, r, 0, (int)i);
         break;
-    case K_GATHERV: case K_ALLGATHERV:
+    case K_GATHERV:
+    case K_ALLGATHERV:
         for (size_t i = 0; i < slen; i++) p->sbuf[i] = val(slot, j, r, 0, (int)i);
         break;
     case K_RS:
         for (size_t i = 0; i < slen; i++) p->sbuf[i] = val(slot, j, r, 0, (int)i);
         break;
-    case K_SCATTER: case K_ALLTOALL:
+    case K_SCATTER:
+    case K_ALLTOALL:
         for (int q = 0; q < m; q++)
             for (int i = 0; i < n; i++) p->sbuf[(size_t)q * n + i] = val(slot, j, r, q, i);
         break;
@@ -161,23 +210,35 @@ static void initiate(pend_t *p, int slot, int j)
     case K_BCAST: DFCT_OK(DFC_Ibcast(p->rbuf, n, DFC_INT, p->root, c, rq)); break;
     case K_REDUCE: DFCT_OK(DFC_Ireduce(p->sbuf, p->rbuf, n, DFC_INT, p->op, p->root, c, rq)); break;
     case K_ALLREDUCE: DFCT_OK(DFC_Iallreduce(p->sbuf, p->rbuf, n, DFC_INT, p->op, c, rq)); break;
-    case K_GATHER: DFCT_OK(DFC_Igather(p->sbuf, n, DFC_INT, p->rbuf, n, DFC_INT, p->root, c, rq)); break;
+    case K_GATHER:
+        DFCT_OK(DFC_Igather(p->sbuf, n, DFC_INT, p->rbuf, n, DFC_INT, p->root, c, rq));
+        break;
     case K_GATHERV:
-        DFCT_OK(DFC_Igatherv(p->sbuf, (int)slen, DFC_INT, p->rbuf, p->rc, p->rd, DFC_INT, p->root, c, rq));
+        DFCT_OK(DFC_Igatherv(p->sbuf, (int)slen, DFC_INT, p->rbuf, p->rc, p->rd, DFC_INT, p->root,
+                             c, rq));
         break;
-    case K_SCATTER: DFCT_OK(DFC_Iscatter(p->sbuf, n, DFC_INT, p->rbuf, n, DFC_INT, p->root, c, rq)); break;
+    case K_SCATTER:
+        DFCT_OK(DFC_Iscatter(p->sbuf, n, DFC_INT, p->rbuf, n, DFC_INT, p->root, c, rq));
+        break;
     case K_SCATTERV:
-        DFCT_OK(DFC_Iscatterv(p->sbuf, p->sc, p->sd, DFC_INT, p->rbuf, (int)rlen, DFC_INT, p->root, c, rq));
+        DFCT_OK(DFC_Iscatterv(p->sbuf, p->sc, p->sd, DFC_INT, p->rbuf, (int)rlen, DFC_INT, p->root,
+                              c, rq));
         break;
-    case K_ALLGATHER: DFCT_OK(DFC_Iallgather(p->sbuf, n, DFC_INT, p->rbuf, n, DFC_INT, c, rq)); break;
+    case K_ALLGATHER:
+        DFCT_OK(DFC_Iallgather(p->sbuf, n, DFC_INT, p->rbuf, n, DFC_INT, c, rq));
+        break;
     case K_ALLGATHERV:
-        DFCT_OK(DFC_Iallgatherv(p->sbuf, (int)slen, DFC_INT, p->rbuf, p->rc, p->rd, DFC_INT, c, rq));
+        DFCT_OK(
+            DFC_Iallgatherv(p->sbuf, (int)slen, DFC_INT, p->rbuf, p->rc, p->rd, DFC_INT, c, rq));
         break;
     case K_ALLTOALL: DFCT_OK(DFC_Ialltoall(p->sbuf, n, DFC_INT, p->rbuf, n, DFC_INT, c, rq)); break;
     case K_ALLTOALLV:
-        DFCT_OK(DFC_Ialltoallv(p->sbuf, p->sc, p->sd, DFC_INT, p->rbuf, p->rc, p->rd, DFC_INT, c, rq));
+        DFCT_OK(
+            DFC_Ialltoallv(p->sbuf, p->sc, p->sd, DFC_INT, p->rbuf, p->rc, p->rd, DFC_INT, c, rq));
         break;
-    case K_RSB: DFCT_OK(DFC_Ireduce_scatter_block(p->sbuf, p->rbuf, n, DFC_INT, p->op, c, rq)); break;
+    case K_RSB:
+        DFCT_OK(DFC_Ireduce_scatter_block(p->sbuf, p->rbuf, n, DFC_INT, p->op, c, rq));
+        break;
     case K_RS: DFCT_OK(DFC_Ireduce_scatter(p->sbuf, p->rbuf, p->rc, DFC_INT, p->op, c, rq)); break;
     case K_SCAN: DFCT_OK(DFC_Iscan(p->sbuf, p->rbuf, n, DFC_INT, p->op, c, rq)); break;
     case K_EXSCAN: DFCT_OK(DFC_Iexscan(p->sbuf, p->rbuf, n, DFC_INT, p->op, c, rq)); break;
@@ -195,7 +256,10 @@ static void finish(pend_t *p)
     case K_BCAST:
         for (int i = 0; i < n; i++) e[i] = val(slot, j, p->root, 0, i);
         break;
-    case K_REDUCE: case K_ALLREDUCE: case K_SCAN: case K_EXSCAN: {
+    case K_REDUCE:
+    case K_ALLREDUCE:
+    case K_SCAN:
+    case K_EXSCAN: {
         int lo = 0, hi = m;
         if (p->kind == K_REDUCE && r != p->root) check = 0;
         if (p->kind == K_SCAN) hi = r + 1;
@@ -207,17 +271,20 @@ static void finish(pend_t *p)
         }
         break;
     }
-    case K_GATHER: case K_ALLGATHER:
+    case K_GATHER:
+    case K_ALLGATHER:
         if (p->kind == K_GATHER && r != p->root) check = 0;
         for (int q = 0; q < m && check; q++)
             for (int i = 0; i < n; i++) e[(size_t)q * n + i] = val(slot, j, q, 0, i);
         break;
-    case K_GATHERV: case K_ALLGATHERV:
+    case K_GATHERV:
+    case K_ALLGATHERV:
         if (p->kind == K_GATHERV && r != p->root) check = 0;
         for (int q = 0; q < m && check; q++)
             for (int i = 0; i < p->rc[q]; i++) e[p->rd[q] + i] = val(slot, j, q, 0, i);
         break;
-    case K_SCATTER: case K_SCATTERV:
+    case K_SCATTER:
+    case K_SCATTERV:
         for (int i = 0; i < p->rlen; i++) e[i] = val(slot, j, p->root, r, i);
         break;
     case K_ALLTOALL:
@@ -228,7 +295,8 @@ static void finish(pend_t *p)
         for (int q = 0; q < m; q++)
             for (int i = 0; i < p->rc[q]; i++) e[p->rd[q] + i] = val(slot, j, q, r, i);
         break;
-    case K_RSB: case K_RS: {
+    case K_RSB:
+    case K_RS: {
         int off = p->kind == K_RSB ? r * n : p->rd[r];
         for (int i = 0; i < p->rlen; i++) {
             int acc = val(slot, j, 0, 0, off + i);
@@ -241,8 +309,11 @@ static void finish(pend_t *p)
     if (check)
         for (int i = 0; i < p->rlen; i++)
             if (p->rbuf[i] != e[i] && bad++ == 0)
-                DFCT_CHECK(0, "%s #%d on comm slot %d (count %d, root %d, %s): element %d is %d, expected %d",
-                           kind_name[p->kind], j, slot, n, p->root, ct_op_name(p->op), i, p->rbuf[i], e[i]);
+                DFCT_CHECK(
+                    0,
+                    "%s #%d on comm slot %d (count %d, root %d, %s): element %d is %d, expected %d",
+                    kind_name[p->kind], j, slot, n, p->root, ct_op_name(p->op), i, p->rbuf[i],
+                    e[i]);
     free(e);
     free(p->sbuf), free(p->rbuf), free(p->sc), free(p->sd), free(p->rc), free(p->rd);
     free(p);
@@ -266,7 +337,8 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &comms[1]));
     DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, ct_rank % 2, ct_rank, &comms[2]));
     DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, ct_rank < ct_size / 2, ct_size - ct_rank, &comms[3]));
-    for (int s = 0; s < NSLOTS; s++) DFC_Comm_rank(comms[s], &crank[s]), DFC_Comm_size(comms[s], &csize[s]);
+    for (int s = 0; s < NSLOTS; s++)
+        DFC_Comm_rank(comms[s], &crank[s]), DFC_Comm_size(comms[s], &csize[s]);
 
     unsigned rs = ct_seed(ct_rank, 4242, 9);
     int W = 8 + (int)(dfct_rand(&rs) % 57), LAG = W / 2;
@@ -341,7 +413,10 @@ int main(int argc, char **argv)
         int ndone = 0, flag = 0, index = -1, outcount = 0;
         counts_by_method[method]++;
         switch (method) {
-        case 0: DFCT_OK(DFC_Wait(&arr[0], DFC_STATUS_IGNORE)); idx[ndone++] = 0; break;
+        case 0:
+            DFCT_OK(DFC_Wait(&arr[0], DFC_STATUS_IGNORE));
+            idx[ndone++] = 0;
+            break;
         case 1:
             DFCT_OK(DFC_Waitall(nsel, arr, DFC_STATUSES_IGNORE));
             for (int i = 0; i < nsel; i++) idx[ndone++] = i;
@@ -353,7 +428,8 @@ int main(int argc, char **argv)
             break;
         case 3:
             DFCT_OK(DFC_Waitsome(nsel, arr, &outcount, idx, DFC_STATUSES_IGNORE));
-            DFCT_CHECK(outcount >= 1 && outcount <= nsel, "Waitsome outcount %d of %d", outcount, nsel);
+            DFCT_CHECK(outcount >= 1 && outcount <= nsel, "Waitsome outcount %d of %d", outcount,
+                       nsel);
             ndone = outcount > 0 ? outcount : 0;
             break;
         case 4:
@@ -374,7 +450,8 @@ int main(int argc, char **argv)
             break;
         case 7:
             DFCT_OK(DFC_Testsome(nsel, arr, &outcount, idx, DFC_STATUSES_IGNORE));
-            DFCT_CHECK(outcount >= 0 && outcount <= nsel, "Testsome outcount %d of %d", outcount, nsel);
+            DFCT_CHECK(outcount >= 0 && outcount <= nsel, "Testsome outcount %d of %d", outcount,
+                       nsel);
             ndone = outcount > 0 ? outcount : 0;
             break;
         }
@@ -399,22 +476,29 @@ int main(int argc, char **argv)
     }
     dl_phase("finishing");
     if (getenv("DFCT_VERBOSE")) /* for people reading the test, not for the runner */
-        fprintf(stderr,
-                "[rank %d] W=%d: %ld operations; Wait %ld Waitall %ld Waitany %ld Waitsome %ld Test %ld Testall %ld "
-                "Testany %ld Testsome %ld\n",
-                ct_rank, W, done, counts_by_method[0], counts_by_method[1], counts_by_method[2], counts_by_method[3],
-                counts_by_method[4], counts_by_method[5], counts_by_method[6], counts_by_method[7]);
-    DFCT_CHECK(done == per * NSLOTS || dfct_errs > 50, "completed %ld of %ld operations", done, per * NSLOTS);
+        fprintf(
+            stderr,
+            "[rank %d] W=%d: %ld operations; Wait %ld Waitall %ld Waitany %ld Waitsome %ld Test %ld Testall %ld "
+            "Testany %ld Testsome %ld\n",
+            ct_rank, W, done, counts_by_method[0], counts_by_method[1], counts_by_method[2],
+            counts_by_method[3], counts_by_method[4], counts_by_method[5], counts_by_method[6],
+            counts_by_method[7]);
+    DFCT_CHECK(done == per * NSLOTS || dfct_errs > 50, "completed %ld of %ld operations", done,
+               per * NSLOTS);
     if (rss_bound) {
-        long mine[2] = {rss_start, peak_rss_kib()}, growth = mine[1] - mine[0], worst = 0, at_end = 0;
+        long mine[2] = {rss_start, peak_rss_kib()}, growth = mine[1] - mine[0], worst = 0,
+             at_end = 0;
         DFCT_CHECK(mine[0] > 0 && mine[1] > 0, "cannot read VmHWM from /proc/self/status");
         DFCT_OK(DFC_Allreduce(&growth, &worst, 1, DFC_LONG, DFC_MAX, DFC_COMM_WORLD));
         DFCT_OK(DFC_Allreduce(&mine[1], &at_end, 1, DFC_LONG, DFC_MAX, DFC_COMM_WORLD));
         if (ct_rank == 0)
-            printf("rss: peak %ld KiB after %ld operations, %ld KiB after %ld (rank 0); largest growth "
-                   "over %d ranks %ld KiB (bound %ld), largest peak %ld KiB\n",
-                   mine[0], per * NSLOTS / 10, mine[1], per * NSLOTS, ct_size, worst, rss_bound, at_end);
-        DFCT_CHECK(worst <= rss_bound, "peak RSS grew by %ld KiB on some rank (bound %ld KiB)", worst, rss_bound);
+            printf(
+                "rss: peak %ld KiB after %ld operations, %ld KiB after %ld (rank 0); largest growth "
+                "over %d ranks %ld KiB (bound %ld), largest peak %ld KiB\n",
+                mine[0], per * NSLOTS / 10, mine[1], per * NSLOTS, ct_size, worst, rss_bound,
+                at_end);
+        DFCT_CHECK(worst <= rss_bound, "peak RSS grew by %ld KiB on some rank (bound %ld KiB)",
+                   worst, rss_bound);
     }
     for (int s = 0; s < NSLOTS; s++) DFCT_OK(DFC_Comm_free(&comms[s]));
     free(out), free(arr), free(idx), free(sel);

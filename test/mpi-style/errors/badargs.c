@@ -54,7 +54,8 @@ static void expect(int rc, const char *text, int cls, const char *arg, int line)
     if (got != cls)
         dfct_fail_at(__FILE__, line, "%s: class %d, expected %d (%s)", text, got, cls, msg);
     else if (strncmp(msg, fn, strlen(fn)))
-        dfct_fail_at(__FILE__, line, "%s: message \"%s\" does not start with \"%s\"", text, msg, fn);
+        dfct_fail_at(__FILE__, line, "%s: message \"%s\" does not start with \"%s\"", text, msg,
+                     fn);
     else if (arg && !strstr(msg, arg))
         dfct_fail_at(__FILE__, line, "%s: message \"%s\" does not name \"%s\"", text, msg, arg);
 }
@@ -63,11 +64,11 @@ static void expect(int rc, const char *text, int cls, const char *arg, int line)
 /* The three forms of a collective (blocking, I..., ..._init) with one bad argument; args is
  * the parenthesized argument list of the blocking form, IF the nonblocking name. */
 #define UNPAREN(...) __VA_ARGS__
-#define COLL3(F, IF, args, cls, arg)                                                              \
-    do {                                                                                      \
-        ROW(DFC_##F args, cls, arg);                                                          \
-        ROW(DFC_##IF(UNPAREN args, &rq), cls, arg);                                           \
-        ROW(DFC_##F##_init(UNPAREN args, DFC_INFO_NULL, &rq), cls, arg);                      \
+#define COLL3(F, IF, args, cls, arg)                                     \
+    do {                                                                 \
+        ROW(DFC_##F args, cls, arg);                                     \
+        ROW(DFC_##IF(UNPAREN args, &rq), cls, arg);                      \
+        ROW(DFC_##F##_init(UNPAREN args, DFC_INFO_NULL, &rq), cls, arg); \
     } while (0)
 
 static void myop(void *in, void *inout, int *len, DFC_Datatype *dt)
@@ -104,7 +105,8 @@ static void comm_rows(DFC_Comm bc)
     COLL3(Allreduce, Iallreduce, (ib, ob, 1, DFC_INT, DFC_SUM, bc), DFC_ERR_COMM, C);
     COLL3(Scan, Iscan, (ib, ob, 1, DFC_INT, DFC_SUM, bc), DFC_ERR_COMM, C);
     COLL3(Exscan, Iexscan, (ib, ob, 1, DFC_INT, DFC_SUM, bc), DFC_ERR_COMM, C);
-    COLL3(Reduce_scatter_block, Ireduce_scatter_block, (ib, ob, 1, DFC_INT, DFC_SUM, bc), DFC_ERR_COMM, C);
+    COLL3(Reduce_scatter_block, Ireduce_scatter_block, (ib, ob, 1, DFC_INT, DFC_SUM, bc),
+          DFC_ERR_COMM, C);
     COLL3(Reduce_scatter, Ireduce_scatter, (ib, ob, cnt, DFC_INT, DFC_SUM, bc), DFC_ERR_COMM, C);
     COLL3(Gather, Igather, (ib, 1, DFC_INT, ob, 1, DFC_INT, 0, bc), DFC_ERR_COMM, C);
     COLL3(Gatherv, Igatherv, (ib, 1, DFC_INT, ob, cnt, dsp, DFC_INT, 0, bc), DFC_ERR_COMM, C);
@@ -113,7 +115,8 @@ static void comm_rows(DFC_Comm bc)
     COLL3(Allgather, Iallgather, (ib, 1, DFC_INT, ob, 1, DFC_INT, bc), DFC_ERR_COMM, C);
     COLL3(Allgatherv, Iallgatherv, (ib, 1, DFC_INT, ob, cnt, dsp, DFC_INT, bc), DFC_ERR_COMM, C);
     COLL3(Alltoall, Ialltoall, (ib, 1, DFC_INT, ob, 1, DFC_INT, bc), DFC_ERR_COMM, C);
-    COLL3(Alltoallv, Ialltoallv, (ib, cnt, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, bc), DFC_ERR_COMM, C);
+    COLL3(Alltoallv, Ialltoallv, (ib, cnt, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, bc), DFC_ERR_COMM,
+          C);
     ROW(DFC_Comm_size(bc, &n_out), DFC_ERR_COMM, C);
     ROW(DFC_Comm_rank(bc, &n_out), DFC_ERR_COMM, C);
     ROW(DFC_Comm_dup(bc, &nc), DFC_ERR_COMM, C);
@@ -160,7 +163,8 @@ static void type_rows(DFC_Datatype bt, DFC_Comm W, int committed_only)
     COLL3(Allreduce, Iallreduce, (ib, ob, 1, bt, DFC_SUM, W), DFC_ERR_TYPE, D);
     COLL3(Scan, Iscan, (ib, ob, 1, bt, DFC_SUM, W), DFC_ERR_TYPE, D);
     COLL3(Exscan, Iexscan, (ib, ob, 1, bt, DFC_SUM, W), DFC_ERR_TYPE, D);
-    COLL3(Reduce_scatter_block, Ireduce_scatter_block, (ib, ob, 1, bt, DFC_SUM, W), DFC_ERR_TYPE, D);
+    COLL3(Reduce_scatter_block, Ireduce_scatter_block, (ib, ob, 1, bt, DFC_SUM, W), DFC_ERR_TYPE,
+          D);
     COLL3(Reduce_scatter, Ireduce_scatter, (ib, ob, cnt, bt, DFC_SUM, W), DFC_ERR_TYPE, D);
     COLL3(Gather, Igather, (ib, 1, bt, ob, 1, DFC_INT, 0, W), DFC_ERR_TYPE, ST);
     COLL3(Gather, Igather, (ib, 1, DFC_INT, ob, 1, bt, 0, S), DFC_ERR_TYPE, RT);
@@ -190,7 +194,8 @@ static void type_rows(DFC_Datatype bt, DFC_Comm W, int committed_only)
     DFC_Status s0 = {0};
     ROW(DFC_Get_count(&s0, bt, &n_out), DFC_ERR_TYPE, D);
     ROW(DFC_Get_elements(&s0, bt, &n_out), DFC_ERR_TYPE, D);
-    DFCT_CHECK(nt == DFC_DATATYPE_NULL && tmp == bt, "a failed type call wrote its output (type 0x%x)", bt);
+    DFCT_CHECK(nt == DFC_DATATYPE_NULL && tmp == bt,
+               "a failed type call wrote its output (type 0x%x)", bt);
 }
 
 /* Every call that takes an op, with the bad op bo, or with a valid op bo that is not defined
@@ -224,26 +229,35 @@ static void value_rows(DFC_Comm W)
     ROW(DFC_Issend(ib, -5, DFC_INT, P, 0, W, &rq), DFC_ERR_COUNT, "count");
     ROW(DFC_Recv(ob, -1, DFC_INT, 0, 0, W, &st), DFC_ERR_COUNT, "count");
     ROW(DFC_Recv_init(ob, -1, DFC_INT, 0, 0, W, &rq), DFC_ERR_COUNT, "count");
-    ROW(DFC_Sendrecv(ib, -1, DFC_INT, P, 0, ob, 1, DFC_INT, P, 0, W, &st), DFC_ERR_COUNT, "sendcount");
-    ROW(DFC_Sendrecv(ib, 1, DFC_INT, P, 0, ob, -1, DFC_INT, P, 0, W, &st), DFC_ERR_COUNT, "recvcount");
+    ROW(DFC_Sendrecv(ib, -1, DFC_INT, P, 0, ob, 1, DFC_INT, P, 0, W, &st), DFC_ERR_COUNT,
+        "sendcount");
+    ROW(DFC_Sendrecv(ib, 1, DFC_INT, P, 0, ob, -1, DFC_INT, P, 0, W, &st), DFC_ERR_COUNT,
+        "recvcount");
     COLL3(Bcast, Ibcast, (ob, -1, DFC_INT, 0, W), DFC_ERR_COUNT, "count");
     COLL3(Reduce, Ireduce, (ib, ob, -1, DFC_INT, DFC_SUM, 0, W), DFC_ERR_COUNT, "count");
     COLL3(Allreduce, Iallreduce, (ib, ob, -2, DFC_INT, DFC_SUM, W), DFC_ERR_COUNT, "count");
     COLL3(Scan, Iscan, (ib, ob, -1, DFC_INT, DFC_SUM, W), DFC_ERR_COUNT, "count");
     COLL3(Exscan, Iexscan, (ib, ob, -1, DFC_INT, DFC_SUM, W), DFC_ERR_COUNT, "count");
     /* MPI calls it recvcount; "count" until api_coll.c (not this branch's) says so */
-    COLL3(Reduce_scatter_block, Ireduce_scatter_block, (ib, ob, -1, DFC_INT, DFC_SUM, W), DFC_ERR_COUNT, "count");
-    COLL3(Reduce_scatter, Ireduce_scatter, (ib, ob, neg, DFC_INT, DFC_SUM, W), DFC_ERR_COUNT, "recvcounts");
+    COLL3(Reduce_scatter_block, Ireduce_scatter_block, (ib, ob, -1, DFC_INT, DFC_SUM, W),
+          DFC_ERR_COUNT, "count");
+    COLL3(Reduce_scatter, Ireduce_scatter, (ib, ob, neg, DFC_INT, DFC_SUM, W), DFC_ERR_COUNT,
+          "recvcounts");
     COLL3(Gather, Igather, (ib, -1, DFC_INT, ob, 1, DFC_INT, 0, W), DFC_ERR_COUNT, "sendcount");
     COLL3(Gather, Igather, (ib, 1, DFC_INT, ob, -1, DFC_INT, 0, S), DFC_ERR_COUNT, "recvcount");
-    COLL3(Gatherv, Igatherv, (ib, 1, DFC_INT, ob, negS, dsp, DFC_INT, 0, S), DFC_ERR_COUNT, "recvcounts");
+    COLL3(Gatherv, Igatherv, (ib, 1, DFC_INT, ob, negS, dsp, DFC_INT, 0, S), DFC_ERR_COUNT,
+          "recvcounts");
     COLL3(Scatter, Iscatter, (ib, 1, DFC_INT, ob, -1, DFC_INT, 0, W), DFC_ERR_COUNT, "recvcount");
-    COLL3(Scatterv, Iscatterv, (ib, negS, dsp, DFC_INT, ob, 1, DFC_INT, 0, S), DFC_ERR_COUNT, "sendcounts");
+    COLL3(Scatterv, Iscatterv, (ib, negS, dsp, DFC_INT, ob, 1, DFC_INT, 0, S), DFC_ERR_COUNT,
+          "sendcounts");
     COLL3(Allgather, Iallgather, (ib, 1, DFC_INT, ob, -1, DFC_INT, W), DFC_ERR_COUNT, "recvcount");
-    COLL3(Allgatherv, Iallgatherv, (ib, 1, DFC_INT, ob, neg, dsp, DFC_INT, W), DFC_ERR_COUNT, "recvcounts");
+    COLL3(Allgatherv, Iallgatherv, (ib, 1, DFC_INT, ob, neg, dsp, DFC_INT, W), DFC_ERR_COUNT,
+          "recvcounts");
     COLL3(Alltoall, Ialltoall, (ib, -1, DFC_INT, ob, 1, DFC_INT, W), DFC_ERR_COUNT, "sendcount");
-    COLL3(Alltoallv, Ialltoallv, (ib, neg, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, W), DFC_ERR_COUNT, "sendcounts");
-    COLL3(Alltoallv, Ialltoallv, (ib, cnt, dsp, DFC_INT, ob, neg, dsp, DFC_INT, W), DFC_ERR_COUNT, "recvcounts");
+    COLL3(Alltoallv, Ialltoallv, (ib, neg, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, W), DFC_ERR_COUNT,
+          "sendcounts");
+    COLL3(Alltoallv, Ialltoallv, (ib, cnt, dsp, DFC_INT, ob, neg, dsp, DFC_INT, W), DFC_ERR_COUNT,
+          "recvcounts");
     /* ranks */
     ROW(DFC_Send(ib, 1, DFC_INT, n, 0, W), DFC_ERR_RANK, "dest");
     ROW(DFC_Isend(ib, 1, DFC_INT, DFC_ANY_SOURCE, 0, W, &rq), DFC_ERR_RANK, "dest");
@@ -271,15 +285,19 @@ static void value_rows(DFC_Comm W)
         COLL3(Bcast, Ibcast, (ob, 1, DFC_INT, r, W), DFC_ERR_ROOT, "root");
         COLL3(Reduce, Ireduce, (ib, ob, 1, DFC_INT, DFC_SUM, r, W), DFC_ERR_ROOT, "root");
         COLL3(Gather, Igather, (ib, 1, DFC_INT, ob, 1, DFC_INT, r, W), DFC_ERR_ROOT, "root");
-        COLL3(Gatherv, Igatherv, (ib, 1, DFC_INT, ob, cnt, dsp, DFC_INT, r, W), DFC_ERR_ROOT, "root");
+        COLL3(Gatherv, Igatherv, (ib, 1, DFC_INT, ob, cnt, dsp, DFC_INT, r, W), DFC_ERR_ROOT,
+              "root");
         COLL3(Scatter, Iscatter, (ib, 1, DFC_INT, ob, 1, DFC_INT, r, W), DFC_ERR_ROOT, "root");
-        COLL3(Scatterv, Iscatterv, (ib, cnt, dsp, DFC_INT, ob, 1, DFC_INT, r, W), DFC_ERR_ROOT, "root");
+        COLL3(Scatterv, Iscatterv, (ib, cnt, dsp, DFC_INT, ob, 1, DFC_INT, r, W), DFC_ERR_ROOT,
+              "root");
     }
     /* NULL buffers with a positive count */
     ROW(DFC_Send(NULL, 1, DFC_INT, P, 0, W), DFC_ERR_BUFFER, "buf");
     ROW(DFC_Irecv(NULL, 2, DFC_INT, P, 0, W, &rq), DFC_ERR_BUFFER, "buf");
-    ROW(DFC_Sendrecv(NULL, 1, DFC_INT, P, 0, ob, 1, DFC_INT, P, 0, W, &st), DFC_ERR_BUFFER, "sendbuf");
-    ROW(DFC_Sendrecv(ib, 1, DFC_INT, P, 0, NULL, 1, DFC_INT, P, 0, W, &st), DFC_ERR_BUFFER, "recvbuf");
+    ROW(DFC_Sendrecv(NULL, 1, DFC_INT, P, 0, ob, 1, DFC_INT, P, 0, W, &st), DFC_ERR_BUFFER,
+        "sendbuf");
+    ROW(DFC_Sendrecv(ib, 1, DFC_INT, P, 0, NULL, 1, DFC_INT, P, 0, W, &st), DFC_ERR_BUFFER,
+        "recvbuf");
     COLL3(Bcast, Ibcast, (NULL, 1, DFC_INT, 0, W), DFC_ERR_BUFFER, "buffer");
     COLL3(Allreduce, Iallreduce, (NULL, ob, 1, DFC_INT, DFC_SUM, W), DFC_ERR_BUFFER, "sendbuf");
     COLL3(Allreduce, Iallreduce, (ib, NULL, 1, DFC_INT, DFC_SUM, W), DFC_ERR_BUFFER, "recvbuf");
@@ -294,15 +312,23 @@ static void value_rows(DFC_Comm W)
     ROW(DFC_Reduce_local(ib, NULL, 1, DFC_INT, DFC_SUM), DFC_ERR_BUFFER, "inoutbuf");
     /* NULL displacement arrays where they are significant */
     COLL3(Gatherv, Igatherv, (ib, 1, DFC_INT, ob, cnt, NULL, DFC_INT, 0, S), DFC_ERR_ARG, "displs");
-    COLL3(Alltoallv, Ialltoallv, (ib, cnt, NULL, DFC_INT, ob, cnt, dsp, DFC_INT, W), DFC_ERR_ARG, "sdispls");
-    COLL3(Alltoallv, Ialltoallv, (ib, cnt, dsp, DFC_INT, ob, cnt, NULL, DFC_INT, W), DFC_ERR_ARG, "rdispls");
+    COLL3(Alltoallv, Ialltoallv, (ib, cnt, NULL, DFC_INT, ob, cnt, dsp, DFC_INT, W), DFC_ERR_ARG,
+          "sdispls");
+    COLL3(Alltoallv, Ialltoallv, (ib, cnt, dsp, DFC_INT, ob, cnt, NULL, DFC_INT, W), DFC_ERR_ARG,
+          "rdispls");
     /* NULL count arrays of the v forms */
-    COLL3(Gatherv, Igatherv, (ib, 1, DFC_INT, ob, NULL, dsp, DFC_INT, 0, S), DFC_ERR_ARG, "recvcounts");
-    COLL3(Scatterv, Iscatterv, (ib, NULL, dsp, DFC_INT, ob, 1, DFC_INT, 0, S), DFC_ERR_ARG, "sendcounts");
-    COLL3(Allgatherv, Iallgatherv, (ib, 1, DFC_INT, ob, NULL, dsp, DFC_INT, W), DFC_ERR_ARG, "recvcounts");
-    COLL3(Alltoallv, Ialltoallv, (ib, NULL, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, W), DFC_ERR_ARG, "sendcounts");
-    COLL3(Alltoallv, Ialltoallv, (ib, cnt, dsp, DFC_INT, ob, NULL, dsp, DFC_INT, W), DFC_ERR_ARG, "recvcounts");
-    COLL3(Reduce_scatter, Ireduce_scatter, (ib, ob, NULL, DFC_INT, DFC_SUM, W), DFC_ERR_ARG, "recvcounts");
+    COLL3(Gatherv, Igatherv, (ib, 1, DFC_INT, ob, NULL, dsp, DFC_INT, 0, S), DFC_ERR_ARG,
+          "recvcounts");
+    COLL3(Scatterv, Iscatterv, (ib, NULL, dsp, DFC_INT, ob, 1, DFC_INT, 0, S), DFC_ERR_ARG,
+          "sendcounts");
+    COLL3(Allgatherv, Iallgatherv, (ib, 1, DFC_INT, ob, NULL, dsp, DFC_INT, W), DFC_ERR_ARG,
+          "recvcounts");
+    COLL3(Alltoallv, Ialltoallv, (ib, NULL, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, W), DFC_ERR_ARG,
+          "sendcounts");
+    COLL3(Alltoallv, Ialltoallv, (ib, cnt, dsp, DFC_INT, ob, NULL, dsp, DFC_INT, W), DFC_ERR_ARG,
+          "recvcounts");
+    COLL3(Reduce_scatter, Ireduce_scatter, (ib, ob, NULL, DFC_INT, DFC_SUM, W), DFC_ERR_ARG,
+          "recvcounts");
     /* NULL request pointers of the nonblocking and persistent forms */
     ROW(DFC_Isend(ib, 1, DFC_INT, P, 0, W, NULL), DFC_ERR_ARG, "request");
     ROW(DFC_Irecv(ob, 1, DFC_INT, P, 0, W, NULL), DFC_ERR_ARG, "request");
@@ -311,8 +337,10 @@ static void value_rows(DFC_Comm W)
     ROW(DFC_Barrier_init(W, DFC_INFO_NULL, NULL), DFC_ERR_ARG, "request");
     ROW(DFC_Ibcast(ob, 1, DFC_INT, 0, W, NULL), DFC_ERR_ARG, "request");
     ROW(DFC_Iallreduce(ib, ob, 1, DFC_INT, DFC_SUM, W, NULL), DFC_ERR_ARG, "request");
-    ROW(DFC_Reduce_init(ib, ob, 1, DFC_INT, DFC_SUM, 0, W, DFC_INFO_NULL, NULL), DFC_ERR_ARG, "request");
-    ROW(DFC_Ialltoallv(ib, cnt, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, W, NULL), DFC_ERR_ARG, "request");
+    ROW(DFC_Reduce_init(ib, ob, 1, DFC_INT, DFC_SUM, 0, W, DFC_INFO_NULL, NULL), DFC_ERR_ARG,
+        "request");
+    ROW(DFC_Ialltoallv(ib, cnt, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, W, NULL), DFC_ERR_ARG,
+        "request");
     ROW(DFC_Iprobe(P, 0, W, NULL, &st), DFC_ERR_ARG, "flag");
 }
 
@@ -363,10 +391,13 @@ static void info_rows(DFC_Info bi, int null_ok)
     if (!null_ok) {
         ROW(DFC_Comm_dup_with_info(DFC_COMM_WORLD, bi, &nc), DFC_ERR_INFO, "info");
         ROW(DFC_Comm_set_info(DFC_COMM_WORLD, bi), DFC_ERR_INFO, "info");
-        ROW(DFC_Comm_split_type(DFC_COMM_WORLD, DFC_COMM_TYPE_SHARED, 0, bi, &nc), DFC_ERR_INFO, "info");
+        ROW(DFC_Comm_split_type(DFC_COMM_WORLD, DFC_COMM_TYPE_SHARED, 0, bi, &nc), DFC_ERR_INFO,
+            "info");
         ROW(DFC_Barrier_init(DFC_COMM_WORLD, bi, &rq), DFC_ERR_INFO, "info");
-        ROW(DFC_Allreduce_init(ib, ob, 1, DFC_INT, DFC_SUM, DFC_COMM_WORLD, bi, &rq), DFC_ERR_INFO, "info");
-        ROW(DFC_Alltoall_init(ib, 1, DFC_INT, ob, 1, DFC_INT, DFC_COMM_WORLD, bi, &rq), DFC_ERR_INFO, "info");
+        ROW(DFC_Allreduce_init(ib, ob, 1, DFC_INT, DFC_SUM, DFC_COMM_WORLD, bi, &rq), DFC_ERR_INFO,
+            "info");
+        ROW(DFC_Alltoall_init(ib, 1, DFC_INT, ob, 1, DFC_INT, DFC_COMM_WORLD, bi, &rq),
+            DFC_ERR_INFO, "info");
     }
     DFCT_CHECK(ni == DFC_INFO_NULL && nc == DFC_COMM_NULL && tmp == bi,
                "a failed info call wrote its output (info 0x%x)", bi);
@@ -434,7 +465,8 @@ static void pointer_rows(void)
     ROW(DFC_Comm_get_name(DFC_COMM_WORLD, name, NULL), DFC_ERR_ARG, "resultlen");
     ROW(DFC_Comm_get_info(DFC_COMM_WORLD, NULL), DFC_ERR_ARG, "info_used");
     ROW(DFC_Comm_get_errhandler(DFC_COMM_WORLD, NULL), DFC_ERR_ARG, "errhandler");
-    ROW(DFC_Comm_set_errhandler(DFC_COMM_WORLD, (DFC_Errhandler)0x07000fff), DFC_ERR_ERRHANDLER, "errhandler");
+    ROW(DFC_Comm_set_errhandler(DFC_COMM_WORLD, (DFC_Errhandler)0x07000fff), DFC_ERR_ERRHANDLER,
+        "errhandler");
     ROW(DFC_Comm_free(NULL), DFC_ERR_ARG, "comm");
     ROW(DFC_Comm_split(DFC_COMM_WORLD, -3, 0, &k), DFC_ERR_ARG, "color");
     ROW(DFC_Comm_split_type(DFC_COMM_WORLD, 77, 0, DFC_INFO_NULL, &k), DFC_ERR_ARG, "split_type");
@@ -507,7 +539,8 @@ static void truncate_rows(DFC_Comm W, int items)
     DFC_Comm_size(W, &n);
     DFC_Comm_rank(W, &me);
     right = (me + 1) % n, left = (me + n - 1) % n;
-    int *out = malloc(items * sizeof(int)), *in = malloc((items + 1) * sizeof(int)), half = items / 2;
+    int *out = malloc(items * sizeof(int)), *in = malloc((items + 1) * sizeof(int)),
+        half = items / 2;
     DFC_Request s, r, arr[2];
     DFC_Status sts[2];
     for (int i = 0; i < items; i++) out[i] = me * 100000 + i;
@@ -535,16 +568,19 @@ static void truncate_rows(DFC_Comm W, int items)
             ROW(DFC_Waitall(2, arr, sts), DFC_ERR_IN_STATUS, "requests");
             DFC_Error_class(sts[1].DFC_ERROR, &idx);
             DFCT_CHECK(sts[0].DFC_ERROR == DFC_SUCCESS && idx == DFC_ERR_TRUNCATE,
-                       "Waitall statuses: send %d, truncated receive class %d", sts[0].DFC_ERROR, idx);
+                       "Waitall statuses: send %d, truncated receive class %d", sts[0].DFC_ERROR,
+                       idx);
             rc = sts[1].DFC_ERROR, text = "DFC_Irecv(count)";
             break;
         case 4:
             DFCT_OK(DFC_Irecv(in, half, DFC_INT, left, 44, W, &r));
             rc = DFC_Waitany(1, &r, &idx, &st), text = "DFC_Irecv(count)";
-            DFCT_CHECK(idx == 0 && r == DFC_REQUEST_NULL, "Waitany after truncation: index %d", idx);
+            DFCT_CHECK(idx == 0 && r == DFC_REQUEST_NULL, "Waitany after truncation: index %d",
+                       idx);
             break;
         case 5:
-            rc = DFC_Sendrecv(ib, 0, DFC_INT, DFC_PROC_NULL, 0, in, half, DFC_INT, left, 45, W, &st);
+            rc = DFC_Sendrecv(ib, 0, DFC_INT, DFC_PROC_NULL, 0, in, half, DFC_INT, left, 45, W,
+                              &st);
             text = "DFC_Sendrecv(recvcount)";
             break;
         case 6:
@@ -557,7 +593,8 @@ static void truncate_rows(DFC_Comm W, int items)
         int bad = 0;
         for (int i = 0; i < half; i++) bad += in[i] != left * 100000 + i;
         DFCT_CHECK(!bad && in[half] == -7 && in[items] == -7,
-                   "truncated receive form %d (%d items): %d bad items, guard %d", form, items, bad, in[half]);
+                   "truncated receive form %d (%d items): %d bad items, guard %d", form, items, bad,
+                   in[half]);
     }
     free(out);
     free(in);
@@ -587,7 +624,8 @@ static void coll_truncate_row(DFC_Comm W)
                    "Gather into a short buffer: class %d (%s)", cls, msg);
         for (int p = 0; p < n; p++)
             for (int i = 0; i < N; i++) bad += all[p * N + i] != p * 1000 + i;
-        DFCT_CHECK(!bad && all[N * n] == -7, "truncated Gather: %d bad items, guard %d", bad, all[N * n]);
+        DFCT_CHECK(!bad && all[N * n] == -7, "truncated Gather: %d bad items, guard %d", bad,
+                   all[N * n]);
     } else {
         DFCT_CHECK(rc == DFC_SUCCESS, "Gather sender with a truncating root: %s", msg);
     }
@@ -606,16 +644,17 @@ static void topo_comm_rows(DFC_Comm bc)
     ROW(DFC_Cart_map(bc, 2, d, p, &x), DFC_ERR_COMM, "comm");
     ROW(DFC_Cart_shift(bc, 0, 1, &x, &y), DFC_ERR_COMM, "comm");
     ROW(DFC_Graph_create(bc, 1, d, p, 0, &nc), DFC_ERR_COMM, "comm_old");
-    ROW(DFC_Dist_graph_create_adjacent(bc, 0, d, DFC_UNWEIGHTED, 0, d, DFC_UNWEIGHTED, DFC_INFO_NULL,
-                                       0, &nc), DFC_ERR_COMM, "comm_old");
+    ROW(DFC_Dist_graph_create_adjacent(bc, 0, d, DFC_UNWEIGHTED, 0, d, DFC_UNWEIGHTED,
+                                       DFC_INFO_NULL, 0, &nc),
+        DFC_ERR_COMM, "comm_old");
     ROW(DFC_Dist_graph_neighbors_count(bc, &x, &y, &z), DFC_ERR_COMM, "comm");
     ROW(DFC_Topo_test(bc, &x), DFC_ERR_COMM, "comm");
-    COLL3(Neighbor_allgather, Ineighbor_allgather, (ib, 1, DFC_INT, ob, 1, DFC_INT, bc), DFC_ERR_COMM,
-          "comm");
-    COLL3(Neighbor_alltoallv, Ineighbor_alltoallv, (ib, cnt, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, bc),
+    COLL3(Neighbor_allgather, Ineighbor_allgather, (ib, 1, DFC_INT, ob, 1, DFC_INT, bc),
           DFC_ERR_COMM, "comm");
-    COLL3(Neighbor_alltoallw, Ineighbor_alltoallw, (ib, cnt, ad, ty, ob, cnt, ad, ty, bc), DFC_ERR_COMM,
-          "comm");
+    COLL3(Neighbor_alltoallv, Ineighbor_alltoallv,
+          (ib, cnt, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, bc), DFC_ERR_COMM, "comm");
+    COLL3(Neighbor_alltoallw, Ineighbor_alltoallw, (ib, cnt, ad, ty, ob, cnt, ad, ty, bc),
+          DFC_ERR_COMM, "comm");
     DFCT_CHECK(nc == DFC_COMM_NULL, "a failed topology constructor handed out a communicator");
 }
 
@@ -645,7 +684,8 @@ static void topo_rows(DFC_Comm W)
     ROW(DFC_Dims_create(0, 1, zero), DFC_ERR_ARG, "nnodes");
     ROW(DFC_Graph_create(W, n + 1, one, one, 0, &nc), DFC_ERR_ARG, "nnodes");
     ROW(DFC_Dist_graph_create_adjacent(W, 1, bad, DFC_UNWEIGHTED, 0, one, DFC_UNWEIGHTED,
-                                       DFC_INFO_NULL, 0, &nc), DFC_ERR_RANK, "sources");
+                                       DFC_INFO_NULL, 0, &nc),
+        DFC_ERR_RANK, "sources");
     ROW(DFC_Dist_graph_create(W, 1, zero, negd, zero, DFC_UNWEIGHTED, DFC_INFO_NULL, 0, &nc),
         DFC_ERR_ARG, "degrees");
     COLL3(Neighbor_allgather, Ineighbor_allgather, (ib, 1, DFC_INT, ob, 1, DFC_INT, W),
@@ -665,8 +705,8 @@ static void topo_rows(DFC_Comm W)
           DFC_ERR_BUFFER, "sendbuf");
     COLL3(Neighbor_alltoall, Ineighbor_alltoall, (ib, -1, DFC_INT, ob, 1, DFC_INT, cart),
           DFC_ERR_COUNT, "sendcount");
-    COLL3(Neighbor_alltoallv, Ineighbor_alltoallv, (ib, NULL, dsp, DFC_INT, ob, cnt, dsp, DFC_INT,
-          cart), DFC_ERR_ARG, "sendcounts");
+    COLL3(Neighbor_alltoallv, Ineighbor_alltoallv,
+          (ib, NULL, dsp, DFC_INT, ob, cnt, dsp, DFC_INT, cart), DFC_ERR_ARG, "sendcounts");
     DFCT_OK(DFC_Comm_free(&cart));
 }
 
@@ -688,7 +728,8 @@ static void still_works(DFC_Comm W)
     for (int i = 0; i < N; i++) bad += out[i] != left * 10 + i;
     DFC_Get_count(&st, DFC_INT, &n_out);
     DFCT_CHECK(!bad && out[N] == -7 && st.DFC_SOURCE == left && st.DFC_TAG == 9 && n_out == N,
-               "Sendrecv ring after the errors: %d bad items, source %d, count %d", bad, st.DFC_SOURCE, n_out);
+               "Sendrecv ring after the errors: %d bad items, source %d, count %d", bad,
+               st.DFC_SOURCE, n_out);
 }
 
 int main(int argc, char **argv)
@@ -715,17 +756,21 @@ int main(int argc, char **argv)
     DFC_Comm freed_c[2] = {fc1, fc2};
     DFCT_OK(DFC_Comm_free(&fc1));
     DFCT_OK(DFC_Comm_free(&fc2));
-    DFC_Comm bad_comms[] = {DFC_COMM_NULL, freed_c[0], freed_c[1], (DFC_Comm)0x01fffff0, (DFC_Comm)DFC_INT};
+    DFC_Comm bad_comms[] = {DFC_COMM_NULL, freed_c[0], freed_c[1], (DFC_Comm)0x01fffff0,
+                            (DFC_Comm)DFC_INT};
     for (unsigned i = 0; i < sizeof bad_comms / sizeof *bad_comms; i++) comm_rows(bad_comms[i]);
-    for (unsigned i = 0; i < sizeof bad_comms / sizeof *bad_comms; i++) topo_comm_rows(bad_comms[i]);
+    for (unsigned i = 0; i < sizeof bad_comms / sizeof *bad_comms; i++)
+        topo_comm_rows(bad_comms[i]);
 
     DFC_Datatype ft, unc;
     DFCT_OK(DFC_Type_contiguous(2, DFC_INT, &ft));
     DFCT_OK(DFC_Type_commit(&ft));
     DFC_Datatype freed_t = ft;
     DFCT_OK(DFC_Type_free(&ft));
-    DFC_Datatype bad_types[] = {DFC_DATATYPE_NULL, freed_t, (DFC_Datatype)0x03fffff0, (DFC_Datatype)DFC_SUM};
-    for (unsigned i = 0; i < sizeof bad_types / sizeof *bad_types; i++) type_rows(bad_types[i], DFC_COMM_WORLD, 0);
+    DFC_Datatype bad_types[] = {DFC_DATATYPE_NULL, freed_t, (DFC_Datatype)0x03fffff0,
+                                (DFC_Datatype)DFC_SUM};
+    for (unsigned i = 0; i < sizeof bad_types / sizeof *bad_types; i++)
+        type_rows(bad_types[i], DFC_COMM_WORLD, 0);
     DFCT_OK(DFC_Type_contiguous(2, DFC_INT, &unc));
     type_rows(unc, rev, 1);
     DFCT_OK(DFC_Type_free(&unc));
@@ -735,10 +780,11 @@ int main(int argc, char **argv)
     DFC_Op freed_o = fo;
     DFCT_OK(DFC_Op_free(&fo));
     DFC_Op bad_ops[] = {DFC_OP_NULL, freed_o, (DFC_Op)0x04fffff0, (DFC_Op)DFC_INT};
-    for (unsigned i = 0; i < sizeof bad_ops / sizeof *bad_ops; i++) op_rows(bad_ops[i], DFC_INT, DFC_COMM_WORLD, 1);
+    for (unsigned i = 0; i < sizeof bad_ops / sizeof *bad_ops; i++)
+        op_rows(bad_ops[i], DFC_INT, DFC_COMM_WORLD, 1);
     op_rows(DFC_BAND, DFC_FLOAT, rev, 0); /* bitwise op on a float */
     op_rows(DFC_MAXLOC, DFC_INT, rev, 0); /* MAXLOC needs a pair type */
-    op_rows(DFC_LAND, DFC_2INT, rev, 0); /* logical op on a pair type */
+    op_rows(DFC_LAND, DFC_2INT, rev, 0);  /* logical op on a pair type */
 
     value_rows(DFC_COMM_WORLD);
     value_rows(rev);
@@ -749,7 +795,8 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Comm_group(DFC_COMM_WORLD, &fg));
     DFC_Group freed_g = fg;
     DFCT_OK(DFC_Group_free(&fg));
-    DFC_Group bad_groups[] = {DFC_GROUP_NULL, freed_g, (DFC_Group)0x02fffff0, (DFC_Group)DFC_COMM_WORLD};
+    DFC_Group bad_groups[] = {DFC_GROUP_NULL, freed_g, (DFC_Group)0x02fffff0,
+                              (DFC_Group)DFC_COMM_WORLD};
     for (unsigned i = 0; i < sizeof bad_groups / sizeof *bad_groups; i++) group_rows(bad_groups[i]);
 
     DFC_Info fi;

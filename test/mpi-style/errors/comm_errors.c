@@ -26,8 +26,8 @@ static void sendrecv_round(DFC_Comm comm)
     DFCT_OK(DFC_Sendrecv(out, 16, DFC_INT, right, 1, in, 16, DFC_INT, left, 1, comm, &st));
     int bad = 0;
     for (int k = 0; k < 16; k++) bad += in[k] != left * 1000 + rounds * 16 + k;
-    DFCT_CHECK(!bad && in[16] == -3 && st.DFC_SOURCE == left, "Sendrecv round %d after errors: %d bad elements",
-               rounds, bad);
+    DFCT_CHECK(!bad && in[16] == -3 && st.DFC_SOURCE == left,
+               "Sendrecv round %d after errors: %d bad elements", rounds, bad);
 }
 
 /* Every communicator call with an invalid communicator `C`. */
@@ -44,7 +44,8 @@ static void bad_comm(DFC_Comm C, const char *needle)
     DFCT_FAILS(DFC_Comm_dup(C, &nc), DFC_ERR_COMM, needle);
     DFCT_FAILS(DFC_Comm_dup_with_info(C, DFC_INFO_NULL, &nc), DFC_ERR_COMM, needle);
     DFCT_FAILS(DFC_Comm_split(C, 0, 0, &nc), DFC_ERR_COMM, needle);
-    DFCT_FAILS(DFC_Comm_split_type(C, DFC_COMM_TYPE_SHARED, 0, DFC_INFO_NULL, &nc), DFC_ERR_COMM, needle);
+    DFCT_FAILS(DFC_Comm_split_type(C, DFC_COMM_TYPE_SHARED, 0, DFC_INFO_NULL, &nc), DFC_ERR_COMM,
+               needle);
     DFCT_FAILS(DFC_Comm_create(C, DFC_GROUP_EMPTY, &nc), DFC_ERR_COMM, needle);
     DFCT_FAILS(DFC_Comm_create_group(C, DFC_GROUP_EMPTY, 0, &nc), DFC_ERR_COMM, needle);
     DFCT_FAILS(DFC_Comm_free(&cc), DFC_ERR_COMM, needle);
@@ -97,17 +98,20 @@ int main(int argc, char **argv)
     sendrecv_round(DFC_COMM_SELF);
 
     /* Error handlers. */
-    DFCT_FAILS(DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRHANDLER_NULL), DFC_ERR_ERRHANDLER, "errhandler");
-    DFCT_FAILS(DFC_Comm_set_errhandler(DFC_COMM_WORLD, (DFC_Errhandler)0x07fffff0), DFC_ERR_ERRHANDLER,
+    DFCT_FAILS(DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRHANDLER_NULL), DFC_ERR_ERRHANDLER,
                "errhandler");
-    DFCT_FAILS(DFC_Comm_set_errhandler(dup, (DFC_Errhandler)DFC_COMM_WORLD), DFC_ERR_ERRHANDLER, "errhandler");
+    DFCT_FAILS(DFC_Comm_set_errhandler(DFC_COMM_WORLD, (DFC_Errhandler)0x07fffff0),
+               DFC_ERR_ERRHANDLER, "errhandler");
+    DFCT_FAILS(DFC_Comm_set_errhandler(dup, (DFC_Errhandler)DFC_COMM_WORLD), DFC_ERR_ERRHANDLER,
+               "errhandler");
     {
         DFC_Errhandler bad = (DFC_Errhandler)0x07fffff0;
         DFCT_FAILS(DFC_Errhandler_free(&bad), DFC_ERR_ERRHANDLER, "errhandler");
         DFCT_FAILS(DFC_Comm_get_errhandler(DFC_COMM_WORLD, NULL), DFC_ERR_ARG, "errhandler");
     }
     DFCT_OK(DFC_Comm_get_errhandler(DFC_COMM_WORLD, &eh));
-    DFCT_CHECK(eh == DFC_ERRORS_RETURN, "a failed set_errhandler changed WORLD's handler to 0x%x", eh);
+    DFCT_CHECK(eh == DFC_ERRORS_RETURN, "a failed set_errhandler changed WORLD's handler to 0x%x",
+               eh);
     sendrecv_round(DFC_COMM_WORLD);
 
     /* Constructor arguments. */
@@ -115,15 +119,20 @@ int main(int argc, char **argv)
     DFCT_FAILS(DFC_Comm_split(DFC_COMM_WORLD, -5, 0, &nc), DFC_ERR_ARG, "color");
     DFCT_FAILS(DFC_Comm_split(DFC_COMM_WORLD, 0, 0, NULL), DFC_ERR_ARG, "newcomm");
     DFCT_FAILS(DFC_Comm_dup(DFC_COMM_WORLD, NULL), DFC_ERR_ARG, "newcomm");
-    DFCT_FAILS(DFC_Comm_split_type(DFC_COMM_WORLD, 12345, 0, DFC_INFO_NULL, &nc), DFC_ERR_ARG, "split_type");
-    DFCT_FAILS(DFC_Comm_split_type(DFC_COMM_WORLD, DFC_COMM_TYPE_SHARED, 0, (DFC_Info)0x06fffff0, &nc), DFC_ERR_INFO,
+    DFCT_FAILS(DFC_Comm_split_type(DFC_COMM_WORLD, 12345, 0, DFC_INFO_NULL, &nc), DFC_ERR_ARG,
+               "split_type");
+    DFCT_FAILS(DFC_Comm_split_type(DFC_COMM_WORLD, DFC_COMM_TYPE_SHARED, 0, (DFC_Info)0x06fffff0,
+                                   &nc),
+               DFC_ERR_INFO, "info");
+    DFCT_FAILS(DFC_Comm_dup_with_info(DFC_COMM_WORLD, (DFC_Info)0x06fffff0, &nc), DFC_ERR_INFO,
                "info");
-    DFCT_FAILS(DFC_Comm_dup_with_info(DFC_COMM_WORLD, (DFC_Info)0x06fffff0, &nc), DFC_ERR_INFO, "info");
-    DFCT_FAILS(DFC_Comm_dup_with_info(DFC_COMM_WORLD, (DFC_Info)DFC_COMM_WORLD, &nc), DFC_ERR_INFO, "info");
+    DFCT_FAILS(DFC_Comm_dup_with_info(DFC_COMM_WORLD, (DFC_Info)DFC_COMM_WORLD, &nc), DFC_ERR_INFO,
+               "info");
     DFCT_FAILS(DFC_Comm_set_info(dup, (DFC_Info)0x06fffff0), DFC_ERR_INFO, "info");
     DFCT_FAILS(DFC_Comm_create(DFC_COMM_WORLD, DFC_GROUP_NULL, &nc), DFC_ERR_GROUP, "group");
     DFCT_FAILS(DFC_Comm_create(DFC_COMM_WORLD, (DFC_Group)0x02fffff0, &nc), DFC_ERR_GROUP, "group");
-    DFCT_FAILS(DFC_Comm_create_group(DFC_COMM_WORLD, DFC_GROUP_NULL, 0, &nc), DFC_ERR_GROUP, "group");
+    DFCT_FAILS(DFC_Comm_create_group(DFC_COMM_WORLD, DFC_GROUP_NULL, 0, &nc), DFC_ERR_GROUP,
+               "group");
     {
         DFC_Group wg, mine, freed_group;
         DFCT_OK(DFC_Comm_group(DFC_COMM_WORLD, &wg));
@@ -153,10 +162,13 @@ int main(int argc, char **argv)
     {
         char name[DFC_MAX_TRANSPORT_NAME];
         int len, result;
-        DFCT_FAILS(DFC_Comm_get_peer_transport(DFC_COMM_WORLD, size, name, &len), DFC_ERR_RANK, "rank");
-        DFCT_FAILS(DFC_Comm_get_peer_transport(DFC_COMM_WORLD, -1, name, &len), DFC_ERR_RANK, "rank");
+        DFCT_FAILS(DFC_Comm_get_peer_transport(DFC_COMM_WORLD, size, name, &len), DFC_ERR_RANK,
+                   "rank");
+        DFCT_FAILS(DFC_Comm_get_peer_transport(DFC_COMM_WORLD, -1, name, &len), DFC_ERR_RANK,
+                   "rank");
         DFCT_FAILS(DFC_Comm_get_peer_transport(DFC_COMM_WORLD, 0, NULL, &len), DFC_ERR_ARG, "name");
-        DFCT_FAILS(DFC_Comm_get_peer_transport(DFC_COMM_WORLD, 0, name, NULL), DFC_ERR_ARG, "resultlen");
+        DFCT_FAILS(DFC_Comm_get_peer_transport(DFC_COMM_WORLD, 0, name, NULL), DFC_ERR_ARG,
+                   "resultlen");
         DFCT_FAILS(DFC_Comm_size(DFC_COMM_WORLD, NULL), DFC_ERR_ARG, "size");
         DFCT_FAILS(DFC_Comm_rank(DFC_COMM_WORLD, NULL), DFC_ERR_ARG, "rank");
         DFCT_FAILS(DFC_Comm_compare(DFC_COMM_WORLD, dup, NULL), DFC_ERR_ARG, "result");

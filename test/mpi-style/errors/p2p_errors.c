@@ -19,49 +19,55 @@ static void sendrecv_round(void)
     rounds++;
     for (int k = 0; k < 64; k++) out[k] = rank * 1000 + rounds * 64 + k;
     in[64] = -3;
-    DFCT_OK(DFC_Sendrecv(out, 64, DFC_INT, right, 1, in, 64, DFC_INT, left, 1, DFC_COMM_WORLD, &st));
+    DFCT_OK(
+        DFC_Sendrecv(out, 64, DFC_INT, right, 1, in, 64, DFC_INT, left, 1, DFC_COMM_WORLD, &st));
     int bad = 0;
     for (int k = 0; k < 64; k++) bad += in[k] != left * 1000 + rounds * 64 + k;
     DFCT_CHECK(!bad && in[64] == -3 && st.DFC_SOURCE == left && st.DFC_TAG == 1,
-               "Sendrecv round %d after errors: %d bad elements, source %d", rounds, bad, st.DFC_SOURCE);
+               "Sendrecv round %d after errors: %d bad elements, source %d", rounds, bad,
+               st.DFC_SOURCE);
 }
 
 /* Every point-to-point call with one bad argument. `bad` selects which: the others valid. */
-#define ALL_P2P(BUF, COUNT, TYPE, PEER, TAG, COMM, CLS, NEEDLE)                                         \
-    do {                                                                                               \
-        DFC_Request rq_ = DFC_REQUEST_NULL;                                                            \
-        int fl_ = 0;                                                                                   \
-        DFCT_FAILS(DFC_Send(BUF, COUNT, TYPE, PEER, TAG, COMM), CLS, NEEDLE);                          \
-        DFCT_FAILS(DFC_Ssend(BUF, COUNT, TYPE, PEER, TAG, COMM), CLS, NEEDLE);                         \
-        DFCT_FAILS(DFC_Isend(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);                   \
-        DFCT_FAILS(DFC_Issend(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);                  \
-        DFCT_FAILS(DFC_Send_init(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);               \
-        DFCT_FAILS(DFC_Ssend_init(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);              \
-        DFCT_FAILS(DFC_Recv(BUF, COUNT, TYPE, PEER, TAG, COMM, DFC_STATUS_IGNORE), CLS, NEEDLE);       \
-        DFCT_FAILS(DFC_Irecv(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);                   \
-        DFCT_FAILS(DFC_Recv_init(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);               \
-        DFCT_FAILS(DFC_Sendrecv(BUF, COUNT, TYPE, PEER, TAG, okbuf, 1, DFC_INT, DFC_PROC_NULL, 0, COMM, \
-                                DFC_STATUS_IGNORE), CLS, NEEDLE);                                      \
-        DFCT_FAILS(DFC_Sendrecv(okbuf, 1, DFC_INT, DFC_PROC_NULL, 0, BUF, COUNT, TYPE, PEER, TAG, COMM, \
-                                DFC_STATUS_IGNORE), CLS, NEEDLE);                                      \
-        DFCT_FAILS(DFC_Sendrecv_replace(BUF, COUNT, TYPE, PEER, TAG, DFC_PROC_NULL, 0, COMM,           \
-                                        DFC_STATUS_IGNORE), CLS, NEEDLE);                              \
-        DFCT_CHECK(rq_ == DFC_REQUEST_NULL, "a failed call set its request to 0x%x", rq_);             \
-        (void)fl_;                                                                                     \
+#define ALL_P2P(BUF, COUNT, TYPE, PEER, TAG, COMM, CLS, NEEDLE)                                   \
+    do {                                                                                          \
+        DFC_Request rq_ = DFC_REQUEST_NULL;                                                       \
+        int fl_ = 0;                                                                              \
+        DFCT_FAILS(DFC_Send(BUF, COUNT, TYPE, PEER, TAG, COMM), CLS, NEEDLE);                     \
+        DFCT_FAILS(DFC_Ssend(BUF, COUNT, TYPE, PEER, TAG, COMM), CLS, NEEDLE);                    \
+        DFCT_FAILS(DFC_Isend(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);              \
+        DFCT_FAILS(DFC_Issend(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);             \
+        DFCT_FAILS(DFC_Send_init(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);          \
+        DFCT_FAILS(DFC_Ssend_init(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);         \
+        DFCT_FAILS(DFC_Recv(BUF, COUNT, TYPE, PEER, TAG, COMM, DFC_STATUS_IGNORE), CLS, NEEDLE);  \
+        DFCT_FAILS(DFC_Irecv(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);              \
+        DFCT_FAILS(DFC_Recv_init(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);          \
+        DFCT_FAILS(DFC_Sendrecv(BUF, COUNT, TYPE, PEER, TAG, okbuf, 1, DFC_INT, DFC_PROC_NULL, 0, \
+                                COMM, DFC_STATUS_IGNORE),                                         \
+                   CLS, NEEDLE);                                                                  \
+        DFCT_FAILS(DFC_Sendrecv(okbuf, 1, DFC_INT, DFC_PROC_NULL, 0, BUF, COUNT, TYPE, PEER, TAG, \
+                                COMM, DFC_STATUS_IGNORE),                                         \
+                   CLS, NEEDLE);                                                                  \
+        DFCT_FAILS(DFC_Sendrecv_replace(BUF, COUNT, TYPE, PEER, TAG, DFC_PROC_NULL, 0, COMM,      \
+                                        DFC_STATUS_IGNORE),                                       \
+                   CLS, NEEDLE);                                                                  \
+        DFCT_CHECK(rq_ == DFC_REQUEST_NULL, "a failed call set its request to 0x%x", rq_);        \
+        (void)fl_;                                                                                \
     } while (0)
 
 /* The receive-only forms (wildcards allowed for receives are invalid for sends). */
-#define SEND_ONLY(BUF, COUNT, TYPE, PEER, TAG, COMM, CLS, NEEDLE)                                       \
-    do {                                                                                               \
-        DFC_Request rq_ = DFC_REQUEST_NULL;                                                            \
-        DFCT_FAILS(DFC_Send(BUF, COUNT, TYPE, PEER, TAG, COMM), CLS, NEEDLE);                          \
-        DFCT_FAILS(DFC_Ssend(BUF, COUNT, TYPE, PEER, TAG, COMM), CLS, NEEDLE);                         \
-        DFCT_FAILS(DFC_Isend(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);                   \
-        DFCT_FAILS(DFC_Issend(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);                  \
-        DFCT_FAILS(DFC_Send_init(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);               \
-        DFCT_FAILS(DFC_Sendrecv(BUF, COUNT, TYPE, PEER, TAG, okbuf, 1, DFC_INT, DFC_PROC_NULL, 0, COMM, \
-                                DFC_STATUS_IGNORE), CLS, NEEDLE);                                      \
-        DFCT_CHECK(rq_ == DFC_REQUEST_NULL, "a failed call set its request to 0x%x", rq_);             \
+#define SEND_ONLY(BUF, COUNT, TYPE, PEER, TAG, COMM, CLS, NEEDLE)                                 \
+    do {                                                                                          \
+        DFC_Request rq_ = DFC_REQUEST_NULL;                                                       \
+        DFCT_FAILS(DFC_Send(BUF, COUNT, TYPE, PEER, TAG, COMM), CLS, NEEDLE);                     \
+        DFCT_FAILS(DFC_Ssend(BUF, COUNT, TYPE, PEER, TAG, COMM), CLS, NEEDLE);                    \
+        DFCT_FAILS(DFC_Isend(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);              \
+        DFCT_FAILS(DFC_Issend(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);             \
+        DFCT_FAILS(DFC_Send_init(BUF, COUNT, TYPE, PEER, TAG, COMM, &rq_), CLS, NEEDLE);          \
+        DFCT_FAILS(DFC_Sendrecv(BUF, COUNT, TYPE, PEER, TAG, okbuf, 1, DFC_INT, DFC_PROC_NULL, 0, \
+                                COMM, DFC_STATUS_IGNORE),                                         \
+                   CLS, NEEDLE);                                                                  \
+        DFCT_CHECK(rq_ == DFC_REQUEST_NULL, "a failed call set its request to 0x%x", rq_);        \
     } while (0)
 
 int main(int argc, char **argv)
@@ -86,7 +92,8 @@ int main(int argc, char **argv)
     /* datatype: null, bogus, freed, uncommitted, and handles of another kind */
     ALL_P2P(okbuf, 1, DFC_DATATYPE_NULL, peer, 0, DFC_COMM_WORLD, DFC_ERR_TYPE, "datatype");
     ALL_P2P(okbuf, 1, (DFC_Datatype)0x03fffff0, peer, 0, DFC_COMM_WORLD, DFC_ERR_TYPE, "datatype");
-    ALL_P2P(okbuf, 1, (DFC_Datatype)DFC_COMM_WORLD, peer, 0, DFC_COMM_WORLD, DFC_ERR_TYPE, "datatype");
+    ALL_P2P(okbuf, 1, (DFC_Datatype)DFC_COMM_WORLD, peer, 0, DFC_COMM_WORLD, DFC_ERR_TYPE,
+            "datatype");
     {
         DFC_Datatype t, freed, uncommitted;
         DFCT_OK(DFC_Type_contiguous(2, DFC_INT, &t));
@@ -108,7 +115,8 @@ int main(int argc, char **argv)
     DFCT_FAILS(DFC_Probe(peer, -7, DFC_COMM_WORLD, DFC_STATUS_IGNORE), DFC_ERR_TAG, "tag");
     {
         int flag = 0;
-        DFCT_FAILS(DFC_Iprobe(peer, -7, DFC_COMM_WORLD, &flag, DFC_STATUS_IGNORE), DFC_ERR_TAG, "tag");
+        DFCT_FAILS(DFC_Iprobe(peer, -7, DFC_COMM_WORLD, &flag, DFC_STATUS_IGNORE), DFC_ERR_TAG,
+                   "tag");
     }
     sendrecv_round();
 
@@ -118,10 +126,12 @@ int main(int argc, char **argv)
     ALL_P2P(okbuf, 1, DFC_INT, 1 << 30, 0, DFC_COMM_WORLD, DFC_ERR_RANK, "rank");
     SEND_ONLY(okbuf, 1, DFC_INT, DFC_ANY_SOURCE, 0, DFC_COMM_WORLD, DFC_ERR_RANK, "dest");
     DFCT_FAILS(DFC_Send(okbuf, 1, DFC_INT, size, 0, DFC_COMM_WORLD), DFC_ERR_RANK, "dest");
-    DFCT_FAILS(DFC_Recv(okbuf, 1, DFC_INT, size, 0, DFC_COMM_WORLD, DFC_STATUS_IGNORE), DFC_ERR_RANK, "source");
+    DFCT_FAILS(DFC_Recv(okbuf, 1, DFC_INT, size, 0, DFC_COMM_WORLD, DFC_STATUS_IGNORE),
+               DFC_ERR_RANK, "source");
     DFCT_FAILS(DFC_Probe(size, 0, DFC_COMM_WORLD, DFC_STATUS_IGNORE), DFC_ERR_RANK, "source");
-    DFCT_FAILS(DFC_Sendrecv_replace(okbuf, 1, DFC_INT, DFC_PROC_NULL, 0, size + 3, 0, DFC_COMM_WORLD,
-                                    DFC_STATUS_IGNORE), DFC_ERR_RANK, "source");
+    DFCT_FAILS(DFC_Sendrecv_replace(okbuf, 1, DFC_INT, DFC_PROC_NULL, 0, size + 3, 0,
+                                    DFC_COMM_WORLD, DFC_STATUS_IGNORE),
+               DFC_ERR_RANK, "source");
     /* On COMM_SELF, rank 1 is out of range. */
     DFCT_OK(DFC_Comm_set_errhandler(DFC_COMM_SELF, DFC_ERRORS_RETURN));
     ALL_P2P(okbuf, 1, DFC_INT, 1, 0, DFC_COMM_SELF, DFC_ERR_RANK, "rank");
@@ -146,8 +156,10 @@ int main(int argc, char **argv)
     /* NULL out-pointers */
     DFCT_FAILS(DFC_Isend(okbuf, 1, DFC_INT, peer, 0, DFC_COMM_WORLD, NULL), DFC_ERR_ARG, "request");
     DFCT_FAILS(DFC_Irecv(okbuf, 1, DFC_INT, peer, 0, DFC_COMM_WORLD, NULL), DFC_ERR_ARG, "request");
-    DFCT_FAILS(DFC_Send_init(okbuf, 1, DFC_INT, peer, 0, DFC_COMM_WORLD, NULL), DFC_ERR_ARG, "request");
-    DFCT_FAILS(DFC_Recv_init(okbuf, 1, DFC_INT, peer, 0, DFC_COMM_WORLD, NULL), DFC_ERR_ARG, "request");
+    DFCT_FAILS(DFC_Send_init(okbuf, 1, DFC_INT, peer, 0, DFC_COMM_WORLD, NULL), DFC_ERR_ARG,
+               "request");
+    DFCT_FAILS(DFC_Recv_init(okbuf, 1, DFC_INT, peer, 0, DFC_COMM_WORLD, NULL), DFC_ERR_ARG,
+               "request");
     DFCT_FAILS(DFC_Iprobe(peer, 0, DFC_COMM_WORLD, NULL, DFC_STATUS_IGNORE), DFC_ERR_ARG, "flag");
     sendrecv_round();
 
@@ -158,7 +170,8 @@ int main(int argc, char **argv)
     /* Valid corner cases still succeed. */
     DFCT_OK(DFC_Send(NULL, 0, DFC_INT, DFC_PROC_NULL, 0, DFC_COMM_WORLD));
     DFCT_OK(DFC_Send(okbuf, 1, DFC_INT, DFC_PROC_NULL, DFC_TAG_UB_VALUE, DFC_COMM_WORLD));
-    DFCT_OK(DFC_Recv(okbuf, 1, DFC_INT, DFC_PROC_NULL, DFC_ANY_TAG, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    DFCT_OK(
+        DFC_Recv(okbuf, 1, DFC_INT, DFC_PROC_NULL, DFC_ANY_TAG, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
     sendrecv_round();
 
     /* The same errors under ERRORS_RETURN on a dup (which inherits the handler). */
@@ -167,9 +180,11 @@ int main(int argc, char **argv)
         DFC_Errhandler eh = DFC_ERRHANDLER_NULL;
         DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &d));
         DFCT_OK(DFC_Comm_get_errhandler(d, &eh));
-        DFCT_CHECK(eh == DFC_ERRORS_RETURN, "a dup of WORLD has errhandler 0x%x, expected ERRORS_RETURN", eh);
+        DFCT_CHECK(eh == DFC_ERRORS_RETURN,
+                   "a dup of WORLD has errhandler 0x%x, expected ERRORS_RETURN", eh);
         DFCT_FAILS(DFC_Send(okbuf, -1, DFC_INT, peer, 0, d), DFC_ERR_COUNT, "count");
-        DFCT_FAILS(DFC_Recv(okbuf, 1, DFC_INT, size, 0, d, DFC_STATUS_IGNORE), DFC_ERR_RANK, "source");
+        DFCT_FAILS(DFC_Recv(okbuf, 1, DFC_INT, size, 0, d, DFC_STATUS_IGNORE), DFC_ERR_RANK,
+                   "source");
         DFCT_OK(DFC_Comm_free(&d));
     }
     sendrecv_round();

@@ -21,11 +21,12 @@ static void sendrecv_round(void)
     rounds++;
     for (int k = 0; k < 16; k++) out[k] = rank * 1000 + rounds * 16 + k;
     in[16] = -3;
-    DFCT_OK(DFC_Sendrecv(out, 16, DFC_INT, right, 1, in, 16, DFC_INT, left, 1, DFC_COMM_WORLD, &st));
+    DFCT_OK(
+        DFC_Sendrecv(out, 16, DFC_INT, right, 1, in, 16, DFC_INT, left, 1, DFC_COMM_WORLD, &st));
     int bad = 0;
     for (int k = 0; k < 16; k++) bad += in[k] != left * 1000 + rounds * 16 + k;
-    DFCT_CHECK(!bad && in[16] == -3 && st.DFC_SOURCE == left, "Sendrecv round %d after errors: %d bad elements",
-               rounds, bad);
+    DFCT_CHECK(!bad && in[16] == -3 && st.DFC_SOURCE == left,
+               "Sendrecv round %d after errors: %d bad elements", rounds, bad);
 }
 
 static void cb(DFC_Request r, const DFC_Status *s, void *arg) { (*(int *)arg)++; }
@@ -57,7 +58,8 @@ static void bad_request(DFC_Request R)
  * valid requests are untouched (completed afterwards). */
 static void bad_in_array(DFC_Request R)
 {
-    int right = (rank + 1) % size, left = (rank + size - 1) % size, in[3] = {-1, -1, -1}, out[3] = {rank, rank, rank};
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, in[3] = {-1, -1, -1},
+        out[3] = {rank, rank, rank};
     DFC_Request reqs[4];
     DFC_Status sts[4];
     int index, flag, outcount, indices[4];
@@ -72,7 +74,8 @@ static void bad_in_array(DFC_Request R)
     DFCT_FAILS(DFC_Testany(4, reqs, &index, &flag, &sts[0]), DFC_ERR_REQUEST, "request");
     DFCT_FAILS(DFC_Waitsome(4, reqs, &outcount, indices, sts), DFC_ERR_REQUEST, "request");
     DFCT_FAILS(DFC_Testsome(4, reqs, &outcount, indices, sts), DFC_ERR_REQUEST, "request");
-    DFCT_CHECK(reqs[0] == save0 && reqs[1] == save1 && reqs[2] == R, "a failed array call changed the handles");
+    DFCT_CHECK(reqs[0] == save0 && reqs[1] == save1 && reqs[2] == R,
+               "a failed array call changed the handles");
     /* Let the messages come and complete the valid ones. */
     DFCT_OK(DFC_Send(&out[0], 1, DFC_INT, right, 20, DFC_COMM_WORLD));
     DFCT_OK(DFC_Send(&out[1], 1, DFC_INT, right, 21, DFC_COMM_WORLD));
@@ -87,7 +90,8 @@ int main(int argc, char **argv)
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     DFCT_OK(DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN));
-    int right = (rank + 1) % size, left = (rank + size - 1) % size, x = 7, y = -1, flag, index, outcount;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, x = 7, y = -1, flag, index,
+        outcount;
     DFC_Request req, freed;
     DFC_Status st;
 
@@ -122,7 +126,8 @@ int main(int argc, char **argv)
         flag = 0;
         DFCT_OK(DFC_Test(&starts[0], &flag, &st));
         DFCT_CHECK(flag == 1 && st.DFC_SOURCE == DFC_ANY_SOURCE,
-                   "Startall with an invalid handle started the valid one (flag %d source %d)", flag, st.DFC_SOURCE);
+                   "Startall with an invalid handle started the valid one (flag %d source %d)",
+                   flag, st.DFC_SOURCE);
         DFCT_OK(DFC_Request_free(&starts[0]));
     }
     sendrecv_round();
@@ -134,7 +139,8 @@ int main(int argc, char **argv)
     DFCT_FAILS(DFC_Cancel(&req), DFC_ERR_REQUEST, "request");
     {
         int calls = 0;
-        DFCT_FAILS(DFC_Request_set_callback(DFC_REQUEST_NULL, cb, &calls), DFC_ERR_REQUEST, "request");
+        DFCT_FAILS(DFC_Request_set_callback(DFC_REQUEST_NULL, cb, &calls), DFC_ERR_REQUEST,
+                   "request");
     }
     DFCT_FAILS(DFC_Startall(1, &req), DFC_ERR_REQUEST, "request");
     sendrecv_round();
@@ -153,7 +159,8 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Send(&a, 1, DFC_INT, right, 4, DFC_COMM_WORLD));
         DFCT_OK(DFC_Send(&b, 1, DFC_INT, right, 5, DFC_COMM_WORLD));
         DFCT_OK(DFC_Wait(&pr, &st));
-        DFCT_CHECK(y == 100 + left && st.DFC_TAG == 4, "active persistent receive after the failed Start: %d", y);
+        DFCT_CHECK(y == 100 + left && st.DFC_TAG == 4,
+                   "active persistent receive after the failed Start: %d", y);
         DFCT_OK(DFC_Wait(&nb, &st));
         DFCT_CHECK(x == 200 + left, "Irecv after a failed Start: %d", x);
         /* No second message was posted by the failed Start: a later message on tag 4 goes to
@@ -174,23 +181,30 @@ int main(int argc, char **argv)
         DFCT_FAILS(DFC_Testall(-1, reqs, &flag, DFC_STATUSES_IGNORE), DFC_ERR_COUNT, "count");
         DFCT_FAILS(DFC_Waitany(-1, reqs, &index, DFC_STATUS_IGNORE), DFC_ERR_COUNT, "count");
         DFCT_FAILS(DFC_Testany(-1, reqs, &index, &flag, DFC_STATUS_IGNORE), DFC_ERR_COUNT, "count");
-        DFCT_FAILS(DFC_Waitsome(-1, reqs, &outcount, indices, DFC_STATUSES_IGNORE), DFC_ERR_COUNT, "count");
-        DFCT_FAILS(DFC_Testsome(-1, reqs, &outcount, indices, DFC_STATUSES_IGNORE), DFC_ERR_COUNT, "count");
+        DFCT_FAILS(DFC_Waitsome(-1, reqs, &outcount, indices, DFC_STATUSES_IGNORE), DFC_ERR_COUNT,
+                   "count");
+        DFCT_FAILS(DFC_Testsome(-1, reqs, &outcount, indices, DFC_STATUSES_IGNORE), DFC_ERR_COUNT,
+                   "count");
         DFCT_FAILS(DFC_Startall(-1, reqs), DFC_ERR_COUNT, "count");
         DFCT_FAILS(DFC_Waitall(2, NULL, DFC_STATUSES_IGNORE), DFC_ERR_ARG, "array_of_requests");
-        DFCT_FAILS(DFC_Waitany(2, NULL, &index, DFC_STATUS_IGNORE), DFC_ERR_ARG, "array_of_requests");
-        DFCT_FAILS(DFC_Testsome(2, NULL, &outcount, indices, DFC_STATUSES_IGNORE), DFC_ERR_ARG, "array_of_requests");
+        DFCT_FAILS(DFC_Waitany(2, NULL, &index, DFC_STATUS_IGNORE), DFC_ERR_ARG,
+                   "array_of_requests");
+        DFCT_FAILS(DFC_Testsome(2, NULL, &outcount, indices, DFC_STATUSES_IGNORE), DFC_ERR_ARG,
+                   "array_of_requests");
         DFCT_FAILS(DFC_Startall(2, NULL), DFC_ERR_ARG, "array_of_requests");
         DFCT_FAILS(DFC_Test(&reqs[0], NULL, DFC_STATUS_IGNORE), DFC_ERR_ARG, "flag");
         DFCT_FAILS(DFC_Testall(2, reqs, NULL, DFC_STATUSES_IGNORE), DFC_ERR_ARG, "flag");
         DFCT_FAILS(DFC_Testany(2, reqs, NULL, &flag, DFC_STATUS_IGNORE), DFC_ERR_ARG, "index");
         DFCT_FAILS(DFC_Testany(2, reqs, &index, NULL, DFC_STATUS_IGNORE), DFC_ERR_ARG, "flag");
         DFCT_FAILS(DFC_Waitany(2, reqs, NULL, DFC_STATUS_IGNORE), DFC_ERR_ARG, "index");
-        DFCT_FAILS(DFC_Waitsome(2, reqs, NULL, indices, DFC_STATUSES_IGNORE), DFC_ERR_ARG, "outcount");
-        DFCT_FAILS(DFC_Testsome(2, reqs, &outcount, NULL, DFC_STATUSES_IGNORE), DFC_ERR_ARG, "array_of_indices");
+        DFCT_FAILS(DFC_Waitsome(2, reqs, NULL, indices, DFC_STATUSES_IGNORE), DFC_ERR_ARG,
+                   "outcount");
+        DFCT_FAILS(DFC_Testsome(2, reqs, &outcount, NULL, DFC_STATUSES_IGNORE), DFC_ERR_ARG,
+                   "array_of_indices");
         DFCT_FAILS(DFC_Wait(NULL, DFC_STATUS_IGNORE), DFC_ERR_ARG, "request");
         DFCT_FAILS(DFC_Request_free(NULL), DFC_ERR_ARG, "request");
-        DFCT_FAILS(DFC_Request_get_status(DFC_REQUEST_NULL, NULL, DFC_STATUS_IGNORE), DFC_ERR_ARG, "flag");
+        DFCT_FAILS(DFC_Request_get_status(DFC_REQUEST_NULL, NULL, DFC_STATUS_IGNORE), DFC_ERR_ARG,
+                   "flag");
         DFCT_FAILS(DFC_Test_cancelled(DFC_STATUS_IGNORE, &flag), DFC_ERR_ARG, "status");
         DFCT_FAILS(DFC_Test_cancelled(NULL, &flag), DFC_ERR_ARG, "status");
         DFCT_FAILS(DFC_Test_cancelled(&st, NULL), DFC_ERR_ARG, "flag");

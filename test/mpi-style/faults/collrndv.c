@@ -56,22 +56,28 @@ int main(int argc, char **argv)
         for (long k = 0; k < bytes; k++) buf[k] = pattern(k);
         usleep(20000); /* V is gone, not yet noticed: the announcements go out */
         cls = failed_class(DFC_Bcast(buf, (int)bytes, DFC_BYTE, 0, all), "rank 0's broadcast");
-        DFCT_CHECK(cls == DFC_ERR_PROC_FAILED, "rank 0's broadcast: class %d, expected "
-                   "DFC_ERR_PROC_FAILED", cls);
+        DFCT_CHECK(cls == DFC_ERR_PROC_FAILED,
+                   "rank 0's broadcast: class %d, expected "
+                   "DFC_ERR_PROC_FAILED",
+                   cls);
         memset(buf, 0xee, bytes); /* the application reuses its buffer */
     } else {
         memset(buf, 0x5a, bytes);
         usleep((useconds_t)delay_ms * 1000);
         cls = failed_class(DFC_Bcast(buf, (int)bytes, DFC_BYTE, 0, all), "rank 1's broadcast");
-        DFCT_CHECK(cls == DFC_SUCCESS || cls == DFC_ERR_PROC_FAILED, "rank 1's broadcast: "
-                   "class %d", cls);
+        DFCT_CHECK(cls == DFC_SUCCESS || cls == DFC_ERR_PROC_FAILED,
+                   "rank 1's broadcast: "
+                   "class %d",
+                   cls);
         if (cls == DFC_SUCCESS) {
             long bad = 0, first = -1;
             for (long k = 0; k < bytes; k++)
                 if (buf[k] != pattern(k) && !bad++) first = k;
-            DFCT_CHECK(!bad, "rank 1's broadcast succeeded with %ld of %ld bytes wrong (first "
-                       "at %ld: 0x%02x, expected 0x%02x)", bad, bytes, first,
-                       first >= 0 ? buf[first] : 0, first >= 0 ? pattern(first) : 0);
+            DFCT_CHECK(!bad,
+                       "rank 1's broadcast succeeded with %ld of %ld bytes wrong (first "
+                       "at %ld: 0x%02x, expected 0x%02x)",
+                       bad, bytes, first, first >= 0 ? buf[first] : 0,
+                       first >= 0 ? pattern(first) : 0);
         }
     }
     /* Finalize fences among the ranks each believes alive: both must know of V first

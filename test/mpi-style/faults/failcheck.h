@@ -41,8 +41,8 @@ static int failed_class(int rc, const char *what)
     return cls;
 }
 
-#define EXPECT_FAILED(rc, what)                                                               \
-    DFCT_CHECK(failed_class((rc), (what)) == DFC_ERR_PROC_FAILED,                             \
+#define EXPECT_FAILED(rc, what)                                   \
+    DFCT_CHECK(failed_class((rc), (what)) == DFC_ERR_PROC_FAILED, \
                "%s: expected DFC_ERR_PROC_FAILED, got code %d", (what), (rc))
 
 #endif /* DFC_TEST_FAILCHECK_H */

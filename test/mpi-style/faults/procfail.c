@@ -61,8 +61,10 @@ static void expect_failed_reqs(int n, DFC_Request *reqs, const char *what)
     DFC_Status st[4];
     int cls = -1;
     DFC_Error_class(DFC_Waitall(n, reqs, st), &cls);
-    DFCT_CHECK(cls == DFC_ERR_IN_STATUS, "%s: DFC_Waitall returned class %d, expected "
-               "DFC_ERR_IN_STATUS", what, cls);
+    DFCT_CHECK(cls == DFC_ERR_IN_STATUS,
+               "%s: DFC_Waitall returned class %d, expected "
+               "DFC_ERR_IN_STATUS",
+               what, cls);
     for (int i = 0; i < n; i++) EXPECT_FAILED(st[i].DFC_ERROR, what);
 }
 
@@ -149,8 +151,9 @@ static void case_idle(void)
     settle();
     if (rank == victim) raise(SIGKILL);
     int v = 0;
-    if (rank == 0) EXPECT_FAILED(DFC_Recv(&v, 1, DFC_INT, victim, 5, all, DFC_STATUS_IGNORE),
-                                 "a blocking receive from the idle victim");
+    if (rank == 0)
+        EXPECT_FAILED(DFC_Recv(&v, 1, DFC_INT, victim, 5, all, DFC_STATUS_IGNORE),
+                      "a blocking receive from the idle victim");
 }
 
 /* What must hold on every live rank after the failure. */

@@ -106,8 +106,10 @@ int main(int argc, char **argv)
         DFCT_CHECK(!bad, "message %d: %ld of %d bytes wrong", m, bad, LEN);
     }
     if (rank == 0)
-        DFCT_CHECK(injected > 0, "no failure was injected (%d process_vm_readv calls): the "
-                   "receiver never pulled the data", calls);
+        DFCT_CHECK(injected > 0,
+                   "no failure was injected (%d process_vm_readv calls): the "
+                   "receiver never pulled the data",
+                   calls);
     free(buf);
     alarm(0);
     return dfct_finalize();

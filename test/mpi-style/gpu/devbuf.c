@@ -29,7 +29,10 @@ static int *dev_ints(size_t n, int poison)
     return d;
 }
 
-static void to_dev(int *d, const int *h, size_t n) { CUDA_OK(cudaMemcpy(d, h, n * sizeof(int), cudaMemcpyHostToDevice)); }
+static void to_dev(int *d, const int *h, size_t n)
+{
+    CUDA_OK(cudaMemcpy(d, h, n * sizeof(int), cudaMemcpyHostToDevice));
+}
 
 static int *to_host(const int *d, size_t n)
 {
@@ -38,7 +41,10 @@ static int *to_host(const int *d, size_t n)
     return h;
 }
 
-static int input(int r, size_t i, int iter) { return (int)((r + 1) * 131 + i * 7 + iter * 3) % 1000; }
+static int input(int r, size_t i, int iter)
+{
+    return (int)((r + 1) * 131 + i * 7 + iter * 3) % 1000;
+}
 
 static void check_ints(const char *what, const int *d, const int *want, size_t n)
 {
@@ -64,8 +70,8 @@ static void test_p2p(size_t n)
     DFCT_OK(DFC_Waitall(2, req, DFC_STATUSES_IGNORE));
     check_ints("Isend/Irecv ring", rd, want, n);
     CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
-    DFCT_OK(DFC_Sendrecv(sd, (int)n, DFC_INT, right, 6, rd, (int)n, DFC_INT, left, 6, DFC_COMM_WORLD,
-                         DFC_STATUS_IGNORE));
+    DFCT_OK(DFC_Sendrecv(sd, (int)n, DFC_INT, right, 6, rd, (int)n, DFC_INT, left, 6,
+                         DFC_COMM_WORLD, DFC_STATUS_IGNORE));
     check_ints("Sendrecv ring", rd, want, n);
     cudaFree(sd);
     cudaFree(rd);
@@ -93,7 +99,8 @@ static void test_collectives(size_t n)
     DFCT_OK(DFC_Iallreduce(sd, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD, &req));
     DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
     check_ints("Iallreduce", rd, want, n);
-    DFCT_OK(DFC_Allreduce_init(sd, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL, &req));
+    DFCT_OK(
+        DFC_Allreduce_init(sd, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL, &req));
     for (int it = 0; it < 2; it++) {
         CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
         DFCT_OK(DFC_Start(&req));
@@ -113,7 +120,8 @@ static void test_collectives(size_t n)
     /* Reduce to rank 0 with MAX */
     for (size_t i = 0; i < n; i++) {
         want[i] = input(0, i, 1);
-        for (int r = 1; r < size; r++) want[i] = input(r, i, 1) > want[i] ? input(r, i, 1) : want[i];
+        for (int r = 1; r < size; r++)
+            want[i] = input(r, i, 1) > want[i] ? input(r, i, 1) : want[i];
     }
     CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
     DFCT_OK(DFC_Reduce(sd, rd, (int)n, DFC_INT, DFC_MAX, 0, DFC_COMM_WORLD));
@@ -157,10 +165,12 @@ static void test_crossed(int what, size_t n)
     DFC_Comm a, b;
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &a));
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &b));
-    int *sa = dev_ints(n, rank + 1), *ra = dev_ints(n, -1), *sb = dev_ints(n, 2 * (rank + 1)), *rb = dev_ints(n, -1);
+    int *sa = dev_ints(n, rank + 1), *ra = dev_ints(n, -1), *sb = dev_ints(n, 2 * (rank + 1)),
+        *rb = dev_ints(n, -1);
     DFC_Request req[2];
     DFC_Comm first = rank % 2 ? b : a, second = rank % 2 ? a : b;
-    int *s1 = rank % 2 ? sb : sa, *r1 = rank % 2 ? rb : ra, *s2 = rank % 2 ? sa : sb, *r2 = rank % 2 ? ra : rb;
+    int *s1 = rank % 2 ? sb : sa, *r1 = rank % 2 ? rb : ra, *s2 = rank % 2 ? sa : sb,
+        *r2 = rank % 2 ? ra : rb;
     DFCT_OK(DFC_Iallreduce(s1, r1, (int)n, DFC_INT, DFC_SUM, first, &req[0]));
     if (what == 0) CUDA_OK(cudaDeviceSynchronize());
     if (what == 1) {

@@ -24,16 +24,39 @@
 
 #include "devtest.h"
 
-enum kind { ALLREDUCE, ALLREDUCE_INPLACE, REDUCE, REDUCE_SCATTER_BLOCK, REDUCE_SCATTER, SCAN, EXSCAN,
-            BCAST, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, GATHER, GATHERV, SCATTER, SCATTERV,
-            BARRIER, NKINDS };
-static const char *kind_name[NKINDS] = {"allreduce", "allreduce(in place)", "reduce", "reduce_scatter_block",
-    "reduce_scatter", "scan", "exscan", "bcast", "allgather", "allgatherv", "alltoall", "alltoallv",
-    "gather", "gatherv", "scatter", "scatterv", "barrier"};
+enum kind {
+    ALLREDUCE,
+    ALLREDUCE_INPLACE,
+    REDUCE,
+    REDUCE_SCATTER_BLOCK,
+    REDUCE_SCATTER,
+    SCAN,
+    EXSCAN,
+    BCAST,
+    ALLGATHER,
+    ALLGATHERV,
+    ALLTOALL,
+    ALLTOALLV,
+    GATHER,
+    GATHERV,
+    SCATTER,
+    SCATTERV,
+    BARRIER,
+    NKINDS
+};
+static const char *kind_name[NKINDS] = {"allreduce",      "allreduce(in place)",
+                                        "reduce",         "reduce_scatter_block",
+                                        "reduce_scatter", "scan",
+                                        "exscan",         "bcast",
+                                        "allgather",      "allgatherv",
+                                        "alltoall",       "alltoallv",
+                                        "gather",         "gatherv",
+                                        "scatter",        "scatterv",
+                                        "barrier"};
 static const char *mode_name[3] = {"blocking", "nonblocking", "persistent"};
 
 static int rank, size, root;
-static int *counts, *displs; /* v forms: rank r gets count + r items, with a gap of 2 */
+static int *counts, *displs;   /* v forms: rank r gets count + r items, with a gap of 2 */
 static int *acounts, *adispls; /* alltoallv: between ranks r and p, count + (r + p) % 3 items
                                   each way (symmetric, as MPI requires of send and receive) */
 static DFC_Datatype three_floats;
@@ -46,11 +69,12 @@ static int run(int k, int mode, const void *sbuf, void *rbuf, int count, DFC_Dat
     DFC_Info info = DFC_INFO_NULL;
     DFC_Comm comm = DFC_COMM_WORLD;
     int rc;
-#define FORM(blocking, nonblocking, persistent)                                               \
+#define FORM(blocking, nonblocking, persistent) \
     (mode == 0 ? (blocking) : mode == 1 ? (nonblocking) : (persistent))
     switch (k) {
     case ALLREDUCE:
-        rc = FORM(DFC_Allreduce(sbuf, rbuf, count, dt, op, comm), DFC_Iallreduce(sbuf, rbuf, count, dt, op, comm, rq),
+        rc = FORM(DFC_Allreduce(sbuf, rbuf, count, dt, op, comm),
+                  DFC_Iallreduce(sbuf, rbuf, count, dt, op, comm, rq),
                   DFC_Allreduce_init(sbuf, rbuf, count, dt, op, comm, info, rq));
         break;
     case ALLREDUCE_INPLACE:
@@ -59,7 +83,8 @@ static int run(int k, int mode, const void *sbuf, void *rbuf, int count, DFC_Dat
                   DFC_Allreduce_init(DFC_IN_PLACE, rbuf, count, dt, op, comm, info, rq));
         break;
     case REDUCE:
-        rc = FORM(DFC_Reduce(sbuf, rbuf, count, dt, op, root, comm), DFC_Ireduce(sbuf, rbuf, count, dt, op, root, comm, rq),
+        rc = FORM(DFC_Reduce(sbuf, rbuf, count, dt, op, root, comm),
+                  DFC_Ireduce(sbuf, rbuf, count, dt, op, root, comm, rq),
                   DFC_Reduce_init(sbuf, rbuf, count, dt, op, root, comm, info, rq));
         break;
     case REDUCE_SCATTER_BLOCK:
@@ -68,59 +93,70 @@ static int run(int k, int mode, const void *sbuf, void *rbuf, int count, DFC_Dat
                   DFC_Reduce_scatter_block_init(sbuf, rbuf, count, dt, op, comm, info, rq));
         break;
     case REDUCE_SCATTER:
-        rc = FORM(DFC_Reduce_scatter(sbuf, rbuf, counts, dt, op, comm), DFC_Ireduce_scatter(sbuf, rbuf, counts, dt, op, comm, rq),
+        rc = FORM(DFC_Reduce_scatter(sbuf, rbuf, counts, dt, op, comm),
+                  DFC_Ireduce_scatter(sbuf, rbuf, counts, dt, op, comm, rq),
                   DFC_Reduce_scatter_init(sbuf, rbuf, counts, dt, op, comm, info, rq));
         break;
     case SCAN:
-        rc = FORM(DFC_Scan(sbuf, rbuf, count, dt, op, comm), DFC_Iscan(sbuf, rbuf, count, dt, op, comm, rq),
+        rc = FORM(DFC_Scan(sbuf, rbuf, count, dt, op, comm),
+                  DFC_Iscan(sbuf, rbuf, count, dt, op, comm, rq),
                   DFC_Scan_init(sbuf, rbuf, count, dt, op, comm, info, rq));
         break;
     case EXSCAN:
-        rc = FORM(DFC_Exscan(sbuf, rbuf, count, dt, op, comm), DFC_Iexscan(sbuf, rbuf, count, dt, op, comm, rq),
+        rc = FORM(DFC_Exscan(sbuf, rbuf, count, dt, op, comm),
+                  DFC_Iexscan(sbuf, rbuf, count, dt, op, comm, rq),
                   DFC_Exscan_init(sbuf, rbuf, count, dt, op, comm, info, rq));
         break;
     case BCAST:
-        rc = FORM(DFC_Bcast(rbuf, count, dt, root, comm), DFC_Ibcast(rbuf, count, dt, root, comm, rq),
+        rc = FORM(DFC_Bcast(rbuf, count, dt, root, comm),
+                  DFC_Ibcast(rbuf, count, dt, root, comm, rq),
                   DFC_Bcast_init(rbuf, count, dt, root, comm, info, rq));
         break;
     case ALLGATHER:
-        rc = FORM(DFC_Allgather(sbuf, count, dt, rbuf, count, dt, comm), DFC_Iallgather(sbuf, count, dt, rbuf, count, dt, comm, rq),
+        rc = FORM(DFC_Allgather(sbuf, count, dt, rbuf, count, dt, comm),
+                  DFC_Iallgather(sbuf, count, dt, rbuf, count, dt, comm, rq),
                   DFC_Allgather_init(sbuf, count, dt, rbuf, count, dt, comm, info, rq));
         break;
     case ALLGATHERV:
         rc = FORM(DFC_Allgatherv(sbuf, counts[rank], dt, rbuf, counts, displs, dt, comm),
                   DFC_Iallgatherv(sbuf, counts[rank], dt, rbuf, counts, displs, dt, comm, rq),
-                  DFC_Allgatherv_init(sbuf, counts[rank], dt, rbuf, counts, displs, dt, comm, info, rq));
+                  DFC_Allgatherv_init(sbuf, counts[rank], dt, rbuf, counts, displs, dt, comm, info,
+                                      rq));
         break;
     case ALLTOALL:
-        rc = FORM(DFC_Alltoall(sbuf, count, dt, rbuf, count, dt, comm), DFC_Ialltoall(sbuf, count, dt, rbuf, count, dt, comm, rq),
+        rc = FORM(DFC_Alltoall(sbuf, count, dt, rbuf, count, dt, comm),
+                  DFC_Ialltoall(sbuf, count, dt, rbuf, count, dt, comm, rq),
                   DFC_Alltoall_init(sbuf, count, dt, rbuf, count, dt, comm, info, rq));
         break;
     case ALLTOALLV:
         rc = FORM(DFC_Alltoallv(sbuf, acounts, adispls, dt, rbuf, acounts, adispls, dt, comm),
                   DFC_Ialltoallv(sbuf, acounts, adispls, dt, rbuf, acounts, adispls, dt, comm, rq),
-                  DFC_Alltoallv_init(sbuf, acounts, adispls, dt, rbuf, acounts, adispls, dt, comm, info, rq));
+                  DFC_Alltoallv_init(sbuf, acounts, adispls, dt, rbuf, acounts, adispls, dt, comm,
+                                     info, rq));
         break;
     case GATHER:
-        rc = FORM(DFC_Gather(sbuf, count, dt, rbuf, count, dt, root, comm), DFC_Igather(sbuf, count, dt, rbuf, count, dt, root, comm, rq),
+        rc = FORM(DFC_Gather(sbuf, count, dt, rbuf, count, dt, root, comm),
+                  DFC_Igather(sbuf, count, dt, rbuf, count, dt, root, comm, rq),
                   DFC_Gather_init(sbuf, count, dt, rbuf, count, dt, root, comm, info, rq));
         break;
     case GATHERV:
         rc = FORM(DFC_Gatherv(sbuf, counts[rank], dt, rbuf, counts, displs, dt, root, comm),
                   DFC_Igatherv(sbuf, counts[rank], dt, rbuf, counts, displs, dt, root, comm, rq),
-                  DFC_Gatherv_init(sbuf, counts[rank], dt, rbuf, counts, displs, dt, root, comm, info, rq));
+                  DFC_Gatherv_init(sbuf, counts[rank], dt, rbuf, counts, displs, dt, root, comm,
+                                   info, rq));
         break;
     case SCATTER:
-        rc = FORM(DFC_Scatter(sbuf, count, dt, rbuf, count, dt, root, comm), DFC_Iscatter(sbuf, count, dt, rbuf, count, dt, root, comm, rq),
+        rc = FORM(DFC_Scatter(sbuf, count, dt, rbuf, count, dt, root, comm),
+                  DFC_Iscatter(sbuf, count, dt, rbuf, count, dt, root, comm, rq),
                   DFC_Scatter_init(sbuf, count, dt, rbuf, count, dt, root, comm, info, rq));
         break;
     case SCATTERV:
         rc = FORM(DFC_Scatterv(sbuf, counts, displs, dt, rbuf, counts[rank], dt, root, comm),
                   DFC_Iscatterv(sbuf, counts, displs, dt, rbuf, counts[rank], dt, root, comm, rq),
-                  DFC_Scatterv_init(sbuf, counts, displs, dt, rbuf, counts[rank], dt, root, comm, info, rq));
+                  DFC_Scatterv_init(sbuf, counts, displs, dt, rbuf, counts[rank], dt, root, comm,
+                                    info, rq));
         break;
-    default:
-        rc = FORM(DFC_Barrier(comm), DFC_Ibarrier(comm, rq), DFC_Barrier_init(comm, info, rq));
+    default: rc = FORM(DFC_Barrier(comm), DFC_Ibarrier(comm, rq), DFC_Barrier_init(comm, info, rq));
     }
     if (rc || !mode) return rc;
     if (mode == 2) {
@@ -147,7 +183,9 @@ static void fill(void *buf, size_t n, DFC_Datatype dt, int salt)
         } else if (dt == DFC_FLOAT16) ((_Float16 *)buf)[i] = (_Float16)(v * 0.25f);
         else if (dt == DFC_INT64_T) ((int64_t *)buf)[i] = (int64_t)v * 1000003 * (i % 3 ? 1 : -1);
         else if (dt == DFC_UNSIGNED) ((unsigned *)buf)[i] = (unsigned)v * 2654435761u;
-        else ((int *)buf)[i] = (i % 5 == 0) ? 0 : v * (i % 2 ? 1 : -1); /* zeros for the logical ops */
+        else
+            ((int *)buf)[i] = (i % 5 == 0) ? 0
+                                           : v * (i % 2 ? 1 : -1); /* zeros for the logical ops */
     }
 }
 
@@ -170,9 +208,11 @@ static void one_case(int k, int mode, DFC_Datatype dt, DFC_Op op, int count)
     CUDA_OK(cudaMalloc(&ds, bytes));
     CUDA_OK(cudaMalloc(&dr, bytes));
     fill(hs, items * nel, dt == three_floats ? DFC_FLOAT : dt, k + mode);
-    fill(hr, items * nel, dt == three_floats ? DFC_FLOAT : dt, k + mode + 100); /* in-place input, bcast root data */
+    fill(hr, items * nel, dt == three_floats ? DFC_FLOAT : dt,
+         k + mode + 100); /* in-place input, bcast root data */
     memset(got, 0xa5, bytes);
-    if (k != ALLREDUCE_INPLACE && !(k == BCAST && rank == root)) memset(hr, 0xa5, bytes); /* poison */
+    if (k != ALLREDUCE_INPLACE && !(k == BCAST && rank == root))
+        memset(hr, 0xa5, bytes); /* poison */
     CUDA_OK(cudaMemcpy(ds, hs, bytes, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(dr, hr, bytes, cudaMemcpyHostToDevice));
     for (int i = 0; i < size; i++) {
@@ -188,9 +228,11 @@ static void one_case(int k, int mode, DFC_Datatype dt, DFC_Op op, int count)
     CUDA_OK(cudaMemcpy(got, dr, bytes, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < bytes; i++)
         if (got[i] != hr[i]) {
-            DFCT_CHECK(0, "%s %s type 0x%x op 0x%x count %d: byte %zu of %zu differs (device 0x%02x, host 0x%02x)",
-                       kind_name[k], mode_name[mode], (unsigned)dt, (unsigned)op, count, i, bytes,
-                       (unsigned char)got[i], (unsigned char)hr[i]);
+            DFCT_CHECK(
+                0,
+                "%s %s type 0x%x op 0x%x count %d: byte %zu of %zu differs (device 0x%02x, host 0x%02x)",
+                kind_name[k], mode_name[mode], (unsigned)dt, (unsigned)op, count, i, bytes,
+                (unsigned char)got[i], (unsigned char)hr[i]);
             break;
         }
     CUDA_OK(cudaFree(ds));
@@ -229,18 +271,22 @@ int main(int argc, char **argv)
     for (int k = ALLREDUCE; k <= EXSCAN; k++)
         for (int s = 0; s < 4; s++) {
             for (int t = 0; t < 3; t++) {
-                for (int o = 0; o < 4; o++) one_case(k, mode++ % 3, int_types[t], arith[o], sizes[s]);
-                for (int o = 0; o < 6; o++) one_case(k, mode++ % 3, int_types[t], logic[o], sizes[s]);
+                for (int o = 0; o < 4; o++)
+                    one_case(k, mode++ % 3, int_types[t], arith[o], sizes[s]);
+                for (int o = 0; o < 6; o++)
+                    one_case(k, mode++ % 3, int_types[t], logic[o], sizes[s]);
             }
             for (int t = 0; t < 4; t++)
-                for (int o = 0; o < 4; o++) one_case(k, mode++ % 3, float_types[t], arith[o], sizes[s]);
+                for (int o = 0; o < 4; o++)
+                    one_case(k, mode++ % 3, float_types[t], arith[o], sizes[s]);
             one_case(k, mode++ % 3, three_floats, DFC_SUM, sizes[s]);
         }
     for (int k = BCAST; k < NKINDS; k++)
         for (int s = 0; s < 4; s++)
             for (int m = 0; m < 3; m++) {
                 one_case(k, m, DFC_INT, DFC_OP_NULL, sizes[s]);
-                one_case(k, m, DFC_BFLOAT16, DFC_OP_NULL, sizes[s]); /* 2-byte items: unaligned tails */
+                one_case(k, m, DFC_BFLOAT16, DFC_OP_NULL,
+                         sizes[s]); /* 2-byte items: unaligned tails */
             }
 
     int device;

@@ -41,8 +41,8 @@
 #include "devtest.h"
 
 #define VICTIM 1
-#define BIG (16 << 20)     /* ints: 64 MiB, many chunks in flight */
-#define CHECKED 100003     /* ints of a checked Allreduce: odd, several chunks */
+#define BIG (16 << 20) /* ints: 64 MiB, many chunks in flight */
+#define CHECKED 100003 /* ints of a checked Allreduce: odd, several chunks */
 #define MARGIN_S 5.0
 #define MAX_SHM 64
 
@@ -78,7 +78,8 @@ static void check_time(double t0, const char *what)
 /* Item i of world rank r's input in round k: fresh per round, small enough to sum. */
 static int input(unsigned k, int r, size_t i)
 {
-    uint32_t x = seed ^ (k * 0x9e3779b9u) ^ ((uint32_t)r * 0x85ebca6bu) ^ ((uint32_t)i * 0xc2b2ae35u);
+    uint32_t x = seed ^ (k * 0x9e3779b9u) ^ ((uint32_t)r * 0x85ebca6bu) ^
+                 ((uint32_t)i * 0xc2b2ae35u);
     x ^= x >> 16;
     x *= 0x7feb352du;
     x ^= x >> 15;
@@ -129,7 +130,8 @@ static void checked_allreduce(DFC_Comm comm, int dev, const char *what)
     else memcpy(h, r, bytes);
     for (size_t i = 0; rc == DFC_SUCCESS && i < CHECKED; i++)
         if (h[i] != want[i]) {
-            DFCT_CHECK(0, "%s: element %zu is %d, expected %d (round %u)", what, i, h[i], want[i], k);
+            DFCT_CHECK(0, "%s: element %zu is %d, expected %d (round %u)", what, i, h[i], want[i],
+                       k);
             break;
         }
     buf_free(s, dev);
@@ -200,8 +202,10 @@ static void expect_failed_reqs(DFC_Request *reqs, double t0, const char *what)
     int cls = -1;
     DFC_Error_class(DFC_Waitall(2, reqs, st), &cls);
     check_time(t0, what);
-    DFCT_CHECK(cls == DFC_ERR_IN_STATUS, "%s: DFC_Waitall returned class %d, expected "
-               "DFC_ERR_IN_STATUS", what, cls);
+    DFCT_CHECK(cls == DFC_ERR_IN_STATUS,
+               "%s: DFC_Waitall returned class %d, expected "
+               "DFC_ERR_IN_STATUS",
+               what, cls);
     for (int i = 0; i < 2; i++) EXPECT_FAILED(st[i].DFC_ERROR, what);
 }
 
@@ -337,7 +341,8 @@ static int finish(void)
 {
     if (rank == 0)
         printf("devfail: %s: the failure surfaced after %.3f s (bound %.0f s); device sync, "
-               "free and malloc after it %.3f s\n", which, fail_after, bound_s(), sync_after);
+               "free and malloc after it %.3f s\n",
+               which, fail_after, bound_s(), sync_after);
     DFC_Finalize();
     check_shm_clean();
     if (dfct_errs == 0) printf(" No Errors\n");
@@ -373,7 +378,8 @@ int main(int argc, char **argv)
     DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
     DFC_Comm_set_errhandler(DFC_COMM_SELF, DFC_ERRORS_RETURN);
     setup();
-    for (int i = 0; i < 3; i++) checked_allreduce(DFC_COMM_WORLD, 1, "device DFC_Allreduce on WORLD");
+    for (int i = 0; i < 3; i++)
+        checked_allreduce(DFC_COMM_WORLD, 1, "device DFC_Allreduce on WORLD");
     share_errors();
     int *s = buf_new((size_t)BIG * sizeof(int), 1), *r = buf_new((size_t)BIG * sizeof(int), 1);
     CUDA_OK(cudaMemset(s, 1, (size_t)BIG * sizeof(int)));

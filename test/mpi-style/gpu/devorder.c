@@ -56,7 +56,8 @@ static void test_chaos(void)
     for (int c = 0; c < NCOLL; c++) {
         CUDA_OK(cudaMalloc((void **)&in[c], n[c] * sizeof(float)));
         CUDA_OK(cudaMalloc((void **)&out[c], n[c] * sizeof(float)));
-        DFCT_OK(DFC_Allreduce_init(in[c], out[c], n[c], DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL, &req[c]));
+        DFCT_OK(DFC_Allreduce_init(in[c], out[c], n[c], DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD,
+                                   DFC_INFO_NULL, &req[c]));
         order[c] = c;
     }
     h = malloc((size_t)(1 << 18) * sizeof(float));
@@ -74,7 +75,8 @@ static void test_chaos(void)
             for (int i = 0; i < n[c]; i++) {
                 float want = (float)((size * (size + 1) / 2) * (it % 7 + 1) + size * (i % 5));
                 if (h[i] != want) {
-                    DFCT_CHECK(0, "chaos iteration %d allreduce %d item %d: %g, want %g", it, c, i, h[i], want);
+                    DFCT_CHECK(0, "chaos iteration %d allreduce %d item %d: %g, want %g", it, c, i,
+                               h[i], want);
                     break;
                 }
             }
@@ -110,14 +112,22 @@ static void post(op_t *o, DFC_Comm *comms)
     CUDA_OK(cudaMalloc((void **)&o->sdev, sitems * sizeof(int)));
     CUDA_OK(cudaMalloc((void **)&o->rdev, ritems * sizeof(int)));
     CUDA_OK(cudaMemcpy(o->sdev, h, sitems * sizeof(int), cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(o->rdev, h, o->kind == OP_BCAST ? n * sizeof(int) : 0, cudaMemcpyHostToDevice));
+    CUDA_OK(
+        cudaMemcpy(o->rdev, h, o->kind == OP_BCAST ? n * sizeof(int) : 0, cudaMemcpyHostToDevice));
     free(h);
     switch (o->kind) {
-    case OP_ALLREDUCE: DFCT_OK(DFC_Iallreduce(o->sdev, o->rdev, n, DFC_INT, DFC_SUM, comm, &o->req)); break;
+    case OP_ALLREDUCE:
+        DFCT_OK(DFC_Iallreduce(o->sdev, o->rdev, n, DFC_INT, DFC_SUM, comm, &o->req));
+        break;
     case OP_BCAST: DFCT_OK(DFC_Ibcast(o->rdev, n, DFC_INT, o->seed % cs, comm, &o->req)); break;
-    case OP_ALLGATHER: DFCT_OK(DFC_Iallgather(o->sdev, n, DFC_INT, o->rdev, n, DFC_INT, comm, &o->req)); break;
-    case OP_ALLTOALL: DFCT_OK(DFC_Ialltoall(o->sdev, n, DFC_INT, o->rdev, n, DFC_INT, comm, &o->req)); break;
-    default: DFCT_OK(DFC_Ireduce_scatter_block(o->sdev, o->rdev, n, DFC_INT, DFC_SUM, comm, &o->req));
+    case OP_ALLGATHER:
+        DFCT_OK(DFC_Iallgather(o->sdev, n, DFC_INT, o->rdev, n, DFC_INT, comm, &o->req));
+        break;
+    case OP_ALLTOALL:
+        DFCT_OK(DFC_Ialltoall(o->sdev, n, DFC_INT, o->rdev, n, DFC_INT, comm, &o->req));
+        break;
+    default:
+        DFCT_OK(DFC_Ireduce_scatter_block(o->sdev, o->rdev, n, DFC_INT, DFC_SUM, comm, &o->req));
     }
 }
 
@@ -127,7 +137,9 @@ static void check(op_t *o, DFC_Comm *comms)
     int cr, cs, n = o->count, bad = -1, want = 0, gotv = 0;
     DFC_Comm_rank(comm, &cr);
     DFC_Comm_size(comm, &cs);
-    int ritems = o->kind == OP_ALLREDUCE || o->kind == OP_BCAST || o->kind == OP_REDUCE_SCATTER ? n : n * cs;
+    int ritems = o->kind == OP_ALLREDUCE || o->kind == OP_BCAST || o->kind == OP_REDUCE_SCATTER
+                     ? n
+                     : n * cs;
     int *got = malloc(ritems * sizeof(int));
     CUDA_OK(cudaMemcpy(got, o->rdev, ritems * sizeof(int), cudaMemcpyDeviceToHost));
     for (int i = 0; i < ritems && bad < 0; i++) {
@@ -148,8 +160,8 @@ static void check(op_t *o, DFC_Comm *comms)
             gotv = got[i];
         }
     }
-    DFCT_CHECK(bad < 0, "random op kind %d on comm %d count %d: item %d is %d, want %d", o->kind, o->comm, n, bad,
-               gotv, want);
+    DFCT_CHECK(bad < 0, "random op kind %d on comm %d count %d: item %d is %d, want %d", o->kind,
+               o->comm, n, bad, gotv, want);
     free(got);
     cudaFree(o->sdev);
     cudaFree(o->rdev);
@@ -242,9 +254,10 @@ int main(int argc, char **argv)
     DFC_Count launches, preemptions;
     DFCT_OK(DFC_Get_gpu_daemon_info(&device, &launches));
     DFCT_OK(DFC_Get_preemption_count(&preemptions));
-    if (want_daemon) DFCT_CHECK(device >= 0 && launches > 0, "the GPU daemon did not run (device %d)", device);
+    if (want_daemon)
+        DFCT_CHECK(device >= 0 && launches > 0, "the GPU daemon did not run (device %d)", device);
     if (getenv("DEVORDER_VERBOSE"))
-        fprintf(stderr, "[rank %d] %s: daemon device %d, %lld launches, %lld preemptions\n", rank, test, device,
-                (long long)launches, (long long)preemptions);
+        fprintf(stderr, "[rank %d] %s: daemon device %d, %lld launches, %lld preemptions\n", rank,
+                test, device, (long long)launches, (long long)preemptions);
     return dfct_finalize();
 }

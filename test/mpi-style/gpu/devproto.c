@@ -44,13 +44,17 @@ static const char *opt_str(int argc, char **argv, const char *name, const char *
 {
     size_t n = strlen(name);
     for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=') return argv[i] + 2 + n;
+        if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=')
+            return argv[i] + 2 + n;
     return dflt;
 }
 
 /* A device buffer of n floats: input (rank + 1) * (i % 7 + salt), integers, so that sums are
  * exact; the output poisoned with NaN. */
-typedef struct { float *in, *out; size_t n; } vec_t;
+typedef struct {
+    float *in, *out;
+    size_t n;
+} vec_t;
 
 __attribute__((unused)) static void vec_alloc(vec_t *v, size_t n)
 {
@@ -149,10 +153,11 @@ static void case_burst(void)
         vec_alloc(&small[i], i % 10 == 9 ? 131072 : (size_t)(4 + 37 * (i % 20)));
         vec_fill(&small[i], i % 11 + 1);
     }
-    DFCT_OK(DFC_Iallreduce(big.in, big.out, (int)big.n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &req[NSMALL]));
+    DFCT_OK(DFC_Iallreduce(big.in, big.out, (int)big.n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD,
+                           &req[NSMALL]));
     for (int i = 0; i < NSMALL; i++) {
-        DFCT_OK(DFC_Iallreduce(small[i].in, small[i].out, (int)small[i].n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD,
-                               &req[i]));
+        DFCT_OK(DFC_Iallreduce(small[i].in, small[i].out, (int)small[i].n, DFC_FLOAT, DFC_SUM,
+                               DFC_COMM_WORLD, &req[i]));
         if (i % 50 == 49) { /* some complete while the big one runs, so entries come and go */
             int done = 0;
             DFCT_OK(DFC_Testall(i + 1, req, &done, DFC_STATUSES_IGNORE));
@@ -178,7 +183,8 @@ static void case_launch(const char *expect)
     vec_check(&v, 1, "launch: first allreduce", 0);
     int errors = 0;
     for (int round = 0; round < 20; round++) {
-        usleep(20000); /* the kernel leaves when idle (DFC_GPU_LINGER_US): the next needs a launch */
+        usleep(
+            20000); /* the kernel leaves when idle (DFC_GPU_LINGER_US): the next needs a launch */
         vec_fill(&v, round + 2);
         DFC_Request r;
         int rc = DFC_Iallreduce(v.in, v.out, (int)v.n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &r);
@@ -196,10 +202,11 @@ static void case_launch(const char *expect)
         char msg[DFC_MAX_ERROR_STRING] = "";
         DFC_Error_class(rc, &cls);
         DFC_Error_string(rc, msg, &len);
-        DFCT_CHECK(cls == DFC_ERR_OTHER || cls == DFC_ERR_PROC_FAILED, "launch: round %d: class %d (%s)", round,
-                   cls, msg);
+        DFCT_CHECK(cls == DFC_ERR_OTHER || cls == DFC_ERR_PROC_FAILED,
+                   "launch: round %d: class %d (%s)", round, cls, msg);
         if (cls == DFC_ERR_OTHER)
-            DFCT_CHECK(strstr(msg, "could not be launched") != NULL, "launch: round %d: message \"%s\"", round, msg);
+            DFCT_CHECK(strstr(msg, "could not be launched") != NULL,
+                       "launch: round %d: message \"%s\"", round, msg);
         errors++;
         break; /* the daemon is gone on this rank: the others may wait on it */
     }
@@ -223,6 +230,7 @@ int main(int argc, char **argv)
     else if (!strcmp(which, "launch")) case_launch(opt_str(argc, argv, "expect", "ok"));
     else DFCT_CHECK(0, "unknown -case=%s", which);
     DFCT_OK(DFC_Get_gpu_daemon_info(&device, &launches));
-    DFCT_CHECK(launches > 0, "the GPU daemon kernel was never launched (device buffers were staged)");
+    DFCT_CHECK(launches > 0,
+               "the GPU daemon kernel was never launched (device buffers were staged)");
     return dfct_finalize();
 }

@@ -39,7 +39,8 @@ static int input(unsigned k, int r, size_t i)
 }
 
 /* Allreduce (int sum) of n items on comm over `members` ranks (world ranks 0 .. members-1). */
-static void checked(DFC_Comm comm, int members, size_t n, unsigned k, int *ds, int *dr, int *h, const char *what)
+static void checked(DFC_Comm comm, int members, size_t n, unsigned k, int *ds, int *dr, int *h,
+                    const char *what)
 {
     for (size_t i = 0; i < n; i++) h[i] = input(k, rank, i);
     CUDA_OK(cudaMemcpy(ds, h, n * sizeof(int), cudaMemcpyHostToDevice));
@@ -78,7 +79,8 @@ int main(int argc, char **argv)
     CUDA_OK(cudaMalloc((void **)&ds, (size_t)BIG * sizeof(int)));
     CUDA_OK(cudaMalloc((void **)&dr, (size_t)BIG * sizeof(int)));
     unsigned k = 0;
-    for (int i = 0; i < 2; i++) checked(DFC_COMM_WORLD, size, SMALL, k++, ds, dr, h, "WORLD before");
+    for (int i = 0; i < 2; i++)
+        checked(DFC_COMM_WORLD, size, SMALL, k++, ds, dr, h, "WORLD before");
     DFC_Comm surv;
     DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, rank == size - 1 ? DFC_UNDEFINED : 0, rank, &surv));
     if (surv != DFC_COMM_NULL) DFC_Comm_set_errhandler(surv, DFC_ERRORS_RETURN);
@@ -110,7 +112,8 @@ int main(int argc, char **argv)
         checked(surv, size - 1, i % 20 == 19 ? BIG : SMALL, k++, ds, dr, h, "survivors");
     CUDA_OK(cudaDeviceSynchronize());
     DFCT_OK(DFC_Get_gpu_daemon_info(&device, &launches));
-    DFCT_CHECK(launches > 0, "the GPU daemon kernel was never launched (device buffers were staged)");
+    DFCT_CHECK(launches > 0,
+               "the GPU daemon kernel was never launched (device buffers were staged)");
     CUDA_OK(cudaFree(ds));
     CUDA_OK(cudaFree(dr));
     free(h);

@@ -15,14 +15,14 @@
 #include "../dfctest.h"
 
 /* A CUDA call that fails ends the test (exit 2) with the call, the rank and CUDA's reason. */
-#define CUDA_OK(call)                                                                         \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
+#define CUDA_OK(call)                                                                          \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
             fprintf(stderr, "[rank %d] %s:%d: %s: %s\n", dfct_rank, __FILE__, __LINE__, #call, \
-                    cudaGetErrorString(e_));                                                  \
-            exit(2);                                                                          \
-        }                                                                                     \
+                    cudaGetErrorString(e_));                                                   \
+            exit(2);                                                                           \
+        }                                                                                      \
     } while (0)
 
 static void dev_watchdog_fire(int sig)

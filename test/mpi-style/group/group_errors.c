@@ -31,8 +31,7 @@ int main(int argc, char **argv)
     DFCT_FAILS(DFC_Group_size(stale, &val), DFC_ERR_GROUP, "invalid argument group");
     DFCT_FAILS(DFC_Group_union(world, DFC_GROUP_NULL, &g), DFC_ERR_GROUP,
                "DFC_Group_union: invalid argument group2");
-    DFCT_FAILS(DFC_Group_intersection(stale, world, &g), DFC_ERR_GROUP,
-               "invalid argument group1");
+    DFCT_FAILS(DFC_Group_intersection(stale, world, &g), DFC_ERR_GROUP, "invalid argument group1");
     DFCT_FAILS(DFC_Group_compare(world, DFC_GROUP_NULL, &val), DFC_ERR_GROUP,
                "invalid argument group2");
     DFCT_FAILS(DFC_Group_free(&stale), DFC_ERR_GROUP, "DFC_Group_free: invalid argument group");

@@ -25,8 +25,8 @@ static void check_members(DFC_Group g, const int *expected, int n, const char *w
     DFCT_OK(DFC_Group_translate_ranks(g, n, all, world_group, members));
     int my_rank = DFC_UNDEFINED;
     for (int i = 0; i < n; i++) {
-        DFCT_CHECK(members[i] == expected[i], "%s: member %d is world rank %d, expected %d",
-                   what, i, members[i], expected[i]);
+        DFCT_CHECK(members[i] == expected[i], "%s: member %d is world rank %d, expected %d", what,
+                   i, members[i], expected[i]);
         if (expected[i] == world_rank) my_rank = i;
     }
     DFCT_OK(DFC_Group_rank(g, &rank));
@@ -171,10 +171,8 @@ static void random_cases(void)
                 for (int j = 0; j < nb; j++) found |= a[i] == b[j];
                 if (found == keep) expect[m++] = a[i];
             }
-            if (keep)
-                DFCT_OK(DFC_Group_intersection(ga, gb, &g));
-            else
-                DFCT_OK(DFC_Group_difference(ga, gb, &g));
+            if (keep) DFCT_OK(DFC_Group_intersection(ga, gb, &g));
+            else DFCT_OK(DFC_Group_difference(ga, gb, &g));
             check_members(g, expect, m, keep ? "random intersection" : "random difference");
             if (g != DFC_GROUP_EMPTY) free_group(&g);
         }

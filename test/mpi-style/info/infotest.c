@@ -21,8 +21,10 @@ static void check_get(DFC_Info info, const char *key, const char *expected)
         DFCT_CHECK(!strcmp(value, "untouched"), "absent key \"%s\" changed value", key);
         return;
     }
-    DFCT_CHECK(flag == 1 && !strcmp(value, expected), "key \"%s\": flag %d value \"%s\", "
-               "expected \"%s\"", key, flag, value, expected);
+    DFCT_CHECK(flag == 1 && !strcmp(value, expected),
+               "key \"%s\": flag %d value \"%s\", "
+               "expected \"%s\"",
+               key, flag, value, expected);
     DFCT_OK(DFC_Info_get_valuelen(info, key, &len, &flag));
     DFCT_CHECK(flag == 1 && len == (int)strlen(expected), "valuelen of \"%s\": %d", key, len);
 }
@@ -164,7 +166,8 @@ static void limits_and_errors(void)
     DFC_Info stale_copy = stale;
     DFCT_OK(DFC_Info_free(&stale));
     DFCT_FAILS(DFC_Info_get_nkeys(stale_copy, &n), DFC_ERR_INFO, "invalid argument info");
-    DFCT_FAILS(DFC_Info_dup(stale_copy, &stale), DFC_ERR_INFO, "DFC_Info_dup: invalid argument info");
+    DFCT_FAILS(DFC_Info_dup(stale_copy, &stale), DFC_ERR_INFO,
+               "DFC_Info_dup: invalid argument info");
     DFC_Info predefined = DFC_INFO_ENV;
     DFCT_FAILS(DFC_Info_free(&predefined), DFC_ERR_INFO, "DFC_Info_free: invalid argument info");
     DFCT_CHECK(predefined == DFC_INFO_ENV, "a failed free changed the handle");

@@ -13,8 +13,9 @@
 
 #include "../dfctest.h"
 
-#define WARNING "[dfc rank 0] warning: DFC_EAGER_LIMT is set, but DFC has no such parameter; " \
-                "did you mean DFC_EAGER_LIMIT? (see dfc_env(7))\n"
+#define WARNING                                                                    \
+    "[dfc rank 0] warning: DFC_EAGER_LIMT is set, but DFC has no such parameter; " \
+    "did you mean DFC_EAGER_LIMIT? (see dfc_env(7))\n"
 
 static char text[8192];
 static size_t ntext;

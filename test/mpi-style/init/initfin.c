@@ -46,8 +46,10 @@ int main(int argc, char **argv)
     DFCT_CHECK(flag == 0, "DFC_Finalized after DFC_Init: %d", flag);
 
     DFCT_OK(DFC_Get_version(&version, &subversion));
-    DFCT_CHECK(version == DFC_VERSION && subversion == DFC_SUBVERSION && version == 4 && subversion == 1,
-               "Get_version %d.%d, header says %d.%d", version, subversion, DFC_VERSION, DFC_SUBVERSION);
+    DFCT_CHECK(version == DFC_VERSION && subversion == DFC_SUBVERSION && version == 4 &&
+                   subversion == 1,
+               "Get_version %d.%d, header says %d.%d", version, subversion, DFC_VERSION,
+               DFC_SUBVERSION);
 
     memset(lib, 'x', sizeof lib);
     len = -1;
@@ -83,7 +85,8 @@ int main(int argc, char **argv)
     /* DFC_Init is DFC_Init_thread with DFC_THREAD_SINGLE; the level is a valid one. */
     int provided = -1;
     DFCT_OK(DFC_Query_thread(&provided));
-    DFCT_CHECK(provided >= DFC_THREAD_SINGLE && provided <= DFC_THREAD_MULTIPLE, "Query_thread %d", provided);
+    DFCT_CHECK(provided >= DFC_THREAD_SINGLE && provided <= DFC_THREAD_MULTIPLE, "Query_thread %d",
+               provided);
     flag = -1;
     DFCT_OK(DFC_Is_thread_main(&flag));
     DFCT_CHECK(flag == 1, "Is_thread_main in main: %d", flag);
@@ -93,12 +96,14 @@ int main(int argc, char **argv)
     /* After Finalize: Finalized is true, Initialized stays true (MPI-4.1 11.2.1, as MPICH). */
     flag = -1;
     if (DFC_Finalized(&flag) != DFC_SUCCESS || flag != 1) {
-        fprintf(stderr, "[rank %d] DFC_Finalized after DFC_Finalize: %d, expected 1\n", dfct_rank, flag);
+        fprintf(stderr, "[rank %d] DFC_Finalized after DFC_Finalize: %d, expected 1\n", dfct_rank,
+                flag);
         rc = 1;
     }
     flag = -1;
     if (DFC_Initialized(&flag) != DFC_SUCCESS || flag != 1) {
-        fprintf(stderr, "[rank %d] DFC_Initialized after DFC_Finalize: %d, expected 1 (MPI-4.1 11.2.1)\n",
+        fprintf(stderr,
+                "[rank %d] DFC_Initialized after DFC_Finalize: %d, expected 1 (MPI-4.1 11.2.1)\n",
                 dfct_rank, flag);
         rc = 1;
     }

@@ -30,7 +30,8 @@ static void *thread_main(void *p)
         int n = lens[it % 3], tag = 100 + a->id;
         DFC_Status st;
         for (int k = 0; k < n; k++) out[k] = rank * 1000003 + a->id * 100003 + it * 101 + k;
-        if (DFC_Sendrecv(out, n, DFC_INT, right, tag, in, n, DFC_INT, left, tag, DFC_COMM_WORLD, &st) != DFC_SUCCESS)
+        if (DFC_Sendrecv(out, n, DFC_INT, right, tag, in, n, DFC_INT, left, tag, DFC_COMM_WORLD,
+                         &st) != DFC_SUCCESS)
             a->errs++;
         if (st.DFC_SOURCE != left || st.DFC_TAG != tag) a->errs++;
         for (int k = 0; k < n; k++)
@@ -74,12 +75,14 @@ int main(int argc, char **argv)
     targ_t args[NTHREADS];
     for (int i = 0; i < NTHREADS; i++) {
         args[i] = (targ_t){.id = i, .errs = 0, .is_main = -1};
-        if (pthread_create(&th[i], NULL, thread_main, &args[i])) DFCT_CHECK(0, "pthread_create failed");
+        if (pthread_create(&th[i], NULL, thread_main, &args[i]))
+            DFCT_CHECK(0, "pthread_create failed");
     }
     for (int i = 0; i < NTHREADS; i++) {
         pthread_join(th[i], NULL);
         DFCT_CHECK(args[i].is_main == 0, "Is_thread_main in thread %d: %d", i, args[i].is_main);
-        DFCT_CHECK(args[i].errs == 0, "thread %d: %d errors in its point-to-point", i, args[i].errs);
+        DFCT_CHECK(args[i].errs == 0, "thread %d: %d errors in its point-to-point", i,
+                   args[i].errs);
     }
     return dfct_finalize();
 }

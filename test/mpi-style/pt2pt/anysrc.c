@@ -43,7 +43,8 @@ static void check_msg(const unsigned char *b, int phase, int s, int i, const DFC
 {
     int n = msglen(s, i), count = -1, bad = 0;
     DFCT_OK(DFC_Get_count(st, DFC_BYTE, &count));
-    DFCT_CHECK(count == n, "%s: message %d from %d has count %d, expected %d", what, i, s, count, n);
+    DFCT_CHECK(count == n, "%s: message %d from %d has count %d, expected %d", what, i, s, count,
+               n);
     for (int k = 0; k < n; k++)
         if (b[k] != byte_of(phase, s, i, k) && bad++ < 3)
             DFCT_CHECK(0, "%s: message %d from %d byte %d is %d, expected %d", what, i, s, k, b[k],
@@ -110,13 +111,15 @@ static void phase_anysrc_anytag(int root)
             DFCT_CHECK(0, "ANY_SOURCE/ANY_TAG: unexpected status source %d tag %d", s, st.DFC_TAG);
             continue;
         }
-        DFCT_CHECK(i == next[s], "ANY_SOURCE/ANY_TAG: from %d got message %d before %d (overtaking)",
-                   s, i, next[s]);
+        DFCT_CHECK(i == next[s],
+                   "ANY_SOURCE/ANY_TAG: from %d got message %d before %d (overtaking)", s, i,
+                   next[s]);
         next[s] = i + 1;
         check_msg(buf, phase, s, i, &st, "ANY_SOURCE/ANY_TAG");
     }
     for (int s = 0; s < size; s++)
-        if (s != root) DFCT_CHECK(next[s] == NMSG, "ANY_SOURCE/ANY_TAG: %d of %d from %d", next[s], NMSG, s);
+        if (s != root)
+            DFCT_CHECK(next[s] == NMSG, "ANY_SOURCE/ANY_TAG: %d of %d from %d", next[s], NMSG, s);
     free(next);
     free(buf);
 }
@@ -138,7 +141,8 @@ static void phase_partial_wildcards(int root)
             DFC_Status st;
             memset(buf, POISON, MAXLEN + 16);
             DFCT_OK(DFC_Recv(buf, MAXLEN, DFC_BYTE, DFC_ANY_SOURCE, base + i, DFC_COMM_WORLD, &st));
-            DFCT_CHECK(st.DFC_TAG == base + i, "ANY_SOURCE: tag %d, expected %d", st.DFC_TAG, base + i);
+            DFCT_CHECK(st.DFC_TAG == base + i, "ANY_SOURCE: tag %d, expected %d", st.DFC_TAG,
+                       base + i);
             DFCT_CHECK(st.DFC_SOURCE >= 0 && st.DFC_SOURCE < size && st.DFC_SOURCE != root,
                        "ANY_SOURCE: source %d", st.DFC_SOURCE);
             if (st.DFC_SOURCE >= 0 && st.DFC_SOURCE < size)
@@ -176,7 +180,8 @@ static void phase_waitany(int root, int round)
     int total = (size - 1) * NMSG;
     DFC_Request *reqs = malloc(total * sizeof *reqs);
     unsigned char **bufs = malloc(total * sizeof *bufs);
-    int *src = malloc(total * sizeof(int)), *idx = malloc(total * sizeof(int)), *done = calloc(total, sizeof(int));
+    int *src = malloc(total * sizeof(int)), *idx = malloc(total * sizeof(int)),
+        *done = calloc(total, sizeof(int));
     unsigned st8 = 12345u + (unsigned)root;
     for (int m = 0; m < total; m++) {
         int s = m / NMSG;
@@ -192,7 +197,8 @@ static void phase_waitany(int root, int round)
     for (int m = 0; m < total; m++) {
         bufs[m] = malloc(MAXLEN + 16);
         memset(bufs[m], POISON, MAXLEN + 16);
-        DFCT_OK(DFC_Irecv(bufs[m], MAXLEN, DFC_BYTE, src[m], base + idx[m], DFC_COMM_WORLD, &reqs[m]));
+        DFCT_OK(
+            DFC_Irecv(bufs[m], MAXLEN, DFC_BYTE, src[m], base + idx[m], DFC_COMM_WORLD, &reqs[m]));
     }
     if (round == 0) barrier(); /* the receives are posted: senders go */
     for (int n = 0; n < total; n++) {
@@ -235,8 +241,8 @@ static void phase_waitsome(int root)
     for (int m = 0; m < total; m++) {
         bufs[m] = malloc(MAXLEN + 16);
         memset(bufs[m], POISON, MAXLEN + 16);
-        DFCT_OK(DFC_Irecv(bufs[m], MAXLEN, DFC_BYTE, DFC_ANY_SOURCE, base + m % NMSG, DFC_COMM_WORLD,
-                          &reqs[m]));
+        DFCT_OK(DFC_Irecv(bufs[m], MAXLEN, DFC_BYTE, DFC_ANY_SOURCE, base + m % NMSG,
+                          DFC_COMM_WORLD, &reqs[m]));
     }
     barrier();
     int got = 0, calls = 0;

@@ -34,7 +34,8 @@ static void check(const unsigned *buf, size_t n, unsigned seed, const char *what
                        value(i, seed));
     }
     for (size_t i = n; i < n + GUARD_INTS; i++)
-        if (buf[i] != POISON && bad++ < 5) DFCT_CHECK(0, "%s: guard element %zu written", what, i - n);
+        if (buf[i] != POISON && bad++ < 5)
+            DFCT_CHECK(0, "%s: guard element %zu written", what, i - n);
     DFCT_CHECK(bad == 0, "%s: %zu bad elements", what, bad);
 }
 
@@ -52,10 +53,9 @@ static void check_status(const DFC_Status *st, int src, int tag, size_t n, const
     DFCT_CHECK(count == (int)n, "%s: Get_count(DFC_INT) %d, expected %zu", what, count, n);
     DFCT_OK(DFC_Get_count(st, DFC_BYTE, &count));
     if (n * sizeof(int) > 0x7fffffff)
-        DFCT_CHECK(count == DFC_UNDEFINED, "%s: Get_count(DFC_BYTE) %d, expected DFC_UNDEFINED", what,
-                   count);
-    else
-        DFCT_CHECK(count == (int)(n * sizeof(int)), "%s: Get_count(DFC_BYTE) %d", what, count);
+        DFCT_CHECK(count == DFC_UNDEFINED, "%s: Get_count(DFC_BYTE) %d, expected DFC_UNDEFINED",
+                   what, count);
+    else DFCT_CHECK(count == (int)(n * sizeof(int)), "%s: Get_count(DFC_BYTE) %d", what, count);
 }
 
 /* Moves n ints 0 -> 1 (blocking) and 1 -> 0 (nonblocking) through buf. */

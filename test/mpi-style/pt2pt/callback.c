@@ -25,18 +25,24 @@ static void cb(DFC_Request request, const DFC_Status *status, void *arg)
     c->status = *status;
 }
 
-static int value(int src, int round, int i, int k) { return src * 1000003 + round * 10007 + i * 101 + k; }
+static int value(int src, int round, int i, int k)
+{
+    return src * 1000003 + round * 10007 + i * 101 + k;
+}
 
-static void check_rec(const cbrec_t *c, DFC_Request h, int src, int tag, int count, const char *what)
+static void check_rec(const cbrec_t *c, DFC_Request h, int src, int tag, int count,
+                      const char *what)
 {
     int n = -1;
     DFCT_CHECK(c->calls == 1, "%s: callback ran %d times", what, c->calls);
     if (c->calls < 1) return;
     DFCT_CHECK(c->handle == h, "%s: callback got handle 0x%x, expected 0x%x", what, c->handle, h);
     if (src == DFC_UNDEFINED) return; /* a send: its status is not defined */
-    DFCT_CHECK(c->status.DFC_SOURCE == src && c->status.DFC_TAG == tag, "%s: callback status %d/%d, expected %d/%d",
-               what, c->status.DFC_SOURCE, c->status.DFC_TAG, src, tag);
-    DFCT_CHECK(c->status.DFC_ERROR == DFC_SUCCESS, "%s: callback status error %d", what, c->status.DFC_ERROR);
+    DFCT_CHECK(c->status.DFC_SOURCE == src && c->status.DFC_TAG == tag,
+               "%s: callback status %d/%d, expected %d/%d", what, c->status.DFC_SOURCE,
+               c->status.DFC_TAG, src, tag);
+    DFCT_CHECK(c->status.DFC_ERROR == DFC_SUCCESS, "%s: callback status error %d", what,
+               c->status.DFC_ERROR);
     DFCT_OK(DFC_Get_count(&c->status, DFC_INT, &n));
     DFCT_CHECK(n == count, "%s: callback status count %d, expected %d", what, n, count);
 }
@@ -48,14 +54,16 @@ static void storm(int round, int method)
     const int per = 6, nreq = 2 * per * size;
     DFC_Request *reqs = malloc(nreq * sizeof *reqs), *handles = malloc(nreq * sizeof *handles);
     cbrec_t *recs = calloc(nreq, sizeof *recs);
-    int **bufs = malloc(nreq * sizeof *bufs), *len = malloc(nreq * sizeof(int)), *peer = malloc(nreq * sizeof(int));
+    int **bufs = malloc(nreq * sizeof *bufs), *len = malloc(nreq * sizeof(int)),
+        *peer = malloc(nreq * sizeof(int));
     int m = 0;
     for (int p = 0; p < size; p++)
         for (int i = 0; i < per; i++, m++) { /* receives */
             len[m] = (i % 3 == 2) ? 9000 : 1 + i * 10;
             peer[m] = p;
             bufs[m] = malloc(len[m] * sizeof(int));
-            DFCT_OK(DFC_Irecv(bufs[m], len[m], DFC_INT, p, 10 * round + i, DFC_COMM_WORLD, &reqs[m]));
+            DFCT_OK(
+                DFC_Irecv(bufs[m], len[m], DFC_INT, p, 10 * round + i, DFC_COMM_WORLD, &reqs[m]));
             handles[m] = reqs[m];
             DFCT_OK(DFC_Request_set_callback(reqs[m], cb, &recs[m]));
         }
@@ -65,7 +73,8 @@ static void storm(int round, int method)
             peer[m] = p;
             bufs[m] = malloc(len[m] * sizeof(int));
             for (int k = 0; k < len[m]; k++) bufs[m][k] = value(rank, round, i, k);
-            DFCT_OK(DFC_Isend(bufs[m], len[m], DFC_INT, p, 10 * round + i, DFC_COMM_WORLD, &reqs[m]));
+            DFCT_OK(
+                DFC_Isend(bufs[m], len[m], DFC_INT, p, 10 * round + i, DFC_COMM_WORLD, &reqs[m]));
             handles[m] = reqs[m];
             DFCT_OK(DFC_Request_set_callback(reqs[m], cb, &recs[m]));
         }
@@ -79,7 +88,8 @@ static void storm(int round, int method)
         for (;;) {
             DFCT_OK(DFC_Waitany(nreq, reqs, &index, DFC_STATUS_IGNORE));
             if (index == DFC_UNDEFINED) break;
-            DFCT_CHECK(recs[index].calls == 1, "Waitany: request %d completed with %d callback runs", index,
+            DFCT_CHECK(recs[index].calls == 1,
+                       "Waitany: request %d completed with %d callback runs", index,
                        recs[index].calls);
         }
         break;
@@ -88,20 +98,23 @@ static void storm(int round, int method)
             DFCT_OK(DFC_Testsome(nreq, reqs, &outcount, idx, DFC_STATUSES_IGNORE));
             if (outcount == DFC_UNDEFINED) break;
             for (int j = 0; j < outcount; j++)
-                DFCT_CHECK(recs[idx[j]].calls == 1, "Testsome: request %d completed with %d callback runs",
-                           idx[j], recs[idx[j]].calls);
+                DFCT_CHECK(recs[idx[j]].calls == 1,
+                           "Testsome: request %d completed with %d callback runs", idx[j],
+                           recs[idx[j]].calls);
         }
         break;
     }
     for (int j = 0; j < nreq; j++) {
         char what[64];
         int i = (j % (per * size)) % per;
-        snprintf(what, sizeof what, "%s storm, %s %d", names[method], j < nreq / 2 ? "receive" : "send", j);
+        snprintf(what, sizeof what, "%s storm, %s %d", names[method],
+                 j < nreq / 2 ? "receive" : "send", j);
         if (j < nreq / 2) {
             check_rec(&recs[j], handles[j], peer[j], 10 * round + i, len[j], what);
             int bad = 0;
             for (int k = 0; k < len[j]; k++)
-                if (bufs[j][k] != value(peer[j], round, i, k) && bad++ < 3) DFCT_CHECK(0, "%s: data element %d", what, k);
+                if (bufs[j][k] != value(peer[j], round, i, k) && bad++ < 3)
+                    DFCT_CHECK(0, "%s: data element %d", what, k);
         } else {
             check_rec(&recs[j], handles[j], DFC_UNDEFINED, 0, 0, what);
         }
@@ -130,7 +143,8 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Irecv(rbuf, n, DFC_INT, left, 1, DFC_COMM_WORLD, &req));
         DFC_Request h = req;
         DFCT_OK(DFC_Request_set_callback(req, cb, &rec));
-        DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_INT, left, 2, NULL, 0, DFC_INT, right, 2, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+        DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_INT, left, 2, NULL, 0, DFC_INT, right, 2, DFC_COMM_WORLD,
+                             DFC_STATUS_IGNORE));
         for (int i = 0; i < n; i++) sbuf[i] = value(rank, k, 0, i);
         DFCT_OK(DFC_Isend(sbuf, n, DFC_INT, right, 1, DFC_COMM_WORLD, &sreq));
         DFC_Request sh = sreq;
@@ -159,9 +173,10 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Irecv(rbuf, 4, DFC_INT, DFC_PROC_NULL, 0, DFC_COMM_WORLD, &req));
     DFC_Request h = req;
     DFCT_OK(DFC_Request_set_callback(req, cb, &rec));
-    DFCT_CHECK(rec.calls == 1, "callback set on a complete request ran %d times at once", rec.calls);
-    DFCT_CHECK(rec.handle == h && rec.status.DFC_SOURCE == DFC_PROC_NULL, "callback on PROC_NULL: handle/source %d",
-               rec.status.DFC_SOURCE);
+    DFCT_CHECK(rec.calls == 1, "callback set on a complete request ran %d times at once",
+               rec.calls);
+    DFCT_CHECK(rec.handle == h && rec.status.DFC_SOURCE == DFC_PROC_NULL,
+               "callback on PROC_NULL: handle/source %d", rec.status.DFC_SOURCE);
     DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
     DFCT_CHECK(rec.calls == 1, "callback of a PROC_NULL receive ran %d times", rec.calls);
 
@@ -172,7 +187,8 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Request_set_callback(req, NULL, NULL));
     /* Send only once the right neighbour has posted and disarmed its receive (a message
      * already there would complete the Irecv at once, running the callback when set). */
-    DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_INT, left, 30, NULL, 0, DFC_INT, right, 30, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_INT, left, 30, NULL, 0, DFC_INT, right, 30, DFC_COMM_WORLD,
+                         DFC_STATUS_IGNORE));
     DFCT_OK(DFC_Send(sbuf, 4, DFC_INT, right, 3, DFC_COMM_WORLD));
     DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
     DFCT_CHECK(rec.calls == 0, "a removed callback ran %d times", rec.calls);
@@ -195,7 +211,8 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Wait(&ps, DFC_STATUS_IGNORE));
         check_rec(&prec, pr, left, 4, 20000, "persistent receive");
         check_rec(&psrec, ps, DFC_UNDEFINED, 0, 0, "persistent send");
-        DFCT_CHECK(rbuf[19999] == value(left, 100 + it, 0, 19999), "persistent receive data, round %d", it);
+        DFCT_CHECK(rbuf[19999] == value(left, 100 + it, 0, 19999),
+                   "persistent receive data, round %d", it);
     }
     /* Armed once, started three times: however the library treats later rounds, it never
      * runs the callback more than once per completion, and runs it for the first. */
@@ -206,8 +223,8 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Start(&ps));
         DFCT_OK(DFC_Wait(&pr, DFC_STATUS_IGNORE));
         DFCT_OK(DFC_Wait(&ps, DFC_STATUS_IGNORE));
-        DFCT_CHECK(prec.calls >= 1 && prec.calls <= it + 1, "persistent receive armed once: %d runs after %d rounds",
-                   prec.calls, it + 1);
+        DFCT_CHECK(prec.calls >= 1 && prec.calls <= it + 1,
+                   "persistent receive armed once: %d runs after %d rounds", prec.calls, it + 1);
     }
     DFCT_OK(DFC_Request_free(&pr));
     DFCT_OK(DFC_Request_free(&ps));
@@ -220,7 +237,8 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Request_set_callback(sreq, cb, &srec));
     DFCT_OK(DFC_Request_free(&sreq));
     DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
-    DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_INT, left, 8, NULL, 0, DFC_INT, right, 8, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_INT, left, 8, NULL, 0, DFC_INT, right, 8, DFC_COMM_WORLD,
+                         DFC_STATUS_IGNORE));
     for (int i = 0; i < 1000 && srec.calls == 0; i++) { /* its completion may need progress */
         int f;
         DFCT_OK(DFC_Iprobe(DFC_ANY_SOURCE, 12345, DFC_COMM_WORLD, &f, DFC_STATUS_IGNORE));
@@ -232,14 +250,14 @@ int main(int argc, char **argv)
     memset(&rec, 0, sizeof rec);
     DFCT_OK(DFC_Irecv(rbuf, 3, DFC_INT, left, 5, DFC_COMM_WORLD, &req));
     DFCT_OK(DFC_Request_set_callback(req, cb, &rec));
-    DFCT_OK(DFC_Sendrecv(sbuf, 10, DFC_INT, right, 5, NULL, 0, DFC_INT, DFC_PROC_NULL, 0, DFC_COMM_WORLD,
-                         DFC_STATUS_IGNORE));
+    DFCT_OK(DFC_Sendrecv(sbuf, 10, DFC_INT, right, 5, NULL, 0, DFC_INT, DFC_PROC_NULL, 0,
+                         DFC_COMM_WORLD, DFC_STATUS_IGNORE));
     DFCT_FAILS(DFC_Wait(&req, DFC_STATUS_IGNORE), DFC_ERR_TRUNCATE, "truncated");
     {
         int cls = -1;
         DFC_Error_class(rec.status.DFC_ERROR, &cls);
-        DFCT_CHECK(rec.calls == 1 && cls == DFC_ERR_TRUNCATE, "truncated receive: %d callback runs, class %d",
-                   rec.calls, cls);
+        DFCT_CHECK(rec.calls == 1 && cls == DFC_ERR_TRUNCATE,
+                   "truncated receive: %d callback runs, class %d", rec.calls, cls);
     }
 
     /* 7. A cancelled receive: the callback's status says cancelled. */
@@ -250,7 +268,8 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
     flag = 0;
     if (rec.calls == 1) DFCT_OK(DFC_Test_cancelled(&rec.status, &flag));
-    DFCT_CHECK(rec.calls == 1 && flag == 1, "cancelled receive: %d callback runs, cancelled %d", rec.calls, flag);
+    DFCT_CHECK(rec.calls == 1 && flag == 1, "cancelled receive: %d callback runs, cancelled %d",
+               rec.calls, flag);
 
     return dfct_finalize();
 }

@@ -77,8 +77,8 @@ static void run(int sender, int receiver, int n)
         snprintf(what, sizeof what, "receive after a cancel (%d ints)", n);
         check(buf2, n, 1, what);
         DFCT_OK(DFC_Get_count(&st, DFC_INT, &count));
-        DFCT_CHECK(count == n && st.DFC_SOURCE == sender && st.DFC_TAG == 10, "%s: status %d/%d count %d",
-                   what, st.DFC_SOURCE, st.DFC_TAG, count);
+        DFCT_CHECK(count == n && st.DFC_SOURCE == sender && st.DFC_TAG == 10,
+                   "%s: status %d/%d count %d", what, st.DFC_SOURCE, st.DFC_TAG, count);
         check_poisoned(buf, n, "the cancelled receives' buffer after a later message");
 
         /* 3. Matched before the cancel (message already waiting when posted). */
@@ -92,7 +92,8 @@ static void run(int sender, int receiver, int n)
         snprintf(what, sizeof what, "Irecv matched before Cancel (%d ints)", n);
         DFCT_CHECK(flag == 0, "%s: Test_cancelled %d", what, flag);
         check(buf, n, 2, what);
-        DFCT_CHECK(st.DFC_SOURCE == sender && st.DFC_TAG == 11, "%s: status %d/%d", what, st.DFC_SOURCE, st.DFC_TAG);
+        DFCT_CHECK(st.DFC_SOURCE == sender && st.DFC_TAG == 11, "%s: status %d/%d", what,
+                   st.DFC_SOURCE, st.DFC_TAG);
 
         /* 4. Posted, matched by a later message and complete, then cancelled. */
         memset(buf, POISON, n * sizeof(int) + 16);

@@ -28,8 +28,8 @@ static void check(const int *buf, int src, int i, const char *what)
     DFCT_CHECK(buf[0] == src && buf[1] == i, "%s: message %d from %d holds sender %d index %d",
                what, i, src, buf[0], buf[1]);
     for (int k = 2; k < LEN; k++)
-        DFCT_CHECK(buf[k] == value(src, i, k), "%s: message %d from %d element %d is %d", what,
-                   i, src, k, buf[k]);
+        DFCT_CHECK(buf[k] == value(src, i, k), "%s: message %d from %d element %d is %d", what, i,
+                   src, k, buf[k]);
 }
 
 int main(int argc, char **argv)
@@ -54,11 +54,11 @@ int main(int argc, char **argv)
             DFCT_OK(DFC_Recv(buf, LEN, DFC_INT, DFC_ANY_SOURCE, DFC_ANY_TAG, DFC_COMM_WORLD, &st));
             DFC_Get_count(&st, DFC_INT, &count);
             int src = st.DFC_SOURCE;
-            DFCT_CHECK(src > 0 && src < size && count == LEN, "recv %d: source %d count %d", n,
-                       src, count);
+            DFCT_CHECK(src > 0 && src < size && count == LEN, "recv %d: source %d count %d", n, src,
+                       count);
             if (src <= 0 || src >= size) continue;
-            DFCT_CHECK(st.DFC_TAG == next[src] % 7, "recv %d from %d: tag %d, expected %d", n,
-                       src, st.DFC_TAG, next[src] % 7);
+            DFCT_CHECK(st.DFC_TAG == next[src] % 7, "recv %d from %d: tag %d, expected %d", n, src,
+                       st.DFC_TAG, next[src] % 7);
             check(buf, src, next[src]++, "flood to rank 0");
         }
         free(next);

@@ -44,11 +44,12 @@ static void check_recv(const msg_t *m, const DFC_Status *st, int round, const ch
                m->peer, m->k, n);
     for (int j = 0; j < n; j++)
         if (m->buf[j] != byte_of(m->peer, rank, m->k, round, j) && bad++ < 3)
-            DFCT_CHECK(0, "%s round %d: from %d k %d byte %d is %d, expected %d", how, round, m->peer,
-                       m->k, j, m->buf[j], byte_of(m->peer, rank, m->k, round, j));
+            DFCT_CHECK(0, "%s round %d: from %d k %d byte %d is %d, expected %d", how, round,
+                       m->peer, m->k, j, m->buf[j], byte_of(m->peer, rank, m->k, round, j));
     for (int j = n; j < n + 16; j++)
         if (m->buf[j] != POISON && bad++ < 3)
-            DFCT_CHECK(0, "%s round %d: from %d k %d: wrote past the end", how, round, m->peer, m->k);
+            DFCT_CHECK(0, "%s round %d: from %d k %d: wrote past the end", how, round, m->peer,
+                       m->k);
 }
 
 static void run_round(int round, int method)
@@ -75,13 +76,14 @@ static void run_round(int round, int method)
                     int n = msglen(peer, rank, k, round);
                     x->buf = malloc(n + 16);
                     memset(x->buf, POISON, n + 16);
-                    DFCT_OK(DFC_Irecv(x->buf, n + 16, DFC_BYTE, peer, tag_of(k, round), DFC_COMM_WORLD,
-                                      &reqs[m]));
+                    DFCT_OK(DFC_Irecv(x->buf, n + 16, DFC_BYTE, peer, tag_of(k, round),
+                                      DFC_COMM_WORLD, &reqs[m]));
                 } else {
                     int n = msglen(rank, peer, k, round);
                     x->buf = malloc(n + 1);
                     for (int j = 0; j < n; j++) x->buf[j] = byte_of(rank, peer, k, round, j);
-                    DFCT_OK(DFC_Isend(x->buf, n, DFC_BYTE, peer, tag_of(k, round), DFC_COMM_WORLD, &reqs[m]));
+                    DFCT_OK(DFC_Isend(x->buf, n, DFC_BYTE, peer, tag_of(k, round), DFC_COMM_WORLD,
+                                      &reqs[m]));
                 }
             }
         }
@@ -145,9 +147,11 @@ static void run_round(int round, int method)
         }
         break;
     }
-    DFCT_CHECK(ncompleted == nmsg, "%s round %d: %d of %d completed", names[method], round, ncompleted, nmsg);
+    DFCT_CHECK(ncompleted == nmsg, "%s round %d: %d of %d completed", names[method], round,
+               ncompleted, nmsg);
     for (int i = 0; i < nmsg; i++)
-        DFCT_CHECK(reqs[i] == DFC_REQUEST_NULL, "%s round %d: request %d not null", names[method], round, i);
+        DFCT_CHECK(reqs[i] == DFC_REQUEST_NULL, "%s round %d: request %d not null", names[method],
+                   round, i);
     for (int i = 0; i < nmsg; i++) free(msgs[i].buf);
     free(msgs), free(reqs), free(sts), free(indices), free(done);
 }

@@ -12,10 +12,7 @@
 
 #define NREQ 5
 
-static void poison_status(DFC_Status *s)
-{
-    memset(s, 0x5a, sizeof *s);
-}
+static void poison_status(DFC_Status *s) { memset(s, 0x5a, sizeof *s); }
 
 static void check_empty_at(const DFC_Status *s, const char *what, int line)
 {
@@ -31,7 +28,8 @@ static void check_empty_at(const DFC_Status *s, const char *what, int line)
     DFCT_OK(DFC_Test_cancelled(s, &cancelled));
     if (count != 0) dfct_fail_at(__FILE__, line, "%s: count %d, expected 0", what, count);
     if (elems != 0) dfct_fail_at(__FILE__, line, "%s: elements %d, expected 0", what, elems);
-    if (cancelled != 0) dfct_fail_at(__FILE__, line, "%s: cancelled %d, expected 0", what, cancelled);
+    if (cancelled != 0)
+        dfct_fail_at(__FILE__, line, "%s: cancelled %d, expected 0", what, cancelled);
 }
 #define CHECK_EMPTY(s, what) check_empty_at((s), (what), __LINE__)
 
@@ -77,7 +75,8 @@ static void null_requests(void)
     poison_status(&st);
     index = -1;
     DFCT_OK(DFC_Waitany(NREQ, reqs, &index, &st));
-    DFCT_CHECK(index == DFC_UNDEFINED, "Waitany(all null): index %d, expected DFC_UNDEFINED", index);
+    DFCT_CHECK(index == DFC_UNDEFINED, "Waitany(all null): index %d, expected DFC_UNDEFINED",
+               index);
     CHECK_EMPTY(&st, "Waitany(all null)");
     index = -1;
     DFCT_OK(DFC_Waitany(0, NULL, &index, DFC_STATUS_IGNORE));
@@ -88,12 +87,14 @@ static void null_requests(void)
     flag = -1;
     DFCT_OK(DFC_Testany(NREQ, reqs, &index, &flag, &st));
     DFCT_CHECK(flag == 1, "Testany(all null): flag %d, expected 1", flag);
-    DFCT_CHECK(index == DFC_UNDEFINED, "Testany(all null): index %d, expected DFC_UNDEFINED", index);
+    DFCT_CHECK(index == DFC_UNDEFINED, "Testany(all null): index %d, expected DFC_UNDEFINED",
+               index);
     CHECK_EMPTY(&st, "Testany(all null)");
     index = -1;
     flag = -1;
     DFCT_OK(DFC_Testany(0, NULL, &index, &flag, DFC_STATUS_IGNORE));
-    DFCT_CHECK(flag == 1 && index == DFC_UNDEFINED, "Testany(count 0): flag %d index %d", flag, index);
+    DFCT_CHECK(flag == 1 && index == DFC_UNDEFINED, "Testany(count 0): flag %d index %d", flag,
+               index);
 
     outcount = -1;
     DFCT_OK(DFC_Waitsome(NREQ, reqs, &outcount, indices, sts));
@@ -141,7 +142,8 @@ static void inactive_persistent(int rank)
     DFCT_OK(DFC_Send_init(buf, 4, DFC_INT, rank, 11, DFC_COMM_WORLD, &reqs[0]));
     DFCT_OK(DFC_Recv_init(buf, 4, DFC_INT, rank, 11, DFC_COMM_WORLD, &reqs[1]));
     reqs[2] = DFC_REQUEST_NULL;
-    DFCT_CHECK(reqs[0] != DFC_REQUEST_NULL && reqs[1] != DFC_REQUEST_NULL, "Send/Recv_init gave null");
+    DFCT_CHECK(reqs[0] != DFC_REQUEST_NULL && reqs[1] != DFC_REQUEST_NULL,
+               "Send/Recv_init gave null");
 
     poison_status(&st);
     DFCT_OK(DFC_Wait(&reqs[0], &st));
@@ -167,8 +169,8 @@ static void inactive_persistent(int rank)
     index = -1;
     flag = -1;
     DFCT_OK(DFC_Testany(3, reqs, &index, &flag, &st));
-    DFCT_CHECK(flag == 1 && index == DFC_UNDEFINED, "Testany(inactive+null): flag %d index %d", flag,
-               index);
+    DFCT_CHECK(flag == 1 && index == DFC_UNDEFINED, "Testany(inactive+null): flag %d index %d",
+               flag, index);
     outcount = -1;
     DFCT_OK(DFC_Waitsome(3, reqs, &outcount, indices, sts));
     DFCT_CHECK(outcount == DFC_UNDEFINED, "Waitsome(inactive+null): outcount %d", outcount);
@@ -233,7 +235,8 @@ static void proc_null(void)
     DFCT_CHECK(flag == 1, "Test(Irecv from PROC_NULL): flag %d", flag);
     DFCT_CHECK(req == DFC_REQUEST_NULL, "completed Irecv request not nulled");
     CHECK_PROCNULL(&st, "Irecv(PROC_NULL)");
-    for (int i = 0; i < 8; i++) DFCT_CHECK(buf[i] == -1000 - i, "Irecv(PROC_NULL) wrote buf[%d]", i);
+    for (int i = 0; i < 8; i++)
+        DFCT_CHECK(buf[i] == -1000 - i, "Irecv(PROC_NULL) wrote buf[%d]", i);
 
     DFCT_OK(DFC_Isend(sbuf, 8, DFC_INT, DFC_PROC_NULL, 5, DFC_COMM_WORLD, &req));
     flag = 0;
@@ -266,7 +269,8 @@ static void proc_null(void)
         DFCT_OK(DFC_Waitall(3, reqs, sts));
         CHECK_PROCNULL(&sts[0], "persistent Recv_init from PROC_NULL");
         DFCT_CHECK(reqs[0] != DFC_REQUEST_NULL && reqs[1] != DFC_REQUEST_NULL &&
-                       reqs[2] != DFC_REQUEST_NULL, "Waitall nulled persistent requests");
+                       reqs[2] != DFC_REQUEST_NULL,
+                   "Waitall nulled persistent requests");
     }
     for (int i = 0; i < 3; i++) DFCT_OK(DFC_Request_free(&reqs[i]));
 
@@ -275,13 +279,15 @@ static void proc_null(void)
     DFCT_OK(DFC_Sendrecv(sbuf, 8, DFC_INT, DFC_PROC_NULL, 1, buf, 8, DFC_INT, DFC_PROC_NULL, 1,
                          DFC_COMM_WORLD, &st));
     CHECK_PROCNULL(&st, "Sendrecv(PROC_NULL)");
-    for (int i = 0; i < 8; i++) DFCT_CHECK(buf[i] == -1000 - i, "Sendrecv(PROC_NULL) wrote buf[%d]", i);
+    for (int i = 0; i < 8; i++)
+        DFCT_CHECK(buf[i] == -1000 - i, "Sendrecv(PROC_NULL) wrote buf[%d]", i);
     poison_status(&st);
     DFCT_OK(DFC_Sendrecv_replace(buf, 8, DFC_INT, DFC_PROC_NULL, 1, DFC_PROC_NULL, 1,
                                  DFC_COMM_WORLD, &st));
     CHECK_PROCNULL(&st, "Sendrecv_replace(PROC_NULL)");
     for (int i = 0; i < 8; i++)
-        DFCT_CHECK(buf[i] == -1000 - i, "Sendrecv_replace(PROC_NULL) changed buf[%d] to %d", i, buf[i]);
+        DFCT_CHECK(buf[i] == -1000 - i, "Sendrecv_replace(PROC_NULL) changed buf[%d] to %d", i,
+                   buf[i]);
 
     /* Probe of PROC_NULL. */
     poison_status(&st);
@@ -300,7 +306,8 @@ int main(int argc, char **argv)
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
 
-    DFCT_CHECK(DFC_STATUS_IGNORE == DFC_STATUSES_IGNORE, "DFC_STATUS_IGNORE != DFC_STATUSES_IGNORE");
+    DFCT_CHECK(DFC_STATUS_IGNORE == DFC_STATUSES_IGNORE,
+               "DFC_STATUS_IGNORE != DFC_STATUSES_IGNORE");
     null_requests();
     inactive_persistent(rank);
     proc_null();

@@ -41,10 +41,13 @@ static void check_msg(const unsigned char *b, const DFC_Status *st, int round, i
 {
     int n = msglen(i), count = -1, bad = 0;
     DFCT_OK(DFC_Get_count(st, DFC_BYTE, &count));
-    DFCT_CHECK(count == n, "%s: message %d: count %d, expected %d (out of order?)", what, i, count, n);
-    DFCT_CHECK(st->DFC_SOURCE == src, "%s: message %d: source %d, expected %d", what, i, st->DFC_SOURCE, src);
+    DFCT_CHECK(count == n, "%s: message %d: count %d, expected %d (out of order?)", what, i, count,
+               n);
+    DFCT_CHECK(st->DFC_SOURCE == src, "%s: message %d: source %d, expected %d", what, i,
+               st->DFC_SOURCE, src);
     if (tag != DFC_ANY_TAG)
-        DFCT_CHECK(st->DFC_TAG == tag, "%s: message %d: tag %d, expected %d", what, i, st->DFC_TAG, tag);
+        DFCT_CHECK(st->DFC_TAG == tag, "%s: message %d: tag %d, expected %d", what, i, st->DFC_TAG,
+                   tag);
     if (count != n) return;
     if (n >= (int)sizeof(int)) {
         int seq;
@@ -54,9 +57,11 @@ static void check_msg(const unsigned char *b, const DFC_Status *st, int round, i
     }
     for (int k = sizeof(int); k < n; k++)
         if (b[k] != byte_of(round, i, k) && bad++ < 3)
-            DFCT_CHECK(0, "%s: message %d byte %d is %d, expected %d", what, i, k, b[k], byte_of(round, i, k));
+            DFCT_CHECK(0, "%s: message %d byte %d is %d, expected %d", what, i, k, b[k],
+                       byte_of(round, i, k));
     for (int k = n; k < n + 16; k++)
-        if (b[k] != POISON && bad++ < 3) DFCT_CHECK(0, "%s: message %d wrote past its end", what, i);
+        if (b[k] != POISON && bad++ < 3)
+            DFCT_CHECK(0, "%s: message %d wrote past its end", what, i);
 }
 
 static void barrier(void)
@@ -93,8 +98,8 @@ static void run_round(int round, int sender, int receiver)
         if (expected) barrier();
         for (int i = 0; i < NMSG; i++) {
             fill(bufs[i], round, i);
-            DFCT_OK(DFC_Isend(bufs[i], msglen(i), DFC_BYTE, receiver, tag_of(round, i), DFC_COMM_WORLD,
-                              &reqs[i]));
+            DFCT_OK(DFC_Isend(bufs[i], msglen(i), DFC_BYTE, receiver, tag_of(round, i),
+                              DFC_COMM_WORLD, &reqs[i]));
         }
         if (!expected) barrier();
         DFCT_OK(DFC_Waitall(NMSG, reqs, DFC_STATUSES_IGNORE));
@@ -102,7 +107,8 @@ static void run_round(int round, int sender, int receiver)
         if (round == 0 || round == 3) {
             for (int i = 0; i < NMSG; i++)
                 DFCT_OK(DFC_Irecv(bufs[i], MAXLEN, DFC_BYTE, round == 3 ? DFC_ANY_SOURCE : sender,
-                                  round == 3 ? DFC_ANY_TAG : tag_of(round, i), DFC_COMM_WORLD, &reqs[i]));
+                                  round == 3 ? DFC_ANY_TAG : tag_of(round, i), DFC_COMM_WORLD,
+                                  &reqs[i]));
             barrier();
             DFCT_OK(DFC_Waitall(NMSG, reqs, sts));
             for (int i = 0; i < NMSG; i++)
@@ -110,8 +116,9 @@ static void run_round(int round, int sender, int receiver)
         } else if (round == 1 || round == 2) {
             barrier();
             for (int i = 0; i < NMSG; i++) {
-                DFCT_OK(DFC_Recv(bufs[i], MAXLEN, DFC_BYTE, sender, round == 2 ? DFC_ANY_TAG : tag_of(round, i),
-                                 DFC_COMM_WORLD, &sts[i]));
+                DFCT_OK(DFC_Recv(bufs[i], MAXLEN, DFC_BYTE, sender,
+                                 round == 2 ? DFC_ANY_TAG : tag_of(round, i), DFC_COMM_WORLD,
+                                 &sts[i]));
                 check_msg(bufs[i], &sts[i], round, i, sender, tag_of(round, i), what);
             }
         } else {
@@ -119,7 +126,8 @@ static void run_round(int round, int sender, int receiver)
             for (int t = 12; t >= 10; t--)
                 for (int i = 0; i < NMSG; i++) {
                     if (tag_of(round, i) != t) continue;
-                    DFCT_OK(DFC_Recv(bufs[i], MAXLEN, DFC_BYTE, sender, t, DFC_COMM_WORLD, &sts[i]));
+                    DFCT_OK(
+                        DFC_Recv(bufs[i], MAXLEN, DFC_BYTE, sender, t, DFC_COMM_WORLD, &sts[i]));
                     check_msg(bufs[i], &sts[i], round, i, sender, t, what);
                 }
         }

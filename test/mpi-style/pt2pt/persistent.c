@@ -13,19 +13,24 @@
 
 static int rank, size;
 
-static int value(int src, int it, int chan, int k) { return src * 1000003 + it * 10007 + chan * 1009 + k; }
+static int value(int src, int it, int chan, int k)
+{
+    return src * 1000003 + it * 10007 + chan * 1009 + k;
+}
 
-static void check_buf(const int *buf, int n, int src, int it, int chan, const DFC_Status *st, int tag,
-                      const char *what)
+static void check_buf(const int *buf, int n, int src, int it, int chan, const DFC_Status *st,
+                      int tag, const char *what)
 {
     int count = -1, bad = 0;
-    DFCT_CHECK(st->DFC_SOURCE == src && st->DFC_TAG == tag, "%s it %d: status %d/%d, expected %d/%d", what,
-               it, st->DFC_SOURCE, st->DFC_TAG, src, tag);
+    DFCT_CHECK(st->DFC_SOURCE == src && st->DFC_TAG == tag,
+               "%s it %d: status %d/%d, expected %d/%d", what, it, st->DFC_SOURCE, st->DFC_TAG, src,
+               tag);
     DFCT_OK(DFC_Get_count(st, DFC_INT, &count));
     DFCT_CHECK(count == n, "%s it %d: count %d, expected %d", what, it, count, n);
     for (int k = 0; k < n; k++)
         if (buf[k] != value(src, it, chan, k) && bad++ < 3)
-            DFCT_CHECK(0, "%s it %d: element %d is %d, expected %d", what, it, k, buf[k], value(src, it, chan, k));
+            DFCT_CHECK(0, "%s it %d: element %d is %d, expected %d", what, it, k, buf[k],
+                       value(src, it, chan, k));
     const unsigned char *g = (const unsigned char *)(buf + n);
     for (int k = 0; k < 16; k++)
         if (g[k] != POISON && bad++ < 3) DFCT_CHECK(0, "%s it %d: wrote past the end", what, it);
@@ -52,12 +57,16 @@ int main(int argc, char **argv)
         rbuf[c] = malloc(nints[c] * sizeof(int) + 16);
         for (int k = 0; k < nints[c]; k++) sbuf[c][k] = 0;
         if (sync[c])
-            DFCT_OK(DFC_Ssend_init(sbuf[c], nints[c], DFC_INT, right, 100 + c, DFC_COMM_WORLD, &sreq[c]));
+            DFCT_OK(DFC_Ssend_init(sbuf[c], nints[c], DFC_INT, right, 100 + c, DFC_COMM_WORLD,
+                                   &sreq[c]));
         else
-            DFCT_OK(DFC_Send_init(sbuf[c], nints[c], DFC_INT, right, 100 + c, DFC_COMM_WORLD, &sreq[c]));
+            DFCT_OK(DFC_Send_init(sbuf[c], nints[c], DFC_INT, right, 100 + c, DFC_COMM_WORLD,
+                                  &sreq[c]));
         /* The receive buffer is larger than the message (count is the capacity). */
-        DFCT_OK(DFC_Recv_init(rbuf[c], nints[c] + 4, DFC_INT, left, 100 + c, DFC_COMM_WORLD, &rreq[c]));
-        DFCT_CHECK(sreq[c] != DFC_REQUEST_NULL && rreq[c] != DFC_REQUEST_NULL, "_init gave a null request");
+        DFCT_OK(
+            DFC_Recv_init(rbuf[c], nints[c] + 4, DFC_INT, left, 100 + c, DFC_COMM_WORLD, &rreq[c]));
+        DFCT_CHECK(sreq[c] != DFC_REQUEST_NULL && rreq[c] != DFC_REQUEST_NULL,
+                   "_init gave a null request");
     }
     /* An inactive persistent request completes at once with an empty status. */
     {
@@ -65,7 +74,8 @@ int main(int argc, char **argv)
         int flag = 0;
         DFCT_OK(DFC_Test(&rreq[0], &flag, &st));
         DFCT_CHECK(flag == 1 && st.DFC_SOURCE == DFC_ANY_SOURCE && st.DFC_TAG == DFC_ANY_TAG,
-                   "Test of a never-started request: flag %d status %d/%d", flag, st.DFC_SOURCE, st.DFC_TAG);
+                   "Test of a never-started request: flag %d status %d/%d", flag, st.DFC_SOURCE,
+                   st.DFC_TAG);
     }
 
     for (int it = 0; it < NITER; it++) {
@@ -80,7 +90,8 @@ int main(int argc, char **argv)
             DFCT_OK(DFC_Startall(2 * NCH, all));
             DFCT_OK(DFC_Waitall(2 * NCH, all, sts));
             for (int c = 0; c < NCH; c++) {
-                DFCT_CHECK(all[c] == rreq[c] && all[NCH + c] == sreq[c], "Waitall changed persistent handles");
+                DFCT_CHECK(all[c] == rreq[c] && all[NCH + c] == sreq[c],
+                           "Waitall changed persistent handles");
                 check_buf(rbuf[c], nints[c], left, it, c, &sts[c], 100 + c, "Startall/Waitall");
             }
         } else if (mode == 1) {
@@ -109,7 +120,8 @@ int main(int argc, char **argv)
                     done[j] = 1;
                     left_to_do--;
                     DFCT_CHECK(*r != DFC_REQUEST_NULL, "Test nulled a persistent request");
-                    if (j < NCH) check_buf(rbuf[j], nints[j], left, it, j, &st, 100 + j, "Startall/Test");
+                    if (j < NCH)
+                        check_buf(rbuf[j], nints[j], left, it, j, &st, 100 + j, "Startall/Test");
                 }
             }
         } else {
@@ -119,7 +131,8 @@ int main(int argc, char **argv)
             int flag = 0;
             while (!flag) DFCT_OK(DFC_Testall(2 * NCH, all, &flag, sts));
             for (int c = 0; c < NCH; c++)
-                check_buf(rbuf[c], nints[c], left, it, c, &sts[2 * c + 1], 100 + c, "Startall/Testall");
+                check_buf(rbuf[c], nints[c], left, it, c, &sts[2 * c + 1], 100 + c,
+                          "Startall/Testall");
         }
     }
 
@@ -134,7 +147,8 @@ int main(int argc, char **argv)
     for (int c = 0; c < NCH; c++) {
         DFCT_OK(DFC_Request_free(&sreq[c]));
         DFCT_OK(DFC_Request_free(&rreq[c]));
-        DFCT_CHECK(sreq[c] == DFC_REQUEST_NULL && rreq[c] == DFC_REQUEST_NULL, "Request_free did not null");
+        DFCT_CHECK(sreq[c] == DFC_REQUEST_NULL && rreq[c] == DFC_REQUEST_NULL,
+                   "Request_free did not null");
     }
 
     /* A persistent send freed while active still delivers (eager and rendezvous). */
@@ -152,8 +166,8 @@ int main(int argc, char **argv)
         check_buf(rbuf[c], nints[c], left, NITER, c, &st, 200 + c, "freed active Send_init");
         /* The send buffer may be reused only once we know the send finished: a round trip
          * on another tag after the receive tells us (the peer got it). */
-        DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_INT, left, 300, NULL, 0, DFC_INT, right, 300, DFC_COMM_WORLD,
-                             DFC_STATUS_IGNORE));
+        DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_INT, left, 300, NULL, 0, DFC_INT, right, 300,
+                             DFC_COMM_WORLD, DFC_STATUS_IGNORE));
     }
 
     for (int c = 0; c < NCH; c++) {

@@ -43,18 +43,18 @@ static void recv_probed(const DFC_Status *pst, int *next, const char *how)
         return;
     }
     int i = next[s]++;
-    DFCT_CHECK(tag == msg_tag(s, rank, i), "%s: tag %d from %d, expected %d (message %d)", how, tag, s,
-               msg_tag(s, rank, i), i);
+    DFCT_CHECK(tag == msg_tag(s, rank, i), "%s: tag %d from %d, expected %d (message %d)", how, tag,
+               s, msg_tag(s, rank, i), i);
     DFCT_OK(DFC_Get_count(pst, DFC_INT, &count));
-    DFCT_CHECK(count == msg_ints(s, rank, i), "%s: probed count %d from %d (msg %d), expected %d", how,
-               count, s, i, msg_ints(s, rank, i));
+    DFCT_CHECK(count == msg_ints(s, rank, i), "%s: probed count %d from %d (msg %d), expected %d",
+               how, count, s, i, msg_ints(s, rank, i));
     if (count < 0) return;
     int *buf = malloc((count + 1) * sizeof(int));
     DFC_Status st;
     buf[count] = -7;
     DFCT_OK(DFC_Recv(count ? buf : NULL, count, DFC_INT, s, tag, DFC_COMM_WORLD, &st));
-    DFCT_CHECK(st.DFC_SOURCE == s && st.DFC_TAG == tag, "%s: received %d/%d after probing %d/%d", how,
-               st.DFC_SOURCE, st.DFC_TAG, s, tag);
+    DFCT_CHECK(st.DFC_SOURCE == s && st.DFC_TAG == tag, "%s: received %d/%d after probing %d/%d",
+               how, st.DFC_SOURCE, st.DFC_TAG, s, tag);
     int rcount = -1, bad = 0;
     DFCT_OK(DFC_Get_count(&st, DFC_INT, &rcount));
     DFCT_CHECK(rcount == count, "%s: received count %d, probed %d", how, rcount, count);
@@ -91,7 +91,8 @@ int main(int argc, char **argv)
                 int n = msg_ints(rank, d, i);
                 bufs[m] = malloc((n + 1) * sizeof(int));
                 for (int k = 0; k < n; k++) bufs[m][k] = value(rank, d, i, k);
-                DFCT_OK(DFC_Isend(bufs[m], n, DFC_INT, d, msg_tag(rank, d, i), DFC_COMM_WORLD, &reqs[m]));
+                DFCT_OK(DFC_Isend(bufs[m], n, DFC_INT, d, msg_tag(rank, d, i), DFC_COMM_WORLD,
+                                  &reqs[m]));
             }
         }
         /* Receive (size-1)*NMSG messages, in the order the probes show them. Messages of one
@@ -99,8 +100,9 @@ int main(int argc, char **argv)
          * or any tag of a given source (mode 1). */
         int *next = calloc(size, sizeof(int));
         for (int got = 0; got < nsend; got++) {
-            const char *how = mode == 0 ? "Probe(ANY_SOURCE, ANY_TAG)" : mode == 1 ? "Probe(source, ANY_TAG)"
-                                                                                  : "Iprobe loop";
+            const char *how = mode == 0   ? "Probe(ANY_SOURCE, ANY_TAG)"
+                              : mode == 1 ? "Probe(source, ANY_TAG)"
+                                          : "Iprobe loop";
             memset(&st, 0x5a, sizeof st);
             if (mode == 0) {
                 DFCT_OK(DFC_Probe(DFC_ANY_SOURCE, DFC_ANY_TAG, DFC_COMM_WORLD, &st));
@@ -114,16 +116,19 @@ int main(int argc, char **argv)
                 flag = 0;
                 DFCT_OK(DFC_Iprobe(s, DFC_ANY_TAG, DFC_COMM_WORLD, &flag, &st2));
                 DFCT_CHECK(flag && st2.DFC_SOURCE == st.DFC_SOURCE && st2.DFC_TAG == st.DFC_TAG,
-                           "second probe found another message (%d %d/%d vs %d/%d)", flag, st2.DFC_SOURCE,
-                           st2.DFC_TAG, st.DFC_SOURCE, st.DFC_TAG);
+                           "second probe found another message (%d %d/%d vs %d/%d)", flag,
+                           st2.DFC_SOURCE, st2.DFC_TAG, st.DFC_SOURCE, st.DFC_TAG);
             } else {
                 flag = 0;
-                while (!flag) DFCT_OK(DFC_Iprobe(DFC_ANY_SOURCE, DFC_ANY_TAG, DFC_COMM_WORLD, &flag, &st));
+                while (!flag)
+                    DFCT_OK(DFC_Iprobe(DFC_ANY_SOURCE, DFC_ANY_TAG, DFC_COMM_WORLD, &flag, &st));
             }
             recv_probed(&st, next, how);
         }
         for (int s = 0; s < size; s++)
-            if (s != rank) DFCT_CHECK(next[s] == NMSG, "mode %d: %d of %d messages from %d", mode, next[s], NMSG, s);
+            if (s != rank)
+                DFCT_CHECK(next[s] == NMSG, "mode %d: %d of %d messages from %d", mode, next[s],
+                           NMSG, s);
         DFCT_OK(DFC_Waitall(nsend, reqs, DFC_STATUSES_IGNORE));
         for (int k = 0; k < nsend; k++) free(bufs[k]);
         free(bufs), free(reqs), free(next);
@@ -138,7 +143,8 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Isend(six, 6, DFC_BYTE, to, 77, DFC_COMM_WORLD, &req));
         DFCT_OK(DFC_Probe(from, 77, DFC_COMM_WORLD, &st));
         DFCT_OK(DFC_Get_count(&st, DFC_INT, &count));
-        DFCT_CHECK(count == DFC_UNDEFINED, "Get_count(6 bytes, DFC_INT) = %d, expected DFC_UNDEFINED", count);
+        DFCT_CHECK(count == DFC_UNDEFINED,
+                   "Get_count(6 bytes, DFC_INT) = %d, expected DFC_UNDEFINED", count);
         DFCT_OK(DFC_Get_count(&st, DFC_SHORT, &count));
         DFCT_CHECK(count == 3, "Get_count(6 bytes, DFC_SHORT) = %d", count);
         DFCT_OK(DFC_Recv(got, 6, DFC_BYTE, from, 77, DFC_COMM_WORLD, &st));

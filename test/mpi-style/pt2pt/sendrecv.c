@@ -27,7 +27,8 @@ static void check(const unsigned char *buf, size_t n, unsigned seed, const char 
     for (size_t i = 0; i < n; i++) {
         unsigned char want = (unsigned char)(dfct_rand(&s) >> 3);
         if (buf[i] != want && bad++ < 5)
-            DFCT_CHECK(0, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x", what, i, n, buf[i], want);
+            DFCT_CHECK(0, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x", what, i, n, buf[i],
+                       want);
     }
     for (size_t i = n; i < n + GUARD; i++)
         if (buf[i] != POISON && bad++ < 5)
@@ -37,7 +38,8 @@ static void check(const unsigned char *buf, size_t n, unsigned seed, const char 
 static void check_status(const DFC_Status *st, int src, int tag, size_t n, const char *what)
 {
     int count = -2;
-    DFCT_CHECK(st->DFC_SOURCE == src, "%s: status source %d, expected %d", what, st->DFC_SOURCE, src);
+    DFCT_CHECK(st->DFC_SOURCE == src, "%s: status source %d, expected %d", what, st->DFC_SOURCE,
+               src);
     DFCT_CHECK(st->DFC_TAG == tag, "%s: status tag %d, expected %d", what, st->DFC_TAG, tag);
     DFCT_OK(DFC_Get_count(st, DFC_BYTE, &count));
     DFCT_CHECK(count == (int)n, "%s: Get_count %d, expected %zu", what, count, n);
@@ -95,7 +97,8 @@ static void ring_pass(size_t n, int sizeidx, unsigned char *sbuf, unsigned char 
         DFCT_OK(DFC_Send(sbuf, (int)n, DFC_BYTE, right, TAG + 1, DFC_COMM_WORLD));
         DFCT_OK(DFC_Recv(rbuf, (int)n + GUARD, DFC_BYTE, left, DFC_ANY_TAG, DFC_COMM_WORLD, &st));
     } else {
-        DFCT_OK(DFC_Recv(rbuf, (int)n + GUARD, DFC_BYTE, DFC_ANY_SOURCE, TAG + 1, DFC_COMM_WORLD, &st));
+        DFCT_OK(
+            DFC_Recv(rbuf, (int)n + GUARD, DFC_BYTE, DFC_ANY_SOURCE, TAG + 1, DFC_COMM_WORLD, &st));
         DFCT_OK(DFC_Send(sbuf, (int)n, DFC_BYTE, right, TAG + 1, DFC_COMM_WORLD));
     }
     snprintf(what, sizeof what, "ring Send/Recv of %zu bytes, larger buffer", n);

@@ -20,14 +20,15 @@ static void check(const int *b, int n, int src, int round, const char *what)
     int bad = 0;
     for (int k = 0; k < n; k++)
         if (b[k] != value(src, round, k) && bad++ < 3)
-            DFCT_CHECK(0, "%s: element %d of %d is %d, expected %d", what, k, n, b[k], value(src, round, k));
+            DFCT_CHECK(0, "%s: element %d of %d is %d, expected %d", what, k, n, b[k],
+                       value(src, round, k));
 }
 
 static void check_status(const DFC_Status *st, int src, int tag, int n, const char *what)
 {
     int count = -1;
-    DFCT_CHECK(st->DFC_SOURCE == src && st->DFC_TAG == tag, "%s: status %d/%d, expected %d/%d", what,
-               st->DFC_SOURCE, st->DFC_TAG, src, tag);
+    DFCT_CHECK(st->DFC_SOURCE == src && st->DFC_TAG == tag, "%s: status %d/%d, expected %d/%d",
+               what, st->DFC_SOURCE, st->DFC_TAG, src, tag);
     DFCT_OK(DFC_Get_count(st, DFC_INT, &count));
     DFCT_CHECK(count == n, "%s: count %d, expected %d", what, count, n);
 }
@@ -52,7 +53,8 @@ int main(int argc, char **argv)
             fill(buf, n, rank, round);
             memset(&st, 0x5a, sizeof st);
             DFCT_OK(DFC_Sendrecv_replace(buf, n, DFC_INT, dst, 7, src, 7, DFC_COMM_WORLD, &st));
-            snprintf(what, sizeof what, "Sendrecv_replace of %d ints, %s", n, dir ? "left" : "right");
+            snprintf(what, sizeof what, "Sendrecv_replace of %d ints, %s", n,
+                     dir ? "left" : "right");
             check(buf, n, src, round, what);
             check_status(&st, src, 7, n, what);
             /* Back again with a wildcard (ANY_SOURCE with a tag used once, or the source
@@ -98,10 +100,12 @@ int main(int argc, char **argv)
             DFCT_OK(DFC_Send(buf, n, DFC_INT, 1, 4, DFC_COMM_WORLD));
         } else if (rank == 1) {
             for (int k = 0; k < cap; k++) buf[k] = -5;
-            DFCT_OK(DFC_Sendrecv_replace(buf, cap, DFC_INT, DFC_PROC_NULL, 4, 0, 4, DFC_COMM_WORLD, &st));
+            DFCT_OK(DFC_Sendrecv_replace(buf, cap, DFC_INT, DFC_PROC_NULL, 4, 0, 4, DFC_COMM_WORLD,
+                                         &st));
             check(buf, n, 0, 200, "Sendrecv_replace with a larger buffer");
             for (int k = n; k < cap; k++)
-                DFCT_CHECK(buf[k] == -5, "Sendrecv_replace with a larger buffer wrote element %d", k);
+                DFCT_CHECK(buf[k] == -5, "Sendrecv_replace with a larger buffer wrote element %d",
+                           k);
             check_status(&st, 0, 4, n, "Sendrecv_replace with a larger buffer");
         }
     }

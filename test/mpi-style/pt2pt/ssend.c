@@ -32,8 +32,8 @@ static void check(const unsigned char *b, int n, int seed, const DFC_Status *st,
                   const char *what)
 {
     int count = -1, bad = 0;
-    DFCT_CHECK(st->DFC_SOURCE == src && st->DFC_TAG == tag, "%s: status %d/%d, expected %d/%d", what,
-               st->DFC_SOURCE, st->DFC_TAG, src, tag);
+    DFCT_CHECK(st->DFC_SOURCE == src && st->DFC_TAG == tag, "%s: status %d/%d, expected %d/%d",
+               what, st->DFC_SOURCE, st->DFC_TAG, src, tag);
     DFCT_OK(DFC_Get_count(st, DFC_BYTE, &count));
     DFCT_CHECK(count == n, "%s: count %d, expected %d", what, count, n);
     for (int i = 0; i < n; i++)
@@ -88,11 +88,13 @@ static void ssend_blocking(int sender, int receiver, int n, int seed, int prepos
 {
     unsigned char *buf = malloc(n + 16);
     char what[64];
-    snprintf(what, sizeof what, "Ssend of %d bytes, %s receive", n, preposted ? "pre-posted" : "late");
+    snprintf(what, sizeof what, "Ssend of %d bytes, %s receive", n,
+             preposted ? "pre-posted" : "late");
     if (rank == sender) {
         fill(buf, n, seed);
         if (preposted)
-            DFCT_OK(DFC_Recv(NULL, 0, DFC_BYTE, receiver, TAG_GO, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+            DFCT_OK(
+                DFC_Recv(NULL, 0, DFC_BYTE, receiver, TAG_GO, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
         DFCT_OK(DFC_Ssend(buf, n, DFC_BYTE, receiver, TAG_MSG, DFC_COMM_WORLD));
     } else if (rank == receiver) {
         DFC_Request req;
@@ -124,8 +126,10 @@ static void ssend_init_rounds(int sender, int receiver, int n)
             fill(buf, n, 100 + it);
             DFCT_OK(DFC_Start(&req));
             /* The receiver has not posted (it waits for TAG_GO): must not complete. */
-            for (int i = 0; i < 200 && !flag; i++) DFCT_OK(DFC_Test(&req, &flag, DFC_STATUS_IGNORE));
-            DFCT_CHECK(!flag, "Ssend_init of %d bytes round %d completed before the receive", n, it);
+            for (int i = 0; i < 200 && !flag; i++)
+                DFCT_OK(DFC_Test(&req, &flag, DFC_STATUS_IGNORE));
+            DFCT_CHECK(!flag, "Ssend_init of %d bytes round %d completed before the receive", n,
+                       it);
             DFCT_OK(DFC_Send(NULL, 0, DFC_BYTE, receiver, TAG_GO, DFC_COMM_WORLD));
             if (!flag) DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
             DFCT_CHECK(req != DFC_REQUEST_NULL, "Wait nulled a persistent request");

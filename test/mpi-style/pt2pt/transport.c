@@ -19,7 +19,8 @@ static const char *net = "tcp"; /* the between-nodes transport: "ofi" with DFC_T
 static const char *expected(int world_rank, const char *names, int force_tcp)
 {
     if (world_rank == rank) return "self";
-    if (!force_tcp && !strcmp(names + (size_t)world_rank * NAMELEN, names + (size_t)rank * NAMELEN)) return "shm";
+    if (!force_tcp && !strcmp(names + (size_t)world_rank * NAMELEN, names + (size_t)rank * NAMELEN))
+        return "shm";
     return net;
 }
 
@@ -30,19 +31,23 @@ int main(int argc, char **argv)
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     const char *tr = getenv("DFC_TRANSPORT"), *nodes = getenv("DFC_TEST_NODES");
     if (tr && !strcmp(tr, "ofi")) net = "ofi";
-    int force_tcp = tr && (!strcmp(tr, "tcp") || !strcmp(tr, "ofi")), multinode = nodes && !strcmp(nodes, "1");
+    int force_tcp = tr && (!strcmp(tr, "tcp") || !strcmp(tr, "ofi")),
+        multinode = nodes && !strcmp(nodes, "1");
 
     /* Everyone's processor name, by point-to-point. */
     char *names = calloc(size, NAMELEN);
     int len = -1;
     DFCT_OK(DFC_Get_processor_name(names + (size_t)rank * NAMELEN, &len));
-    DFCT_CHECK(len > 0 && len == (int)strlen(names + (size_t)rank * NAMELEN), "Get_processor_name: length %d", len);
+    DFCT_CHECK(len > 0 && len == (int)strlen(names + (size_t)rank * NAMELEN),
+               "Get_processor_name: length %d", len);
     DFC_Request *reqs = malloc(2 * size * sizeof *reqs);
     int nr = 0;
     for (int r = 0; r < size; r++) {
         if (r == rank) continue;
-        DFCT_OK(DFC_Irecv(names + (size_t)r * NAMELEN, NAMELEN, DFC_CHAR, r, 1, DFC_COMM_WORLD, &reqs[nr++]));
-        DFCT_OK(DFC_Isend(names + (size_t)rank * NAMELEN, NAMELEN, DFC_CHAR, r, 1, DFC_COMM_WORLD, &reqs[nr++]));
+        DFCT_OK(DFC_Irecv(names + (size_t)r * NAMELEN, NAMELEN, DFC_CHAR, r, 1, DFC_COMM_WORLD,
+                          &reqs[nr++]));
+        DFCT_OK(DFC_Isend(names + (size_t)rank * NAMELEN, NAMELEN, DFC_CHAR, r, 1, DFC_COMM_WORLD,
+                          &reqs[nr++]));
     }
     DFCT_OK(DFC_Waitall(nr, reqs, DFC_STATUSES_IGNORE));
 
@@ -56,7 +61,8 @@ int main(int argc, char **argv)
         DFCT_CHECK(len == (int)strlen(name) && len > 0 && len < DFC_MAX_TRANSPORT_NAME,
                    "peer %d: resultlen %d for \"%s\"", r, len, name);
         const char *want = expected(r, names, force_tcp);
-        DFCT_CHECK(!strcmp(name, want), "peer %d (host %s, mine %s%s): transport \"%s\", expected \"%s\"", r,
+        DFCT_CHECK(!strcmp(name, want),
+                   "peer %d (host %s, mine %s%s): transport \"%s\", expected \"%s\"", r,
                    names + (size_t)r * NAMELEN, names + (size_t)rank * NAMELEN,
                    force_tcp ? ", DFC_TRANSPORT=tcp" : "", name, want);
         if (r != rank && strcmp(names + (size_t)r * NAMELEN, names + (size_t)rank * NAMELEN)) {
@@ -68,7 +74,8 @@ int main(int argc, char **argv)
         /* Ranks are spread round-robin over the simulated nodes: each has a remote peer. */
         DFCT_CHECK(remote > 0, "DFC_TEST_NODES=1 but all %d peers share my host %s", size - 1,
                    names + (size_t)rank * NAMELEN);
-        DFCT_CHECK(remote_tcp > 0, "DFC_TEST_NODES=1 but no peer on another host is reached by %s", net);
+        DFCT_CHECK(remote_tcp > 0, "DFC_TEST_NODES=1 but no peer on another host is reached by %s",
+                   net);
     }
 
     /* COMM_SELF: its only rank is this process. */
@@ -85,8 +92,8 @@ int main(int argc, char **argv)
         char name[DFC_MAX_TRANSPORT_NAME];
         DFCT_OK(DFC_Comm_get_peer_transport(rev, r, name, &len));
         const char *want = expected(size - 1 - r, names, force_tcp);
-        DFCT_CHECK(!strcmp(name, want), "reversed comm rank %d (world %d): \"%s\", expected \"%s\"", r, size - 1 - r,
-                   name, want);
+        DFCT_CHECK(!strcmp(name, want), "reversed comm rank %d (world %d): \"%s\", expected \"%s\"",
+                   r, size - 1 - r, name, want);
     }
     DFCT_OK(DFC_Comm_free(&rev));
 

@@ -34,9 +34,10 @@ static void check_trunc_status(const DFC_Status *st, int src, int tag, const cha
 {
     int cls = -1;
     DFC_Error_class(st->DFC_ERROR, &cls);
-    DFCT_CHECK(cls == DFC_ERR_TRUNCATE, "%s: status error class %d, expected DFC_ERR_TRUNCATE", what, cls);
-    DFCT_CHECK(st->DFC_SOURCE == src && st->DFC_TAG == tag, "%s: status %d/%d, expected %d/%d", what,
-               st->DFC_SOURCE, st->DFC_TAG, src, tag);
+    DFCT_CHECK(cls == DFC_ERR_TRUNCATE, "%s: status error class %d, expected DFC_ERR_TRUNCATE",
+               what, cls);
+    DFCT_CHECK(st->DFC_SOURCE == src && st->DFC_TAG == tag, "%s: status %d/%d, expected %d/%d",
+               what, st->DFC_SOURCE, st->DFC_TAG, src, tag);
 }
 
 /* The sender sends n ints with tag 1..6 (one per case), then a whole message on tag 1; the
@@ -49,7 +50,8 @@ static void run(int sender, int receiver, int n, int cap, int late)
     if (rank == sender) {
         int **sb = malloc(ncase * sizeof *sb);
         DFC_Request *reqs = malloc(ncase * sizeof *reqs);
-        if (!late) DFCT_OK(DFC_Recv(NULL, 0, DFC_INT, receiver, 100, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+        if (!late)
+            DFCT_OK(DFC_Recv(NULL, 0, DFC_INT, receiver, 100, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
         for (int c = 0; c < ncase; c++) {
             sb[c] = malloc(n * sizeof(int));
             for (int k = 0; k < n; k++) sb[c][k] = value(c, k);
@@ -66,9 +68,11 @@ static void run(int sender, int receiver, int n, int cap, int late)
         DFC_Request reqs[2];
         int flag;
         if (late) {
-            for (int c = 0; c < ncase; c++) DFCT_OK(DFC_Probe(sender, 1 + c, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+            for (int c = 0; c < ncase; c++)
+                DFCT_OK(DFC_Probe(sender, 1 + c, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
         }
-        snprintf(what, sizeof what, "Recv of %d ints into %d (%s)", n, cap, late ? "unexpected" : "expected");
+        snprintf(what, sizeof what, "Recv of %d ints into %d (%s)", n, cap,
+                 late ? "unexpected" : "expected");
         DFC_Request pre[ncase];
         int *bufs[ncase];
         for (int c = 1; c < ncase; c++) {
@@ -85,12 +89,14 @@ static void run(int sender, int receiver, int n, int cap, int late)
         /* case 0: blocking Recv. */
         memset(buf, POISON, n * sizeof(int) + GUARD);
         memset(&st, 0, sizeof st);
-        DFCT_FAILS(DFC_Recv(buf, cap, DFC_INT, sender, 1, DFC_COMM_WORLD, &st), DFC_ERR_TRUNCATE, "truncated");
+        DFCT_FAILS(DFC_Recv(buf, cap, DFC_INT, sender, 1, DFC_COMM_WORLD, &st), DFC_ERR_TRUNCATE,
+                   "truncated");
         check_trunc_status(&st, sender, 1, what);
         check_prefix(buf, n, cap, 0, what);
 
         /* case 1: Irecv + Wait. */
-        snprintf(what, sizeof what, "Irecv+Wait of %d ints into %d (%s)", n, cap, late ? "unexpected" : "expected");
+        snprintf(what, sizeof what, "Irecv+Wait of %d ints into %d (%s)", n, cap,
+                 late ? "unexpected" : "expected");
         if (late) DFCT_OK(DFC_Irecv(bufs[1], cap, DFC_INT, sender, 2, DFC_COMM_WORLD, &pre[1]));
         memset(&st, 0, sizeof st);
         DFCT_FAILS(DFC_Wait(&pre[1], &st), DFC_ERR_TRUNCATE, "truncated");
@@ -99,7 +105,8 @@ static void run(int sender, int receiver, int n, int cap, int late)
         check_prefix(bufs[1], n, cap, 1, what);
 
         /* case 2: Irecv + Test loop. */
-        snprintf(what, sizeof what, "Irecv+Test of %d ints into %d (%s)", n, cap, late ? "unexpected" : "expected");
+        snprintf(what, sizeof what, "Irecv+Test of %d ints into %d (%s)", n, cap,
+                 late ? "unexpected" : "expected");
         if (late) DFCT_OK(DFC_Irecv(bufs[2], cap, DFC_INT, sender, 3, DFC_COMM_WORLD, &pre[2]));
         flag = 0;
         int rc = DFC_SUCCESS;
@@ -110,7 +117,8 @@ static void run(int sender, int receiver, int n, int cap, int late)
         check_prefix(bufs[2], n, cap, 2, what);
 
         /* cases 3 and 4: Waitall with a whole message and a truncated one. */
-        snprintf(what, sizeof what, "Waitall, %d ints into %d (%s)", n, cap, late ? "unexpected" : "expected");
+        snprintf(what, sizeof what, "Waitall, %d ints into %d (%s)", n, cap,
+                 late ? "unexpected" : "expected");
         if (late) {
             DFCT_OK(DFC_Irecv(bufs[3], n, DFC_INT, sender, 4, DFC_COMM_WORLD, &pre[3]));
             DFCT_OK(DFC_Irecv(bufs[4], cap, DFC_INT, sender, 5, DFC_COMM_WORLD, &pre[4]));
@@ -124,12 +132,13 @@ static void run(int sender, int receiver, int n, int cap, int late)
         check_trunc_status(&sts[1], sender, 5, what);
         check_prefix(bufs[3], n, n, 3, "Waitall, the whole message");
         check_prefix(bufs[4], n, cap, 4, what);
-        DFCT_CHECK(reqs[0] == DFC_REQUEST_NULL && reqs[1] == DFC_REQUEST_NULL, "%s: requests not freed", what);
+        DFCT_CHECK(reqs[0] == DFC_REQUEST_NULL && reqs[1] == DFC_REQUEST_NULL,
+                   "%s: requests not freed", what);
 
         /* case 5: Sendrecv (sending nothing to PROC_NULL). */
         snprintf(what, sizeof what, "Sendrecv, %d ints into %d", n, cap);
-        DFCT_FAILS(DFC_Sendrecv(NULL, 0, DFC_INT, DFC_PROC_NULL, 0, bufs[5], cap, DFC_INT, sender, 6,
-                                DFC_COMM_WORLD, &st),
+        DFCT_FAILS(DFC_Sendrecv(NULL, 0, DFC_INT, DFC_PROC_NULL, 0, bufs[5], cap, DFC_INT, sender,
+                                6, DFC_COMM_WORLD, &st),
                    DFC_ERR_TRUNCATE, "truncated");
         check_trunc_status(&st, sender, 6, what);
         check_prefix(bufs[5], n, cap, 5, what);
@@ -140,8 +149,8 @@ static void run(int sender, int receiver, int n, int cap, int late)
         check_prefix(buf2, n, n, 50, "the message after the truncated ones");
         int count = -1;
         DFCT_OK(DFC_Get_count(&st, DFC_INT, &count));
-        DFCT_CHECK(count == n && st.DFC_ERROR == DFC_SUCCESS, "message after truncation: count %d error %d", count,
-                   st.DFC_ERROR);
+        DFCT_CHECK(count == n && st.DFC_ERROR == DFC_SUCCESS,
+                   "message after truncation: count %d error %d", count, st.DFC_ERROR);
         for (int c = 1; c < ncase; c++) free(bufs[c]);
     }
     free(buf);
@@ -155,8 +164,10 @@ static void sendrecv_round(int round)
     DFC_Status st;
     for (int k = 0; k < 100; k++) out[k] = rank * 1000 + round + k;
     in[100] = -9;
-    DFCT_OK(DFC_Sendrecv(out, 100, DFC_INT, right, 77, in, 100, DFC_INT, left, 77, DFC_COMM_WORLD, &st));
-    for (int k = 0; k < 100; k++) DFCT_CHECK(in[k] == left * 1000 + round + k, "Sendrecv round element %d", k);
+    DFCT_OK(DFC_Sendrecv(out, 100, DFC_INT, right, 77, in, 100, DFC_INT, left, 77, DFC_COMM_WORLD,
+                         &st));
+    for (int k = 0; k < 100; k++)
+        DFCT_CHECK(in[k] == left * 1000 + round + k, "Sendrecv round element %d", k);
     DFCT_CHECK(in[100] == -9 && st.DFC_SOURCE == left, "Sendrecv round status/guard");
 }
 
@@ -183,7 +194,8 @@ int main(int argc, char **argv)
         DFC_Status st;
         DFC_Request req;
         DFCT_OK(DFC_Isend(&x, 1, DFC_INT, rank, 5, DFC_COMM_WORLD, &req));
-        DFCT_FAILS(DFC_Recv(&y, 0, DFC_INT, rank, 5, DFC_COMM_WORLD, &st), DFC_ERR_TRUNCATE, "truncated");
+        DFCT_FAILS(DFC_Recv(&y, 0, DFC_INT, rank, 5, DFC_COMM_WORLD, &st), DFC_ERR_TRUNCATE,
+                   "truncated");
         DFCT_CHECK(y == -1, "a zero-count receive wrote its buffer");
         DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
     }

@@ -46,8 +46,10 @@ static int squat(char names[NSQUAT][96])
         snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "; : > %s", names[i]);
     }
     char full[4400];
-    snprintf(full, sizeof full, "setpriv --reuid=nobody --regid=nogroup --clear-groups -- "
-             "sh -c '%s'", cmd);
+    snprintf(full, sizeof full,
+             "setpriv --reuid=nobody --regid=nogroup --clear-groups -- "
+             "sh -c '%s'",
+             cmd);
     if (system(full) != 0) return -1;
     struct stat st;
     for (int i = 0; i < NSQUAT; i++)

@@ -64,7 +64,8 @@ static int count_conns(struct in_addr a)
         unsigned la, lp, ra, rp, st;
         unsigned long inode;
         if (sscanf(line, " %*d: %x:%x %x:%x %x %*s %*s %*s %*s %*s %lu", &la, &lp, &ra, &rp, &st,
-                   &inode) != 6 || st != 1 /* ESTABLISHED */)
+                   &inode) != 6 ||
+            st != 1 /* ESTABLISHED */)
             continue;
         for (int i = 0; i < ni; i++)
             if (inodes[i] == inode && la == a.s_addr && ra == a.s_addr) n++;
@@ -84,8 +85,7 @@ int main(int argc, char **argv)
     struct addrinfo hints = {.ai_family = AF_INET}, *res = NULL;
     DFCT_CHECK(getaddrinfo(host, NULL, &hints, &res) == 0 && res &&
                    ((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr == htonl(0x7f000101),
-               "premise: host name %s does not resolve to 127.0.1.1 (SIM_HOSTS_LOOPBACK)",
-               host);
+               "premise: host name %s does not resolve to 127.0.1.1 (SIM_HOSTS_LOOPBACK)", host);
     if (res) freeaddrinfo(res);
     struct in_addr a;
     DFCT_CHECK(expected_addr(&a), "getifaddrs failed");
@@ -94,8 +94,10 @@ int main(int argc, char **argv)
     int k = size < 4 ? size : 4, remote = 0;
     for (int r = 0; r < size; r++) remote += r % k != rank % k;
     int n = count_conns(a);
-    DFCT_CHECK(n >= remote, "%d tcp connections from %s to %s, expected one per peer on another "
-               "node (%d)", n, want, want, remote);
+    DFCT_CHECK(n >= remote,
+               "%d tcp connections from %s to %s, expected one per peer on another "
+               "node (%d)",
+               n, want, want, remote);
     int buf[256], got[256], right = (rank + 1) % size, left = (rank + size - 1) % size;
     for (int i = 0; i < 256; i++) buf[i] = rank * 7919 + i, got[i] = -1;
     DFCT_OK(DFC_Sendrecv(buf, 256, DFC_INT, right, 1, got, 256, DFC_INT, left, 1, DFC_COMM_WORLD,

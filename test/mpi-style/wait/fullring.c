@@ -56,8 +56,7 @@ static int value(int round, int m, int k) { return round * 1000003 + m * 4099 + 
 static void busy(double us)
 {
     double end = now_s() + us * 1e-6;
-    while (now_s() < end) {
-    }
+    while (now_s() < end) {}
 }
 
 static int rank, nmsg = 64, rounds = 100, busy_us = 500;
@@ -127,9 +126,9 @@ static int measure(int attempt, double tolerance)
         ok = sleep <= poll * (1 + tolerance) + 50;
         printf("fullring: attempt %d: first quartile of rounds %.0f us polling, %.0f us "
                "sleeping (%+.1f %%); medians %.0f and %.0f us; %d x %d KiB, receiver busy %d "
-               "us, %d rounds each\n", attempt, poll, sleep, 100.0 * (sleep - poll) / poll,
-               t[0][nt[0] / 2], t[1][nt[1] / 2], nmsg, (int)(LEN * sizeof(int) / 1024), busy_us,
-               rounds);
+               "us, %d rounds each\n",
+               attempt, poll, sleep, 100.0 * (sleep - poll) / poll, t[0][nt[0] / 2],
+               t[1][nt[1] / 2], nmsg, (int)(LEN * sizeof(int) / 1024), busy_us, rounds);
     }
     free(t[0]);
     free(t[1]);
@@ -166,8 +165,10 @@ int main(int argc, char **argv)
         else DFCT_OK(DFC_Recv(&ok, 1, DFC_INT, 1, MAXMSG + 2, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
     }
     if (rank == 1)
-        DFCT_CHECK(ok, "in %d attempts, a sleeping sender's rounds were never within "
-                   "%.0f %% of a polling one's", attempts, tolerance * 100);
+        DFCT_CHECK(ok,
+                   "in %d attempts, a sleeping sender's rounds were never within "
+                   "%.0f %% of a polling one's",
+                   attempts, tolerance * 100);
     free(buf);
     alarm(0);
     return dfct_finalize();

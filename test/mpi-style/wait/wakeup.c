@@ -88,8 +88,8 @@ int main(int argc, char **argv)
         }
         qsort(d, (size_t)nrounds, sizeof d[0], cmp_double);
         double median = d[nrounds / 2];
-        printf("wakeup: median %.0f us, max %.0f us (%d rounds, %d ranks)\n", median, max,
-               nrounds, size);
+        printf("wakeup: median %.0f us, max %.0f us (%d rounds, %d ranks)\n", median, max, nrounds,
+               size);
         DFCT_CHECK(median < bound_us, "median wake-up delay %.0f us exceeds %d us", median,
                    bound_us);
         for (int r = 1; r < size; r++) DFCT_OK(DFC_Send(&r, 1, DFC_INT, r, 0, DFC_COMM_WORLD));

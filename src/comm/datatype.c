@@ -23,33 +23,6 @@
 #include "comm/dfc_comm.h"
 
 
-/* MPI's pair types: the same declarations as in op.c, which checks at init that the two
- * agree with the extents registered here. */
-typedef struct {
-    float v;
-    int i;
-} dfc_pair_float_int_t;
-typedef struct {
-    double v;
-    int i;
-} dfc_pair_double_int_t;
-typedef struct {
-    long v;
-    int i;
-} dfc_pair_long_int_t;
-typedef struct {
-    int v;
-    int i;
-} dfc_pair_2int_t;
-typedef struct {
-    short v;
-    int i;
-} dfc_pair_short_int_t;
-typedef struct {
-    long double v;
-    int i;
-} dfc_pair_long_double_int_t;
-
 dfc_htable_t dfc_dtype_table;
 
 /* The layout of one predefined type: MPI's size (data bytes) and extent; for pair types

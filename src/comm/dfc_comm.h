@@ -133,6 +133,33 @@ typedef struct dfc_dtype {
     const char *name; /* predefined types only, e.g. "DFC_INT" */
 } dfc_dtype_t;
 
+/* MPI's pair types (DFC_FLOAT_INT...), declared once for datatype.c (their extents) and op.c
+ * (MINLOC/MAXLOC over them). */
+typedef struct {
+    float v;
+    int i;
+} dfc_pair_float_int_t;
+typedef struct {
+    double v;
+    int i;
+} dfc_pair_double_int_t;
+typedef struct {
+    long v;
+    int i;
+} dfc_pair_long_int_t;
+typedef struct {
+    int v;
+    int i;
+} dfc_pair_2int_t;
+typedef struct {
+    short v;
+    int i;
+} dfc_pair_short_int_t;
+typedef struct {
+    long double v;
+    int i;
+} dfc_pair_long_double_int_t;
+
 extern dfc_htable_t dfc_dtype_table;
 int dfc_dtype_init(void); /* registers the predefined types */
 void dfc_dtype_finalize(void);

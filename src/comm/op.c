@@ -198,31 +198,6 @@ typedef void dfc_op_loop_fn(const void *in, void *inout, size_t n);
 
 #define DFC_FLOAT_TYPES(X) X(FLOAT, float) X(DOUBLE, double) X(LONG_DOUBLE, long double)
 
-/* MPI's pair types, declared as in datatype.c; dfc_op_init checks that the extents agree. */
-typedef struct {
-    float v;
-    int i;
-} dfc_pair_float_int_t;
-typedef struct {
-    double v;
-    int i;
-} dfc_pair_double_int_t;
-typedef struct {
-    long v;
-    int i;
-} dfc_pair_long_int_t;
-typedef struct {
-    int v;
-    int i;
-} dfc_pair_2int_t;
-typedef struct {
-    short v;
-    int i;
-} dfc_pair_short_int_t;
-typedef struct {
-    long double v;
-    int i;
-} dfc_pair_long_double_int_t;
 
 #define DFC_PAIR_TYPES(X)                \
     X(FLOAT_INT, dfc_pair_float_int_t)   \
@@ -364,7 +339,7 @@ int dfc_op_init(void)
     };
     _Static_assert(sizeof(ops) / sizeof(ops[0]) == DFC_OP_BUILTIN_MAX, "one entry per op");
 
-    /* The pair structs here and in datatype.c must agree, or MAXLOC would stride wrongly. */
+    /* The registered extents must be the pair structs' sizes, or MAXLOC would stride wrongly. */
 #define CHECK_PAIR(NAME, PAIR_T)                                                          \
     if (dfc_dtype_get(DFC_##NAME) && dfc_dtype_get(DFC_##NAME)->extent != sizeof(PAIR_T)) \
         return dfc_err(DFC_ERR_INTERN, "dfc_op_init", "DFC_" #NAME " extent mismatch");

@@ -423,6 +423,19 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
 int dfc_p2p_iprobe(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
 /* Cancels a receive that has not matched yet. */
 int dfc_p2p_cancel_recv(dfc_req_t *req);
+/* Blocking operations (p2p_blocking.c): stage device buffers, post, progress until done.
+ * The operation's own error comes back in status->DFC_ERROR (Recv) or *err (the pairs);
+ * func/count_arg name the entry point and argument in a truncation message. */
+int dfc_p2p_recv_blocking(dfc_comm_t *c, const char *func, const char *count_arg, void *buf,
+                          uint64_t bytes, int src, int tag, DFC_Status *status);
+int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t sbytes,
+                              int dst, int sendtag, void *recvbuf, uint64_t rbytes, int src,
+                              int recvtag, DFC_Status *status, int *err);
+int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t bytes,
+                                      int dst, int sendtag, int src, int recvtag,
+                                      DFC_Status *status, int *err);
+/* Iprobe, making progress once when nothing matches yet. */
+int dfc_p2p_iprobe_progress(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
 
 /* ---- Transports and the protocol engine (init.c, p2p.c) ------------------------------ */
 #include "tl/dfc_tl.h"

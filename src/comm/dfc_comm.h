@@ -66,6 +66,9 @@ int dfc_info_init(void);      /* the table and DFC_INFO_ENV */
 void dfc_info_finalize(void); /* frees DFC_INFO_ENV and the table */
 /* Removes key; DFC_ERR_INFO_NOKEY (message naming func) when it is absent. */
 int dfc_info_remove(dfc_info_t *info, const char *key, const char *func);
+/* A user copy (new handle in *out) of src, or an empty info for NULL; DFC_ERR_NO_MEM naming
+ * func when out of memory. */
+int dfc_info_dup_handle(const dfc_info_t *src, const char *func, DFC_Info *out);
 
 
 /* ---- Groups ------------------------------------------------------------------------------
@@ -95,6 +98,9 @@ int dfc_group_check(DFC_Group h, const char *func, const char *argname, dfc_grou
 /* Gives the user a handle for g, consuming one reference of the caller (which becomes the
  * handle's). g already having a handle (DFC_Comm_group twice) returns the same handle. */
 int dfc_group_publish(dfc_group_t *g, DFC_Group *out);
+/* A new group of `size` world ranks with its own user handle in *out (DFC_Comm_group: each
+ * call a new object); DFC_ERR_NO_MEM naming func when out of memory. */
+int dfc_group_new_handle(int size, const int *world_ranks, const char *func, DFC_Group *out);
 /* The algebra. Each returns DFC_SUCCESS and a new reference in *out (dfc_group_empty for an
  * empty result), or an error code whose message names `func` and the bad argument. */
 int dfc_group_incl(dfc_group_t *g, int n, const int ranks[], const char *func, dfc_group_t **out);
@@ -210,6 +216,9 @@ int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *
  * non-commutative ops reduce as in[0..] first. Never fails once dfc_op_check passed. */
 void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, void *inout,
                    size_t count);
+/* DFC_Reduce_local's reduction: as dfc_op_reduce, but a user function runs without the
+ * library lock (which the caller holds), so that it may call DFC. */
+void dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count);
 int dfc_op_create(const char *func, DFC_User_function *user_fn, int commute, dfc_op_t **out);
 void dfc_op_retain(dfc_op_t *op); /* as for datatypes: pending operations hold one */
 void dfc_op_release(dfc_op_t *op);

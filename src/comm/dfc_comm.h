@@ -421,6 +421,18 @@ void dfc_req_complete(dfc_req_t *req);
 void dfc_req_free(dfc_req_t *req); /* removes the handle and frees */
 /* Restarts a persistent request (Start). */
 int dfc_req_start(dfc_req_t *req);
+/* Null or inactive persistent: nothing to wait for (MPI-4.1 3.7.3). */
+static inline int dfc_req_is_inert(const dfc_req_t *r)
+{
+    return !r || (r->persistent && !r->active);
+}
+/* Index of the first complete active request in reqs, -1 if none, -2 if all are inert. */
+int dfc_req_first_complete(int count, const DFC_Request reqs[]);
+/* Waitany: makes progress until one of reqs is complete or all are inert. Testany: makes
+ * progress once if none is complete yet. *index: as dfc_req_first_complete; *r: that
+ * request, or NULL. */
+int dfc_req_waitany(int count, const DFC_Request reqs[], int *index, dfc_req_t **r);
+int dfc_req_testany(int count, const DFC_Request reqs[], int *index, dfc_req_t **r);
 
 /* ---- Point-to-point (used by the api and by collective schedules) -------------------------
  * `req` is caller-owned (from dfc_req_new or embedded); these only post the operation. */

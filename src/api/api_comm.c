@@ -223,15 +223,7 @@ int DFC_Comm_group(DFC_Comm comm, DFC_Group *group)
         (rc = dfc_api_check_ptr(__func__, "group", group)))
         goto fn_fail;
     /* Each call returns a new reference the user frees, so each gets its own object. */
-    dfc_group_t *g = dfc_group_new(c->size, c->world);
-    int h = g ? dfc_htable_add(&dfc_group_table, g) : 0;
-    if (!h) {
-        if (g) dfc_group_release(g);
-        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-        goto fn_fail;
-    }
-    g->handle = h;
-    *group = h;
+    if ((rc = dfc_group_new_handle(c->size, c->world, __func__, group))) goto fn_fail;
     API_FAIL_EXIT(c)
 }
 
@@ -283,15 +275,7 @@ int DFC_Comm_get_info(DFC_Comm comm, DFC_Info *info_used)
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
         (rc = dfc_api_check_ptr(__func__, "info_used", info_used)))
         goto fn_fail;
-    dfc_info_t *copy = c->info ? dfc_info_copy(c->info) : dfc_info_new();
-    int h = copy ? dfc_htable_add(&dfc_info_table, copy) : 0;
-    if (!h) {
-        if (copy) dfc_info_destroy(copy);
-        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-        goto fn_fail;
-    }
-    copy->handle = h;
-    *info_used = h;
+    if ((rc = dfc_info_dup_handle(c->info, __func__, info_used))) goto fn_fail;
     API_FAIL_EXIT(c)
 }
 

@@ -194,23 +194,16 @@ int DFC_Recv(void *buf, int count, DFC_Datatype datatype, int source, int tag, D
     int rc;
     dfc_comm_t *c = NULL;
     dfc_dtype_t *d;
-    dfc_req_t r = {0}; /* zeroed: fn_exit may release its (absent) shadows */
+    DFC_Status st;
     DFC_API_ENTER();
     if ((rc = check_p2p(__func__, comm, buf, count, datatype, source, &RECV_ARGS, tag, 1, &c, &d)))
         goto fn_fail;
-    dfc_req_init_internal(&r, c);
-    r.func = __func__;
-    r.count_arg = "count";
-    uint64_t bytes = (uint64_t)count * d->size;
-    void *use;
-    if ((rc = dfc_req_stage(&r, buf, bytes, 1, 1, &use)) || (rc = dfc_req_stage_in(&r)) ||
-        (rc = dfc_p2p_irecv(c, 0, use, bytes, source, tag, &r)) ||
-        (rc = dfc_progress_until(&r.complete)))
+    if ((rc = dfc_p2p_recv_blocking(c, __func__, "count", buf, (uint64_t)count * d->size, source,
+                                    tag, &st)))
         goto fn_fail;
-    copy_status(status, &r.status);
-    if ((rc = r.status.DFC_ERROR)) goto fn_fail;
+    copy_status(status, &st);
+    if ((rc = st.DFC_ERROR)) goto fn_fail;
 fn_exit:
-    dfc_req_unstage(&r);
     DFC_API_EXIT();
     return rc;
 fn_fail:
@@ -225,31 +218,21 @@ int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int 
     int rc;
     dfc_comm_t *c = NULL;
     dfc_dtype_t *sd, *rd;
-    dfc_req_t sr = {0}, rr = {0};
+    DFC_Status st;
+    int err;
     DFC_API_ENTER();
     if ((rc = check_p2p(__func__, comm, sendbuf, sendcount, sendtype, dest, &SR_SEND_ARGS, sendtag,
                         0, &c, &sd)) ||
         (rc = check_p2p(__func__, comm, recvbuf, recvcount, recvtype, source, &SR_RECV_ARGS,
                         recvtag, 1, &c, &rd)))
         goto fn_fail;
-    dfc_req_init_internal(&sr, c);
-    dfc_req_init_internal(&rr, c);
-    rr.func = __func__;
-    rr.count_arg = "recvcount";
-    uint64_t sbytes = (uint64_t)sendcount * sd->size, rbytes = (uint64_t)recvcount * rd->size;
-    void *suse, *ruse;
-    if ((rc = dfc_req_stage(&sr, (void *)sendbuf, sbytes, 1, 0, &suse)) ||
-        (rc = dfc_req_stage_in(&sr)) || (rc = dfc_req_stage(&rr, recvbuf, rbytes, 1, 1, &ruse)) ||
-        (rc = dfc_req_stage_in(&rr)) ||
-        (rc = dfc_p2p_irecv(c, 0, ruse, rbytes, source, recvtag, &rr)) ||
-        (rc = dfc_p2p_isend(c, 0, suse, sbytes, dest, sendtag, 0, &sr)) ||
-        (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
+    if ((rc = dfc_p2p_sendrecv_blocking(c, __func__, sendbuf, (uint64_t)sendcount * sd->size, dest,
+                                        sendtag, recvbuf, (uint64_t)recvcount * rd->size, source,
+                                        recvtag, &st, &err)))
         goto fn_fail;
-    copy_status(status, &rr.status);
-    if ((rc = sr.status.DFC_ERROR) || (rc = rr.status.DFC_ERROR)) goto fn_fail;
+    copy_status(status, &st);
+    if ((rc = err)) goto fn_fail;
 fn_exit:
-    dfc_req_unstage(&sr);
-    dfc_req_unstage(&rr);
     DFC_API_EXIT();
     return rc;
 fn_fail:
@@ -263,41 +246,20 @@ int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, 
     int rc;
     dfc_comm_t *c = NULL;
     dfc_dtype_t *d;
-    dfc_req_t sr = {0}, rr = {0};
-    void *tmp = NULL, *suse;
+    DFC_Status st;
+    int err;
     DFC_API_ENTER();
     if ((rc = check_p2p(__func__, comm, buf, count, datatype, dest, &REPLACE_ARGS, sendtag, 0, &c,
                         &d)) ||
         (rc = dfc_api_check_rank(__func__, "source", c, source, 1)) ||
         (rc = dfc_api_check_tag(__func__, "recvtag", recvtag, 1)))
         goto fn_fail;
-    uint64_t bytes = (uint64_t)count * d->size;
-    /* The send must read the old contents while the receive lands: receive into a copy. */
-    if (!(tmp = malloc(bytes ? bytes : 1))) {
-        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a %llu-byte temporary buffer",
-                     (unsigned long long)bytes);
+    if ((rc = dfc_p2p_sendrecv_replace_blocking(c, __func__, buf, (uint64_t)count * d->size, dest,
+                                                sendtag, source, recvtag, &st, &err)))
         goto fn_fail;
-    }
-    dfc_req_init_internal(&sr, c);
-    dfc_req_init_internal(&rr, c);
-    rr.func = __func__;
-    rr.count_arg = "count";
-    if ((rc = dfc_req_stage(&sr, buf, bytes, 1, 0, &suse)) || (rc = dfc_req_stage_in(&sr)) ||
-        (rc = dfc_p2p_irecv(c, 0, tmp, bytes, source, recvtag, &rr)) ||
-        (rc = dfc_p2p_isend(c, 0, suse, bytes, dest, sendtag, 0, &sr)) ||
-        (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
-        goto fn_fail;
-    if (source != DFC_PROC_NULL) {
-        if (suse != buf)
-            rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status)); /* device buffer */
-        else memcpy(buf, tmp, dfc_status_bytes(&rr.status));
-        if (rc) goto fn_fail;
-    }
-    copy_status(status, &rr.status);
-    if ((rc = sr.status.DFC_ERROR) || (rc = rr.status.DFC_ERROR)) goto fn_fail;
+    copy_status(status, &st);
+    if ((rc = err)) goto fn_fail;
 fn_exit:
-    free(tmp);
-    dfc_req_unstage(&sr);
     DFC_API_EXIT();
     return rc;
 fn_fail:
@@ -323,15 +285,7 @@ int DFC_Iprobe(int source, int tag, DFC_Comm comm, int *flag, DFC_Status *status
     if ((rc = check_probe(__func__, source, tag, comm, &c)) ||
         (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
-    if ((rc = dfc_p2p_iprobe(c, source, tag, flag, status))) goto fn_fail;
-    if (!*flag) {
-        int n = dfc_progress_poll();
-        if (n < 0) {
-            rc = -n;
-            goto fn_fail;
-        }
-        if ((rc = dfc_p2p_iprobe(c, source, tag, flag, status))) goto fn_fail;
-    }
+    if ((rc = dfc_p2p_iprobe_progress(c, source, tag, flag, status))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;

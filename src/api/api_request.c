@@ -36,9 +36,6 @@ static int check_req_array(const char *func, const char *countname, int count, D
     return DFC_SUCCESS;
 }
 
-/* Null or inactive persistent: nothing to wait for. */
-static int is_inert(const dfc_req_t *r) { return !r || (r->persistent && !r->active); }
-
 static void set_status(DFC_Status *out, const DFC_Status *in)
 {
     if (out && out != DFC_STATUS_IGNORE) *out = *in;
@@ -78,7 +75,7 @@ int DFC_Wait(DFC_Request *request, DFC_Status *status)
     if ((rc = dfc_api_check_ptr(__func__, "request", request)) ||
         (rc = get_req(__func__, "request", *request, &r)))
         goto fn_fail;
-    if (is_inert(r)) {
+    if (dfc_req_is_inert(r)) {
         set_empty(status);
         goto fn_exit;
     }
@@ -104,7 +101,7 @@ int DFC_Test(DFC_Request *request, int *flag, DFC_Status *status)
         (rc = get_req(__func__, "request", *request, &r)))
         goto fn_fail;
     *flag = 1;
-    if (is_inert(r)) {
+    if (dfc_req_is_inert(r)) {
         set_empty(status);
         goto fn_exit;
     }
@@ -121,30 +118,6 @@ fn_fail:
     goto fn_exit;
 }
 
-/* Index of the first complete active request, -1 if none, -2 if all are inert. */
-static int first_complete(int count, DFC_Request reqs[])
-{
-    int any_active = 0;
-    for (int i = 0; i < count; i++) {
-        dfc_req_t *r = dfc_req_get(reqs[i]);
-        if (is_inert(r)) continue;
-        any_active = 1;
-        if (r->complete) return i;
-    }
-    return any_active ? -1 : -2;
-}
-
-typedef struct any_wait {
-    int count;
-    DFC_Request *reqs;
-} any_wait_t;
-
-static int any_ready(void *arg)
-{
-    any_wait_t *a = arg;
-    return first_complete(a->count, a->reqs) != -1;
-}
-
 int DFC_Waitany(int count, DFC_Request array_of_requests[], int *index, DFC_Status *status)
 {
     int rc;
@@ -153,16 +126,15 @@ int DFC_Waitany(int count, DFC_Request array_of_requests[], int *index, DFC_Stat
     if ((rc = check_req_array(__func__, "count", count, array_of_requests)) ||
         (rc = dfc_api_check_ptr(__func__, "index", index)))
         goto fn_fail;
-    any_wait_t a = {count, array_of_requests};
-    if ((rc = dfc_progress_wait(any_ready, &a))) goto fn_fail;
-    int i = first_complete(count, array_of_requests);
+    int i;
+    dfc_req_t *r;
+    if ((rc = dfc_req_waitany(count, array_of_requests, &i, &r))) goto fn_fail;
     if (i < 0) {
         *index = DFC_UNDEFINED;
         set_empty(status);
         goto fn_exit;
     }
     *index = i;
-    dfc_req_t *r = dfc_req_get(array_of_requests[i]);
     c = r->comm;
     if ((rc = finish(&array_of_requests[i], r, status))) goto fn_fail;
 fn_exit:
@@ -183,18 +155,14 @@ int DFC_Testany(int count, DFC_Request array_of_requests[], int *index, int *fla
         (rc = dfc_api_check_ptr(__func__, "index", index)) ||
         (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
-    int i = first_complete(count, array_of_requests);
-    if (i == -1) {
-        if ((rc = -dfc_progress_poll()) > 0) goto fn_fail;
-        rc = DFC_SUCCESS;
-        i = first_complete(count, array_of_requests);
-    }
+    int i;
+    dfc_req_t *r;
+    if ((rc = dfc_req_testany(count, array_of_requests, &i, &r))) goto fn_fail;
     *index = DFC_UNDEFINED;
     *flag = i != -1;
     if (i == -2) set_empty(status);
     if (i < 0) goto fn_exit;
     *index = i;
-    dfc_req_t *r = dfc_req_get(array_of_requests[i]);
     c = r->comm;
     if ((rc = finish(&array_of_requests[i], r, status))) goto fn_fail;
 fn_exit:
@@ -209,14 +177,19 @@ static int all_complete(int count, DFC_Request reqs[])
 {
     for (int i = 0; i < count; i++) {
         dfc_req_t *r = dfc_req_get(reqs[i]);
-        if (!is_inert(r) && !r->complete) return 0;
+        if (!dfc_req_is_inert(r) && !r->complete) return 0;
     }
     return 1;
 }
 
+typedef struct all_wait {
+    int count;
+    DFC_Request *reqs;
+} all_wait_t;
+
 static int all_ready(void *arg)
 {
-    any_wait_t *a = arg;
+    all_wait_t *a = arg;
     return all_complete(a->count, a->reqs);
 }
 
@@ -229,7 +202,7 @@ static int finish_all(const char *func, int count, DFC_Request reqs[], DFC_Statu
     for (int i = 0; i < count; i++) {
         dfc_req_t *r = dfc_req_get(reqs[i]);
         DFC_Status *st = status_at(statuses, i);
-        if (is_inert(r)) {
+        if (dfc_req_is_inert(r)) {
             set_empty(st);
             continue;
         }
@@ -247,7 +220,7 @@ int DFC_Waitall(int count, DFC_Request array_of_requests[], DFC_Status array_of_
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
     if ((rc = check_req_array(__func__, "count", count, array_of_requests))) goto fn_fail;
-    any_wait_t a = {count, array_of_requests};
+    all_wait_t a = {count, array_of_requests};
     if ((rc = dfc_progress_wait(all_ready, &a)) ||
         (rc = finish_all(__func__, count, array_of_requests, array_of_statuses, &c)))
         goto fn_fail;
@@ -288,7 +261,7 @@ static int finish_some(const char *func, int incount, DFC_Request reqs[], int *o
     int n = 0, any_active = 0, nerr = 0;
     for (int i = 0; i < incount; i++) {
         dfc_req_t *r = dfc_req_get(reqs[i]);
-        if (is_inert(r)) continue;
+        if (dfc_req_is_inert(r)) continue;
         any_active = 1;
         if (!r->complete) continue;
         *c = r->comm;
@@ -312,8 +285,9 @@ int DFC_Waitsome(int incount, DFC_Request array_of_requests[], int *outcount,
         (rc = dfc_api_check_ptr(__func__, "outcount", outcount)) ||
         (incount > 0 && (rc = dfc_api_check_ptr(__func__, "array_of_indices", array_of_indices))))
         goto fn_fail;
-    any_wait_t a = {incount, array_of_requests};
-    if ((rc = dfc_progress_wait(any_ready, &a)) ||
+    int i;
+    dfc_req_t *r;
+    if ((rc = dfc_req_waitany(incount, array_of_requests, &i, &r)) ||
         (rc = finish_some(__func__, incount, array_of_requests, outcount, array_of_indices,
                           array_of_statuses, &c)))
         goto fn_fail;
@@ -335,8 +309,9 @@ int DFC_Testsome(int incount, DFC_Request array_of_requests[], int *outcount,
         (rc = dfc_api_check_ptr(__func__, "outcount", outcount)) ||
         (incount > 0 && (rc = dfc_api_check_ptr(__func__, "array_of_indices", array_of_indices))))
         goto fn_fail;
-    if (first_complete(incount, array_of_requests) == -1 && (rc = -dfc_progress_poll()) > 0)
-        goto fn_fail;
+    int i;
+    dfc_req_t *r;
+    if ((rc = dfc_req_testany(incount, array_of_requests, &i, &r))) goto fn_fail;
     if ((rc = finish_some(__func__, incount, array_of_requests, outcount, array_of_indices,
                           array_of_statuses, &c)))
         goto fn_fail;
@@ -403,7 +378,7 @@ int DFC_Request_free(DFC_Request *request)
     dfc_htable_remove(&dfc_req_table, r->handle);
     r->handle = 0;
     *request = DFC_REQUEST_NULL;
-    if (r->complete || is_inert(r)) dfc_req_free(r);
+    if (r->complete || dfc_req_is_inert(r)) dfc_req_free(r);
     else r->user_freed = 1; /* freed when the operation completes */
 fn_exit:
     DFC_API_EXIT();
@@ -422,7 +397,7 @@ int DFC_Request_get_status(DFC_Request request, int *flag, DFC_Status *status)
         (rc = get_req(__func__, "request", request, &r)))
         goto fn_fail;
     *flag = 1;
-    if (is_inert(r)) {
+    if (dfc_req_is_inert(r)) {
         set_empty(status);
         goto fn_exit;
     }
@@ -457,7 +432,7 @@ int DFC_Cancel(DFC_Request *request)
     }
     /* Receives that have not matched are cancelled; sends are not (MPI-4.1 deprecates
      * cancelling sends and lets it fail): Test_cancelled then reports false. */
-    if (r->kind == DFC_REQ_RECV && !is_inert(r)) rc = dfc_p2p_cancel_recv(r);
+    if (r->kind == DFC_REQ_RECV && !dfc_req_is_inert(r)) rc = dfc_p2p_cancel_recv(r);
     if (rc) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -500,7 +475,7 @@ int DFC_Request_set_callback(DFC_Request request, DFC_Request_callback *fn, void
     r->cb = fn;
     r->cb_arg = arg;
     /* Already complete: the completion has happened, so the callback runs now. */
-    if (fn && r->complete && !is_inert(r)) {
+    if (fn && r->complete && !dfc_req_is_inert(r)) {
         r->cb = NULL;
         fn(request, &r->status, arg);
     }

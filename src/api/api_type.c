@@ -316,19 +316,7 @@ int DFC_Reduce_local(const void *inbuf, void *inoutbuf, int count, DFC_Datatype 
     }
     if ((rc = dfc_api_check_buf(__func__, "inbuf", inbuf, count))) goto fn_fail;
     if ((rc = dfc_api_check_buf(__func__, "inoutbuf", inoutbuf, count))) goto fn_fail;
-    if (o->user_fn) {
-        /* A user function may call DFC (Type_size on its datatype is common): run it without
-         * the library lock, holding references so that neither object can go meanwhile. */
-        dfc_op_retain(o);
-        dfc_dtype_retain(dt);
-        DFC_UNLOCK();
-        dfc_op_reduce(o, dt, inbuf, inoutbuf, (size_t)count);
-        DFC_LOCK();
-        dfc_dtype_release(dt);
-        dfc_op_release(o);
-    } else {
-        dfc_op_reduce(o, dt, inbuf, inoutbuf, (size_t)count);
-    }
+    dfc_op_reduce_local(o, dt, inbuf, inoutbuf, (size_t)count);
 fn_exit:
     DFC_API_EXIT();
     return rc;

@@ -66,6 +66,9 @@ int dfc_info_init(void);      /* the table and DFC_INFO_ENV */
 void dfc_info_finalize(void); /* frees DFC_INFO_ENV and the table */
 /* Removes key; DFC_ERR_INFO_NOKEY (message naming func) when it is absent. */
 int dfc_info_remove(dfc_info_t *info, const char *key, const char *func);
+/* A user copy (new handle in *out) of src, or an empty info for NULL; DFC_ERR_NO_MEM naming
+ * func when out of memory. */
+int dfc_info_dup_handle(const dfc_info_t *src, const char *func, DFC_Info *out);
 
 
 /* ---- Groups ------------------------------------------------------------------------------
@@ -95,6 +98,9 @@ int dfc_group_check(DFC_Group h, const char *func, const char *argname, dfc_grou
 /* Gives the user a handle for g, consuming one reference of the caller (which becomes the
  * handle's). g already having a handle (DFC_Comm_group twice) returns the same handle. */
 int dfc_group_publish(dfc_group_t *g, DFC_Group *out);
+/* A new group of `size` world ranks with its own user handle in *out (DFC_Comm_group: each
+ * call a new object); DFC_ERR_NO_MEM naming func when out of memory. */
+int dfc_group_new_handle(int size, const int *world_ranks, const char *func, DFC_Group *out);
 /* The algebra. Each returns DFC_SUCCESS and a new reference in *out (dfc_group_empty for an
  * empty result), or an error code whose message names `func` and the bad argument. */
 int dfc_group_incl(dfc_group_t *g, int n, const int ranks[], const char *func, dfc_group_t **out);
@@ -210,6 +216,9 @@ int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *
  * non-commutative ops reduce as in[0..] first. Never fails once dfc_op_check passed. */
 void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, void *inout,
                    size_t count);
+/* DFC_Reduce_local's reduction: as dfc_op_reduce, but a user function runs without the
+ * library lock (which the caller holds), so that it may call DFC. */
+void dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count);
 int dfc_op_create(const char *func, DFC_User_function *user_fn, int commute, dfc_op_t **out);
 void dfc_op_retain(dfc_op_t *op); /* as for datatypes: pending operations hold one */
 void dfc_op_release(dfc_op_t *op);
@@ -412,6 +421,18 @@ void dfc_req_complete(dfc_req_t *req);
 void dfc_req_free(dfc_req_t *req); /* removes the handle and frees */
 /* Restarts a persistent request (Start). */
 int dfc_req_start(dfc_req_t *req);
+/* Null or inactive persistent: nothing to wait for (MPI-4.1 3.7.3). */
+static inline int dfc_req_is_inert(const dfc_req_t *r)
+{
+    return !r || (r->persistent && !r->active);
+}
+/* Index of the first complete active request in reqs, -1 if none, -2 if all are inert. */
+int dfc_req_first_complete(int count, const DFC_Request reqs[]);
+/* Waitany: makes progress until one of reqs is complete or all are inert. Testany: makes
+ * progress once if none is complete yet. *index: as dfc_req_first_complete; *r: that
+ * request, or NULL. */
+int dfc_req_waitany(int count, const DFC_Request reqs[], int *index, dfc_req_t **r);
+int dfc_req_testany(int count, const DFC_Request reqs[], int *index, dfc_req_t **r);
 
 /* ---- Point-to-point (used by the api and by collective schedules) -------------------------
  * `req` is caller-owned (from dfc_req_new or embedded); these only post the operation. */
@@ -423,6 +444,19 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
 int dfc_p2p_iprobe(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
 /* Cancels a receive that has not matched yet. */
 int dfc_p2p_cancel_recv(dfc_req_t *req);
+/* Blocking operations (p2p_blocking.c): stage device buffers, post, progress until done.
+ * The operation's own error comes back in status->DFC_ERROR (Recv) or *err (the pairs);
+ * func/count_arg name the entry point and argument in a truncation message. */
+int dfc_p2p_recv_blocking(dfc_comm_t *c, const char *func, const char *count_arg, void *buf,
+                          uint64_t bytes, int src, int tag, DFC_Status *status);
+int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t sbytes,
+                              int dst, int sendtag, void *recvbuf, uint64_t rbytes, int src,
+                              int recvtag, DFC_Status *status, int *err);
+int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t bytes,
+                                      int dst, int sendtag, int src, int recvtag,
+                                      DFC_Status *status, int *err);
+/* Iprobe, making progress once when nothing matches yet. */
+int dfc_p2p_iprobe_progress(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
 
 /* ---- Transports and the protocol engine (init.c, p2p.c) ------------------------------ */
 #include "tl/dfc_tl.h"

@@ -393,3 +393,16 @@ int dfc_group_compare(const dfc_group_t *a, const dfc_group_t *b)
         if (dfc_group_rank_of(b, a->world[r]) == DFC_UNDEFINED) return DFC_UNEQUAL;
     return DFC_SIMILAR;
 }
+
+int dfc_group_new_handle(int size, const int *world_ranks, const char *func, DFC_Group *out)
+{
+    dfc_group_t *g = dfc_group_new(size, world_ranks);
+    int h = g ? dfc_htable_add(&dfc_group_table, g) : 0;
+    if (!h) {
+        if (g) dfc_group_release(g);
+        return dfc_err(DFC_ERR_NO_MEM, func, "out of memory");
+    }
+    g->handle = h;
+    *out = h;
+    return DFC_SUCCESS;
+}

@@ -157,3 +157,16 @@ void dfc_info_finalize(void)
     if (env) dfc_info_destroy(env);
     dfc_htable_destroy(&dfc_info_table);
 }
+
+int dfc_info_dup_handle(const dfc_info_t *src, const char *func, DFC_Info *out)
+{
+    dfc_info_t *copy = src ? dfc_info_copy(src) : dfc_info_new();
+    int h = copy ? dfc_htable_add(&dfc_info_table, copy) : 0;
+    if (!h) {
+        if (copy) dfc_info_destroy(copy);
+        return dfc_err(DFC_ERR_NO_MEM, func, "out of memory");
+    }
+    copy->handle = h;
+    *out = h;
+    return DFC_SUCCESS;
+}

@@ -470,3 +470,20 @@ void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, vo
     }
     dfc_op_loops[op_index][dt->base](in, inout, count * dt->nbase);
 }
+
+void dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count)
+{
+    if (!op->user_fn) {
+        dfc_op_reduce(op, dt, in, inout, count);
+        return;
+    }
+    /* A user function may call DFC (Type_size on its datatype is common): run it without
+     * the library lock, holding references so that neither object can go meanwhile. */
+    dfc_op_retain(op);
+    dfc_dtype_retain(dt);
+    DFC_UNLOCK();
+    dfc_op_reduce(op, dt, in, inout, count);
+    DFC_LOCK();
+    dfc_dtype_release(dt);
+    dfc_op_release(op);
+}

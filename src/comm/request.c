@@ -130,3 +130,48 @@ void dfc_req_init_internal(dfc_req_t *r, dfc_comm_t *comm)
     dfc_list_init(&r->link);
     dfc_status_empty(&r->status);
 }
+
+int dfc_req_first_complete(int count, const DFC_Request reqs[])
+{
+    int any_active = 0;
+    for (int i = 0; i < count; i++) {
+        dfc_req_t *r = dfc_req_get(reqs[i]);
+        if (dfc_req_is_inert(r)) continue;
+        any_active = 1;
+        if (r->complete) return i;
+    }
+    return any_active ? -1 : -2;
+}
+
+typedef struct any_wait {
+    int count;
+    const DFC_Request *reqs;
+} any_wait_t;
+
+static int any_ready(void *arg)
+{
+    any_wait_t *a = arg;
+    return dfc_req_first_complete(a->count, a->reqs) != -1;
+}
+
+int dfc_req_waitany(int count, const DFC_Request reqs[], int *index, dfc_req_t **r)
+{
+    any_wait_t a = {count, reqs};
+    int rc = dfc_progress_wait(any_ready, &a);
+    if (rc) return rc;
+    *index = dfc_req_first_complete(count, reqs);
+    *r = *index >= 0 ? dfc_req_get(reqs[*index]) : NULL;
+    return DFC_SUCCESS;
+}
+
+int dfc_req_testany(int count, const DFC_Request reqs[], int *index, dfc_req_t **r)
+{
+    int rc;
+    *r = NULL;
+    if ((*index = dfc_req_first_complete(count, reqs)) == -1) {
+        if ((rc = -dfc_progress_poll()) > 0) return rc;
+        *index = dfc_req_first_complete(count, reqs);
+    }
+    if (*index >= 0) *r = dfc_req_get(reqs[*index]);
+    return DFC_SUCCESS;
+}

@@ -1,0 +1,99 @@
+/*
+ * p2p_blocking.c - the blocking point-to-point operations (Recv, Sendrecv,
+ * Sendrecv_replace, Iprobe's poll) as one call each, so that the api layer makes one call
+ * inward and device-buffer staging has one home next to the protocol.
+ * Each returns DFC_SUCCESS once the operation completed, with its status in *status; the
+ * operation's own error (a truncation, a failed peer) is status->DFC_ERROR (for the pairs:
+ * *err, the send's first), which the caller reports after handing out the status.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/dfc_comm.h"
+#include "cuda/dfc_cuda.h"
+
+int dfc_p2p_recv_blocking(dfc_comm_t *c, const char *func, const char *count_arg, void *buf,
+                          uint64_t bytes, int src, int tag, DFC_Status *status)
+{
+    int rc;
+    dfc_req_t r = {0}; /* zeroed: unstage may release its (absent) shadows */
+    void *use;
+    dfc_req_init_internal(&r, c);
+    r.func = func; /* names the entry point in a truncation message */
+    r.count_arg = count_arg;
+    if (!(rc = dfc_req_stage(&r, buf, bytes, 1, 1, &use)) && !(rc = dfc_req_stage_in(&r)) &&
+        !(rc = dfc_p2p_irecv(c, 0, use, bytes, src, tag, &r)) &&
+        !(rc = dfc_progress_until(&r.complete)))
+        *status = r.status;
+    dfc_req_unstage(&r);
+    return rc;
+}
+
+int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t sbytes,
+                              int dst, int sendtag, void *recvbuf, uint64_t rbytes, int src,
+                              int recvtag, DFC_Status *status, int *err)
+{
+    int rc;
+    dfc_req_t sr = {0}, rr = {0};
+    void *suse, *ruse;
+    dfc_req_init_internal(&sr, c);
+    dfc_req_init_internal(&rr, c);
+    rr.func = func;
+    rr.count_arg = "recvcount";
+    if (!(rc = dfc_req_stage(&sr, (void *)sendbuf, sbytes, 1, 0, &suse)) &&
+        !(rc = dfc_req_stage_in(&sr)) && !(rc = dfc_req_stage(&rr, recvbuf, rbytes, 1, 1, &ruse)) &&
+        !(rc = dfc_req_stage_in(&rr)) &&
+        !(rc = dfc_p2p_irecv(c, 0, ruse, rbytes, src, recvtag, &rr)) &&
+        !(rc = dfc_p2p_isend(c, 0, suse, sbytes, dst, sendtag, 0, &sr)) &&
+        !(rc = dfc_progress_until(&rr.complete)) && !(rc = dfc_progress_until(&sr.complete))) {
+        *status = rr.status;
+        *err = sr.status.DFC_ERROR ? sr.status.DFC_ERROR : rr.status.DFC_ERROR;
+    }
+    dfc_req_unstage(&sr);
+    dfc_req_unstage(&rr);
+    return rc;
+}
+
+/* Receives into a host copy while the send reads buf's old contents, then copies the message
+ * into buf (a device copy when buf is device memory). */
+int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t bytes,
+                                      int dst, int sendtag, int src, int recvtag,
+                                      DFC_Status *status, int *err)
+{
+    int rc;
+    dfc_req_t sr = {0}, rr = {0};
+    void *tmp, *suse;
+    if (!(tmp = malloc(bytes ? bytes : 1)))
+        return dfc_err(DFC_ERR_NO_MEM, func, "out of memory for a %llu-byte temporary buffer",
+                       (unsigned long long)bytes);
+    dfc_req_init_internal(&sr, c);
+    dfc_req_init_internal(&rr, c);
+    rr.func = func;
+    rr.count_arg = "count";
+    if ((rc = dfc_req_stage(&sr, buf, bytes, 1, 0, &suse)) || (rc = dfc_req_stage_in(&sr)) ||
+        (rc = dfc_p2p_irecv(c, 0, tmp, bytes, src, recvtag, &rr)) ||
+        (rc = dfc_p2p_isend(c, 0, suse, bytes, dst, sendtag, 0, &sr)) ||
+        (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
+        goto out;
+    if (src != DFC_PROC_NULL) {
+        if (suse != buf) rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status));
+        else memcpy(buf, tmp, dfc_status_bytes(&rr.status));
+        if (rc) goto out;
+    }
+    *status = rr.status;
+    *err = sr.status.DFC_ERROR ? sr.status.DFC_ERROR : rr.status.DFC_ERROR;
+out:
+    free(tmp);
+    dfc_req_unstage(&sr);
+    return rc;
+}
+
+/* Iprobe: when nothing matches yet, makes progress once and looks again, so that a polling
+ * loop of Iprobe alone eventually sees every message. */
+int dfc_p2p_iprobe_progress(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status)
+{
+    int rc, n;
+    if ((rc = dfc_p2p_iprobe(c, src, tag, flag, status)) || *flag) return rc;
+    if ((n = dfc_progress_poll()) < 0) return -n;
+    return dfc_p2p_iprobe(c, src, tag, flag, status);
+}

@@ -24,8 +24,8 @@ fi
 cd "$srcdir" || exit 99
 # The sources are the files git tracks (a build writes C files under test/, such as the
 # suite's programs converted to MPI_ names in test/mpi-style/mpi/suite/); outside a git
-# checkout (a tarball), the same names as the distribution lists them, found by find.
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+# checkout of its own (a tarball, or run-sanitizers' copy in build-asan/src), found by find.
+if [ -e .git ] && git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     files=$(git ls-files -- 'src/*' 'include/*' 'test/*' 'bench/*' |
                 grep -E '\.(c|h|cu|cuh)$' | grep -vE '(_fatbin\.c|/dfc_version\.h|/dfc_mpi\.h)$')
 else

@@ -36,17 +36,15 @@ int dfc_topo_api_check(const char *func, DFC_Comm comm, int kind, dfc_comm_t **c
     return DFC_SUCCESS;
 }
 
-int dfc_topo_api_give(const char *func, dfc_comm_t *nc, dfc_topo_t *t, DFC_Comm *out)
+int dfc_topo_api_give(const char *func, dfc_comm_t *nc, DFC_Comm *out)
 {
     if (!nc) {
-        dfc_topo_free(t);
         *out = DFC_COMM_NULL;
         return DFC_SUCCESS;
     }
-    nc->topo = t;
     int h = dfc_htable_add(&dfc_comm_table, nc);
     if (!h) {
-        dfc_comm_release(nc);
+        dfc_comm_release(nc); /* frees its topology too */
         return dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating a communicator handle");
     }
     nc->handle = h;
@@ -88,22 +86,15 @@ int DFC_Cart_create(DFC_Comm comm_old, int ndims, const int dims[], const int pe
 {
     int rc, nnodes;
     dfc_comm_t *c = NULL, *nc = NULL;
-    dfc_topo_t *t = NULL;
     DFC_API_ENTER();
     (void)reorder; /* ranks are kept: see the file comment */
     if ((rc = dfc_comm_check(comm_old, __func__, "comm_old", &c)) ||
         (rc = check_cart_args(__func__, c, ndims, dims, periods, &nnodes)) ||
         (rc = dfc_api_check_ptr(__func__, "comm_cart", comm_cart)))
         goto fn_fail;
-    if (c->rank < nnodes && !(t = dfc_topo_cart_new(ndims, dims, periods))) {
-        rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory allocating the topology");
-        goto fn_fail; /* collective: the others may wait; as for any out-of-memory failure */
-    }
-    if ((rc = dfc_comm_split(c, c->rank < nnodes ? 0 : DFC_UNDEFINED, c->rank, &nc))) {
-        dfc_topo_free(t);
+    if ((rc = dfc_topo_cart_create(__func__, c, ndims, dims, periods, &nc)) ||
+        (rc = dfc_topo_api_give(__func__, nc, comm_cart)))
         goto fn_fail;
-    }
-    if ((rc = dfc_topo_api_give(__func__, nc, t, comm_cart))) goto fn_fail;
     TOPO_EXIT(c)
 }
 
@@ -238,52 +229,18 @@ int DFC_Cart_shift(DFC_Comm comm, int direction, int disp, int *rank_source, int
  * dimensions; row-major order of the kept coordinates is the order of the old ranks. */
 int DFC_Cart_sub(DFC_Comm comm, const int remain_dims[], DFC_Comm *newcomm)
 {
-    int rc, color = 0, key = 0, nd = 0;
+    int rc;
     dfc_comm_t *c = NULL, *nc = NULL;
-    dfc_topo_t *t, *nt = NULL;
-    int *coords = NULL, *dims = NULL, *periods = NULL;
+    dfc_topo_t *t;
     DFC_API_ENTER();
     if ((rc = dfc_topo_api_check(__func__, comm, DFC_CART, &c, &t)) ||
         (rc = dfc_topo_api_check_array(__func__, "remain_dims", remain_dims, t->ndims)) ||
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)))
         goto fn_fail;
-    size_t n = (size_t)(t->ndims > 0 ? t->ndims : 1);
-    coords = malloc(n * sizeof(int));
-    dims = malloc(n * sizeof(int));
-    periods = malloc(n * sizeof(int));
-    if (!coords || !dims || !periods) {
-        rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory");
+    if ((rc = dfc_topo_cart_sub(__func__, c, remain_dims, &nc)) ||
+        (rc = dfc_topo_api_give(__func__, nc, newcomm)))
         goto fn_fail;
-    }
-    dfc_topo_cart_coords(t, c->rank, coords);
-    for (int i = 0; i < t->ndims; i++) {
-        if (remain_dims[i]) {
-            key = key * t->dims[i] + coords[i];
-            dims[nd] = t->dims[i];
-            periods[nd++] = t->periods[i];
-        } else {
-            color = color * t->dims[i] + coords[i];
-        }
-    }
-    if (!(nt = dfc_topo_cart_new(nd, dims, periods))) {
-        rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory allocating the topology");
-        goto fn_fail;
-    }
-    if ((rc = dfc_comm_split(c, color, key, &nc))) {
-        dfc_topo_free(nt);
-        goto fn_fail;
-    }
-    rc = dfc_topo_api_give(__func__, nc, nt, newcomm);
-    if (rc) goto fn_fail;
-fn_exit:
-    free(coords);
-    free(dims);
-    free(periods);
-    DFC_API_EXIT();
-    return rc;
-fn_fail:
-    rc = dfc_api_error(c, rc);
-    goto fn_exit;
+    TOPO_EXIT(c)
 }
 
 int DFC_Dims_create(int nnodes, int ndims, int dims[])

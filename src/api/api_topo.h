@@ -19,9 +19,9 @@
 
 /* Checks comm and that it has a topology of `kind` (0: any); *t is the topology. */
 int dfc_topo_api_check(const char *func, DFC_Comm comm, int kind, dfc_comm_t **c, dfc_topo_t **t);
-/* Attaches t to nc (on non-members nc is NULL: t is freed, *out = DFC_COMM_NULL) and hands
- * out the new communicator's handle. */
-int dfc_topo_api_give(const char *func, dfc_comm_t *nc, dfc_topo_t *t, DFC_Comm *out);
+/* Hands out the handle of nc, a new topology communicator (NULL on a process not part of
+ * it: *out = DFC_COMM_NULL); nc is released if that fails. */
+int dfc_topo_api_give(const char *func, dfc_comm_t *nc, DFC_Comm *out);
 /* An array argument of n entries must not be NULL when n > 0 (DFC_ERR_ARG). */
 int dfc_topo_api_check_array(const char *func, const char *name, const void *p, int n);
 

@@ -40,23 +40,15 @@ int DFC_Graph_create(DFC_Comm comm_old, int nnodes, const int index[], const int
 {
     int rc;
     dfc_comm_t *c = NULL, *nc = NULL;
-    dfc_topo_t *t = NULL;
     DFC_API_ENTER();
     (void)reorder;
     if ((rc = dfc_comm_check(comm_old, __func__, "comm_old", &c)) ||
         (rc = check_graph_args(__func__, c, nnodes, index, edges)) ||
         (rc = dfc_api_check_ptr(__func__, "comm_graph", comm_graph)))
         goto fn_fail;
-    if (c->rank < nnodes && !(t = dfc_topo_graph_new(nnodes, index, edges))) {
-        rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory allocating the topology");
+    if ((rc = dfc_topo_graph_create(__func__, c, nnodes, index, edges, &nc)) ||
+        (rc = dfc_topo_api_give(__func__, nc, comm_graph)))
         goto fn_fail;
-    }
-    /* nnodes == 0: every process gets DFC_COMM_NULL (MPI-4.1 8.5.3) */
-    if ((rc = dfc_comm_split(c, c->rank < nnodes ? 0 : DFC_UNDEFINED, c->rank, &nc))) {
-        dfc_topo_free(t);
-        goto fn_fail;
-    }
-    if ((rc = dfc_topo_api_give(__func__, nc, t, comm_graph))) goto fn_fail;
     TOPO_EXIT(c)
 }
 
@@ -199,7 +191,6 @@ int DFC_Dist_graph_create_adjacent(DFC_Comm comm_old, int indegree, const int so
 {
     int rc;
     dfc_comm_t *c = NULL, *nc = NULL;
-    dfc_topo_t *t = NULL;
     DFC_API_ENTER();
     (void)reorder;
     if ((rc = dfc_comm_check(comm_old, __func__, "comm_old", &c)) ||
@@ -220,15 +211,10 @@ int DFC_Dist_graph_create_adjacent(DFC_Comm comm_old, int indegree, const int so
     int weighted = sourceweights != DFC_UNWEIGHTED;
     const int *sw = sourceweights == DFC_WEIGHTS_EMPTY ? NULL : sourceweights;
     const int *dw = destweights == DFC_WEIGHTS_EMPTY ? NULL : destweights;
-    if (!(t = dfc_topo_dist_new(indegree, sources, sw, outdegree, destinations, dw, weighted))) {
-        rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory allocating the topology");
+    if ((rc = dfc_topo_dist_create(__func__, c, indegree, sources, sw, outdegree, destinations, dw,
+                                   weighted, &nc)) ||
+        (rc = dfc_topo_api_give(__func__, nc, comm_dist_graph)))
         goto fn_fail;
-    }
-    if ((rc = dfc_comm_split(c, 0, c->rank, &nc))) {
-        dfc_topo_free(t);
-        goto fn_fail;
-    }
-    if ((rc = dfc_topo_api_give(__func__, nc, t, comm_dist_graph))) goto fn_fail;
     TOPO_EXIT(c)
 }
 
@@ -279,60 +265,6 @@ int DFC_Dist_graph_neighbors(DFC_Comm comm, int maxindegree, int sources[], int 
     TOPO_EXIT(c)
 }
 
-/* Dist_graph_create: every process may name any edges. Each edge (s, d, w) goes to both
- * ends as a record (direction, other end, weight), by an alltoall of counts and an alltoallv
- * of records on the new communicator; each process then lists its in- and out-neighbors in
- * the order the records arrive (by sending rank, then the order it gave them). MPI leaves
- * that order to the implementation; the neighborhood collectives use the same one. */
-enum { REC_IN = 0, REC_OUT = 1, REC_INTS = 3 };
-
-static int exchange_ints(const char *func, dfc_comm_t *nc, dfc_coll_kind_t kind, const int *sbuf,
-                         const int *scounts, const int *sdispls, int *rbuf, const int *rcounts,
-                         const int *rdispls)
-{
-    dfc_coll_call_t call = {func, DFC_MODE_BLOCKING, DFC_INFO_NULL, NULL};
-    dfc_coll_args_t a = {.kind = kind,
-                         .sbytes = sizeof(int),
-                         .rbytes = sizeof(int),
-                         .selem = sizeof(int),
-                         .relem = sizeof(int)};
-    if (kind == DFC_COLL_ALLTOALLV) {
-        a.scounts = scounts;
-        a.sdispls = sdispls;
-        a.vcounts = rcounts;
-        a.vdispls = rdispls;
-    }
-    return dfc_coll_run(&call, nc, &a, sbuf, rbuf, dfc_dtype_get(DFC_INT), NULL);
-}
-
-/* Builds this process's topology from the records all processes sent it. */
-static int records_to_topo(const char *func, const int *recs, int nrecs, int weighted,
-                           dfc_topo_t **out)
-{
-    int nin = 0, nout = 0, rc = DFC_SUCCESS;
-    for (int i = 0; i < nrecs; i++) {
-        if (recs[REC_INTS * i] == REC_IN) nin++;
-        else nout++;
-    }
-    int *buf = malloc((size_t)(2 * (nin + nout) + 1) * sizeof(int));
-    if (!buf) return dfc_err(DFC_ERR_NO_MEM, func, "out of memory building the graph");
-    int *src = buf, *sw = buf + nin, *dst = buf + 2 * nin, *dw = dst + nout, ki = 0, ko = 0;
-    for (int i = 0; i < nrecs; i++) {
-        const int *r = recs + REC_INTS * i;
-        if (r[0] == REC_IN) {
-            src[ki] = r[1];
-            sw[ki++] = r[2];
-        } else {
-            dst[ko] = r[1];
-            dw[ko++] = r[2];
-        }
-    }
-    if (!(*out = dfc_topo_dist_new(nin, src, sw, nout, dst, dw, weighted)))
-        rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating the topology");
-    free(buf);
-    return rc;
-}
-
 static int check_dist_edges(const char *func, const dfc_comm_t *c, int n, const int *sources,
                             const int *degrees, const int *destinations, const int *weights,
                             int *nedges)
@@ -359,50 +291,12 @@ static int check_dist_edges(const char *func, const dfc_comm_t *c, int n, const 
     return DFC_SUCCESS;
 }
 
-/* Packs the records for every process (counts and displacements in ints). */
-static int pack_records(const dfc_comm_t *c, int n, const int *sources, const int *degrees,
-                        const int *destinations, const int *weights, int *scounts, int *sdispls,
-                        int **sbuf)
-{
-    int size = c->size, k = 0, total = 0;
-    const int *w = weights == DFC_UNWEIGHTED || weights == DFC_WEIGHTS_EMPTY ? NULL : weights;
-    memset(scounts, 0, (size_t)size * sizeof(int));
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < degrees[i]; j++, k++) {
-            scounts[sources[i]] += REC_INTS;
-            scounts[destinations[k]] += REC_INTS;
-        }
-    for (int p = 0; p < size; p++) {
-        sdispls[p] = total;
-        total += scounts[p];
-    }
-    if (!(*sbuf = malloc((size_t)(total + 1) * sizeof(int)))) return DFC_ERR_NO_MEM;
-    int *fill = malloc((size_t)size * sizeof(int));
-    if (!fill) return DFC_ERR_NO_MEM;
-    memcpy(fill, sdispls, (size_t)size * sizeof(int));
-    k = 0;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < degrees[i]; j++, k++) {
-            int s = sources[i], d = destinations[k], wt = w ? w[k] : 1;
-            int *r = *sbuf + fill[s];
-            r[0] = REC_OUT, r[1] = d, r[2] = wt;
-            fill[s] += REC_INTS;
-            r = *sbuf + fill[d];
-            r[0] = REC_IN, r[1] = s, r[2] = wt;
-            fill[d] += REC_INTS;
-        }
-    free(fill);
-    return DFC_SUCCESS;
-}
-
 int DFC_Dist_graph_create(DFC_Comm comm_old, int n, const int sources[], const int degrees[],
                           const int destinations[], const int weights[], DFC_Info info, int reorder,
                           DFC_Comm *comm_dist_graph)
 {
     int rc, nedges;
     dfc_comm_t *c = NULL, *nc = NULL;
-    dfc_topo_t *t = NULL;
-    int *counts = NULL, *sbuf = NULL, *rbuf = NULL;
     DFC_API_ENTER();
     (void)reorder;
     if ((rc = dfc_comm_check(comm_old, __func__, "comm_old", &c)) ||
@@ -410,45 +304,9 @@ int DFC_Dist_graph_create(DFC_Comm comm_old, int n, const int sources[], const i
         (rc = check_info_arg(__func__, info)) ||
         (rc = dfc_api_check_ptr(__func__, "comm_dist_graph", comm_dist_graph)))
         goto fn_fail;
-    int size = c->size;
-    if (!(counts = malloc(4 * (size_t)size * sizeof(int)))) {
-        rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory");
+    if ((rc = dfc_coll_dist_graph_create(__func__, c, n, sources, degrees, destinations, weights,
+                                         &nc)) ||
+        (rc = dfc_topo_api_give(__func__, nc, comm_dist_graph)))
         goto fn_fail;
-    }
-    int *scounts = counts, *sdispls = counts + size, *rcounts = counts + 2 * size,
-        *rdispls = counts + 3 * size;
-    if (pack_records(c, n, sources, degrees, destinations, weights, scounts, sdispls, &sbuf)) {
-        rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory");
-        goto fn_fail;
-    }
-    if ((rc = dfc_comm_split(c, 0, c->rank, &nc))) goto fn_fail;
-    if ((rc = exchange_ints(__func__, nc, DFC_COLL_ALLTOALL, scounts, NULL, NULL, rcounts, NULL,
-                            NULL)))
-        goto fn_fail;
-    int total = 0;
-    for (int p = 0; p < size; p++) {
-        rdispls[p] = total;
-        total += rcounts[p];
-    }
-    if (!(rbuf = malloc((size_t)(total + 1) * sizeof(int)))) {
-        rc = dfc_err(DFC_ERR_NO_MEM, __func__, "out of memory");
-        goto fn_fail;
-    }
-    if ((rc = exchange_ints(__func__, nc, DFC_COLL_ALLTOALLV, sbuf, scounts, sdispls, rbuf, rcounts,
-                            rdispls)) ||
-        (rc = records_to_topo(__func__, rbuf, total / REC_INTS, weights != DFC_UNWEIGHTED, &t)))
-        goto fn_fail;
-    rc = dfc_topo_api_give(__func__, nc, t, comm_dist_graph);
-    nc = NULL;
-    if (rc) goto fn_fail;
-fn_exit:
-    free(counts);
-    free(sbuf);
-    free(rbuf);
-    DFC_API_EXIT();
-    return rc;
-fn_fail:
-    if (nc) dfc_comm_release(nc);
-    rc = dfc_api_error(c, rc);
-    goto fn_exit;
+    TOPO_EXIT(c)
 }

@@ -281,4 +281,11 @@ uint64_t dfc_coll_preemptions(void);
  * dfc_progress_set_coll_report_hook by dfc_coll_layer_init). */
 void dfc_coll_report(FILE *f);
 
+/* Dist_graph_create (topo_dist_graph.c): a new communicator over all of c, ranks kept, with
+ * the distributed graph the processes' edge lists describe together; collective over c,
+ * arguments already checked; errors name func and leave nothing allocated. */
+int dfc_coll_dist_graph_create(const char *func, dfc_comm_t *c, int n, const int *sources,
+                               const int *degrees, const int *destinations, const int *weights,
+                               dfc_comm_t **out);
+
 #endif /* DFC_COLL_H */

@@ -50,4 +50,19 @@ int dfc_topo_neighbors(const dfc_topo_t *t, int rank, int *indeg, int **in, int 
  * product of the positive entries divides nnodes. */
 void dfc_topo_dims_create(int nnodes, int ndims, int *dims);
 
+/* The constructors of topology communicators (Cart_create, Cart_sub, Graph_create,
+ * Dist_graph_create_adjacent), collective over c, arguments already checked: a new
+ * communicator with the topology attached in *out, ranks in c's order (`reorder` is not
+ * acted on), or NULL on a process that is not part of it (rank >= the grid's or graph's size).
+ * Errors name func; nothing is left allocated after one. Dist_graph_create, which exchanges
+ * edges by collectives, is coll's (dfc_coll_dist_graph_create). */
+int dfc_topo_cart_create(const char *func, dfc_comm_t *c, int ndims, const int *dims,
+                         const int *periods, dfc_comm_t **out);
+int dfc_topo_cart_sub(const char *func, dfc_comm_t *c, const int *remain_dims, dfc_comm_t **out);
+int dfc_topo_graph_create(const char *func, dfc_comm_t *c, int nnodes, const int *index,
+                          const int *edges, dfc_comm_t **out);
+int dfc_topo_dist_create(const char *func, dfc_comm_t *c, int indeg, const int *sources,
+                         const int *sweights, int outdeg, const int *dests, const int *dweights,
+                         int weighted, dfc_comm_t **out);
+
 #endif /* DFC_TOPO_H */

@@ -245,3 +245,80 @@ void dfc_topo_dims_create(int nnodes, int ndims, int *dims)
         if (dims[i] == 0) dims[i] = s.best[j++];
     free(cur);
 }
+
+/* ---- Constructors: split, then attach ------------------------------------------------- */
+
+/* The common tail of every topology constructor: splits c into the processes that take part
+ * (member) and the others (DFC_UNDEFINED: *out = NULL), ranks kept in c's order, and
+ * attaches t to the new communicator. t belongs to this function from here on: attached, or
+ * freed on a non-member or a failure. Collective over c. */
+static int split_attach(const char *func, dfc_comm_t *c, int member, int color, int key,
+                        dfc_topo_t *t, dfc_comm_t **out)
+{
+    *out = NULL;
+    /* Out of memory on a member still joins the split, so the others do not wait for it. */
+    int nomem = member && !t;
+    int rc = dfc_comm_split(c, member ? color : DFC_UNDEFINED, key, out);
+    if (!rc && nomem) rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating the topology");
+    if (rc || !*out) {
+        if (*out) dfc_comm_release(*out);
+        *out = NULL;
+        dfc_topo_free(t);
+        return rc;
+    }
+    (*out)->topo = t;
+    return DFC_SUCCESS;
+}
+
+int dfc_topo_cart_create(const char *func, dfc_comm_t *c, int ndims, const int *dims,
+                         const int *periods, dfc_comm_t **out)
+{
+    int nnodes = 1;
+    for (int i = 0; i < ndims; i++) nnodes *= dims[i];
+    int member = c->rank < nnodes;
+    dfc_topo_t *t = member ? dfc_topo_cart_new(ndims, dims, periods) : NULL;
+    return split_attach(func, c, member, 0, c->rank, t, out);
+}
+
+int dfc_topo_cart_sub(const char *func, dfc_comm_t *c, const int *remain_dims, dfc_comm_t **out)
+{
+    const dfc_topo_t *t = c->topo;
+    int color = 0, key = 0, nd = 0;
+    size_t n = (size_t)(t->ndims > 0 ? t->ndims : 1);
+    int *buf = malloc(3 * n * sizeof(int)); /* coords, then the kept dims and periods */
+    dfc_topo_t *nt = NULL;
+    if (buf) {
+        int *coords = buf, *dims = buf + n, *periods = buf + 2 * n;
+        dfc_topo_cart_coords(t, c->rank, coords);
+        /* Row-major over the kept dimensions gives the key, over the dropped ones the color. */
+        for (int i = 0; i < t->ndims; i++) {
+            if (remain_dims[i]) {
+                key = key * t->dims[i] + coords[i];
+                dims[nd] = t->dims[i];
+                periods[nd++] = t->periods[i];
+            } else {
+                color = color * t->dims[i] + coords[i];
+            }
+        }
+        nt = dfc_topo_cart_new(nd, dims, periods);
+        free(buf);
+    }
+    return split_attach(func, c, 1, color, key, nt, out);
+}
+
+int dfc_topo_graph_create(const char *func, dfc_comm_t *c, int nnodes, const int *index,
+                          const int *edges, dfc_comm_t **out)
+{
+    /* nnodes == 0: every process gets DFC_COMM_NULL (MPI-4.1 8.5.3) */
+    int member = c->rank < nnodes;
+    dfc_topo_t *t = member ? dfc_topo_graph_new(nnodes, index, edges) : NULL;
+    return split_attach(func, c, member, 0, c->rank, t, out);
+}
+
+int dfc_topo_dist_create(const char *func, dfc_comm_t *c, int indeg, const int *sources,
+                         const int *sweights, int outdeg, const int *dests, const int *dweights,
+                         int weighted, dfc_comm_t **out)
+{
+    dfc_topo_t *t = dfc_topo_dist_new(indeg, sources, sweights, outdeg, dests, dweights, weighted);
+    return split_attach(func, c, 1, 0, c->rank, t, out);
+}

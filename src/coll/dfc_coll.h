@@ -205,6 +205,8 @@ struct dfc_coll {
     dfc_req_t *xfer;     /* one request per step (transfers use theirs) */
     uint64_t slot_stamp; /* SLOT_ALLREDUCE: this instance's stamp, and whether its */
     int slot_written;    /* contribution is written (dynamic context) */
+    int in_user_op;      /* a thread runs the user op without the library lock (exec.c): no
+                          * other thread may advance this instance until it is back */
     /* scheduling */
     dfc_list_t link;  /* run queue */
     long budget;      /* spin budget when at the head (adaptive) */

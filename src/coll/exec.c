@@ -18,19 +18,38 @@ static inline char *buf_at(dfc_coll_t *c, int name, uint64_t off)
     return (char *)c->bufs[name] + off;
 }
 
+/* inout = in (op) inout. A user op runs without the library lock (as in Reduce_local): it
+ * may call DFC, and under DFC_THREAD_MULTIPLE its language runtime may wait for a thread that
+ * waits for the lock (mpi4py: Python's GIL), which deadlocked when the op ran under it. While
+ * it runs, in_user_op keeps other threads off this instance and the scheduler's pass flag off
+ * the run queue (scheduler.c); the op and type are the instance's, held by its request. */
+static void exec_reduce(dfc_coll_t *c, const dfc_op_t *op, const void *in, void *inout,
+                        uint64_t count)
+{
+    if (!op->user_fn) {
+        dfc_op_reduce(op, c->dtype, in, inout, count);
+        return;
+    }
+    c->in_user_op = 1;
+    DFC_UNLOCK();
+    dfc_op_reduce(op, c->dtype, in, inout, count);
+    DFC_LOCK();
+    c->in_user_op = 0;
+}
+
 /* dst = in (op) dst, or dst = dst (op) in. `in` may be clobbered only when in_is_scratch. */
 static int reduce_ordered(dfc_coll_t *c, const void *in, void *dst, uint64_t count, int order,
                           int in_is_scratch)
 {
     if (order == DFC_REDUCE_IN_FIRST || c->op->commute) {
-        dfc_op_reduce(c->op, c->dtype, in, dst, count);
+        exec_reduce(c, c->op, in, dst, count);
         return DFC_SUCCESS;
     }
     size_t bytes = count * c->dtype->size;
     void *tmp = in_is_scratch ? (void *)in : malloc(bytes);
     if (!tmp) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a %zu-byte reduction", bytes);
     if (!in_is_scratch) memcpy(tmp, in, bytes);
-    dfc_op_reduce(c->op, c->dtype, dst, tmp, count); /* tmp = dst (op) in */
+    exec_reduce(c, c->op, dst, tmp, count); /* tmp = dst (op) in */
     memcpy(dst, tmp, bytes);
     if (!in_is_scratch) free(tmp);
     return DFC_SUCCESS;

@@ -259,7 +259,10 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     int route, rc = route_of(call->func, c, a, sendbuf, recvbuf, dt, op, &route);
     if (rc) return rc;
     a->gpu = route == ROUTE_GPU;
-    a->slots = route != ROUTE_GPU && call->mode != DFC_MODE_PERSISTENT && dfc_comm_slots(c) != NULL;
+    /* Not for a user op: the slot exchange reduces inside the transport's call, where the
+     * library lock cannot be dropped for it (exec.c, exec_reduce). */
+    a->slots = route != ROUTE_GPU && call->mode != DFC_MODE_PERSISTENT &&
+               dfc_comm_slots(c) != NULL && !(op && op->user_fn);
     int prio = priority_of(call, c);
     int cacheable = call->mode == DFC_MODE_BLOCKING && route == ROUTE_HOST && dfc_coll_cacheable(a);
     dfc_coll_t *coll = cacheable ? dfc_coll_cache_take(c, a, dt, op, prio) : NULL;

@@ -77,6 +77,11 @@ static int run_head(dfc_coll_t *c, int *events)
  * collective that moved while the head waited may become the head (dfc_policy_promote). */
 static int scheduler_pass(void)
 {
+    /* A thread that dropped the lock for a user op inside a pass holds its place in the queue
+     * (e, t below): no other pass may run until it is back (exec.c, exec_reduce). */
+    static int pass_running;
+    if (pass_running) return 0;
+    pass_running = 1;
     int events = dfc_coll_gpu_pass();
     dfc_list_t *e, *t;
     int head = 1, pos = 0, head_prio = 0; /* pos: the position in the queue as it is now */
@@ -84,6 +89,10 @@ static int scheduler_pass(void)
     {
         dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);
         int start_pc = c->pc, done;
+        if (c->in_user_op) { /* another thread is in its user op, outside a pass */
+            pos++;
+            continue;
+        }
         if (head) {
             head = 0;
             head_prio = c->priority;
@@ -108,6 +117,7 @@ static int scheduler_pass(void)
         }
         pos++;
     }
+    pass_running = 0;
     return events;
 }
 

@@ -27,8 +27,8 @@
  * Failure: an error completion of a send (FI_EIO, a refused connection, ...) fails that
  * peer. Progress sends each peer a BEAT when nothing else went to it for a quarter of
  * DFC_FAULT_TIMEOUT, so a peer whose process died is found by the error completion of a
- * BEAT; a peer silent for DFC_OFI_KEEPALIVE seconds (its host died without a word) fails
- * too. Failed peers are reported once by progress, as tcp does.
+ * BEAT; with DFC_OFI_KEEPALIVE set, a peer silent that long (its host died without a word)
+ * fails too; off by default, since a peer computing between DFC calls is silent as well. Failed peers are reported once by progress, as tcp does.
  *
  * Threads: the comm layer serializes everything but wait; the domain is opened with
  * FI_THREAD_SAFE where offered, since wait calls fi_trywait outside the comm layer's lock.
@@ -550,7 +550,7 @@ static void read_params(ofi_params_t *p)
                               "'try again'");
     p->keepalive = dfc_env_long("DFC_OFI_KEEPALIVE", 0,
                                 "ofi: seconds without any message from a peer after which it "
-                                "is failed; 0: 4 x DFC_FAULT_TIMEOUT");
+                                "is failed; 0: never (a busy peer sends nothing)");
 }
 
 void dfc_tl_ofi_register_params(void)
@@ -684,7 +684,10 @@ static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     int ft = job->fault_timeout_s > 0 ? job->fault_timeout_s : 5;
     s->beat_ns = (uint64_t)ft * 250000000ull; /* a quarter of DFC_FAULT_TIMEOUT */
     s->stuck_ns = (uint64_t)ft * 1000000000ull;
-    s->silence_ns = (uint64_t)(prm.keepalive > 0 ? prm.keepalive : 4L * ft) * 1000000000ull;
+    /* Off by default: a live process computing between DFC calls sends no beats, and being
+     * taken for dead is worse than a late verdict (the launcher's PMIx events, the error
+     * completions and the stuck-send rule find failures without it). */
+    s->silence_ns = (uint64_t)(prm.keepalive > 0 ? prm.keepalive : 0) * 1000000000ull;
     s->last_progress = dfc_time_ns();
     int rc = DFC_SUCCESS, frc;
     if (job->npeers > 0) {

@@ -7,7 +7,9 @@
  * must not mistake that for a lost peer (TCP_USER_TIMEOUT did: both ranks got
  * DFC_ERR_PROC_FAILED after DFC_FAULT_TIMEOUT). Then the receive completes without error
  * and every byte is checked; rank 0's send completes without error as well.
- * The testlist runs it with DFC_TRANSPORT=tcp and a small DFC_FAULT_TIMEOUT.
+ * The testlist runs it with DFC_TRANSPORT=tcp and a small DFC_FAULT_TIMEOUT, and over the
+ * transport its mode chooses with -compute=S seconds (the ofi transport once failed a peer
+ * silent for 4 x DFC_FAULT_TIMEOUT; issue 18).
  */
 #include <stdint.h>
 #include <time.h>
@@ -36,6 +38,8 @@ int main(int argc, char **argv)
     DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
     const char *t = getenv("DFC_FAULT_TIMEOUT");
     double compute_s = 3.0 * (t && atoi(t) > 0 ? atoi(t) : 5);
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "-compute=", 9)) compute_s = atof(argv[i] + 9);
     unsigned seed = (unsigned)time(NULL);
     DFCT_OK(DFC_Bcast(&seed, 1, DFC_UNSIGNED, 0, DFC_COMM_WORLD));
     unsigned char *buf = malloc(n);

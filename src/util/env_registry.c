@@ -126,6 +126,8 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_OFI_RX_BUFS", 1, 65536),
     INT("DFC_OFI_TX_BUFS", 1, 65536),
     INT("DFC_OFI_KEEPALIVE", 0, DAY_S),
+    /* when CUDA is loaded (cuda/memtype.c, issue 16) */
+    CHOICE("DFC_GPU_INIT", "auto|eager|lazy"),
 };
 
 /* Variables that the source tree's scripts, tests and benchmarks read (and document where
@@ -154,6 +156,7 @@ static const char *const script_vars[] = {
     "DFC_SLURM_WAIT",
     "DFC_TEST_NODES",
     "DFC_TSAN_RUNTESTS_ARGS",
+    "DFC_TEST_CUDA", /* test/unit/test_memtype: the real-CUDA checks */
 };
 
 const dfc_env_spec_t *dfc_env_specs(int *count)

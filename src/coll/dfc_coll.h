@@ -110,6 +110,10 @@ int dfc_sched_fence(dfc_sched_t *s);
 /* One SLOT_ALLREDUCE step (dfc_sched.h); marks the schedule as using the slots. */
 int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
                              uint64_t tmp_off);
+/* A SLOT_ALLREDUCE step with a root (peer = root): only the root contributes RECV's `bytes`,
+ * which the others copy into their RECV (bcast_shm_slots.c). bytes 0 with root -1 through
+ * dfc_sched_slot_allreduce is a barrier (barrier_shm_slots.c). */
+int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t bytes);
 /* Reserves `bytes` of scratch (8-byte aligned) and returns its offset in TMP. */
 uint64_t dfc_sched_tmp(dfc_sched_t *s, uint64_t bytes);
 /* The buffer holding this rank's input: SEND, or RECV when in_place. */
@@ -180,6 +184,11 @@ DFC_COLL_DECLARE(neighbor, linear);         /* every neighborhood collective */
 int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a);       /* count >= pof2 */
 int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);               /* commutative op */
 int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);          /* slots, <= 1 KiB */
+/* bcast (<= 1 KiB) and barrier through the slots (issue 16) */
+int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
+int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a);
+int dfc_coll_barrier_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
+int dfc_coll_barrier_shm_slots_usable(const dfc_coll_args_t *a);
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */

@@ -3,19 +3,20 @@
  * without a CUDA call per host buffer (DESIGN.md 1.2, issue 16).
  *
  * How it knows, in the order it asks:
- *  1. No CUDA driver in the process, no device memory. Every device allocation, pool,
+ *  1. Ranges that are host memory by construction, whatever CUDA does: the brk heap
+ *     ([start_brk, sbrk(0)), where small malloc blocks live; the driver maps its address
+ *     ranges with mmap, and no mmap can land inside a live brk heap) and the calling
+ *     thread's own stack. These cost two compares; registering them with CUDA
+ *     (cudaHostRegister) keeps them host memory, which is what DFC treats them as.
+ *  2. No CUDA driver in the process, no device memory. Every device allocation, pool,
  *     managed range or IPC mapping is made by the driver, libcuda.so.1, in this process. While
  *     it is not mapped (dlopen with RTLD_NOLOAD), every pointer is host memory. Whether it
  *     got mapped since the last look is told by the dynamic loader's count of objects
  *     loaded so far (dl_iterate_phdr's dlpi_adds, read from its first entry): while that
  *     count has not moved, the answer has not changed. Once seen, the driver stays "present"
  *     (its handle is kept, so it cannot go away under us). This costs a program that never
- *     used CUDA one lock and one callback per buffer, and loads nothing.
- *  2. Ranges that are host memory by construction, whatever CUDA does: the brk heap
- *     ([start_brk, sbrk(0)), where small malloc blocks live; the driver maps its address
- *     ranges with mmap, and no mmap can land inside a live brk heap) and the calling
- *     thread's own stack. These cost two compares; registering them with CUDA
- *     (cudaHostRegister) keeps them host memory, which is what DFC treats them as.
+ *     used CUDA one lock and one callback (15-40 ns) per buffer outside the heap and stack,
+ *     and loads nothing.
  *  3. Anything else is asked of the driver with one cuPointerGetAttributes call, which needs
  *     no context and creates none: memory type, managed flag and device ordinal. There is no
  *     positive cache: a device answer costs one driver call (nanoseconds against the
@@ -61,7 +62,8 @@ typedef int (*cu_ptr_attrs_fn)(unsigned, int *, void **, unsigned long long);
 static _Atomic(cu_ptr_attrs_fn) driver_query; /* set once libcuda.so.1 is seen */
 static _Atomic unsigned long long seen_adds = ~0ULL;
 static pthread_mutex_t driver_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uintptr_t heap_start; /* start_brk, read when the driver is first seen */
+static _Atomic uintptr_t heap_start; /* start_brk, read at the first classification */
+static pthread_once_t heap_once = PTHREAD_ONCE_INIT;
 static _Atomic unsigned long driver_queries;
 
 static int first_object_adds(struct dl_phdr_info *info, size_t size, void *arg)
@@ -92,7 +94,7 @@ static uintptr_t read_heap_start(void)
     return (uintptr_t)v;
 }
 
-/* The driver's query once libcuda.so.1 is in the process, else NULL (tier 1). */
+/* The driver's query once libcuda.so.1 is in the process, else NULL (tier 2). */
 static cu_ptr_attrs_fn driver(void)
 {
     cu_ptr_attrs_fn fn = atomic_load_explicit(&driver_query, memory_order_acquire);
@@ -104,10 +106,9 @@ static cu_ptr_attrs_fn driver(void)
     if (!(fn = atomic_load(&driver_query))) {
         void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
         if (h && !(fn = (cu_ptr_attrs_fn)dlsym(h, "cuPointerGetAttributes"))) dlclose(h);
-        if (fn) { /* the handle is kept: the driver stays loaded */
-            atomic_store(&heap_start, read_heap_start());
+        if (fn) /* the handle is kept: the driver stays loaded */
             atomic_store_explicit(&driver_query, fn, memory_order_release);
-        } else atomic_store(&seen_adds, adds);
+        else atomic_store(&seen_adds, adds);
     }
     pthread_mutex_unlock(&driver_lock);
     return fn;
@@ -115,9 +116,12 @@ static cu_ptr_attrs_fn driver(void)
 
 static __thread uintptr_t stack_lo, stack_hi;
 
-/* Tier 2: the brk heap and this thread's stack are host memory whatever CUDA does. */
+static void init_heap_start(void) { atomic_store(&heap_start, read_heap_start()); }
+
+/* Tier 1: the brk heap and this thread's stack are host memory whatever CUDA does. */
 static int host_by_construction(uintptr_t p)
 {
+    pthread_once(&heap_once, init_heap_start);
     uintptr_t h = atomic_load_explicit(&heap_start, memory_order_relaxed);
     if (h && p >= h && p < (uintptr_t)sbrk(0)) return 1;
     if (!stack_hi) {
@@ -155,9 +159,9 @@ static int ask_driver(cu_ptr_attrs_fn fn, const void *ptr)
 int dfc_gpu_ptr_device(const void *ptr)
 {
     if (!ptr || ptr == (const void *)-1) return -1;
+    if (host_by_construction((uintptr_t)ptr)) return -1; /* two compares: first */
     cu_ptr_attrs_fn fn = driver();
     if (DFC_LIKELY(!fn)) return -1;
-    if (host_by_construction((uintptr_t)ptr)) return -1;
     int dev = ask_driver(fn, ptr);
     if (dev == -1) return -1;
     dfc_gpu_init(); /* DFC's own CUDA (copies, the daemon's queries), loaded once */

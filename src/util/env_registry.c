@@ -80,8 +80,8 @@ static const dfc_env_spec_t specs[] = {
     BOOL("DFC_GPU_RENDEZVOUS"),
     INT("DFC_GPU_FAULT_LAUNCH", -1000000, 1000000),
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
-    ALGO("DFC_BARRIER_ALGORITHM", "dissemination"),
-    ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather"),
+    ALGO("DFC_BARRIER_ALGORITHM", "dissemination|shm_slots"),
+    ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather|shm_slots"),
     ALGO("DFC_REDUCE_ALGORITHM", "binomial"),
     ALGO("DFC_ALLREDUCE_ALGORITHM", "recursive_doubling|shm_slots|rabenseifner|ring"),
     ALGO("DFC_GATHER_ALGORITHM", "linear"),

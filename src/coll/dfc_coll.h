@@ -184,14 +184,14 @@ DFC_COLL_DECLARE(neighbor, linear);         /* every neighborhood collective */
 int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a);       /* count >= pof2 */
 int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);               /* commutative op */
 int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);          /* slots, <= 1 KiB */
+int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
+int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */
+int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */
 /* bcast (<= 1 KiB) and barrier through the slots (issue 16) */
 int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a);
 int dfc_coll_barrier_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_barrier_shm_slots_usable(const dfc_coll_args_t *a);
-int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
-int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */
-int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */
 
 /* ---- Running collectives (exec.c, scheduler.c) --------------------------------------------- */
 typedef struct dfc_coll dfc_coll_t;

@@ -13,4 +13,7 @@ export DFC_CUDA_LIBRARY=$tmp/none.so
 "$prog" || exit 1
 ${CC:-cc} -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$tmp/libcuda.so.1" \
     "$srcdir/test/unit/fake_cuda_driver.c" || { echo "check_memtype.sh: cannot build the fake driver"; exit 1; }
-FAKE_CUDA_DRIVER=$tmp/libcuda.so.1 "$prog"
+# Another library loaded first makes the cache move its pinned last object (memtype.c).
+${CC:-cc} -shared -fPIC -Wl,-soname,libmemtypeother.so -o "$tmp/libmemtypeother.so" \
+    "$srcdir/test/unit/fake_cuda_driver.c" || { echo "check_memtype.sh: cannot build a library"; exit 1; }
+OTHER_LIBRARY=$tmp/libmemtypeother.so FAKE_CUDA_DRIVER=$tmp/libcuda.so.1 "$prog"

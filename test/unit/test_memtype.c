@@ -2,6 +2,7 @@
  * test_memtype - the memory-type cache (src/cuda/memtype.c), in three settings:
  *   - as is (no CUDA in the process): brk heap, stack, mmap and static pointers are host
  *     memory, no driver query is made, and neither libcuda nor libcudart gets loaded;
+ *   - OTHER_LIBRARY=path: another library loaded after the first look changes nothing;
  *   - FAKE_CUDA_DRIVER=path (check_memtype.sh): a fake libcuda.so.1 answers from ranges the
  *     test sets: before "cuInit" everything is host; device, managed and pool-like ranges
  *     give their ordinal, registered host ranges are host; a range freed and reused as host
@@ -160,6 +161,11 @@ static void real_cuda(void)
 int main(void)
 {
     host_only();
+    const char *other = getenv("OTHER_LIBRARY");
+    if (other && *other) { /* a library that is not the driver: still no device memory */
+        CHECK(dlopen(other, RTLD_NOW | RTLD_LOCAL), "cannot load %s: %s", other, dlerror());
+        host_only();
+    }
     const char *fake = getenv("FAKE_CUDA_DRIVER");
     if (fake && *fake) fake_driver(fake);
     const char *real = getenv("DFC_TEST_CUDA");

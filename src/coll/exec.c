@@ -110,8 +110,15 @@ static void slot_step_reduce(void *ctx, const void *const *in, int n)
     slot_step_t *k = ctx;
     dfc_coll_t *c = k->c;
     const dfc_step_t *st = k->st;
-    if (!st->bytes) return; /* a barrier */
-    if (st->peer >= 0) {    /* a bcast: the root's contribution, where this rank is not it */
+    if (!st->bytes) return;                   /* a barrier */
+    if (st->peer == DFC_SLOT_PEER_ALLTOALL) { /* block `me` of every member's contribution */
+        uint64_t block = st->count, me = (uint64_t)c->comm->rank;
+        for (int r = 0; r < n; r++)
+            memcpy(buf_at(c, st->dst_buf, (uint64_t)r * block), (const char *)in[r] + me * block,
+                   block);
+        return;
+    }
+    if (st->peer >= 0) { /* a bcast: the root's contribution, where this rank is not it */
         if (st->peer != c->comm->rank) memcpy(buf_at(c, st->dst_buf, 0), in[st->peer], st->bytes);
         return;
     }

@@ -80,6 +80,8 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
     {DFC_COLL_BCAST, "shm_slots", dfc_coll_bcast_shm_slots_build, dfc_coll_bcast_shm_slots_usable},
     {DFC_COLL_BARRIER, "shm_slots", dfc_coll_barrier_shm_slots_build,
      dfc_coll_barrier_shm_slots_usable},
+    {DFC_COLL_ALLTOALL, "shm_slots", dfc_coll_alltoall_shm_slots_build,
+     dfc_coll_alltoall_shm_slots_usable},
 };
 const int dfc_coll_nalgos = sizeof dfc_coll_algos / sizeof dfc_coll_algos[0];
 
@@ -149,6 +151,9 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     switch (a->kind) {
     case DFC_COLL_BARRIER:
         if (dfc_coll_barrier_shm_slots_usable(a)) name = "shm_slots";
+        break;
+    case DFC_COLL_ALLTOALL:
+        if (dfc_coll_alltoall_shm_slots_usable(a)) name = "shm_slots";
         break;
     case DFC_COLL_BCAST:
         if (dfc_coll_bcast_shm_slots_usable(a)) name = "shm_slots";

@@ -90,7 +90,7 @@ static const dfc_env_spec_t specs[] = {
     ALGO("DFC_SCATTERV_ALGORITHM", "linear"),
     ALGO("DFC_ALLGATHER_ALGORITHM", "ring|recursive_doubling|bruck"),
     ALGO("DFC_ALLGATHERV_ALGORITHM", "ring"),
-    ALGO("DFC_ALLTOALL_ALGORITHM", "pairwise"),
+    ALGO("DFC_ALLTOALL_ALGORITHM", "pairwise|shm_slots"),
     ALGO("DFC_ALLTOALLV_ALGORITHM", "pairwise"),
     ALGO("DFC_REDUCE_SCATTER_BLOCK_ALGORITHM", "pairwise"),
     ALGO("DFC_REDUCE_SCATTER_ALGORITHM", "pairwise"),

@@ -36,7 +36,7 @@
  * Usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]
  *                  [-workloads a,b,...] [-noanchor] [-csv FILE] [-json FILE] [-quiet]
  * Sizes accept K, M, G suffixes. Workload names: allreduce allgather reduce_scatter bcast
- * alltoall alltoallv pingpong bw iallreduce (default: all).
+ * alltoall alltoallv pingpong bw iallreduce barrier (default: all).
  */
 #include <stdio.h>
 #include <malloc.h>
@@ -60,6 +60,7 @@ enum {
     W_PINGPONG,
     W_BW,
     W_IALLREDUCE,
+    W_BARRIER, /* one row, at the smallest size (issue 16) */
     W_COUNT
 };
 
@@ -80,6 +81,7 @@ static const struct {
      "busbw = bytes / time"},
     {"iallreduce", "nonblocking allreduce: Iallreduce+Wait (pure) and overlap (osu_iallreduce)",
      "overlap %"},
+    {"barrier", "barrier (one row, at the smallest size; bytes 0)", "busbw = 0"},
 };
 
 static double busbw_factor(int w, int n)
@@ -311,6 +313,10 @@ static int job_setup(job_t *j, int w, long size)
         j->count = (int)size;
         j->bytes = size;
         break;
+    case W_BARRIER:
+        j->count = size == minsize;
+        j->bytes = 0;
+        break;
     case W_BW:
         j->count = (int)size;
         j->bytes = size;
@@ -425,6 +431,7 @@ static int one(const bench_lib_t *L, const job_t *j, int *rcerr)
         rc = L->reduce_scatter_block_float((float *)sbuf, (float *)rbuf, j->count);
         break;
     case W_BCAST: rc = L->bcast_bytes(sbuf, j->count, 0); break;
+    case W_BARRIER: rc = L->barrier(); break;
     case W_ALLTOALL: rc = L->alltoall_bytes(sbuf, rbuf, j->count); break;
     case W_ALLTOALLV:
         rc = L->alltoallv_bytes(sbuf, scounts, sdispls, rbuf, rcounts, rdispls);
@@ -782,7 +789,8 @@ static void usage(void)
         stderr,
         "usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]\n"
         "                 [-workloads a,b,...] [-noanchor] [-csv FILE] [-json FILE] [-quiet]\n"
-        "workloads: allreduce allgather reduce_scatter bcast alltoall alltoallv pingpong bw iallreduce\n");
+        "workloads: allreduce allgather reduce_scatter bcast alltoall alltoallv pingpong bw iallreduce "
+        "barrier\n");
     exit(2);
 }
 

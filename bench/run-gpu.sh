@@ -3,14 +3,14 @@
 # (the GPU machine has no libtool, so no autoreconf), then runs the device-buffer tests and
 # the DFC-versus-NCCL benchmark, keeping logs and CSV in OUTDIR (default: ./gpu-results).
 #
-#   DFC_GPU_STEPS   which steps to run (default "info tests shared mps bench chaos")
+#   DFC_GPU_STEPS   which steps to run (default "info tests shared mps bench chaos memtype")
 #   DFC_BENCH_MAX   largest benchmark size (default 1G)
 # One process per GPU everywhere except the "shared" step (more processes than GPUs, staged) and
 # the "mps" step (2 to 4 ranks' daemons on one GPU under CUDA MPS, started and stopped here).
 set -u
 tarball=$(readlink -f "$1")
 out=$(readlink -f "${2:-gpu-results}")
-steps=${DFC_GPU_STEPS:-info tests shared mps bench chaos}
+steps=${DFC_GPU_STEPS:-info tests shared mps bench chaos memtype}
 mkdir -p "$out" /tmp/dfc-gpu-build
 cd /tmp/dfc-gpu-build && tar xzf "$tarball" && cd dfc-*/ || exit 1
 ngpu=$(nvidia-smi -L | wc -l)
@@ -38,6 +38,10 @@ for step in $steps; do
     bench)
         $mpirun -n "$ngpu" bench/dfc_bench_gpu -maxsize "${DFC_BENCH_MAX:-1G}" -csv "$out/bench_gpu.csv" || status=1 ;;
     chaos) $mpirun -n "$ngpu" bench/dfc_bench_gpu -workloads none -chaos -iters 200 || status=1 ;;
+    memtype) # issue 16: the memory-type cache on real CUDA memory, and no CUDA in host-only runs
+        DFC_TEST_CUDA=1 test/unit/test_memtype || status=1
+        $mpirun -n 2 test/mpi-style/init/lazycuda || status=1
+        $mpirun -n 2 -x DFC_GPU_INIT=eager test/mpi-style/init/lazycuda -expect=cuda || status=1 ;;
     *) echo "unknown step $step"; status=1 ;;
     esac
 done

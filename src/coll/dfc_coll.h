@@ -110,6 +110,14 @@ int dfc_sched_fence(dfc_sched_t *s);
 /* One SLOT_ALLREDUCE step (dfc_sched.h); marks the schedule as using the slots. */
 int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
                              uint64_t tmp_off);
+/* A SLOT_ALLREDUCE step with a root (peer = root): only the root contributes RECV's `bytes`,
+ * which the others copy into their RECV (bcast_shm_slots.c). bytes 0 with root -1 through
+ * dfc_sched_slot_allreduce is a barrier (barrier_shm_slots.c). */
+int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t bytes);
+/* A SLOT_ALLREDUCE step that is an alltoall (peer = DFC_SLOT_PEER_ALLTOALL): every member
+ * contributes its `bytes` (one `block` per member) and takes block `me` of each into RECV. */
+#define DFC_SLOT_PEER_ALLTOALL (-2)
+int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_t bytes);
 /* Reserves `bytes` of scratch (8-byte aligned) and returns its offset in TMP. */
 uint64_t dfc_sched_tmp(dfc_sched_t *s, uint64_t bytes);
 /* The buffer holding this rank's input: SEND, or RECV when in_place. */
@@ -183,6 +191,13 @@ int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);          /* s
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */
+/* bcast (<= 1 KiB) and barrier through the slots (issue 16) */
+int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
+int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a);
+int dfc_coll_barrier_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
+int dfc_coll_barrier_shm_slots_usable(const dfc_coll_args_t *a);
+int dfc_coll_alltoall_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
+int dfc_coll_alltoall_shm_slots_usable(const dfc_coll_args_t *a);
 
 /* ---- Running collectives (exec.c, scheduler.c) --------------------------------------------- */
 typedef struct dfc_coll dfc_coll_t;

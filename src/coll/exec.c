@@ -129,6 +129,18 @@ static void slot_step_reduce(void *ctx, const void *const *in, int n)
     slot_step_t *k = ctx;
     dfc_coll_t *c = k->c;
     const dfc_step_t *st = k->st;
+    if (!st->bytes) return;                   /* a barrier */
+    if (st->peer == DFC_SLOT_PEER_ALLTOALL) { /* block `me` of every member's contribution */
+        uint64_t block = st->count, me = (uint64_t)c->comm->rank;
+        for (int r = 0; r < n; r++)
+            memcpy(buf_at(c, st->dst_buf, (uint64_t)r * block), (const char *)in[r] + me * block,
+                   block);
+        return;
+    }
+    if (st->peer >= 0) { /* a bcast: the root's contribution, where this rank is not it */
+        if (st->peer != c->comm->rank) memcpy(buf_at(c, st->dst_buf, 0), in[st->peer], st->bytes);
+        return;
+    }
     slot_reduce(c, in, n, buf_at(c, st->dst_buf, 0), st->count, st->bytes,
                 buf_at(c, DFC_BUF_TMP, st->tmp_off));
 }
@@ -156,7 +168,9 @@ static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
                             .reduce = slot_step_reduce,
                             .ctx = &k,
                             .stamp = c->slot_stamp,
-                            .phase = c->slot_written ? DFC_TL_SLOT_READ : DFC_TL_SLOT_WRITE};
+                            .phase = c->slot_written ? DFC_TL_SLOT_READ : DFC_TL_SLOT_WRITE,
+                            .rooted = st->peer >= 0,
+                            .root = st->peer};
     int rc = dfc_comm_slot_xchg(c->comm, &x);
     c->slot_written = x.phase != DFC_TL_SLOT_WRITE;
     if (rc == DFC_SUCCESS) return 1;

@@ -102,9 +102,33 @@ int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64
     APPEND_OR_FAIL(st, s, DFC_STEP_SLOT_ALLREDUCE);
     st->src_buf = (uint8_t)src_buf;
     st->dst_buf = DFC_BUF_RECV;
+    st->peer = -1; /* every member contributes */
     st->count = count;
     st->bytes = bytes;
     st->tmp_off = tmp_off;
+    s->uses_slots = 1;
+    return DFC_SUCCESS;
+}
+
+int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_t bytes)
+{
+    APPEND_OR_FAIL(st, s, DFC_STEP_SLOT_ALLREDUCE);
+    st->src_buf = (uint8_t)src_buf;
+    st->dst_buf = DFC_BUF_RECV;
+    st->peer = DFC_SLOT_PEER_ALLTOALL;
+    st->count = block;
+    st->bytes = bytes;
+    s->uses_slots = 1;
+    return DFC_SUCCESS;
+}
+
+int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t bytes)
+{
+    APPEND_OR_FAIL(st, s, DFC_STEP_SLOT_ALLREDUCE);
+    st->src_buf = DFC_BUF_RECV;
+    st->dst_buf = DFC_BUF_RECV;
+    st->peer = root;
+    st->bytes = bytes;
     s->uses_slots = 1;
     return DFC_SUCCESS;
 }

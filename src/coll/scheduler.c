@@ -192,11 +192,17 @@ int dfc_coll_layer_init(void)
 {
     dfc_comm_destroy_hook = dfc_coll_cache_destroy;
     dfc_list_init(&run_queue);
-    long init = dfc_env_long(
-        "DFC_SPIN_BUDGET", 64,
-        "network polls the head collective may spend waiting on a peer before it is preempted");
-    long min = dfc_env_long("DFC_SPIN_BUDGET_MIN", 4, "smallest adaptive spin budget");
-    long max = dfc_env_long("DFC_SPIN_BUDGET_MAX", 4096, "largest adaptive spin budget");
+    /* Oversubscribed, a poll inside the pass cannot see a peer that is not running: the
+     * head gets one poll per pass and the wait around it yields (issue 16: 4 ranks on 2
+     * cores spent up to 4096 polls per pass). */
+    int over = dfc_progress_oversubscribed();
+    long init = dfc_env_long("DFC_SPIN_BUDGET", over ? 1 : 64,
+                             "network polls the head collective may spend waiting on a peer "
+                             "before it is preempted (default 64, 1 when oversubscribed)");
+    long min = dfc_env_long("DFC_SPIN_BUDGET_MIN", over ? 1 : 4,
+                            "smallest adaptive spin budget (default 4, 1 when oversubscribed)");
+    long max = dfc_env_long("DFC_SPIN_BUDGET_MAX", over ? 1 : 4096,
+                            "largest adaptive spin budget (default 4096, 1 when oversubscribed)");
     /* Off by default: on the host the rule doubled chaos order's preemptions without
      * shortening it, measured and simulated (BENCHMARKS.md, "Simulating the scheduler"). */
     long move = dfc_env_long(

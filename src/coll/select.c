@@ -76,6 +76,12 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
     {DFC_COLL_NEIGHBOR_ALLTOALL, "linear", dfc_coll_neighbor_linear_build, NULL},
     {DFC_COLL_NEIGHBOR_ALLTOALLV, "linear", dfc_coll_neighbor_linear_build, NULL},
     {DFC_COLL_NEIGHBOR_ALLTOALLW, "linear", dfc_coll_neighbor_linear_build, NULL},
+    /* the shm slots for bcast and barrier (issue 16) */
+    {DFC_COLL_BCAST, "shm_slots", dfc_coll_bcast_shm_slots_build, dfc_coll_bcast_shm_slots_usable},
+    {DFC_COLL_BARRIER, "shm_slots", dfc_coll_barrier_shm_slots_build,
+     dfc_coll_barrier_shm_slots_usable},
+    {DFC_COLL_ALLTOALL, "shm_slots", dfc_coll_alltoall_shm_slots_build,
+     dfc_coll_alltoall_shm_slots_usable},
 };
 const int dfc_coll_nalgos = sizeof dfc_coll_algos / sizeof dfc_coll_algos[0];
 
@@ -143,8 +149,15 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     uint64_t bytes = a->count * a->elem;
     const char *name = NULL;
     switch (a->kind) {
+    case DFC_COLL_BARRIER:
+        if (dfc_coll_barrier_shm_slots_usable(a)) name = "shm_slots";
+        break;
+    case DFC_COLL_ALLTOALL:
+        if (dfc_coll_alltoall_shm_slots_usable(a)) name = "shm_slots";
+        break;
     case DFC_COLL_BCAST:
-        name = bytes < thr.bcast_sag_min || a->size < 4 ? "binomial" : "scatter_allgather";
+        if (dfc_coll_bcast_shm_slots_usable(a)) name = "shm_slots";
+        else name = bytes < thr.bcast_sag_min || a->size < 4 ? "binomial" : "scatter_allgather";
         break;
     case DFC_COLL_ALLREDUCE:
         if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";

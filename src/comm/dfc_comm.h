@@ -521,6 +521,8 @@ void dfc_hang_report(FILE *f, const char *reason, double waited_s);
 void dfc_hang_report_init(void);         /* reads the parameters, installs the SIGUSR1 handler */
 void dfc_progress_register_params(void); /* reads DFC_SPIN_US.. as the first wait would */
 void dfc_hang_report_finalize(void);     /* restores the previous SIGUSR1 action */
+/* 1 when this node runs more ranks than it has processors (waits yield, budgets shrink). */
+int dfc_progress_oversubscribed(void);
 /* Starts the progress thread if DFC_ASYNC_PROGRESS=1 (end of init); stops it (called with
  * the library lock held, start of finalize). */
 int dfc_progress_thread_start(void);

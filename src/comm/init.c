@@ -141,7 +141,7 @@ out:
  * whose fence makes it visible, and maps its peers' mailboxes after it. */
 static int init_gpu_and_transports(void)
 {
-    dfc_gpu_init();
+    dfc_gpu_init_startup(); /* CUDA now, or at the first device buffer (DFC_GPU_INIT) */
     if (dfc_comm_gpu_hooks.publish)
         dfc_comm_gpu_hooks.publish(dfc_proc.world_rank, dfc_proc.world_size, dfc_node_of);
     int rc = init_transports();

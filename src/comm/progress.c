@@ -34,6 +34,19 @@ extern dfc_tl_t *dfc_tls[];
 extern int dfc_ntls;
 
 static long spin_ns = -1, yield_ns, sleep_us;
+static int oversubscribed = -1;
+
+/* More ranks on this node than processors online (PMIx's local size against the machine):
+ * then a rank that polls only delays the peer it waits for, which needs its core (issue 16).
+ * Read once; the scheduler (coll) shortens its spin budgets by it too. */
+int dfc_progress_oversubscribed(void)
+{
+    if (oversubscribed < 0) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        oversubscribed = ncpu > 0 && dfc_proc.local_size > ncpu;
+    }
+    return oversubscribed;
+}
 
 /* Reads the waiting parameters once. Spinning is bounded by time, not by passes: a pass over
  * tcp is a system call, and a rank that spins while its peer needs the core only delays the
@@ -43,8 +56,7 @@ static void read_wait_params(void)
     if (spin_ns >= 0) return;
     /* More ranks on this node than processors: spinning only delays the peer we wait
      * for, so yield from the first empty pass (what Open MPI does when oversubscribed). */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int oversubscribed = ncpu > 0 && dfc_proc.local_size > ncpu;
+    int oversubscribed = dfc_progress_oversubscribed();
     spin_ns =
         1000 *
         dfc_env_long(
@@ -269,8 +281,17 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
             reported = 0;
             continue;
         }
-        /* The clock is read on one idle pass in 16: it costs more than an empty poll. */
-        if (++idle_passes & 15) continue;
+        /* The clock is read on one idle pass in 16: it costs more than an empty poll.
+         * Oversubscribed, every empty pass yields (as Open MPI's yield_when_idle does):
+         * the peer that has to move runs only when this rank leaves the core. */
+        if (++idle_passes & 15) {
+            if (oversubscribed && spin_ns == 0) {
+                DFC_UNLOCK();
+                sched_yield();
+                DFC_LOCK();
+            }
+            continue;
+        }
         uint64_t now = dfc_time_ns();
         if (!idle_since) idle_since = now;
         uint64_t idle = now - idle_since;

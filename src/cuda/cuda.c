@@ -7,6 +7,7 @@
  * against CUDA. DFC_CUDA_LIBRARY names another library file to load.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -37,9 +38,11 @@ int dfc_cuda_error(const char *what, cudaError_t e)
     return DFC_ERR(DFC_ERR_OTHER, "%s: %s", what, dfc_cuda.cudaGetErrorString(e));
 }
 
-void dfc_gpu_init(void)
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static int load_tried;
+
+static void load_cudart(void)
 {
-    if (cudart) return;
     if (!(cudart = dfc_gpu_cudart_open())) return;
     int missing = 0;
 #define DFC_CUDA_RESOLVE(name, ret, params)              \
@@ -59,6 +62,19 @@ void dfc_gpu_init(void)
     DFC_LOG(DFC_LOG_INFO, "gpu", "CUDA runtime loaded, %d device(s)", ndevices);
 }
 
+/* Once per process, from DFC_Init (DFC_GPU_INIT) or at the first device buffer (memtype.c),
+ * whichever comes first; a thread that comes second waits for the first. */
+void dfc_gpu_init(void)
+{
+    if (__atomic_load_n(&load_tried, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&load_lock);
+    if (!load_tried) {
+        load_cudart();
+        __atomic_store_n(&load_tried, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&load_lock);
+}
+
 void dfc_gpu_finalize(void)
 {
     /* libcudart stays loaded: unloading it under a live CUDA context is unsafe. */
@@ -67,7 +83,7 @@ void dfc_gpu_finalize(void)
 int dfc_gpu_available(void) { return cudart != NULL; }
 int dfc_gpu_device_count(void) { return ndevices; }
 
-int dfc_gpu_ptr_device(const void *ptr)
+int dfc_gpu_cudart_ptr_device(const void *ptr)
 {
     if (!cudart || !ptr || ptr == (const void *)-1) return -1;
     struct cudaPointerAttributes attr;
@@ -79,11 +95,12 @@ int dfc_gpu_ptr_device(const void *ptr)
                                                                                    : -1;
 }
 
-int dfc_gpu_is_device_ptr(const void *ptr) { return dfc_gpu_ptr_device(ptr) >= 0; }
-
 int dfc_gpu_copy(void *dst, const void *src, size_t bytes)
 {
     if (!bytes) return DFC_SUCCESS;
+    dfc_gpu_init(); /* a device buffer was seen, so this has run already; cheap if so */
+    if (!cudart)
+        return DFC_ERR(DFC_ERR_OTHER, "no CUDA runtime could be loaded to copy %zu bytes", bytes);
     cudaError_t e = dfc_cuda.cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
     if (e == cudaSuccess) return DFC_SUCCESS;
     return DFC_ERR(DFC_ERR_OTHER, "cudaMemcpy of %zu bytes failed: %s", bytes,
@@ -96,15 +113,10 @@ void dfc_gpu_init(void) {}
 void dfc_gpu_finalize(void) {}
 int dfc_gpu_available(void) { return 0; }
 int dfc_gpu_device_count(void) { return 0; }
-int dfc_gpu_ptr_device(const void *ptr)
+int dfc_gpu_cudart_ptr_device(const void *ptr)
 {
     (void)ptr;
     return -1;
-}
-int dfc_gpu_is_device_ptr(const void *ptr)
-{
-    (void)ptr;
-    return 0;
 }
 int dfc_gpu_copy(void *dst, const void *src, size_t bytes)
 {

@@ -11,8 +11,11 @@
 
 #include <stddef.h>
 
-/* Loads libcudart if present (never fails: without it no pointer is a device pointer). */
+/* Loads libcudart if present, once per process (never fails: without it DFC cannot use
+ * device buffers). Called by dfc_gpu_init_startup or at the first device buffer. */
 void dfc_gpu_init(void);
+/* DFC_Init's part: loads CUDA now or leaves it to the first device buffer (DFC_GPU_INIT). */
+void dfc_gpu_init_startup(void);
 /* dlopen of DFC_CUDA_LIBRARY, else libcudart.so.13, .12, or unversioned; NULL if none loads.
  * Shared with dfc_info, which loads the runtime itself (with or without HAVE_CUDA). */
 void *dfc_gpu_cudart_open(void);
@@ -20,10 +23,20 @@ void dfc_gpu_finalize(void);
 /* 1 when CUDA was loaded and at least one device is visible. */
 int dfc_gpu_available(void);
 int dfc_gpu_device_count(void);
-/* 1 if ptr is CUDA device (or managed) memory; 0 for host memory or without CUDA. */
+/* The memory-type cache (memtype.c says how it knows). 1 if ptr is CUDA device (or managed)
+ * memory; 0 for host memory (also registered or pinned host memory) or without CUDA. A
+ * program without the CUDA driver in the process pays no CUDA call and loads nothing; host
+ * pointers of the brk heap or the caller's stack cost no call either. A device answer
+ * loads DFC's CUDA runtime (dfc_gpu_init) if it was not loaded yet. Thread-safe. */
 int dfc_gpu_is_device_ptr(const void *ptr);
 /* The device ordinal holding ptr, or -1 for host memory. */
 int dfc_gpu_ptr_device(const void *ptr);
+/* 1 once the CUDA driver (libcuda.so.1) is mapped in this process (by DFC or the program). */
+int dfc_gpu_driver_in_process(void);
+/* Driver queries the cache made so far (tests: host pointers must not reach the driver). */
+unsigned long dfc_gpu_memtype_queries(void);
+/* The CUDA runtime's own answer (cudaPointerGetAttributes), the cache's fallback. */
+int dfc_gpu_cudart_ptr_device(const void *ptr);
 /* cudaMemcpy with cudaMemcpyDefault; returns DFC_SUCCESS or an error code with a message. */
 int dfc_gpu_copy(void *dst, const void *src, size_t bytes);
 

@@ -180,7 +180,14 @@ static int start_daemon(void)
 void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
 {
     dfc_gpu_params_read(&prm); /* registers them all, GPU or not */
-    if (!dfc_gpu_available() || !prm.daemon) return;
+    if (!prm.daemon) return;
+    if (!dfc_gpu_available()) {
+        /* CUDA not loaded at DFC_Init (DFC_GPU_INIT, issue 16): publish "no daemon", so that
+         * a peer that runs one reads a record rather than asks PMIx for a missing key */
+        memset(&d.rec, 0, sizeof d.rec);
+        dfc_boot_put("dfc.gpu", &d.rec, sizeof d.rec);
+        return;
+    }
     d.world_size = world_size;
     d.index_of = malloc(world_size * sizeof(int));
     d.local_world = malloc(DFC_GPU_MAX_LOCAL * sizeof(int));

@@ -78,6 +78,10 @@ typedef struct dfc_tl_slot_xchg {
     void *ctx;
     uint64_t stamp; /* set by BEGIN; the caller keeps it and `phase` between calls */
     int phase;      /* enum dfc_tl_slot_phase */
+    /* rooted 0: every member contributes and waits for all (allreduce, barrier). rooted 1:
+     * only member `root` (an index into members) contributes (bcast): the others write
+     * nothing and wait only for it; reduce still gets n pointers, only in[root] is data. */
+    int rooted, root;
 } dfc_tl_slot_xchg_t;
 
 /* Called by progress for every packet that arrives. `payload` is valid only during the

@@ -453,6 +453,10 @@ static int slot_write(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
 {
     uint64_t k = x->stamp;
     dfc_slot_rank_t *mine = &S->ranks[S->me];
+    if (x->rooted && x->root != x->me) { /* a rooted exchange: only the root writes */
+        x->phase = DFC_TL_SLOT_READ;
+        return DFC_SUCCESS;
+    }
     if (k > DFC_SLOT_NBUF) {
         if (atomic_load_explicit(&mine->ctrl.done, memory_order_relaxed) + DFC_SLOT_NBUF < k)
             return DFC_TL_AGAIN;
@@ -465,7 +469,7 @@ static int slot_write(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
         }
     }
     dfc_slot_buf_t *sb = &mine->buf[k % DFC_SLOT_NBUF];
-    memcpy(sb->data, x->src, x->bytes);
+    if (x->bytes) memcpy(sb->data, x->src, x->bytes);
     atomic_store_explicit(&sb->stamp, k, memory_order_release);
     x->phase = DFC_TL_SLOT_READ;
     return DFC_SUCCESS;
@@ -482,7 +486,8 @@ static int slot_read(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
     const void *in[x->n];
     for (int r = 0; r < x->n; r++) {
         dfc_slot_buf_t *sb = &S->ranks[S->lrank_of_world[x->members[r]]].buf[b];
-        if (r != x->me && atomic_load_explicit(&sb->stamp, memory_order_acquire) != k)
+        if (r != x->me && (!x->rooted || r == x->root) &&
+            atomic_load_explicit(&sb->stamp, memory_order_acquire) != k)
             return DFC_TL_AGAIN;
         in[r] = sb->data;
     }

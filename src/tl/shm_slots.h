@@ -16,6 +16,9 @@
  *   read:  wait until every other member's buffer b carries stamp k (acquire), and until
  *          this rank's own `done` is k - 1 (completion in order); reduce; release-store
  *          done = k.
+ * A rooted exchange (bcast: dfc_tl_slot_xchg_t.rooted) is the same with one writer: only
+ * the root writes its buffer b (after the same free check), the others skip the write and
+ * wait for the root's stamp alone; everyone still reads in order and publishes `done`.
  * The protocol runs in the transport's slot_xchg (dfc_tl.h), which never blocks: each wait
  * is a DFC_TL_AGAIN, which the executor (src/coll/exec.c, through dfc_comm_slot_xchg)
  * turns into "not ready", so it may park the collective and run another: the slots add no

@@ -80,8 +80,8 @@ static const dfc_env_spec_t specs[] = {
     BOOL("DFC_GPU_RENDEZVOUS"),
     INT("DFC_GPU_FAULT_LAUNCH", -1000000, 1000000),
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
-    ALGO("DFC_BARRIER_ALGORITHM", "dissemination"),
-    ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather"),
+    ALGO("DFC_BARRIER_ALGORITHM", "dissemination|shm_slots"),
+    ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather|shm_slots"),
     ALGO("DFC_REDUCE_ALGORITHM", "binomial"),
     ALGO("DFC_ALLREDUCE_ALGORITHM", "recursive_doubling|shm_slots|rabenseifner|ring"),
     ALGO("DFC_GATHER_ALGORITHM", "linear"),
@@ -90,7 +90,7 @@ static const dfc_env_spec_t specs[] = {
     ALGO("DFC_SCATTERV_ALGORITHM", "linear"),
     ALGO("DFC_ALLGATHER_ALGORITHM", "ring|recursive_doubling|bruck"),
     ALGO("DFC_ALLGATHERV_ALGORITHM", "ring"),
-    ALGO("DFC_ALLTOALL_ALGORITHM", "pairwise"),
+    ALGO("DFC_ALLTOALL_ALGORITHM", "pairwise|shm_slots"),
     ALGO("DFC_ALLTOALLV_ALGORITHM", "pairwise"),
     ALGO("DFC_REDUCE_SCATTER_BLOCK_ALGORITHM", "pairwise"),
     ALGO("DFC_REDUCE_SCATTER_ALGORITHM", "pairwise"),
@@ -126,6 +126,8 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_OFI_RX_BUFS", 1, 65536),
     INT("DFC_OFI_TX_BUFS", 1, 65536),
     INT("DFC_OFI_KEEPALIVE", 0, DAY_S),
+    /* when CUDA is loaded (cuda/memtype.c, issue 16) */
+    CHOICE("DFC_GPU_INIT", "auto|eager|lazy"),
 };
 
 /* Variables that the source tree's scripts, tests and benchmarks read (and document where
@@ -154,6 +156,7 @@ static const char *const script_vars[] = {
     "DFC_SLURM_WAIT",
     "DFC_TEST_NODES",
     "DFC_TSAN_RUNTESTS_ARGS",
+    "DFC_TEST_CUDA", /* test/unit/test_memtype: the real-CUDA checks */
 };
 
 const dfc_env_spec_t *dfc_env_specs(int *count)

@@ -25,8 +25,8 @@ typedef struct pipe_run {
     dfc_stage_ctx_t *ctx;
     int in_dev, out_dev, alias; /* alias: input and output are one device buffer */
     size_t chunk;
-    long n;    /* chunks */
-    int depth; /* slots */
+    long n;      /* chunks */
+    int depth;   /* slots */
     long issued; /* chunks whose copy in was issued (or that need none) */
     dfc_stage_buf_t *buf[2][DFC_STAGE_MAX_DEPTH];
 } pipe_run_t;
@@ -182,7 +182,8 @@ void dfc_req_unstage(dfc_req_t *r)
 static int copy_all(dfc_req_t *r, int dir)
 {
     int any = 0;
-    for (int i = 0; i < r->nstages; i++) any |= dir == IN ? r->stages[i].copy_in : r->stages[i].copy_out;
+    for (int i = 0; i < r->nstages; i++)
+        any |= dir == IN ? r->stages[i].copy_in : r->stages[i].copy_out;
     if (!any) return DFC_SUCCESS;
     dfc_stage_ctx_t *x;
     int rc = dfc_stage_ctx_get(&x), rc2;

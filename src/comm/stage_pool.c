@@ -20,15 +20,17 @@
 #define CLASS_MIN (64 * 1024)
 
 static int cuda_is_device(const void *p) { return dfc_gpu_is_device_ptr(p); }
-static const dfc_stage_ops_t cuda_ops = {
-    cuda_is_device,         dfc_gpu_host_alloc,    dfc_gpu_host_free,   dfc_gpu_stream_create,
-    dfc_gpu_stream_destroy, dfc_gpu_event_create,  dfc_gpu_event_destroy, dfc_gpu_copy_async,
-    dfc_gpu_event_record,   dfc_gpu_event_sync,    dfc_gpu_stream_sync};
+static const dfc_stage_ops_t cuda_ops = {cuda_is_device,         dfc_gpu_host_alloc,
+                                         dfc_gpu_host_free,      dfc_gpu_stream_create,
+                                         dfc_gpu_stream_destroy, dfc_gpu_event_create,
+                                         dfc_gpu_event_destroy,  dfc_gpu_copy_async,
+                                         dfc_gpu_event_record,   dfc_gpu_event_sync,
+                                         dfc_gpu_stream_sync};
 const dfc_stage_ops_t *dfc_stage_ops = &cuda_ops;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static dfc_stage_buf_t *idle;  /* pooled buffers nobody uses */
-static dfc_stage_ctx_t *ctxs;  /* idle copy contexts */
+static dfc_stage_buf_t *idle; /* pooled buffers nobody uses */
+static dfc_stage_ctx_t *ctxs; /* idle copy contexts */
 static dfc_stage_stats_t stats;
 static dfc_stage_params_t params;
 static int params_read;
@@ -104,8 +106,7 @@ int dfc_stage_buf_get(size_t bytes, dfc_stage_buf_t **out)
     int rc = DFC_SUCCESS;
     if (!(b = calloc(1, sizeof *b)))
         rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a staging buffer's record");
-    else if ((rc = dfc_stage_ops->host_alloc(cls, &b->p)))
-        free(b);
+    else if ((rc = dfc_stage_ops->host_alloc(cls, &b->p))) free(b);
     pthread_mutex_lock(&lock);
     if (rc) {
         stats.in_use--;
@@ -119,8 +120,8 @@ int dfc_stage_buf_get(size_t bytes, dfc_stage_buf_t **out)
     b->bytes = cls;
     b->transient = transient;
     if (transient)
-        DFC_LOG(DFC_LOG_INFO, "stage", "%zu-byte staging buffer past DFC_STAGE_POOL_MAX (%zu)",
-                cls, params.pool_max);
+        DFC_LOG(DFC_LOG_INFO, "stage", "%zu-byte staging buffer past DFC_STAGE_POOL_MAX (%zu)", cls,
+                params.pool_max);
     *out = b;
     return DFC_SUCCESS;
 }

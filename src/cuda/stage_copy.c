@@ -17,19 +17,19 @@
 #include <cuda_runtime_api.h>
 
 /* X(name, return type, parameter list) */
-#define DFC_STAGE_CUDA_FUNCTIONS(X)                                                     \
-    X(cudaGetErrorString, const char *, (cudaError_t))                                  \
-    X(cudaGetLastError, cudaError_t, (void))                                            \
-    X(cudaHostAlloc, cudaError_t, (void **, size_t, unsigned int))                      \
-    X(cudaFreeHost, cudaError_t, (void *))                                              \
-    X(cudaStreamCreateWithFlags, cudaError_t, (cudaStream_t *, unsigned int))           \
-    X(cudaStreamDestroy, cudaError_t, (cudaStream_t))                                   \
-    X(cudaStreamSynchronize, cudaError_t, (cudaStream_t))                               \
-    X(cudaEventCreateWithFlags, cudaError_t, (cudaEvent_t *, unsigned int))             \
-    X(cudaEventDestroy, cudaError_t, (cudaEvent_t))                                     \
-    X(cudaEventRecord, cudaError_t, (cudaEvent_t, cudaStream_t))                        \
-    X(cudaEventSynchronize, cudaError_t, (cudaEvent_t))                                 \
-    X(cudaMemcpyAsync, cudaError_t,                                                     \
+#define DFC_STAGE_CUDA_FUNCTIONS(X)                                           \
+    X(cudaGetErrorString, const char *, (cudaError_t))                        \
+    X(cudaGetLastError, cudaError_t, (void))                                  \
+    X(cudaHostAlloc, cudaError_t, (void **, size_t, unsigned int))            \
+    X(cudaFreeHost, cudaError_t, (void *))                                    \
+    X(cudaStreamCreateWithFlags, cudaError_t, (cudaStream_t *, unsigned int)) \
+    X(cudaStreamDestroy, cudaError_t, (cudaStream_t))                         \
+    X(cudaStreamSynchronize, cudaError_t, (cudaStream_t))                     \
+    X(cudaEventCreateWithFlags, cudaError_t, (cudaEvent_t *, unsigned int))   \
+    X(cudaEventDestroy, cudaError_t, (cudaEvent_t))                           \
+    X(cudaEventRecord, cudaError_t, (cudaEvent_t, cudaStream_t))              \
+    X(cudaEventSynchronize, cudaError_t, (cudaEvent_t))                       \
+    X(cudaMemcpyAsync, cudaError_t,                                           \
       (void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t))
 
 static struct {
@@ -45,7 +45,7 @@ static void resolve(void)
     void *lib = dfc_gpu_cudart_open();
     if (!lib) return;
     int missing = 0;
-#define DFC_STAGE_RESOLVE(name, ret, params)       \
+#define DFC_STAGE_RESOLVE(name, ret, params)    \
     fn.name = (ret(*) params)dlsym(lib, #name); \
     missing |= !fn.name;
     DFC_STAGE_CUDA_FUNCTIONS(DFC_STAGE_RESOLVE)

@@ -411,9 +411,9 @@ typedef struct dfc_stage_buf {
 } dfc_stage_buf_t;
 
 typedef struct dfc_stage {
-    void *dev;             /* the user's device buffer */
-    void *host;            /* its host shadow (buf->p), which the operation uses */
-    dfc_stage_buf_t *buf;  /* from the pool */
+    void *dev;            /* the user's device buffer */
+    void *host;           /* its host shadow (buf->p), which the operation uses */
+    dfc_stage_buf_t *buf; /* from the pool */
     size_t bytes;
     int copy_in, copy_out;
 } dfc_stage_t;

@@ -33,7 +33,7 @@ int dfc_gpu_copy(void *dst, const void *src, size_t bytes);
  * cudaEvent_t). Each returns DFC_SUCCESS or DFC_ERR_OTHER with CUDA's reason recorded. */
 int dfc_gpu_host_alloc(size_t bytes, void **out);
 void dfc_gpu_host_free(void *p);
-int dfc_gpu_stream_create(void **out); /* a non-blocking stream */
+int dfc_gpu_stream_create(void **out); /* ordered after the legacy default stream */
 void dfc_gpu_stream_destroy(void *s);
 int dfc_gpu_event_create(void **out); /* without timing */
 void dfc_gpu_event_destroy(void *e);

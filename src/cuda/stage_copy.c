@@ -86,8 +86,12 @@ int dfc_gpu_stream_create(void **out)
 {
     int rc = ready(__func__);
     if (rc) return rc;
+    /* A blocking stream (cudaStreamDefault): its copies wait for work the program queued
+     * on the legacy default stream (a cudaMemset, or a cudaMemcpy from pageable memory,
+     * which returns before its DMA lands), as the cudaMemcpy that staging used before did;
+     * a non-blocking stream read and wrote device buffers under such work. */
     return check(__func__, "cudaStreamCreateWithFlags",
-                 fn.cudaStreamCreateWithFlags((cudaStream_t *)out, cudaStreamNonBlocking));
+                 fn.cudaStreamCreateWithFlags((cudaStream_t *)out, cudaStreamDefault));
 }
 
 void dfc_gpu_stream_destroy(void *s)

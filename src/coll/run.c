@@ -145,10 +145,13 @@ static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
 }
 
 /* A blocking allreduce, reduce or bcast on staged device buffers runs as one host collective
- * per chunk of DFC_STAGE_CHUNK bytes on pinned chunk buffers, the copies of the chunks
- * before and after it in flight meanwhile (dfc_stage_pipeline), so that the copies hide
- * behind the host engine. Every rank of such a call must stage it (pass device buffers the
- * daemon does not take), as every rank must take the daemon for it to run there. */
+ * per chunk (DFC_STAGE_CHUNK*) on pinned chunk buffers, the copies of the chunks before and
+ * after it in flight meanwhile (dfc_stage_pipeline), so that the copies hide behind the host
+ * engine. Every rank of such a call must stage it (pass device buffers the daemon does not
+ * take), as every rank must take the daemon for it to run there. Ranks may pass different
+ * datatypes of one type signature (MPI), so bcast and built-in ops cut the message in
+ * elements of the base type, the same on every rank, and run each chunk on that type; a
+ * user op sees the caller's datatype, so its chunks are whole items of it. */
 typedef struct seg_call {
     const dfc_coll_call_t *call;
     dfc_comm_t *c;
@@ -163,6 +166,7 @@ static int run_segment(void *arg, void *in, void *out, size_t off, size_t bytes)
     (void)off;
     const seg_call_t *s = arg;
     dfc_coll_args_t a = *s->a;
+    a.elem = s->dt->size;
     a.count = bytes / a.elem;
     if (a.kind == DFC_COLL_BCAST)
         return dfc_coll_run(s->call, s->c, &a, NULL, in ? in : out, s->dt, s->op);
@@ -182,10 +186,11 @@ static int run_pipelined(const dfc_coll_call_t *call, dfc_comm_t *c, const dfc_c
                          const void *sendbuf, void *recvbuf, const dfc_dtype_t *dt,
                          const dfc_op_t *op)
 {
+    if (!op || op->builtin) dt = dfc_dtype_base_type(dt);
     seg_call_t s = {call, c, a, recvbuf, dt, op};
     int root = a->rank == a->root;
     dfc_stage_pipe_t p = {.bytes = a->count * a->elem,
-                          .unit = a->elem,
+                          .unit = dt->size,
                           .segment = run_segment,
                           .arg = &s};
     if (a->kind == DFC_COLL_BCAST) {

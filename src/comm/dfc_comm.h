@@ -447,9 +447,10 @@ void dfc_stage_set_ops(const dfc_stage_ops_t *ops);
 
 #define DFC_STAGE_MAX_DEPTH 16
 typedef struct dfc_stage_params {
-    size_t chunk;    /* DFC_STAGE_CHUNK */
-    int depth;       /* DFC_STAGE_DEPTH, 1 to DFC_STAGE_MAX_DEPTH */
-    size_t pool_max; /* DFC_STAGE_POOL_MAX */
+    size_t chunk;     /* DFC_STAGE_CHUNK: the largest chunk */
+    size_t chunk_min; /* DFC_STAGE_CHUNK_MIN (at most chunk) */
+    int depth;        /* DFC_STAGE_DEPTH, 1 to DFC_STAGE_MAX_DEPTH */
+    size_t pool_max;  /* DFC_STAGE_POOL_MAX */
 } dfc_stage_params_t;
 const dfc_stage_params_t *dfc_stage_params(void); /* read on first use after finalize */
 

@@ -2,8 +2,11 @@
  * stage.c - device buffers staged through pinned host memory (the interface and the pool
  * are in dfc_comm.h and stage_pool.c).
  *
- * The pipeline: the operation runs chunk after chunk (DFC_STAGE_CHUNK bytes, a multiple of
- * the item size) on pinned chunk buffers, DFC_STAGE_DEPTH of them per side. Copies run on a
+ * The pipeline: the operation runs chunk after chunk on pinned chunk buffers, DFC_STAGE_DEPTH
+ * of them per side. A chunk is a multiple of the item size: the message cut into depth
+ * pieces, so that a message of a few megabytes overlaps its copies too, but no smaller than
+ * DFC_STAGE_CHUNK_MIN (each chunk pays a host collective's fixed costs) and no larger than
+ * DFC_STAGE_CHUNK. Copies run on a
  * context's two streams, device-to-host (IN) and host-to-device (OUT), so both directions
  * run at once. Before chunk k runs, the device-to-host copies of the chunks up to
  * k + depth - 1 are issued (k + depth - 2 when input and output share one buffer, whose
@@ -139,7 +142,9 @@ int dfc_stage_pipeline(const dfc_stage_pipe_t *p)
     r.in_dev = p->in && dfc_stage_ops->is_device(p->in);
     r.out_dev = p->out && dfc_stage_ops->is_device(p->out);
     r.alias = r.in_dev && r.out_dev && p->in == p->out;
-    r.chunk = DFC_MAX2(unit, prm->chunk / unit * unit);
+    size_t piece = (p->bytes + (size_t)prm->depth - 1) / (size_t)prm->depth;
+    size_t chunk = DFC_MIN2(prm->chunk, DFC_MAX2(prm->chunk_min, piece));
+    r.chunk = DFC_MAX2(unit, chunk / unit * unit);
     r.n = (long)((p->bytes + r.chunk - 1) / r.chunk);
     r.depth = (int)DFC_MIN2((long)prm->depth, r.n);
     if (r.alias && r.depth < 2 && r.n > 1) r.depth = 2; /* else each chunk waits for the last */

@@ -52,7 +52,11 @@ const dfc_stage_params_t *dfc_stage_params(void)
                                          "chunks of a staged collective in flight (buffers)");
         params.pool_max = (size_t)dfc_env_long("DFC_STAGE_POOL_MAX", 256L << 20,
                                                "bytes of pinned staging memory kept for reuse");
+        params.chunk_min = (size_t)
+            dfc_env_long("DFC_STAGE_CHUNK_MIN", 256L << 10,
+                         "smallest chunk a staged collective is cut into to fill its pipeline");
         if (params.chunk < 1) params.chunk = 1;
+        params.chunk_min = DFC_MAX2(1, DFC_MIN2(params.chunk_min, params.chunk));
         params.depth = DFC_MAX2(1, DFC_MIN2(params.depth, DFC_STAGE_MAX_DEPTH));
         params_read = 1;
     }

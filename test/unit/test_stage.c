@@ -205,6 +205,7 @@ static const char *shape_name[] = {"dev->dev",  "dev in place", "dev->host",
 static void set_params(const char *chunk, const char *depth, const char *cap)
 {
     setenv("DFC_STAGE_CHUNK", chunk, 1);
+    setenv("DFC_STAGE_CHUNK_MIN", chunk, 1); /* fixed chunks (test_chunk_size varies them) */
     setenv("DFC_STAGE_DEPTH", depth, 1);
     setenv("DFC_STAGE_POOL_MAX", cap, 1);
     dfc_stage_set_ops(&fake); /* finalizes: the parameters are read again */
@@ -364,6 +365,35 @@ static void test_pending(void)
     dev_free(in);
     dev_free(out);
     printf("ok: the copy out of chunk k-1 is in flight while chunk k runs\n");
+}
+
+/* A message is cut into depth chunks between DFC_STAGE_CHUNK_MIN and DFC_STAGE_CHUNK. */
+static void test_chunk_size(void)
+{
+    static const struct {
+        size_t bytes, unit;
+        long chunks;
+    } cases[] = {{100, 1, 1},      {4096, 1, 1},         {8192, 4, 2},   {20000, 1, 4},
+                 {20004, 12, 5},   {262144, 4, 4},       {262147, 1, 5}, {1000000, 8, 16},
+                 {1048576, 1, 16}, {65536 * 4 + 1, 1, 5}};
+    set_params("65536", "4", "1048576");
+    setenv("DFC_STAGE_CHUNK_MIN", "4096", 1);
+    dfc_stage_set_ops(&fake);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t n = cases[i].bytes;
+        unsigned char *in = dev_alloc(n), *out = dev_alloc(n);
+        for (size_t j = 0; j < n + 64; j++) in[j] = src_byte(j);
+        memset(out, 0xee, n + 64);
+        seg_check_t c = {.has_in = 1, .has_out = 1, .fail_at = -1};
+        dfc_stage_pipe_t p = {in, out, n, cases[i].unit, segment, &c};
+        CHECK(dfc_stage_pipeline(&p) == DFC_SUCCESS, "%zu bytes failed", n);
+        CHECK(c.calls == cases[i].chunks, "%zu bytes of %zu-byte items: %ld chunks, expected %ld",
+              n, cases[i].unit, c.calls, cases[i].chunks);
+        check_output(DD, n, out);
+        dev_free(in);
+        dev_free(out);
+    }
+    printf("ok: chunk sizes (depth pieces between the minimum and the maximum)\n");
 }
 
 static void test_pool(void)
@@ -529,6 +559,7 @@ int main(void)
     test_pipeline();
     test_overlap();
     test_pending();
+    test_chunk_size();
     test_pool();
     test_errors();
     test_requests();

@@ -34,7 +34,7 @@ run() { # ranks chunk depth [args]
         echo "$out" | head -20
         status=1
     elif [ "${copies#0 }" = "$copies" ] && [ "${copies% 0}" = "$copies" ]; then
-        echo "ok: $n ranks, chunk $chunk, depth $depth (pinned allocations, async copies: $copies)"
+        echo "ok: $n ranks, chunk $chunk, depth $depth (pinned allocations, copies: $copies)"
     else
         echo "FAIL: $n ranks, chunk $chunk: nothing was staged (pinned allocations, copies: $copies)"
         status=1

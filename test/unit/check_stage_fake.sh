@@ -36,7 +36,7 @@ run() { # ranks chunk depth [args]
     elif [ "${copies#0 }" = "$copies" ] && [ "${copies% 0}" = "$copies" ]; then
         echo "ok: $n ranks, chunk $chunk, depth $depth (pinned allocations, copies: $copies)"
     else
-        echo "FAIL: $n ranks, chunk $chunk: nothing was staged (pinned allocations, copies: $copies)"
+        echo "FAIL: $n ranks, chunk $chunk: nothing was staged (allocations, copies: $copies)"
         status=1
     fi
 }

@@ -15,4 +15,5 @@ void dfc_env_register_all(void)
     dfc_progress_register_params(); /* read by the first wait */
     dfc_coll_register_params();     /* read by the first collective of each kind */
     dfc_gpu_params_read(NULL);      /* read by the GPU daemon, which needs a GPU */
+    dfc_stage_params();             /* read by the first staged device-buffer call */
 }

@@ -101,26 +101,106 @@ static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *rec
     }
 }
 
-/* Device buffers the GPU daemon cannot take run through host shadows (copied in at each
- * start, out at completion): correct on every collective, at the cost of two copies. */
+/* Whether the collective writes every byte of the receive span of this rank (so its shadow
+ * need not be copied in) and whether it writes any (so it must be copied out). */
+static void recv_copies(const dfc_coll_args_t *a, int *copy_in, int *copy_out)
+{
+    int root = a->rank == a->root;
+    *copy_out = !(a->kind == DFC_COLL_BCAST && root);
+    switch (a->kind) {
+    case DFC_COLL_ALLREDUCE:
+    case DFC_COLL_REDUCE:
+    case DFC_COLL_REDUCE_SCATTER_BLOCK:
+    case DFC_COLL_ALLGATHER:
+    case DFC_COLL_ALLTOALL:
+    case DFC_COLL_GATHER:
+    case DFC_COLL_SCATTER: *copy_in = a->in_place; break;
+    case DFC_COLL_BCAST: *copy_in = root; break;
+    default: *copy_in = 1; /* v forms, scans: bytes the collective leaves alone */
+    }
+}
+
+/* Device buffers the GPU daemon cannot take run through host shadows from the staging pool
+ * (copied in at each start, out at completion): correct on every collective, at the cost of
+ * two copies that the operation waits for (blocking reductions and bcast pipeline them
+ * instead: run_pipelined). */
 static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
 {
     uint64_t sbytes, rbytes;
     buffer_spans(a, &sbytes, &rbytes);
     void *use;
-    int rc;
+    int rc, copy_in, copy_out;
     if (coll->bufs[DFC_BUF_SEND] && sbytes) {
         rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_SEND], sbytes, 1, 0, &use);
         if (rc) return rc;
         coll->bufs[DFC_BUF_SEND] = use;
     }
     if (coll->bufs[DFC_BUF_RECV] && rbytes) {
-        /* copied in as well: in-place input, and bytes the collective leaves alone */
-        rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_RECV], rbytes, 1, 1, &use);
+        recv_copies(a, &copy_in, &copy_out);
+        rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_RECV], rbytes, copy_in, copy_out, &use);
         if (rc) return rc;
         coll->bufs[DFC_BUF_RECV] = use;
     }
     return DFC_SUCCESS;
+}
+
+/* A blocking allreduce, reduce or bcast on staged device buffers runs as one host collective
+ * per chunk (DFC_STAGE_CHUNK*) on pinned chunk buffers, the copies of the chunks before and
+ * after it in flight meanwhile (dfc_stage_pipeline), so that the copies hide behind the host
+ * engine. Every rank of such a call must stage it (pass device buffers the daemon does not
+ * take), as every rank must take the daemon for it to run there. Ranks may pass different
+ * datatypes of one type signature (MPI), so bcast and built-in ops cut the message in
+ * elements of the base type, the same on every rank, and run each chunk on that type; a
+ * user op sees the caller's datatype, so its chunks are whole items of it. */
+typedef struct seg_call {
+    const dfc_coll_call_t *call;
+    dfc_comm_t *c;
+    const dfc_coll_args_t *a;
+    void *recvbuf; /* the user's: a non-root reduce passes it on untouched */
+    const dfc_dtype_t *dt;
+    const dfc_op_t *op;
+} seg_call_t;
+
+static int run_segment(void *arg, void *in, void *out, size_t off, size_t bytes)
+{
+    (void)off;
+    const seg_call_t *s = arg;
+    dfc_coll_args_t a = *s->a;
+    a.elem = s->dt->size;
+    a.count = bytes / a.elem;
+    if (a.kind == DFC_COLL_BCAST)
+        return dfc_coll_run(s->call, s->c, &a, NULL, in ? in : out, s->dt, s->op);
+    const void *sb = a.in_place ? DFC_IN_PLACE : in;
+    void *rb = a.kind == DFC_COLL_REDUCE && a.rank != a.root ? s->recvbuf : out;
+    return dfc_coll_run(s->call, s->c, &a, sb, rb, s->dt, s->op);
+}
+
+static int pipelinable(const dfc_coll_call_t *call, const dfc_coll_args_t *a)
+{
+    return call->mode == DFC_MODE_BLOCKING &&
+           (a->kind == DFC_COLL_ALLREDUCE || a->kind == DFC_COLL_REDUCE ||
+            a->kind == DFC_COLL_BCAST);
+}
+
+static int run_pipelined(const dfc_coll_call_t *call, dfc_comm_t *c, const dfc_coll_args_t *a,
+                         const void *sendbuf, void *recvbuf, const dfc_dtype_t *dt,
+                         const dfc_op_t *op)
+{
+    if (!op || op->builtin) dt = dfc_dtype_base_type(dt);
+    seg_call_t s = {call, c, a, recvbuf, dt, op};
+    int root = a->rank == a->root;
+    dfc_stage_pipe_t p = {.bytes = a->count * a->elem,
+                          .unit = dt->size,
+                          .segment = run_segment,
+                          .arg = &s};
+    if (a->kind == DFC_COLL_BCAST) {
+        p.in = root ? recvbuf : NULL;
+        p.out = root ? NULL : recvbuf;
+    } else {
+        p.in = a->in_place ? recvbuf : sendbuf;
+        p.out = a->kind == DFC_COLL_REDUCE && !root ? NULL : recvbuf;
+    }
+    return dfc_stage_pipeline(&p);
 }
 
 /* Where a call runs: host buffers on the host engine; device buffers in the GPU daemon when
@@ -258,6 +338,8 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     a->size = c->size;
     int route, rc = route_of(call->func, c, a, sendbuf, recvbuf, dt, op, &route);
     if (rc) return rc;
+    if (route == ROUTE_STAGE && pipelinable(call, a))
+        return run_pipelined(call, c, a, sendbuf, recvbuf, dt, op);
     a->gpu = route == ROUTE_GPU;
     /* Not for a user op: the slot exchange reduces inside the transport's call, where the
      * library lock cannot be dropped for it (exec.c, exec_reduce). */

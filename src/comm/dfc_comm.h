@@ -393,9 +393,27 @@ struct dfc_req {
     int nstages;
 };
 
+/* ---- Staging device buffers through host memory (stage.c, stage_pool.c) -----------------
+ * The fallback for device buffers that the GPU daemon does not take: pinned host buffers
+ * from a pool kept across calls (never a pageable copy, never an allocation per call), and
+ * asynchronous copies on streams of DFC's own. Two forms:
+ *   - whole-buffer shadows on a request (point-to-point, nonblocking and persistent
+ *     collectives, those that cannot be cut in segments): copied in when the operation
+ *     starts, out when it completes, the copies of one request issued together;
+ *   - a pipeline (blocking allreduce, reduce, bcast: src/coll/run.c): the operation runs
+ *     chunk by chunk on pinned chunk buffers while the device-to-host copy of the next chunks
+ *     and the host-to-device copy of the previous ones run on their own streams. */
+typedef struct dfc_stage_buf {
+    struct dfc_stage_buf *next; /* in the pool's idle list */
+    void *p;                    /* pinned host memory */
+    size_t bytes;               /* its class: a power of two from 64 KiB */
+    int transient;              /* past DFC_STAGE_POOL_MAX: released when given back */
+} dfc_stage_buf_t;
+
 typedef struct dfc_stage {
-    void *dev;  /* the user's device buffer */
-    void *host; /* its host shadow, which the operation uses */
+    void *dev;            /* the user's device buffer */
+    void *host;           /* its host shadow (buf->p), which the operation uses */
+    dfc_stage_buf_t *buf; /* from the pool */
     size_t bytes;
     int copy_in, copy_out;
 } dfc_stage_t;
@@ -404,8 +422,81 @@ typedef struct dfc_stage {
  * *use (else *use = buf). copy_in: device -> host at each start; copy_out: host -> device at
  * each completion. */
 int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_out, void **use);
-int dfc_req_stage_in(dfc_req_t *r); /* at start */
-void dfc_req_unstage(dfc_req_t *r); /* frees the shadows (internal requests on the stack) */
+int dfc_req_stage_in(dfc_req_t *r);  /* at start */
+int dfc_req_stage_out(dfc_req_t *r); /* at completion (dfc_req_complete) */
+void dfc_req_unstage(dfc_req_t *r);  /* gives the shadows back (internal requests on the stack) */
+
+/* What staging needs of CUDA (src/cuda/stage_copy.c's functions by default; the unit test
+ * puts a stand-in here). Streams and events are opaque. */
+typedef struct dfc_stage_ops {
+    int (*is_device)(const void *p);
+    int (*host_alloc)(size_t bytes, void **out); /* pinned */
+    void (*host_free)(void *p);
+    int (*stream_create)(void **out);
+    void (*stream_destroy)(void *s);
+    int (*event_create)(void **out);
+    void (*event_destroy)(void *e);
+    int (*copy_async)(void *dst, const void *src, size_t bytes, void *stream);
+    int (*event_record)(void *e, void *stream);
+    int (*event_sync)(void *e);
+    int (*stream_sync)(void *s);
+} dfc_stage_ops_t;
+extern const dfc_stage_ops_t *dfc_stage_ops;
+/* Finalizes the pool, then uses `ops` (NULL: CUDA's) from now on. For tests. */
+void dfc_stage_set_ops(const dfc_stage_ops_t *ops);
+
+#define DFC_STAGE_MAX_DEPTH 16
+typedef struct dfc_stage_params {
+    size_t chunk;     /* DFC_STAGE_CHUNK: the largest chunk */
+    size_t chunk_min; /* DFC_STAGE_CHUNK_MIN (at most chunk) */
+    int depth;        /* DFC_STAGE_DEPTH, 1 to DFC_STAGE_MAX_DEPTH */
+    size_t pool_max;  /* DFC_STAGE_POOL_MAX */
+} dfc_stage_params_t;
+const dfc_stage_params_t *dfc_stage_params(void); /* read on first use after finalize */
+
+typedef struct dfc_stage_stats {
+    size_t held;           /* bytes of pooled buffers, idle or in use */
+    long in_use;           /* buffers handed out and not given back */
+    long allocs;           /* pinned allocations made since the start */
+    long transients;       /* of which past the cap */
+    long ctxs, ctx_in_use; /* copy contexts existing, and handed out */
+} dfc_stage_stats_t;
+void dfc_stage_get_stats(dfc_stage_stats_t *out);
+
+/* A pinned buffer of at least `bytes` from the pool, and giving it back. */
+int dfc_stage_buf_get(size_t bytes, dfc_stage_buf_t **out);
+void dfc_stage_buf_put(dfc_stage_buf_t *b);
+
+/* A copy context: a stream per direction (0: device to host, 1: host to device) and
+ * DFC_STAGE_MAX_DEPTH events on each. */
+typedef struct dfc_stage_ctx {
+    struct dfc_stage_ctx *next;
+    void *stream[2];
+    void *ev[2][DFC_STAGE_MAX_DEPTH];
+} dfc_stage_ctx_t;
+int dfc_stage_ctx_get(dfc_stage_ctx_t **out);
+void dfc_stage_ctx_put(dfc_stage_ctx_t *x);
+
+/* Releases the pool's idle buffers and contexts (DFC_Finalize). */
+void dfc_stage_finalize(void);
+
+/* Runs one segment of a pipelined operation: in (NULL when nothing is read) holds bytes
+ * [off, off + bytes) of the input, out receives that segment of the output (NULL when
+ * nothing is written). Both are host memory; they are the same buffer when the input and
+ * output are one device buffer. */
+typedef int dfc_stage_segment_fn(void *arg, void *in, void *out, size_t off, size_t bytes);
+typedef struct dfc_stage_pipe {
+    const void *in; /* the input, device or host memory, or NULL */
+    void *out;      /* the output, device or host memory, or NULL; may be `in` */
+    size_t bytes;   /* of each */
+    size_t unit;    /* chunks are multiples of it (the item size) */
+    dfc_stage_segment_fn *segment;
+    void *arg;
+} dfc_stage_pipe_t;
+/* Runs p->segment on every chunk in order, the copies pipelined behind it (see the top
+ * of stage.c); with 0 bytes runs it once with (in, out, 0, 0). Returns its first error or
+ * that of a copy, with everything given back and no copy in flight. */
+int dfc_stage_pipeline(const dfc_stage_pipe_t *p);
 
 extern dfc_htable_t dfc_req_table;
 dfc_req_t *dfc_req_new(int kind, dfc_comm_t *comm);   /* zeroed, active, not complete */

@@ -216,6 +216,7 @@ int dfc_comm_layer_finalize(void)
     dfc_comm_finalize_predefined();
     dfc_hang_report_finalize();
     dfc_p2p_finalize();
+    dfc_stage_finalize(); /* the pinned staging buffers */
     dfc_fault_finalize();
     for (int i = 0; i < 4; i++) {
         dfc_tl_t *tl = i == 0 ? &tl_self : i == 1 ? &tl_shm : i == 2 ? &tl_tcp : &tl_ofi;

@@ -63,7 +63,11 @@ int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf
     int rc;
     dfc_req_t sr = {0}, rr = {0};
     void *tmp, *suse;
-    if (!(tmp = malloc(bytes ? bytes : 1)))
+    dfc_stage_buf_t *tb = NULL; /* device buffers: the temporary is pinned, from the pool */
+    if (bytes && dfc_stage_ops->is_device(buf)) {
+        if ((rc = dfc_stage_buf_get(bytes, &tb))) return rc;
+        tmp = tb->p;
+    } else if (!(tmp = malloc(bytes ? bytes : 1)))
         return dfc_err(DFC_ERR_NO_MEM, func, "out of memory for a %llu-byte temporary buffer",
                        (unsigned long long)bytes);
     dfc_req_init_internal(&sr, c);
@@ -83,7 +87,8 @@ int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf
     *status = rr.status;
     *err = sr.status.DFC_ERROR ? sr.status.DFC_ERROR : rr.status.DFC_ERROR;
 out:
-    free(tmp);
+    if (tb) dfc_stage_buf_put(tb);
+    else free(tmp);
     dfc_req_unstage(&sr);
     return rc;
 }

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "comm/dfc_comm.h"
-#include "cuda/dfc_cuda.h"
 
 dfc_htable_t dfc_req_table;
 
@@ -35,11 +34,8 @@ int dfc_req_handle(dfc_req_t *req, DFC_Request *out)
 
 void dfc_req_complete(dfc_req_t *req)
 {
-    for (int i = 0; i < req->nstages; i++) {
-        dfc_stage_t *st = &req->stages[i];
-        int rc = st->copy_out ? dfc_gpu_copy(st->dev, st->host, st->bytes) : DFC_SUCCESS;
-        if (rc && !req->status.DFC_ERROR) req->status.DFC_ERROR = rc;
-    }
+    int rc = dfc_req_stage_out(req); /* device buffers: the shadows' contents go back */
+    if (rc && !req->status.DFC_ERROR) req->status.DFC_ERROR = rc;
     req->complete = 1;
     dfc_progress_changed = 1; /* another thread may wait for it (progress.c) */
     if (req->cb) {
@@ -61,44 +57,6 @@ void dfc_req_free(dfc_req_t *req)
     if (req->handle) dfc_htable_remove(&dfc_req_table, req->handle);
     if (req->comm) dfc_comm_release(req->comm);
     free(req);
-}
-
-int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_out, void **use)
-{
-    *use = buf;
-    if (!bytes || !dfc_gpu_is_device_ptr(buf)) return DFC_SUCCESS;
-    dfc_stage_t *st = realloc(r->stages, (r->nstages + 1) * sizeof *st);
-    if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-    r->stages = st;
-    st = &r->stages[r->nstages];
-    if (!(st->host = malloc(bytes)))
-        return DFC_ERR(DFC_ERR_NO_MEM,
-                       "out of memory for a %zu-byte host shadow of a device buffer", bytes);
-    st->dev = buf;
-    st->bytes = bytes;
-    st->copy_in = copy_in;
-    st->copy_out = copy_out;
-    r->nstages++;
-    *use = st->host;
-    return DFC_SUCCESS;
-}
-
-void dfc_req_unstage(dfc_req_t *r)
-{
-    for (int i = 0; i < r->nstages; i++) free(r->stages[i].host);
-    free(r->stages);
-    r->stages = NULL;
-    r->nstages = 0;
-}
-
-int dfc_req_stage_in(dfc_req_t *r)
-{
-    for (int i = 0; i < r->nstages; i++)
-        if (r->stages[i].copy_in) {
-            int rc = dfc_gpu_copy(r->stages[i].host, r->stages[i].dev, r->stages[i].bytes);
-            if (rc) return rc;
-        }
-    return DFC_SUCCESS;
 }
 
 int dfc_req_start(dfc_req_t *req)

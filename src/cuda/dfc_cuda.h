@@ -40,4 +40,19 @@ int dfc_gpu_cudart_ptr_device(const void *ptr);
 /* cudaMemcpy with cudaMemcpyDefault; returns DFC_SUCCESS or an error code with a message. */
 int dfc_gpu_copy(void *dst, const void *src, size_t bytes);
 
+/* ---- Staging copies (stage_copy.c, used by src/comm/stage.c) ------------------------------
+ * Pinned host memory, streams and events of DFC's own, and asynchronous copies (any
+ * direction, cudaMemcpyDefault). Streams and events are opaque pointers (cudaStream_t,
+ * cudaEvent_t). Each returns DFC_SUCCESS or DFC_ERR_OTHER with CUDA's reason recorded. */
+int dfc_gpu_host_alloc(size_t bytes, void **out);
+void dfc_gpu_host_free(void *p);
+int dfc_gpu_stream_create(void **out); /* ordered after the legacy default stream */
+void dfc_gpu_stream_destroy(void *s);
+int dfc_gpu_event_create(void **out); /* without timing */
+void dfc_gpu_event_destroy(void *e);
+int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream);
+int dfc_gpu_event_record(void *e, void *stream);
+int dfc_gpu_event_sync(void *e);  /* waits until the copies before the record are done */
+int dfc_gpu_stream_sync(void *s); /* waits until every copy on s is done */
+
 #endif /* DFC_CUDA_H */

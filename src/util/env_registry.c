@@ -79,6 +79,11 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_GPU_TRACE", 0, 2),
     BOOL("DFC_GPU_RENDEZVOUS"),
     INT("DFC_GPU_FAULT_LAUNCH", -1000000, 1000000),
+    /* staging device buffers through pinned host memory (comm/stage*.c) */
+    INT("DFC_STAGE_CHUNK", 1, GIB),
+    INT("DFC_STAGE_CHUNK_MIN", 1, GIB),
+    INT("DFC_STAGE_DEPTH", 1, 16),
+    INT("DFC_STAGE_POOL_MAX", 0, 1L << 40),
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
     ALGO("DFC_BARRIER_ALGORITHM", "dissemination|shm_slots"),
     ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather|shm_slots"),

@@ -1,0 +1,213 @@
+/*
+ * stage.c - device buffers staged through pinned host memory (the interface and the pool
+ * are in dfc_comm.h and stage_pool.c).
+ *
+ * The pipeline: the operation runs chunk after chunk on pinned chunk buffers, DFC_STAGE_DEPTH
+ * of them per side. A chunk is a multiple of the item size: the message cut into depth
+ * pieces, so that a message of a few megabytes overlaps its copies too, but no smaller than
+ * DFC_STAGE_CHUNK_MIN (each chunk pays a host collective's fixed costs) and no larger than
+ * DFC_STAGE_CHUNK. Copies run on a
+ * context's two streams, device-to-host (IN) and host-to-device (OUT), so both directions
+ * run at once. Before chunk k runs, the device-to-host copies of the chunks up to
+ * k + depth - 1 are issued (k + depth - 2 when input and output share one buffer, whose
+ * slot must first have been copied out); after it runs, its host-to-device copy is issued
+ * and not waited for until its slot comes round again. So chunk k's operation overlaps the
+ * copy in of chunk k+1 and the copy out of chunk k-1. Every wait is on an event of the
+ * slot's last copy, so an error leaves nothing in flight once both streams are drained.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/dfc_comm.h"
+
+enum { IN = 0, OUT = 1 };
+
+typedef struct pipe_run {
+    const dfc_stage_pipe_t *p;
+    dfc_stage_ctx_t *ctx;
+    int in_dev, out_dev, alias; /* alias: input and output are one device buffer */
+    size_t chunk;
+    long n;      /* chunks */
+    int depth;   /* slots */
+    long issued; /* chunks whose copy in was issued (or that need none) */
+    dfc_stage_buf_t *buf[2][DFC_STAGE_MAX_DEPTH];
+} pipe_run_t;
+
+static size_t chunk_len(const pipe_run_t *r, long k)
+{
+    size_t off = (size_t)k * r->chunk;
+    return DFC_MIN2(r->chunk, r->p->bytes - off);
+}
+
+/* Re-records a copy's failure with where it happened (the ops recorded CUDA's reason). */
+static int copy_failed(const pipe_run_t *r, int rc, int dir, long k, const char *what)
+{
+    char why[256];
+    dfc_err_message(rc, why, sizeof why);
+    return dfc_err(DFC_ERR_CLASS(rc), "dfc_stage_pipeline",
+                   "staging a device buffer: %s (%s) of chunk %ld of %ld (%zu bytes at offset "
+                   "%zu) failed: %s",
+                   dir == IN ? "device-to-host copy" : "host-to-device copy", what, k + 1, r->n,
+                   chunk_len(r, k), (size_t)k * r->chunk, why);
+}
+
+/* Issues the copy of chunk k in one direction and records its slot's event. */
+static int copy_chunk(pipe_run_t *r, int dir, long k)
+{
+    int s = (int)(k % r->depth);
+    size_t off = (size_t)k * r->chunk, len = chunk_len(r, k);
+    void *host = r->buf[dir == OUT && r->alias ? IN : dir][s]->p;
+    void *st = r->ctx->stream[dir];
+    int rc = dir == IN ? dfc_stage_ops->copy_async(host, (const char *)r->p->in + off, len, st)
+                       : dfc_stage_ops->copy_async((char *)r->p->out + off, host, len, st);
+    if (rc) return copy_failed(r, rc, dir, k, "issue");
+    if ((rc = dfc_stage_ops->event_record(r->ctx->ev[dir][s], st)))
+        return copy_failed(r, rc, dir, k, "event record");
+    return DFC_SUCCESS;
+}
+
+static int wait_chunk(pipe_run_t *r, int dir, long k)
+{
+    int rc = dfc_stage_ops->event_sync(r->ctx->ev[dir][k % r->depth]);
+    return rc ? copy_failed(r, rc, dir, k, "completion") : DFC_SUCCESS;
+}
+
+/* Issues the copies in of the chunks up to `upto`; a slot shared with the output is reused
+ * only once its previous chunk's copy out is done. */
+static int prefetch(pipe_run_t *r, long upto)
+{
+    int rc;
+    for (; r->issued <= upto && r->issued < r->n; r->issued++) {
+        long j = r->issued;
+        if (!r->in_dev) continue;
+        if (r->alias && j >= r->depth && (rc = wait_chunk(r, OUT, j - r->depth))) return rc;
+        if ((rc = copy_chunk(r, IN, j))) return rc;
+    }
+    return DFC_SUCCESS;
+}
+
+static int run_chunk(pipe_run_t *r, long k)
+{
+    int rc, s = (int)(k % r->depth);
+    long ahead = DFC_MAX2(0, r->depth - 1 - r->alias);
+    if ((rc = prefetch(r, k + ahead))) return rc;
+    if (r->in_dev && (rc = wait_chunk(r, IN, k))) return rc;
+    if (r->out_dev && !r->alias && k >= r->depth && (rc = wait_chunk(r, OUT, k - r->depth)))
+        return rc;
+    size_t off = (size_t)k * r->chunk;
+    void *in = r->in_dev ? r->buf[IN][s]->p : r->p->in ? (char *)r->p->in + off : NULL;
+    void *out = r->alias     ? in
+                : r->out_dev ? r->buf[OUT][s]->p
+                : r->p->out  ? (char *)r->p->out + off
+                             : NULL;
+    if ((rc = r->p->segment(r->p->arg, in, out, off, chunk_len(r, k)))) return rc;
+    return r->out_dev ? copy_chunk(r, OUT, k) : DFC_SUCCESS;
+}
+
+/* Takes the slots' buffers and a copy context. */
+static int pipe_setup(pipe_run_t *r)
+{
+    int rc = DFC_SUCCESS;
+    for (int s = 0; s < r->depth && !rc; s++) {
+        if (r->in_dev) rc = dfc_stage_buf_get(r->chunk, &r->buf[IN][s]);
+        if (!rc && r->out_dev && !r->alias) rc = dfc_stage_buf_get(r->chunk, &r->buf[OUT][s]);
+    }
+    if (!rc) rc = dfc_stage_ctx_get(&r->ctx);
+    return rc;
+}
+
+/* Drains both streams (after a failure copies may still be in flight into the buffers) and
+ * gives everything back. */
+static int pipe_teardown(pipe_run_t *r, int rc)
+{
+    if (r->ctx) {
+        for (int d = 0; d < 2; d++) {
+            int rc2 = dfc_stage_ops->stream_sync(r->ctx->stream[d]);
+            if (rc2 && !rc) rc = copy_failed(r, rc2, d, r->n - 1, "stream synchronization");
+        }
+        dfc_stage_ctx_put(r->ctx);
+    }
+    for (int d = 0; d < 2; d++)
+        for (int s = 0; s < r->depth; s++) dfc_stage_buf_put(r->buf[d][s]);
+    return rc;
+}
+
+int dfc_stage_pipeline(const dfc_stage_pipe_t *p)
+{
+    if (!p->bytes) return p->segment(p->arg, (void *)p->in, p->out, 0, 0);
+    const dfc_stage_params_t *prm = dfc_stage_params();
+    size_t unit = p->unit ? p->unit : 1;
+    pipe_run_t r = {.p = p};
+    r.in_dev = p->in && dfc_stage_ops->is_device(p->in);
+    r.out_dev = p->out && dfc_stage_ops->is_device(p->out);
+    r.alias = r.in_dev && r.out_dev && p->in == p->out;
+    size_t piece = (p->bytes + (size_t)prm->depth - 1) / (size_t)prm->depth;
+    size_t chunk = DFC_MIN2(prm->chunk, DFC_MAX2(prm->chunk_min, piece));
+    r.chunk = DFC_MAX2(unit, chunk / unit * unit);
+    r.n = (long)((p->bytes + r.chunk - 1) / r.chunk);
+    r.depth = (int)DFC_MIN2((long)prm->depth, r.n);
+    if (r.alias && r.depth < 2 && r.n > 1) r.depth = 2; /* else each chunk waits for the last */
+    int rc = pipe_setup(&r);
+    for (long k = 0; !rc && k < r.n; k++) rc = run_chunk(&r, k);
+    return pipe_teardown(&r, rc);
+}
+
+/* ---- Whole-buffer shadows on requests --------------------------------------------------- */
+
+int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_out, void **use)
+{
+    *use = buf;
+    if (!bytes || !dfc_stage_ops->is_device(buf)) return DFC_SUCCESS;
+    dfc_stage_t *st = realloc(r->stages, (r->nstages + 1) * sizeof *st);
+    if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    r->stages = st;
+    st = &r->stages[r->nstages];
+    int rc = dfc_stage_buf_get(bytes, &st->buf);
+    if (rc) return rc;
+    st->host = st->buf->p;
+    st->dev = buf;
+    st->bytes = bytes;
+    st->copy_in = copy_in;
+    st->copy_out = copy_out;
+    r->nstages++;
+    *use = st->host;
+    return DFC_SUCCESS;
+}
+
+void dfc_req_unstage(dfc_req_t *r)
+{
+    for (int i = 0; i < r->nstages; i++) dfc_stage_buf_put(r->stages[i].buf);
+    free(r->stages);
+    r->stages = NULL;
+    r->nstages = 0;
+}
+
+/* Issues the request's copies in one direction together on one stream, then waits once. */
+static int copy_all(dfc_req_t *r, int dir)
+{
+    int any = 0;
+    for (int i = 0; i < r->nstages; i++)
+        any |= dir == IN ? r->stages[i].copy_in : r->stages[i].copy_out;
+    if (!any) return DFC_SUCCESS;
+    dfc_stage_ctx_t *x;
+    int rc = dfc_stage_ctx_get(&x), rc2;
+    if (rc) return rc;
+    for (int i = 0; i < r->nstages && !rc; i++) {
+        dfc_stage_t *st = &r->stages[i];
+        if (dir == IN && st->copy_in)
+            rc = dfc_stage_ops->copy_async(st->host, st->dev, st->bytes, x->stream[IN]);
+        else if (dir == OUT && st->copy_out)
+            rc = dfc_stage_ops->copy_async(st->dev, st->host, st->bytes, x->stream[OUT]);
+    }
+    if ((rc2 = dfc_stage_ops->stream_sync(x->stream[dir])) && !rc) rc = rc2;
+    dfc_stage_ctx_put(x);
+    if (!rc) return DFC_SUCCESS;
+    char why[256];
+    dfc_err_message(rc, why, sizeof why);
+    return dfc_err(DFC_ERR_CLASS(rc), "dfc_req_stage", "staging a device buffer: %s failed: %s",
+                   dir == IN ? "device-to-host copy" : "host-to-device copy", why);
+}
+
+int dfc_req_stage_in(dfc_req_t *r) { return r->nstages ? copy_all(r, IN) : DFC_SUCCESS; }
+int dfc_req_stage_out(dfc_req_t *r) { return r->nstages ? copy_all(r, OUT) : DFC_SUCCESS; }

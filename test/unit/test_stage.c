@@ -1,0 +1,569 @@
+/*
+ * test_stage - the staging fallback for device buffers (src/comm/stage.c, stage_pool.c)
+ * against a stand-in for the CUDA runtime, so that it runs without a GPU:
+ *   - "device memory" is host memory the stand-in calls device memory; its copies are
+ *     deferred: a copy runs only when an event recorded after it, or its stream, is
+ *     synchronized, so a buffer read before its copy was waited for, or reused while a copy
+ *     out of it was in flight, shows up as wrong data;
+ *   - the pipeline at 0 B, 1 B, odd sizes, sizes around and many times the chunk, item sizes
+ *     1, 4 and 12, depths 1 to 5, for every shape of input and output (device to device, one
+ *     device buffer in place, device to host, host to device, input only, output only):
+ *     every segment sees exactly its input bytes, the output is checked byte by byte and
+ *     the bytes past it are untouched; while chunk k runs the copy in of chunk k+1 has been
+ *     issued and the copy out of chunk k-1 is still in flight (the overlap);
+ *   - the pool: buffers and copy contexts are made once and reused (no allocation after the
+ *     first call), the cap holds (past it a buffer of the call's own, released when given
+ *     back), finalize releases everything;
+ *   - errors: a copy failing at any position, a segment failing, a pinned allocation
+ *     failing: the error comes back with a message naming the chunk and the direction, and
+ *     nothing is left in use or in flight;
+ *   - request shadows (dfc_req_stage, _in, _out, unstage) on device and host buffers.
+ * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/dfc_comm.h"
+
+static int failures;
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (!(cond) && failures++ < 20) {                        \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fputc('\n', stderr);                                 \
+        }                                                        \
+    } while (0)
+
+/* ---- the stand-in ---- */
+#define MAXDEV 16
+#define MAXQ 4096
+static struct {
+    char *p;
+    size_t n;
+} devs[MAXDEV];
+typedef struct fcopy {
+    void *dst;
+    const void *src;
+    size_t n;
+} fcopy_t;
+typedef struct fstream {
+    fcopy_t q[MAXQ]; /* a ring: copy i is q[i % MAXQ] */
+    long nq, done;   /* copies issued, and run */
+} fstream_t;
+typedef struct fevent {
+    fstream_t *s;
+    long pos; /* the copies before it */
+} fevent_t;
+static long live_host, live_streams, live_events, copies, fail_copy_at = -1, fail_alloc_at = -1,
+                                                          host_allocs;
+
+static void *dev_alloc(size_t n)
+{
+    for (int i = 0; i < MAXDEV; i++)
+        if (!devs[i].p) {
+            devs[i].p = malloc(n + 64);
+            devs[i].n = n + 64;
+            return devs[i].p;
+        }
+    abort();
+}
+static void dev_free(void *p)
+{
+    for (int i = 0; i < MAXDEV; i++)
+        if (devs[i].p == p) {
+            free(p);
+            devs[i].p = NULL;
+        }
+}
+static int f_is_device(const void *p)
+{
+    for (int i = 0; i < MAXDEV; i++)
+        if (devs[i].p && (const char *)p >= devs[i].p && (const char *)p < devs[i].p + devs[i].n)
+            return 1;
+    return 0;
+}
+static int f_host_alloc(size_t n, void **out)
+{
+    if (host_allocs++ == fail_alloc_at)
+        return dfc_err(DFC_ERR_OTHER, "cudaHostAlloc", "fake allocation failure");
+    *out = malloc(n);
+    live_host++;
+    return DFC_SUCCESS;
+}
+static void f_host_free(void *p)
+{
+    free(p);
+    live_host--;
+}
+static int f_stream_create(void **out)
+{
+    *out = calloc(1, sizeof(fstream_t));
+    live_streams++;
+    return DFC_SUCCESS;
+}
+static void f_stream_destroy(void *s)
+{
+    if (!s) return;
+    free(s);
+    live_streams--;
+}
+static int f_event_create(void **out)
+{
+    *out = calloc(1, sizeof(fevent_t));
+    live_events++;
+    return DFC_SUCCESS;
+}
+static void f_event_destroy(void *e)
+{
+    if (!e) return;
+    free(e);
+    live_events--;
+}
+static int f_copy_async(void *dst, const void *src, size_t n, void *stream)
+{
+    fstream_t *s = stream;
+    if (copies++ == fail_copy_at)
+        return dfc_err(DFC_ERR_OTHER, "cudaMemcpyAsync", "fake copy failure");
+    if (s->nq - s->done == MAXQ) abort();
+    s->q[s->nq++ % MAXQ] = (fcopy_t){dst, src, n};
+    return DFC_SUCCESS;
+}
+static int f_event_record(void *e, void *stream)
+{
+    fevent_t *ev = e;
+    ev->s = stream;
+    ev->pos = ev->s->nq;
+    return DFC_SUCCESS;
+}
+static void run_to(fstream_t *s, long pos)
+{
+    for (; s->done < pos; s->done++) {
+        fcopy_t *c = &s->q[s->done % MAXQ];
+        memcpy(c->dst, c->src, c->n);
+    }
+}
+static int f_event_sync(void *e)
+{
+    fevent_t *ev = e;
+    if (ev->s) run_to(ev->s, ev->pos);
+    return DFC_SUCCESS;
+}
+static int f_stream_sync(void *stream)
+{
+    fstream_t *s = stream;
+    run_to(s, s->nq);
+    return DFC_SUCCESS;
+}
+static const dfc_stage_ops_t fake = {f_is_device,     f_host_alloc,     f_host_free,
+                                     f_stream_create, f_stream_destroy, f_event_create,
+                                     f_event_destroy, f_copy_async,     f_event_record,
+                                     f_event_sync,    f_stream_sync};
+
+/* ---- the pipeline ---- */
+static unsigned char src_byte(size_t i) { return (unsigned char)(i * 131 + 17 + (i >> 9)); }
+static unsigned char out_byte(size_t i) { return (unsigned char)(src_byte(i) ^ 0x5a) + 3; }
+
+typedef struct seg_check {
+    int has_in, has_out;
+    long calls;
+    size_t next_off;
+    int bad_in, fail_at; /* fail_at: the segment that returns an error (-1: none) */
+    long copies_at[4096];
+} seg_check_t;
+
+static int segment(void *arg, void *in, void *out, size_t off, size_t n)
+{
+    seg_check_t *c = arg;
+    CHECK(off == c->next_off, "segment at offset %zu, expected %zu", off, c->next_off);
+    c->next_off = off + n;
+    if (c->calls < 4096) c->copies_at[c->calls] = copies;
+    if (c->calls++ == c->fail_at) return dfc_err(DFC_ERR_OTHER, "segment", "segment fails");
+    CHECK(!c->has_in == !in && !c->has_out == !out, "segment buffers present: in %p out %p", in,
+          out);
+    /* 0 bytes: one call with the buffers as given (a collective of 0 items still runs) */
+    CHECK(!n || !in || !f_is_device(in), "segment input is device memory");
+    CHECK(!n || !out || !f_is_device(out), "segment output is device memory");
+    const unsigned char *ip = in;
+    unsigned char *op = out;
+    for (size_t i = 0; in && i < n; i++)
+        if (ip[i] != src_byte(off + i)) {
+            if (!c->bad_in++)
+                CHECK(0, "segment input byte %zu is 0x%02x, expected 0x%02x", off + i, ip[i],
+                      src_byte(off + i));
+            break;
+        }
+    for (size_t i = 0; out && i < n; i++) op[i] = out_byte(off + i);
+    return DFC_SUCCESS;
+}
+
+enum { DD, ALIAS, DH, HD, D_ONLY, ONLY_D, NSHAPES };
+static const char *shape_name[] = {"dev->dev",  "dev in place", "dev->host",
+                                   "host->dev", "dev->none",    "none->dev"};
+
+static void set_params(const char *chunk, const char *depth, const char *cap)
+{
+    setenv("DFC_STAGE_CHUNK", chunk, 1);
+    setenv("DFC_STAGE_CHUNK_MIN", chunk, 1); /* fixed chunks (test_chunk_size varies them) */
+    setenv("DFC_STAGE_DEPTH", depth, 1);
+    setenv("DFC_STAGE_POOL_MAX", cap, 1);
+    dfc_stage_set_ops(&fake); /* finalizes: the parameters are read again */
+}
+
+/* One pipeline run of `shape` over n bytes; returns its code. */
+static int run_shape(int shape, size_t n, size_t unit, seg_check_t *c, unsigned char **bufs)
+{
+    int in_dev = shape == DD || shape == ALIAS || shape == DH || shape == D_ONLY;
+    int out_dev = shape == DD || shape == ALIAS || shape == HD || shape == ONLY_D;
+    int has_in = shape != ONLY_D, has_out = shape != D_ONLY;
+    unsigned char *in = has_in ? (in_dev ? dev_alloc(n) : malloc(n + 64)) : NULL;
+    unsigned char *out = shape == ALIAS ? in
+                         : has_out      ? (out_dev ? dev_alloc(n) : malloc(n + 64))
+                                        : NULL;
+    for (size_t i = 0; in && i < n + 64; i++) in[i] = src_byte(i);
+    if (out && out != in) memset(out, 0xee, n + 64);
+    memset(c, 0, sizeof *c);
+    c->has_in = has_in;
+    c->has_out = has_out;
+    c->fail_at = -1;
+    dfc_stage_pipe_t p = {in, out, n, unit, segment, c};
+    int rc = dfc_stage_pipeline(&p);
+    bufs[0] = in;
+    bufs[1] = out;
+    return rc;
+}
+
+static void free_shape(unsigned char **bufs)
+{
+    for (int i = 0; i < 2; i++) {
+        if (i == 1 && bufs[1] == bufs[0]) break;
+        if (!bufs[i]) continue;
+        if (f_is_device(bufs[i])) dev_free(bufs[i]);
+        else free(bufs[i]);
+    }
+}
+
+static void check_output(int shape, size_t n, const unsigned char *out)
+{
+    if (!out) return;
+    for (size_t i = 0; i < n; i++)
+        if (out[i] != out_byte(i)) {
+            CHECK(0, "%s, %zu bytes: output byte %zu is 0x%02x, expected 0x%02x", shape_name[shape],
+                  n, i, out[i], out_byte(i));
+            return;
+        }
+    unsigned char tail = shape == ALIAS ? 0 : 0xee;
+    for (size_t i = n; i < n + 64; i++)
+        if (out[i] != (shape == ALIAS ? src_byte(i) : tail)) {
+            CHECK(0, "%s, %zu bytes: byte %zu past the output was written", shape_name[shape], n,
+                  i);
+            return;
+        }
+}
+
+static void test_pipeline(void)
+{
+    static const size_t sizes[] = {
+        0, 1, 7, 4095, 4096, 4097, 3 * 4096 + 5, 10 * 4096 + 3, 40000 * 3 + 1};
+    static const size_t units[] = {1, 4, 12};
+    int runs = 0;
+    for (int depth = 1; depth <= 5; depth++) {
+        char d[8];
+        snprintf(d, sizeof d, "%d", depth);
+        set_params("4096", d, "1048576");
+        for (int shape = 0; shape < NSHAPES; shape++)
+            for (size_t u = 0; u < 3; u++)
+                for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+                    size_t unit = units[u], n = sizes[si] / unit * unit;
+                    if (sizes[si] && !n) continue;
+                    seg_check_t c;
+                    unsigned char *bufs[2];
+                    int rc = run_shape(shape, n, unit, &c, bufs);
+                    CHECK(rc == DFC_SUCCESS, "%s, %zu bytes: pipeline failed (%d)",
+                          shape_name[shape], n, rc);
+                    size_t chunk = 4096 / unit * unit;
+                    long nchunks = n ? (long)((n + chunk - 1) / chunk) : 1;
+                    CHECK(c.calls == nchunks, "%s, %zu bytes: %ld segments, expected %ld",
+                          shape_name[shape], n, c.calls, nchunks);
+                    CHECK(c.next_off == n, "segments covered %zu of %zu bytes", c.next_off, n);
+                    check_output(shape, n, bufs[1]);
+                    dfc_stage_stats_t st;
+                    dfc_stage_get_stats(&st);
+                    CHECK(st.in_use == 0 && st.ctx_in_use == 0,
+                          "after a run: %ld buffers, %ld contexts in use", st.in_use,
+                          st.ctx_in_use);
+                    free_shape(bufs);
+                    runs++;
+                }
+    }
+    printf("ok: pipeline, %d runs (6 shapes, 3 item sizes, 9 sizes, depths 1-5)\n", runs);
+}
+
+/* While chunk k runs, chunk k+1's copy in is issued and chunk k-1's copy out in flight. */
+static long out_pending;
+static int overlap_segment(void *arg, void *in, void *out, size_t off, size_t n)
+{
+    seg_check_t *c = arg;
+    long k = (long)(off / 4096);
+    fstream_t *outs = NULL;
+    (void)outs;
+    /* copies issued so far, dev->dev at depth 3: in of chunks 0..k+2, out of 0..k-1 */
+    long want = (k + 3 < 8 ? k + 3 : 8) + k;
+    CHECK(copies == want, "at chunk %ld: %ld copies issued, expected %ld", k, copies, want);
+    (void)out_pending;
+    return segment(c, in, out, off, n);
+}
+
+static void test_overlap(void)
+{
+    set_params("4096", "3", "1048576");
+    size_t n = 8 * 4096;
+    unsigned char *in = dev_alloc(n), *out = dev_alloc(n);
+    for (size_t i = 0; i < n + 64; i++) in[i] = src_byte(i);
+    memset(out, 0xee, n + 64);
+    seg_check_t c = {.has_in = 1, .has_out = 1, .fail_at = -1};
+    copies = 0;
+    dfc_stage_pipe_t p = {in, out, n, 4, overlap_segment, &c};
+    CHECK(dfc_stage_pipeline(&p) == DFC_SUCCESS, "overlap run failed");
+    check_output(DD, n, out);
+    /* the copy out of chunk k-1 was in flight (not yet executed) when chunk k ran: check it
+     * through the stand-in's streams of the context now idle */
+    dev_free(in);
+    dev_free(out);
+    printf("ok: overlap, the copy in of chunk k+1 issued before chunk k runs\n");
+}
+
+/* Deferred copies prove that a copy out was still pending while the next chunk ran. */
+static fstream_t *out_stream;
+static int pending_segment(void *arg, void *in, void *out, size_t off, size_t n)
+{
+    seg_check_t *c = arg;
+    long k = (long)(off / 4096);
+    if (k > 0 && out_stream)
+        CHECK(out_stream->nq - out_stream->done >= 1,
+              "at chunk %ld the copy out of chunk %ld was already waited for", k, k - 1);
+    return segment(c, in, out, off, n);
+}
+
+static void test_pending(void)
+{
+    set_params("4096", "3", "1048576");
+    dfc_stage_ctx_t *x;
+    CHECK(dfc_stage_ctx_get(&x) == DFC_SUCCESS, "context");
+    out_stream = x->stream[1];
+    dfc_stage_ctx_put(x); /* the pipeline takes this one again */
+    size_t n = 6 * 4096;
+    unsigned char *in = dev_alloc(n), *out = dev_alloc(n);
+    for (size_t i = 0; i < n + 64; i++) in[i] = src_byte(i);
+    memset(out, 0xee, n + 64);
+    seg_check_t c = {.has_in = 1, .has_out = 1, .fail_at = -1};
+    dfc_stage_pipe_t p = {in, out, n, 1, pending_segment, &c};
+    CHECK(dfc_stage_pipeline(&p) == DFC_SUCCESS, "pending run failed");
+    check_output(DD, n, out);
+    out_stream = NULL;
+    dev_free(in);
+    dev_free(out);
+    printf("ok: the copy out of chunk k-1 is in flight while chunk k runs\n");
+}
+
+/* A message is cut into depth chunks between DFC_STAGE_CHUNK_MIN and DFC_STAGE_CHUNK. */
+static void test_chunk_size(void)
+{
+    static const struct {
+        size_t bytes, unit;
+        long chunks;
+    } cases[] = {{100, 1, 1},      {4096, 1, 1},         {8192, 4, 2},   {20000, 1, 4},
+                 {20004, 12, 5},   {262144, 4, 4},       {262147, 1, 5}, {1000000, 8, 16},
+                 {1048576, 1, 16}, {65536 * 4 + 1, 1, 5}};
+    set_params("65536", "4", "1048576");
+    setenv("DFC_STAGE_CHUNK_MIN", "4096", 1);
+    dfc_stage_set_ops(&fake);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t n = cases[i].bytes;
+        unsigned char *in = dev_alloc(n), *out = dev_alloc(n);
+        for (size_t j = 0; j < n + 64; j++) in[j] = src_byte(j);
+        memset(out, 0xee, n + 64);
+        seg_check_t c = {.has_in = 1, .has_out = 1, .fail_at = -1};
+        dfc_stage_pipe_t p = {in, out, n, cases[i].unit, segment, &c};
+        CHECK(dfc_stage_pipeline(&p) == DFC_SUCCESS, "%zu bytes failed", n);
+        CHECK(c.calls == cases[i].chunks, "%zu bytes of %zu-byte items: %ld chunks, expected %ld",
+              n, cases[i].unit, c.calls, cases[i].chunks);
+        check_output(DD, n, out);
+        dev_free(in);
+        dev_free(out);
+    }
+    printf("ok: chunk sizes (depth pieces between the minimum and the maximum)\n");
+}
+
+static void test_pool(void)
+{
+    set_params("4096", "4", "1048576");
+    seg_check_t c;
+    unsigned char *bufs[2];
+    run_shape(DD, 100000, 4, &c, bufs);
+    free_shape(bufs);
+    dfc_stage_stats_t a, b;
+    dfc_stage_get_stats(&a);
+    for (int i = 0; i < 50; i++) {
+        run_shape(i % 2 ? DD : ALIAS, 100000 - i * 12, 4, &c, bufs);
+        free_shape(bufs);
+    }
+    dfc_stage_get_stats(&b);
+    CHECK(b.allocs == a.allocs && b.ctxs == 1, "reuse: %ld allocations then %ld, %ld contexts",
+          a.allocs, b.allocs, b.ctxs);
+    CHECK(a.held == 8 * 65536, "held %zu bytes, expected 8 x 64 KiB", a.held);
+    /* the cap: 128 KiB holds two 64 KiB buffers; the third is the call's own */
+    set_params("4096", "4", "131072");
+    dfc_stage_buf_t *x[3];
+    for (int i = 0; i < 3; i++) CHECK(!dfc_stage_buf_get(1000, &x[i]), "get %d", i);
+    dfc_stage_get_stats(&a);
+    CHECK(a.held == 131072 && a.transients == 1 && live_host == 3, "cap: held %zu, %ld transients",
+          a.held, a.transients);
+    for (int i = 0; i < 3; i++) dfc_stage_buf_put(x[i]);
+    CHECK(live_host == 2, "the transient buffer was not released (%ld live)", live_host);
+    /* a bigger class evicts idle ones to stay under the cap */
+    CHECK(!dfc_stage_buf_get(100000, &x[0]), "get 128 KiB");
+    dfc_stage_get_stats(&a);
+    CHECK(a.held == 131072 && a.transients == 1 && live_host == 1, "eviction: held %zu, %ld live",
+          a.held, live_host);
+    dfc_stage_buf_put(x[0]);
+    dfc_stage_finalize();
+    CHECK(live_host == 0 && live_streams == 0 && live_events == 0,
+          "finalize left %ld buffers, %ld streams, %ld events", live_host, live_streams,
+          live_events);
+    printf("ok: pool reuse (no allocation in 50 calls), cap, eviction, finalize\n");
+}
+
+static void check_msg(int rc, const char *want1, const char *want2)
+{
+    char msg[512];
+    dfc_err_message(rc, msg, sizeof msg);
+    CHECK(DFC_ERR_CLASS(rc) == DFC_ERR_OTHER, "class %d, message %s", DFC_ERR_CLASS(rc), msg);
+    CHECK(strstr(msg, want1) && (!want2 || strstr(msg, want2)), "message \"%s\" lacks \"%s\"", msg,
+          want1);
+}
+
+static void test_errors(void)
+{
+    int cases = 0;
+    for (int shape = 0; shape < NSHAPES; shape++) {
+        set_params("4096", "3", "1048576");
+        /* count the copies of one run, then fail each in turn */
+        seg_check_t c;
+        unsigned char *bufs[2];
+        copies = 0;
+        run_shape(shape, 5 * 4096 + 3, 1, &c, bufs);
+        free_shape(bufs);
+        long total = copies;
+        for (long f = 0; f < total; f++) {
+            copies = 0;
+            fail_copy_at = f;
+            int rc = run_shape(shape, 5 * 4096 + 3, 1, &c, bufs);
+            fail_copy_at = -1;
+            CHECK(rc != DFC_SUCCESS, "%s: copy %ld failed but the pipeline succeeded",
+                  shape_name[shape], f);
+            check_msg(rc, "staging a device buffer", "chunk");
+            check_msg(rc, "fake copy failure", NULL);
+            dfc_stage_stats_t st;
+            dfc_stage_get_stats(&st);
+            CHECK(st.in_use == 0 && st.ctx_in_use == 0, "%s, copy %ld failed: %ld buffers in use",
+                  shape_name[shape], f, st.in_use);
+            free_shape(bufs);
+            cases++;
+        }
+    }
+    /* a segment that fails: its error, nothing in use, no copy in flight */
+    set_params("4096", "3", "1048576");
+    for (int at = 0; at < 4; at++) {
+        size_t n = 4 * 4096;
+        unsigned char *in = dev_alloc(n), *out = dev_alloc(n);
+        seg_check_t c = {.has_in = 1, .has_out = 1, .fail_at = at};
+        for (size_t i = 0; i < n; i++) in[i] = src_byte(i);
+        dfc_stage_pipe_t p = {in, out, n, 1, segment, &c};
+        int rc = dfc_stage_pipeline(&p);
+        check_msg(rc, "segment fails", NULL);
+        dfc_stage_stats_t st;
+        dfc_stage_get_stats(&st);
+        CHECK(st.in_use == 0 && st.ctx_in_use == 0, "segment failure left buffers in use");
+        dev_free(in);
+        dev_free(out);
+        cases++;
+    }
+    /* a pinned allocation that fails */
+    set_params("4096", "3", "1048576");
+    for (int at = 0; at < 4; at++) {
+        dfc_stage_finalize(); /* so that the run allocates */
+        host_allocs = 0;
+        fail_alloc_at = at;
+        seg_check_t c;
+        unsigned char *bufs[2];
+        int rc = run_shape(DD, 5 * 4096, 1, &c, bufs);
+        fail_alloc_at = -1;
+        check_msg(rc, "fake allocation failure", NULL);
+        CHECK(c.calls == 0, "a segment ran without its buffers");
+        dfc_stage_stats_t st;
+        dfc_stage_get_stats(&st);
+        CHECK(st.in_use == 0 && st.ctx_in_use == 0, "allocation failure left buffers in use");
+        free_shape(bufs);
+        cases++;
+    }
+    dfc_stage_finalize();
+    CHECK(live_host == 0 && live_streams == 0 && live_events == 0, "errors leaked %ld buffers",
+          live_host);
+    printf("ok: errors, %d cases (every copy of every shape, segments, allocations)\n", cases);
+}
+
+static void test_requests(void)
+{
+    set_params("4096", "3", "1048576");
+    static const size_t sizes[] = {1, 13, 65536, 65537, 300001};
+    for (size_t si = 0; si < 5; si++) {
+        size_t n = sizes[si];
+        unsigned char *d = dev_alloc(n), *h = malloc(n);
+        for (size_t i = 0; i < n; i++) d[i] = src_byte(i);
+        dfc_req_t r;
+        memset(&r, 0, sizeof r);
+        void *use, *huse;
+        CHECK(!dfc_req_stage(&r, d, n, 1, 1, &use) && use != d && !f_is_device(use),
+              "stage of a device buffer");
+        CHECK(!dfc_req_stage(&r, h, n, 1, 1, &huse) && huse == h && r.nstages == 1,
+              "a host buffer is not staged");
+        CHECK(!dfc_req_stage_in(&r), "stage in");
+        CHECK(!memcmp(use, d, n), "%zu bytes: the shadow does not hold the buffer", n);
+        for (size_t i = 0; i < n; i++) ((unsigned char *)use)[i] = out_byte(i);
+        CHECK(!dfc_req_stage_out(&r), "stage out");
+        for (size_t i = 0; i < n; i++)
+            if (d[i] != out_byte(i)) {
+                CHECK(0, "%zu bytes: byte %zu was not copied out", n, i);
+                break;
+            }
+        fail_copy_at = copies;
+        int rc = dfc_req_stage_in(&r);
+        check_msg(rc, "device-to-host copy failed", "fake copy failure");
+        fail_copy_at = -1;
+        dfc_req_unstage(&r);
+        dfc_stage_stats_t st;
+        dfc_stage_get_stats(&st);
+        CHECK(st.in_use == 0 && st.ctx_in_use == 0 && !r.stages, "unstage left buffers in use");
+        dev_free(d);
+        free(h);
+    }
+    dfc_stage_finalize();
+    CHECK(live_host == 0, "requests leaked %ld buffers", live_host);
+    printf("ok: request shadows (stage, in, out, a failing copy, unstage)\n");
+}
+
+int main(void)
+{
+    test_pipeline();
+    test_overlap();
+    test_pending();
+    test_chunk_size();
+    test_pool();
+    test_errors();
+    test_requests();
+    dfc_stage_set_ops(NULL);
+    if (failures) fprintf(stderr, "%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}

@@ -15,7 +15,9 @@ command -v mpirun >/dev/null 2>&1 || { echo "check_stage_fake: no mpirun: skippe
 cc=${CC:-cc}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-"$cc" -shared -fPIC -O1 -o "$tmp/libfakecudart.so" "$srcdir/test/unit/fake_cudart.c" ||
+# soname libcuda.so.1: the memory-type cache asks the driver only once that is loaded
+"$cc" -shared -fPIC -O1 -Wl,-soname,libcuda.so.1 -o "$tmp/libfakecudart.so" \
+    "$srcdir/test/unit/fake_cudart.c" ||
     { echo "check_stage_fake: cannot build the stand-in"; exit 1; }
 fake=$tmp/libfakecudart.so
 status=0

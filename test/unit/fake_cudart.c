@@ -12,6 +12,7 @@
  * "<pinned allocations> <async copies>" to that file, so that the script can tell that the
  * staging path ran.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,20 @@ int cudaPointerGetAttributes(struct attr *a, const void *p)
 {
     memset(a, 0, sizeof *a);
     a->type = in_device(p) ? 2 : 0;
+    return 0;
+}
+/* The driver's query, which DFC's memory-type cache asks once it finds "libcuda.so.1" in the
+ * process (check_stage_fake.sh gives this library that soname): the attributes memtype.c
+ * reads, 2 memory type (2: device), 8 managed, 9 device ordinal. */
+int cuPointerGetAttributes(unsigned n, int *attrs, void **data, unsigned long long ptr)
+{
+    int dev = in_device((const void *)(uintptr_t)ptr);
+    for (unsigned k = 0; k < n; k++) switch (attrs[k]) {
+        case 2: *(unsigned *)data[k] = dev ? 2 : 0; break;
+        case 8: *(unsigned char *)data[k] = 0; break;
+        case 9: *(int *)data[k] = dev ? 0 : -2; break;
+        default: return 1; /* CUDA_ERROR_INVALID_VALUE */
+        }
     return 0;
 }
 int cudaMalloc(void **p, size_t n)

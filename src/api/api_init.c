@@ -75,8 +75,16 @@ int DFC_Finalized(int *flag)
 int DFC_Finalize(void)
 {
     DFC_API_ENTER();
+    /* Attribute callbacks first, while everything still works (MPI-4.1 11.2.2). */
+    int rc = dfc_api_attr_finalize();
+    if (rc) {
+        DFC_UNLOCK();
+        return dfc_api_error(NULL, rc);
+    }
+    dfc_api_type_attr_finalize();
     dfc_upper_layers_finalize();
-    int rc = dfc_comm_layer_finalize();
+    rc = dfc_comm_layer_finalize();
+    dfc_api_errhandler_finalize();
     DFC_UNLOCK();
     return rc ? dfc_api_error(NULL, rc) : DFC_SUCCESS;
 }

@@ -82,6 +82,7 @@ void dfc_comm_finalize_predefined(void)
         if (dfc_comm_destroy_hook) dfc_comm_destroy_hook(pre[i]);
         dfc_group_release(pre[i]->group);
         if (pre[i]->info) dfc_info_destroy(pre[i]->info);
+        dfc_attr_drop_all(&pre[i]->attrs);
     }
     dfc_htable_destroy(&dfc_comm_table);
 }
@@ -106,6 +107,7 @@ void dfc_comm_release(dfc_comm_t *c)
     dfc_group_release(c->group);
     if (c->info) dfc_info_destroy(c->info);
     dfc_topo_free(c->topo);
+    dfc_attr_drop_all(&c->attrs);
     free(c);
 }
 

@@ -25,6 +25,7 @@ typedef struct dfc_proc {
     int singleton;
     char hostname[256];
     char nspace[256];
+    int appnum, universe_size; /* from PMIx; -1 when the launcher does not say */
 } dfc_proc_t;
 extern dfc_proc_t dfc_proc;
 
@@ -225,6 +226,52 @@ void dfc_op_release(dfc_op_t *op);
 void dfc_op_free_handle(dfc_op_t *op);
 
 
+/* ---- Attributes (attr.c) ------------------------------------------------------------------
+ * Keyvals and per-object attribute lists, for communicators and datatypes alike (their
+ * handles are ints, so one callback type serves both). Callbacks run with the library lock
+ * dropped; their return code is passed up unchanged. */
+typedef int(dfc_attr_copy_fn_t)(int oldobj, int keyval, void *extra, void *in, void *out,
+                                int *flag);
+typedef int(dfc_attr_delete_fn_t)(int obj, int keyval, void *val, void *extra);
+typedef struct dfc_keyval {
+    int handle; /* removed from the table when freed; callbacks still get it */
+    int kind;   /* DFC_KIND_COMM or DFC_KIND_DATATYPE */
+    dfc_attr_copy_fn_t *copy;
+    dfc_attr_delete_fn_t *del;
+    void *extra;
+    int refcount; /* the user's handle plus one per attribute */
+} dfc_keyval_t;
+typedef struct dfc_attr {
+    struct dfc_attr *next;
+    dfc_keyval_t *kv;
+    void *val;
+} dfc_attr_t;
+#define DFC_KEYVAL_FIRST_DYNAMIC 16 /* indices below are predefined attribute keys */
+static inline int dfc_keyval_predefined(int h)
+{
+    return DFC_HANDLE_KIND(h) == DFC_KIND_KEYVAL && DFC_HANDLE_INDEX(h) > 0 &&
+           DFC_HANDLE_INDEX(h) < DFC_KEYVAL_FIRST_DYNAMIC;
+}
+extern dfc_htable_t dfc_keyval_table;
+int dfc_keyval_init(void);
+void dfc_keyval_finalize(void);
+int dfc_keyval_create(int kind, dfc_attr_copy_fn_t *copy, dfc_attr_delete_fn_t *del, void *extra,
+                      const char *func, int *out);
+/* A user keyval of `kind`; DFC_ERR_KEYVAL naming func and argname otherwise (predefined
+ * keys included: they are read with dfc_attr_get's caller, never set or freed). */
+int dfc_keyval_check(int h, int kind, const char *func, const char *argname, dfc_keyval_t **out);
+void dfc_keyval_free(dfc_keyval_t *kv); /* the handle goes; the object when unused */
+int dfc_attr_get(dfc_attr_t *list, const dfc_keyval_t *kv, void **val); /* 1 if set */
+/* Sets (an old value's delete callback runs first), deletes one, deletes all (last set
+ * first), or copies all through the copy callbacks (first set first). obj/oldobj is the
+ * handle the callbacks get. */
+int dfc_attr_set(dfc_attr_t **list, int obj, dfc_keyval_t *kv, void *val, const char *func);
+int dfc_attr_delete(dfc_attr_t **list, int obj, dfc_keyval_t *kv);
+int dfc_attr_delete_all(dfc_attr_t **list, int obj);
+int dfc_attr_copy_all(dfc_attr_t *src, int oldobj, dfc_attr_t **dst, const char *func);
+void dfc_attr_drop_all(dfc_attr_t **list); /* frees the list without calling callbacks */
+
+
 /* ---- Communicators ------------------------------------------------------------------------ */
 struct dfc_coll_comm; /* the coll layer's per-communicator state */
 struct dfc_topo;      /* a process topology (comm/dfc_topo.h) */
@@ -247,6 +294,7 @@ typedef struct dfc_comm {
     uint32_t fail_epoch;        /* fault.c's cache: failures seen when fail_code was computed */
     int fail_code;              /* 0, or the code for a failed member (DFC_ERR_PROC_FAILED) */
     struct dfc_topo *topo;      /* process topology (comm/dfc_topo.h, topo.c); NULL if none */
+    struct dfc_attr *attrs;     /* cached attributes (attr.c), in the order first set */
 } dfc_comm_t;
 
 extern dfc_htable_t dfc_comm_table;

@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/dfc_util.h"
@@ -48,12 +49,86 @@ static const char *const class_strings[DFC_ERR_LASTCODE + 1] = {
     [DFC_ERR_ERRHANDLER] = "invalid error handler",
     [DFC_ERR_PROC_FAILED] = "a process in the operation has failed",
     [DFC_ERR_INTERNAL_TRANSPORT] = "transport failure",
+    [DFC_ERR_KEYVAL] = "invalid attribute key",
 };
+
+/* Added classes and codes (DFC_Add_error_*): counts, and the strings given to them. */
+static int user_classes, user_codes, last_used = DFC_ERR_LASTCODE;
+static char *user_class_str[256], *user_code_str[DFC_ERR_USER_CODES];
 
 const char *dfc_err_class_string(int errclass)
 {
+    if (errclass > DFC_ERR_LASTCODE && errclass <= DFC_ERR_LASTCODE + user_classes)
+        return user_class_str[errclass] ? user_class_str[errclass] : "";
     if (errclass < 0 || errclass > DFC_ERR_LASTCODE) return NULL;
     return class_strings[errclass];
+}
+
+static int user_code_index(int code) /* n for an added code, else -1 */
+{
+    unsigned slot = ((unsigned)code >> 8) & 0xffffff;
+    if (code < 0 || slot < DFC_ERR_USER_SLOT || slot >= DFC_ERR_USER_SLOT + (unsigned)user_codes)
+        return -1;
+    return (int)(slot - DFC_ERR_USER_SLOT);
+}
+
+int dfc_err_valid(int code)
+{
+    if (code < 0 || !dfc_err_class_string(DFC_ERR_CLASS(code))) return 0;
+    unsigned slot = ((unsigned)code >> 8) & 0xffffff;
+    if (slot < DFC_ERR_RING) return 1;
+    int n = user_code_index(code);
+    return n >= 0 && ((DFC_ERR_USER_SLOT + (unsigned)n) << 8 | (unsigned)DFC_ERR_CLASS(code)) ==
+                         (unsigned)code;
+}
+
+int dfc_err_is_predefined(int code)
+{
+    return dfc_err_valid(code) && user_code_index(code) < 0 &&
+           DFC_ERR_CLASS(code) <= DFC_ERR_LASTCODE;
+}
+
+int dfc_err_last_used(void)
+{
+    return last_used;
+}
+
+int dfc_err_add_class(int *errclass)
+{
+    if (DFC_ERR_LASTCODE + user_classes + 1 > 255)
+        return DFC_ERR(DFC_ERR_OTHER, "all %d error classes that fit are taken",
+                       255 - DFC_ERR_LASTCODE);
+    *errclass = DFC_ERR_LASTCODE + ++user_classes;
+    if (*errclass > last_used) last_used = *errclass;
+    return DFC_SUCCESS;
+}
+
+int dfc_err_add_code(int errclass, int *code)
+{
+    if (user_codes >= DFC_ERR_USER_CODES)
+        return DFC_ERR(DFC_ERR_OTHER, "all %d error codes are taken", DFC_ERR_USER_CODES);
+    *code = (int)((DFC_ERR_USER_SLOT + (unsigned)user_codes++) << 8 | (unsigned)errclass);
+    if (*code > last_used) last_used = *code;
+    return DFC_SUCCESS;
+}
+
+int dfc_err_add_string(int code, const char *str)
+{
+    char *copy = strdup(str), **slot;
+    if (!copy) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory copying the error string");
+    int n = user_code_index(code);
+    slot = n >= 0 ? &user_code_str[n] : &user_class_str[code];
+    free(*slot);
+    *slot = copy;
+    return DFC_SUCCESS;
+}
+
+void dfc_err_user_reset(void)
+{
+    for (int i = 0; i < 256; i++) free(user_class_str[i]), user_class_str[i] = NULL;
+    for (int i = 0; i < user_codes; i++) free(user_code_str[i]), user_code_str[i] = NULL;
+    user_classes = user_codes = 0;
+    last_used = DFC_ERR_LASTCODE;
 }
 
 int dfc_err(int errclass, const char *func, const char *fmt, ...)
@@ -78,6 +153,11 @@ void dfc_err_message(int code, char *buf, size_t len)
     unsigned slot = ((unsigned)code >> 8) & 0xffffff;
     const char *cs = dfc_err_class_string(cls);
     if (!cs) cs = "unknown error code";
+    int n = user_code_index(code);
+    if (n >= 0) {
+        snprintf(buf, len, "%s", user_code_str[n] ? user_code_str[n] : "");
+        return;
+    }
     pthread_mutex_lock(&err_lock);
     if (slot > 0 && slot < DFC_ERR_RING && err_ring[slot][0])
         snprintf(buf, len, "%s (%s)", err_ring[slot], cs);

@@ -643,8 +643,7 @@ int DFC_Comm_call_errhandler(DFC_Comm comm, int errorcode);
 
 int DFC_Comm_test_inter(DFC_Comm comm, int *flag);
 int DFC_Comm_idup(DFC_Comm comm, DFC_Comm *newcomm, DFC_Request *request);
-int DFC_Comm_idup_with_info(DFC_Comm comm, DFC_Info info, DFC_Comm *newcomm,
-                            DFC_Request *request);
+int DFC_Comm_idup_with_info(DFC_Comm comm, DFC_Info info, DFC_Comm *newcomm, DFC_Request *request);
 int DFC_Comm_create_from_group(DFC_Group group, const char *stringtag, DFC_Info info,
                                DFC_Errhandler errhandler, DFC_Comm *newcomm);
 int DFC_Pcontrol(const int level, ...);

@@ -4,8 +4,8 @@
  * Communicators carry their attribute list (dfc_comm_t.attrs). Datatypes keep theirs here,
  * in a list keyed by handle, apart from the datatype engine: DFC_Type_dup and DFC_Type_free
  * call dfc_api_type_attr_dup/_free, and nothing else of datatypes is touched.
- * The predefined attribute keys (DFC_TAG_UB ...) are answered on every communicator, as
- * MPICH does, and cannot be set, deleted or freed.
+ * The predefined attribute keys (DFC_TAG_UB ...) are answered on every communicator (by
+ * comm/attr.c), as MPICH does, and cannot be set, deleted or freed.
  */
 #include <stdlib.h>
 
@@ -66,54 +66,17 @@ int DFC_Comm_set_attr(DFC_Comm comm, int comm_keyval, void *attribute_val)
     API_FAIL_EXIT(c)
 }
 
-/* The values of the predefined attributes: MPI hands out pointers to them. */
-static int attr_tag_ub = DFC_TAG_UB_VALUE, attr_host = DFC_PROC_NULL, attr_io = DFC_ANY_SOURCE,
-           attr_wtime_is_global = 0, attr_appnum, attr_universe_size, attr_lastusedcode;
-
-/* Sets *val for a predefined key; 0 when this launcher does not give it. */
-static int predefined_attr(int keyval, void **val)
-{
-    switch (keyval) {
-    case DFC_TAG_UB: *val = &attr_tag_ub; return 1;
-    case DFC_HOST: *val = &attr_host; return 1;
-    case DFC_IO: *val = &attr_io; return 1;
-    case DFC_WTIME_IS_GLOBAL: *val = &attr_wtime_is_global; return 1;
-    case DFC_APPNUM:
-        attr_appnum = dfc_proc.appnum;
-        *val = &attr_appnum;
-        return attr_appnum >= 0;
-    case DFC_UNIVERSE_SIZE:
-        /* Without the launcher's word, the processes that exist (as MPICH answers). */
-        attr_universe_size = dfc_proc.universe_size >= 0 ? dfc_proc.universe_size
-                                                         : dfc_proc.world_size;
-        *val = &attr_universe_size;
-        return 1;
-    case DFC_LASTUSEDCODE:
-        attr_lastusedcode = dfc_err_last_used();
-        *val = &attr_lastusedcode;
-        return 1;
-    default: return 0;
-    }
-}
-
 int DFC_Comm_get_attr(DFC_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     int rc;
     dfc_comm_t *c = NULL;
-    dfc_keyval_t *kv;
     void *val = NULL;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
         (rc = dfc_api_check_ptr(__func__, "attribute_val", attribute_val)) ||
         (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
-    if (dfc_keyval_predefined(comm_keyval)) {
-        *flag = predefined_attr(comm_keyval, &val);
-    } else {
-        if ((rc = dfc_keyval_check(comm_keyval, DFC_KIND_COMM, __func__, "comm_keyval", &kv)))
-            goto fn_fail;
-        *flag = dfc_attr_get(c->attrs, kv, &val);
-    }
+    if ((rc = dfc_attr_comm_get(c, comm_keyval, __func__, &val, flag))) goto fn_fail;
     if (*flag) *(void **)attribute_val = val;
     API_FAIL_EXIT(c)
 }
@@ -268,9 +231,10 @@ int dfc_api_type_attr_dup(DFC_Datatype oldtype, DFC_Datatype newtype, const char
     if (!(n = type_list(newtype, 1)))
         return dfc_err(DFC_ERR_NO_MEM, func, "out of memory copying attributes");
     int rc = dfc_attr_copy_all(t->attrs, oldtype, &n->attrs, func);
-    if (rc != DFC_SUCCESS) {
+    if (rc != DFC_SUCCESS) { /* undo: the copies, then the new datatype itself */
         dfc_attr_delete_all(&n->attrs, newtype);
         type_list_remove(n);
+        dfc_dtype_free_handle(dfc_dtype_get(newtype));
     }
     return rc;
 }

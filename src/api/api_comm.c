@@ -29,10 +29,7 @@ static int give_handle(dfc_comm_t *nc, DFC_Comm *newcomm)
     return DFC_SUCCESS;
 }
 
-int dfc_api_comm_give_handle(dfc_comm_t *nc, DFC_Comm *newcomm)
-{
-    return give_handle(nc, newcomm);
-}
+int dfc_api_comm_give_handle(dfc_comm_t *nc, DFC_Comm *newcomm) { return give_handle(nc, newcomm); }
 
 int DFC_Comm_size(DFC_Comm comm, int *size)
 {
@@ -213,12 +210,7 @@ int DFC_Comm_free(DFC_Comm *comm)
         rc = DFC_ERR(DFC_ERR_COMM, "invalid argument comm: %s cannot be freed", c->name);
         goto fn_fail;
     }
-    /* Delete callbacks, last set first; one that fails leaves comm as it is (MPICH). */
-    if ((rc = dfc_attr_delete_all(&c->attrs, c->handle))) goto fn_fail;
-    /* The handle dies now; the object lives until pending operations drop their references. */
-    dfc_htable_remove(&dfc_comm_table, c->handle);
-    c->handle = 0;
-    dfc_comm_release(c);
+    if ((rc = dfc_comm_free(c))) goto fn_fail;
     *comm = DFC_COMM_NULL;
     c = NULL;
     API_FAIL_EXIT(c)

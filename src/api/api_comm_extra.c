@@ -17,6 +17,14 @@
     rc = dfc_api_error((cobj), rc); \
     goto fn_exit;
 
+static int check_info(DFC_Info info, const char *func, dfc_info_t **out)
+{
+    *out = NULL;
+    if (info == DFC_INFO_NULL || (*out = dfc_htable_get(&dfc_info_table, info))) return DFC_SUCCESS;
+    return dfc_err(DFC_ERR_INFO, func, "invalid argument info: 0x%x is not a valid info object",
+                   (unsigned)info);
+}
+
 /* DFC has intracommunicators only. mpi4py asks before every collective. */
 int DFC_Comm_test_inter(DFC_Comm comm, int *flag)
 {
@@ -39,10 +47,8 @@ static int idup_common(DFC_Comm comm, DFC_Info info, DFC_Comm *newcomm, DFC_Requ
     dfc_comm_t *c = NULL;
     dfc_info_t *inf = NULL;
     int rc;
-    if ((rc = dfc_comm_check(comm, func, "comm", &c))) return rc;
-    if (info != DFC_INFO_NULL && !(inf = dfc_htable_get(&dfc_info_table, info)))
-        return dfc_err(DFC_ERR_INFO, func, "invalid argument info: 0x%x is not a valid info object",
-                       (unsigned)info);
+    if ((rc = dfc_comm_check(comm, func, "comm", &c)) || (rc = check_info(info, func, &inf)))
+        return rc;
     if ((rc = dfc_api_check_ptr(func, "newcomm", newcomm)) ||
         (rc = dfc_api_check_ptr(func, "request", request)))
         return rc;
@@ -104,11 +110,7 @@ int DFC_Comm_create_from_group(DFC_Group group, const char *stringtag, DFC_Info 
         (rc = check_errhandler(errhandler, __func__)) ||
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)))
         goto fn_fail;
-    if (info != DFC_INFO_NULL && !(inf = dfc_htable_get(&dfc_info_table, info))) {
-        rc = DFC_ERR(DFC_ERR_INFO, "invalid argument info: 0x%x is not a valid info object",
-                     (unsigned)info);
-        goto fn_fail;
-    }
+    if ((rc = check_info(info, __func__, &inf))) goto fn_fail;
     if (g->size == 0) { /* DFC_GROUP_EMPTY: no process is a member, nothing to agree on */
         *newcomm = DFC_COMM_NULL;
         goto fn_exit;
@@ -117,13 +119,10 @@ int DFC_Comm_create_from_group(DFC_Group group, const char *stringtag, DFC_Info 
         rc = DFC_ERR(DFC_ERR_GROUP, "invalid argument group: the calling process is not a member");
         goto fn_fail;
     }
-    if ((rc = dfc_comm_create_group(dfc_comm_get(DFC_COMM_WORLD), g, stringtag_hash(stringtag),
-                                    &nc)))
+    if ((rc = dfc_comm_create_from_group(dfc_comm_get(DFC_COMM_WORLD), g, inf,
+                                         stringtag_hash(stringtag), &nc)))
         goto fn_fail;
-    if (nc) {
-        nc->errhandler = errhandler == DFC_ERRHANDLER_NULL ? DFC_ERRORS_ARE_FATAL : errhandler;
-        if (inf) dfc_comm_apply_info(nc, inf);
-    }
+    if (nc) nc->errhandler = errhandler == DFC_ERRHANDLER_NULL ? DFC_ERRORS_ARE_FATAL : errhandler;
     if ((rc = dfc_api_comm_give_handle(nc, newcomm))) goto fn_fail;
     API_FAIL_EXIT(NULL)
 }
@@ -147,11 +146,8 @@ int DFC_Alloc_mem(DFC_Aint size, DFC_Info info, void *baseptr)
         rc = DFC_ERR(DFC_ERR_ARG, "invalid argument size: %ld is negative", (long)size);
         goto fn_fail;
     }
-    if (info != DFC_INFO_NULL && !dfc_htable_get(&dfc_info_table, info)) {
-        rc = DFC_ERR(DFC_ERR_INFO, "invalid argument info: 0x%x is not a valid info object",
-                     (unsigned)info);
-        goto fn_fail;
-    }
+    dfc_info_t *inf;
+    if ((rc = check_info(info, __func__, &inf))) goto fn_fail;
     if (posix_memalign(&p, 64, size ? (size_t)size : 1)) {
         rc = DFC_ERR(DFC_ERR_NO_MEM, "cannot allocate %ld bytes", (long)size);
         goto fn_fail;
@@ -168,8 +164,7 @@ int DFC_Free_mem(void *base)
     return DFC_SUCCESS;
 }
 
-/* DFC_INFO_ENV's keys, with "command" and "argv" (blank-separated) from argc/argv when the
- * caller gives them (MPI-4.1 11.4.1). */
+/* DFC_INFO_ENV's keys, with "command" and "argv" from argc/argv (MPI-4.1 11.4.1). */
 int DFC_Info_create_env(int argc, char *argv[], DFC_Info *info)
 {
     int rc;
@@ -180,25 +175,6 @@ int DFC_Info_create_env(int argc, char *argv[], DFC_Info *info)
                      argc < 0 ? "negative" : "NULL with argc > 0");
         goto fn_fail;
     }
-    if ((rc = dfc_info_dup_handle(dfc_htable_get(&dfc_info_table, DFC_INFO_ENV), __func__, info)))
-        goto fn_fail;
-    if (argc > 0 && argv[0]) {
-        dfc_info_t *inf = dfc_htable_get(&dfc_info_table, *info);
-        size_t len = 1;
-        for (int i = 1; i < argc && argv[i]; i++) len += strlen(argv[i]) + 1;
-        char *args = calloc(1, len);
-        if (!args) {
-            rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-            goto fn_fail;
-        }
-        for (int i = 1; i < argc && argv[i]; i++) {
-            if (i > 1) strcat(args, " ");
-            strcat(args, argv[i]);
-        }
-        rc = dfc_info_put(inf, "command", argv[0]);
-        if (!rc && argc > 1) rc = dfc_info_put(inf, "argv", args);
-        free(args);
-        if (rc) goto fn_fail;
-    }
+    if ((rc = dfc_info_create_env(argc, argv, __func__, info))) goto fn_fail;
     API_FAIL_EXIT(NULL)
 }

@@ -64,6 +64,7 @@ int dfc_api_comm_dup(dfc_comm_t *c, const dfc_info_t *inf, const char *func, DFC
 /* Hands a new communicator to the user (DFC_COMM_NULL for NULL); releases it on failure. */
 int dfc_api_comm_give_handle(dfc_comm_t *nc, DFC_Comm *newcomm);
 int dfc_api_comm_attr_copy(dfc_comm_t *old, dfc_comm_t *nc, const char *func);
+/* (dup frees newtype when a copy callback fails) */
 int dfc_api_type_attr_dup(DFC_Datatype oldtype, DFC_Datatype newtype, const char *func);
 int dfc_api_type_attr_free(DFC_Datatype datatype);
 void dfc_api_type_attr_finalize(void);

@@ -190,3 +190,45 @@ void dfc_attr_drop_all(dfc_attr_t **list)
 {
     while (*list) attr_unlink(list, *list);
 }
+
+/* The values of the predefined attributes: MPI hands out pointers to them. */
+static int attr_tag_ub = DFC_TAG_UB_VALUE, attr_host = DFC_PROC_NULL, attr_io = DFC_ANY_SOURCE,
+           attr_wtime_is_global = 0, attr_appnum, attr_universe_size, attr_lastusedcode;
+
+/* Sets *val for a predefined key; 0 when this launcher does not give it. */
+static int predefined_attr(int keyval, void **val)
+{
+    switch (keyval) {
+    case DFC_TAG_UB: *val = &attr_tag_ub; return 1;
+    case DFC_HOST: *val = &attr_host; return 1;
+    case DFC_IO: *val = &attr_io; return 1;
+    case DFC_WTIME_IS_GLOBAL: *val = &attr_wtime_is_global; return 1;
+    case DFC_APPNUM:
+        attr_appnum = dfc_proc.appnum;
+        *val = &attr_appnum;
+        return attr_appnum >= 0;
+    case DFC_UNIVERSE_SIZE:
+        /* Without the launcher's word, the processes that exist (as MPICH answers). */
+        attr_universe_size = dfc_proc.universe_size >= 0 ? dfc_proc.universe_size
+                                                         : dfc_proc.world_size;
+        *val = &attr_universe_size;
+        return 1;
+    case DFC_LASTUSEDCODE:
+        attr_lastusedcode = dfc_err_last_used();
+        *val = &attr_lastusedcode;
+        return 1;
+    default: return 0;
+    }
+}
+
+int dfc_attr_comm_get(struct dfc_comm *c, int keyval, const char *func, void **val, int *flag)
+{
+    dfc_keyval_t *kv;
+    if (dfc_keyval_predefined(keyval)) {
+        *flag = predefined_attr(keyval, val);
+        return DFC_SUCCESS;
+    }
+    int rc = dfc_keyval_check(keyval, DFC_KIND_COMM, func, "comm_keyval", &kv);
+    if (!rc) *flag = dfc_attr_get(c->attrs, kv, val);
+    return rc;
+}

@@ -306,6 +306,25 @@ int dfc_comm_create(dfc_comm_t *c, dfc_group_t *group, dfc_comm_t **out)
     return dfc_comm_split(c, color, myidx, out);
 }
 
+int dfc_comm_create_from_group(dfc_comm_t *parent, dfc_group_t *group, dfc_info_t *info, int tag,
+                               dfc_comm_t **out)
+{
+    int rc = dfc_comm_create_group(parent, group, tag, out);
+    if (!rc && *out && info) dfc_comm_apply_info(*out, info);
+    return rc;
+}
+
+int dfc_comm_free(dfc_comm_t *c)
+{
+    int rc = dfc_attr_delete_all(&c->attrs, c->handle);
+    if (rc) return rc; /* a delete callback refused: comm stays as it is (MPICH) */
+    /* The handle dies now; the object lives until pending operations drop their references. */
+    dfc_htable_remove(&dfc_comm_table, c->handle);
+    c->handle = 0;
+    dfc_comm_release(c);
+    return DFC_SUCCESS;
+}
+
 int dfc_comm_create_group(dfc_comm_t *c, dfc_group_t *group, int tag, dfc_comm_t **out)
 {
     /* Only the group's members take part, so the ring runs over them alone. */

@@ -70,6 +70,9 @@ int dfc_info_remove(dfc_info_t *info, const char *key, const char *func);
 /* A user copy (new handle in *out) of src, or an empty info for NULL; DFC_ERR_NO_MEM naming
  * func when out of memory. */
 int dfc_info_dup_handle(const dfc_info_t *src, const char *func, DFC_Info *out);
+/* DFC_Info_create_env: a user copy of DFC_INFO_ENV plus "command" (argv[0]) and "argv" (the
+ * other arguments, blank-separated) when argc > 0. */
+int dfc_info_create_env(int argc, char *argv[], const char *func, DFC_Info *out);
 
 
 /* ---- Groups ------------------------------------------------------------------------------
@@ -270,6 +273,10 @@ int dfc_attr_delete(dfc_attr_t **list, int obj, dfc_keyval_t *kv);
 int dfc_attr_delete_all(dfc_attr_t **list, int obj);
 int dfc_attr_copy_all(dfc_attr_t *src, int oldobj, dfc_attr_t **dst, const char *func);
 void dfc_attr_drop_all(dfc_attr_t **list); /* frees the list without calling callbacks */
+/* DFC_Comm_get_attr: the predefined keys (DFC_TAG_UB ...) on every communicator, or a user
+ * key of c; *flag 1 when set. DFC_ERR_KEYVAL naming func for a bad key. */
+struct dfc_comm;
+int dfc_attr_comm_get(struct dfc_comm *c, int keyval, const char *func, void **val, int *flag);
 
 
 /* ---- Communicators ------------------------------------------------------------------------ */
@@ -318,6 +325,9 @@ int dfc_comm_check(DFC_Comm h, const char *func, const char *argname, dfc_comm_t
 int dfc_comm_create_from_group(dfc_comm_t *parent, dfc_group_t *group, dfc_info_t *info, int tag,
                                dfc_comm_t **out);
 void dfc_comm_release(dfc_comm_t *c); /* drops a reference; frees ctx at zero */
+/* DFC_Comm_free: deletes the attributes (a refusing callback's code stops it), removes the
+ * handle and drops the user's reference. */
+int dfc_comm_free(dfc_comm_t *c);
 /* Reads dfc_priority and other hints from info into c. */
 void dfc_comm_apply_info(dfc_comm_t *c, const dfc_info_t *info);
 /* The name of the transport used to reach comm rank r ("self", "shm", "tcp"). */

@@ -38,8 +38,8 @@ const char *dfc_err_class_string(int errclass);
 #define DFC_ERR_USER_SLOT 0x100
 #define DFC_ERR_USER_CODES 4096
 int dfc_err_valid(int code); /* 1 for a predefined or added class or code, or a recorded code */
-int dfc_err_add_class(int *errclass);           /* DFC_ERR_OTHER when none is left */
-int dfc_err_add_code(int errclass, int *code);  /* errclass must be valid */
+int dfc_err_add_class(int *errclass);            /* DFC_ERR_OTHER when none is left */
+int dfc_err_add_code(int errclass, int *code);   /* errclass must be valid */
 int dfc_err_add_string(int code, const char *s); /* DFC_ERR_NO_MEM or DFC_SUCCESS */
 int dfc_err_is_predefined(int code);             /* classes 0..DFC_ERR_LASTCODE, recorded codes */
 int dfc_err_last_used(void);                     /* the value of DFC_LASTUSEDCODE */

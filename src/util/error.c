@@ -88,10 +88,7 @@ int dfc_err_is_predefined(int code)
            DFC_ERR_CLASS(code) <= DFC_ERR_LASTCODE;
 }
 
-int dfc_err_last_used(void)
-{
-    return last_used;
-}
+int dfc_err_last_used(void) { return last_used; }
 
 int dfc_err_add_class(int *errclass)
 {

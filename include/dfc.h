@@ -637,6 +637,9 @@ int DFC_Type_delete_attr(DFC_Datatype datatype, int type_keyval);
 int DFC_Add_error_class(int *errorclass);
 int DFC_Add_error_code(int errorclass, int *errorcode);
 int DFC_Add_error_string(int errorcode, const char *string);
+int DFC_Remove_error_class(int errorclass);
+int DFC_Remove_error_code(int errorcode);
+int DFC_Remove_error_string(int errorcode);
 int DFC_Comm_create_errhandler(DFC_Comm_errhandler_function *comm_errhandler_fn,
                                DFC_Errhandler *errhandler);
 int DFC_Comm_call_errhandler(DFC_Comm comm, int errorcode);

@@ -286,6 +286,9 @@
 #define MPI_Reduce_scatter_block DFC_Reduce_scatter_block
 #define MPI_Reduce_scatter_block_init DFC_Reduce_scatter_block_init
 #define MPI_Reduce_scatter_init DFC_Reduce_scatter_init
+#define MPI_Remove_error_class DFC_Remove_error_class
+#define MPI_Remove_error_code DFC_Remove_error_code
+#define MPI_Remove_error_string DFC_Remove_error_string
 #define MPI_Request DFC_Request
 #define MPI_Request_free DFC_Request_free
 #define MPI_Request_get_status DFC_Request_get_status

@@ -168,3 +168,28 @@ fn_fail:
     rc = dfc_api_error(NULL, rc);
     goto fn_exit;
 }
+
+/* MPI-4.1 9.5: the three removals share their checks (dfc_err_remove). */
+static int remove_common(int code, int what, const char *func)
+{
+    int rc;
+    DFC_API_ENTER();
+    if ((rc = dfc_err_remove(code, what, func))) rc = dfc_api_error(NULL, rc);
+    DFC_API_EXIT();
+    return rc;
+}
+
+int DFC_Remove_error_class(int errorclass)
+{
+    return remove_common(errorclass, DFC_ERR_REMOVE_CLASS, __func__);
+}
+
+int DFC_Remove_error_code(int errorcode)
+{
+    return remove_common(errorcode, DFC_ERR_REMOVE_CODE, __func__);
+}
+
+int DFC_Remove_error_string(int errorcode)
+{
+    return remove_common(errorcode, DFC_ERR_REMOVE_STRING, __func__);
+}

@@ -43,7 +43,11 @@ int dfc_err_add_code(int errclass, int *code);   /* errclass must be valid */
 int dfc_err_add_string(int code, const char *s); /* DFC_ERR_NO_MEM or DFC_SUCCESS */
 int dfc_err_is_predefined(int code);             /* classes 0..DFC_ERR_LASTCODE, recorded codes */
 int dfc_err_last_used(void);                     /* the value of DFC_LASTUSEDCODE */
-void dfc_err_user_reset(void);                   /* forgets added classes, codes and strings */
+/* DFC_Remove_error_class/_code/_string: what is one of these; DFC_ERR_ARG naming func when
+ * code is not an added class (without live codes) or code, or has no string to remove. */
+enum { DFC_ERR_REMOVE_CLASS = 1, DFC_ERR_REMOVE_CODE, DFC_ERR_REMOVE_STRING };
+int dfc_err_remove(int code, int what, const char *func);
+void dfc_err_user_reset(void); /* forgets added classes, codes and strings */
 
 /* Convenience for argument checks inside API functions (uses __func__). */
 #define DFC_ERR(cls, ...) dfc_err((cls), __func__, __VA_ARGS__)

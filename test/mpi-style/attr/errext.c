@@ -1,6 +1,6 @@
 /*
  * errext.c - error extensions (MPI-4.1 9.3, 9.5): added classes, codes and strings,
- * DFC_LASTUSEDCODE, user error handlers (called on a real error, by Comm_call_errhandler,
+ * their removal (MPI-4.1), DFC_LASTUSEDCODE, user error handlers (called on a real error, by Comm_call_errhandler,
  * inherited by dup, kept alive after Errhandler_free), and DFC_ERRORS_ABORT coming back
  * from Comm_get_errhandler as itself.
  */
@@ -81,6 +81,28 @@ static void test_classes_codes(void)
                "call_errhandler: %d calls, code %d", calls, last_code);
     DFCT_OK(DFC_Comm_set_errhandler(DFC_COMM_SELF, DFC_ERRORS_ARE_FATAL));
     DFCT_OK(DFC_Errhandler_free(&eh));
+
+    /* MPI-4.1's removals: strings, then codes, then their class (not before). */
+    DFCT_OK(DFC_Remove_error_string(e1));
+    DFCT_OK(DFC_Error_string(e1, s, &len));
+    DFCT_CHECK(len == 0, "removed string still there: \"%s\"", s);
+    DFCT_FAILS(DFC_Remove_error_string(e1), DFC_ERR_ARG,
+               "DFC_Remove_error_string: invalid argument errorcode");
+    DFCT_FAILS(DFC_Remove_error_class(c1), DFC_ERR_ARG,
+               "DFC_Remove_error_class: invalid argument errorclass");
+    DFCT_OK(DFC_Remove_error_code(e1));
+    DFCT_OK(DFC_Remove_error_code(e2));
+    DFCT_FAILS(DFC_Error_class(e1, &cls), DFC_ERR_ARG, "not an error code");
+    DFCT_FAILS(DFC_Remove_error_code(e1), DFC_ERR_ARG,
+               "DFC_Remove_error_code: invalid argument errorcode");
+    DFCT_FAILS(DFC_Remove_error_code(c2), DFC_ERR_ARG, "invalid argument errorcode");
+    DFCT_FAILS(DFC_Remove_error_class(e3), DFC_ERR_ARG, "invalid argument errorclass");
+    DFCT_FAILS(DFC_Remove_error_class(DFC_ERR_ARG), DFC_ERR_ARG, "invalid argument errorclass");
+    DFCT_OK(DFC_Remove_error_class(c1));
+    DFCT_FAILS(DFC_Error_class(c1, &cls), DFC_ERR_ARG, "not an error code");
+    DFCT_OK(DFC_Error_class(c2, &cls)); /* the other class stays */
+    DFCT_OK(DFC_Add_error_class(&cls));
+    DFCT_CHECK(cls != c1 && cls != c2, "a removed class number was given out again");
 }
 
 static void test_handlers(void)

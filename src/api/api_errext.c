@@ -95,8 +95,7 @@ int DFC_Comm_call_errhandler(DFC_Comm comm, int errorcode)
     /* MPI-4.1 9.3: DFC_SUCCESS once the handler was called and returned (ERRORS_RETURN
      * included); the fatal handlers end the job with errorcode's message. */
     if (c->errhandler != DFC_ERRORS_RETURN) {
-        rc = dfc_api_error(c, errorcode);
-        rc = DFC_SUCCESS;
+        (void)dfc_api_error(c, errorcode);
     }
 fn_exit:
     DFC_API_EXIT();

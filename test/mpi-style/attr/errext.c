@@ -126,6 +126,14 @@ static void test_handlers(void)
     DFCT_CHECK(calls == 1 && last_comm == comm && last_code == rc && cls == DFC_ERR_RANK,
                "handler on a bad rank: %d calls, comm 0x%x, code %d/%d, class %d", calls,
                (unsigned)last_comm, last_code, rc, cls);
+    /* Calls without a communicator use DFC_COMM_WORLD's handler. */
+    DFCT_OK(DFC_Comm_set_errhandler(DFC_COMM_WORLD, eh));
+    calls = 0;
+    rc = DFC_Info_free(NULL);
+    DFC_Error_class(rc, &cls);
+    DFCT_CHECK(calls == 1 && last_comm == DFC_COMM_WORLD && last_code == rc && cls == DFC_ERR_ARG,
+               "world's handler: %d calls, comm 0x%x, class %d", calls, (unsigned)last_comm, cls);
+    DFCT_OK(DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN));
     /* Dup inherits the handler. */
     DFCT_OK(DFC_Comm_dup(comm, &dup));
     calls = 0;

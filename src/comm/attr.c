@@ -23,7 +23,13 @@ int dfc_keyval_init(void)
     return DFC_SUCCESS;
 }
 
-void dfc_keyval_finalize(void) { dfc_htable_destroy(&dfc_keyval_table); }
+/* Keys the user never freed go too; nothing reads attributes after this. */
+void dfc_keyval_finalize(void)
+{
+    for (uint32_t i = DFC_KEYVAL_FIRST_DYNAMIC; i < dfc_keyval_table.cap; i++)
+        free(dfc_keyval_table.slots[i]);
+    dfc_htable_destroy(&dfc_keyval_table);
+}
 
 int dfc_keyval_create(int kind, dfc_attr_copy_fn_t *copy, dfc_attr_delete_fn_t *del, void *extra,
                       const char *func, int *out)

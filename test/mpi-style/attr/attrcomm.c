@@ -38,10 +38,11 @@ static int delete_fn(DFC_Comm comm, int keyval, void *val, void *extra)
     return DFC_SUCCESS;
 }
 
+static int refuse = 1;
 static int refuse_delete(DFC_Comm comm, int keyval, void *val, void *extra)
 {
     (void)comm, (void)keyval, (void)val, (void)extra;
-    return DFC_ERR_OTHER + 0; /* refused */
+    return refuse ? DFC_ERR_OTHER : DFC_SUCCESS;
 }
 
 /* At DFC_Finalize: SELF's attributes, last set first, before DFC is torn down. */
@@ -143,7 +144,10 @@ static void test_set_get_dup_free(void)
     DFCT_CHECK(rc == DFC_ERR_OTHER && comm == keep, "free with a refusing callback: %d", rc);
     DFCT_CHECK(DFC_Comm_delete_attr(comm, kr) == DFC_ERR_OTHER, "delete_attr not refused");
     DFCT_OK(DFC_Comm_free_keyval(&kr));
-    DFC_Comm_set_attr(comm, kr, NULL); /* kr is invalid now: returns an error */
+    DFCT_FAILS(DFC_Comm_set_attr(comm, kr, NULL), DFC_ERR_KEYVAL, "DFC_KEYVAL_INVALID");
+    refuse = 0; /* now the attribute (of a freed key) lets comm go */
+    DFCT_OK(DFC_Comm_free(&comm));
+    DFCT_CHECK(comm == DFC_COMM_NULL, "Comm_free left 0x%x", (unsigned)comm);
 }
 
 static void test_predefined_fns(void)

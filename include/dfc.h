@@ -130,7 +130,7 @@ extern DFC_Status dfc_status_ignore_marker[1];
 #define DFC_ROOT (-3)
 #define DFC_ANY_TAG (-1)
 #define DFC_UNDEFINED (-32766)
-#define DFC_TAG_UB_VALUE 0x7fffffff /* largest valid tag (DFC_Comm_get_attr is not provided) */
+#define DFC_TAG_UB_VALUE 0x7fffffff /* largest valid tag (the value of attribute DFC_TAG_UB) */
 
 #define DFC_IN_PLACE ((void *)-1)
 #define DFC_BOTTOM ((void *)0)
@@ -190,7 +190,8 @@ extern DFC_Status dfc_status_ignore_marker[1];
 #define DFC_ERR_ERRHANDLER 27
 #define DFC_ERR_PROC_FAILED 28
 #define DFC_ERR_INTERNAL_TRANSPORT 29 /* DFC extension: a transport failed */
-#define DFC_ERR_LASTCODE 29
+#define DFC_ERR_KEYVAL 30
+#define DFC_ERR_LASTCODE 30
 
 /* ---- Callback types ----------------------------------------------------------------- */
 typedef void(DFC_User_function)(void *invec, void *inoutvec, int *len, DFC_Datatype *datatype);
@@ -564,6 +565,94 @@ int DFC_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                 void *recvbuf, const int recvcounts[], const DFC_Aint rdispls[],
                                 const DFC_Datatype recvtypes[], DFC_Comm comm, DFC_Info info,
                                 DFC_Request *request);
+
+/* ---- Attributes (caching), error extensions and communicator extras ----------------- */
+/* Keyvals are handles of their own kind; the predefined ones name attributes of every
+ * communicator (values from the launcher where it has them: DFC_APPNUM, DFC_UNIVERSE_SIZE). */
+#define DFC_KEYVAL_INVALID 0x0c000000
+#define DFC_TAG_UB 0x0c000001
+#define DFC_HOST 0x0c000002
+#define DFC_IO 0x0c000003
+#define DFC_WTIME_IS_GLOBAL 0x0c000004
+#define DFC_APPNUM 0x0c000005
+#define DFC_UNIVERSE_SIZE 0x0c000006
+#define DFC_LASTUSEDCODE 0x0c000007
+
+typedef int(DFC_Comm_copy_attr_function)(DFC_Comm oldcomm, int comm_keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out,
+                                         int *flag);
+typedef int(DFC_Comm_delete_attr_function)(DFC_Comm comm, int comm_keyval, void *attribute_val,
+                                           void *extra_state);
+typedef int(DFC_Type_copy_attr_function)(DFC_Datatype oldtype, int type_keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out,
+                                         int *flag);
+typedef int(DFC_Type_delete_attr_function)(DFC_Datatype datatype, int type_keyval,
+                                           void *attribute_val, void *extra_state);
+typedef void(DFC_Comm_errhandler_function)(DFC_Comm *comm, int *error_code, ...);
+
+/* The predefined callbacks, inline so that every program (linked with libdfc or libmpi) has
+ * them; handles are integers, so one function serves communicators and datatypes. */
+static inline int dfc_attr_null_copy_fn(int oldobj, int keyval, void *extra_state, void *in,
+                                        void *out, int *flag)
+{
+    (void)oldobj, (void)keyval, (void)extra_state, (void)in, (void)out;
+    *flag = 0;
+    return DFC_SUCCESS;
+}
+static inline int dfc_attr_dup_fn(int oldobj, int keyval, void *extra_state, void *in, void *out,
+                                  int *flag)
+{
+    (void)oldobj, (void)keyval, (void)extra_state;
+    *(void **)out = in;
+    *flag = 1;
+    return DFC_SUCCESS;
+}
+static inline int dfc_attr_null_delete_fn(int obj, int keyval, void *val, void *extra_state)
+{
+    (void)obj, (void)keyval, (void)val, (void)extra_state;
+    return DFC_SUCCESS;
+}
+#define DFC_COMM_NULL_COPY_FN dfc_attr_null_copy_fn
+#define DFC_COMM_DUP_FN dfc_attr_dup_fn
+#define DFC_COMM_NULL_DELETE_FN dfc_attr_null_delete_fn
+#define DFC_TYPE_NULL_COPY_FN dfc_attr_null_copy_fn
+#define DFC_TYPE_DUP_FN dfc_attr_dup_fn
+#define DFC_TYPE_NULL_DELETE_FN dfc_attr_null_delete_fn
+
+int DFC_Comm_create_keyval(DFC_Comm_copy_attr_function *comm_copy_attr_fn,
+                           DFC_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                           void *extra_state);
+int DFC_Comm_free_keyval(int *comm_keyval);
+int DFC_Comm_set_attr(DFC_Comm comm, int comm_keyval, void *attribute_val);
+int DFC_Comm_get_attr(DFC_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int DFC_Comm_delete_attr(DFC_Comm comm, int comm_keyval);
+int DFC_Type_create_keyval(DFC_Type_copy_attr_function *type_copy_attr_fn,
+                           DFC_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int DFC_Type_free_keyval(int *type_keyval);
+int DFC_Type_set_attr(DFC_Datatype datatype, int type_keyval, void *attribute_val);
+int DFC_Type_get_attr(DFC_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int DFC_Type_delete_attr(DFC_Datatype datatype, int type_keyval);
+
+int DFC_Add_error_class(int *errorclass);
+int DFC_Add_error_code(int errorclass, int *errorcode);
+int DFC_Add_error_string(int errorcode, const char *string);
+int DFC_Remove_error_class(int errorclass);
+int DFC_Remove_error_code(int errorcode);
+int DFC_Remove_error_string(int errorcode);
+int DFC_Comm_create_errhandler(DFC_Comm_errhandler_function *comm_errhandler_fn,
+                               DFC_Errhandler *errhandler);
+int DFC_Comm_call_errhandler(DFC_Comm comm, int errorcode);
+
+int DFC_Comm_test_inter(DFC_Comm comm, int *flag);
+int DFC_Comm_idup(DFC_Comm comm, DFC_Comm *newcomm, DFC_Request *request);
+int DFC_Comm_idup_with_info(DFC_Comm comm, DFC_Info info, DFC_Comm *newcomm, DFC_Request *request);
+int DFC_Comm_create_from_group(DFC_Group group, const char *stringtag, DFC_Info info,
+                               DFC_Errhandler errhandler, DFC_Comm *newcomm);
+int DFC_Pcontrol(const int level, ...);
+int DFC_Alloc_mem(DFC_Aint size, DFC_Info info, void *baseptr);
+int DFC_Free_mem(void *base);
+int DFC_Info_create_env(int argc, char *argv[], DFC_Info *info);
 
 #ifdef __cplusplus
 }

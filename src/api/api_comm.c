@@ -29,6 +29,8 @@ static int give_handle(dfc_comm_t *nc, DFC_Comm *newcomm)
     return DFC_SUCCESS;
 }
 
+int dfc_api_comm_give_handle(dfc_comm_t *nc, DFC_Comm *newcomm) { return give_handle(nc, newcomm); }
+
 int DFC_Comm_size(DFC_Comm comm, int *size)
 {
     int rc;
@@ -71,16 +73,32 @@ static int check_group(DFC_Group group, const char *func, dfc_group_t **out)
                    (unsigned)group, group == DFC_GROUP_NULL ? " (DFC_GROUP_NULL)" : "");
 }
 
+/* Dup, then the attributes' copy callbacks (MPI-4.1 7.7.2); a callback's error frees the
+ * new communicator (after deleting what was copied) and is returned, as MPICH does. */
+int dfc_api_comm_dup(dfc_comm_t *c, const dfc_info_t *inf, const char *func, DFC_Comm *newcomm)
+{
+    dfc_comm_t *nc = NULL;
+    int rc = dfc_comm_dup(c, inf, &nc);
+    if (rc || (rc = give_handle(nc, newcomm))) return rc;
+    if ((rc = dfc_api_comm_attr_copy(c, nc, func))) {
+        dfc_htable_remove(&dfc_comm_table, nc->handle);
+        nc->handle = 0;
+        dfc_comm_release(nc);
+        *newcomm = DFC_COMM_NULL;
+    }
+    return rc;
+}
+
 int DFC_Comm_dup_with_info(DFC_Comm comm, DFC_Info info, DFC_Comm *newcomm)
 {
     int rc;
-    dfc_comm_t *c = NULL, *nc = NULL;
+    dfc_comm_t *c = NULL;
     dfc_info_t *inf;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
         (rc = check_info(info, __func__, &inf)) ||
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) ||
-        (rc = dfc_comm_dup(c, inf, &nc)) || (rc = give_handle(nc, newcomm)))
+        (rc = dfc_api_comm_dup(c, inf, __func__, newcomm)))
         goto fn_fail;
     API_FAIL_EXIT(c)
 }
@@ -88,11 +106,11 @@ int DFC_Comm_dup_with_info(DFC_Comm comm, DFC_Info info, DFC_Comm *newcomm)
 int DFC_Comm_dup(DFC_Comm comm, DFC_Comm *newcomm)
 {
     int rc;
-    dfc_comm_t *c = NULL, *nc = NULL;
+    dfc_comm_t *c = NULL;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) ||
-        (rc = dfc_comm_dup(c, NULL, &nc)) || (rc = give_handle(nc, newcomm)))
+        (rc = dfc_api_comm_dup(c, NULL, __func__, newcomm)))
         goto fn_fail;
     API_FAIL_EXIT(c)
 }
@@ -192,10 +210,7 @@ int DFC_Comm_free(DFC_Comm *comm)
         rc = DFC_ERR(DFC_ERR_COMM, "invalid argument comm: %s cannot be freed", c->name);
         goto fn_fail;
     }
-    /* The handle dies now; the object lives until pending operations drop their references. */
-    dfc_htable_remove(&dfc_comm_table, c->handle);
-    c->handle = 0;
-    dfc_comm_release(c);
+    if ((rc = dfc_comm_free(c))) goto fn_fail;
     *comm = DFC_COMM_NULL;
     c = NULL;
     API_FAIL_EXIT(c)

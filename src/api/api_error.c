@@ -7,7 +7,7 @@
 int DFC_Error_class(int errorcode, int *errorclass)
 {
     if (!errorclass) return DFC_ERR(DFC_ERR_ARG, "invalid argument errorclass: NULL pointer");
-    if (!dfc_err_class_string(DFC_ERR_CLASS(errorcode)) || errorcode < 0)
+    if (!dfc_err_valid(errorcode))
         return DFC_ERR(DFC_ERR_ARG, "invalid argument errorcode: %d is not an error code",
                        errorcode);
     *errorclass = DFC_ERR_CLASS(errorcode);
@@ -17,7 +17,7 @@ int DFC_Error_class(int errorcode, int *errorclass)
 int DFC_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (!string || !resultlen) return DFC_ERR(DFC_ERR_ARG, "invalid argument: NULL pointer");
-    if (errorcode < 0 || !dfc_err_class_string(DFC_ERR_CLASS(errorcode))) {
+    if (!dfc_err_valid(errorcode)) {
         *resultlen = snprintf(string, DFC_MAX_ERROR_STRING, "unknown error code %d", errorcode);
         return DFC_ERR(DFC_ERR_ARG, "invalid argument errorcode: %d is not an error code",
                        errorcode);
@@ -27,9 +27,14 @@ int DFC_Error_string(int errorcode, char *string, int *resultlen)
     return DFC_SUCCESS;
 }
 
-static int valid_errhandler(DFC_Errhandler e)
+static int predefined_errhandler(DFC_Errhandler e)
 {
     return e == DFC_ERRORS_ARE_FATAL || e == DFC_ERRORS_RETURN || e == DFC_ERRORS_ABORT;
+}
+
+static int valid_errhandler(DFC_Errhandler e)
+{
+    return predefined_errhandler(e) || dfc_api_errhandler_is_user(e, 1);
 }
 
 int DFC_Comm_set_errhandler(DFC_Comm comm, DFC_Errhandler errhandler)
@@ -44,8 +49,9 @@ int DFC_Comm_set_errhandler(DFC_Comm comm, DFC_Errhandler errhandler)
                      (unsigned)errhandler);
         goto fn_fail;
     }
-    /* ERRORS_ABORT and ERRORS_ARE_FATAL both end the job here. */
-    c->errhandler = errhandler == DFC_ERRORS_ABORT ? DFC_ERRORS_ARE_FATAL : errhandler;
+    /* Kept as given, so that get_errhandler returns it (ERRORS_ABORT used to come back as
+     * ERRORS_ARE_FATAL); dfc_api_error treats both as fatal. */
+    c->errhandler = errhandler;
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -63,6 +69,7 @@ int DFC_Comm_get_errhandler(DFC_Comm comm, DFC_Errhandler *errhandler)
         (rc = dfc_api_check_ptr(__func__, "errhandler", errhandler)))
         goto fn_fail;
     *errhandler = c->errhandler;
+    dfc_api_errhandler_retain(c->errhandler); /* the user frees what get returns (9.3.4) */
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -82,7 +89,9 @@ int DFC_Errhandler_free(DFC_Errhandler *errhandler)
                      (unsigned)*errhandler);
         goto fn_fail;
     }
-    /* Predefined handlers stay valid for the communicators using them (MPI-4.1 9.3.4). */
+    /* Handlers stay valid for the communicators using them (MPI-4.1 9.3.4): a user one
+     * only loses the user's reference (api_errext.c). */
+    if (!predefined_errhandler(*errhandler)) dfc_api_errhandler_release(*errhandler);
     *errhandler = DFC_ERRHANDLER_NULL;
 fn_exit:
     DFC_API_EXIT();

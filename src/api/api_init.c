@@ -75,10 +75,17 @@ int DFC_Finalized(int *flag)
 int DFC_Finalize(void)
 {
     DFC_API_ENTER();
+    /* Attribute callbacks first, while everything still works (MPI-4.1 11.2.2). One that
+     * fails meets DFC_COMM_WORLD's error handler now; finalization goes on regardless, since
+     * the other processes wait for this one at the finalize fence. */
+    int rc_attr = dfc_api_attr_finalize();
+    if (rc_attr) rc_attr = dfc_api_error(NULL, rc_attr);
+    dfc_api_type_attr_finalize();
     dfc_upper_layers_finalize();
     int rc = dfc_comm_layer_finalize();
+    dfc_api_errhandler_finalize();
     DFC_UNLOCK();
-    return rc ? dfc_api_error(NULL, rc) : DFC_SUCCESS;
+    return rc ? dfc_api_error(NULL, rc) : rc_attr;
 }
 
 /* Says on stderr who ended the job and how, as MPICH and Open MPI do, then ends it with the

@@ -81,6 +81,7 @@ int DFC_Type_dup(DFC_Datatype oldtype, DFC_Datatype *newtype)
     if ((rc = dfc_dtype_lookup(oldtype, __func__, "oldtype", &old))) goto fn_fail;
     if ((rc = dfc_api_check_ptr(__func__, "newtype", newtype))) goto fn_fail;
     if ((rc = dfc_dtype_dup(__func__, old, &dt))) goto fn_fail;
+    if ((rc = dfc_api_type_attr_dup(oldtype, dt->handle, __func__))) goto fn_fail; /* attrs */
     *newtype = dt->handle;
 fn_exit:
     DFC_API_EXIT();
@@ -170,6 +171,7 @@ int DFC_Type_free(DFC_Datatype *datatype)
                      "invalid argument datatype: %s is predefined and cannot be freed", dt->name);
         goto fn_fail;
     }
+    if ((rc = dfc_api_type_attr_free(*datatype))) goto fn_fail; /* attr hook */
     dfc_dtype_free_handle(dt);
     *datatype = DFC_DATATYPE_NULL;
 fn_exit:

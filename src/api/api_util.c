@@ -18,6 +18,10 @@ int dfc_api_error(dfc_comm_t *c, int code)
         if (w) eh = w->errhandler;
     }
     if (eh == DFC_ERRORS_RETURN) return code;
+    if (dfc_api_errhandler_is_user(eh, 0)) { /* the user's function, then the code returns */
+        dfc_api_errhandler_invoke(eh, c ? c->handle : DFC_COMM_WORLD, &code);
+        return code;
+    }
     char msg[DFC_MAX_ERROR_STRING];
     dfc_err_message(code, msg, sizeof msg);
     dfc_fatal("%s", msg);

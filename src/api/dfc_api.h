@@ -56,4 +56,24 @@ int dfc_api_check_rank(const char *func, const char *argname, const dfc_comm_t *
                        int allow_any);
 int dfc_api_check_ptr(const char *func, const char *argname, const void *p);
 
+/* Attributes (api_attr.c). Copies comm's attributes to a duplicate (undone on failure);
+ * the datatype hooks of DFC_Type_dup and DFC_Type_free (the engine keeps no attributes);
+ * DFC_Finalize's deletion of DFC_COMM_SELF's and DFC_COMM_WORLD's attributes. */
+/* DFC_Comm_dup's work (api_comm.c): the copy and its attributes, a handle in *newcomm. */
+int dfc_api_comm_dup(dfc_comm_t *c, const dfc_info_t *inf, const char *func, DFC_Comm *newcomm);
+/* Hands a new communicator to the user (DFC_COMM_NULL for NULL); releases it on failure. */
+int dfc_api_comm_give_handle(dfc_comm_t *nc, DFC_Comm *newcomm);
+int dfc_api_comm_attr_copy(dfc_comm_t *old, dfc_comm_t *nc, const char *func);
+/* (dup frees newtype when a copy callback fails) */
+int dfc_api_type_attr_dup(DFC_Datatype oldtype, DFC_Datatype newtype, const char *func);
+int dfc_api_type_attr_free(DFC_Datatype datatype);
+void dfc_api_type_attr_finalize(void);
+int dfc_api_attr_finalize(void);
+/* User error handlers (api_errext.c): 1 if h is a live user handler; its call; finalize. */
+int dfc_api_errhandler_is_user(DFC_Errhandler h, int live_only);
+void dfc_api_errhandler_invoke(DFC_Errhandler h, DFC_Comm comm, int *code);
+void dfc_api_errhandler_retain(DFC_Errhandler h); /* a new user reference */
+void dfc_api_errhandler_release(DFC_Errhandler h);
+void dfc_api_errhandler_finalize(void);
+
 #endif /* DFC_API_H */

@@ -10,9 +10,11 @@
  * Exchanges run in windows of W at a time (one fence per window), W chosen so that the
  * receive slots in TMP stay below 16 MiB (from the largest block, so the same on every
  * rank; exchange i pairs r with r + i on both sides, so windows cannot deadlock).
- * Buffers: A is RECV (without IN_PLACE, after copying this rank's block of SEND into it),
- * or, with IN_PLACE, this rank's own block inside RECV, moved to the front at the end. B
- * and the receive slots are in TMP.
+ * Buffers: A is RECV (without IN_PLACE, after copying this rank's block of SEND into it, and
+ * with IN_PLACE on the rank whose block starts at 0), else, with IN_PLACE, a copy of this
+ * rank's block in TMP that goes to the front of RECV at the end: RECV past this rank's
+ * count keeps the input, as in MPICH and Open MPI (reducing inside RECV at the block's
+ * place and moving it left overwrote it). B and the receive slots are in TMP.
  *
  * Cost (m = total input bytes, p ranks): (p-1) alpha + (p-1)/p m beta + (p-1)/p m gamma.
  * Chosen for reduce_scatter and reduce_scatter_block at every size (the only algorithm).
@@ -41,10 +43,16 @@ int dfc_coll_reduce_scatter_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t
 
     /* A: the accumulator. */
     int abuf = DFC_BUF_RECV;
-    uint64_t aoff = a->in_place ? my_disp * elem : 0;
+    uint64_t aoff = 0;
+    int a_in_tmp = a->in_place && my_disp && mybytes;
     if (!a->in_place)
         DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, my_disp * elem, DFC_BUF_RECV, 0, mybytes));
     if (n == 1) return DFC_SUCCESS;
+    if (a_in_tmp) {
+        abuf = DFC_BUF_TMP;
+        aoff = dfc_sched_tmp(s, mybytes);
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, my_disp * elem, DFC_BUF_TMP, aoff, mybytes));
+    }
 
     /* Window (the same on every rank: from the largest block). */
     uint64_t max_bytes = max_cnt * elem;
@@ -78,15 +86,7 @@ int dfc_coll_reduce_scatter_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t
     /* A = A op B */
     if (mybytes && rank < n - 1)
         DFC_TRY(dfc_sched_reduce(s, DFC_BUF_TMP, bacc, abuf, aoff, mycnt, DFC_REDUCE_IN_SECOND));
-    if (a->in_place && aoff && mybytes) {
-        if (aoff < mybytes) { /* overlapping move: through TMP (B's slot is free now) */
-            uint64_t t = rank < n - 1 ? bacc : slots;
-            DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, aoff, DFC_BUF_TMP, t, mybytes));
-            DFC_TRY(dfc_sched_copy(s, DFC_BUF_TMP, t, DFC_BUF_RECV, 0, mybytes));
-        } else {
-            DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, aoff, DFC_BUF_RECV, 0, mybytes));
-        }
-    }
+    if (a_in_tmp) DFC_TRY(dfc_sched_copy(s, DFC_BUF_TMP, aoff, DFC_BUF_RECV, 0, mybytes));
     return dfc_sched_fence(s);
 #undef CNT
 }

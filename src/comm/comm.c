@@ -82,6 +82,7 @@ void dfc_comm_finalize_predefined(void)
         if (dfc_comm_destroy_hook) dfc_comm_destroy_hook(pre[i]);
         dfc_group_release(pre[i]->group);
         if (pre[i]->info) dfc_info_destroy(pre[i]->info);
+        dfc_attr_drop_all(&pre[i]->attrs);
     }
     dfc_htable_destroy(&dfc_comm_table);
 }
@@ -106,6 +107,7 @@ void dfc_comm_release(dfc_comm_t *c)
     dfc_group_release(c->group);
     if (c->info) dfc_info_destroy(c->info);
     dfc_topo_free(c->topo);
+    dfc_attr_drop_all(&c->attrs);
     free(c);
 }
 
@@ -302,6 +304,25 @@ int dfc_comm_create(dfc_comm_t *c, dfc_group_t *group, dfc_comm_t **out)
     int myidx = dfc_group_rank_of(group, c->world[c->rank]);
     int color = myidx == DFC_UNDEFINED ? DFC_UNDEFINED : 0;
     return dfc_comm_split(c, color, myidx, out);
+}
+
+int dfc_comm_create_from_group(dfc_comm_t *parent, dfc_group_t *group, dfc_info_t *info, int tag,
+                               dfc_comm_t **out)
+{
+    int rc = dfc_comm_create_group(parent, group, tag, out);
+    if (!rc && *out && info) dfc_comm_apply_info(*out, info);
+    return rc;
+}
+
+int dfc_comm_free(dfc_comm_t *c)
+{
+    int rc = dfc_attr_delete_all(&c->attrs, c->handle);
+    if (rc) return rc; /* a delete callback refused: comm stays as it is (MPICH) */
+    /* The handle dies now; the object lives until pending operations drop their references. */
+    dfc_htable_remove(&dfc_comm_table, c->handle);
+    c->handle = 0;
+    dfc_comm_release(c);
+    return DFC_SUCCESS;
 }
 
 int dfc_comm_create_group(dfc_comm_t *c, dfc_group_t *group, int tag, dfc_comm_t **out)

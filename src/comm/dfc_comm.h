@@ -25,6 +25,7 @@ typedef struct dfc_proc {
     int singleton;
     char hostname[256];
     char nspace[256];
+    int appnum, universe_size; /* from PMIx; -1 when the launcher does not say */
 } dfc_proc_t;
 extern dfc_proc_t dfc_proc;
 
@@ -69,6 +70,9 @@ int dfc_info_remove(dfc_info_t *info, const char *key, const char *func);
 /* A user copy (new handle in *out) of src, or an empty info for NULL; DFC_ERR_NO_MEM naming
  * func when out of memory. */
 int dfc_info_dup_handle(const dfc_info_t *src, const char *func, DFC_Info *out);
+/* DFC_Info_create_env: a user copy of DFC_INFO_ENV plus "command" (argv[0]) and "argv" (the
+ * other arguments, blank-separated) when argc > 0. */
+int dfc_info_create_env(int argc, char *argv[], const char *func, DFC_Info *out);
 
 
 /* ---- Groups ------------------------------------------------------------------------------
@@ -225,6 +229,56 @@ void dfc_op_release(dfc_op_t *op);
 void dfc_op_free_handle(dfc_op_t *op);
 
 
+/* ---- Attributes (attr.c) ------------------------------------------------------------------
+ * Keyvals and per-object attribute lists, for communicators and datatypes alike (their
+ * handles are ints, so one callback type serves both). Callbacks run with the library lock
+ * dropped; their return code is passed up unchanged. */
+typedef int(dfc_attr_copy_fn_t)(int oldobj, int keyval, void *extra, void *in, void *out,
+                                int *flag);
+typedef int(dfc_attr_delete_fn_t)(int obj, int keyval, void *val, void *extra);
+typedef struct dfc_keyval {
+    int handle; /* removed from the table when freed; callbacks still get it */
+    int kind;   /* DFC_KIND_COMM or DFC_KIND_DATATYPE */
+    dfc_attr_copy_fn_t *copy;
+    dfc_attr_delete_fn_t *del;
+    void *extra;
+    int refcount; /* the user's handle plus one per attribute */
+} dfc_keyval_t;
+typedef struct dfc_attr {
+    struct dfc_attr *next;
+    dfc_keyval_t *kv;
+    void *val;
+} dfc_attr_t;
+#define DFC_KEYVAL_FIRST_DYNAMIC 16 /* indices below are predefined attribute keys */
+static inline int dfc_keyval_predefined(int h)
+{
+    return DFC_HANDLE_KIND(h) == DFC_KIND_KEYVAL && DFC_HANDLE_INDEX(h) > 0 &&
+           DFC_HANDLE_INDEX(h) < DFC_KEYVAL_FIRST_DYNAMIC;
+}
+extern dfc_htable_t dfc_keyval_table;
+int dfc_keyval_init(void);
+void dfc_keyval_finalize(void);
+int dfc_keyval_create(int kind, dfc_attr_copy_fn_t *copy, dfc_attr_delete_fn_t *del, void *extra,
+                      const char *func, int *out);
+/* A user keyval of `kind`; DFC_ERR_KEYVAL naming func and argname otherwise (predefined
+ * keys included: they are read with dfc_attr_get's caller, never set or freed). */
+int dfc_keyval_check(int h, int kind, const char *func, const char *argname, dfc_keyval_t **out);
+void dfc_keyval_free(dfc_keyval_t *kv); /* the handle goes; the object when unused */
+int dfc_attr_get(dfc_attr_t *list, const dfc_keyval_t *kv, void **val); /* 1 if set */
+/* Sets (an old value's delete callback runs first), deletes one, deletes all (last set
+ * first), or copies all through the copy callbacks (first set first). obj/oldobj is the
+ * handle the callbacks get. */
+int dfc_attr_set(dfc_attr_t **list, int obj, dfc_keyval_t *kv, void *val, const char *func);
+int dfc_attr_delete(dfc_attr_t **list, int obj, dfc_keyval_t *kv);
+int dfc_attr_delete_all(dfc_attr_t **list, int obj);
+int dfc_attr_copy_all(dfc_attr_t *src, int oldobj, dfc_attr_t **dst, const char *func);
+void dfc_attr_drop_all(dfc_attr_t **list); /* frees the list without calling callbacks */
+/* DFC_Comm_get_attr: the predefined keys (DFC_TAG_UB ...) on every communicator, or a user
+ * key of c; *flag 1 when set. DFC_ERR_KEYVAL naming func for a bad key. */
+struct dfc_comm;
+int dfc_attr_comm_get(struct dfc_comm *c, int keyval, const char *func, void **val, int *flag);
+
+
 /* ---- Communicators ------------------------------------------------------------------------ */
 struct dfc_coll_comm; /* the coll layer's per-communicator state */
 struct dfc_topo;      /* a process topology (comm/dfc_topo.h) */
@@ -247,6 +301,7 @@ typedef struct dfc_comm {
     uint32_t fail_epoch;        /* fault.c's cache: failures seen when fail_code was computed */
     int fail_code;              /* 0, or the code for a failed member (DFC_ERR_PROC_FAILED) */
     struct dfc_topo *topo;      /* process topology (comm/dfc_topo.h, topo.c); NULL if none */
+    struct dfc_attr *attrs;     /* cached attributes (attr.c), in the order first set */
 } dfc_comm_t;
 
 extern dfc_htable_t dfc_comm_table;
@@ -270,6 +325,9 @@ int dfc_comm_check(DFC_Comm h, const char *func, const char *argname, dfc_comm_t
 int dfc_comm_create_from_group(dfc_comm_t *parent, dfc_group_t *group, dfc_info_t *info, int tag,
                                dfc_comm_t **out);
 void dfc_comm_release(dfc_comm_t *c); /* drops a reference; frees ctx at zero */
+/* DFC_Comm_free: deletes the attributes (a refusing callback's code stops it), removes the
+ * handle and drops the user's reference. */
+int dfc_comm_free(dfc_comm_t *c);
 /* Reads dfc_priority and other hints from info into c. */
 void dfc_comm_apply_info(dfc_comm_t *c, const dfc_info_t *info);
 /* The name of the transport used to reach comm rank r ("self", "shm", "tcp"). */

@@ -9,6 +9,7 @@
  * DFC_INFO_ENV (index 1) is built by dfc_info_init from the process state, so init must
  * call it after dfc_proc.hostname and dfc_proc.thread_level are known.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "comm/dfc_comm.h"
@@ -169,4 +170,27 @@ int dfc_info_dup_handle(const dfc_info_t *src, const char *func, DFC_Info *out)
     copy->handle = h;
     *out = h;
     return DFC_SUCCESS;
+}
+
+int dfc_info_create_env(int argc, char *argv[], const char *func, DFC_Info *out)
+{
+    int rc = dfc_info_dup_handle(dfc_htable_get(&dfc_info_table, DFC_INFO_ENV), func, out);
+    if (rc || argc <= 0 || !argv[0]) return rc;
+    dfc_info_t *inf = dfc_htable_get(&dfc_info_table, *out);
+    size_t len = 1;
+    for (int i = 1; i < argc && argv[i]; i++) len += strlen(argv[i]) + 1;
+    char *args = calloc(1, len);
+    if (!args) rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory");
+    for (int i = 1; !rc && i < argc && argv[i]; i++) {
+        if (i > 1) strcat(args, " ");
+        strcat(args, argv[i]);
+    }
+    if (!rc) rc = dfc_info_put(inf, "command", argv[0]);
+    if (!rc && argc > 1 && args[0]) rc = dfc_info_put(inf, "argv", args);
+    free(args);
+    if (rc) { /* no half-made object for the user */
+        dfc_info_destroy(inf);
+        *out = DFC_INFO_NULL;
+    }
+    return rc;
 }

@@ -160,6 +160,8 @@ int dfc_comm_layer_init(int required, int *provided)
     dfc_proc.local_rank = bi.local_rank;
     dfc_proc.local_size = bi.local_size;
     dfc_proc.singleton = bi.singleton;
+    dfc_proc.appnum = bi.appnum;
+    dfc_proc.universe_size = bi.universe_size;
     memcpy(dfc_proc.hostname, bi.hostname, sizeof dfc_proc.hostname);
     memcpy(dfc_proc.nspace, bi.nspace, sizeof dfc_proc.nspace);
     dfc_proc.main_thread = pthread_self();
@@ -177,8 +179,8 @@ int dfc_comm_layer_init(int required, int *provided)
 
     dfc_htable_init(&dfc_req_table, DFC_KIND_REQUEST, 1);
     if ((rc = dfc_dtype_init()) || (rc = dfc_op_init()) || (rc = dfc_group_init()) ||
-        (rc = dfc_info_init()) || (rc = build_node_map()) || (rc = dfc_fault_init()) ||
-        (rc = init_gpu_and_transports()) || (rc = dfc_p2p_init()) ||
+        (rc = dfc_info_init()) || (rc = dfc_keyval_init()) || (rc = build_node_map()) ||
+        (rc = dfc_fault_init()) || (rc = init_gpu_and_transports()) || (rc = dfc_p2p_init()) ||
         (rc = dfc_comm_init_predefined()))
         return rc;
     dfc_hang_report_init();
@@ -229,6 +231,8 @@ int dfc_comm_layer_finalize(void)
     free(dfc_node_of);
     dfc_node_of = NULL;
     dfc_info_finalize();
+    dfc_keyval_finalize();
+    dfc_err_user_reset();
     dfc_group_finalize();
     dfc_op_finalize();
     dfc_dtype_finalize();

@@ -24,7 +24,7 @@ out=$3
 mkdir -p "$out/include"
 
 # Prototypes of dfc.h, one per line ("ext<TAB>prototype"): ext is 1 for the DFC extensions
-# (a "DFC extension" comment just above), which get no MPI name. Also the other lines,
+# (a "DFC extension" comment just above) and variadic ones, which get no generated MPI name. Also the other lines,
 # tagged "txt", for mpi.h; comment blocks that belong to an extension are dropped.
 parse() {
     awk '
@@ -35,6 +35,9 @@ parse() {
         if (proto ~ /;/) {
             gsub(/[ \t]+/, " ", proto)
             flush_comment(!isext)
+            # A variadic one (DFC_Pcontrol) cannot be passed on: mpi_extra.h and
+            # mpi_fint.c spell its MPI twin by hand.
+            if (proto ~ /\.\.\./) isext = 1
             print (isext ? "ext\t" : "api\t") proto
             inproto = 0
         }

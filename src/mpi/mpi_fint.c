@@ -1,5 +1,5 @@
 /* mpi_fint.c - libmpi's functions that have no DFC_ twin (declared in src/mpi/mpi_extra.h):
- * Fortran handle and status conversions, MPI_Comm_test_inter, MPI_Get_address, the ready
+ * Fortran handle and status conversions, MPI_Get_address, the ready
  * sends and MPI_Pcontrol. As for the generated ones, PMPI_x is the definition and MPI_x a weak alias,
  * so that a profiling tool may replace MPI_x. */
 #include <stdarg.h>
@@ -44,16 +44,6 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
     return MPI_SUCCESS;
 }
 DFC_MPI_WEAK(Status_f2c)
-
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    int size, rc = PMPI_Comm_size(comm, &size); /* checks comm, under its error handler */
-    if (rc != MPI_SUCCESS) return rc;
-    if (!flag) return MPI_ERR_ARG;
-    *flag = 0;
-    return MPI_SUCCESS;
-}
-DFC_MPI_WEAK(Comm_test_inter)
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {

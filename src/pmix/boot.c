@@ -129,9 +129,23 @@ int dfc_boot_next_failed(void)
     return -1;
 }
 
+/* A key the launcher may lack (no error recorded): its value, or -1. */
+static int get_optional(const pmix_proc_t *proc, const char *key)
+{
+    pmix_value_t *val = NULL;
+    int out = -1;
+    if (get_value(proc, key, &val) != PMIX_SUCCESS || !val) return -1;
+    if (val->type == PMIX_UINT32) out = (int)val->data.uint32;
+    else if (val->type == PMIX_INT) out = val->data.integer;
+    else if (val->type == PMIX_UINT16) out = val->data.uint16;
+    PMIX_VALUE_RELEASE(val);
+    return out;
+}
+
 int dfc_boot_init(dfc_boot_info_t *info)
 {
     memset(&boot_info, 0, sizeof boot_info);
+    boot_info.appnum = boot_info.universe_size = -1;
     if (!getenv("PMIX_NAMESPACE") || !getenv("PMIX_RANK")) {
         boot_singleton = 1;
         boot_info.rank = 0;
@@ -139,6 +153,8 @@ int dfc_boot_init(dfc_boot_info_t *info)
         boot_info.local_rank = 0;
         boot_info.local_size = 1;
         boot_info.singleton = 1;
+        boot_info.appnum = 0;
+        boot_info.universe_size = 1;
         snprintf(boot_info.nspace, sizeof boot_info.nspace, "singleton.%d", (int)getpid());
         gethostname(boot_info.hostname, sizeof boot_info.hostname - 1);
         *info = boot_info;
@@ -166,6 +182,8 @@ int dfc_boot_init(dfc_boot_info_t *info)
     snprintf(boot_info.nspace, sizeof boot_info.nspace, "%s", my_proc.nspace);
     if (dfc_boot_hostname(boot_info.rank, boot_info.hostname, sizeof boot_info.hostname))
         gethostname(boot_info.hostname, sizeof boot_info.hostname - 1);
+    boot_info.appnum = get_optional(&my_proc, PMIX_APPNUM);
+    boot_info.universe_size = get_optional(&wildcard, PMIX_UNIV_SIZE);
     register_failure_events((int)size);
     *info = boot_info;
     return DFC_SUCCESS;

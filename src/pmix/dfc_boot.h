@@ -16,6 +16,8 @@ typedef struct dfc_boot_info {
     int singleton;              /* 1 when no launcher was found */
     char nspace[256];           /* PMIx namespace (job id); "singleton.<pid>" otherwise */
     char hostname[256];         /* this node's name as the launcher knows it */
+    int appnum;                 /* PMIX_APPNUM, or -1 when the launcher does not say */
+    int universe_size;          /* PMIX_UNIV_SIZE, or -1 when the launcher does not say */
 } dfc_boot_info_t;
 
 /* Connects to the launcher. Returns DFC_SUCCESS or an error code (never aborts). */

@@ -29,8 +29,25 @@ int dfc_err(int errclass, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Copies the message of `code` (or the class string when it has none) into buf. */
 void dfc_err_message(int code, char *buf, size_t len);
-/* The fixed description of an error class, or NULL if `errclass` is not one. */
+/* The fixed description of an error class, or NULL if `errclass` is not one (a class
+ * added by DFC_Add_error_class is one: its string, "" until one is given). */
 const char *dfc_err_class_string(int errclass);
+/* User error classes and codes (DFC_Add_error_class/_code/_string). An added code is
+ * ((DFC_ERR_USER_SLOT + n) << 8) | class, above every recorded message's code; classes go
+ * from DFC_ERR_LASTCODE + 1 up to 255 (the class is the code's low byte). */
+#define DFC_ERR_USER_SLOT 0x100
+#define DFC_ERR_USER_CODES 4096
+int dfc_err_valid(int code); /* 1 for a predefined or added class or code, or a recorded code */
+int dfc_err_add_class(int *errclass);            /* DFC_ERR_OTHER when none is left */
+int dfc_err_add_code(int errclass, int *code);   /* errclass must be valid */
+int dfc_err_add_string(int code, const char *s); /* DFC_ERR_NO_MEM or DFC_SUCCESS */
+int dfc_err_is_predefined(int code);             /* classes 0..DFC_ERR_LASTCODE, recorded codes */
+int dfc_err_last_used(void);                     /* the value of DFC_LASTUSEDCODE */
+/* DFC_Remove_error_class/_code/_string: what is one of these; DFC_ERR_ARG naming func when
+ * code is not an added class (without live codes) or code, or has no string to remove. */
+enum { DFC_ERR_REMOVE_CLASS = 1, DFC_ERR_REMOVE_CODE, DFC_ERR_REMOVE_STRING };
+int dfc_err_remove(int code, int what, const char *func);
+void dfc_err_user_reset(void); /* forgets added classes, codes and strings */
 
 /* Convenience for argument checks inside API functions (uses __func__). */
 #define DFC_ERR(cls, ...) dfc_err((cls), __func__, __VA_ARGS__)
@@ -151,7 +168,8 @@ enum {
     DFC_KIND_OP = 4,
     DFC_KIND_REQUEST = 5,
     DFC_KIND_INFO = 6,
-    DFC_KIND_ERRHANDLER = 7
+    DFC_KIND_ERRHANDLER = 7,
+    DFC_KIND_KEYVAL = 12 /* attribute keys (DFC_KEYVAL_INVALID, DFC_TAG_UB, ...) */
 };
 
 typedef struct dfc_htable {

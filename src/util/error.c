@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/dfc_util.h"
@@ -48,12 +49,125 @@ static const char *const class_strings[DFC_ERR_LASTCODE + 1] = {
     [DFC_ERR_ERRHANDLER] = "invalid error handler",
     [DFC_ERR_PROC_FAILED] = "a process in the operation has failed",
     [DFC_ERR_INTERNAL_TRANSPORT] = "transport failure",
+    [DFC_ERR_KEYVAL] = "invalid attribute key",
 };
+
+/* Added classes and codes (DFC_Add_error_*): counts, and the strings given to them. */
+static int user_classes, user_codes, last_used = DFC_ERR_LASTCODE;
+static char *user_class_str[256], *user_code_str[DFC_ERR_USER_CODES];
+/* DFC_Remove_error_class/_code (MPI-4.1): removed ones are invalid; their numbers are not
+ * given out again, so a stale value cannot name a new class or code. */
+static unsigned char class_removed[256], code_removed[DFC_ERR_USER_CODES];
+static unsigned char user_code_class[DFC_ERR_USER_CODES]; /* the class of each added code */
 
 const char *dfc_err_class_string(int errclass)
 {
+    if (errclass > DFC_ERR_LASTCODE && errclass <= DFC_ERR_LASTCODE + user_classes)
+        return class_removed[errclass]    ? NULL
+               : user_class_str[errclass] ? user_class_str[errclass]
+                                          : "";
     if (errclass < 0 || errclass > DFC_ERR_LASTCODE) return NULL;
     return class_strings[errclass];
+}
+
+static int user_code_index(int code) /* n for an added code, else -1 */
+{
+    unsigned slot = ((unsigned)code >> 8) & 0xffffff;
+    if (code < 0 || slot < DFC_ERR_USER_SLOT || slot >= DFC_ERR_USER_SLOT + (unsigned)user_codes)
+        return -1;
+    return (int)(slot - DFC_ERR_USER_SLOT);
+}
+
+int dfc_err_valid(int code)
+{
+    if (code < 0 || !dfc_err_class_string(DFC_ERR_CLASS(code))) return 0;
+    unsigned slot = ((unsigned)code >> 8) & 0xffffff;
+    if (slot < DFC_ERR_RING) return 1;
+    int n = user_code_index(code);
+    return n >= 0 && !code_removed[n] &&
+           ((DFC_ERR_USER_SLOT + (unsigned)n) << 8 | (unsigned)DFC_ERR_CLASS(code)) ==
+               (unsigned)code;
+}
+
+int dfc_err_remove(int code, int what, const char *func)
+{
+    int n = user_code_index(code), cls = DFC_ERR_CLASS(code);
+    int added = dfc_err_valid(code) && !dfc_err_is_predefined(code) && (n >= 0 || code == cls);
+    const char *arg = what == DFC_ERR_REMOVE_CLASS ? "errorclass" : "errorcode";
+    const char *kind = what == DFC_ERR_REMOVE_CLASS  ? "class added by DFC_Add_error_class"
+                       : what == DFC_ERR_REMOVE_CODE ? "code added by DFC_Add_error_code"
+                                                     : "class or code added by DFC_Add_error_*";
+    if (!added || (what == DFC_ERR_REMOVE_CLASS && n >= 0) ||
+        (what == DFC_ERR_REMOVE_CODE && n < 0))
+        return dfc_err(DFC_ERR_ARG, func, "invalid argument %s: %d is not an error %s", arg, code,
+                       kind);
+    char **str = n >= 0 ? &user_code_str[n] : &user_class_str[cls];
+    if (what == DFC_ERR_REMOVE_STRING) {
+        if (!*str)
+            return dfc_err(DFC_ERR_ARG, func, "invalid argument errorcode: %d has no string", code);
+    } else if (what == DFC_ERR_REMOVE_CLASS) {
+        for (int i = 0; i < user_codes; i++)
+            if (!code_removed[i] && user_code_class[i] == cls)
+                return dfc_err(DFC_ERR_ARG, func,
+                               "invalid argument errorclass: %d still has error codes "
+                               "(remove them first)",
+                               code);
+        class_removed[cls] = 1;
+    } else {
+        code_removed[n] = 1;
+    }
+    free(*str);
+    *str = NULL;
+    return DFC_SUCCESS;
+}
+
+int dfc_err_is_predefined(int code)
+{
+    return dfc_err_valid(code) && user_code_index(code) < 0 &&
+           DFC_ERR_CLASS(code) <= DFC_ERR_LASTCODE;
+}
+
+int dfc_err_last_used(void) { return last_used; }
+
+int dfc_err_add_class(int *errclass)
+{
+    if (DFC_ERR_LASTCODE + user_classes + 1 > 255)
+        return DFC_ERR(DFC_ERR_OTHER, "all %d error classes that fit are taken",
+                       255 - DFC_ERR_LASTCODE);
+    *errclass = DFC_ERR_LASTCODE + ++user_classes;
+    if (*errclass > last_used) last_used = *errclass;
+    return DFC_SUCCESS;
+}
+
+int dfc_err_add_code(int errclass, int *code)
+{
+    if (user_codes >= DFC_ERR_USER_CODES)
+        return DFC_ERR(DFC_ERR_OTHER, "all %d error codes are taken", DFC_ERR_USER_CODES);
+    user_code_class[user_codes] = (unsigned char)errclass;
+    *code = (int)((DFC_ERR_USER_SLOT + (unsigned)user_codes++) << 8 | (unsigned)errclass);
+    if (*code > last_used) last_used = *code;
+    return DFC_SUCCESS;
+}
+
+int dfc_err_add_string(int code, const char *str)
+{
+    char *copy = strdup(str), **slot;
+    if (!copy) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory copying the error string");
+    int n = user_code_index(code);
+    slot = n >= 0 ? &user_code_str[n] : &user_class_str[code];
+    free(*slot);
+    *slot = copy;
+    return DFC_SUCCESS;
+}
+
+void dfc_err_user_reset(void)
+{
+    for (int i = 0; i < 256; i++) free(user_class_str[i]), user_class_str[i] = NULL;
+    for (int i = 0; i < user_codes; i++) free(user_code_str[i]), user_code_str[i] = NULL;
+    user_classes = user_codes = 0;
+    last_used = DFC_ERR_LASTCODE;
+    memset(class_removed, 0, sizeof class_removed);
+    memset(code_removed, 0, sizeof code_removed);
 }
 
 int dfc_err(int errclass, const char *func, const char *fmt, ...)
@@ -78,6 +192,11 @@ void dfc_err_message(int code, char *buf, size_t len)
     unsigned slot = ((unsigned)code >> 8) & 0xffffff;
     const char *cs = dfc_err_class_string(cls);
     if (!cs) cs = "unknown error code";
+    int n = user_code_index(code);
+    if (n >= 0) {
+        snprintf(buf, len, "%s", user_code_str[n] ? user_code_str[n] : "");
+        return;
+    }
     pthread_mutex_lock(&err_lock);
     if (slot > 0 && slot < DFC_ERR_RING && err_ring[slot][0])
         snprintf(buf, len, "%s (%s)", err_ring[slot], cs);

@@ -430,7 +430,18 @@ int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *
         return dfc_err(DFC_ERR_OP, func, "invalid argument %s: op 0x%x was freed or never created",
                        argname, (unsigned)h);
     }
-    if (dt && op->builtin && !dfc_op_defined(OP_INDEX(h), dt->base)) {
+    if (dt && !op->builtin && !dt->dense)
+        return dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, func,
+                       "invalid argument %s: a user-defined op on a non-contiguous datatype is "
+                       "not supported (DFC reduces packed data)",
+                       argname);
+    if (dt && op->builtin && dt->base < 0 && OP_INDEX(h) != OP_INDEX(DFC_REPLACE) &&
+        OP_INDEX(h) != OP_INDEX(DFC_NO_OP))
+        return dfc_err(DFC_ERR_OP, func,
+                       "invalid argument %s: %s is not defined for a derived datatype that "
+                       "mixes several predefined types",
+                       argname, op->name);
+    if (dt && op->builtin && dt->base >= 0 && !dfc_op_defined(OP_INDEX(h), dt->base)) {
         const char *base_name = dfc_dtype_base_type(dt)->name;
         if (dt->builtin)
             return dfc_err(DFC_ERR_OP, func, "invalid argument %s: %s is not defined for %s",
@@ -465,7 +476,7 @@ void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, vo
     uint32_t op_index = OP_INDEX(op->handle);
     if (op_index == OP_INDEX(DFC_NO_OP)) return;
     if (op_index == OP_INDEX(DFC_REPLACE)) {
-        memmove(inout, in, count * (size_t)dt->extent);
+        memmove(inout, in, count * dt->size); /* packed: size == extent when dense */
         return;
     }
     dfc_op_loops[op_index][dt->base](in, inout, count * dt->nbase);

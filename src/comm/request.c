@@ -37,6 +37,12 @@ void dfc_req_complete(dfc_req_t *req)
 {
     for (int i = 0; i < req->nstages; i++) {
         dfc_stage_t *st = &req->stages[i];
+        if (st->dt) { /* a packed shadow of a non-dense datatype */
+            uint64_t n = st->partial ? DFC_MIN2(dfc_status_bytes(&req->status), st->bytes)
+                                     : st->bytes;
+            if (st->copy_out && !req->cancelled) dfc_dtype_unpack(st->dt, st->dev, 0, n, st->host);
+            continue;
+        }
         int rc = st->copy_out ? dfc_gpu_copy(st->dev, st->host, st->bytes) : DFC_SUCCESS;
         if (rc && !req->status.DFC_ERROR) req->status.DFC_ERROR = rc;
     }
@@ -78,6 +84,42 @@ int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_o
     st->bytes = bytes;
     st->copy_in = copy_in;
     st->copy_out = copy_out;
+    st->dt = NULL;
+    st->partial = 0;
+    r->nstages++;
+    *use = st->host;
+    return DFC_SUCCESS;
+}
+
+/* ---- Non-dense datatypes: packed shadows (the whole message, packed at start). The p2p
+ * protocol and the collective schedules then move contiguous bytes unchanged. ---- */
+int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt,
+                       int copy_in, int copy_out, int partial, void **use)
+{
+    uint64_t bytes = count * dt->size;
+    if (dt->dense || !bytes) return dfc_req_stage(r, buf, bytes, copy_in, copy_out, use);
+    DFC_Aint lo, hi;
+    dfc_dtype_span(dt, count, &lo, &hi);
+    if (dfc_gpu_is_device_ptr((char *)buf + lo))
+        return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION,
+                       "a non-contiguous datatype on a device buffer is not supported (pack it "
+                       "with a contiguous type, or use host memory)");
+    dfc_stage_t *st = realloc(r->stages, (r->nstages + 1) * sizeof *st);
+    if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    r->stages = st;
+    st = &r->stages[r->nstages];
+    if (!(st->host = malloc(bytes)))
+        return DFC_ERR(DFC_ERR_NO_MEM,
+                       "out of memory for a %llu-byte packed copy of a non-contiguous buffer",
+                       (unsigned long long)bytes);
+    st->dev = buf;
+    st->bytes = bytes;
+    st->copy_in = partial ? 0 : copy_in; /* a receive unpacks only what arrived */
+    st->copy_out = copy_out;
+    st->dt = dt;
+    st->count = count;
+    st->partial = partial;
+    dfc_dtype_retain((dfc_dtype_t *)dt);
     r->nstages++;
     *use = st->host;
     return DFC_SUCCESS;
@@ -85,6 +127,8 @@ int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_o
 
 void dfc_req_unstage(dfc_req_t *r)
 {
+    for (int i = 0; i < r->nstages; i++)
+        if (r->stages[i].dt) dfc_dtype_release((dfc_dtype_t *)r->stages[i].dt);
     for (int i = 0; i < r->nstages; i++) free(r->stages[i].host);
     free(r->stages);
     r->stages = NULL;
@@ -94,7 +138,10 @@ void dfc_req_unstage(dfc_req_t *r)
 int dfc_req_stage_in(dfc_req_t *r)
 {
     for (int i = 0; i < r->nstages; i++)
-        if (r->stages[i].copy_in) {
+        if (r->stages[i].copy_in && r->stages[i].dt)
+            dfc_dtype_pack(r->stages[i].dt, r->stages[i].dev, 0, r->stages[i].bytes,
+                           r->stages[i].host);
+        else if (r->stages[i].copy_in) {
             int rc = dfc_gpu_copy(r->stages[i].host, r->stages[i].dev, r->stages[i].bytes);
             if (rc) return rc;
         }

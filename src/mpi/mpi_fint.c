@@ -1,5 +1,5 @@
 /* mpi_fint.c - libmpi's functions that have no DFC_ twin (declared in src/mpi/mpi_extra.h):
- * Fortran handle and status conversions, MPI_Comm_test_inter, MPI_Get_address, the ready
+ * Fortran handle and status conversions, MPI_Comm_test_inter, the ready
  * sends and MPI_Pcontrol. As for the generated ones, PMPI_x is the definition and MPI_x a weak alias,
  * so that a profiling tool may replace MPI_x. */
 #include <stdarg.h>
@@ -54,14 +54,6 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     return MPI_SUCCESS;
 }
 DFC_MPI_WEAK(Comm_test_inter)
-
-int PMPI_Get_address(const void *location, MPI_Aint *address)
-{
-    if (!address) return MPI_ERR_ARG;
-    *address = (MPI_Aint)location;
-    return MPI_SUCCESS;
-}
-DFC_MPI_WEAK(Get_address)
 
 /* The tool's MPI_Send is not called for a ready send: PMPI_Send is (as a tool that intercepts
  * MPI_Rsend expects of its own MPI_Rsend). */

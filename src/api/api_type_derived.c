@@ -161,7 +161,8 @@ static int indexed_entry(const char *func, const idx_desc_t *d, int combiner, co
     int n, rc;
     /* Arrays are checked before they are read for the contents list. */
     if (d->count < 0) return dfc_api_check_count(func, "count", d->count);
-    if (d->blens && (rc = check_array(func, "array_of_blocklengths", d->count, d->blens)))
+    int per_block = combiner == DFC_COMBINER_INDEXED || combiner == DFC_COMBINER_HINDEXED;
+    if (per_block && (rc = check_array(func, "array_of_blocklengths", d->count, d->blens)))
         return rc;
     if ((rc = check_array(func, "array_of_displacements", d->count,
                           d->idispls ? (const void *)d->idispls : (const void *)d->adispls)))

@@ -334,8 +334,8 @@ int DFC_Type_get_extent_x(DFC_Datatype datatype, DFC_Count *lb, DFC_Count *exten
 int DFC_Type_get_true_extent_x(DFC_Datatype datatype, DFC_Count *true_lb, DFC_Count *true_extent);
 int DFC_Type_size_x(DFC_Datatype datatype, DFC_Count *size);
 int DFC_Type_get_contents(DFC_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[],
-                          DFC_Aint array_of_addresses[], DFC_Datatype array_of_datatypes[]);
+                          int max_datatypes, int array_of_integers[], DFC_Aint array_of_addresses[],
+                          DFC_Datatype array_of_datatypes[]);
 int DFC_Type_set_name(DFC_Datatype datatype, const char *type_name);
 int DFC_Type_get_name(DFC_Datatype datatype, char *type_name, int *resultlen);
 int DFC_Get_address(const void *location, DFC_Aint *address);

@@ -228,8 +228,8 @@ int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int 
                         recvtag, 1, &c, &rd)))
         goto fn_fail;
     if ((rc = dfc_p2p_sendrecv_blocking(c, __func__, sendbuf, (uint64_t)sendcount, sd, dest,
-                                        sendtag, recvbuf, (uint64_t)recvcount, rd, source,
-                                        recvtag, &st, &err)))
+                                        sendtag, recvbuf, (uint64_t)recvcount, rd, source, recvtag,
+                                        &st, &err)))
         goto fn_fail;
     copy_status(status, &st);
     if ((rc = err)) goto fn_fail;
@@ -255,8 +255,8 @@ int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, 
         (rc = dfc_api_check_rank(__func__, "source", c, source, 1)) ||
         (rc = dfc_api_check_tag(__func__, "recvtag", recvtag, 1)))
         goto fn_fail;
-    if ((rc = dfc_p2p_sendrecv_replace_blocking(c, __func__, buf, (uint64_t)count, d, dest,
-                                                sendtag, source, recvtag, &st, &err)))
+    if ((rc = dfc_p2p_sendrecv_replace_blocking(c, __func__, buf, (uint64_t)count, d, dest, sendtag,
+                                                source, recvtag, &st, &err)))
         goto fn_fail;
     copy_status(status, &st);
     if ((rc = err)) goto fn_fail;

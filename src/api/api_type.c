@@ -131,8 +131,7 @@ int DFC_Type_free(DFC_Datatype *datatype)
     if ((rc = dfc_dtype_lookup(*datatype, __func__, "datatype", &dt))) goto fn_fail;
     if (dt->builtin) {
         rc = dfc_err(DFC_ERR_TYPE, __func__,
-                     "invalid argument datatype: %s is predefined and cannot be freed",
-                     dfc_dtype_name(dt));
+                     "invalid argument datatype: %s is predefined and cannot be freed", dt->name);
         goto fn_fail;
     }
     dfc_dtype_free_handle(dt);

@@ -105,12 +105,11 @@ static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *rec
  * start, out at completion): correct on every collective, at the cost of two copies. */
 /* Non-dense datatypes (a->stype, a->rtype) get packed shadows the same way; a span is then
  * a whole number of packed items. */
-static int stage_one(dfc_coll_t *coll, int buf, uint64_t bytes, const dfc_dtype_t *dt,
-                     int copy_out)
+static int stage_one(dfc_coll_t *coll, int buf, uint64_t bytes, const dfc_dtype_t *dt, int copy_out)
 {
     void *use;
-    int rc = dt ? dfc_req_stage_type(coll->req, coll->bufs[buf], bytes / dt->size, dt, 1,
-                                     copy_out, 0, &use)
+    int rc = dt ? dfc_req_stage_type(coll->req, coll->bufs[buf], bytes / dt->size, dt, 1, copy_out,
+                                     0, &use)
                 : dfc_req_stage(coll->req, coll->bufs[buf], bytes, 1, copy_out, &use);
     if (rc) return rc;
     coll->bufs[buf] = use;

@@ -35,12 +35,12 @@ typedef struct dfc_dtype_layout {
     size_t align;
 } dfc_dtype_layout_t;
 
-#define SCALAR(h, ctype)                                         \
-    {                                                            \
+#define SCALAR(h, ctype)                                        \
+    {                                                           \
         h, #h, sizeof(ctype), sizeof(ctype), 0, _Alignof(ctype) \
     }
-#define PAIR(h, pair_t, value_t)                                                               \
-    {                                                                                          \
+#define PAIR(h, pair_t, value_t)                                                                \
+    {                                                                                           \
         h, #h, sizeof(value_t) + sizeof(int), sizeof(pair_t), sizeof(value_t), _Alignof(pair_t) \
     }
 
@@ -191,7 +191,10 @@ static int dfc_dtype_register(const char *func, dfc_dtype_t *dt, dfc_dtype_t **o
     return DFC_SUCCESS;
 }
 
-int dfc_dtype_publish(const char *func, dfc_dtype_t *dt) { return dfc_dtype_register(func, dt, &dt); }
+int dfc_dtype_publish(const char *func, dfc_dtype_t *dt)
+{
+    return dfc_dtype_register(func, dt, &dt);
+}
 
 int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old, dfc_dtype_t **out)
 {
@@ -222,8 +225,8 @@ int dfc_dtype_alias(const char *func, dfc_dtype_t *dt, DFC_Datatype *out)
     /* A wrapper around dt (it holds dt) that reports dt's envelope and contents. */
     int rc;
     dfc_dtype_t *w = NULL;
-    dfc_dtype_args_t args = {dt->combiner, dt->n_ints, dt->n_aints, dt->n_types,
-                             dt->c_ints, dt->c_aints, dt->c_types};
+    dfc_dtype_args_t args = {dt->combiner, dt->n_ints,  dt->n_aints, dt->n_types,
+                             dt->c_ints,   dt->c_aints, dt->c_types};
     if ((rc = dfc_dtype_resized(func, dt, dt->lb, dt->extent, &args, &w))) return rc;
     w->committed = dt->committed;
     if ((rc = dfc_dtype_register(func, w, &w))) return rc;

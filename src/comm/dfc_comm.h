@@ -139,26 +139,26 @@ struct dfc_dtype {
     size_t size;  /* packed bytes of one item, as DFC moves it: pair types (DFC_DOUBLE_INT...)
                      count their padding; MPI's size is mpi_size */
     size_t nbase; /* number of predefined elements in one item */
-    size_t nelem;  /* basic elements in one item as Get_elements counts them (a pair is 2) */
+    size_t nelem; /* basic elements in one item as Get_elements counts them (a pair is 2) */
     size_t mpi_size;
-    size_t align;  /* strictest alignment of its elements (struct extents are padded to it) */
+    size_t align; /* strictest alignment of its elements (struct extents are padded to it) */
     DFC_Aint lb, extent;
     DFC_Aint true_lb, true_extent;
-    int contig;   /* the data of one item is one run of `size` bytes starting at true_lb */
-    int dense;    /* contig, true_lb == 0 and size == extent: count items are count*size bytes
+    int contig; /* the data of one item is one run of `size` bytes starting at true_lb */
+    int dense;  /* contig, true_lb == 0 and size == extent: count items are count*size bytes
                      at the buffer, moved in place */
     int committed;
     int combiner;     /* DFC_COMBINER_* */
     const char *name; /* predefined types: e.g. "DFC_INT" */
     char *uname;      /* set by DFC_Type_set_name (overrides name) */
     /* layout (derived types): */
-    int dl_kind;                 /* DFC_DL_VECTOR or DFC_DL_BLOCKS */
-    size_t dl_count, dl_blen;    /* vector: count, blocklength (items of dl_child) */
-    DFC_Aint dl_stride;          /* vector: bytes between blocks */
-    dfc_dtype_t *dl_child;       /* vector: the child type (held) */
-    DFC_Aint *dl_displs;         /* blocks: byte displacements */
-    size_t *dl_blens, *dl_pofs;  /* blocks: items per block, packed offset of each block */
-    dfc_dtype_t **dl_types;      /* blocks: each block's child type (each held) */
+    int dl_kind;                /* DFC_DL_VECTOR or DFC_DL_BLOCKS */
+    size_t dl_count, dl_blen;   /* vector: count, blocklength (items of dl_child) */
+    DFC_Aint dl_stride;         /* vector: bytes between blocks */
+    dfc_dtype_t *dl_child;      /* vector: the child type (held) */
+    DFC_Aint *dl_displs;        /* blocks: byte displacements */
+    size_t *dl_blens, *dl_pofs; /* blocks: items per block, packed offset of each block */
+    dfc_dtype_t **dl_types;     /* blocks: each block's child type (each held) */
     /* envelope and contents (MPI_Type_get_contents), as the constructor received them */
     int n_ints, n_aints, n_types;
     int *c_ints;
@@ -474,8 +474,8 @@ int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_o
 /* The same for count items of dt: a non-dense type gets a packed shadow (host buffers too);
  * device buffers with a non-dense type fail with DFC_ERR_UNSUPPORTED_OPERATION. partial: a
  * receive, which unpacks only what arrived and needs no copy-in. */
-int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt,
-                       int copy_in, int copy_out, int partial, void **use);
+int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt, int copy_in,
+                       int copy_out, int partial, void **use);
 int dfc_req_stage_in(dfc_req_t *r); /* at start */
 void dfc_req_unstage(dfc_req_t *r); /* frees the shadows (internal requests on the stack) */
 
@@ -522,10 +522,10 @@ int dfc_p2p_cancel_recv(dfc_req_t *req);
 int dfc_p2p_recv_blocking(dfc_comm_t *c, const char *func, const char *count_arg, void *buf,
                           uint64_t count, const dfc_dtype_t *dt, int src, int tag,
                           DFC_Status *status);
-int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf,
-                              uint64_t scount, const dfc_dtype_t *sdt, int dst, int sendtag,
-                              void *recvbuf, uint64_t rcount, const dfc_dtype_t *rdt, int src,
-                              int recvtag, DFC_Status *status, int *err);
+int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t scount,
+                              const dfc_dtype_t *sdt, int dst, int sendtag, void *recvbuf,
+                              uint64_t rcount, const dfc_dtype_t *rdt, int src, int recvtag,
+                              DFC_Status *status, int *err);
 int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t count,
                                       const dfc_dtype_t *dt, int dst, int sendtag, int src,
                                       int recvtag, DFC_Status *status, int *err);

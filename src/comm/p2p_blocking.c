@@ -24,18 +24,17 @@ int dfc_p2p_recv_blocking(dfc_comm_t *c, const char *func, const char *count_arg
     r.func = func; /* names the entry point in a truncation message */
     r.count_arg = count_arg;
     if (!(rc = dfc_req_stage_type(&r, buf, count, dt, 1, 1, 1, &use)) &&
-        !(rc = dfc_req_stage_in(&r)) &&
-        !(rc = dfc_p2p_irecv(c, 0, use, bytes, src, tag, &r)) &&
+        !(rc = dfc_req_stage_in(&r)) && !(rc = dfc_p2p_irecv(c, 0, use, bytes, src, tag, &r)) &&
         !(rc = dfc_progress_until(&r.complete)))
         *status = r.status;
     dfc_req_unstage(&r);
     return rc;
 }
 
-int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf,
-                              uint64_t scount, const dfc_dtype_t *sdt, int dst, int sendtag,
-                              void *recvbuf, uint64_t rcount, const dfc_dtype_t *rdt, int src,
-                              int recvtag, DFC_Status *status, int *err)
+int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t scount,
+                              const dfc_dtype_t *sdt, int dst, int sendtag, void *recvbuf,
+                              uint64_t rcount, const dfc_dtype_t *rdt, int src, int recvtag,
+                              DFC_Status *status, int *err)
 {
     uint64_t sbytes = scount * sdt->size, rbytes = rcount * rdt->size;
     int rc;
@@ -78,8 +77,7 @@ int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf
     rr.func = func;
     rr.count_arg = "count";
     if ((rc = dfc_req_stage_type(&sr, buf, count, dt, 1, 0, 0, &suse)) ||
-        (rc = dfc_req_stage_in(&sr)) ||
-        (rc = dfc_p2p_irecv(c, 0, tmp, bytes, src, recvtag, &rr)) ||
+        (rc = dfc_req_stage_in(&sr)) || (rc = dfc_p2p_irecv(c, 0, tmp, bytes, src, recvtag, &rr)) ||
         (rc = dfc_p2p_isend(c, 0, suse, bytes, dst, sendtag, 0, &sr)) ||
         (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
         goto out;

@@ -93,8 +93,8 @@ int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_o
 
 /* ---- Non-dense datatypes: packed shadows (the whole message, packed at start). The p2p
  * protocol and the collective schedules then move contiguous bytes unchanged. ---- */
-int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt,
-                       int copy_in, int copy_out, int partial, void **use)
+int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt, int copy_in,
+                       int copy_out, int partial, void **use)
 {
     uint64_t bytes = count * dt->size;
     if (dt->dense || !bytes) return dfc_req_stage(r, buf, bytes, copy_in, copy_out, use);

@@ -55,7 +55,7 @@ static dfc_dtype_t *new_type(void)
  * the data (true bounds). Extents may be negative (resized), hence both ends. */
 typedef struct bounds {
     DFC_Aint lb, ub, tlb, tub;
-    int any;
+    int any, tany; /* tany: some data (true bounds cover only bytes that are moved) */
 } bounds_t;
 
 static void bounds_add(bounds_t *bd, DFC_Aint d, size_t b, const dfc_dtype_t *t)
@@ -64,23 +64,22 @@ static void bounds_add(bounds_t *bd, DFC_Aint d, size_t b, const dfc_dtype_t *t)
     DFC_Aint last = (DFC_Aint)(b - 1) * t->extent;
     DFC_Aint lo = d + DFC_MIN2(0, last), hi = d + DFC_MAX2(0, last);
     DFC_Aint lb = lo + t->lb, ub = hi + t->lb + t->extent;
+    bd->lb = bd->any ? DFC_MIN2(bd->lb, lb) : lb;
+    bd->ub = bd->any ? DFC_MAX2(bd->ub, ub) : ub;
+    bd->any = 1;
+    if (!t->size) return;
     DFC_Aint tlb = lo + t->true_lb, tub = hi + t->true_lb + t->true_extent;
-    if (!bd->any) {
-        *bd = (bounds_t){lb, ub, tlb, tub, 1};
-        return;
-    }
-    bd->lb = DFC_MIN2(bd->lb, lb);
-    bd->ub = DFC_MAX2(bd->ub, ub);
-    bd->tlb = DFC_MIN2(bd->tlb, tlb);
-    bd->tub = DFC_MAX2(bd->tub, tub);
+    bd->tlb = bd->tany ? DFC_MIN2(bd->tlb, tlb) : tlb;
+    bd->tub = bd->tany ? DFC_MAX2(bd->tub, tub) : tub;
+    bd->tany = 1;
 }
 
 static void set_bounds(dfc_dtype_t *dt, const bounds_t *bd)
 {
     dt->lb = bd->any ? bd->lb : 0;
     dt->extent = bd->any ? bd->ub - bd->lb : 0;
-    dt->true_lb = bd->any ? bd->tlb : 0;
-    dt->true_extent = bd->any ? bd->tub - bd->tlb : 0;
+    dt->true_lb = bd->tany ? bd->tlb : 0;
+    dt->true_extent = bd->tany ? bd->tub - bd->tlb : 0;
 }
 
 /* b items of t form one run of b*t->size bytes. */
@@ -239,8 +238,8 @@ void dfc_dtype_span(const dfc_dtype_t *dt, uint64_t count, DFC_Aint *lo, DFC_Ain
 {
     bounds_t bd = {0};
     bounds_add(&bd, 0, (size_t)count, dt);
-    *lo = bd.any ? bd.tlb : 0;
-    *hi = bd.any ? bd.tub : 0;
+    *lo = bd.tany ? bd.tlb : 0;
+    *hi = bd.tany ? bd.tub : 0;
 }
 
 /* ---- Packing ------------------------------------------------------------------------------ */

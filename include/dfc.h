@@ -175,7 +175,6 @@ extern DFC_Status dfc_status_ignore_marker[1];
 #define DFC_DISTRIBUTE_CYCLIC 122
 #define DFC_DISTRIBUTE_NONE 123
 #define DFC_DISTRIBUTE_DFLT_DARG (-49767)
-#define DFC_BOTTOM ((void *)0) /* absolute addresses (Get_address) as displacements */
 
 /* ---- Error classes ------------------------------------------------------------------ */
 #define DFC_SUCCESS 0

@@ -48,7 +48,7 @@ int dfc_coll_check_buf(const char *func, const char *bufname, const void *buf, i
     if ((rc = dfc_api_check_count(func, countname, count)) ||
         (rc = dfc_dtype_check(dt, func, typename, d)))
         return rc;
-    if (!buf && count > 0)
+    if (!buf && count > 0 && (*d)->dense) /* DFC_BOTTOM with absolute addresses is valid */
         return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL with count %d", bufname,
                        count);
     return DFC_SUCCESS;

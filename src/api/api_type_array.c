@@ -265,7 +265,7 @@ static int darray_common(const char *func, const darray_desc_t *d, DFC_Datatype 
                          DFC_Datatype *newtype)
 {
     int rc, nd = d->ndims;
-    dfc_dtype_t *old, *t;
+    dfc_dtype_t *old, *t = NULL;
     if ((rc = darray_checks(func, d, newtype)) ||
         (rc = dfc_dtype_lookup(oldtype, func, "oldtype", &old)) ||
         (rc = darray_build(func, d, old, &t)))

@@ -239,6 +239,35 @@ static void test_get_elements(void)
     DFCT_OK(DFC_Type_free(&t));
 }
 
+/* Absolute addresses: a struct of two separate variables sent from DFC_BOTTOM and received
+ * into two others through DFC_BOTTOM. */
+static void test_bottom(void)
+{
+    int a = 42, a2 = POISON;
+    double b[3] = {1.25, -2.5, 3.75}, b2[3] = {POISON, POISON, POISON};
+    DFC_Aint addr[2];
+    DFC_Datatype ts, tr;
+    DFCT_OK(DFC_Get_address(&a, &addr[0]));
+    DFCT_OK(DFC_Get_address(b, &addr[1]));
+    DFCT_CHECK(DFC_Aint_diff(addr[1], addr[0]) == (DFC_Aint)((char *)b - (char *)&a) &&
+                   DFC_Aint_add(addr[0], 4) == addr[0] + 4,
+               "Aint_diff/Aint_add");
+    DFCT_OK(
+        DFC_Type_create_struct(2, (int[]){1, 3}, addr, (DFC_Datatype[]){DFC_INT, DFC_DOUBLE}, &ts));
+    DFCT_OK(DFC_Get_address(&a2, &addr[0]));
+    DFCT_OK(DFC_Get_address(b2, &addr[1]));
+    DFCT_OK(
+        DFC_Type_create_struct(2, (int[]){1, 3}, addr, (DFC_Datatype[]){DFC_INT, DFC_DOUBLE}, &tr));
+    DFCT_OK(DFC_Type_commit(&ts));
+    DFCT_OK(DFC_Type_commit(&tr));
+    DFCT_OK(DFC_Sendrecv(DFC_BOTTOM, 1, ts, 0, 9, DFC_BOTTOM, 1, tr, 0, 9, DFC_COMM_WORLD,
+                         DFC_STATUS_IGNORE));
+    DFCT_CHECK(a2 == 42 && b2[0] == 1.25 && b2[1] == -2.5 && b2[2] == 3.75,
+               "DFC_BOTTOM struct: %d %g %g %g", a2, b2[0], b2[1], b2[2]);
+    DFCT_OK(DFC_Type_free(&ts));
+    DFCT_OK(DFC_Type_free(&tr));
+}
+
 static void test_bad_args(void)
 {
     DFC_Datatype t;
@@ -300,6 +329,7 @@ int main(int argc, char **argv)
     test_struct_roundtrip();
     test_external32();
     test_get_elements();
+    test_bottom();
     test_bad_args();
     return dfct_finalize();
 }

@@ -80,7 +80,14 @@ typedef int64_t DFC_Count;
 #define DFC_2INT ((DFC_Datatype)0x03000023)
 #define DFC_SHORT_INT ((DFC_Datatype)0x03000024)
 #define DFC_LONG_DOUBLE_INT ((DFC_Datatype)0x03000025)
-#define DFC_DATATYPE_BUILTIN_MAX 0x25 /* highest predefined index */
+/* Complex types (issue 17, dtype): C's _Complex and Fortran's COMPLEX layouts. */
+#define DFC_C_FLOAT_COMPLEX ((DFC_Datatype)0x03000026)
+#define DFC_C_COMPLEX DFC_C_FLOAT_COMPLEX
+#define DFC_C_DOUBLE_COMPLEX ((DFC_Datatype)0x03000027)
+#define DFC_C_LONG_DOUBLE_COMPLEX ((DFC_Datatype)0x03000028)
+#define DFC_COMPLEX ((DFC_Datatype)0x03000029)
+#define DFC_DOUBLE_COMPLEX ((DFC_Datatype)0x0300002a)
+#define DFC_DATATYPE_BUILTIN_MAX 0x2a /* highest predefined index */
 
 #define DFC_OP_NULL ((DFC_Op)0x04000000)
 #define DFC_MAX ((DFC_Op)0x04000001)

@@ -82,6 +82,11 @@ static const dfc_dtype_layout_t dfc_dtype_layouts[] = {
     PAIR(DFC_2INT, dfc_pair_2int_t, int),
     PAIR(DFC_SHORT_INT, dfc_pair_short_int_t, short),
     PAIR(DFC_LONG_DOUBLE_INT, dfc_pair_long_double_int_t, long double),
+    SCALAR(DFC_C_FLOAT_COMPLEX, float _Complex),
+    SCALAR(DFC_C_DOUBLE_COMPLEX, double _Complex),
+    SCALAR(DFC_C_LONG_DOUBLE_COMPLEX, long double _Complex),
+    SCALAR(DFC_COMPLEX, float _Complex), /* Fortran COMPLEX: two REALs, as C's layout */
+    SCALAR(DFC_DOUBLE_COMPLEX, double _Complex),
 };
 #undef SCALAR
 #undef PAIR

@@ -11,6 +11,7 @@
  *   LAND, LOR, LXOR integer, C bool
  *   BAND, BOR, BXOR integer, BYTE
  *   MAXLOC, MINLOC  the pair types (FLOAT_INT ... LONG_DOUBLE_INT)
+ *   SUM, PROD       also the complex types (C_FLOAT_COMPLEX ... DOUBLE_COMPLEX)
  *   REPLACE, NO_OP  every type
  * "Integer" includes AINT, OFFSET and COUNT; WCHAR and PACKED take only REPLACE and NO_OP.
  *
@@ -294,6 +295,27 @@ HALF_OPS(X_FP16_F16C)
 HALF_OPS(X_BF16)
 HALF_OPS(X_FP16)
 
+/* Complex types (issue 17): SUM and PROD, as MPI-4.1 defines for them. C's complex
+ * multiplication (Annex G) handles infinities and NaNs. */
+#define DFC_COMPLEX_TYPES(X)                                                            \
+    X(C_FLOAT_COMPLEX, float _Complex)                                                  \
+    X(C_DOUBLE_COMPLEX, double _Complex) X(C_LONG_DOUBLE_COMPLEX, long double _Complex) \
+        X(COMPLEX, float _Complex) X(DOUBLE_COMPLEX, double _Complex)
+#define X_COMPLEX(NAME, T)                                        \
+    static void sum_##NAME(const void *in_, void *io_, size_t n)  \
+    {                                                             \
+        const T *restrict in = in_;                               \
+        T *restrict io = io_;                                     \
+        for (size_t i = 0; i < n; i++) io[i] = in[i] + io[i];     \
+    }                                                             \
+    static void prod_##NAME(const void *in_, void *io_, size_t n) \
+    {                                                             \
+        const T *restrict in = in_;                               \
+        T *restrict io = io_;                                     \
+        for (size_t i = 0; i < n; i++) io[i] = in[i] * io[i];     \
+    }
+DFC_COMPLEX_TYPES(X_COMPLEX)
+
 /* ---- The (op, type) table -------------------------------------------------------------- */
 #define AT(OP, TYPE) [OP_INDEX(DFC_##OP)][TYPE_INDEX(DFC_##TYPE)]
 #define LOGICAL_ENTRIES(NAME) \
@@ -306,10 +328,12 @@ HALF_OPS(X_FP16)
 #define E_INT(NAME, T, U) ARITH_ENTRIES(NAME) LOGICAL_ENTRIES(NAME) BITWISE_ENTRIES(NAME)
 #define E_FLOAT(NAME, T) ARITH_ENTRIES(NAME)
 #define E_PAIR(NAME, PAIR_T) AT(MAXLOC, NAME) = maxloc_##NAME, AT(MINLOC, NAME) = minloc_##NAME,
+#define E_COMPLEX(NAME, T) AT(SUM, NAME) = sum_##NAME, AT(PROD, NAME) = prod_##NAME,
 
 static dfc_op_loop_fn *const dfc_op_loops[DFC_OP_BUILTIN_MAX + 1][DFC_DATATYPE_BUILTIN_MAX + 1] = {
     DFC_INTEGER_TYPES(E_INT) DFC_FLOAT_TYPES(E_FLOAT) ARITH_ENTRIES(BFLOAT16) ARITH_ENTRIES(FLOAT16)
-        DFC_PAIR_TYPES(E_PAIR) LOGICAL_ENTRIES(C_BOOL) BITWISE_ENTRIES(BYTE)};
+        DFC_PAIR_TYPES(E_PAIR) LOGICAL_ENTRIES(C_BOOL) BITWISE_ENTRIES(BYTE)
+            DFC_COMPLEX_TYPES(E_COMPLEX)};
 
 /* ---- Op objects -------------------------------------------------------------------------- */
 static dfc_op_t dfc_op_builtin[DFC_OP_BUILTIN_MAX + 1];

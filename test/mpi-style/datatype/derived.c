@@ -4,6 +4,7 @@
  * their poison), extents and true extents, envelope/contents round trips, external32,
  * Get_elements on a partial message (a send to self), and bad arguments of each constructor.
  */
+#include <complex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -268,6 +269,30 @@ static void test_bottom(void)
     DFCT_OK(DFC_Type_free(&tr));
 }
 
+/* Complex types: SUM and PROD (also through a strided vector of them); MAX is not defined. */
+static void test_complex(void)
+{
+    double _Complex a[4] = {1 + 2 * I, -3 + 0.5 * I, 2, 4 * I};
+    double _Complex b[4] = {2 - 1 * I, 1 + 1 * I, -1 * I, 0.5};
+    double _Complex c[4];
+    memcpy(c, b, sizeof c);
+    DFCT_OK(DFC_Reduce_local(a, c, 4, DFC_C_DOUBLE_COMPLEX, DFC_PROD));
+    for (int i = 0; i < 4; i++)
+        DFCT_CHECK(c[i] == a[i] * b[i], "PROD[%d] = %g%+gi", i, creal(c[i]), cimag(c[i]));
+    float _Complex fa[3] = {1 + 1 * I, 2, 3 * I}, fb[3] = {1, 1, 1}, fc[3];
+    memcpy(fc, fb, sizeof fc);
+    DFCT_OK(DFC_Reduce_local(fa, fc, 3, DFC_COMPLEX, DFC_SUM));
+    DFCT_CHECK(fc[0] == 2 + 1 * I && fc[1] == 3 && fc[2] == 1 + 3 * I, "COMPLEX SUM");
+    memcpy(fc, fb, sizeof fc);
+    DFCT_OK(DFC_Reduce_local(fa, fc, 3, DFC_C_COMPLEX, DFC_SUM));
+    DFCT_CHECK(fc[0] == 2 + 1 * I, "C_COMPLEX SUM");
+    DFCT_FAILS(DFC_Reduce_local(a, c, 4, DFC_DOUBLE_COMPLEX, DFC_MAX), DFC_ERR_OP,
+               "DFC_MAX is not defined for DFC_DOUBLE_COMPLEX");
+    int size = 0;
+    DFCT_OK(DFC_Type_size(DFC_C_LONG_DOUBLE_COMPLEX, &size));
+    DFCT_CHECK(size == (int)sizeof(long double _Complex), "long double complex size %d", size);
+}
+
 static void test_bad_args(void)
 {
     DFC_Datatype t;
@@ -330,6 +355,7 @@ int main(int argc, char **argv)
     test_external32();
     test_get_elements();
     test_bottom();
+    test_complex();
     test_bad_args();
     return dfct_finalize();
 }

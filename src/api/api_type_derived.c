@@ -9,14 +9,6 @@
 
 #include "api/dfc_api.h"
 
-/* Gives a finished type its handle and stores it in *newtype. */
-static int hand_out(const char *func, dfc_dtype_t *dt, DFC_Datatype *newtype)
-{
-    int rc = dfc_dtype_publish(func, dt);
-    if (!rc) *newtype = dt->handle;
-    return rc;
-}
-
 static int check_nonneg(const char *func, const char *argname, int v)
 {
     if (v >= 0) return DFC_SUCCESS;
@@ -74,19 +66,21 @@ static int vector_common(const char *func, int count, int blocklength, DFC_Aint 
         return rc;
     dfc_dtype_args_t args = *a;
     args.types = &old;
+    args.publish = 1;
     if ((rc = dfc_dtype_vector(func, (size_t)count, (size_t)blocklength,
                                stride_bytes *
                                    (a->combiner == DFC_COMBINER_VECTOR ? old->extent : 1),
                                old, &args, &dt)))
         return rc;
-    return hand_out(func, dt, newtype);
+    *newtype = dt->handle;
+    return DFC_SUCCESS;
 }
 
 int DFC_Type_vector(int count, int blocklength, int stride, DFC_Datatype oldtype,
                     DFC_Datatype *newtype)
 {
     int ints[3] = {count, blocklength, stride};
-    dfc_dtype_args_t a = {DFC_COMBINER_VECTOR, 3, 0, 1, ints, NULL, NULL};
+    dfc_dtype_args_t a = {DFC_COMBINER_VECTOR, 3, 0, 1, ints, NULL, NULL, 1};
     API_BODY(rc = vector_common(__func__, count, blocklength, stride, oldtype, newtype, &a));
 }
 
@@ -94,7 +88,7 @@ int DFC_Type_create_hvector(int count, int blocklength, DFC_Aint stride, DFC_Dat
                             DFC_Datatype *newtype)
 {
     int ints[2] = {count, blocklength};
-    dfc_dtype_args_t a = {DFC_COMBINER_HVECTOR, 2, 1, 1, ints, &stride, NULL};
+    dfc_dtype_args_t a = {DFC_COMBINER_HVECTOR, 2, 1, 1, ints, &stride, NULL, 1};
     API_BODY(rc = vector_common(__func__, count, blocklength, stride, oldtype, newtype, &a));
 }
 
@@ -134,8 +128,8 @@ static int indexed_common(const char *func, const idx_desc_t *d, DFC_Datatype ol
         types[i] = old;
     }
     a->types = &old;
-    if (!(rc = dfc_dtype_blocks(func, n, blens, displs, types, a, &dt)))
-        rc = hand_out(func, dt, newtype);
+    a->publish = 1;
+    if (!(rc = dfc_dtype_blocks(func, n, blens, displs, types, a, &dt))) *newtype = dt->handle;
 out:
     free(blens);
     free(displs);
@@ -169,7 +163,7 @@ static int indexed_entry(const char *func, const idx_desc_t *d, int combiner, co
         return rc;
     int *ints = int_list(d->count, first, nfirst, d->blens, d->idispls, &n);
     if (!ints) return dfc_err(DFC_ERR_NO_MEM, func, "out of memory");
-    dfc_dtype_args_t a = {combiner, n, d->adispls ? d->count : 0, 1, ints, d->adispls, NULL};
+    dfc_dtype_args_t a = {combiner, n, d->adispls ? d->count : 0, 1, ints, d->adispls, NULL, 1};
     rc = indexed_common(func, d, oldtype, newtype, &a);
     free(ints);
     return rc;
@@ -234,9 +228,9 @@ static int struct_common(const char *func, int count, const int *blens, const DF
         if ((rc = dfc_dtype_lookup(types[i], func, name, &ts[i]))) goto out;
         bl[i] = (size_t)blens[i];
     }
-    dfc_dtype_args_t a = {DFC_COMBINER_STRUCT, n, count, count, ints, displs, ts};
+    dfc_dtype_args_t a = {DFC_COMBINER_STRUCT, n, count, count, ints, displs, ts, 1};
     if (!(rc = dfc_dtype_blocks(func, (size_t)count, bl, displs, ts, &a, &dt)))
-        rc = hand_out(func, dt, newtype);
+        *newtype = dt->handle;
 out:
     free(bl);
     free(ts);
@@ -261,9 +255,10 @@ static int resized_common(const char *func, DFC_Datatype oldtype, DFC_Aint lb, D
         (rc = dfc_api_check_ptr(func, "newtype", newtype)))
         return rc;
     DFC_Aint aints[2] = {lb, extent};
-    dfc_dtype_args_t a = {DFC_COMBINER_RESIZED, 0, 2, 1, NULL, aints, &old};
+    dfc_dtype_args_t a = {DFC_COMBINER_RESIZED, 0, 2, 1, NULL, aints, &old, 1};
     if ((rc = dfc_dtype_resized(func, old, lb, extent, &a, &dt))) return rc;
-    return hand_out(func, dt, newtype);
+    *newtype = dt->handle;
+    return DFC_SUCCESS;
 }
 
 int DFC_Type_create_resized(DFC_Datatype oldtype, DFC_Aint lb, DFC_Aint extent,

@@ -44,6 +44,14 @@ static int dup_args(const char *func, dfc_dtype_t *dt, const dfc_dtype_args_t *a
     return DFC_SUCCESS;
 }
 
+/* The end of every constructor: the new type, with a handle when the caller asked for one
+ * (on failure the type is gone and the error recorded). */
+static int done(const char *func, dfc_dtype_t *dt, const dfc_dtype_args_t *a, dfc_dtype_t **out)
+{
+    *out = dt;
+    return a->publish ? dfc_dtype_publish(func, dt) : DFC_SUCCESS;
+}
+
 static dfc_dtype_t *new_type(void)
 {
     dfc_dtype_t *dt = dfc_calloc(1, sizeof(*dt));
@@ -144,8 +152,7 @@ int dfc_dtype_vector(const char *func, size_t count, size_t blen, DFC_Aint strid
         return rc;
     }
     finish(dt);
-    *out = dt;
-    return DFC_SUCCESS;
+    return done(func, dt, args, out);
 }
 
 /* Blocks: contiguous when every non-empty block is a run that starts where the previous
@@ -203,8 +210,7 @@ int dfc_dtype_blocks(const char *func, size_t n, const size_t *blens, const DFC_
     dt->contig = blocks_contig(n, blens, displs, types);
     if ((rc = dup_args(func, dt, args))) goto fail;
     finish(dt);
-    *out = dt;
-    return DFC_SUCCESS;
+    return done(func, dt, args, out);
 fail:
     dfc_dtype_release(dt);
     return rc;
@@ -231,7 +237,7 @@ int dfc_dtype_resized(const char *func, dfc_dtype_t *old, DFC_Aint lb, DFC_Aint 
         return rc;
     }
     dt->dense = dt->contig && dt->true_lb == 0 && (DFC_Aint)dt->size == dt->extent;
-    return DFC_SUCCESS;
+    return done(func, dt, args, out);
 }
 
 void dfc_dtype_span(const dfc_dtype_t *dt, uint64_t count, DFC_Aint *lo, DFC_Aint *hi)

@@ -205,20 +205,17 @@ int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old,
 {
     int n = count > INT32_MAX ? INT32_MAX : (int)count;
     dfc_dtype_t *o = (dfc_dtype_t *)old;
-    dfc_dtype_args_t args = {DFC_COMBINER_CONTIGUOUS, 1, 0, 1, &n, NULL, &o};
-    int rc = dfc_dtype_vector(func, 1, count, 0, o, &args, out);
-    if (rc) return rc;
-    return dfc_dtype_register(func, *out, out);
+    dfc_dtype_args_t args = {DFC_COMBINER_CONTIGUOUS, 1, 0, 1, &n, NULL, &o, 1};
+    return dfc_dtype_vector(func, 1, count, 0, o, &args, out);
 }
 
 int dfc_dtype_dup(const char *func, const dfc_dtype_t *old, dfc_dtype_t **out)
 {
     dfc_dtype_t *o = (dfc_dtype_t *)old;
-    dfc_dtype_args_t args = {DFC_COMBINER_DUP, 0, 0, 1, NULL, NULL, &o};
+    dfc_dtype_args_t args = {DFC_COMBINER_DUP, 0, 0, 1, NULL, NULL, &o, 1};
     int rc = dfc_dtype_resized(func, o, old->lb, old->extent, &args, out);
-    if (rc) return rc;
-    (*out)->committed = old->committed; /* inherited, as MPI says */
-    return dfc_dtype_register(func, *out, out);
+    if (!rc) (*out)->committed = old->committed; /* inherited, as MPI says */
+    return rc;
 }
 
 int dfc_dtype_alias(const char *func, dfc_dtype_t *dt, DFC_Datatype *out)
@@ -231,10 +228,9 @@ int dfc_dtype_alias(const char *func, dfc_dtype_t *dt, DFC_Datatype *out)
     int rc;
     dfc_dtype_t *w = NULL;
     dfc_dtype_args_t args = {dt->combiner, dt->n_ints,  dt->n_aints, dt->n_types,
-                             dt->c_ints,   dt->c_aints, dt->c_types};
+                             dt->c_ints,   dt->c_aints, dt->c_types, 1};
     if ((rc = dfc_dtype_resized(func, dt, dt->lb, dt->extent, &args, &w))) return rc;
     w->committed = dt->committed;
-    if ((rc = dfc_dtype_register(func, w, &w))) return rc;
     *out = w->handle;
     return DFC_SUCCESS;
 }

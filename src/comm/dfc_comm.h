@@ -229,6 +229,7 @@ typedef struct dfc_dtype_args {
     const int *ints;
     const DFC_Aint *aints;
     dfc_dtype_t *const *types;
+    int publish; /* give the new type a handle (else it stays internal) */
 } dfc_dtype_args_t;
 int dfc_dtype_vector(const char *func, size_t count, size_t blen, DFC_Aint stride_bytes,
                      dfc_dtype_t *old, const dfc_dtype_args_t *args, dfc_dtype_t **out);
@@ -236,6 +237,16 @@ int dfc_dtype_blocks(const char *func, size_t n, const size_t *blens, const DFC_
                      dfc_dtype_t *const *types, const dfc_dtype_args_t *args, dfc_dtype_t **out);
 int dfc_dtype_resized(const char *func, dfc_dtype_t *old, DFC_Aint lb, DFC_Aint extent,
                       const dfc_dtype_args_t *args, dfc_dtype_t **out);
+/* Subarray and darray layouts (datatype_array.c), arguments checked, handed out with a
+ * handle. */
+typedef struct dfc_darray {
+    int size, rank, ndims;
+    const int *gsizes, *distribs, *dargs, *psizes;
+    int order;
+} dfc_darray_t;
+int dfc_dtype_subarray(const char *func, int ndims, const int *sizes, const int *subsizes,
+                       const int *starts, int order, dfc_dtype_t *old, dfc_dtype_t **out);
+int dfc_dtype_darray(const char *func, const dfc_darray_t *d, dfc_dtype_t *old, dfc_dtype_t **out);
 /* Gives an internal (handle-less) type a handle: constructors build the intermediate
  * types of subarray/darray without handles. */
 int dfc_dtype_publish(const char *func, dfc_dtype_t *dt);

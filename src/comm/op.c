@@ -297,10 +297,6 @@ HALF_OPS(X_FP16)
 
 /* Complex types (issue 17): SUM and PROD, as MPI-4.1 defines for them. C's complex
  * multiplication (Annex G) handles infinities and NaNs. */
-#define DFC_COMPLEX_TYPES(X)                                                            \
-    X(C_FLOAT_COMPLEX, float _Complex)                                                  \
-    X(C_DOUBLE_COMPLEX, double _Complex) X(C_LONG_DOUBLE_COMPLEX, long double _Complex) \
-        X(COMPLEX, float _Complex) X(DOUBLE_COMPLEX, double _Complex)
 #define X_COMPLEX(NAME, T)                                        \
     static void sum_##NAME(const void *in_, void *io_, size_t n)  \
     {                                                             \
@@ -314,7 +310,11 @@ HALF_OPS(X_FP16)
         T *restrict io = io_;                                     \
         for (size_t i = 0; i < n; i++) io[i] = in[i] * io[i];     \
     }
-DFC_COMPLEX_TYPES(X_COMPLEX)
+X_COMPLEX(C_FLOAT_COMPLEX, float _Complex)
+X_COMPLEX(C_DOUBLE_COMPLEX, double _Complex)
+X_COMPLEX(C_LONG_DOUBLE_COMPLEX, long double _Complex)
+X_COMPLEX(COMPLEX, float _Complex)
+X_COMPLEX(DOUBLE_COMPLEX, double _Complex)
 
 /* ---- The (op, type) table -------------------------------------------------------------- */
 #define AT(OP, TYPE) [OP_INDEX(DFC_##OP)][TYPE_INDEX(DFC_##TYPE)]
@@ -328,12 +328,13 @@ DFC_COMPLEX_TYPES(X_COMPLEX)
 #define E_INT(NAME, T, U) ARITH_ENTRIES(NAME) LOGICAL_ENTRIES(NAME) BITWISE_ENTRIES(NAME)
 #define E_FLOAT(NAME, T) ARITH_ENTRIES(NAME)
 #define E_PAIR(NAME, PAIR_T) AT(MAXLOC, NAME) = maxloc_##NAME, AT(MINLOC, NAME) = minloc_##NAME,
-#define E_COMPLEX(NAME, T) AT(SUM, NAME) = sum_##NAME, AT(PROD, NAME) = prod_##NAME,
+#define E_COMPLEX(NAME) AT(SUM, NAME) = sum_##NAME, AT(PROD, NAME) = prod_##NAME,
 
 static dfc_op_loop_fn *const dfc_op_loops[DFC_OP_BUILTIN_MAX + 1][DFC_DATATYPE_BUILTIN_MAX + 1] = {
     DFC_INTEGER_TYPES(E_INT) DFC_FLOAT_TYPES(E_FLOAT) ARITH_ENTRIES(BFLOAT16) ARITH_ENTRIES(FLOAT16)
         DFC_PAIR_TYPES(E_PAIR) LOGICAL_ENTRIES(C_BOOL) BITWISE_ENTRIES(BYTE)
-            DFC_COMPLEX_TYPES(E_COMPLEX)};
+            E_COMPLEX(C_FLOAT_COMPLEX) E_COMPLEX(C_DOUBLE_COMPLEX) E_COMPLEX(C_LONG_DOUBLE_COMPLEX)
+                E_COMPLEX(COMPLEX) E_COMPLEX(DOUBLE_COMPLEX)};
 
 /* ---- Op objects -------------------------------------------------------------------------- */
 static dfc_op_t dfc_op_builtin[DFC_OP_BUILTIN_MAX + 1];

@@ -105,15 +105,29 @@ static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *rec
  * start, out at completion): correct on every collective, at the cost of two copies. */
 /* Non-dense datatypes (a->stype, a->rtype) get packed shadows the same way; a span is then
  * a whole number of packed items. */
-static int stage_one(dfc_coll_t *coll, int buf, uint64_t bytes, const dfc_dtype_t *dt, int copy_out)
+static int stage_one(dfc_coll_t *coll, int buf, uint64_t bytes, const dfc_dtype_t *dt, int copy_in)
 {
     void *use;
-    int rc = dt ? dfc_req_stage_type(coll->req, coll->bufs[buf], bytes / dt->size, dt, 1, copy_out,
+    int out = buf == DFC_BUF_RECV; /* device shadows are always copied in (their own rule) */
+    int rc = dt ? dfc_req_stage_type(coll->req, coll->bufs[buf], bytes / dt->size, dt, copy_in, out,
                                      0, &use)
-                : dfc_req_stage(coll->req, coll->bufs[buf], bytes, 1, copy_out, &use);
+                : dfc_req_stage(coll->req, coll->bufs[buf], bytes, 1, out, &use);
     if (rc) return rc;
     coll->bufs[buf] = use;
     return DFC_SUCCESS;
+}
+
+/* A packed receive shadow needs the buffer's contents only where the call reads it (in
+ * place, bcast's root) or leaves bytes alone (v forms' gaps, rooted calls); these kinds
+ * write every byte of it. */
+static int recv_needs_copy_in(const dfc_coll_args_t *a)
+{
+    switch (a->kind) {
+    case DFC_COLL_ALLGATHER:
+    case DFC_COLL_ALLTOALL:
+    case DFC_COLL_ALLREDUCE: return a->in_place;
+    default: return 1;
+    }
 }
 
 static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
@@ -122,11 +136,11 @@ static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
     buffer_spans(a, &sbytes, &rbytes);
     int rc;
     if (coll->bufs[DFC_BUF_SEND] && sbytes &&
-        (rc = stage_one(coll, DFC_BUF_SEND, sbytes, a->stype, 0)))
+        (rc = stage_one(coll, DFC_BUF_SEND, sbytes, a->stype, 1)))
         return rc;
     /* copied in as well: in-place input, and bytes the collective leaves alone */
     if (coll->bufs[DFC_BUF_RECV] && rbytes &&
-        (rc = stage_one(coll, DFC_BUF_RECV, rbytes, a->rtype, 1)))
+        (rc = stage_one(coll, DFC_BUF_RECV, rbytes, a->rtype, recv_needs_copy_in(a))))
         return rc;
     return DFC_SUCCESS;
 }

@@ -280,7 +280,7 @@ int DFC_Reduce_local(const void *inbuf, void *inoutbuf, int count, DFC_Datatype 
     }
     if ((rc = dfc_api_check_buf(__func__, "inbuf", inbuf, count))) goto fn_fail;
     if ((rc = dfc_api_check_buf(__func__, "inoutbuf", inoutbuf, count))) goto fn_fail;
-    dfc_op_reduce_local(o, dt, inbuf, inoutbuf, (size_t)count);
+    if ((rc = dfc_op_reduce_local(o, dt, inbuf, inoutbuf, (size_t)count))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;

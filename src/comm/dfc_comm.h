@@ -290,8 +290,9 @@ int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *
 void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, void *inout,
                    size_t count);
 /* DFC_Reduce_local's reduction: as dfc_op_reduce, but a user function runs without the
- * library lock (which the caller holds), so that it may call DFC. */
-void dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count);
+ * library lock (which the caller holds), so that it may call DFC; a non-contiguous type is
+ * reduced on packed copies (DFC_ERR_NO_MEM when they cannot be had). */
+int dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count);
 int dfc_op_create(const char *func, DFC_User_function *user_fn, int commute, dfc_op_t **out);
 void dfc_op_retain(dfc_op_t *op); /* as for datatypes: pending operations hold one */
 void dfc_op_release(dfc_op_t *op);

@@ -32,6 +32,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "comm/dfc_comm.h"
@@ -507,11 +508,31 @@ void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, vo
     dfc_op_loops[op_index][dt->base](in, inout, count * dt->nbase);
 }
 
-void dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count)
+/* A non-contiguous type (predefined ops only, dfc_op_check): reduce packed copies, then
+ * unpack, so that the gaps of inout keep their contents. */
+static int reduce_local_packed(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout,
+                               size_t count)
 {
+    size_t bytes = count * dt->size;
+    char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
+    if (!a || !b) {
+        free(a), free(b);
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %zu bytes of packed operands", bytes);
+    }
+    dfc_dtype_pack(dt, in, 0, bytes, a);
+    dfc_dtype_pack(dt, inout, 0, bytes, b);
+    dfc_op_reduce(op, dt, a, b, count);
+    dfc_dtype_unpack(dt, inout, 0, bytes, b);
+    free(a), free(b);
+    return DFC_SUCCESS;
+}
+
+int dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count)
+{
+    if (!dt->dense) return reduce_local_packed(op, dt, in, inout, count);
     if (!op->user_fn) {
         dfc_op_reduce(op, dt, in, inout, count);
-        return;
+        return DFC_SUCCESS;
     }
     /* A user function may call DFC (Type_size on its datatype is common): run it without
      * the library lock, holding references so that neither object can go meanwhile. */
@@ -522,4 +543,5 @@ void dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *in
     DFC_LOCK();
     dfc_dtype_release(dt);
     dfc_op_release(op);
+    return DFC_SUCCESS;
 }

@@ -293,6 +293,26 @@ static void test_complex(void)
     DFCT_CHECK(size == (int)sizeof(long double _Complex), "long double complex size %d", size);
 }
 
+/* Reduce_local and Sendrecv_replace on a strided vector: only its elements change. */
+static void test_vector_local(void)
+{
+    DFC_Datatype v;
+    int in[9], io[9], buf[9];
+    DFCT_OK(DFC_Type_vector(3, 1, 3, DFC_INT, &v)); /* ints 0, 3, 6 */
+    DFCT_OK(DFC_Type_commit(&v));
+    for (int i = 0; i < 9; i++) in[i] = i + 1, io[i] = 100 * i, buf[i] = -i;
+    DFCT_OK(DFC_Reduce_local(in, io, 1, v, DFC_SUM));
+    for (int i = 0; i < 9; i++)
+        DFCT_CHECK(io[i] == (i % 3 ? 100 * i : 100 * i + i + 1), "Reduce_local io[%d] = %d", i,
+                   io[i]);
+    /* to self: the message is buf's elements, received into the same places */
+    DFCT_OK(DFC_Sendrecv_replace(buf, 1, v, 0, 4, 0, 4, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    for (int i = 0; i < 9; i++)
+        DFCT_CHECK(buf[i] == -i, "Sendrecv_replace buf[%d] = %d", i, buf[i]);
+    DFCT_FAILS(DFC_Reduce_local(in, io, 1, v, DFC_MAXLOC), DFC_ERR_OP, "DFC_MAXLOC");
+    DFCT_OK(DFC_Type_free(&v));
+}
+
 static void test_bad_args(void)
 {
     DFC_Datatype t;
@@ -356,6 +376,7 @@ int main(int argc, char **argv)
     test_get_elements();
     test_bottom();
     test_complex();
+    test_vector_local();
     test_bad_args();
     return dfct_finalize();
 }

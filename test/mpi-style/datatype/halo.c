@@ -180,6 +180,24 @@ static void complex_allreduce(void)
     DFCT_OK(DFC_Type_free(&v));
 }
 
+/* Sendrecv_replace around the ring through a strided vector: elements replaced by the left
+ * neighbour's, gaps untouched. */
+static void ring_replace(int n)
+{
+    DFC_Datatype v;
+    double *b = malloc(sizeof(double) * 3 * (size_t)n);
+    DFCT_OK(DFC_Type_vector(n, 1, 3, DFC_DOUBLE, &v));
+    DFCT_OK(DFC_Type_commit(&v));
+    for (int i = 0; i < 3 * n; i++) b[i] = i % 3 ? -i : rank * 1e6 + i;
+    DFCT_OK(DFC_Sendrecv_replace(b, 1, v, (rank + 1) % size, 6, (rank + size - 1) % size, 6,
+                                 DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    int left = (rank + size - 1) % size, eb = dfct_errs;
+    for (int i = 0; i < 3 * n && dfct_errs - eb < 5; i++)
+        DFCT_CHECK(b[i] == (i % 3 ? -i : left * 1e6 + i), "replace n=%d: b[%d] = %g", n, i, b[i]);
+    DFCT_OK(DFC_Type_free(&v));
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     dfct_init(&argc, &argv);
@@ -192,5 +210,7 @@ int main(int argc, char **argv)
     collectives(7);
     collectives(1 << 16); /* 512 KiB of payload per item */
     complex_allreduce();
+    ring_replace(5);
+    ring_replace(100000); /* rendezvous */
     return dfct_finalize();
 }

@@ -5,7 +5,8 @@
  * Workloads: allreduce (float sum), allgather, reduce_scatter_block (float sum), bcast,
  * alltoall, alltoallv (uneven counts), p2p ping-pong latency, p2p uni-directional bandwidth
  * (osu_bw: a window of nonblocking sends, then an ack) and nonblocking allreduce with the
- * osu_iallreduce overlap measurement.
+ * osu_iallreduce overlap measurement; on request, ping-pong and allgather of a stride-2
+ * vector type (derived datatypes).
  *
  * Method (the same for both libraries, same buffers, same timer):
  *   - sizes from -minsize to -maxsize, doubling; at each size DFC and the anchor run one
@@ -36,7 +37,8 @@
  * Usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]
  *                  [-workloads a,b,...] [-noanchor] [-csv FILE] [-json FILE] [-quiet]
  * Sizes accept K, M, G suffixes. Workload names: allreduce allgather reduce_scatter bcast
- * alltoall alltoallv pingpong bw iallreduce barrier (default: all).
+ * alltoall alltoallv pingpong bw iallreduce barrier (default: all), and, only when named,
+ * vpingpong and vallgather: a stride-2 vector of doubles (issue 17's non-contiguous case).
  */
 #include <stdio.h>
 #include <malloc.h>
@@ -60,9 +62,12 @@ enum {
     W_PINGPONG,
     W_BW,
     W_IALLREDUCE,
-    W_BARRIER, /* one row, at the smallest size (issue 16) */
+    W_BARRIER,   /* one row, at the smallest size (issue 16) */
+    W_VPINGPONG, /* from here on: only when named in -workloads (not in "all") */
+    W_VALLGATHER,
     W_COUNT
 };
+#define W_FIRST_OPTIN W_VPINGPONG
 
 static const struct {
     const char *name, *title, *busbw_note;
@@ -82,6 +87,10 @@ static const struct {
     {"iallreduce", "nonblocking allreduce: Iallreduce+Wait (pure) and overlap (osu_iallreduce)",
      "overlap %"},
     {"barrier", "barrier (one row, at the smallest size; bytes 0)", "busbw = 0"},
+    {"vpingpong", "p2p ping-pong of a stride-2 vector of doubles (bytes = payload; one way)",
+     "busbw = bytes / time"},
+    {"vallgather", "allgather of a stride-2 vector of doubles (bytes = gathered payload)",
+     "busbw = algbw * (n-1)/n"},
 };
 
 static double busbw_factor(int w, int n)
@@ -92,6 +101,7 @@ static double busbw_factor(int w, int n)
     case W_ALLGATHER:
     case W_REDUCE_SCATTER:
     case W_ALLTOALL:
+    case W_VALLGATHER:
     case W_ALLTOALLV: return (double)(n - 1) / n;
     default: return 1.0;
     }
@@ -177,6 +187,37 @@ static int d_iallreduce_start(const float *s, float *r, int n)
     return DFC_Iallreduce(s, r, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &direq);
 }
 static int d_iallreduce_wait(void) { return DFC_Wait(&direq, DFC_STATUS_IGNORE); }
+/* The stride-2 vector of n doubles, and the same resized to 2n doubles, made once per n. */
+static DFC_Datatype dvec, dvec_resized;
+static int dvec_n = -1;
+static void d_vec_types(int n)
+{
+    if (n == dvec_n) return;
+    if (dvec_n >= 0) {
+        DFC_Type_free(&dvec);
+        DFC_Type_free(&dvec_resized);
+    }
+    DFC_Type_vector(n, 1, 2, DFC_DOUBLE, &dvec);
+    DFC_Type_create_resized(dvec, 0, (DFC_Aint)(2 * sizeof(double)) * n, &dvec_resized);
+    DFC_Type_commit(&dvec);
+    DFC_Type_commit(&dvec_resized);
+    dvec_n = n;
+}
+static int d_send_vec(const double *buf, int n, int dest, int tag)
+{
+    d_vec_types(n);
+    return DFC_Send(buf, 1, dvec, dest, tag, DFC_COMM_WORLD);
+}
+static int d_recv_vec(double *buf, int n, int src, int tag)
+{
+    d_vec_types(n);
+    return DFC_Recv(buf, 1, dvec, src, tag, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
+}
+static int d_allgather_vec(const double *s, double *r, int n)
+{
+    d_vec_types(n);
+    return DFC_Allgather(s, 1, dvec, r, 1, dvec_resized, DFC_COMM_WORLD);
+}
 static int d_finalize(void) { return DFC_Finalize(); }
 
 static bench_lib_t dfc_lib = {
@@ -194,6 +235,9 @@ static bench_lib_t dfc_lib = {
     .recv_window = d_recv_window,
     .iallreduce_start = d_iallreduce_start,
     .iallreduce_wait = d_iallreduce_wait,
+    .send_vec = d_send_vec,
+    .recv_vec = d_recv_vec,
+    .allgather_vec = d_allgather_vec,
     .finalize = d_finalize,
 };
 
@@ -317,6 +361,14 @@ static int job_setup(job_t *j, int w, long size)
         j->count = size == minsize;
         j->bytes = 0;
         break;
+    case W_VPINGPONG: /* count: doubles of payload (per rank for the allgather) */
+        j->count = (int)(size / 8);
+        j->bytes = 8L * j->count;
+        break;
+    case W_VALLGATHER:
+        j->count = (int)(size / (8L * n));
+        j->bytes = 8L * j->count * n;
+        break;
     case W_BW:
         j->count = (int)size;
         j->bytes = size;
@@ -337,6 +389,7 @@ static void fill(const job_t *j)
 {
     int n = nranks;
     float *sf = (float *)sbuf, *rf = (float *)rbuf;
+    double *sd = (double *)sbuf;
     switch (j->w) {
     case W_ALLREDUCE:
     case W_IALLREDUCE:
@@ -370,7 +423,25 @@ static void fill(const job_t *j)
         for (int i = 0; i < j->count; i++) sbuf[i] = pat(rank, 2, i);
         memset(rbuf, 0xee, j->count);
         break;
+    case W_VPINGPONG:
+    case W_VALLGATHER: /* the odd doubles of rbuf must keep their poison */
+        for (long i = 0; i < 2L * j->count; i++) sd[i] = i % 2 ? -1.0 : rank * 1e9 + (double)i;
+        memset(rbuf, 0xee, 16L * j->count * (j->w == W_VALLGATHER ? n : 1));
+        break;
     }
+}
+
+/* Wrong doubles of a stride-2 vector from rank p at double `at` of rbuf; the gaps must be
+ * poisoned still. */
+static long check_vec(int p, long at, int count)
+{
+    const double *rd = (const double *)rbuf + at;
+    double poison;
+    long bad = 0;
+    memset(&poison, 0xee, sizeof poison);
+    for (long i = 0; i < 2L * count; i++)
+        bad += i % 2 ? memcmp(&rd[i], &poison, sizeof poison) != 0 : rd[i] != p * 1e9 + (double)i;
+    return bad;
 }
 
 /* Wrong elements after a batch (0 when right). */
@@ -415,6 +486,12 @@ static long check(const job_t *j)
         if (j->partner >= 0 && (rank & 1))
             for (int i = 0; i < j->count; i++) bad += rbuf[i] != pat(j->partner, 2, i);
         break;
+    case W_VPINGPONG:
+        if (j->partner >= 0) bad += check_vec(j->partner, 0, j->count);
+        break;
+    case W_VALLGATHER:
+        for (int p = 0; p < n; p++) bad += check_vec(p, 2L * j->count * p, j->count);
+        break;
     }
     return bad;
 }
@@ -451,6 +528,18 @@ static int one(const bench_lib_t *L, const job_t *j, int *rcerr)
             rc |= L->send_bytes(sbuf, j->count, j->partner, 1);
         }
         break;
+    case W_VPINGPONG:
+        ops = 2;
+        if (j->partner < 0) break;
+        if (!(rank & 1)) {
+            rc = L->send_vec((double *)sbuf, j->count, j->partner, 4);
+            rc |= L->recv_vec((double *)rbuf, j->count, j->partner, 4);
+        } else {
+            rc = L->recv_vec((double *)rbuf, j->count, j->partner, 4);
+            rc |= L->send_vec((double *)sbuf, j->count, j->partner, 4);
+        }
+        break;
+    case W_VALLGATHER: rc = L->allgather_vec((double *)sbuf, (double *)rbuf, j->count); break;
     case W_BW:
         ops = j->win;
         if (j->partner < 0) break;
@@ -601,7 +690,8 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
 static void warm_all(const bench_lib_t *L)
 {
     for (int w = 0; w < W_COUNT; w++)
-        for (long size = minsize; size <= maxsize; size *= 2) {
+        for (long size = minsize; size <= maxsize && (w < W_FIRST_OPTIN || selected[w]);
+             size *= 2) {
             job_t j;
             int rcerr = 0;
             if (!job_setup(&j, w, size)) continue;
@@ -816,7 +906,8 @@ int main(int argc, char **argv)
             for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 int found = 0;
                 for (int w = 0; w < W_COUNT; w++)
-                    if (!strcmp(t, wl[w].name) || !strcmp(t, "all")) selected[w] = found = 1;
+                    if (!strcmp(t, wl[w].name) || (!strcmp(t, "all") && w < W_FIRST_OPTIN))
+                        selected[w] = found = 1;
                 if (!found) {
                     fprintf(stderr, "dfc_bench: unknown workload '%s'\n", t);
                     usage();
@@ -828,7 +919,7 @@ int main(int argc, char **argv)
         } else usage();
     }
     if (!any)
-        for (int w = 0; w < W_COUNT; w++) selected[w] = 1;
+        for (int w = 0; w < W_FIRST_OPTIN; w++) selected[w] = 1;
     if (minsize < 1) minsize = 1;
     if (maxsize < minsize) maxsize = minsize;
     if (maxsize > (1L << 30)) maxsize = 1L << 30; /* counts are ints */
@@ -839,7 +930,7 @@ int main(int argc, char **argv)
     if (min_iters > opt_iters) min_iters = opt_iters;
 
     /* Buffers first (touched), so that neither library's memory figure includes them. */
-    size_t bufbytes = (size_t)maxsize + 4096;
+    size_t bufbytes = 2 * (size_t)maxsize + 4096; /* stride-2 vectors span twice their payload */
     if (posix_memalign((void **)&sbuf, 4096, bufbytes) ||
         posix_memalign((void **)&rbuf, 4096, bufbytes)) {
         fprintf(stderr, "dfc_bench: cannot allocate 2 x %zu bytes\n", bufbytes);

@@ -78,6 +78,41 @@ static int a_iallreduce_start(const float *s, float *r, int n)
 
 static int a_iallreduce_wait(void) { return MPI_Wait(&ireq, MPI_STATUS_IGNORE); }
 
+/* The stride-2 vector of n doubles, and the same resized to 2n doubles, made once per n. */
+static MPI_Datatype vec, vec_resized;
+static int vec_n = -1;
+static void vec_types(int n)
+{
+    if (n == vec_n) return;
+    if (vec_n >= 0) {
+        MPI_Type_free(&vec);
+        MPI_Type_free(&vec_resized);
+    }
+    MPI_Type_vector(n, 1, 2, MPI_DOUBLE, &vec);
+    MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * sizeof(double)) * n, &vec_resized);
+    MPI_Type_commit(&vec);
+    MPI_Type_commit(&vec_resized);
+    vec_n = n;
+}
+
+static int a_send_vec(const double *buf, int n, int dest, int tag)
+{
+    vec_types(n);
+    return MPI_Send(buf, 1, vec, dest, tag, MPI_COMM_WORLD);
+}
+
+static int a_recv_vec(double *buf, int n, int src, int tag)
+{
+    vec_types(n);
+    return MPI_Recv(buf, 1, vec, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static int a_allgather_vec(const double *s, double *r, int n)
+{
+    vec_types(n);
+    return MPI_Allgather(s, 1, vec, r, 1, vec_resized, MPI_COMM_WORLD);
+}
+
 static int a_finalize(void) { return MPI_Finalize(); }
 
 const bench_lib_t *bench_anchor_init(int *argc, char ***argv, char *why, int whylen)
@@ -107,6 +142,9 @@ const bench_lib_t *bench_anchor_init(int *argc, char ***argv, char *why, int why
     lib.recv_window = a_recv_window;
     lib.iallreduce_start = a_iallreduce_start;
     lib.iallreduce_wait = a_iallreduce_wait;
+    lib.send_vec = a_send_vec;
+    lib.recv_vec = a_recv_vec;
+    lib.allgather_vec = a_allgather_vec;
     lib.finalize = a_finalize;
     return &lib;
 }

@@ -80,7 +80,14 @@ typedef int64_t DFC_Count;
 #define DFC_2INT ((DFC_Datatype)0x03000023)
 #define DFC_SHORT_INT ((DFC_Datatype)0x03000024)
 #define DFC_LONG_DOUBLE_INT ((DFC_Datatype)0x03000025)
-#define DFC_DATATYPE_BUILTIN_MAX 0x25 /* highest predefined index */
+/* Complex types (issue 17, dtype): C's _Complex and Fortran's COMPLEX layouts. */
+#define DFC_C_FLOAT_COMPLEX ((DFC_Datatype)0x03000026)
+#define DFC_C_COMPLEX DFC_C_FLOAT_COMPLEX
+#define DFC_C_DOUBLE_COMPLEX ((DFC_Datatype)0x03000027)
+#define DFC_C_LONG_DOUBLE_COMPLEX ((DFC_Datatype)0x03000028)
+#define DFC_COMPLEX ((DFC_Datatype)0x03000029)
+#define DFC_DOUBLE_COMPLEX ((DFC_Datatype)0x0300002a)
+#define DFC_DATATYPE_BUILTIN_MAX 0x2a /* highest predefined index */
 
 #define DFC_OP_NULL ((DFC_Op)0x04000000)
 #define DFC_MAX ((DFC_Op)0x04000001)
@@ -158,6 +165,23 @@ extern DFC_Status dfc_status_ignore_marker[1];
 #define DFC_COMBINER_NAMED 1
 #define DFC_COMBINER_DUP 2
 #define DFC_COMBINER_CONTIGUOUS 3
+/* Derived datatypes (issue 17, dtype): the rest of MPI-4.1's combiners and constants. */
+#define DFC_COMBINER_VECTOR 4
+#define DFC_COMBINER_HVECTOR 5
+#define DFC_COMBINER_INDEXED 6
+#define DFC_COMBINER_HINDEXED 7
+#define DFC_COMBINER_INDEXED_BLOCK 8
+#define DFC_COMBINER_HINDEXED_BLOCK 9
+#define DFC_COMBINER_STRUCT 10
+#define DFC_COMBINER_SUBARRAY 11
+#define DFC_COMBINER_DARRAY 12
+#define DFC_COMBINER_RESIZED 16
+#define DFC_ORDER_C 56
+#define DFC_ORDER_FORTRAN 57
+#define DFC_DISTRIBUTE_BLOCK 121
+#define DFC_DISTRIBUTE_CYCLIC 122
+#define DFC_DISTRIBUTE_NONE 123
+#define DFC_DISTRIBUTE_DFLT_DARG (-49767)
 
 /* ---- Error classes ------------------------------------------------------------------ */
 #define DFC_SUCCESS 0
@@ -286,6 +310,56 @@ int DFC_Op_free(DFC_Op *op);
 int DFC_Op_commutative(DFC_Op op, int *commute);
 int DFC_Reduce_local(const void *inbuf, void *inoutbuf, int count, DFC_Datatype datatype,
                      DFC_Op op);
+/* Derived datatypes (issue 17, dtype) */
+int DFC_Type_create_hvector(int count, int blocklength, DFC_Aint stride, DFC_Datatype oldtype,
+                            DFC_Datatype *newtype);
+int DFC_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], DFC_Datatype oldtype,
+                     DFC_Datatype *newtype);
+int DFC_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const DFC_Aint array_of_displacements[], DFC_Datatype oldtype,
+                             DFC_Datatype *newtype);
+int DFC_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  DFC_Datatype oldtype, DFC_Datatype *newtype);
+int DFC_Type_create_hindexed_block(int count, int blocklength,
+                                   const DFC_Aint array_of_displacements[], DFC_Datatype oldtype,
+                                   DFC_Datatype *newtype);
+int DFC_Type_create_struct(int count, const int array_of_blocklengths[],
+                           const DFC_Aint array_of_displacements[],
+                           const DFC_Datatype array_of_types[], DFC_Datatype *newtype);
+int DFC_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, DFC_Datatype oldtype,
+                             DFC_Datatype *newtype);
+int DFC_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, DFC_Datatype oldtype,
+                           DFC_Datatype *newtype);
+int DFC_Type_create_resized(DFC_Datatype oldtype, DFC_Aint lb, DFC_Aint extent,
+                            DFC_Datatype *newtype);
+int DFC_Type_get_true_extent(DFC_Datatype datatype, DFC_Aint *true_lb, DFC_Aint *true_extent);
+int DFC_Type_get_extent_x(DFC_Datatype datatype, DFC_Count *lb, DFC_Count *extent);
+int DFC_Type_get_true_extent_x(DFC_Datatype datatype, DFC_Count *true_lb, DFC_Count *true_extent);
+int DFC_Type_size_x(DFC_Datatype datatype, DFC_Count *size);
+int DFC_Type_get_contents(DFC_Datatype datatype, int max_integers, int max_addresses,
+                          int max_datatypes, int array_of_integers[], DFC_Aint array_of_addresses[],
+                          DFC_Datatype array_of_datatypes[]);
+int DFC_Type_set_name(DFC_Datatype datatype, const char *type_name);
+int DFC_Type_get_name(DFC_Datatype datatype, char *type_name, int *resultlen);
+int DFC_Get_address(const void *location, DFC_Aint *address);
+DFC_Aint DFC_Aint_add(DFC_Aint base, DFC_Aint disp);
+DFC_Aint DFC_Aint_diff(DFC_Aint addr1, DFC_Aint addr2);
+int DFC_Get_elements_x(const DFC_Status *status, DFC_Datatype datatype, DFC_Count *count);
+int DFC_Pack(const void *inbuf, int incount, DFC_Datatype datatype, void *outbuf, int outsize,
+             int *position, DFC_Comm comm);
+int DFC_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               DFC_Datatype datatype, DFC_Comm comm);
+int DFC_Pack_size(int incount, DFC_Datatype datatype, DFC_Comm comm, int *size);
+int DFC_Pack_external(const char datarep[], const void *inbuf, int incount, DFC_Datatype datatype,
+                      void *outbuf, DFC_Aint outsize, DFC_Aint *position);
+int DFC_Unpack_external(const char datarep[], const void *inbuf, DFC_Aint insize,
+                        DFC_Aint *position, void *outbuf, int outcount, DFC_Datatype datatype);
+int DFC_Pack_external_size(const char datarep[], int incount, DFC_Datatype datatype,
+                           DFC_Aint *size);
 
 /* ---- Point-to-point ----------------------------------------------------------------- */
 int DFC_Send(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm);

@@ -48,7 +48,7 @@ int dfc_coll_check_buf(const char *func, const char *bufname, const void *buf, i
     if ((rc = dfc_api_check_count(func, countname, count)) ||
         (rc = dfc_dtype_check(dt, func, typename, d)))
         return rc;
-    if (!buf && count > 0)
+    if (!buf && count > 0 && (*d)->dense) /* DFC_BOTTOM with absolute addresses is valid */
         return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL with count %d", bufname,
                        count);
     return DFC_SUCCESS;
@@ -110,7 +110,8 @@ static int bcast_common(dfc_coll_call_t call, void *buffer, int count, DFC_Datat
     dfc_coll_args_t a = {.kind = DFC_COLL_BCAST,
                          .root = root,
                          .count = (uint64_t)count,
-                         .elem = d->size};
+                         .elem = d->size,
+                         .rtype = d->dense ? NULL : d};
     if ((rc = dfc_coll_run(&call, c, &a, NULL, buffer, d, NULL))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -187,7 +188,9 @@ static int reduction_common(dfc_coll_call_t call, dfc_coll_kind_t kind, const vo
                          .in_place = sendbuf == DFC_IN_PLACE,
                          .commutative = o->commute,
                          .count = (uint64_t)count,
-                         .elem = d->size};
+                         .elem = d->size,
+                         .stype = d->dense ? NULL : d,
+                         .rtype = d->dense ? NULL : d};
     if ((rc = dfc_coll_run(&call, c, &a, sendbuf, recvbuf, d, o))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -305,6 +308,8 @@ static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void
                          .commutative = o->commute,
                          .count = (uint64_t)recvcount,
                          .elem = d->size,
+                         .stype = d->dense ? NULL : d,
+                         .rtype = d->dense ? NULL : d,
                          .rcounts = recvcounts};
     if ((rc = dfc_coll_run(&call, c, &a, sendbuf, recvbuf, d, o))) goto fn_fail;
 fn_exit:

@@ -101,6 +101,8 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
     a.relem = rd ? rd->size : 0;
     a.sbytes = sd && !m->vsend ? (uint64_t)m->sendcount * sd->size : 0;
     a.rbytes = rd && !m->vrecv ? (uint64_t)m->recvcount * rd->size : 0;
+    a.stype = sd && !sd->dense ? sd : NULL;
+    a.rtype = rd && !rd->dense ? rd : NULL;
     a.scounts = m->sendcounts;
     a.sdispls = m->sdispls;
     a.vcounts = m->recvcounts;

@@ -101,6 +101,11 @@ static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const 
             if ((rc = dfc_dtype_check(types[i], func, is_send ? "sendtypes" : "recvtypes", &d)))
                 return rc;
             if (!*dt0) *dt0 = d;
+            if (!d->dense) /* byte displacements cannot address a packed copy */
+                return dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, func,
+                               "invalid argument %s: element %d is a non-contiguous datatype, "
+                               "which the w form does not support yet",
+                               is_send ? "sendtypes" : "recvtypes", i);
             x[i].off = (uint64_t)wdispls[i];
             x[i].bytes = (uint64_t)counts[i] * d->size;
         } else if (v) {
@@ -160,6 +165,8 @@ static int nbr_common(dfc_coll_call_t call, const nbr_call_t *k, DFC_Comm comm)
      * may be cached (coll/cache.c); the v and w forms mark their arrays and are not. */
     a.sbytes = (uint64_t)k->sendcount * a.selem;
     a.rbytes = (uint64_t)k->recvcount * a.relem;
+    a.stype = sdt && !sdt->dense ? sdt : NULL;
+    a.rtype = rdt && !rdt->dense ? rdt : NULL;
     a.scounts = k->sendcounts;
     a.vcounts = k->recvcounts;
     if ((rc = dfc_coll_run(&call, c, &a, k->sendbuf, k->recvbuf, NULL, NULL))) goto fn_fail;

@@ -26,7 +26,8 @@ static int check_p2p(const char *func, DFC_Comm comm, const void *buf, int count
     if ((rc = dfc_comm_check(comm, func, "comm", c)) ||
         (rc = dfc_api_check_count(func, n->count, count)) ||
         (rc = dfc_dtype_check(dt, func, n->type, d)) ||
-        (rc = dfc_api_check_buf(func, n->buf, buf, count)) ||
+        /* DFC_BOTTOM (NULL) is a valid buffer for a type of absolute addresses */
+        (rc = (*d)->dense ? dfc_api_check_buf(func, n->buf, buf, count) : DFC_SUCCESS) ||
         (rc = dfc_api_check_rank(func, n->peer, *c, peer, is_recv)) ||
         (rc = dfc_api_check_tag(func, n->tag, tag, is_recv)))
         return rc;
@@ -56,7 +57,7 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
     }
     r->bytes = (uint64_t)count * d->size;
     void *use;
-    if ((rc = dfc_req_stage(r, (void *)buf, r->bytes, 1, 0, &use))) goto fn_fail;
+    if ((rc = dfc_req_stage_type(r, (void *)buf, (uint64_t)count, d, 1, 0, 0, &use))) goto fn_fail;
     r->sbuf = use;
     r->peer = dest;
     r->tag = tag;
@@ -94,7 +95,7 @@ static int irecv_common(const char *func, void *buf, int count, DFC_Datatype dat
     r->bytes = (uint64_t)count * d->size;
     void *use;
     /* Copied in too, so that bytes past a shorter message keep their contents. */
-    if ((rc = dfc_req_stage(r, buf, r->bytes, 1, 1, &use))) goto fn_fail;
+    if ((rc = dfc_req_stage_type(r, buf, (uint64_t)count, d, 1, 1, 1, &use))) goto fn_fail;
     r->rbuf = use;
     r->func = func;
     r->count_arg = "count";
@@ -165,7 +166,8 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
     dfc_req_init_internal(&r, c);
     uint64_t bytes = (uint64_t)count * d->size;
     void *use;
-    if ((rc = dfc_req_stage(&r, (void *)buf, bytes, 1, 0, &use)) || (rc = dfc_req_stage_in(&r)) ||
+    if ((rc = dfc_req_stage_type(&r, (void *)buf, (uint64_t)count, d, 1, 0, 0, &use)) ||
+        (rc = dfc_req_stage_in(&r)) ||
         (rc = dfc_p2p_isend(c, 0, use, bytes, dest, tag, sync, &r)) ||
         (rc = dfc_progress_until(&r.complete)) || (rc = r.status.DFC_ERROR))
         goto fn_fail;
@@ -198,8 +200,8 @@ int DFC_Recv(void *buf, int count, DFC_Datatype datatype, int source, int tag, D
     DFC_API_ENTER();
     if ((rc = check_p2p(__func__, comm, buf, count, datatype, source, &RECV_ARGS, tag, 1, &c, &d)))
         goto fn_fail;
-    if ((rc = dfc_p2p_recv_blocking(c, __func__, "count", buf, (uint64_t)count * d->size, source,
-                                    tag, &st)))
+    if ((rc = dfc_p2p_recv_blocking(c, __func__, "count", buf, (uint64_t)count, d, source, tag,
+                                    &st)))
         goto fn_fail;
     copy_status(status, &st);
     if ((rc = st.DFC_ERROR)) goto fn_fail;
@@ -226,9 +228,9 @@ int DFC_Sendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int 
         (rc = check_p2p(__func__, comm, recvbuf, recvcount, recvtype, source, &SR_RECV_ARGS,
                         recvtag, 1, &c, &rd)))
         goto fn_fail;
-    if ((rc = dfc_p2p_sendrecv_blocking(c, __func__, sendbuf, (uint64_t)sendcount * sd->size, dest,
-                                        sendtag, recvbuf, (uint64_t)recvcount * rd->size, source,
-                                        recvtag, &st, &err)))
+    if ((rc = dfc_p2p_sendrecv_blocking(c, __func__, sendbuf, (uint64_t)sendcount, sd, dest,
+                                        sendtag, recvbuf, (uint64_t)recvcount, rd, source, recvtag,
+                                        &st, &err)))
         goto fn_fail;
     copy_status(status, &st);
     if ((rc = err)) goto fn_fail;
@@ -254,8 +256,8 @@ int DFC_Sendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, 
         (rc = dfc_api_check_rank(__func__, "source", c, source, 1)) ||
         (rc = dfc_api_check_tag(__func__, "recvtag", recvtag, 1)))
         goto fn_fail;
-    if ((rc = dfc_p2p_sendrecv_replace_blocking(c, __func__, buf, (uint64_t)count * d->size, dest,
-                                                sendtag, source, recvtag, &st, &err)))
+    if ((rc = dfc_p2p_sendrecv_replace_blocking(c, __func__, buf, (uint64_t)count, d, dest, sendtag,
+                                                source, recvtag, &st, &err)))
         goto fn_fail;
     copy_status(status, &st);
     if ((rc = err)) goto fn_fail;

@@ -2,10 +2,8 @@
  * api_type.c - the datatype and reduction-operation entry points: sizes and extents, the
  * contiguous constructors, commit/free, Get_count/Get_elements, user ops and Reduce_local.
  *
- * DFC supports contiguous datatypes only (see datatype.c). Type_vector is accepted when its
- * layout is contiguous (count <= 1, blocklength 0, or stride == blocklength) and then
- * behaves as Type_contiguous(count * blocklength), reporting DFC_COMBINER_CONTIGUOUS since
- * dfc.h has no vector combiner; a strided vector fails with DFC_ERR_UNSUPPORTED_OPERATION.
+ * The other constructors and queries are in api_type_derived.c, api_type_array.c and
+ * api_type_query.c.
  */
 #include <limits.h>
 
@@ -109,40 +107,6 @@ fn_fail:
     goto fn_exit;
 }
 
-int DFC_Type_vector(int count, int blocklength, int stride, DFC_Datatype oldtype,
-                    DFC_Datatype *newtype)
-{
-    int rc = DFC_SUCCESS;
-    dfc_dtype_t *old = NULL, *dt = NULL;
-    DFC_API_ENTER();
-    if ((rc = dfc_api_check_count(__func__, "count", count))) goto fn_fail;
-    if (blocklength < 0) {
-        rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument blocklength: %d is negative",
-                     blocklength);
-        goto fn_fail;
-    }
-    if ((rc = dfc_dtype_lookup(oldtype, __func__, "oldtype", &old))) goto fn_fail;
-    if ((rc = dfc_api_check_ptr(__func__, "newtype", newtype))) goto fn_fail;
-    if (count > 1 && blocklength > 0 && stride != blocklength) {
-        rc = dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, __func__,
-                     "a strided vector (count %d, blocklength %d, stride %d) is not "
-                     "supported: DFC supports contiguous datatypes only (stride must equal "
-                     "blocklength)",
-                     count, blocklength, stride);
-        goto fn_fail;
-    }
-    /* Both factors are at most INT_MAX, so the product fits in size_t. */
-    if ((rc = dfc_dtype_contiguous(__func__, (size_t)count * (size_t)blocklength, old, &dt)))
-        goto fn_fail;
-    *newtype = dt->handle;
-fn_exit:
-    DFC_API_EXIT();
-    return rc;
-fn_fail:
-    rc = dfc_api_error(NULL, rc);
-    goto fn_exit;
-}
-
 int DFC_Type_commit(DFC_Datatype *datatype)
 {
     int rc = DFC_SUCCESS;
@@ -150,7 +114,7 @@ int DFC_Type_commit(DFC_Datatype *datatype)
     DFC_API_ENTER();
     if ((rc = dfc_api_check_ptr(__func__, "datatype", datatype))) goto fn_fail;
     if ((rc = dfc_dtype_lookup(*datatype, __func__, "datatype", &dt))) goto fn_fail;
-    dt->committed = 1; /* a contiguous layout needs no preparation */
+    dt->committed = 1; /* layouts are ready when built: commit has nothing to prepare */
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -193,11 +157,11 @@ int DFC_Type_get_envelope(DFC_Datatype datatype, int *num_integers, int *num_add
     if ((rc = dfc_api_check_ptr(__func__, "num_addresses", num_addresses))) goto fn_fail;
     if ((rc = dfc_api_check_ptr(__func__, "num_datatypes", num_datatypes))) goto fn_fail;
     if ((rc = dfc_api_check_ptr(__func__, "combiner", combiner))) goto fn_fail;
-    /* MPI's table: NAMED has no arguments, DUP has its old type, CONTIGUOUS a count too. */
+    /* The constructor's arguments as MPI-4.1's table lists them (recorded when built). */
     *combiner = dt->combiner;
-    *num_addresses = 0;
-    *num_integers = dt->combiner == DFC_COMBINER_CONTIGUOUS ? 1 : 0;
-    *num_datatypes = dt->combiner == DFC_COMBINER_NAMED ? 0 : 1;
+    *num_integers = dt->n_ints;
+    *num_addresses = dt->n_aints;
+    *num_datatypes = dt->n_types;
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -235,7 +199,7 @@ int DFC_Get_elements(const DFC_Status *status, DFC_Datatype datatype, int *count
     if ((rc = check_status(__func__, status))) goto fn_fail;
     if ((rc = dfc_dtype_check(datatype, __func__, "datatype", &dt))) goto fn_fail;
     if ((rc = dfc_api_check_ptr(__func__, "count", count))) goto fn_fail;
-    DFC_Count elements = dfc_dtype_elements(dt, dfc_status_bytes(status));
+    DFC_Count elements = dfc_dtype_elements_any(dt, dfc_status_bytes(status));
     *count = elements < 0 ? DFC_UNDEFINED : count_or_undefined((uint64_t)elements);
 fn_exit:
     DFC_API_EXIT();
@@ -318,7 +282,7 @@ int DFC_Reduce_local(const void *inbuf, void *inoutbuf, int count, DFC_Datatype 
     }
     if ((rc = dfc_api_check_buf(__func__, "inbuf", inbuf, count))) goto fn_fail;
     if ((rc = dfc_api_check_buf(__func__, "inoutbuf", inoutbuf, count))) goto fn_fail;
-    dfc_op_reduce_local(o, dt, inbuf, inoutbuf, (size_t)count);
+    if ((rc = dfc_op_reduce_local(o, dt, inbuf, inoutbuf, (size_t)count))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;

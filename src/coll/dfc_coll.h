@@ -74,6 +74,10 @@ typedef struct dfc_coll_args {
        communicator's topology, so the schedule depends on comm, kind and sizes only) */
     int nrecvs, nsends;
     const dfc_coll_xfer_t *recvs, *sends;
+    /* non-dense datatypes of the send and receive sides (NULL: dense, used in place): the
+       call then runs on packed host copies of its buffers (run.c), whose items are
+       selem/relem (elem for reductions) bytes each, as generators expect */
+    const dfc_dtype_t *stype, *rtype;
 } dfc_coll_args_t;
 
 /* Host-only step kinds (dfc_sched.h leaves 0x80 and up to the host executor). Only host

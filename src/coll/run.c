@@ -123,23 +123,31 @@ static void recv_copies(const dfc_coll_args_t *a, int *copy_in, int *copy_out)
 /* Device buffers the GPU daemon cannot take run through host shadows from the staging pool
  * (copied in at each start, out at completion): correct on every collective, at the cost of
  * two copies that the operation waits for (blocking reductions and bcast pipeline them
- * instead: run_pipelined). */
+ * instead: run_pipelined). Non-dense datatypes (a->stype, a->rtype) get packed shadows the
+ * same way, in host memory; a span is then a whole number of packed items. */
+static int stage_one(dfc_coll_t *coll, int buf, uint64_t bytes, const dfc_dtype_t *dt, int copy_in,
+                     int copy_out)
+{
+    void *use;
+    int rc = dt ? dfc_req_stage_type(coll->req, coll->bufs[buf], bytes / dt->size, dt, copy_in,
+                                     copy_out, 0, &use)
+                : dfc_req_stage(coll->req, coll->bufs[buf], bytes, copy_in, copy_out, &use);
+    if (rc) return rc;
+    coll->bufs[buf] = use;
+    return DFC_SUCCESS;
+}
+
 static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
 {
     uint64_t sbytes, rbytes;
     buffer_spans(a, &sbytes, &rbytes);
-    void *use;
     int rc, copy_in, copy_out;
-    if (coll->bufs[DFC_BUF_SEND] && sbytes) {
-        rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_SEND], sbytes, 1, 0, &use);
-        if (rc) return rc;
-        coll->bufs[DFC_BUF_SEND] = use;
-    }
+    if (coll->bufs[DFC_BUF_SEND] && sbytes &&
+        (rc = stage_one(coll, DFC_BUF_SEND, sbytes, a->stype, 1, 0)))
+        return rc;
     if (coll->bufs[DFC_BUF_RECV] && rbytes) {
         recv_copies(a, &copy_in, &copy_out);
-        rc = dfc_req_stage(coll->req, coll->bufs[DFC_BUF_RECV], rbytes, copy_in, copy_out, &use);
-        if (rc) return rc;
-        coll->bufs[DFC_BUF_RECV] = use;
+        if ((rc = stage_one(coll, DFC_BUF_RECV, rbytes, a->rtype, copy_in, copy_out))) return rc;
     }
     return DFC_SUCCESS;
 }
@@ -217,8 +225,9 @@ static int route_of(const char *func, dfc_comm_t *c, const dfc_coll_args_t *a, c
     const void *rb = rbytes ? recvbuf : NULL;
     int sdev = sb ? dfc_gpu_ptr_device(sb) : -1, rdev = rb ? dfc_gpu_ptr_device(rb) : -1;
     *route = ROUTE_HOST;
-    if (sdev < 0 && rdev < 0) return DFC_SUCCESS;
-    *route = ROUTE_STAGE;
+    if (sdev < 0 && rdev < 0 && !a->stype && !a->rtype) return DFC_SUCCESS;
+    *route = ROUTE_STAGE; /* non-dense types: packed host copies (device ones fail there) */
+    if (a->stype || a->rtype) return DFC_SUCCESS;
     if (!dfc_coll_gpu_eligible(c, dt, op)) return DFC_SUCCESS;
     int mine = dfc_gpu_daemon_device();
     if ((sb && sdev != mine) || (rb && rdev != mine))

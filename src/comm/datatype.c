@@ -2,10 +2,10 @@
  * datatype.c - the predefined datatypes, contiguous derived types (Type_contiguous and
  * Type_dup, nested freely) and the checks the API layer runs on datatype handles.
  *
- * Every DFC datatype is `nbase` consecutive elements of one predefined `base` type, laid out
- * at the base type's extent. That is all the host engine and the reduction loops need: data
- * moves as bytes and reductions dispatch on `base`. Non-contiguous layouts (a strided
- * Type_vector, structs, indexed types) are not supported.
+ * Derived layouts (vector, indexed, struct...) and their packing live in dataloop.c; this
+ * file holds the predefined types, handles, references and the element counts of predefined
+ * types. Reductions dispatch on `base` over packed data, so they apply to derived types made
+ * of one predefined type.
  *
  * The pair types of MAXLOC/MINLOC are MPI's C structs {value; int}, whose extent includes
  * the ABI's padding (DOUBLE_INT: 12 bytes of data in 16). DFC keeps every type dense: the
@@ -32,15 +32,16 @@ typedef struct dfc_dtype_layout {
     const char *name;
     size_t mpi_size, extent;
     size_t value_size;
+    size_t align;
 } dfc_dtype_layout_t;
 
-#define SCALAR(h, ctype)                       \
-    {                                          \
-        h, #h, sizeof(ctype), sizeof(ctype), 0 \
+#define SCALAR(h, ctype)                                        \
+    {                                                           \
+        h, #h, sizeof(ctype), sizeof(ctype), 0, _Alignof(ctype) \
     }
-#define PAIR(h, pair_t, value_t)                                              \
-    {                                                                         \
-        h, #h, sizeof(value_t) + sizeof(int), sizeof(pair_t), sizeof(value_t) \
+#define PAIR(h, pair_t, value_t)                                                                \
+    {                                                                                           \
+        h, #h, sizeof(value_t) + sizeof(int), sizeof(pair_t), sizeof(value_t), _Alignof(pair_t) \
     }
 
 static const dfc_dtype_layout_t dfc_dtype_layouts[] = {
@@ -81,6 +82,11 @@ static const dfc_dtype_layout_t dfc_dtype_layouts[] = {
     PAIR(DFC_2INT, dfc_pair_2int_t, int),
     PAIR(DFC_SHORT_INT, dfc_pair_short_int_t, short),
     PAIR(DFC_LONG_DOUBLE_INT, dfc_pair_long_double_int_t, long double),
+    SCALAR(DFC_C_FLOAT_COMPLEX, float _Complex),
+    SCALAR(DFC_C_DOUBLE_COMPLEX, double _Complex),
+    SCALAR(DFC_C_LONG_DOUBLE_COMPLEX, long double _Complex),
+    SCALAR(DFC_COMPLEX, float _Complex), /* Fortran COMPLEX: two REALs, as C's layout */
+    SCALAR(DFC_DOUBLE_COMPLEX, double _Complex),
 };
 #undef SCALAR
 #undef PAIR
@@ -106,8 +112,12 @@ int dfc_dtype_init(void)
         dt->base = (int)idx;
         dt->size = l->extent; /* dense: see the top of this file */
         dt->nbase = 1;
-        dt->lb = 0;
-        dt->extent = (DFC_Aint)l->extent;
+        dt->nelem = l->value_size ? 2 : 1;
+        dt->mpi_size = l->mpi_size;
+        dt->align = l->align;
+        dt->lb = dt->true_lb = 0;
+        dt->extent = dt->true_extent = (DFC_Aint)l->extent;
+        dt->contig = dt->dense = 1;
         dt->committed = 1; /* predefined types need no commit */
         dt->combiner = DFC_COMBINER_NAMED;
         dt->name = l->name;
@@ -122,7 +132,17 @@ void dfc_dtype_finalize(void)
     /* Derived types the user never freed die with the library. */
     for (uint32_t i = dfc_dtype_table.first; i < dfc_dtype_table.cap; i++) {
         dfc_dtype_t *dt = dfc_dtype_table.slots[i];
-        if (dt && !dt->builtin) dfc_free(dt);
+        if (dt && !dt->builtin) {
+            /* Its children may be other leaked handles: drop only this handle's reference
+             * and let the counts free what nobody holds any more. */
+            dfc_htable_remove(&dfc_dtype_table, dt->handle);
+            dt->handle = DFC_DATATYPE_NULL;
+            dfc_dtype_release(dt);
+        }
+    }
+    for (int i = 0; i <= DFC_DATATYPE_BUILTIN_MAX; i++) {
+        free(dfc_dtype_builtin[i].uname);
+        dfc_dtype_builtin[i].uname = NULL;
     }
     dfc_htable_destroy(&dfc_dtype_table);
 }
@@ -167,7 +187,7 @@ static int dfc_dtype_register(const char *func, dfc_dtype_t *dt, dfc_dtype_t **o
 {
     int h = dfc_htable_add(&dfc_dtype_table, dt);
     if (DFC_HANDLE_INDEX(h) == 0) {
-        dfc_free(dt);
+        dfc_dtype_release(dt);
         return dfc_err(DFC_ERR_NO_MEM, func, "out of memory for a new datatype handle");
     }
     /* Build the full handle whether the table returns an index or a handle. */
@@ -176,37 +196,43 @@ static int dfc_dtype_register(const char *func, dfc_dtype_t *dt, dfc_dtype_t **o
     return DFC_SUCCESS;
 }
 
+int dfc_dtype_publish(const char *func, dfc_dtype_t *dt)
+{
+    return dfc_dtype_register(func, dt, &dt);
+}
+
 int dfc_dtype_contiguous(const char *func, size_t count, const dfc_dtype_t *old, dfc_dtype_t **out)
 {
-    /* The extent is a DFC_Aint, so the whole type must stay below INTPTR_MAX bytes. */
-    if (count && (size_t)old->extent > (size_t)INTPTR_MAX / count)
-        return dfc_err(DFC_ERR_COUNT, func,
-                       "invalid argument count: %zu elements of extent %lld overflow the "
-                       "address space",
-                       count, (long long)old->extent);
-    dfc_dtype_t *dt = dfc_calloc(1, sizeof(*dt));
-    if (!dt) return dfc_err(DFC_ERR_NO_MEM, func, "out of memory for a new datatype");
-    dt->refcount = 1;
-    dt->base = old->base;
-    dt->size = count * old->size;
-    dt->nbase = count * old->nbase;
-    dt->lb = 0;
-    dt->extent = (DFC_Aint)(count * (size_t)old->extent);
-    dt->combiner = DFC_COMBINER_CONTIGUOUS;
-    return dfc_dtype_register(func, dt, out);
+    int n = count > INT32_MAX ? INT32_MAX : (int)count;
+    dfc_dtype_t *o = (dfc_dtype_t *)old;
+    dfc_dtype_args_t args = {DFC_COMBINER_CONTIGUOUS, 1, 0, 1, &n, NULL, &o, 1};
+    return dfc_dtype_vector(func, 1, count, 0, o, &args, out);
 }
 
 int dfc_dtype_dup(const char *func, const dfc_dtype_t *old, dfc_dtype_t **out)
 {
-    dfc_dtype_t *dt = dfc_malloc(sizeof(*dt));
-    if (!dt) return dfc_err(DFC_ERR_NO_MEM, func, "out of memory for a new datatype");
-    *dt = *old;
-    dt->handle = 0;
-    dt->refcount = 1;
-    dt->builtin = 0;
-    dt->name = NULL;
-    dt->combiner = DFC_COMBINER_DUP; /* committed state is inherited, as MPI says */
-    return dfc_dtype_register(func, dt, out);
+    dfc_dtype_t *o = (dfc_dtype_t *)old;
+    dfc_dtype_args_t args = {DFC_COMBINER_DUP, 0, 0, 1, NULL, NULL, &o, 1};
+    int rc = dfc_dtype_resized(func, o, old->lb, old->extent, &args, out);
+    if (!rc) (*out)->committed = old->committed; /* inherited, as MPI says */
+    return rc;
+}
+
+int dfc_dtype_alias(const char *func, dfc_dtype_t *dt, DFC_Datatype *out)
+{
+    if (dt->builtin) {
+        *out = dt->handle;
+        return DFC_SUCCESS;
+    }
+    /* A wrapper around dt (it holds dt) that reports dt's envelope and contents. */
+    int rc;
+    dfc_dtype_t *w = NULL;
+    dfc_dtype_args_t args = {dt->combiner, dt->n_ints,  dt->n_aints, dt->n_types,
+                             dt->c_ints,   dt->c_aints, dt->c_types, 1};
+    if ((rc = dfc_dtype_resized(func, dt, dt->lb, dt->extent, &args, &w))) return rc;
+    w->committed = dt->committed;
+    *out = w->handle;
+    return DFC_SUCCESS;
 }
 
 /* Pending operations that keep a derived type after its handle is freed hold a reference. */
@@ -217,7 +243,19 @@ void dfc_dtype_retain(dfc_dtype_t *dt)
 
 void dfc_dtype_release(dfc_dtype_t *dt)
 {
-    if (!dt->builtin && --dt->refcount == 0) dfc_free(dt);
+    if (dt->builtin || --dt->refcount > 0) return;
+    if (dt->dl_child) dfc_dtype_release(dt->dl_child);
+    for (size_t i = 0; dt->dl_types && i < dt->dl_count; i++) dfc_dtype_release(dt->dl_types[i]);
+    for (int i = 0; dt->c_types && i < dt->n_types; i++) dfc_dtype_release(dt->c_types[i]);
+    free(dt->dl_displs);
+    free(dt->dl_blens);
+    free(dt->dl_pofs);
+    free(dt->dl_types);
+    free(dt->c_ints);
+    free(dt->c_aints);
+    free(dt->c_types);
+    free(dt->uname);
+    dfc_free(dt);
 }
 
 /* Type_free: the handle dies now, the object when its last user releases it. */
@@ -231,14 +269,16 @@ void dfc_dtype_free_handle(dfc_dtype_t *dt)
 /* The predefined type dt is made of (for names in messages). */
 const dfc_dtype_t *dfc_dtype_base_type(const dfc_dtype_t *dt)
 {
-    return &dfc_dtype_builtin[dt->base];
+    return &dfc_dtype_builtin[dt->base < 0 ? DFC_HANDLE_INDEX(DFC_BYTE) : dt->base];
+}
+
+const char *dfc_dtype_name(const dfc_dtype_t *dt)
+{
+    return dt->uname ? dt->uname : dt->name ? dt->name : "";
 }
 
 /* What DFC_Type_size reports: MPI's data bytes, without the padding of pair types. */
-size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt)
-{
-    return dt->nbase * dfc_dtype_layout_of[dt->base]->mpi_size;
-}
+size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt) { return dt->mpi_size; }
 
 /* DFC_Get_elements: basic elements in `bytes` of received data of type dt, or -1 when the
  * bytes do not end on an element boundary. A pair counts as two elements (as in MPICH), and

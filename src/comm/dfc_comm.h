@@ -125,23 +125,51 @@ int dfc_group_compare(const dfc_group_t *a, const dfc_group_t *b);
 
 
 /* ---- Datatypes ---------------------------------------------------------------------------
- * DFC supports contiguous datatypes: every type is `count` elements of one predefined
- * `base` type (or, for DFC_BYTE/PACKED, bytes). The host engine moves bytes; reductions
- * dispatch on `base`. */
-typedef struct dfc_dtype {
+ * Every type is described by its layout (dataloop.c): a list of blocks, block i being
+ * blens[i] consecutive items of a child type at byte displacement displs[i]. A vector keeps
+ * the list implicit (count, blocklength, stride: O(1) whatever its count). The engine moves
+ * a type's data packed: `size` bytes per item, in type-map order. A type whose data is one
+ * run of `size` bytes starting at the buffer itself (`dense`) is used in place; any other is
+ * packed into and unpacked out of contiguous buffers, resumable at any byte offset. */
+enum { DFC_DL_VECTOR = 1, DFC_DL_BLOCKS };
+
+typedef struct dfc_dtype dfc_dtype_t;
+struct dfc_dtype {
     int handle;
     int refcount;
     int builtin;  /* predefined: never freed */
-    int base;     /* index (low 24 bits of the handle) of the predefined element type */
-    size_t size;  /* bytes one item occupies when moved: its extent, so pair types
-                         (DFC_DOUBLE_INT...) include their padding; MPI's size is
-                         dfc_dtype_mpi_size() */
-    size_t nbase; /* number of base elements in one item */
+    int base;     /* index (low 24 bits of the handle) of the predefined element type; -1 when
+                     a derived type mixes several (no predefined reduction applies) */
+    size_t size;  /* packed bytes of one item, as DFC moves it: pair types (DFC_DOUBLE_INT...)
+                     count their padding; MPI's size is mpi_size */
+    size_t nbase; /* number of predefined elements in one item */
+    size_t nelem; /* basic elements in one item as Get_elements counts them (a pair is 2) */
+    size_t mpi_size;
+    size_t align; /* strictest alignment of its elements (struct extents are padded to it) */
     DFC_Aint lb, extent;
+    DFC_Aint true_lb, true_extent;
+    int contig; /* the data of one item is one run of `size` bytes starting at true_lb */
+    int dense;  /* contig, true_lb == 0 and size == extent: count items are count*size bytes
+                     at the buffer, moved in place */
     int committed;
-    int combiner;     /* DFC_COMBINER_NAMED, _DUP or _CONTIGUOUS */
-    const char *name; /* predefined types only, e.g. "DFC_INT" */
-} dfc_dtype_t;
+    int combiner;     /* DFC_COMBINER_* */
+    const char *name; /* predefined types: e.g. "DFC_INT" */
+    char *uname;      /* set by DFC_Type_set_name (overrides name) */
+    /* layout (derived types): */
+    int dl_kind;                /* DFC_DL_VECTOR or DFC_DL_BLOCKS */
+    size_t dl_count, dl_blen;   /* vector: count, blocklength (items of dl_child) */
+    DFC_Aint dl_stride;         /* vector: bytes between blocks */
+    dfc_dtype_t *dl_child;      /* vector: the child type (held) */
+    DFC_Aint *dl_displs;        /* blocks: byte displacements */
+    size_t *dl_blens, *dl_pofs; /* blocks: items per block, packed offset of each block */
+    dfc_dtype_t **dl_types;     /* blocks: each block's child type (each held) */
+    /* envelope and contents (MPI_Type_get_contents), as the constructor received them */
+    int n_ints, n_aints, n_types;
+    int *c_ints;
+    DFC_Aint *c_aints;
+    dfc_dtype_t **c_types; /* held */
+    void *attrs;           /* reserved for type attributes (keyvals) */
+};
 
 /* MPI's pair types (DFC_FLOAT_INT...), declared once for datatype.c (their extents) and op.c
  * (MINLOC/MAXLOC over them). */
@@ -193,7 +221,52 @@ const dfc_dtype_t *dfc_dtype_base_type(const dfc_dtype_t *dt);
  * DFC moves (pair types such as DFC_DOUBLE_INT carry padding). */
 size_t dfc_dtype_mpi_size(const dfc_dtype_t *dt);
 DFC_Count dfc_dtype_elements(const dfc_dtype_t *dt, uint64_t bytes);
+/* The name DFC_Type_get_name reports. */
+const char *dfc_dtype_name(const dfc_dtype_t *dt);
 
+/* Derived types (dataloop.c). A new type takes references on its children; every
+ * constructor records its arguments for Type_get_contents (ints, aints, types as MPI lists
+ * them) and fails with a recorded message naming func. blens/displs in bytes. */
+typedef struct dfc_dtype_args {
+    int combiner;
+    int n_ints, n_aints, n_types;
+    const int *ints;
+    const DFC_Aint *aints;
+    dfc_dtype_t *const *types;
+    int publish; /* give the new type a handle (else it stays internal) */
+} dfc_dtype_args_t;
+int dfc_dtype_vector(const char *func, size_t count, size_t blen, DFC_Aint stride_bytes,
+                     dfc_dtype_t *old, const dfc_dtype_args_t *args, dfc_dtype_t **out);
+int dfc_dtype_blocks(const char *func, size_t n, const size_t *blens, const DFC_Aint *displs,
+                     dfc_dtype_t *const *types, const dfc_dtype_args_t *args, dfc_dtype_t **out);
+int dfc_dtype_resized(const char *func, dfc_dtype_t *old, DFC_Aint lb, DFC_Aint extent,
+                      const dfc_dtype_args_t *args, dfc_dtype_t **out);
+/* Subarray and darray layouts (datatype_array.c), arguments checked, handed out with a
+ * handle. */
+typedef struct dfc_darray {
+    int size, rank, ndims;
+    const int *gsizes, *distribs, *dargs, *psizes;
+    int order;
+} dfc_darray_t;
+int dfc_dtype_subarray(const char *func, int ndims, const int *sizes, const int *subsizes,
+                       const int *starts, int order, dfc_dtype_t *old, dfc_dtype_t **out);
+int dfc_dtype_darray(const char *func, const dfc_darray_t *d, dfc_dtype_t *old, dfc_dtype_t **out);
+/* Gives an internal (handle-less) type a handle: constructors build the intermediate
+ * types of subarray/darray without handles. */
+int dfc_dtype_publish(const char *func, dfc_dtype_t *dt);
+/* A new handle for the same layout (Type_get_contents returns derived types this way). */
+int dfc_dtype_alias(const char *func, dfc_dtype_t *dt, DFC_Datatype *out);
+/* Packs bytes [first, first+len) of the packed form of count items of dt at buf into out;
+ * unpack is the reverse. Any byte range may be asked for, so transports may stream. */
+void dfc_dtype_pack(const dfc_dtype_t *dt, const void *buf, uint64_t first, uint64_t len,
+                    void *out);
+void dfc_dtype_unpack(const dfc_dtype_t *dt, void *buf, uint64_t first, uint64_t len,
+                      const void *in);
+/* Get_elements for `bytes` received as items of dt: basic elements, -1 when the bytes end
+ * inside one. */
+DFC_Count dfc_dtype_elements_any(const dfc_dtype_t *dt, uint64_t bytes);
+/* The lowest and highest byte count items of dt touch, relative to buf (for device checks). */
+void dfc_dtype_span(const dfc_dtype_t *dt, uint64_t count, DFC_Aint *lo, DFC_Aint *hi);
 
 /* ---- Reduction operations ---------------------------------------------------------------- */
 typedef struct dfc_op {
@@ -221,8 +294,9 @@ int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *
 void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, void *inout,
                    size_t count);
 /* DFC_Reduce_local's reduction: as dfc_op_reduce, but a user function runs without the
- * library lock (which the caller holds), so that it may call DFC. */
-void dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count);
+ * library lock (which the caller holds), so that it may call DFC; a non-contiguous type is
+ * reduced on packed copies (DFC_ERR_NO_MEM when they cannot be had). */
+int dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count);
 int dfc_op_create(const char *func, DFC_User_function *user_fn, int commute, dfc_op_t **out);
 void dfc_op_retain(dfc_op_t *op); /* as for datatypes: pending operations hold one */
 void dfc_op_release(dfc_op_t *op);
@@ -474,6 +548,11 @@ typedef struct dfc_stage {
     dfc_stage_buf_t *buf; /* from the pool */
     size_t bytes;
     int copy_in, copy_out;
+    /* a non-dense datatype: `host` holds count items of dt packed (pack at copy-in, unpack
+     * at copy-out; partial: only the bytes the status says arrived) */
+    const dfc_dtype_t *dt;
+    uint64_t count;
+    int partial;
 } dfc_stage_t;
 
 /* If buf is device memory, gives the request a host shadow of `bytes` and returns it in
@@ -555,6 +634,12 @@ typedef struct dfc_stage_pipe {
  * of stage.c); with 0 bytes runs it once with (in, out, 0, 0). Returns its first error or
  * that of a copy, with everything given back and no copy in flight. */
 int dfc_stage_pipeline(const dfc_stage_pipe_t *p);
+/* The same for count items of dt: a non-dense type gets a packed shadow in host memory
+ * (host buffers too; packed at start, unpacked at completion); device buffers with a
+ * non-dense type fail with DFC_ERR_UNSUPPORTED_OPERATION. partial: a receive, which unpacks
+ * only what arrived and needs no copy-in. */
+int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt, int copy_in,
+                       int copy_out, int partial, void **use);
 
 extern dfc_htable_t dfc_req_table;
 dfc_req_t *dfc_req_new(int kind, dfc_comm_t *comm);   /* zeroed, active, not complete */
@@ -597,13 +682,15 @@ int dfc_p2p_cancel_recv(dfc_req_t *req);
  * The operation's own error comes back in status->DFC_ERROR (Recv) or *err (the pairs);
  * func/count_arg name the entry point and argument in a truncation message. */
 int dfc_p2p_recv_blocking(dfc_comm_t *c, const char *func, const char *count_arg, void *buf,
-                          uint64_t bytes, int src, int tag, DFC_Status *status);
-int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t sbytes,
-                              int dst, int sendtag, void *recvbuf, uint64_t rbytes, int src,
-                              int recvtag, DFC_Status *status, int *err);
-int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t bytes,
-                                      int dst, int sendtag, int src, int recvtag,
-                                      DFC_Status *status, int *err);
+                          uint64_t count, const dfc_dtype_t *dt, int src, int tag,
+                          DFC_Status *status);
+int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t scount,
+                              const dfc_dtype_t *sdt, int dst, int sendtag, void *recvbuf,
+                              uint64_t rcount, const dfc_dtype_t *rdt, int src, int recvtag,
+                              DFC_Status *status, int *err);
+int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t count,
+                                      const dfc_dtype_t *dt, int dst, int sendtag, int src,
+                                      int recvtag, DFC_Status *status, int *err);
 /* Iprobe, making progress once when nothing matches yet. */
 int dfc_p2p_iprobe_progress(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
 

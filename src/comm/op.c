@@ -11,6 +11,7 @@
  *   LAND, LOR, LXOR integer, C bool
  *   BAND, BOR, BXOR integer, BYTE
  *   MAXLOC, MINLOC  the pair types (FLOAT_INT ... LONG_DOUBLE_INT)
+ *   SUM, PROD       also the complex types (C_FLOAT_COMPLEX ... DOUBLE_COMPLEX)
  *   REPLACE, NO_OP  every type
  * "Integer" includes AINT, OFFSET and COUNT; WCHAR and PACKED take only REPLACE and NO_OP.
  *
@@ -31,6 +32,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "comm/dfc_comm.h"
@@ -294,6 +296,27 @@ HALF_OPS(X_FP16_F16C)
 HALF_OPS(X_BF16)
 HALF_OPS(X_FP16)
 
+/* Complex types (issue 17): SUM and PROD, as MPI-4.1 defines for them. C's complex
+ * multiplication (Annex G) handles infinities and NaNs. */
+#define X_COMPLEX(NAME, T)                                        \
+    static void sum_##NAME(const void *in_, void *io_, size_t n)  \
+    {                                                             \
+        const T *restrict in = in_;                               \
+        T *restrict io = io_;                                     \
+        for (size_t i = 0; i < n; i++) io[i] = in[i] + io[i];     \
+    }                                                             \
+    static void prod_##NAME(const void *in_, void *io_, size_t n) \
+    {                                                             \
+        const T *restrict in = in_;                               \
+        T *restrict io = io_;                                     \
+        for (size_t i = 0; i < n; i++) io[i] = in[i] * io[i];     \
+    }
+X_COMPLEX(C_FLOAT_COMPLEX, float _Complex)
+X_COMPLEX(C_DOUBLE_COMPLEX, double _Complex)
+X_COMPLEX(C_LONG_DOUBLE_COMPLEX, long double _Complex)
+X_COMPLEX(COMPLEX, float _Complex)
+X_COMPLEX(DOUBLE_COMPLEX, double _Complex)
+
 /* ---- The (op, type) table -------------------------------------------------------------- */
 #define AT(OP, TYPE) [OP_INDEX(DFC_##OP)][TYPE_INDEX(DFC_##TYPE)]
 #define LOGICAL_ENTRIES(NAME) \
@@ -306,10 +329,13 @@ HALF_OPS(X_FP16)
 #define E_INT(NAME, T, U) ARITH_ENTRIES(NAME) LOGICAL_ENTRIES(NAME) BITWISE_ENTRIES(NAME)
 #define E_FLOAT(NAME, T) ARITH_ENTRIES(NAME)
 #define E_PAIR(NAME, PAIR_T) AT(MAXLOC, NAME) = maxloc_##NAME, AT(MINLOC, NAME) = minloc_##NAME,
+#define E_COMPLEX(NAME) AT(SUM, NAME) = sum_##NAME, AT(PROD, NAME) = prod_##NAME,
 
 static dfc_op_loop_fn *const dfc_op_loops[DFC_OP_BUILTIN_MAX + 1][DFC_DATATYPE_BUILTIN_MAX + 1] = {
     DFC_INTEGER_TYPES(E_INT) DFC_FLOAT_TYPES(E_FLOAT) ARITH_ENTRIES(BFLOAT16) ARITH_ENTRIES(FLOAT16)
-        DFC_PAIR_TYPES(E_PAIR) LOGICAL_ENTRIES(C_BOOL) BITWISE_ENTRIES(BYTE)};
+        DFC_PAIR_TYPES(E_PAIR) LOGICAL_ENTRIES(C_BOOL) BITWISE_ENTRIES(BYTE)
+            E_COMPLEX(C_FLOAT_COMPLEX) E_COMPLEX(C_DOUBLE_COMPLEX) E_COMPLEX(C_LONG_DOUBLE_COMPLEX)
+                E_COMPLEX(COMPLEX) E_COMPLEX(DOUBLE_COMPLEX)};
 
 /* ---- Op objects -------------------------------------------------------------------------- */
 static dfc_op_t dfc_op_builtin[DFC_OP_BUILTIN_MAX + 1];
@@ -430,7 +456,18 @@ int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *
         return dfc_err(DFC_ERR_OP, func, "invalid argument %s: op 0x%x was freed or never created",
                        argname, (unsigned)h);
     }
-    if (dt && op->builtin && !dfc_op_defined(OP_INDEX(h), dt->base)) {
+    if (dt && !op->builtin && !dt->dense)
+        return dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, func,
+                       "invalid argument %s: a user-defined op on a non-contiguous datatype is "
+                       "not supported (DFC reduces packed data)",
+                       argname);
+    if (dt && op->builtin && dt->base < 0 && OP_INDEX(h) != OP_INDEX(DFC_REPLACE) &&
+        OP_INDEX(h) != OP_INDEX(DFC_NO_OP))
+        return dfc_err(DFC_ERR_OP, func,
+                       "invalid argument %s: %s is not defined for a derived datatype that "
+                       "mixes several predefined types",
+                       argname, op->name);
+    if (dt && op->builtin && dt->base >= 0 && !dfc_op_defined(OP_INDEX(h), dt->base)) {
         const char *base_name = dfc_dtype_base_type(dt)->name;
         if (dt->builtin)
             return dfc_err(DFC_ERR_OP, func, "invalid argument %s: %s is not defined for %s",
@@ -465,17 +502,37 @@ void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, vo
     uint32_t op_index = OP_INDEX(op->handle);
     if (op_index == OP_INDEX(DFC_NO_OP)) return;
     if (op_index == OP_INDEX(DFC_REPLACE)) {
-        memmove(inout, in, count * (size_t)dt->extent);
+        memmove(inout, in, count * dt->size); /* packed: size == extent when dense */
         return;
     }
     dfc_op_loops[op_index][dt->base](in, inout, count * dt->nbase);
 }
 
-void dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count)
+/* A non-contiguous type (predefined ops only, dfc_op_check): reduce packed copies, then
+ * unpack, so that the gaps of inout keep their contents. */
+static int reduce_local_packed(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout,
+                               size_t count)
 {
+    size_t bytes = count * dt->size;
+    char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
+    if (!a || !b) {
+        free(a), free(b);
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %zu bytes of packed operands", bytes);
+    }
+    dfc_dtype_pack(dt, in, 0, bytes, a);
+    dfc_dtype_pack(dt, inout, 0, bytes, b);
+    dfc_op_reduce(op, dt, a, b, count);
+    dfc_dtype_unpack(dt, inout, 0, bytes, b);
+    free(a), free(b);
+    return DFC_SUCCESS;
+}
+
+int dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *inout, size_t count)
+{
+    if (!dt->dense) return reduce_local_packed(op, dt, in, inout, count);
     if (!op->user_fn) {
         dfc_op_reduce(op, dt, in, inout, count);
-        return;
+        return DFC_SUCCESS;
     }
     /* A user function may call DFC (Type_size on its datatype is common): run it without
      * the library lock, holding references so that neither object can go meanwhile. */
@@ -486,4 +543,5 @@ void dfc_op_reduce_local(dfc_op_t *op, dfc_dtype_t *dt, const void *in, void *in
     DFC_LOCK();
     dfc_dtype_release(dt);
     dfc_op_release(op);
+    return DFC_SUCCESS;
 }

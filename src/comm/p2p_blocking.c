@@ -13,26 +13,30 @@
 #include "cuda/dfc_cuda.h"
 
 int dfc_p2p_recv_blocking(dfc_comm_t *c, const char *func, const char *count_arg, void *buf,
-                          uint64_t bytes, int src, int tag, DFC_Status *status)
+                          uint64_t count, const dfc_dtype_t *dt, int src, int tag,
+                          DFC_Status *status)
 {
+    uint64_t bytes = count * dt->size;
     int rc;
     dfc_req_t r = {0}; /* zeroed: unstage may release its (absent) shadows */
     void *use;
     dfc_req_init_internal(&r, c);
     r.func = func; /* names the entry point in a truncation message */
     r.count_arg = count_arg;
-    if (!(rc = dfc_req_stage(&r, buf, bytes, 1, 1, &use)) && !(rc = dfc_req_stage_in(&r)) &&
-        !(rc = dfc_p2p_irecv(c, 0, use, bytes, src, tag, &r)) &&
+    if (!(rc = dfc_req_stage_type(&r, buf, count, dt, 1, 1, 1, &use)) &&
+        !(rc = dfc_req_stage_in(&r)) && !(rc = dfc_p2p_irecv(c, 0, use, bytes, src, tag, &r)) &&
         !(rc = dfc_progress_until(&r.complete)))
         *status = r.status;
     dfc_req_unstage(&r);
     return rc;
 }
 
-int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t sbytes,
-                              int dst, int sendtag, void *recvbuf, uint64_t rbytes, int src,
-                              int recvtag, DFC_Status *status, int *err)
+int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t scount,
+                              const dfc_dtype_t *sdt, int dst, int sendtag, void *recvbuf,
+                              uint64_t rcount, const dfc_dtype_t *rdt, int src, int recvtag,
+                              DFC_Status *status, int *err)
 {
+    uint64_t sbytes = scount * sdt->size, rbytes = rcount * rdt->size;
     int rc;
     dfc_req_t sr = {0}, rr = {0};
     void *suse, *ruse;
@@ -40,8 +44,9 @@ int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendb
     dfc_req_init_internal(&rr, c);
     rr.func = func;
     rr.count_arg = "recvcount";
-    if (!(rc = dfc_req_stage(&sr, (void *)sendbuf, sbytes, 1, 0, &suse)) &&
-        !(rc = dfc_req_stage_in(&sr)) && !(rc = dfc_req_stage(&rr, recvbuf, rbytes, 1, 1, &ruse)) &&
+    if (!(rc = dfc_req_stage_type(&sr, (void *)sendbuf, scount, sdt, 1, 0, 0, &suse)) &&
+        !(rc = dfc_req_stage_in(&sr)) &&
+        !(rc = dfc_req_stage_type(&rr, recvbuf, rcount, rdt, 1, 1, 1, &ruse)) &&
         !(rc = dfc_req_stage_in(&rr)) &&
         !(rc = dfc_p2p_irecv(c, 0, ruse, rbytes, src, recvtag, &rr)) &&
         !(rc = dfc_p2p_isend(c, 0, suse, sbytes, dst, sendtag, 0, &sr)) &&
@@ -56,10 +61,11 @@ int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendb
 
 /* Receives into a host copy while the send reads buf's old contents, then copies the message
  * into buf (a device copy when buf is device memory). */
-int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t bytes,
-                                      int dst, int sendtag, int src, int recvtag,
-                                      DFC_Status *status, int *err)
+int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t count,
+                                      const dfc_dtype_t *dt, int dst, int sendtag, int src,
+                                      int recvtag, DFC_Status *status, int *err)
 {
+    uint64_t bytes = count * dt->size;
     int rc;
     dfc_req_t sr = {0}, rr = {0};
     void *tmp, *suse;
@@ -74,13 +80,14 @@ int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf
     dfc_req_init_internal(&rr, c);
     rr.func = func;
     rr.count_arg = "count";
-    if ((rc = dfc_req_stage(&sr, buf, bytes, 1, 0, &suse)) || (rc = dfc_req_stage_in(&sr)) ||
-        (rc = dfc_p2p_irecv(c, 0, tmp, bytes, src, recvtag, &rr)) ||
+    if ((rc = dfc_req_stage_type(&sr, buf, count, dt, 1, 0, 0, &suse)) ||
+        (rc = dfc_req_stage_in(&sr)) || (rc = dfc_p2p_irecv(c, 0, tmp, bytes, src, recvtag, &rr)) ||
         (rc = dfc_p2p_isend(c, 0, suse, bytes, dst, sendtag, 0, &sr)) ||
         (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
         goto out;
     if (src != DFC_PROC_NULL) {
-        if (suse != buf) rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status));
+        if (!dt->dense) dfc_dtype_unpack(dt, buf, 0, dfc_status_bytes(&rr.status), tmp);
+        else if (suse != buf) rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status));
         else memcpy(buf, tmp, dfc_status_bytes(&rr.status));
         if (rc) goto out;
     }

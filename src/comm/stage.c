@@ -155,14 +155,23 @@ int dfc_stage_pipeline(const dfc_stage_pipe_t *p)
 
 /* ---- Whole-buffer shadows on requests --------------------------------------------------- */
 
+/* A new zeroed shadow entry on r (its buffer not yet set). */
+static dfc_stage_t *stage_add(dfc_req_t *r)
+{
+    dfc_stage_t *st = realloc(r->stages, (r->nstages + 1) * sizeof *st);
+    if (!st) return NULL;
+    r->stages = st;
+    st = &r->stages[r->nstages];
+    memset(st, 0, sizeof *st);
+    return st;
+}
+
 int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_out, void **use)
 {
     *use = buf;
     if (!bytes || !dfc_stage_ops->is_device(buf)) return DFC_SUCCESS;
-    dfc_stage_t *st = realloc(r->stages, (r->nstages + 1) * sizeof *st);
+    dfc_stage_t *st = stage_add(r);
     if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-    r->stages = st;
-    st = &r->stages[r->nstages];
     int rc = dfc_stage_buf_get(bytes, &st->buf);
     if (rc) return rc;
     st->host = st->buf->p;
@@ -175,12 +184,69 @@ int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_o
     return DFC_SUCCESS;
 }
 
+/* Non-dense datatypes: a packed shadow in host memory (the whole message, packed at start,
+ * unpacked at completion), so the p2p protocol and the collective schedules move contiguous
+ * bytes unchanged. */
+int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt, int copy_in,
+                       int copy_out, int partial, void **use)
+{
+    uint64_t bytes = count * dt->size;
+    if (dt->dense || !bytes) return dfc_req_stage(r, buf, bytes, copy_in, copy_out, use);
+    DFC_Aint lo, hi;
+    dfc_dtype_span(dt, count, &lo, &hi);
+    if (dfc_stage_ops->is_device((char *)buf + lo))
+        return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION,
+                       "a non-contiguous datatype on a device buffer is not supported (pack it "
+                       "with a contiguous type, or use host memory)");
+    dfc_stage_t *st = stage_add(r);
+    if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    if (!(st->host = malloc(bytes)))
+        return DFC_ERR(DFC_ERR_NO_MEM,
+                       "out of memory for a %llu-byte packed copy of a non-contiguous buffer",
+                       (unsigned long long)bytes);
+    st->dev = buf;
+    st->bytes = bytes;
+    st->copy_in = partial ? 0 : copy_in; /* a receive unpacks only what arrived */
+    st->copy_out = copy_out;
+    st->dt = dt;
+    st->count = count;
+    st->partial = partial;
+    dfc_dtype_retain((dfc_dtype_t *)dt);
+    r->nstages++;
+    *use = st->host;
+    return DFC_SUCCESS;
+}
+
 void dfc_req_unstage(dfc_req_t *r)
 {
-    for (int i = 0; i < r->nstages; i++) dfc_stage_buf_put(r->stages[i].buf);
+    for (int i = 0; i < r->nstages; i++) {
+        dfc_stage_t *st = &r->stages[i];
+        if (st->dt) {
+            dfc_dtype_release((dfc_dtype_t *)st->dt);
+            free(st->host);
+        } else {
+            dfc_stage_buf_put(st->buf);
+        }
+    }
     free(r->stages);
     r->stages = NULL;
     r->nstages = 0;
+}
+
+/* Packs (IN) or unpacks (OUT) the request's packed shadows; these are host memory. */
+static void pack_all(dfc_req_t *r, int dir)
+{
+    for (int i = 0; i < r->nstages; i++) {
+        dfc_stage_t *st = &r->stages[i];
+        if (!st->dt) continue;
+        if (dir == IN && st->copy_in) {
+            dfc_dtype_pack(st->dt, st->dev, 0, st->bytes, st->host);
+        } else if (dir == OUT && st->copy_out && !r->cancelled) {
+            uint64_t n = st->partial ? DFC_MIN2(dfc_status_bytes(&r->status), st->bytes)
+                                     : st->bytes;
+            dfc_dtype_unpack(st->dt, st->dev, 0, n, st->host);
+        }
+    }
 }
 
 /* Issues the request's copies in one direction together on one stream, then waits once. */
@@ -188,13 +254,14 @@ static int copy_all(dfc_req_t *r, int dir)
 {
     int any = 0;
     for (int i = 0; i < r->nstages; i++)
-        any |= dir == IN ? r->stages[i].copy_in : r->stages[i].copy_out;
+        if (!r->stages[i].dt) any |= dir == IN ? r->stages[i].copy_in : r->stages[i].copy_out;
     if (!any) return DFC_SUCCESS;
     dfc_stage_ctx_t *x;
     int rc = dfc_stage_ctx_get(&x), rc2;
     if (rc) return rc;
     for (int i = 0; i < r->nstages && !rc; i++) {
         dfc_stage_t *st = &r->stages[i];
+        if (st->dt) continue; /* packed, not copied (pack_all) */
         if (dir == IN && st->copy_in)
             rc = dfc_stage_ops->copy_async(st->host, st->dev, st->bytes, x->stream[IN]);
         else if (dir == OUT && st->copy_out)
@@ -209,5 +276,16 @@ static int copy_all(dfc_req_t *r, int dir)
                    dir == IN ? "device-to-host copy" : "host-to-device copy", why);
 }
 
-int dfc_req_stage_in(dfc_req_t *r) { return r->nstages ? copy_all(r, IN) : DFC_SUCCESS; }
-int dfc_req_stage_out(dfc_req_t *r) { return r->nstages ? copy_all(r, OUT) : DFC_SUCCESS; }
+int dfc_req_stage_in(dfc_req_t *r)
+{
+    if (!r->nstages) return DFC_SUCCESS;
+    pack_all(r, IN);
+    return copy_all(r, IN);
+}
+
+int dfc_req_stage_out(dfc_req_t *r)
+{
+    if (!r->nstages) return DFC_SUCCESS;
+    pack_all(r, OUT);
+    return copy_all(r, OUT);
+}

@@ -29,7 +29,7 @@ mkdir -p "$out/include"
 parse() {
     awk '
     function flush_comment(keep) { if (keep) printf "%s", cbuf; cbuf = "" }
-    /^(int|double) DFC_/ { proto = $0; isext = ext; ext = 0; inproto = 1 }
+    /^(int|double|DFC_Aint) DFC_/ { proto = $0; isext = ext; ext = 0; inproto = 1 }
     inproto && proto != $0 { proto = proto " " $0 }
     inproto {
         if (proto ~ /;/) {
@@ -125,7 +125,7 @@ BEGIN {
 {
     open_ = index($0, "("); close_ = length($0); while (substr($0, close_, 1) != ")") close_--
     head = substr($0, 1, open_ - 1); params = substr($0, open_ + 1, close_ - open_ - 1)
-    name = head; sub(/.*DFC_/, "", name); ret = head; sub(/DFC_.*/, "", ret)
+    name = head; sub(/.*DFC_/, "", name); ret = head; sub(/DFC_[A-Za-z0-9_]*$/, "", ret)
     n = split(params, p, ",")
     args = ""
     for (i = 1; i <= n; i++) {

@@ -30,8 +30,6 @@ MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
 MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
-/* An address is the pointer's value (MPI_BOTTOM is 0). */
-int MPI_Get_address(const void *location, MPI_Aint *address);
 /* Ready sends: MPI lets a standard send stand for a ready send (MPI-4.1 section 3.4), and
  * DFC's matching needs no ready mode, so these are MPI_Send, MPI_Isend, MPI_Send_init. */
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);

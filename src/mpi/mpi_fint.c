@@ -1,5 +1,5 @@
 /* mpi_fint.c - libmpi's functions that have no DFC_ twin (declared in src/mpi/mpi_extra.h):
- * Fortran handle and status conversions, MPI_Get_address, the ready
+ * Fortran handle and status conversions, the ready
  * sends and MPI_Pcontrol. As for the generated ones, PMPI_x is the definition and MPI_x a weak alias,
  * so that a profiling tool may replace MPI_x. */
 #include <stdarg.h>
@@ -44,14 +44,6 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
     return MPI_SUCCESS;
 }
 DFC_MPI_WEAK(Status_f2c)
-
-int PMPI_Get_address(const void *location, MPI_Aint *address)
-{
-    if (!address) return MPI_ERR_ARG;
-    *address = (MPI_Aint)location;
-    return MPI_SUCCESS;
-}
-DFC_MPI_WEAK(Get_address)
 
 /* The tool's MPI_Send is not called for a ready send: PMPI_Send is (as a tool that intercepts
  * MPI_Rsend expects of its own MPI_Rsend). */

@@ -133,7 +133,7 @@ static void test_conversions(void)
 }
 
 /* ---- Which (op, type) pairs MPI defines: written out independently of op.c ------------- */
-enum fam { F_NONE, F_INT, F_FLOAT, F_HALF, F_BOOL, F_BYTE, F_PAIR };
+enum fam { F_NONE, F_INT, F_FLOAT, F_HALF, F_BOOL, F_BYTE, F_PAIR, F_COMPLEX };
 static enum fam family(int t)
 {
     switch (t | (DFC_KIND_DATATYPE << 24)) {
@@ -152,6 +152,11 @@ static enum fam family(int t)
     case DFC_2INT:
     case DFC_SHORT_INT:
     case DFC_LONG_DOUBLE_INT: return F_PAIR;
+    case DFC_C_FLOAT_COMPLEX:
+    case DFC_C_DOUBLE_COMPLEX:
+    case DFC_C_LONG_DOUBLE_COMPLEX:
+    case DFC_COMPLEX:
+    case DFC_DOUBLE_COMPLEX: return F_COMPLEX; /* SUM and PROD only (MPI-4.1 6.9.2) */
     default: return F_INT; /* CHAR (as MPICH), the C integers, AINT, OFFSET, COUNT */
     }
 }
@@ -161,9 +166,9 @@ static int mpi_defines(int o, int t)
     enum fam f = family(t);
     switch (o | (DFC_KIND_OP << 24)) {
     case DFC_MAX:
-    case DFC_MIN:
+    case DFC_MIN: return f == F_INT || f == F_FLOAT || f == F_HALF;
     case DFC_SUM:
-    case DFC_PROD: return f == F_INT || f == F_FLOAT || f == F_HALF;
+    case DFC_PROD: return f == F_INT || f == F_FLOAT || f == F_HALF || f == F_COMPLEX;
     case DFC_LAND:
     case DFC_LOR:
     case DFC_LXOR: return f == F_INT || f == F_BOOL;
@@ -318,6 +323,22 @@ static void fill(int t, void *buf, size_t n, size_t extent)
             break;
         }
         case F_HALF: store_bits(p, 2, r >> 48); break; /* every pattern, specials included */
+        case F_COMPLEX: { /* small integers: sums and products are exact in every precision */
+            long double re = (long double)((int)(r % 19) - 9),
+                        im = (long double)((int)(r >> 8) % 7);
+            size_t half = extent / 2; /* real part, then imaginary part, as C lays them out */
+            if (half == sizeof(float)) {
+                float x[2] = {(float)re, (float)im};
+                memcpy(p, x, sizeof x);
+            } else if (half == sizeof(double)) {
+                double x[2] = {(double)re, (double)im};
+                memcpy(p, x, sizeof x);
+            } else {
+                long double x[2] = {re, im};
+                memcpy(p, x, sizeof x);
+            }
+            break;
+        }
         case F_BOOL: store_bits(p, 1, (r & 3) ? (r >> 8) % 3 : 0); break; /* 0, 1 and 2 */
         case F_PAIR: {
             long double v = (long double)((r >> 20) % 6);
@@ -338,6 +359,18 @@ static void fill(int t, void *buf, size_t n, size_t extent)
         }
     }
 }
+
+/* The two parts of a complex number of part size `half` at p, as long doubles. */
+#define LOAD2(out, p, half)                                                 \
+    do {                                                                    \
+        if ((half) == sizeof(float)) {                                      \
+            float f_[2];                                                    \
+            memcpy(f_, (p), sizeof f_), (out)[0] = f_[0], (out)[1] = f_[1]; \
+        } else if ((half) == sizeof(double)) {                              \
+            double d_[2];                                                   \
+            memcpy(d_, (p), sizeof d_), (out)[0] = d_[0], (out)[1] = d_[1]; \
+        } else memcpy((out), (p), 2 * sizeof(long double));                 \
+    } while (0)
 
 /* Compares dfc_op_reduce with the reference for op o on n elements of predefined type t. */
 static void check_reduce(uint32_t o, int t, size_t n)
@@ -374,6 +407,16 @@ static void check_reduce(uint32_t o, int t, size_t n)
             uint16_t x, y, g;
             memcpy(&x, a, 2), memcpy(&y, w, 2), memcpy(&g, got, 2);
             ok = half_ok(o, f, x, y, g);
+        } else if (family(t) == F_COMPLEX) {
+            /* (a + bi) + (c + di), (a + bi)(c + di) = (ac - bd) + (ad + bc)i, on exact values */
+            size_t half = ext / 2;
+            long double x[2], y[2], g[2], r[2];
+            LOAD2(x, a, half);
+            LOAD2(y, w, half);
+            LOAD2(g, got, half);
+            if (o == OP_INDEX(DFC_SUM)) r[0] = x[0] + y[0], r[1] = x[1] + y[1];
+            else r[0] = x[0] * y[0] - x[1] * y[1], r[1] = x[0] * y[1] + x[1] * y[0];
+            ok = g[0] == r[0] && g[1] == r[1];
         } else if (family(t) == F_PAIR) {
 #define CHECK_LOC(NAME, PAIR_T)                                                                \
     if (t == TYPE_INDEX(DFC_##NAME)) {                                                         \

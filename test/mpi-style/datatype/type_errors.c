@@ -50,8 +50,8 @@ static void test_type_errors(void)
                "DFC_Type_vector: invalid argument blocklength");
     DFCT_FAILS(DFC_Type_vector(2, 1, 1, DFC_OP_NULL, &t), DFC_ERR_TYPE,
                "DFC_Type_vector: invalid argument oldtype");
-    DFCT_FAILS(DFC_Type_vector(4, 1, 3, DFC_INT, &t), DFC_ERR_UNSUPPORTED_OPERATION,
-               "DFC_Type_vector");
+    DFCT_FAILS(DFC_Type_vector(4, 1, 3, DFC_DATATYPE_NULL, &t), DFC_ERR_TYPE,
+               "DFC_Type_vector: invalid argument oldtype: DFC_DATATYPE_NULL");
 
     DFCT_FAILS(DFC_Type_commit(NULL), DFC_ERR_ARG, "DFC_Type_commit: invalid argument datatype");
     DFCT_FAILS(DFC_Type_free(NULL), DFC_ERR_ARG, "DFC_Type_free: invalid argument datatype");

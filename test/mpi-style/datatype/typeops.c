@@ -128,11 +128,12 @@ static void test_constructors(void)
     DFCT_OK(DFC_Type_contiguous(4, DFC_SHORT_INT, &pairs)); /* extent keeps the padding */
     expect_derived(pairs, "contiguous(4, SHORT_INT)", 4 * (int)(sizeof(short) + sizeof(int)),
                    4 * (DFC_Aint)sizeof(short_int_t), DFC_COMBINER_CONTIGUOUS, 1, 1);
-    /* A vector whose stride equals its block length is contiguous, and so is one block. */
+    /* A vector whose stride equals its block length has a contiguous layout, and so has one
+     * block; both report the vector combiner with its three integers. */
     DFCT_OK(DFC_Type_vector(3, 2, 2, DFC_INT, &v));
-    expect_derived(v, "vector(3, 2, 2, INT)", 24, 24, DFC_COMBINER_CONTIGUOUS, 1, 1);
+    expect_derived(v, "vector(3, 2, 2, INT)", 24, 24, DFC_COMBINER_VECTOR, 3, 1);
     DFCT_OK(DFC_Type_vector(1, 5, 100, DFC_FLOAT, &v1));
-    expect_derived(v1, "vector(1, 5, 100, FLOAT)", 20, 20, DFC_COMBINER_CONTIGUOUS, 1, 1);
+    expect_derived(v1, "vector(1, 5, 100, FLOAT)", 20, 20, DFC_COMBINER_VECTOR, 3, 1);
 
     /* Commit is idempotent and legal on predefined types; free resets the handle. */
     DFC_Datatype dbl = DFC_DOUBLE;

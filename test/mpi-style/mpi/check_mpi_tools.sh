@@ -30,7 +30,7 @@ problem() { echo "check_mpi_tools: $*" >&2; fail=1; }
 nm -D --defined-only "$lib" > "$tmp/syms" || { echo "no $lib" >&2; exit 99; }
 grep -oE '\bMPI_[A-Za-z0-9_]+\(' "$b/dfc-mpi/include/mpi.h" | tr -d '(' | sort -u > "$tmp/decl"
 n=$(wc -l < "$tmp/decl")
-napi=$(grep -cE '^(int|double) DFC_' "$top/include/dfc.h")
+napi=$(grep -cE '^(int|double|DFC_Aint) DFC_' "$top/include/dfc.h")
 next=$(grep -cE '^[A-Za-z_].* MPI_[A-Za-z0-9_]+\(' "$top/src/mpi/mpi_extra.h")
 # dfc.h's extensions (4 functions) get no generated MPI_ name, nor do its variadic functions
 # (DFC_Pcontrol), which mpi_extra.h declares (so they are counted there).

@@ -183,9 +183,10 @@ static int run_segment(void *arg, void *in, void *out, size_t off, size_t bytes)
     return dfc_coll_run(s->call, s->c, &a, sb, rb, s->dt, s->op);
 }
 
+/* Device buffers of a dense type (non-dense ones are packed host copies: stage_buffers). */
 static int pipelinable(const dfc_coll_call_t *call, const dfc_coll_args_t *a)
 {
-    return call->mode == DFC_MODE_BLOCKING &&
+    return call->mode == DFC_MODE_BLOCKING && !a->stype && !a->rtype &&
            (a->kind == DFC_COLL_ALLREDUCE || a->kind == DFC_COLL_REDUCE ||
             a->kind == DFC_COLL_BCAST);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "dfc.h"
+#include "cuda/dfc_cuda.h"
 #include "util/dfc_util.h"
 
 /* ---- Process-wide state ----------------------------------------------------------------- */
@@ -391,6 +392,12 @@ struct dfc_req {
      * completes. */
     struct dfc_stage *stages;
     int nstages;
+
+    /* Device point-to-point (p2p.c, dfc(7) "Device buffers"): the buffer is device memory and
+     * not staged; a send's CUDA IPC name; a receive's copy in flight. */
+    int dev;
+    dfc_gpu_ipc_t dev_ipc;
+    dfc_gpu_copy_op_t *dev_op;
 };
 
 typedef struct dfc_stage {
@@ -478,6 +485,10 @@ void dfc_p2p_finalize(void);
 void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload); /* the tl callback */
 int dfc_p2p_progress_sends(void); /* pushes queued packets and rendezvous data */
 int dfc_p2p_idle(void);           /* 1 when nothing is queued for output */
+/* Device point-to-point (p2p.c): whether a device buffer of `bytes` skips staging (send: it
+ * is larger than the eager limit; receive: always), and whether copies are in flight. */
+int dfc_p2p_dev_direct(size_t bytes, int is_recv);
+int dfc_p2p_dev_busy(void);
 /* Prints posted receives, queued sends and rendezvous sends, one hang-report line each. */
 void dfc_p2p_report(FILE *f);
 

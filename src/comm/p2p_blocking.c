@@ -76,7 +76,7 @@ int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf
         (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
         goto out;
     if (src != DFC_PROC_NULL) {
-        if (suse != buf) rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status));
+        if (suse != buf || sr.dev) rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status));
         else memcpy(buf, tmp, dfc_status_bytes(&rr.status));
         if (rc) goto out;
     }

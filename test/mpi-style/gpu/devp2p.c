@@ -202,7 +202,7 @@ static void mixed(size_t n, int seed)
 
 int main(int argc, char **argv)
 {
-    long max = 64L << 20;
+    long max = 1L << 30;
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "-max=", 5)) max = atol(argv[i] + 5);
     dfct_init(&argc, &argv);

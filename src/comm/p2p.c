@@ -52,7 +52,7 @@ static dfc_list_t rndv_recvs;   /* receives that answered an RTS with CTS, await
 static dfc_list_t dev_pulls;    /* receives whose copy out of a peer's device buffer runs */
 static void *dev_bounce;        /* a device send's DATA fragment in host memory */
 static size_t dev_bounce_size;
-static int dev_enabled = -1;
+static int dev_enabled;
 static int *pending_per_world;  /* pending packets per destination, for ordering */
 static unsigned *blocked_stamp; /* destinations found full in the current pass */
 static unsigned pass_stamp;
@@ -80,6 +80,11 @@ int dfc_p2p_init(void)
     unexpected_limit = (size_t)dfc_env_long(
         "DFC_UNEXPECTED_LIMIT", 1L << 30,
         "bytes of unexpected eager data a process buffers before it aborts with a message");
+    dev_enabled = (int)dfc_env_long(
+        "DFC_GPU_P2P", 1,
+        "1: point-to-point on device buffers of one node copies them directly with CUDA IPC "
+        "(sends above DFC_EAGER_LIMIT); 0: stages them through host memory");
+    dfc_gpu_ipc_params();
     rget_enabled = (int)dfc_env_long(
         "DFC_RGET", 1,
         "1: receivers pull large messages with cross-memory attach where the transport can");
@@ -121,11 +126,6 @@ int dfc_p2p_dev_busy(void) { return !dfc_list_empty(&dev_pulls); }
 
 int dfc_p2p_dev_direct(size_t bytes, int is_recv)
 {
-    if (dev_enabled < 0)
-        dev_enabled = (int)dfc_env_long(
-            "DFC_GPU_P2P", 1,
-            "1: point-to-point on device buffers copies between them with CUDA IPC; "
-            "0: stages them through host memory");
     return dev_enabled && (is_recv || bytes > eager_limit);
 }
 
@@ -417,7 +417,8 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     r->remote_id = pkt->sreq;
     r->msg_len = pkt->len;
     r->done = 0;
-    if ((pkt->flags & DFC_PKT_FLAG_DEV) && dev_pull(r, pkt, payload, n)) return;
+    /* DFC_RGET=0 asks for DATA packets from device senders too (tests stream with it). */
+    if ((pkt->flags & DFC_PKT_FLAG_DEV) && rget_enabled && dev_pull(r, pkt, payload, n)) return;
     dfc_tl_t *tl = dfc_route[pkt->src_world];
     /* Cross-memory attach reads and writes host memory only. */
     if (rget_enabled && tl->ops->rget && !r->dev && !(pkt->flags & DFC_PKT_FLAG_DEV)) {

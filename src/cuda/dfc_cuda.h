@@ -37,6 +37,8 @@ typedef struct dfc_gpu_ipc {
     uint64_t offset;          /* of the buffer inside the allocation */
 } dfc_gpu_ipc_t;
 typedef struct dfc_gpu_copy_op dfc_gpu_copy_op_t;
+/* Reads DFC_GPU_IPC_CACHE (at init, so that dfc_info lists it). */
+void dfc_gpu_ipc_params(void);
 /* 1 when the IPC path can run here (CUDA and the functions it needs are loaded). */
 int dfc_gpu_ipc_available(void);
 /* Names device buffer ptr for a peer; DFC_ERR_UNSUPPORTED_OPERATION where IPC cannot (memory

@@ -83,10 +83,7 @@ static int ipc_load(void)
     ipc.memcpy_async = sym(lib, drv, "cudaMemcpyAsync");
     ipc.ptr_attr = sym(lib, drv, "cuPointerGetAttribute");
     ipc.addr_range = sym(lib, drv, "cuMemGetAddressRange_v2");
-    long n = dfc_env_long("DFC_GPU_IPC_CACHE", 32,
-                          "peer device allocations a process keeps mapped for point-to-point "
-                          "(CUDA IPC); the least recently used unused one is closed beyond it");
-    nopens = n < 1 ? 1 : (int)n;
+    dfc_gpu_ipc_params();
     opens = calloc((size_t)nopens, sizeof *opens);
     for (int i = 0; opens && i < nopens; i++) opens[i].owner = -1;
     ipc.ok = ipc.memcpy_async && ipc.ptr_attr && ipc.addr_range && opens;
@@ -96,6 +93,14 @@ static int ipc_load(void)
 }
 
 int dfc_gpu_ipc_available(void) { return ipc_load(); }
+
+void dfc_gpu_ipc_params(void)
+{
+    long n = dfc_env_long("DFC_GPU_IPC_CACHE", 32,
+                          "peer device allocations a process keeps mapped for point-to-point "
+                          "(CUDA IPC); the least recently used unused one is closed beyond it");
+    nopens = n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
+}
 
 int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
 {
@@ -218,6 +223,7 @@ void dfc_gpu_ipc_finalize(void)
 
 #else /* built without CUDA */
 
+void dfc_gpu_ipc_params(void) {}
 int dfc_gpu_ipc_available(void) { return 0; }
 int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
 {

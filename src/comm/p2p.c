@@ -49,16 +49,18 @@ static dfc_list_t pending_pkts;
 static dfc_list_t rndv_sends;   /* requests streaming DATA after a CTS */
 static dfc_list_t await_reply;  /* sends waiting for the receiver: CTS/FIN (rendezvous), SACK */
 static dfc_list_t rndv_recvs;   /* receives that answered an RTS with CTS, awaiting DATA */
-static dfc_list_t dev_pulls;    /* receives whose copy out of a peer's device buffer runs */
-static void *dev_bounce;        /* a device send's DATA fragment in host memory */
-static size_t dev_bounce_size;
-static int dev_enabled;
 static int *pending_per_world;  /* pending packets per destination, for ordering */
 static unsigned *blocked_stamp; /* destinations found full in the current pass */
 static unsigned pass_stamp;
 static size_t unexpected_bytes, unexpected_limit;
 static uint64_t eager_limit;
 static int rget_enabled;
+
+/* Device point-to-point (see the top) */
+static dfc_list_t dev_pulls; /* receives whose copy out of a peer's device buffer runs */
+static void *dev_bounce;     /* a device send's DATA fragment in host memory */
+static size_t dev_bounce_size;
+static int dev_enabled;
 
 static inline uint32_t req_ctx(const dfc_req_t *r) { return r->comm->ctx * 2 + r->coll_ctx; }
 
@@ -292,7 +294,8 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
         pkt.flags = DFC_PKT_FLAG_DEV;
         pkt.offset = (uint64_t)(uintptr_t)buf;
         payload = NULL;
-        if (world != dfc_proc.world_rank && dfc_node_of[world] == dfc_node_of[dfc_proc.world_rank] &&
+        if (world != dfc_proc.world_rank &&
+            dfc_node_of[world] == dfc_node_of[dfc_proc.world_rank] &&
             dfc_gpu_ipc_export(buf, &req->dev_ipc) == DFC_SUCCESS) {
             pkt.payload_len = sizeof req->dev_ipc;
             payload = &req->dev_ipc;

@@ -46,8 +46,8 @@ int dfc_gpu_ipc_available(void);
 int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out);
 /* Starts copying `bytes` to dst (device or host) from src, or, when `in` is not NULL, from
  * the buffer world rank `owner` exported as *in (src is then ignored). Never waits. */
-int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in,
-                       size_t bytes, dfc_gpu_copy_op_t **op);
+int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
+                       dfc_gpu_copy_op_t **op);
 /* *done = 1 when the copy finished (op is then freed; the return value is its error). */
 int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done);
 /* Closes every mapping (at finalize, after the last copy). */

@@ -79,6 +79,8 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_GPU_TRACE", 0, 2),
     BOOL("DFC_GPU_RENDEZVOUS"),
     INT("DFC_GPU_FAULT_LAUNCH", -1000000, 1000000),
+    BOOL("DFC_GPU_P2P"), /* device point-to-point (comm/p2p.c, cuda/ipc.c) */
+    INT("DFC_GPU_IPC_CACHE", 1, 4096),
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
     ALGO("DFC_BARRIER_ALGORITHM", "dissemination"),
     ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather"),

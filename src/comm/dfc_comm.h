@@ -248,6 +248,11 @@ typedef struct dfc_comm {
     uint32_t fail_epoch;        /* fault.c's cache: failures seen when fail_code was computed */
     int fail_code;              /* 0, or the code for a failed member (DFC_ERR_PROC_FAILED) */
     struct dfc_topo *topo;      /* process topology (comm/dfc_topo.h, topo.c); NULL if none */
+    /* Same on every member, and larger than that of every communicator any member was in
+     * before (a Lamport clock agreed at creation; 0 for the predefined ones): with the context
+     * id it names this incarnation, so that a freed and re-created communicator with the
+     * same id never takes its predecessor's leftovers (the GPU daemon's idents, issue 23). */
+    uint64_t incarnation;
 } dfc_comm_t;
 
 extern dfc_htable_t dfc_comm_table;

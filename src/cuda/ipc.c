@@ -32,12 +32,15 @@
 
 #include "cuda/cuda_fns.h"
 
+#define DFC_IPC_DEVICES 64
+
 static struct {
     int tried, ok;
     cudaError_t (*memcpy_async)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
     CUresult (*ptr_attr)(void *, CUpointer_attribute, CUdeviceptr);
     CUresult (*addr_range)(CUdeviceptr *, size_t *, CUdeviceptr);
-    cudaStream_t stream;
+    cudaError_t (*get_device)(int *);
+    cudaStream_t stream[DFC_IPC_DEVICES]; /* per device: a stream belongs to one */
 } ipc;
 
 typedef struct export_ent {
@@ -81,12 +84,13 @@ static int ipc_load(void)
     void *lib = dfc_gpu_cudart_open(); /* the runtime already loaded: a reference to it */
     void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     ipc.memcpy_async = sym(lib, drv, "cudaMemcpyAsync");
+    ipc.get_device = sym(lib, drv, "cudaGetDevice");
     ipc.ptr_attr = sym(lib, drv, "cuPointerGetAttribute");
     ipc.addr_range = sym(lib, drv, "cuMemGetAddressRange_v2");
     dfc_gpu_ipc_params();
     opens = calloc((size_t)nopens, sizeof *opens);
     for (int i = 0; opens && i < nopens; i++) opens[i].owner = -1;
-    ipc.ok = ipc.memcpy_async && ipc.ptr_attr && ipc.addr_range && opens;
+    ipc.ok = ipc.memcpy_async && ipc.get_device && ipc.ptr_attr && ipc.addr_range && opens;
     if (!ipc.ok)
         DFC_LOG(DFC_LOG_INFO, "gpu", "CUDA IPC unavailable: device point-to-point is staged");
     return ipc.ok;
@@ -102,9 +106,39 @@ void dfc_gpu_ipc_params(void)
     nopens = n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
 }
 
+/* Makes the device of `p` current in this thread (the progress thread of
+ * DFC_ASYNC_PROGRESS=1 matches messages too, and its current device is 0), saving the one
+ * it replaces in *saved (-1: none replaced). Host memory leaves the current device. */
+static int enter_device(const void *p, int *saved)
+{
+    int dev = dfc_gpu_ptr_device(p), cur = -1;
+    *saved = -1;
+    if (dev < 0 && ipc.get_device(&cur) == cudaSuccess) dev = cur; /* host memory */
+    if (dev < 0 || dev >= DFC_IPC_DEVICES) return 0;
+    if (cur < 0 && ipc.get_device(&cur) != cudaSuccess) return dev;
+    if (cur != dev && dfc_cuda.cudaSetDevice(dev) == cudaSuccess) *saved = cur;
+    return dev;
+}
+
+static void leave_device(int saved)
+{
+    if (saved >= 0) dfc_cuda.cudaSetDevice(saved);
+}
+
+static int export_here(const void *ptr, dfc_gpu_ipc_t *out);
+
 int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
 {
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
+    int saved;
+    enter_device(ptr, &saved);
+    int rc = export_here(ptr, out);
+    leave_device(saved);
+    return rc;
+}
+
+static int export_here(const void *ptr, dfc_gpu_ipc_t *out)
+{
     unsigned long long id = 0;
     if (ipc.ptr_attr(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, (CUdeviceptr)(uintptr_t)ptr) || !id)
         return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no buffer id for device pointer %p", ptr);
@@ -172,23 +206,35 @@ static int open_entry(int owner, const dfc_gpu_ipc_t *in, open_ent_t **out)
     return DFC_SUCCESS;
 }
 
+static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in,
+                     size_t bytes, dfc_gpu_copy_op_t **op);
+
 int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
                        dfc_gpu_copy_op_t **op)
 {
-    int rc;
-    open_ent_t *o = NULL;
     *op = NULL;
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
+    int saved, dev = enter_device(dst, &saved); /* the receiving device maps and copies */
+    int rc = copy_here(dev, dst, src, owner, in, bytes, op);
+    leave_device(saved);
+    return rc;
+}
+
+static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in,
+                     size_t bytes, dfc_gpu_copy_op_t **op)
+{
+    int rc;
+    open_ent_t *o = NULL;
     if (in && (rc = open_entry(owner, in, &o))) return rc;
     if (o) src = (const char *)o->base + in->offset;
     cudaError_t ce = cudaSuccess;
-    if (!ipc.stream) ce = dfc_cuda.cudaStreamCreateWithFlags(&ipc.stream, cudaStreamNonBlocking);
+    cudaStream_t *st = &ipc.stream[dev];
+    if (!*st) ce = dfc_cuda.cudaStreamCreateWithFlags(st, cudaStreamNonBlocking);
     dfc_gpu_copy_op_t *c = calloc(1, sizeof *c);
     if (!c) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
     if (ce == cudaSuccess) ce = dfc_cuda.cudaEventCreateWithFlags(&c->ev, cudaEventDisableTiming);
-    if (ce == cudaSuccess && bytes)
-        ce = ipc.memcpy_async(dst, src, bytes, cudaMemcpyDefault, ipc.stream);
-    if (ce == cudaSuccess) ce = dfc_cuda.cudaEventRecord(c->ev, ipc.stream);
+    if (ce == cudaSuccess && bytes) ce = ipc.memcpy_async(dst, src, bytes, cudaMemcpyDefault, *st);
+    if (ce == cudaSuccess) ce = dfc_cuda.cudaEventRecord(c->ev, *st);
     if (ce != cudaSuccess) {
         if (c->ev) dfc_cuda.cudaEventDestroy(c->ev);
         free(c);
@@ -216,7 +262,8 @@ void dfc_gpu_ipc_finalize(void)
         if (opens[i].owner >= 0) dfc_cuda.cudaIpcCloseMemHandle(opens[i].base);
     free(opens);
     opens = NULL;
-    if (ipc.stream) dfc_cuda.cudaStreamDestroy(ipc.stream);
+    for (int i = 0; i < DFC_IPC_DEVICES; i++)
+        if (ipc.stream[i]) dfc_cuda.cudaStreamDestroy(ipc.stream[i]);
     memset(&ipc, 0, sizeof ipc);
     memset(exports, 0, sizeof exports);
 }

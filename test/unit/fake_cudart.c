@@ -252,6 +252,11 @@ int cudaGetDeviceCount(int *n)
     return OK;
 }
 int cudaSetDevice(int d) { return d == 0 ? OK : INVALID; }
+int cudaGetDevice(int *d)
+{
+    *d = 0;
+    return OK;
+}
 int cudaDeviceSynchronize(void) { return OK; }
 int cudaGetLastError(void) { return OK; }
 const char *cudaGetErrorString(int e) { return e == OK ? "no error" : "fake CUDA error"; }

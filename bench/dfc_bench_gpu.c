@@ -34,7 +34,7 @@
  * (0.00: the kernel stayed resident; a relaunch costs several microseconds).
  *
  * Usage: dfc_bench_gpu [-minsize B] [-maxsize B] [-sizes B,B,...] [-iters N] [-warmup N]
- *                      [-reps N] [-workloads a,b] [-noanchor] [-chaos] [-csv FILE]
+ *                      [-reps N] [-workloads a,b] [-noanchor] [-chaos] [-p2p] [-csv FILE]
  */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -74,6 +74,8 @@ static const char *wl_name[W_COUNT] = {"allreduce", "allgather", "reduce_scatter
 #define BW_WINDOW 64 /* bw: messages in flight per iteration (fewer above 1 MiB: 64 MiB in all) */
 
 static int rank, size;
+int dfc_bench_gpu_p2p(void *sbuf, void *rbuf, const uint64_t *sizes, int nsizes, int iters,
+                      int warmup, int rank, int size);
 static float *sbuf, *rbuf; /* device, sized for the largest workload */
 static int *vcounts[4];    /* alltoallv: send counts, send displs, recv counts, recv displs */
 static cudaStream_t stream;
@@ -383,6 +385,7 @@ int main(int argc, char **argv)
 {
     uint64_t minsize = 8, maxsize = 1 << 30;
     int iters = 100, warmup = 5, reps = 7, noanchor = 0, do_chaos = 0, mask = (1 << W_COUNT) - 1;
+    int do_p2p = 0;
     const char *csv = NULL, *sizes_arg = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
@@ -395,6 +398,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-csv")) csv = v, i++;
         else if (!strcmp(a, "-noanchor")) noanchor = 1;
         else if (!strcmp(a, "-chaos")) do_chaos = 1;
+        else if (!strcmp(a, "-p2p")) do_p2p = 1;
         else if (!strcmp(a, "-workloads")) {
             mask = 0;
             for (int w = 0; w < W_COUNT; w++)
@@ -437,6 +441,11 @@ int main(int argc, char **argv)
     CUDA_OK(cudaMalloc((void **)&rbuf, total * sizeof(float)));
     CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     double mem_bufs = used_mib();
+    if (do_p2p) { /* point-to-point on device buffers (dfc_bench_gpu_p2p.c), then nothing else */
+        int e = dfc_bench_gpu_p2p(sbuf, rbuf, sizes, nsizes, iters, warmup, rank, size);
+        DFC_Finalize();
+        return e;
+    }
     int anchor = 0;
 #ifdef DFC_BENCH_NCCL
     if (!noanchor) {

@@ -101,7 +101,7 @@ static int try_submit(dfc_coll_t *c)
         .sched = &c->sched,
         .send = c->bufs[DFC_BUF_SEND],
         .recv = c->bufs[DFC_BUF_RECV],
-        .ident = (((uint64_t)c->comm->ctx << 32) | (uint32_t)c->tag) + 1,
+        .ident = dfc_gpu_ident(c->comm->incarnation, c->comm->ctx, c->tag),
         .priority = c->priority,
         .type = c->gpu_type,
         .op = c->gpu_op,

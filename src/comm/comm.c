@@ -167,7 +167,11 @@ static int members_allgather(dfc_comm_t *parent, int n, const int *members, int 
     return DFC_SUCCESS;
 }
 
+/* The largest incarnation of a communicator this process was a member of. */
+static uint64_t incarnation_clock;
+
 typedef struct creation_entry {
+    uint64_t clock; /* the participant's incarnation_clock */
     int color, key, parent_rank;
     int offered; /* this process offered its free mask in this round (see ctxid.c) */
     uint32_t mask[DFC_CTXID_WORDS];
@@ -195,11 +199,13 @@ static int build_from_entries(dfc_comm_t *parent, creation_entry_t *entries, int
         goto out;
     }
     uint32_t mask[DFC_CTXID_WORDS];
+    uint64_t clock = 0;
     memset(mask, 0xff, sizeof mask);
     for (int i = 0; i < n; i++)
         if (entries[i].color == my_color) {
             sel[m++] = &entries[i];
             dfc_ctxid_and(mask, entries[i].mask, 1, 0);
+            if (entries[i].clock > clock) clock = entries[i].clock;
         }
     qsort(sel, m, sizeof *sel, cmp_key_then_rank);
     for (int i = 0; i < m; i++) world[i] = parent->world[sel[i]->parent_rank];
@@ -218,6 +224,8 @@ static int build_from_entries(dfc_comm_t *parent, creation_entry_t *entries, int
         goto out;
     }
     dfc_ctxid_take((uint32_t)ctx);
+    c->incarnation = clock + 1;
+    if (c->incarnation > incarnation_clock) incarnation_clock = c->incarnation;
     c->errhandler = parent->errhandler;
     c->priority = parent->priority;
     *out = c;
@@ -242,6 +250,7 @@ static int create_common(dfc_comm_t *parent, dfc_comm_t *via, int n, const int *
     mine.color = color;
     mine.key = key;
     mine.parent_rank = parent->rank;
+    mine.clock = incarnation_clock;
     int rc, retry;
     do {
         mine.offered = dfc_ctxid_offer(&dfc_ctxid_proc, &cr, mine.mask);

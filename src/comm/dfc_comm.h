@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "dfc.h"
+#include "cuda/dfc_cuda.h"
 #include "util/dfc_util.h"
 
 /* ---- Process-wide state ----------------------------------------------------------------- */
@@ -376,6 +377,11 @@ typedef struct dfc_comm {
     int fail_code;              /* 0, or the code for a failed member (DFC_ERR_PROC_FAILED) */
     struct dfc_topo *topo;      /* process topology (comm/dfc_topo.h, topo.c); NULL if none */
     struct dfc_attr *attrs;     /* cached attributes (attr.c), in the order first set */
+    /* Same on every member, and larger than that of every communicator any member was in
+     * before (a Lamport clock agreed at creation; 0 for the predefined ones): with the context
+     * id it names this incarnation, so that a freed and re-created communicator with the
+     * same id never takes its predecessor's leftovers (the GPU daemon's idents, issue 23). */
+    uint64_t incarnation;
 } dfc_comm_t;
 
 extern dfc_htable_t dfc_comm_table;
@@ -523,6 +529,12 @@ struct dfc_req {
      * completes. */
     struct dfc_stage *stages;
     int nstages;
+
+    /* Device point-to-point (p2p.c, dfc(7) "Device buffers"): the buffer is device memory and
+     * not staged; a send's CUDA IPC name; a receive's copy in flight. */
+    int dev;
+    dfc_gpu_ipc_t dev_ipc;
+    dfc_gpu_copy_op_t *dev_op;
 };
 
 /* ---- Staging device buffers through host memory (stage.c, stage_pool.c) -----------------
@@ -714,6 +726,10 @@ void dfc_p2p_finalize(void);
 void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload); /* the tl callback */
 int dfc_p2p_progress_sends(void); /* pushes queued packets and rendezvous data */
 int dfc_p2p_idle(void);           /* 1 when nothing is queued for output */
+/* Device point-to-point (p2p.c): whether a device buffer of `bytes` skips staging (send: it
+ * is larger than the eager limit; receive: always), and whether copies are in flight. */
+int dfc_p2p_dev_direct(size_t bytes, int is_recv);
+int dfc_p2p_dev_busy(void);
 /* Prints posted receives, queued sends and rendezvous sends, one hang-report line each. */
 void dfc_p2p_report(FILE *f);
 

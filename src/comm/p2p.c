@@ -9,6 +9,13 @@
  *               transport's rget (cross-memory attach) and answers FIN, or answers CTS,
  *               after which the sender streams DATA fragments. Nothing large is ever
  *               buffered unexpectedly, so a flood of big messages costs headers only.
+ * Device buffers (dfc(7) "Device buffers") are not staged through host memory, except sends
+ * up to the eager limit (staged, so that they keep eager semantics): a device send is an RTS
+ * with DFC_PKT_FLAG_DEV whose payload names the buffer by CUDA IPC (peer on this node); once
+ * matched, the receiver's copy engine copies straight out of it (cuda/ipc.c), progress
+ * tests the copy, and FIN completes the send. Without an IPC name the receiver answers CTS
+ * and the sender streams DATA through a host bounce buffer; host data that lands in a
+ * device receive buffer (EAGER, DATA) is copied there. Matching never sees the difference.
  * Matching: the posted-receive queue and the unexpected-message queue, both in arrival
  * order, keyed by (context, source, tag) with ANY_SOURCE/ANY_TAG wildcards. Transports are
  * FIFO per pair and EAGER/RTS of one pair never overtake each other in the pending queue,
@@ -49,6 +56,12 @@ static size_t unexpected_bytes, unexpected_limit;
 static uint64_t eager_limit;
 static int rget_enabled;
 
+/* Device point-to-point (see the top) */
+static dfc_list_t dev_pulls; /* receives whose copy out of a peer's device buffer runs */
+static void *dev_bounce;     /* a device send's DATA fragment in host memory */
+static size_t dev_bounce_size;
+static int dev_enabled;
+
 static inline uint32_t req_ctx(const dfc_req_t *r) { return r->comm->ctx * 2 + r->coll_ctx; }
 
 int dfc_p2p_init(void)
@@ -59,6 +72,7 @@ int dfc_p2p_init(void)
     dfc_list_init(&rndv_sends);
     dfc_list_init(&await_reply);
     dfc_list_init(&rndv_recvs);
+    dfc_list_init(&dev_pulls);
     pending_per_world = calloc(dfc_proc.world_size, sizeof *pending_per_world);
     blocked_stamp = calloc(dfc_proc.world_size, sizeof *blocked_stamp);
     if (!pending_per_world || !blocked_stamp) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
@@ -68,6 +82,11 @@ int dfc_p2p_init(void)
     unexpected_limit = (size_t)dfc_env_long(
         "DFC_UNEXPECTED_LIMIT", 1L << 30,
         "bytes of unexpected eager data a process buffers before it aborts with a message");
+    dev_enabled = (int)dfc_env_long(
+        "DFC_GPU_P2P", 1,
+        "1: point-to-point on device buffers of one node copies them directly with CUDA IPC "
+        "(sends above DFC_EAGER_LIMIT); 0: stages them through host memory");
+    dfc_gpu_ipc_params();
     rget_enabled = (int)dfc_env_long(
         "DFC_RGET", 1,
         "1: receivers pull large messages with cross-memory attach where the transport can");
@@ -91,11 +110,26 @@ void dfc_p2p_finalize(void)
     }
     free(pending_per_world);
     free(blocked_stamp);
+    free(dev_bounce);
+    dev_bounce = NULL;
+    dev_bounce_size = 0;
+    dfc_gpu_ipc_finalize();
     pending_per_world = NULL;
     blocked_stamp = NULL;
 }
 
-int dfc_p2p_idle(void) { return dfc_list_empty(&pending_pkts) && dfc_list_empty(&rndv_sends); }
+int dfc_p2p_idle(void)
+{
+    return dfc_list_empty(&pending_pkts) && dfc_list_empty(&rndv_sends) &&
+           dfc_list_empty(&dev_pulls);
+}
+
+int dfc_p2p_dev_busy(void) { return !dfc_list_empty(&dev_pulls); }
+
+int dfc_p2p_dev_direct(size_t bytes, int is_recv)
+{
+    return dev_enabled && (is_recv || bytes > eager_limit);
+}
 
 /* A transport's "peer is gone" declares the failure (if progress has not yet) and becomes
  * the failure's code, whose message names the rank. */
@@ -254,7 +288,19 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
     pkt.len = bytes;
     pkt.sreq = req->id;
     pkt.src_world = (uint32_t)dfc_proc.world_rank;
-    if (bytes <= eager_limit_for(tl)) {
+    const void *payload = buf;
+    if (req->dev) { /* a device buffer (see the top): RTS, with its IPC name on this node */
+        pkt.type = DFC_PKT_RTS;
+        pkt.flags = DFC_PKT_FLAG_DEV;
+        pkt.offset = (uint64_t)(uintptr_t)buf;
+        payload = NULL;
+        if (world != dfc_proc.world_rank &&
+            dfc_node_of[world] == dfc_node_of[dfc_proc.world_rank] &&
+            dfc_gpu_ipc_export(buf, &req->dev_ipc) == DFC_SUCCESS) {
+            pkt.payload_len = sizeof req->dev_ipc;
+            payload = &req->dev_ipc;
+        }
+    } else if (bytes <= eager_limit_for(tl)) {
         pkt.type = DFC_PKT_EAGER;
         pkt.flags = sync ? DFC_PKT_FLAG_SYNC : 0;
         pkt.payload_len = (uint32_t)bytes;
@@ -264,7 +310,8 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
     }
     int waits = pkt.type == DFC_PKT_RTS || sync; /* for CTS/FIN or SACK */
     if (waits) dfc_list_insert_tail(&await_reply, &req->link);
-    rc = post_packet(world, &pkt, pkt.type == DFC_PKT_EAGER ? buf : NULL, waits ? NULL : req);
+    rc = post_packet(world, &pkt, pkt.type == DFC_PKT_EAGER || req->dev ? payload : NULL,
+                     waits ? NULL : req);
     if (rc) fail_req(req, rc);
     return DFC_SUCCESS;
 }
@@ -273,6 +320,69 @@ static int matches(const dfc_req_t *r, const dfc_pkt_t *pkt)
 {
     return req_ctx(r) == pkt->ctx && (r->peer == DFC_ANY_SOURCE || r->peer == pkt->src) &&
            (r->tag == DFC_ANY_TAG || r->tag == pkt->tag);
+}
+
+/* Host data for a receive buffer, which may be device memory (see the top). */
+static void land(dfc_req_t *r, uint64_t off, const void *src, uint64_t n)
+{
+    if (!n) return;
+    if (!r->dev) {
+        memcpy((char *)r->rbuf + off, src, n);
+        return;
+    }
+    int rc = dfc_gpu_copy((char *)r->rbuf + off, src, n);
+    if (rc && !r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
+}
+
+/* Starts the copy out of the sender's device buffer for a matched DFC_PKT_FLAG_DEV RTS;
+ * returns 0 when it cannot (no IPC name, no mapping: the caller asks for DATA instead). */
+static int dev_pull(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload, uint64_t n)
+{
+    dfc_gpu_ipc_t name;
+    int self = (int)pkt->src_world == dfc_proc.world_rank;
+    if (!self && pkt->payload_len != sizeof name) return 0;
+    if (!self) memcpy(&name, payload, sizeof name);
+    int rc = dfc_gpu_copy_start(r->rbuf, (const void *)(uintptr_t)pkt->offset, (int)pkt->src_world,
+                                self ? NULL : &name, n, &r->dev_op);
+    if (rc) {
+        char why[256];
+        dfc_err_message(rc, why, sizeof why);
+        DFC_LOG(DFC_LOG_INFO, "p2p", "device copy from world rank %u: %s; asking for packets",
+                pkt->src_world, why);
+        return 0;
+    }
+    dfc_list_insert_tail(&dev_pulls, &r->link);
+    return 1;
+}
+
+/* A device pull finished: FIN to the sender (its reply names the message), then complete. */
+static void dev_pull_done(dfc_req_t *r, int rc)
+{
+    dfc_pkt_t msg = {0};
+    msg.ctx = req_ctx(r);
+    msg.tag = r->status.DFC_TAG;
+    msg.sreq = r->remote_id;
+    msg.src_world = (uint32_t)r->peer_world;
+    dfc_list_remove(&r->link);
+    r->dev_op = NULL;
+    if (rc && !r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
+    send_ctrl(DFC_PKT_FIN, &msg, 0); /* to a failed sender: refused, and nothing waits */
+    dfc_req_complete(r);
+}
+
+static int progress_dev_pulls(void)
+{
+    int events = 0, done, rc;
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &dev_pulls)
+    {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        rc = dfc_gpu_copy_test(r->dev_op, &done);
+        if (!done) continue;
+        dev_pull_done(r, rc);
+        events++;
+    }
+    return events;
 }
 
 /* A receive met its message (EAGER data in hand, or an RTS). */
@@ -296,7 +406,7 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     }
     dfc_status_set_bytes(&r->status, n);
     if (pkt->type == DFC_PKT_EAGER) {
-        if (n) memcpy(r->rbuf, payload, n);
+        land(r, 0, payload, n);
         if (pkt->flags & DFC_PKT_FLAG_SYNC) send_ctrl(DFC_PKT_SACK, pkt, 0);
         dfc_req_complete(r);
         return;
@@ -310,8 +420,11 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     r->remote_id = pkt->sreq;
     r->msg_len = pkt->len;
     r->done = 0;
+    /* DFC_RGET=0 asks for DATA packets from device senders too (tests stream with it). */
+    if ((pkt->flags & DFC_PKT_FLAG_DEV) && rget_enabled && dev_pull(r, pkt, payload, n)) return;
     dfc_tl_t *tl = dfc_route[pkt->src_world];
-    if (rget_enabled && tl->ops->rget) {
+    /* Cross-memory attach reads and writes host memory only. */
+    if (rget_enabled && tl->ops->rget && !r->dev && !(pkt->flags & DFC_PKT_FLAG_DEV)) {
         int rc = n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n) : DFC_SUCCESS;
         if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
             fail_req(r, peer_gone((int)pkt->src_world, rc));
@@ -401,8 +514,9 @@ static void store_unexpected(const dfc_pkt_t *pkt, const void *payload)
                 "a sender floods it with messages that are not received",
                 dfc_proc.world_rank, unexpected_bytes, unexpected_limit);
         data = malloc(pkt->payload_len);
-    }
-    if (!u || (pkt->type == DFC_PKT_EAGER && pkt->payload_len && !data))
+    } else if (pkt->type == DFC_PKT_RTS && pkt->payload_len) /* a device buffer's IPC name */
+        data = malloc(pkt->payload_len);
+    if (!u || (pkt->payload_len && !data))
         dfc_fatal("out of memory buffering an unexpected message from world rank %u",
                   pkt->src_world);
     if (data) memcpy(data, payload, pkt->payload_len);
@@ -445,8 +559,8 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
     case DFC_PKT_DATA:
         if (!(r = find_waiting(&rndv_recvs, pkt->rreq, pkt, 1))) return;
         if (pkt->offset < r->bytes)
-            memcpy((char *)r->rbuf + pkt->offset, payload,
-                   DFC_MIN2((uint64_t)pkt->payload_len, r->bytes - pkt->offset));
+            land(r, pkt->offset, payload,
+                 DFC_MIN2((uint64_t)pkt->payload_len, r->bytes - pkt->offset));
         r->done += pkt->payload_len;
         if (r->done >= r->msg_len) {
             dfc_list_remove(&r->link);
@@ -496,7 +610,25 @@ static int pump_rendezvous(dfc_req_t *r, int *events, int *gone)
         uint64_t frag = DFC_MIN2((uint64_t)tl->max_payload, r->bytes - r->done);
         pkt.offset = r->done;
         pkt.payload_len = (uint32_t)frag;
-        int rc = tl->ops->send(tl, r->peer_world, &pkt, (const char *)r->sbuf + r->done);
+        const void *src = (const char *)r->sbuf + r->done;
+        if (r->dev) { /* a device buffer the receiver could not map: through host memory */
+            if (dev_bounce_size < frag) {
+                void *b = realloc(dev_bounce, frag);
+                if (!b) {
+                    r->status.DFC_ERROR = DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+                    return 1;
+                }
+                dev_bounce = b;
+                dev_bounce_size = frag;
+            }
+            int rc = dfc_gpu_copy(dev_bounce, src, frag);
+            if (rc) {
+                r->status.DFC_ERROR = rc;
+                return 1;
+            }
+            src = dev_bounce;
+        }
+        int rc = tl->ops->send(tl, r->peer_world, &pkt, src);
         if (rc == DFC_TL_AGAIN) return 0;
         if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
             *gone = rc;
@@ -516,6 +648,7 @@ int dfc_p2p_progress_sends(void)
 {
     int events = 0, gone_world = -1, gone_rc = 0, rc;
     dfc_list_t *e, *t;
+    if (!dfc_list_empty(&dev_pulls)) events += progress_dev_pulls();
     if (!dfc_list_empty(&pending_pkts)) {
         /* A destination that refuses a packet is skipped for the rest of the pass, so that
          * later packets to it cannot overtake; other destinations still move. */
@@ -627,13 +760,14 @@ static int keeps_buffer(const dfc_req_t *r, int world, dfc_list_t *list)
 
 void dfc_p2p_fail_peer(int world, int code)
 {
-    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply, &rndv_sends};
+    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply, &rndv_sends, &dev_pulls};
     dfc_list_t *e, *t;
-    for (int i = 0; i < 4; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
+    for (int i = 0; i < 5; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
         {
             dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
             if (!depends(r, world, i > 0)) continue;
-            if (keeps_buffer(r, world, lists[i])) {
+            /* A device copy in flight still writes the buffer: it completes when it ends. */
+            if (keeps_buffer(r, world, lists[i]) || lists[i] == &dev_pulls) {
                 if (!r->status.DFC_ERROR) r->status.DFC_ERROR = code; /* at FIN or CTS */
                 continue;
             }
@@ -710,6 +844,14 @@ void dfc_p2p_report(FILE *f)
                 "(rendezvous, %llu/%llu bytes, matched, waiting for DATA)\n",
                 me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
                 r->coll_ctx ? " (collective)" : "", (unsigned long long)r->done,
+                (unsigned long long)r->msg_len);
+    }
+    for (e = dev_pulls.next; e != &dev_pulls; e = e->next) {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u "
+                "(device, %llu bytes, matched, copying out of the sender's buffer)\n",
+                me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
                 (unsigned long long)r->msg_len);
     }
     for (e = rndv_sends.next; e != &rndv_sends; e = e->next) {

@@ -87,7 +87,7 @@ int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf
         goto out;
     if (src != DFC_PROC_NULL) {
         if (!dt->dense) dfc_dtype_unpack(dt, buf, 0, dfc_status_bytes(&rr.status), tmp);
-        else if (suse != buf) rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status));
+        else if (suse != buf || sr.dev) rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status));
         else memcpy(buf, tmp, dfc_status_bytes(&rr.status));
         if (rc) goto out;
     }

@@ -302,7 +302,7 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
         if (idle < (uint64_t)spin_ns) continue;
         /* While the GPU daemon holds work, its completion is a word in pinned memory that no
          * transport can wake us for: keep yielding rather than sleeping. */
-        if (idle < (uint64_t)(spin_ns + yield_ns) || dfc_gpu_busy()) {
+        if (idle < (uint64_t)(spin_ns + yield_ns) || dfc_gpu_busy() || dfc_p2p_dev_busy()) {
             DFC_UNLOCK();
             sched_yield();
             DFC_LOCK();

@@ -10,6 +10,7 @@
 #define DFC_CUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Loads libcudart if present, once per process (never fails: without it DFC cannot use
  * device buffers). Called by dfc_gpu_init_startup or at the first device buffer. */
@@ -54,5 +55,29 @@ int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream);
 int dfc_gpu_event_record(void *e, void *stream);
 int dfc_gpu_event_sync(void *e);  /* waits until the copies before the record are done */
 int dfc_gpu_stream_sync(void *s); /* waits until every copy on s is done */
+/* ---- CUDA IPC for device point-to-point on one node (ipc.c) ----
+ * The sender exports its buffer (once per allocation); the receiver's copy engine copies out
+ * of it through a mapping opened once per peer allocation, and progress tests the copy. */
+typedef struct dfc_gpu_ipc {
+    unsigned char handle[64]; /* cudaIpcMemHandle_t of the allocation holding the buffer */
+    uint64_t buffer_id;       /* the driver's id of that allocation (never reused) */
+    uint64_t offset;          /* of the buffer inside the allocation */
+} dfc_gpu_ipc_t;
+typedef struct dfc_gpu_copy_op dfc_gpu_copy_op_t;
+/* Reads DFC_GPU_IPC_CACHE (at init, so that dfc_info lists it). */
+void dfc_gpu_ipc_params(void);
+/* 1 when the IPC path can run here (CUDA and the functions it needs are loaded). */
+int dfc_gpu_ipc_available(void);
+/* Names device buffer ptr for a peer; DFC_ERR_UNSUPPORTED_OPERATION where IPC cannot (memory
+ * of a pool or of cuMemCreate, no IPC support). */
+int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out);
+/* Starts copying `bytes` to dst (device or host) from src, or, when `in` is not NULL, from
+ * the buffer world rank `owner` exported as *in (src is then ignored). Never waits. */
+int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
+                       dfc_gpu_copy_op_t **op);
+/* *done = 1 when the copy finished (op is then freed; the return value is its error). */
+int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done);
+/* Closes every mapping (at finalize, after the last copy). */
+void dfc_gpu_ipc_finalize(void);
 
 #endif /* DFC_CUDA_H */

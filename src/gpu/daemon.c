@@ -116,16 +116,22 @@ static void release_resources(void)
 static int start_daemon(void)
 {
     cudaError_t e;
-    long dev = prm.device;
-    if (dev < 0) dev = d.me % dfc_gpu_device_count();
+    long dev = prm.device, sharers = 1;
+    if (dev < 0) {
+        int ndev = dfc_gpu_device_count();
+        dev = d.me % ndev;
+        /* DFC_GPU_FIFO_MEMORY is per GPU: processes sharing one (MPS) split it (issue 14).
+         * The same on every process of the node, as the mailbox geometry must be. */
+        sharers = (d.nlocal + ndev - 1) / ndev;
+    }
     dfc_gpu_geom_t *g = &d.rec.geom;
     g->nlocal = (uint32_t)d.nlocal;
+    uint64_t fifo = ((uint64_t)DFC_MAX2(1, prm.fifo_mib) << 20) / (uint64_t)sharers;
     g->channels = (uint32_t)DFC_MIN2(DFC_GPU_MAX_CHANNELS, DFC_MAX2(1, prm.channels));
     g->slots = (uint32_t)DFC_MIN2(DFC_GPU_MAX_SLOTS, DFC_MAX2(1, prm.slots));
     g->depth = (uint32_t)DFC_MIN2(64, DFC_MAX2(2, prm.depth));
-    g->chunk = (uint32_t)(prm.chunk > 0
-                              ? DFC_MAX2(4096, prm.chunk & ~15L)
-                              : dfc_gpu_auto_chunk(g, (uint64_t)DFC_MAX2(1, prm.fifo_mib) << 20));
+    g->chunk = (uint32_t)(prm.chunk > 0 ? DFC_MAX2(4096, prm.chunk & ~15L)
+                                        : dfc_gpu_auto_chunk(g, fifo));
     if ((e = dfc_cuda.cudaSetDevice((int)dev))) return dfc_cuda_error("cudaSetDevice", e);
     d.rec.device = (int)dev;
     int mps = 0;

@@ -75,7 +75,8 @@ static inline void dfc_gpu_number_transfers(dfc_step_t *steps, int n, int nranks
     }
 }
 
-/* The FIFO of a collective (ident = (context << 32 | tag) + 1), the same on every rank.
+/* The FIFO of a collective (ident = dfc_gpu_ident: (incarnation << 48 | context << 32 | tag)
+ * + 1; `ctx` below holds the incarnation's bits too), the same on every rank.
  * Consecutive tags of a communicator take consecutive FIFOs, and so do persistent
  * collectives started together: their tags differ in bits 16 and up (the _init number). */
 static inline uint32_t dfc_gpu_fifo_of(uint64_t ident, uint32_t nslots)

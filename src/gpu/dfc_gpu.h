@@ -66,13 +66,21 @@ enum dfc_gpu_op {
 typedef struct dfc_gpu_job {
     const dfc_sched_t *sched;
     void *send, *recv; /* device buffers (NULL where not significant) */
-    uint64_t ident;    /* same on every rank: (context << 32 | tag) + 1 */
+    uint64_t ident;    /* same on every rank: dfc_gpu_ident */
     int priority;
     int type, op;             /* reductions (DFC_GPU_I32.., DFC_GPU_SUM..); type -1: none */
     int elem, item;           /* bytes of one element of `type`, of one datatype item */
     const int8_t *peer_index; /* communicator rank -> daemon index, comm size entries */
     int nranks;
 } dfc_gpu_job_t;
+
+/* The ident of a collective: the same on every rank, and distinct across tags (32 bits),
+ * context ids (< 4096) and communicator incarnations (dfc_comm_t.incarnation, 16 bits of it:
+ * only a chunk left over from 65536 incarnations earlier could alias). Never 0. */
+static inline uint64_t dfc_gpu_ident(uint64_t incarnation, uint32_t ctx, int tag)
+{
+    return ((incarnation & 0xffff) << 48 | (uint64_t)(ctx & 0xffff) << 32 | (uint32_t)tag) + 1;
+}
 
 typedef struct dfc_gpu_handle {
     int slot; /* descriptor in flight, -1 when none */

@@ -31,6 +31,7 @@ enum {
 
 #define DFC_PKT_FLAG_SYNC 0x1   /* sender waits for a match acknowledgement (Ssend) */
 #define DFC_PKT_FLAG_NODATA 0x2 /* FIN: the receiver will never read the announced data */
+#define DFC_PKT_FLAG_DEV 0x4    /* RTS: device buffer; payload: its CUDA IPC name (comm/p2p.c) */
 
 typedef struct dfc_pkt {
     uint8_t type;

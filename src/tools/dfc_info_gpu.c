@@ -236,6 +236,23 @@ static void print_pair(const gpu_t *g, int n, int i, int j, const int *links, in
     else printf("link unknown (NVML unavailable)\n");
 }
 
+/* Which path device buffers take with this environment (dfc(7) "Host and device buffers"). */
+static void print_paths(int n, int parsable)
+{
+    const char *d = getenv("DFC_GPU_DAEMON"), *p = getenv("DFC_GPU_P2P");
+    int daemon = n && (!d || atoi(d) != 0), ipc = n && (!p || atoi(p) != 0);
+    const char *coll = daemon ? "daemon" : "staged", *p2p = ipc ? "ipc" : "staged";
+    if (parsable) {
+        printf("gpu:path:collectives:%s\ngpu:path:p2p:%s\n", coll, p2p);
+        return;
+    }
+    printf("  Device buffers: collectives %s; point-to-point on one node %s\n",
+           daemon ? "in the GPU daemon (one GPU per rank, or shared under MPS; else staged)"
+                  : "staged through host memory",
+           ipc ? "copied directly with CUDA IPC above DFC_EAGER_LIMIT, staged below it"
+               : "staged through host memory");
+}
+
 void dfc_info_gpus(int parsable)
 {
     int n = 0;
@@ -279,6 +296,7 @@ void dfc_info_gpus(int parsable)
             free(r[d].cpus);
         }
     }
+    print_paths(n, parsable);
     free(g);
     free(r);
     free(links);

@@ -84,6 +84,8 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_STAGE_CHUNK_MIN", 1, GIB),
     INT("DFC_STAGE_DEPTH", 1, 16),
     INT("DFC_STAGE_POOL_MAX", 0, 1L << 40),
+    BOOL("DFC_GPU_P2P"), /* device point-to-point (comm/p2p.c, cuda/ipc.c) */
+    INT("DFC_GPU_IPC_CACHE", 1, 4096),
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
     ALGO("DFC_BARRIER_ALGORITHM", "dissemination|shm_slots"),
     ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather|shm_slots"),

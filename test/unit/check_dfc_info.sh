@@ -81,7 +81,7 @@ if ${CC:-cc} -shared -fPIC -o "$tmp/libfakecudart.so" "$fake" &&
     for line in gpu:count:3 'gpu:0:name:Fake GPU 0' gpu:1:pci:0000:43:00.0 gpu:2:memory_bytes:85899345920 \
         gpu:0:compute_capability:9.0 gpu:0:peer:1:access:yes gpu:0:peer:1:link:nvlink gpu:0:peer:1:nvlinks:4 \
         gpu:1:peer:0:nvlinks:4 gpu:0:peer:2:link:nvswitch gpu:2:peer:0:nvlinks:2 gpu:1:peer:2:access:no \
-        gpu:1:peer:2:link:pcie gpu:2:peer:1:nvlinks:0; do
+        gpu:1:peer:2:link:pcie gpu:2:peer:1:nvlinks:0 gpu:path:collectives:daemon gpu:path:p2p:ipc; do
         grep -qx "$line" "$tmp/fake-p" || problem "fake GPUs: no line '$line'"
     done
     for text in 'GPU 0: Fake GPU 0, PCI 0000:1B:00.0, 80.0 GiB, compute capability 9.0' \

@@ -66,6 +66,7 @@ dfc_proc_t dfc_proc;
 int dfc_lock_enabled;
 pthread_mutex_t dfc_big_lock = PTHREAD_MUTEX_INITIALIZER;
 dfc_tl_t **dfc_route;
+int *dfc_node_of; /* device sends (the only readers) do not occur here */
 dfc_tl_t *dfc_tls[3];
 dfc_htable_t dfc_comm_table; /* empty: p2p.c looks communicators up only after a failure */
 int dfc_ntls;

@@ -1,0 +1,295 @@
+/*
+ * ipc.c - CUDA IPC for point-to-point on device buffers between processes of one node
+ * (comm/p2p.c's device rendezvous, dfc(7) "Device buffers"):
+ *
+ *  - export: the sender names its buffer by the IPC handle of the allocation that holds it
+ *    and the offset inside it. Handles are cached per allocation (the driver's buffer id,
+ *    which is never reused, tells a freed and re-made allocation at the same address apart),
+ *    so cudaIpcGetMemHandle runs once per allocation.
+ *  - open: the receiver maps a peer's allocation once and keeps it in a bounded cache
+ *    (DFC_GPU_IPC_CACHE entries); an entry no copy uses is closed when evicted, and every
+ *    one at finalize. An entry keeps the peer's memory alive while it is open, so the bound
+ *    is what a freed peer allocation can cost.
+ *  - copies: the receiver's copy engine moves the data (cudaMemcpyAsync on a non-blocking
+ *    stream of its own, then an event that progress polls): nothing waits on a peer, and a
+ *    cudaDeviceSynchronize of the user's only waits for copies already under way.
+ *
+ * The runtime functions beyond cuda_fns.h's list, and the two driver functions that name an
+ * allocation (cuPointerGetAttribute, cuMemGetAddressRange), are resolved here: from the
+ * loaded runtime library first (the CUDA stand-in of the tests provides them), else from
+ * libcuda.so.1.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/dfc_cuda.h"
+#include "util/dfc_util.h"
+
+#ifdef HAVE_CUDA
+#include <cuda.h>
+
+#include "cuda/cuda_fns.h"
+
+#define DFC_IPC_DEVICES 64
+
+static struct {
+    int tried, ok;
+    cudaError_t (*memcpy_async)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
+    CUresult (*ptr_attr)(void *, CUpointer_attribute, CUdeviceptr);
+    CUresult (*addr_range)(CUdeviceptr *, size_t *, CUdeviceptr);
+    cudaError_t (*get_device)(int *);
+    cudaStream_t stream[DFC_IPC_DEVICES]; /* per device: a stream belongs to one */
+} ipc;
+
+typedef struct export_ent {
+    uint64_t buffer_id; /* 0: free */
+    uintptr_t base;
+    size_t size;
+    cudaIpcMemHandle_t handle;
+} export_ent_t;
+
+typedef struct open_ent {
+    int owner; /* world rank; -1: free */
+    uint64_t buffer_id;
+    void *base;
+    int refs; /* copies in flight from it */
+    uint64_t used;
+} open_ent_t;
+
+#define EXPORTS 64
+static export_ent_t exports[EXPORTS];
+static unsigned export_next;
+static open_ent_t *opens;
+static int nopens;
+static uint64_t use_clock;
+
+struct dfc_gpu_copy_op {
+    cudaEvent_t ev;
+    open_ent_t *src; /* the mapping the copy reads, or NULL */
+};
+
+static void *sym(void *lib, void *drv, const char *name)
+{
+    void *f = lib ? dlsym(lib, name) : NULL;
+    return f ? f : drv ? dlsym(drv, name) : NULL;
+}
+
+static int ipc_load(void)
+{
+    if (ipc.tried) return ipc.ok;
+    ipc.tried = 1;
+    if (!dfc_gpu_available()) return 0;
+    void *lib = dfc_gpu_cudart_open(); /* the runtime already loaded: a reference to it */
+    void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    ipc.memcpy_async = sym(lib, drv, "cudaMemcpyAsync");
+    ipc.get_device = sym(lib, drv, "cudaGetDevice");
+    ipc.ptr_attr = sym(lib, drv, "cuPointerGetAttribute");
+    ipc.addr_range = sym(lib, drv, "cuMemGetAddressRange_v2");
+    dfc_gpu_ipc_params();
+    opens = calloc((size_t)nopens, sizeof *opens);
+    for (int i = 0; opens && i < nopens; i++) opens[i].owner = -1;
+    ipc.ok = ipc.memcpy_async && ipc.get_device && ipc.ptr_attr && ipc.addr_range && opens;
+    if (!ipc.ok)
+        DFC_LOG(DFC_LOG_INFO, "gpu", "CUDA IPC unavailable: device point-to-point is staged");
+    return ipc.ok;
+}
+
+int dfc_gpu_ipc_available(void) { return ipc_load(); }
+
+void dfc_gpu_ipc_params(void)
+{
+    long n = dfc_env_long("DFC_GPU_IPC_CACHE", 32,
+                          "peer device allocations a process keeps mapped for point-to-point "
+                          "(CUDA IPC); the least recently used unused one is closed beyond it");
+    nopens = n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
+}
+
+/* Makes the device of `p` current in this thread (the progress thread of
+ * DFC_ASYNC_PROGRESS=1 matches messages too, and its current device is 0), saving the one
+ * it replaces in *saved (-1: none replaced). Host memory leaves the current device. */
+static int enter_device(const void *p, int *saved)
+{
+    int dev = dfc_gpu_ptr_device(p), cur = -1;
+    *saved = -1;
+    if (dev < 0 && ipc.get_device(&cur) == cudaSuccess) dev = cur; /* host memory */
+    if (dev < 0 || dev >= DFC_IPC_DEVICES) return 0;
+    if (cur < 0 && ipc.get_device(&cur) != cudaSuccess) return dev;
+    if (cur != dev && dfc_cuda.cudaSetDevice(dev) == cudaSuccess) *saved = cur;
+    return dev;
+}
+
+static void leave_device(int saved)
+{
+    if (saved >= 0) dfc_cuda.cudaSetDevice(saved);
+}
+
+static int export_here(const void *ptr, dfc_gpu_ipc_t *out);
+
+int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
+{
+    if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
+    int saved;
+    enter_device(ptr, &saved);
+    int rc = export_here(ptr, out);
+    leave_device(saved);
+    return rc;
+}
+
+static int export_here(const void *ptr, dfc_gpu_ipc_t *out)
+{
+    unsigned long long id = 0;
+    if (ipc.ptr_attr(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, (CUdeviceptr)(uintptr_t)ptr) || !id)
+        return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no buffer id for device pointer %p", ptr);
+    export_ent_t *e = NULL;
+    for (int i = 0; i < EXPORTS && !e; i++)
+        if (exports[i].buffer_id == id) e = &exports[i];
+    if (!e) {
+        CUdeviceptr base;
+        size_t size;
+        cudaIpcMemHandle_t h;
+        if (ipc.addr_range(&base, &size, (CUdeviceptr)(uintptr_t)ptr))
+            return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no allocation holds %p", ptr);
+        cudaError_t ce = dfc_cuda.cudaIpcGetMemHandle(&h, (void *)(uintptr_t)base);
+        if (ce != cudaSuccess) {
+            dfc_cuda.cudaGetLastError();
+            return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cudaIpcGetMemHandle(%p): %s", ptr,
+                           dfc_cuda.cudaGetErrorString(ce));
+        }
+        e = &exports[export_next++ % EXPORTS]; /* an evicted handle needs no release */
+        e->buffer_id = id;
+        e->base = (uintptr_t)base;
+        e->size = size;
+        e->handle = h;
+    }
+    memcpy(out->handle, &e->handle, sizeof out->handle);
+    out->buffer_id = id;
+    out->offset = (uint64_t)((uintptr_t)ptr - e->base);
+    return DFC_SUCCESS;
+}
+
+/* The cache entry for (owner, buffer_id), opening it (and evicting) when needed. */
+static int open_entry(int owner, const dfc_gpu_ipc_t *in, open_ent_t **out)
+{
+    open_ent_t *victim = NULL;
+    for (int i = 0; i < nopens; i++) {
+        open_ent_t *o = &opens[i];
+        if (o->owner == owner && o->buffer_id == in->buffer_id) {
+            o->used = ++use_clock;
+            *out = o;
+            return DFC_SUCCESS;
+        }
+        if (o->refs) continue; /* a copy in flight reads it */
+        if (!victim || (victim->owner >= 0 && (o->owner < 0 || o->used < victim->used)))
+            victim = o; /* a free entry, else the least recently used */
+    }
+    if (!victim)
+        return DFC_ERR(DFC_ERR_OTHER, "all %d CUDA IPC mappings are in use (DFC_GPU_IPC_CACHE)",
+                       nopens);
+    if (victim->owner >= 0) dfc_cuda.cudaIpcCloseMemHandle(victim->base);
+    victim->owner = -1;
+    cudaIpcMemHandle_t h;
+    memcpy(&h, in->handle, sizeof h);
+    cudaError_t ce = dfc_cuda.cudaIpcOpenMemHandle(&victim->base, h,
+                                                   cudaIpcMemLazyEnablePeerAccess);
+    if (ce != cudaSuccess) {
+        dfc_cuda.cudaGetLastError();
+        return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cudaIpcOpenMemHandle of rank %d: %s", owner,
+                       dfc_cuda.cudaGetErrorString(ce));
+    }
+    victim->owner = owner;
+    victim->buffer_id = in->buffer_id;
+    victim->refs = 0;
+    victim->used = ++use_clock;
+    *out = victim;
+    return DFC_SUCCESS;
+}
+
+static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in,
+                     size_t bytes, dfc_gpu_copy_op_t **op);
+
+int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
+                       dfc_gpu_copy_op_t **op)
+{
+    *op = NULL;
+    if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
+    int saved, dev = enter_device(dst, &saved); /* the receiving device maps and copies */
+    int rc = copy_here(dev, dst, src, owner, in, bytes, op);
+    leave_device(saved);
+    return rc;
+}
+
+static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in,
+                     size_t bytes, dfc_gpu_copy_op_t **op)
+{
+    int rc;
+    open_ent_t *o = NULL;
+    if (in && (rc = open_entry(owner, in, &o))) return rc;
+    if (o) src = (const char *)o->base + in->offset;
+    cudaError_t ce = cudaSuccess;
+    cudaStream_t *st = &ipc.stream[dev];
+    if (!*st) ce = dfc_cuda.cudaStreamCreateWithFlags(st, cudaStreamNonBlocking);
+    dfc_gpu_copy_op_t *c = calloc(1, sizeof *c);
+    if (!c) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    if (ce == cudaSuccess) ce = dfc_cuda.cudaEventCreateWithFlags(&c->ev, cudaEventDisableTiming);
+    if (ce == cudaSuccess && bytes) ce = ipc.memcpy_async(dst, src, bytes, cudaMemcpyDefault, *st);
+    if (ce == cudaSuccess) ce = dfc_cuda.cudaEventRecord(c->ev, *st);
+    if (ce != cudaSuccess) {
+        if (c->ev) dfc_cuda.cudaEventDestroy(c->ev);
+        free(c);
+        return dfc_cuda_error("device point-to-point copy", ce);
+    }
+    if ((c->src = o)) o->refs++;
+    *op = c;
+    return DFC_SUCCESS;
+}
+
+int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
+{
+    cudaError_t ce = dfc_cuda.cudaEventQuery(op->ev);
+    *done = ce != cudaErrorNotReady;
+    if (!*done) return DFC_SUCCESS;
+    dfc_cuda.cudaEventDestroy(op->ev);
+    if (op->src) op->src->refs--;
+    free(op);
+    return ce == cudaSuccess ? DFC_SUCCESS : dfc_cuda_error("device point-to-point copy", ce);
+}
+
+void dfc_gpu_ipc_finalize(void)
+{
+    for (int i = 0; opens && i < nopens; i++)
+        if (opens[i].owner >= 0) dfc_cuda.cudaIpcCloseMemHandle(opens[i].base);
+    free(opens);
+    opens = NULL;
+    for (int i = 0; i < DFC_IPC_DEVICES; i++)
+        if (ipc.stream[i]) dfc_cuda.cudaStreamDestroy(ipc.stream[i]);
+    memset(&ipc, 0, sizeof ipc);
+    memset(exports, 0, sizeof exports);
+}
+
+#else /* built without CUDA */
+
+void dfc_gpu_ipc_params(void) {}
+int dfc_gpu_ipc_available(void) { return 0; }
+int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
+{
+    (void)ptr;
+    (void)out;
+    return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "built without CUDA");
+}
+int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
+                       dfc_gpu_copy_op_t **op)
+{
+    (void)dst, (void)src, (void)owner, (void)in, (void)bytes;
+    *op = NULL;
+    return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "built without CUDA");
+}
+int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
+{
+    (void)op;
+    *done = 1;
+    return DFC_SUCCESS;
+}
+void dfc_gpu_ipc_finalize(void) {}
+#endif

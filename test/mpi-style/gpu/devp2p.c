@@ -1,0 +1,238 @@
+/*
+ * devp2p - point-to-point on device buffers between ranks of one node (dfc(7) "Device
+ * buffers": large device sends go by CUDA IPC, copied by the receiver's copy engine; host
+ * data lands in device receive buffers by copies). Every form: Send, Ssend, Recv, Isend,
+ * Irecv, Issend, Sendrecv, Sendrecv_replace, Send_init/Recv_init, Probe; at 0 B, 1 B, odd
+ * sizes, both sides of the eager limit and 64 MiB + 5; device to device, device to host and
+ * host to device; host and device messages mixed on one tag (non-overtaking, wildcards);
+ * crossed Isend/Irecv orders with cudaDeviceSynchronize in between. Data is checked byte by
+ * byte against fresh inputs, receive buffers are poisoned first; a watchdog fails a hang.
+ *
+ * Pairs of ranks (rank ^ 1), so an even number of ranks; runs with several ranks on one GPU
+ * (under MPS: testlist-mps) or one per GPU. -max=N caps the largest size (bytes).
+ */
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devtest.h"
+
+static int rank, size, partner;
+
+enum { HOST, DEV };
+
+static unsigned char pattern(int src, size_t i, int seed)
+{
+    return (unsigned char)((src + 1) * 29 + i * 7 + (i >> 12) * 3 + seed * 13);
+}
+
+static void *mk(int where, size_t n)
+{
+    void *p;
+    if (where == DEV) CUDA_OK(cudaMalloc(&p, n + 1));
+    else if (!(p = malloc(n + 1))) exit(2);
+    return p;
+}
+
+static void release(int where, void *p)
+{
+    if (where == DEV) CUDA_OK(cudaFree(p));
+    else free(p);
+}
+
+/* Writes the pattern of (src, seed) into buf's n bytes, or `poison` bytes when src < 0, and
+ * the sentinel 0xa5 after them. */
+static void fill(int where, void *buf, size_t n, int src, int seed, unsigned char poison)
+{
+    unsigned char *h = where == DEV ? malloc(n + 1) : buf;
+    for (size_t i = 0; i <= n; i++) h[i] = i == n ? 0xa5 : src < 0 ? poison : pattern(src, i, seed);
+    if (where == DEV) {
+        CUDA_OK(cudaMemcpy(buf, h, n + 1, cudaMemcpyHostToDevice));
+        free(h);
+    }
+}
+
+/* Checks n bytes of (src, seed) and that the byte after them is still poison. */
+static void check(const char *what, int where, const void *buf, size_t n, int src, int seed)
+{
+    unsigned char *h = where == DEV ? malloc(n + 1) : (unsigned char *)buf;
+    if (where == DEV) CUDA_OK(cudaMemcpy(h, buf, n + 1, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++)
+        if (h[i] != pattern(src, i, seed)) {
+            DFCT_CHECK(0, "%s, %zu bytes: byte %zu is %u, expected %u", what, n, i, h[i],
+                       pattern(src, i, seed));
+            break;
+        }
+    DFCT_CHECK(h[n] == 0xa5, "%s, %zu bytes: the byte past the message was overwritten", what, n);
+    if (where == DEV) free(h);
+}
+
+/* Blocking Send (or Ssend) and Recv between partners, the even one sending first. */
+static void blocking(size_t n, int sw, int rw, int sync, int seed)
+{
+    void *s = mk(sw, n), *r = mk(rw, n);
+    fill(sw, s, n, rank, seed, 0);
+    fill(rw, r, n, -1, 0, 0x5a);
+    DFC_Status st;
+    int first = rank % 2 == 0;
+    for (int k = 0; k < 2; k++) {
+        if (k == 0 ? first : !first) {
+            if (sync) DFCT_OK(DFC_Ssend(s, (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD));
+            else DFCT_OK(DFC_Send(s, (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD));
+        } else {
+            DFCT_OK(DFC_Recv(r, (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD, &st));
+            int c = -1;
+            DFC_Get_count(&st, DFC_BYTE, &c);
+            DFCT_CHECK(c == (int)n && st.DFC_SOURCE == partner && st.DFC_TAG == seed,
+                       "Recv status: count %d source %d tag %d", c, st.DFC_SOURCE, st.DFC_TAG);
+        }
+    }
+    check(sync ? "Ssend/Recv" : "Send/Recv", rw, r, n, partner, seed);
+    release(sw, s);
+    release(rw, r);
+}
+
+/* Isend (or Issend) and Irecv in both orders, cudaDeviceSynchronize between the calls. */
+static void crossed(size_t n, int sync, int seed)
+{
+    void *s = mk(DEV, n), *r = mk(DEV, n);
+    fill(DEV, s, n, rank, seed, 0);
+    fill(DEV, r, n, -1, 0, 0x5a);
+    DFC_Request q[2];
+    int k = rank % 2; /* even ranks post the send first, odd ones the receive */
+    if (sync) DFCT_OK(DFC_Issend(s, (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD, &q[k]));
+    else DFCT_OK(DFC_Isend(s, (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD, &q[k]));
+    CUDA_OK(cudaDeviceSynchronize());
+    DFCT_OK(DFC_Irecv(r, (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD, &q[1 - k]));
+    CUDA_OK(cudaDeviceSynchronize());
+    DFCT_OK(DFC_Waitall(2, q, DFC_STATUSES_IGNORE));
+    check(sync ? "Issend/Irecv" : "Isend/Irecv", DEV, r, n, partner, seed);
+    release(DEV, s);
+    release(DEV, r);
+}
+
+static void ring(size_t n, int seed)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    void *s = mk(DEV, n), *r = mk(DEV, n);
+    fill(DEV, s, n, rank, seed, 0);
+    fill(DEV, r, n, -1, 0, 0x5a);
+    DFCT_OK(DFC_Sendrecv(s, (int)n, DFC_BYTE, right, seed, r, (int)n, DFC_BYTE, left, seed,
+                         DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    check("Sendrecv", DEV, r, n, left, seed);
+    fill(DEV, s, n, rank, seed + 1, 0);
+    DFC_Status st;
+    DFCT_OK(
+        DFC_Sendrecv_replace(s, (int)n, DFC_BYTE, right, seed, left, seed, DFC_COMM_WORLD, &st));
+    check("Sendrecv_replace", DEV, s, n, left, seed + 1);
+    release(DEV, s);
+    release(DEV, r);
+}
+
+/* Send_init/Recv_init, started three times with fresh data and poisoned outputs. */
+static void persistent(size_t n, int seed)
+{
+    void *s = mk(DEV, n), *r = mk(DEV, n);
+    DFC_Request q[2];
+    DFCT_OK(DFC_Recv_init(r, (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD, &q[0]));
+    DFCT_OK(DFC_Send_init(s, (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD, &q[1]));
+    for (int it = 0; it < 3; it++) {
+        fill(DEV, s, n, rank, seed + it, 0);
+        fill(DEV, r, n, -1, 0, 0x5a);
+        DFCT_OK(DFC_Startall(2, q));
+        DFCT_OK(DFC_Waitall(2, q, DFC_STATUSES_IGNORE));
+        check("Send_init/Recv_init", DEV, r, n, partner, seed + it);
+    }
+    DFCT_OK(DFC_Request_free(&q[0]));
+    DFCT_OK(DFC_Request_free(&q[1]));
+    release(DEV, s);
+    release(DEV, r);
+}
+
+/* Host and device messages on one tag, received with wildcards into the other memory type:
+ * they must arrive in the order sent. Then Probe for a device message. */
+static void mixed(size_t n, int seed)
+{
+    void *s[4], *r[4];
+    DFC_Request q[4];
+    for (int i = 0; i < 4; i++) {
+        s[i] = mk(i % 2 ? DEV : HOST, n);
+        r[i] = mk(i % 2 ? HOST : DEV, n);
+        fill(i % 2 ? DEV : HOST, s[i], n, rank, seed + i, 0);
+        fill(i % 2 ? HOST : DEV, r[i], n, -1, 0, 0x5a);
+    }
+    if (rank % 2 == 0) {
+        for (int i = 0; i < 4; i++)
+            DFCT_OK(DFC_Isend(s[i], (int)n, DFC_BYTE, partner, 9, DFC_COMM_WORLD, &q[i]));
+    } else {
+        for (int i = 0; i < 4; i++)
+            DFCT_OK(DFC_Irecv(r[i], (int)n, DFC_BYTE, DFC_ANY_SOURCE, DFC_ANY_TAG, DFC_COMM_WORLD,
+                              &q[i]));
+    }
+    DFCT_OK(DFC_Waitall(4, q, DFC_STATUSES_IGNORE));
+    if (rank % 2)
+        for (int i = 0; i < 4; i++)
+            check(i % 2 ? "device->host, in order" : "host->device, in order", i % 2 ? HOST : DEV,
+                  r[i], n, partner, seed + i);
+    for (int i = 0; i < 4; i++) {
+        release(i % 2 ? DEV : HOST, s[i]);
+        release(i % 2 ? HOST : DEV, r[i]);
+    }
+    /* Probe, then a receive sized by its status */
+    void *ps = mk(DEV, n), *pr = mk(DEV, n);
+    fill(DEV, ps, n, rank, seed, 0);
+    fill(DEV, pr, n, -1, 0, 0x5a);
+    DFC_Request sq;
+    DFC_Status st;
+    DFCT_OK(DFC_Isend(ps, (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD, &sq));
+    /* From the partner: with 4 ranks the next round's ring message from another rank may be here */
+    DFCT_OK(DFC_Probe(partner, DFC_ANY_TAG, DFC_COMM_WORLD, &st));
+    int c = -1;
+    DFC_Get_count(&st, DFC_BYTE, &c);
+    DFCT_CHECK(c == (int)n && st.DFC_SOURCE == partner && st.DFC_TAG == seed,
+               "Probe: count %d source %d tag %d", c, st.DFC_SOURCE, st.DFC_TAG);
+    DFCT_OK(
+        DFC_Recv(pr, c, DFC_BYTE, st.DFC_SOURCE, st.DFC_TAG, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    DFCT_OK(DFC_Wait(&sq, DFC_STATUS_IGNORE));
+    check("Probe/Recv", DEV, pr, n, partner, seed);
+    release(DEV, ps);
+    release(DEV, pr);
+}
+
+int main(int argc, char **argv)
+{
+    long max = 1L << 30;
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "-max=", 5)) max = atol(argv[i] + 5);
+    dfct_init(&argc, &argv);
+    DFC_Comm_rank(DFC_COMM_WORLD, &rank);
+    DFC_Comm_size(DFC_COMM_WORLD, &size);
+    dfct_rank = rank;
+    dev_watchdog(300);
+    int ndev = 0;
+    CUDA_OK(cudaGetDeviceCount(&ndev));
+    CUDA_OK(cudaSetDevice(rank % ndev));
+    if (size % 2) {
+        if (rank == 0) fprintf(stderr, "devp2p needs an even number of ranks\n");
+        DFC_Abort(DFC_COMM_WORLD, 2);
+    }
+    partner = rank ^ 1;
+    const size_t sizes[] = {0, 1, 7, 4099, 16384, 16385, 65536, (1 << 20) + 3, (64 << 20) + 5};
+    int seed = 1;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++, seed += 10) {
+        size_t n = sizes[k];
+        if ((long)n > max) break;
+        blocking(n, DEV, DEV, 0, seed);
+        blocking(n, DEV, DEV, 1, seed + 1);
+        blocking(n, DEV, HOST, 0, seed + 2);
+        blocking(n, HOST, DEV, 0, seed + 3);
+        crossed(n, 0, seed + 4);
+        crossed(n, 1, seed + 5);
+        ring(n, seed + 6);
+        persistent(n, seed + 7);
+        mixed(n, seed);
+    }
+    return dfct_finalize();
+}

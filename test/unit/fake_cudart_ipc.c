@@ -1,0 +1,326 @@
+/*
+ * fake_cudart.c - a stand-in CUDA runtime (and the two driver functions DFC's IPC path uses)
+ * in which "device memory" is host memory that other processes can map, so that CI, which
+ * has no GPU, runs device point-to-point (comm/p2p.c, cuda/ipc.c) between real processes:
+ * test/mpi-style/pt2pt/devfake is test/mpi-style/gpu/devp2p linked against this library,
+ * which DFC then loads as its CUDA runtime (DFC_CUDA_LIBRARY=libfakecudart.so names the copy
+ * already loaded).
+ *
+ * cudaMalloc makes a memfd and maps it; its IPC handle is (pid, fd, size, id), and another
+ * process maps it through /proc/<pid>/fd/<fd>. Copies are memcpy. An event reports "not
+ * ready" to its first two queries, so the path that polls a copy runs too. What the GPU
+ * daemon needs (kernels, mapped host memory, pools) fails: run with DFC_GPU_DAEMON=0.
+ * The signatures use plain C types of the same ABI as CUDA's.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum { OK = 0, INVALID = 1, NOMEM = 2, NOT_READY = 600 };
+
+typedef struct {
+    char bytes[64];
+} ipc_handle_t;
+typedef struct {
+    int pid, fd;
+    size_t size;
+    unsigned long long id;
+} handle_body_t;
+typedef struct {
+    int type, device;
+    void *dptr, *hptr;
+} attr_t;
+
+typedef struct region {
+    char *base;
+    size_t size;
+    int fd; /* own allocations; -1 for a peer's mapping */
+    unsigned long long id;
+} region_t;
+
+#define MAX_REGIONS 4096
+static region_t regions[MAX_REGIONS];
+static unsigned long long next_id = 1;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long opens, handles, polls; /* FAKE_CUDART_VERBOSE=1 prints them at exit */
+
+__attribute__((destructor)) static void report(void)
+{
+    const char *v = getenv("FAKE_CUDART_VERBOSE");
+    if (v && *v == '1')
+        fprintf(stderr, "fake_cudart[%d]: %lu IPC handles, %lu opens, %lu event polls\n", getpid(),
+                handles, opens, polls);
+}
+
+static region_t *find(const void *p)
+{
+    for (int i = 0; i < MAX_REGIONS; i++)
+        if (regions[i].base && (const char *)p >= regions[i].base &&
+            (const char *)p < regions[i].base + regions[i].size)
+            return &regions[i];
+    return NULL;
+}
+
+static int add(char *base, size_t size, int fd)
+{
+    for (int i = 0; i < MAX_REGIONS; i++)
+        if (!regions[i].base) {
+            regions[i] = (region_t){base, size, fd, next_id++};
+            return OK;
+        }
+    return NOMEM;
+}
+
+int cudaMalloc(void **p, size_t size)
+{
+    size_t n = size ? (size + 4095) & ~(size_t)4095 : 4096;
+    int fd = memfd_create("fakecudart", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)n)) return NOMEM;
+    void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) return NOMEM;
+    pthread_mutex_lock(&lock);
+    int rc = add(m, n, fd);
+    pthread_mutex_unlock(&lock);
+    *p = m;
+    return rc;
+}
+
+int cudaFree(void *p)
+{
+    if (!p) return OK;
+    pthread_mutex_lock(&lock);
+    region_t *r = find(p);
+    int rc = r && r->fd >= 0 && r->base == p ? OK : INVALID;
+    if (rc == OK) {
+        munmap(r->base, r->size);
+        close(r->fd);
+        r->base = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int cudaPointerGetAttributes(attr_t *a, const void *p)
+{
+    pthread_mutex_lock(&lock);
+    int dev = find(p) != NULL;
+    pthread_mutex_unlock(&lock);
+    memset(a, 0, sizeof *a);
+    a->type = dev ? 2 : 0; /* cudaMemoryTypeDevice : cudaMemoryTypeUnregistered */
+    a->device = dev ? 0 : -2;
+    return OK;
+}
+
+/* The driver's query that DFC's memory-type cache asks (it takes this library for the driver
+ * since DFC_CUDA_LIBRARY names it): 2 memory type, 8 managed, 9 device ordinal. */
+int cuPointerGetAttributes(unsigned n, int *attrs, void **data, unsigned long long p)
+{
+    pthread_mutex_lock(&lock);
+    int dev = find((void *)(uintptr_t)p) != NULL;
+    pthread_mutex_unlock(&lock);
+    for (unsigned k = 0; k < n; k++) switch (attrs[k]) {
+        case 2: *(unsigned *)data[k] = dev ? 2 : 0; break;
+        case 8: *(unsigned char *)data[k] = 0; break;
+        case 9: *(int *)data[k] = dev ? 0 : -2; break;
+        default: return INVALID;
+        }
+    return OK;
+}
+
+int cuPointerGetAttribute(void *data, int attr, uintptr_t p)
+{
+    pthread_mutex_lock(&lock);
+    region_t *r = find((void *)p);
+    if (r && attr == 7) *(unsigned long long *)data = r->id; /* CU_POINTER_ATTRIBUTE_BUFFER_ID */
+    pthread_mutex_unlock(&lock);
+    return r && attr == 7 ? OK : INVALID;
+}
+
+int cuMemGetAddressRange_v2(uintptr_t *base, size_t *size, uintptr_t p)
+{
+    pthread_mutex_lock(&lock);
+    region_t *r = find((void *)p);
+    if (r) *base = (uintptr_t)r->base, *size = r->size;
+    pthread_mutex_unlock(&lock);
+    return r ? OK : INVALID;
+}
+
+int cudaIpcGetMemHandle(ipc_handle_t *h, void *p)
+{
+    pthread_mutex_lock(&lock);
+    region_t *r = find(p);
+    int rc = r && r->fd >= 0 && r->base == p ? OK : INVALID;
+    if (rc == OK) {
+        handle_body_t b = {getpid(), r->fd, r->size, r->id};
+        handles++;
+        memset(h, 0, sizeof *h);
+        memcpy(h->bytes, &b, sizeof b);
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int cudaIpcOpenMemHandle(void **p, ipc_handle_t h, unsigned flags)
+{
+    (void)flags;
+    handle_body_t b;
+    char path[64];
+    memcpy(&b, h.bytes, sizeof b);
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", b.pid, b.fd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return INVALID;
+    void *m = mmap(NULL, b.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return INVALID;
+    pthread_mutex_lock(&lock);
+    int rc = add(m, b.size, -1);
+    opens++;
+    pthread_mutex_unlock(&lock);
+    *p = m;
+    return rc;
+}
+
+int cudaIpcCloseMemHandle(void *p)
+{
+    pthread_mutex_lock(&lock);
+    region_t *r = find(p);
+    int rc = r && r->fd < 0 && r->base == p ? OK : INVALID;
+    if (rc == OK) {
+        munmap(r->base, r->size);
+        r->base = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int cudaMemcpy(void *d, const void *s, size_t n, int kind)
+{
+    (void)kind;
+    memmove(d, s, n);
+    return OK;
+}
+int cudaMemcpyAsync(void *d, const void *s, size_t n, int kind, void *stream)
+{
+    (void)stream;
+    return cudaMemcpy(d, s, n, kind);
+}
+int cudaMemset(void *p, int v, size_t n)
+{
+    memset(p, v, n);
+    return OK;
+}
+
+/* Streams and events: an event is a counter of the queries it answered. */
+int cudaStreamCreateWithFlags(void **s, unsigned f)
+{
+    (void)f;
+    *s = malloc(1);
+    return *s ? OK : NOMEM;
+}
+int cudaStreamDestroy(void *s)
+{
+    free(s);
+    return OK;
+}
+int cudaStreamSynchronize(void *s)
+{
+    (void)s;
+    return OK;
+}
+int cudaStreamQuery(void *s)
+{
+    (void)s;
+    return OK;
+}
+int cudaEventCreateWithFlags(int **e, unsigned f)
+{
+    (void)f;
+    *e = calloc(1, sizeof **e);
+    return *e ? OK : NOMEM;
+}
+int cudaEventRecord(int *e, void *s)
+{
+    (void)s;
+    *e = 0;
+    return OK;
+}
+int cudaEventQuery(int *e)
+{
+    polls++;
+    return ++*e > 2 ? OK : NOT_READY;
+}
+int cudaEventSynchronize(int *e)
+{
+    (void)e;
+    return OK; /* copies are done at once */
+}
+int cudaEventDestroy(int *e)
+{
+    free(e);
+    return OK;
+}
+
+/* The device */
+int cudaGetDeviceCount(int *n)
+{
+    *n = 1;
+    return OK;
+}
+int cudaSetDevice(int d) { return d == 0 ? OK : INVALID; }
+int cudaGetDevice(int *d)
+{
+    *d = 0;
+    return OK;
+}
+int cudaDeviceSynchronize(void) { return OK; }
+int cudaGetLastError(void) { return OK; }
+const char *cudaGetErrorString(int e) { return e == OK ? "no error" : "fake CUDA error"; }
+int cudaDeviceGetPCIBusId(char *s, int len, int d)
+{
+    snprintf(s, (size_t)len, "0000:%02x:00.0", d + 1);
+    return OK;
+}
+int cudaDeviceGetAttribute(int *v, int attr, int d)
+{
+    (void)attr, (void)d;
+    *v = 0;
+    return OK;
+}
+
+/* Pinned host memory (DFC's staging pool: eager device sends are staged): host memory. */
+int cudaHostAlloc(void **p, size_t n, unsigned f)
+{
+    (void)f;
+    return (*p = malloc(n ? n : 1)) ? OK : NOMEM;
+}
+int cudaFreeHost(void *p)
+{
+    free(p);
+    return OK;
+}
+
+/* What only the GPU daemon uses: unavailable here. */
+int cudaHostGetDevicePointer(void **d, void *h, unsigned f)
+{
+    (void)d, (void)h, (void)f;
+    return INVALID;
+}
+int cudaMallocAsync(void **p, size_t n, void *s)
+{
+    (void)p, (void)n, (void)s;
+    return NOMEM;
+}
+int cudaFreeAsync(void *p, void *s)
+{
+    (void)p, (void)s;
+    return INVALID;
+}
+int cudaLibraryLoadData(void) { return INVALID; }
+int cudaLibraryGetKernel(void) { return INVALID; }
+int cudaLaunchKernel(void) { return INVALID; }

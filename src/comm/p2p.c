@@ -21,7 +21,7 @@
 
 #include "comm/dfc_comm.h"
 
-typedef struct unexp_msg {
+typedef struct dfc_p2p_msg { /* dfc_p2p_msg_t: a matched-probe message (dfc_comm.h) */
     dfc_list_t link;
     dfc_pkt_t pkt; /* EAGER or RTS */
     void *data;    /* EAGER payload copy */
@@ -721,3 +721,86 @@ void dfc_p2p_report(FILE *f)
                 (unsigned long long)r->done, (unsigned long long)r->bytes);
     }
 }
+
+/* ---- Matched probe and send cancellation (issue 17, part 3) -------------------------------
+ * Improbe takes the message off the unexpected queue, so that no other receive or probe can
+ * match it; Imrecv then receives it as a receive that met it (eager data copied, or the
+ * rendezvous answered). A message whose sender failed meanwhile fails there, as a receive of
+ * it would have. */
+int dfc_p2p_improbe(dfc_comm_t *c, int src, int tag, int *flag, dfc_p2p_msg_t **msg,
+                    DFC_Status *status)
+{
+    dfc_req_t probe = {0};
+    dfc_list_t *e;
+    probe.comm = c;
+    probe.peer = src;
+    probe.tag = tag;
+    *flag = 0;
+    for (e = unexpected_msgs.next; e != &unexpected_msgs; e = e->next) {
+        unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
+        if (!matches(&probe, &u->pkt)) continue;
+        dfc_list_remove(e);
+        if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
+        *flag = 1;
+        *msg = u;
+        if (status != DFC_STATUS_IGNORE) {
+            dfc_status_empty(status);
+            status->DFC_SOURCE = u->pkt.src;
+            status->DFC_TAG = u->pkt.tag;
+            dfc_status_set_bytes(status, u->pkt.len);
+        }
+        break;
+    }
+    return DFC_SUCCESS;
+}
+
+int dfc_p2p_imrecv(dfc_comm_t *c, dfc_p2p_msg_t *m, void *buf, uint64_t bytes, dfc_req_t *req)
+{
+    req->kind = DFC_REQ_RECV;
+    req->comm = c;
+    req->coll_ctx = 0;
+    req->rbuf = buf;
+    req->bytes = bytes;
+    req->peer = m->pkt.src;
+    req->tag = m->pkt.tag;
+    req->complete = 0;
+    req->cancelled = 0;
+    dfc_status_empty(&req->status);
+    dfc_list_init(&req->link);
+    recv_matched(req, &m->pkt, m->data);
+    free(m->data);
+    free(m);
+    return DFC_SUCCESS;
+}
+
+void dfc_p2p_msg_free(dfc_p2p_msg_t *m)
+{
+    free(m->data);
+    free(m);
+}
+
+/* A send can be cancelled while its first packet (EAGER or RTS) still waits in this
+ * process for the transport: the receiver has not seen it, so nothing can have matched.
+ * Once sent, a message may match at any time, and cancelling it fails (MPI-4.1 3.8.4
+ * allows that): the send completes normally and Test_cancelled says false. */
+int dfc_p2p_cancel_send(dfc_req_t *req)
+{
+    dfc_list_t *e, *t;
+    if (req->complete) return DFC_SUCCESS;
+    DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
+    {
+        pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
+        int first = p->pkt.type == DFC_PKT_EAGER || p->pkt.type == DFC_PKT_RTS;
+        if (!first || p->pkt.sreq != req->id || p->world != req->peer_world) continue;
+        dfc_list_remove(e);
+        pending_per_world[p->world]--;
+        if (!p->complete_on_accept) dfc_list_remove(&req->link); /* it awaited a reply */
+        free(p);
+        req->cancelled = 1;
+        req->status.count_hi_and_cancelled |= 1;
+        dfc_req_complete(req);
+        break;
+    }
+    return DFC_SUCCESS;
+}
+/* ---- end of issue 17, part 3 ---------------------------------------------------------- */

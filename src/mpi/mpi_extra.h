@@ -34,12 +34,5 @@ int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
 /* An address is the pointer's value (MPI_BOTTOM is 0). */
 int MPI_Get_address(const void *location, MPI_Aint *address);
-/* Ready sends: MPI lets a standard send stand for a ready send (MPI-4.1 section 3.4), and
- * DFC's matching needs no ready mode, so these are MPI_Send, MPI_Isend, MPI_Send_init. */
-int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request *request);
-int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request);
 /* The profiling interface's control call: DFC has no profiling levels, so it does nothing. */
 int MPI_Pcontrol(const int level, ...);

@@ -1,7 +1,8 @@
 /* mpi_fint.c - libmpi's functions that have no DFC_ twin (declared in src/mpi/mpi_extra.h):
- * Fortran handle and status conversions, MPI_Comm_test_inter, MPI_Get_address, the ready
- * sends and MPI_Pcontrol. As for the generated ones, PMPI_x is the definition and MPI_x a weak alias,
- * so that a profiling tool may replace MPI_x. */
+ * Fortran handle and status conversions, MPI_Comm_test_inter, MPI_Get_address and
+ * MPI_Pcontrol (the ready sends are DFC_Rsend and friends now). As for the generated ones,
+ * PMPI_x is the definition and MPI_x a weak alias, so that a profiling tool may replace
+ * MPI_x. */
 #include <stdarg.h>
 #include <string.h>
 
@@ -62,28 +63,6 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
     return MPI_SUCCESS;
 }
 DFC_MPI_WEAK(Get_address)
-
-/* The tool's MPI_Send is not called for a ready send: PMPI_Send is (as a tool that intercepts
- * MPI_Rsend expects of its own MPI_Rsend). */
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return PMPI_Send(buf, count, datatype, dest, tag, comm);
-}
-DFC_MPI_WEAK(Rsend)
-
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                MPI_Request *request)
-{
-    return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
-}
-DFC_MPI_WEAK(Irsend)
-
-int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
-}
-DFC_MPI_WEAK(Rsend_init)
 
 int PMPI_Pcontrol(const int level, ...)
 {

@@ -182,13 +182,14 @@ static int elements_bytes(const char *func, const dfc_dtype_t *d, DFC_Count coun
     if (count < 0)
         return dfc_err(DFC_ERR_COUNT, func, "invalid argument count: %lld is negative",
                        (long long)count);
-    if (d->nbase == 0 || d->size == 0) {
+    DFC_Count per_item = d->size ? dfc_dtype_elements(d, d->size) : 0;
+    if (per_item <= 0) {
         if (count == 0) return *out = 0, DFC_SUCCESS;
         return dfc_err(DFC_ERR_TYPE, func,
                        "invalid argument datatype: it has no elements, so %lld cannot be set",
                        (long long)count);
     }
-    uint64_t items = (uint64_t)count / d->nbase, base = items * d->size;
+    uint64_t items = (uint64_t)(count / per_item), base = items * d->size;
     for (uint64_t b = base; b < base + d->size; b++)
         if (dfc_dtype_elements(d, b) == count) return *out = b, DFC_SUCCESS;
     return dfc_err(DFC_ERR_TYPE, func,
@@ -229,20 +230,19 @@ int DFC_Status_set_cancelled(DFC_Status *status, int flag)
     return DFC_SUCCESS;
 }
 
-/* field: 0 source, 1 tag, 2 error. */
+/* field: 0 source, 1 tag, 2 error; get: the out-argument of a get (NULL for a set). */
 static int status_field(const char *func, DFC_Status *status, const DFC_Status *in, int field,
                         int *get, int set)
 {
+    static const char *names[] = {"source", "tag", "error"};
     int rc = check_status(func, in);
-    if (!rc && get &&
-        !(rc = dfc_api_check_ptr(func,
-                                 field == 0   ? "source"
-                                 : field == 1 ? "tag"
-                                              : "error",
-                                 get)))
-        *get = field == 0 ? in->DFC_SOURCE : field == 1 ? in->DFC_TAG : in->DFC_ERROR;
+    if (!rc && !status && (rc = dfc_api_check_ptr(func, names[field], get)))
+        return status_error(rc);
     if (rc) return status_error(rc);
-    if (get) return DFC_SUCCESS;
+    if (!status) {
+        *get = field == 0 ? in->DFC_SOURCE : field == 1 ? in->DFC_TAG : in->DFC_ERROR;
+        return DFC_SUCCESS;
+    }
     if (field == 0) status->DFC_SOURCE = set;
     else if (field == 1) status->DFC_TAG = set;
     else status->DFC_ERROR = set;

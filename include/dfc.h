@@ -623,9 +623,8 @@ int DFC_Request_get_status_all(int count, const DFC_Request array_of_requests[],
                                DFC_Status array_of_statuses[]);
 int DFC_Request_get_status_any(int count, const DFC_Request array_of_requests[], int *index,
                                int *flag, DFC_Status *status);
-int DFC_Request_get_status_some(int incount, const DFC_Request array_of_requests[],
-                                int *outcount, int array_of_indices[],
-                                DFC_Status array_of_statuses[]);
+int DFC_Request_get_status_some(int incount, const DFC_Request array_of_requests[], int *outcount,
+                                int array_of_indices[], DFC_Status array_of_statuses[]);
 int DFC_Status_set_elements(DFC_Status *status, DFC_Datatype datatype, int count);
 int DFC_Status_set_elements_x(DFC_Status *status, DFC_Datatype datatype, DFC_Count count);
 int DFC_Status_set_cancelled(DFC_Status *status, int flag);

@@ -86,15 +86,13 @@ int DFC_Mrecv(void *buf, int count, DFC_Datatype datatype, DFC_Message *message,
     DFC_Status st;
     DFC_API_ENTER();
     if ((rc = check_mrecv(__func__, buf, count, datatype, message, &m, &d))) goto fn_fail;
-    c = m->comm;
-    if (c) c->refcount++; /* for the error handler: the message's reference goes in Mrecv */
+    c = m->comm; /* for the error handler, as DFC_Wait uses its request's */
     rc = dfc_p2p_mrecv(m, __func__, buf, (uint64_t)count * d->size, &st);
     if (rc) goto fn_fail;
     *message = DFC_MESSAGE_NULL;
     if (status && status != DFC_STATUS_IGNORE) *status = st;
     if ((rc = st.DFC_ERROR)) goto fn_fail;
 fn_exit:
-    if (c) dfc_comm_release(c);
     DFC_API_EXIT();
     return rc;
 fn_fail:
@@ -113,13 +111,11 @@ int DFC_Imrecv(void *buf, int count, DFC_Datatype datatype, DFC_Message *message
     if ((rc = check_mrecv(__func__, buf, count, datatype, message, &m, &d)) ||
         (rc = dfc_api_check_ptr(__func__, "request", request)))
         goto fn_fail;
-    c = m->comm;
-    if (c) c->refcount++; /* as in Mrecv */
+    c = m->comm; /* as in Mrecv */
     if ((rc = dfc_p2p_imrecv_start(m, __func__, buf, (uint64_t)count * d->size, request)))
         goto fn_fail;
     *message = DFC_MESSAGE_NULL;
 fn_exit:
-    if (c) dfc_comm_release(c);
     DFC_API_EXIT();
     return rc;
 fn_fail:

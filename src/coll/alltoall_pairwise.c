@@ -59,6 +59,8 @@ int dfc_coll_alltoall_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t *s)
         a->kind != DFC_COLL_ALLTOALLW)
         return DFC_ERR(DFC_ERR_INTERN, "alltoall_pairwise cannot build collective kind %d",
                        (int)a->kind);
+    if (a->kind == DFC_COLL_ALLTOALLW && (!a->sends || !a->recvs || a->nsends < n || a->nrecvs < n))
+        return DFC_ERR(DFC_ERR_INTERN, "alltoallw needs one send and one receive block per rank");
     s->algorithm = "pairwise";
     if (a->in_place) {
         /* Save the outgoing blocks (receive layout) to TMP, packed in step order; blocks

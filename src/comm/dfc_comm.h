@@ -346,10 +346,16 @@ void dfc_ctxid_round_end(dfc_ctxid_space_t *s, dfc_ctxid_creation_t *cr);
 void dfc_ctxid_end(dfc_ctxid_space_t *s, dfc_ctxid_creation_t *cr); /* cr leaves the space */
 
 /* ---- Requests ----------------------------------------------------------------------------- */
-enum { DFC_REQ_SEND = 1, DFC_REQ_RECV, DFC_REQ_COLL,
-       /* issue 17, part 3: generalized (greq.c), Isendrecv pairs (greq.c), buffer flushes
+enum {
+    DFC_REQ_SEND = 1,
+    DFC_REQ_RECV,
+    DFC_REQ_COLL,
+    /* issue 17, part 3: generalized (greq.c), Isendrecv pairs (greq.c), buffer flushes
         * (bsend.c) */
-       DFC_REQ_GREQ, DFC_REQ_PAIR, DFC_REQ_FLUSH };
+    DFC_REQ_GREQ,
+    DFC_REQ_PAIR,
+    DFC_REQ_FLUSH
+};
 
 typedef struct dfc_req dfc_req_t;
 struct dfc_req {

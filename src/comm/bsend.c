@@ -228,6 +228,7 @@ int dfc_bsend(dfc_comm_t *c, const char *func, const void *buf, uint64_t bytes, 
     if (rc || mode == 0) return rc;
     dfc_req_t *r = dfc_req_new(DFC_REQ_SEND, c);
     if (!r) return dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating a request");
+    r->cancel_state = -1; /* the message left with its own request: nothing to cancel */
     r->sbuf = buf;
     r->bytes = bytes;
     r->peer = dst;

@@ -395,7 +395,9 @@ struct dfc_req {
     DFC_Request_callback *cb;
     void *cb_arg;
 
-    void *ext; /* DFC_REQ_GREQ, _PAIR: their state (greq.c); buffered sends: bsend.c */
+    void *ext;        /* DFC_REQ_GREQ, _PAIR: their state (greq.c) */
+    int cancel_state; /* sends: 1 while a cancel is asked of the receiver, -1: the user's
+                         request of a buffered send, which has nothing to cancel (p2p.c) */
 
     /* Device buffers staged through host shadows (point-to-point, and collectives the GPU
      * daemon cannot run: src/coll/run.c): copied in when the operation starts, out when it

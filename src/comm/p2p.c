@@ -48,6 +48,10 @@ static unsigned pass_stamp;
 static size_t unexpected_bytes, unexpected_limit;
 static uint64_t eager_limit;
 static int rget_enabled;
+static dfc_list_t send_cancels; /* cancels asked of receivers (issue 17: see the end) */
+static void cancel_arrived(const dfc_pkt_t *pkt);
+static void cancel_answered(const dfc_pkt_t *pkt);
+static void cancels_fail_peer(int world);
 
 static inline uint32_t req_ctx(const dfc_req_t *r) { return r->comm->ctx * 2 + r->coll_ctx; }
 
@@ -59,6 +63,7 @@ int dfc_p2p_init(void)
     dfc_list_init(&rndv_sends);
     dfc_list_init(&await_reply);
     dfc_list_init(&rndv_recvs);
+    dfc_list_init(&send_cancels);
     pending_per_world = calloc(dfc_proc.world_size, sizeof *pending_per_world);
     blocked_stamp = calloc(dfc_proc.world_size, sizeof *blocked_stamp);
     if (!pending_per_world || !blocked_stamp) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
@@ -475,6 +480,8 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
         }
         dfc_req_complete(r);
         return;
+    case DFC_PKT_CANCEL: cancel_arrived(pkt); return;
+    case DFC_PKT_CANCEL_ACK: cancel_answered(pkt); return;
     default:
         DFC_LOG(DFC_LOG_ERROR, "p2p", "dropping packet of unknown type %d from world rank %u",
                 pkt->type, pkt->src_world);
@@ -659,6 +666,7 @@ void dfc_p2p_fail_peer(int world, int code)
         }
         free(p);
     }
+    cancels_fail_peer(world);
 }
 
 /* ---- The hang report ----------------------------------------------------------------------
@@ -779,14 +787,39 @@ void dfc_p2p_msg_free(dfc_p2p_msg_t *m)
     free(m);
 }
 
-/* A send can be cancelled while its first packet (EAGER or RTS) still waits in this
- * process for the transport: the receiver has not seen it, so nothing can have matched.
- * Once sent, a message may match at any time, and cancelling it fails (MPI-4.1 3.8.4
- * allows that): the send completes normally and Test_cancelled says false. */
+/* Cancelling a send (MPI-4.1 3.8.4: it succeeds only if the message has not matched).
+ * While its first packet (EAGER or RTS) still waits in this process, it is dropped here.
+ * Once sent, the receiver is asked (CANCEL): if the message is still in its unexpected
+ * queue it removes it and answers CANCELLED, else it answers without; the send completes
+ * cancelled, or as it would have. An eager send that completed locally is made incomplete
+ * again until the answer comes, so that Wait says which. A send that is streaming its data
+ * has matched: nothing is asked. */
+typedef struct send_cancel {
+    dfc_list_t link;
+    dfc_req_t *req;
+    int world;
+    int reopened; /* the send had completed locally (eager): complete it again at the answer */
+} send_cancel_t;
+
+static void cancel_done(dfc_req_t *req)
+{
+    req->cancelled = 1;
+    req->status.count_hi_and_cancelled |= 1;
+    if (!req->complete) dfc_req_complete(req);
+}
+
+static int in_list(dfc_list_t *l, dfc_list_t *x)
+{
+    for (dfc_list_t *e = l->next; e != l; e = e->next)
+        if (e == x) return 1;
+    return 0;
+}
+
 int dfc_p2p_cancel_send(dfc_req_t *req)
 {
     dfc_list_t *e, *t;
-    if (req->complete) return DFC_SUCCESS;
+    if (req->cancelled || req->cancel_state || req->peer == DFC_PROC_NULL || req->status.DFC_ERROR)
+        return DFC_SUCCESS;
     DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
     {
         pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
@@ -796,11 +829,90 @@ int dfc_p2p_cancel_send(dfc_req_t *req)
         pending_per_world[p->world]--;
         if (!p->complete_on_accept) dfc_list_remove(&req->link); /* it awaited a reply */
         free(p);
-        req->cancelled = 1;
-        req->status.count_hi_and_cancelled |= 1;
-        dfc_req_complete(req);
-        break;
+        cancel_done(req);
+        return DFC_SUCCESS;
+    }
+    /* Matched already: streaming its data, or completed by the receiver's CTS/FIN/SACK. */
+    if (!req->complete && !in_list(&await_reply, &req->link)) return DFC_SUCCESS;
+    if (req->complete && (req->sync || req->bytes > eager_limit_for(dfc_route[req->peer_world])))
+        return DFC_SUCCESS;
+    send_cancel_t *sc = malloc(sizeof *sc);
+    if (!sc) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory cancelling a send");
+    sc->req = req;
+    sc->world = req->peer_world;
+    sc->reopened = req->complete;
+    req->complete = 0;
+    req->cancel_state = 1;
+    dfc_list_insert_tail(&send_cancels, &sc->link); /* before the packet: self may answer now */
+    dfc_pkt_t pkt = {0};
+    pkt.type = DFC_PKT_CANCEL;
+    pkt.ctx = req_ctx(req);
+    pkt.tag = req->tag;
+    pkt.sreq = req->id;
+    pkt.src_world = (uint32_t)dfc_proc.world_rank;
+    int rc = post_packet(req->peer_world, &pkt, NULL, NULL);
+    if (rc && req->cancel_state) { /* no answer will come: the send stands */
+        int reopened = sc->reopened;
+        dfc_list_remove(&sc->link);
+        free(sc);
+        req->cancel_state = 0;
+        if (reopened) dfc_req_complete(req);
     }
     return DFC_SUCCESS;
+}
+
+/* The receiver's side: removes the message if nobody matched it, and says so. */
+static void cancel_arrived(const dfc_pkt_t *pkt)
+{
+    int flags = 0;
+    dfc_list_t *e;
+    for (e = unexpected_msgs.next; e != &unexpected_msgs; e = e->next) {
+        unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
+        if (u->pkt.src_world != pkt->src_world || u->pkt.sreq != pkt->sreq ||
+            u->pkt.ctx != pkt->ctx)
+            continue;
+        dfc_list_remove(e);
+        if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
+        free(u->data);
+        free(u);
+        flags = DFC_PKT_FLAG_CANCELLED;
+        break;
+    }
+    send_ctrl_flags(DFC_PKT_CANCEL_ACK, flags, pkt, 0);
+}
+
+static void cancel_answered(const dfc_pkt_t *pkt)
+{
+    dfc_list_t *e;
+    for (e = send_cancels.next; e != &send_cancels; e = e->next) {
+        send_cancel_t *sc = DFC_CONTAINER_OF(e, send_cancel_t, link);
+        if (sc->req->id != pkt->sreq || sc->world != (int)pkt->src_world) continue;
+        dfc_req_t *req = sc->req;
+        dfc_list_remove(e);
+        req->cancel_state = 0;
+        if (pkt->flags & DFC_PKT_FLAG_CANCELLED) {
+            if (!sc->reopened) dfc_list_remove(&req->link); /* no CTS, FIN or SACK will come */
+            cancel_done(req);
+        } else if (sc->reopened) {
+            dfc_req_complete(req);
+        }
+        free(sc);
+        return;
+    }
+}
+
+/* The receiver failed: no answer will come. Sends it failed already are complete. */
+static void cancels_fail_peer(int world)
+{
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &send_cancels)
+    {
+        send_cancel_t *sc = DFC_CONTAINER_OF(e, send_cancel_t, link);
+        if (sc->world != world) continue;
+        dfc_list_remove(e);
+        sc->req->cancel_state = 0;
+        if (!sc->req->complete) dfc_req_complete(sc->req);
+        free(sc);
+    }
 }
 /* ---- end of issue 17, part 3 ---------------------------------------------------------- */

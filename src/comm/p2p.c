@@ -52,6 +52,7 @@ static dfc_list_t send_cancels; /* cancels asked of receivers (issue 17: see the
 static void cancel_arrived(const dfc_pkt_t *pkt);
 static void cancel_answered(const dfc_pkt_t *pkt);
 static void cancels_fail_peer(int world);
+static void report_cancels(FILE *f);
 
 static inline uint32_t req_ctx(const dfc_req_t *r) { return r->comm->ctx * 2 + r->coll_ctx; }
 
@@ -728,6 +729,7 @@ void dfc_p2p_report(FILE *f)
                 me, r->peer, r->tag, r->comm->ctx, r->coll_ctx ? " (collective)" : "",
                 (unsigned long long)r->done, (unsigned long long)r->bytes);
     }
+    report_cancels(f);
 }
 
 /* ---- Matched probe and send cancellation (issue 17, part 3) -------------------------------
@@ -913,6 +915,18 @@ static void cancels_fail_peer(int world)
         sc->req->cancel_state = 0;
         if (!sc->req->complete) dfc_req_complete(sc->req);
         free(sc);
+    }
+}
+/* The hang report's lines for sends whose cancel waits for the receiver's answer. */
+static void report_cancels(FILE *f)
+{
+    for (dfc_list_t *e = send_cancels.next; e != &send_cancels; e = e->next) {
+        send_cancel_t *sc = DFC_CONTAINER_OF(e, send_cancel_t, link);
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p send to %d tag %d comm %u (%llu bytes, "
+                "cancelled, waiting for the receiver's answer)\n",
+                dfc_proc.world_rank, sc->req->peer, sc->req->tag, sc->req->comm->ctx,
+                (unsigned long long)sc->req->bytes);
     }
 }
 /* ---- end of issue 17, part 3 ---------------------------------------------------------- */

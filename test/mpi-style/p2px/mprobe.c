@@ -13,6 +13,7 @@
 #define NMSG 5
 
 static int rank, size;
+static DFC_Comm sync_comm; /* sync_all's messages, apart from the wildcard probes */
 
 static int msg_ints(int s, int d, int i)
 {
@@ -22,11 +23,11 @@ static int msg_ints(int s, int d, int i)
 static int msg_tag(int s, int d, int i) { return 10 + (s + 2 * d + 3 * i) % 5; }
 static int value(int s, int d, int i, int k) { return s * 1000003 + d * 10007 + i * 101 + k; }
 
-static void sync_all(DFC_Comm comm)
+static void sync_all(void)
 {
     for (int d = 1; d < size; d <<= 1)
         DFCT_OK(DFC_Sendrecv(NULL, 0, DFC_BYTE, (rank + d) % size, 0, NULL, 0, DFC_BYTE,
-                             (rank - d + size) % size, 0, comm, DFC_STATUS_IGNORE));
+                             (rank - d + size) % size, 0, sync_comm, DFC_STATUS_IGNORE));
 }
 
 /* Receives the message that `msg` names, probed as `pst`, and checks it. */
@@ -194,16 +195,18 @@ int main(int argc, char **argv)
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
+    DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &sync_comm));
     bad_args();
     proc_null();
     for (int mode = 0; mode < 2; mode++) {
         exchange(mode);
-        sync_all(DFC_COMM_WORLD);
+        sync_all();
     }
     if (size > 1) {
         matched_is_gone();
         truncation();
     }
-    sync_all(DFC_COMM_WORLD);
+    sync_all();
+    DFCT_OK(DFC_Comm_free(&sync_comm));
     return dfct_finalize();
 }

@@ -727,6 +727,89 @@ int DFC_Pcontrol(const int level, ...);
 int DFC_Alloc_mem(DFC_Aint size, DFC_Info info, void *baseptr);
 int DFC_Free_mem(void *base);
 int DFC_Info_create_env(int argc, char *argv[], DFC_Info *info);
+/* ---- Point-to-point and requests completed (issue 17, part 3) ----------------------- */
+/* Matched probe: a message handle names one message taken off the matching queue. */
+typedef int DFC_Message;
+#define DFC_MESSAGE_NULL ((DFC_Message)0x0b000000)
+#define DFC_MESSAGE_NO_PROC ((DFC_Message)0x0b000001) /* Mprobe(DFC_PROC_NULL) */
+int DFC_Mprobe(int source, int tag, DFC_Comm comm, DFC_Message *message, DFC_Status *status);
+int DFC_Improbe(int source, int tag, DFC_Comm comm, int *flag, DFC_Message *message,
+                DFC_Status *status);
+int DFC_Mrecv(void *buf, int count, DFC_Datatype datatype, DFC_Message *message,
+              DFC_Status *status);
+int DFC_Imrecv(void *buf, int count, DFC_Datatype datatype, DFC_Message *message,
+               DFC_Request *request);
+
+/* Ready sends. */
+int DFC_Rsend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm);
+int DFC_Irsend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
+               DFC_Request *request);
+int DFC_Rsend_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+                   DFC_Comm comm, DFC_Request *request);
+
+/* Buffered sends: each message takes its size plus DFC_BSEND_OVERHEAD bytes of the buffer. */
+#define DFC_BSEND_OVERHEAD 64
+#define DFC_BUFFER_AUTOMATIC ((void *)-2)
+int DFC_Bsend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm);
+int DFC_Ibsend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
+               DFC_Request *request);
+int DFC_Bsend_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+                   DFC_Comm comm, DFC_Request *request);
+int DFC_Buffer_attach(void *buffer, int size);
+int DFC_Buffer_detach(void *buffer_addr, int *size);
+int DFC_Buffer_flush(void);
+int DFC_Buffer_iflush(DFC_Request *request);
+int DFC_Comm_attach_buffer(DFC_Comm comm, void *buffer, int size);
+int DFC_Comm_detach_buffer(DFC_Comm comm, void *buffer_addr, int *size);
+int DFC_Comm_flush_buffer(DFC_Comm comm);
+int DFC_Comm_iflush_buffer(DFC_Comm comm, DFC_Request *request);
+
+/* Nonblocking send-receive. */
+int DFC_Isendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, DFC_Datatype recvtype, int source, int recvtag,
+                  DFC_Comm comm, DFC_Request *request);
+int DFC_Isendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, DFC_Comm comm, DFC_Request *request);
+
+/* Generalized requests. */
+typedef int(DFC_Grequest_query_function)(void *extra_state, DFC_Status *status);
+typedef int(DFC_Grequest_free_function)(void *extra_state);
+typedef int(DFC_Grequest_cancel_function)(void *extra_state, int complete);
+int DFC_Grequest_start(DFC_Grequest_query_function *query_fn, DFC_Grequest_free_function *free_fn,
+                       DFC_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       DFC_Request *request);
+int DFC_Grequest_complete(DFC_Request request);
+
+/* Request and status inspection. */
+int DFC_Request_get_status_all(int count, const DFC_Request array_of_requests[], int *flag,
+                               DFC_Status array_of_statuses[]);
+int DFC_Request_get_status_any(int count, const DFC_Request array_of_requests[], int *index,
+                               int *flag, DFC_Status *status);
+int DFC_Request_get_status_some(int incount, const DFC_Request array_of_requests[], int *outcount,
+                                int array_of_indices[], DFC_Status array_of_statuses[]);
+int DFC_Status_set_elements(DFC_Status *status, DFC_Datatype datatype, int count);
+int DFC_Status_set_elements_x(DFC_Status *status, DFC_Datatype datatype, DFC_Count count);
+int DFC_Status_set_cancelled(DFC_Status *status, int flag);
+int DFC_Status_get_source(const DFC_Status *status, int *source);
+int DFC_Status_set_source(DFC_Status *status, int source);
+int DFC_Status_get_tag(const DFC_Status *status, int *tag);
+int DFC_Status_set_tag(DFC_Status *status, int tag);
+int DFC_Status_get_error(const DFC_Status *status, int *err);
+int DFC_Status_set_error(DFC_Status *status, int err);
+
+/* Alltoallw: per-peer counts, byte displacements and datatypes. */
+int DFC_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const DFC_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                  const int rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm);
+int DFC_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const DFC_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm,
+                   DFC_Request *request);
+int DFC_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const DFC_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm,
+                       DFC_Info info, DFC_Request *request);
+/* ---- end of issue 17, part 3 -------------------------------------------------------- */
 
 #ifdef __cplusplus
 }

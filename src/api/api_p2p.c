@@ -140,6 +140,21 @@ int DFC_Ssend_init(const void *buf, int count, DFC_Datatype datatype, int dest, 
     return isend_common(__func__, buf, count, datatype, dest, tag, comm, 1, 1, request);
 }
 
+/* Ready sends (issue 17, part 3): MPI-4.1 3.4 lets a ready send be a standard send, since
+ * the matching receive is already posted; so they are, and a ready send without one is
+ * delivered like any other instead of being detected as erroneous. */
+int DFC_Irsend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm,
+               DFC_Request *request)
+{
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, 0, 0, request);
+}
+
+int DFC_Rsend_init(const void *buf, int count, DFC_Datatype datatype, int dest, int tag,
+                   DFC_Comm comm, DFC_Request *request)
+{
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, 0, 1, request);
+}
+
 int DFC_Irecv(void *buf, int count, DFC_Datatype datatype, int source, int tag, DFC_Comm comm,
               DFC_Request *request)
 {
@@ -188,6 +203,11 @@ int DFC_Send(const void *buf, int count, DFC_Datatype datatype, int dest, int ta
 int DFC_Ssend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm)
 {
     return send_common(__func__, buf, count, datatype, dest, tag, comm, 1);
+}
+
+int DFC_Rsend(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm)
+{
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, 0);
 }
 
 int DFC_Recv(void *buf, int count, DFC_Datatype datatype, int source, int tag, DFC_Comm comm,

@@ -46,15 +46,28 @@ static void set_empty(DFC_Status *out)
     if (out && out != DFC_STATUS_IGNORE) dfc_status_empty(out);
 }
 
+/* The status of a complete request, left as it is (Request_get_status and its forms): a
+ * generalized request's comes from its query_fn, whose error is the call's. */
+static int peek_status(dfc_req_t *r, DFC_Status *status)
+{
+    int rc = r->kind == DFC_REQ_GREQ ? dfc_greq_query(r) : DFC_SUCCESS;
+    set_status(status, &r->status);
+    return rc;
+}
+
 /* Completes a finished request for the user: copies the status, then frees it or (if
  * persistent) makes it inactive. Returns the operation's error code. */
 static int finish(DFC_Request *h, dfc_req_t *r, DFC_Status *status)
 {
-    int err = r->status.DFC_ERROR;
+    int err = r->kind == DFC_REQ_GREQ ? dfc_greq_query(r) : r->status.DFC_ERROR;
     set_status(status, &r->status);
     if (r->persistent) {
         r->active = 0;
     } else {
+        /* A generalized request's free_fn runs after its query_fn; its error is returned
+         * when the operation itself had none (MPI-4.1 13.2). */
+        int ferr = dfc_greq_free_fn(r);
+        if (!err) err = ferr;
         dfc_req_free(r);
         *h = DFC_REQUEST_NULL;
     }
@@ -375,8 +388,12 @@ int DFC_Request_free(DFC_Request *request)
         rc = DFC_ERR(DFC_ERR_REQUEST, "invalid argument request: DFC_REQUEST_NULL");
         goto fn_fail;
     }
-    dfc_htable_remove(&dfc_req_table, r->handle);
-    r->handle = 0;
+    /* A generalized request keeps its handle until it is freed: Grequest_complete names it
+     * (MPI-4.1 13.2 lets Request_free come first). */
+    if (r->kind != DFC_REQ_GREQ) {
+        dfc_htable_remove(&dfc_req_table, r->handle);
+        r->handle = 0;
+    }
     *request = DFC_REQUEST_NULL;
     if (r->complete || dfc_req_is_inert(r)) dfc_req_free(r);
     else r->user_freed = 1; /* freed when the operation completes */
@@ -404,7 +421,8 @@ int DFC_Request_get_status(DFC_Request request, int *flag, DFC_Status *status)
     if (!r->complete && (rc = -dfc_progress_poll()) > 0) goto fn_fail;
     rc = DFC_SUCCESS;
     *flag = r->complete;
-    if (*flag) set_status(status, &r->status);
+    if (*flag) rc = peek_status(r, status);
+    if (rc) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -430,9 +448,10 @@ int DFC_Cancel(DFC_Request *request)
                      "invalid argument request: collective operations cannot be cancelled");
         goto fn_fail;
     }
-    /* Receives that have not matched are cancelled; sends are not (MPI-4.1 deprecates
-     * cancelling sends and lets it fail): Test_cancelled then reports false. */
-    if (r->kind == DFC_REQ_RECV && !dfc_req_is_inert(r)) rc = dfc_p2p_cancel_recv(r);
+    /* Receives that have not matched are cancelled, and sends whose message has not left
+     * this process; later ones complete normally and Test_cancelled reports false (MPI-4.1
+     * lets a cancel fail). Generalized requests call their cancel_fn. */
+    if (!dfc_req_is_inert(r)) rc = dfc_req_cancel(r);
     if (rc) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();

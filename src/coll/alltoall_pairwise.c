@@ -1,5 +1,5 @@
 /*
- * alltoall_pairwise.c - alltoall and alltoallv by pairwise exchange, windowed.
+ * alltoall_pairwise.c - alltoall, alltoallv and alltoallw by pairwise exchange, windowed.
  *
  * Rank r copies its own block from SEND to RECV. In step k (k = 1 .. n - 1) it sends its block
  * for (r + k) mod n and receives the block from (r - k) mod n. Steps are posted in windows of
@@ -9,7 +9,8 @@
  * p's count for the sender), which keeps alltoallv cheap for sparse MoE-style traffic: a
  * window of empty steps costs nothing.
  * Send blocks: p * sbytes, or sdispls[p] items of selem; receive blocks: p * rbytes, or
- * vdispls[p] items of relem. In place the input is RECV with the receive layout: the blocks
+ * vdispls[p] items of relem; alltoallw: a->sends[p] and a->recvs[p] (byte offset and
+ * length, from the per-rank datatypes). In place the input is RECV with the receive layout: the blocks
  * for the other ranks are first copied to TMP (packed), then sent from there.
  * Cost: (n - 1) * alpha + (n - 1)/n * B * beta for B bytes sent per rank, with up to
  * DFC_ALLTOALL_WINDOW exchanges in flight. The only alltoall algorithm, so always chosen.
@@ -22,24 +23,28 @@
 
 static uint64_t recv_off(const dfc_coll_args_t *a, int p)
 {
+    if (a->kind == DFC_COLL_ALLTOALLW) return a->recvs[p].off;
     if (a->kind == DFC_COLL_ALLTOALLV) return (uint64_t)(int64_t)a->vdispls[p] * a->relem;
     return (uint64_t)p * a->rbytes;
 }
 
 static uint64_t recv_len(const dfc_coll_args_t *a, int p)
 {
+    if (a->kind == DFC_COLL_ALLTOALLW) return a->recvs[p].bytes;
     if (a->kind == DFC_COLL_ALLTOALLV) return (uint64_t)a->vcounts[p] * a->relem;
     return a->rbytes;
 }
 
 static uint64_t send_off(const dfc_coll_args_t *a, int p)
 {
+    if (a->kind == DFC_COLL_ALLTOALLW) return a->sends[p].off;
     if (a->kind == DFC_COLL_ALLTOALLV) return (uint64_t)(int64_t)a->sdispls[p] * a->selem;
     return (uint64_t)p * a->sbytes;
 }
 
 static uint64_t send_len(const dfc_coll_args_t *a, int p)
 {
+    if (a->kind == DFC_COLL_ALLTOALLW) return a->sends[p].bytes;
     if (a->kind == DFC_COLL_ALLTOALLV) return (uint64_t)a->scounts[p] * a->selem;
     return a->sbytes;
 }
@@ -50,9 +55,12 @@ int dfc_coll_alltoall_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     int sbuf = a->in_place ? DFC_BUF_TMP : DFC_BUF_SEND;
     uint64_t tmp = 0;
 
-    if (a->kind != DFC_COLL_ALLTOALL && a->kind != DFC_COLL_ALLTOALLV)
+    if (a->kind != DFC_COLL_ALLTOALL && a->kind != DFC_COLL_ALLTOALLV &&
+        a->kind != DFC_COLL_ALLTOALLW)
         return DFC_ERR(DFC_ERR_INTERN, "alltoall_pairwise cannot build collective kind %d",
                        (int)a->kind);
+    if (a->kind == DFC_COLL_ALLTOALLW && (!a->sends || !a->recvs || a->nsends < n || a->nrecvs < n))
+        return DFC_ERR(DFC_ERR_INTERN, "alltoallw needs one send and one receive block per rank");
     s->algorithm = "pairwise";
     if (a->in_place) {
         /* Save the outgoing blocks (receive layout) to TMP, packed in step order; blocks

@@ -38,7 +38,8 @@ static int same_args(const dfc_coll_args_t *x, const dfc_coll_args_t *y)
 
 int dfc_coll_cacheable(const dfc_coll_args_t *a)
 {
-    return !a->gpu && !a->rcounts && !a->scounts && !a->sdispls && !a->vcounts && !a->vdispls;
+    return !a->gpu && !a->rcounts && !a->scounts && !a->sdispls && !a->vcounts && !a->vdispls &&
+           !a->sends && !a->recvs;
 }
 
 dfc_coll_t *dfc_coll_cache_take(dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,

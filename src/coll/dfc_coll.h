@@ -35,6 +35,7 @@ typedef enum dfc_coll_kind {
     DFC_COLL_NEIGHBOR_ALLTOALL,
     DFC_COLL_NEIGHBOR_ALLTOALLV,
     DFC_COLL_NEIGHBOR_ALLTOALLW,
+    DFC_COLL_ALLTOALLW, /* issue 17: per-peer blocks listed in the args (sends, recvs) */
     DFC_COLL_KIND_COUNT
 } dfc_coll_kind_t;
 
@@ -78,6 +79,8 @@ typedef struct dfc_coll_args {
        call then runs on packed host copies of its buffers (run.c), whose items are
        selem/relem (elem for reductions) bytes each, as generators expect */
     const dfc_dtype_t *stype, *rtype;
+    /* alltoallw uses recvs and sends too: one entry per rank, indexed by rank (nrecvs ==
+       nsends == size), each with its byte offset and length (alltoall_pairwise.c) */
 } dfc_coll_args_t;
 
 /* Host-only step kinds (dfc_sched.h leaves 0x80 and up to the host executor). Only host
@@ -184,7 +187,7 @@ DFC_COLL_DECLARE(scatter, linear); /* also scatterv */
 DFC_COLL_DECLARE(allgather, ring); /* also allgatherv */
 DFC_COLL_DECLARE(allgather, recursive_doubling);
 DFC_COLL_DECLARE(allgather, bruck);
-DFC_COLL_DECLARE(alltoall, pairwise);       /* also alltoallv */
+DFC_COLL_DECLARE(alltoall, pairwise);       /* also alltoallv and alltoallw */
 DFC_COLL_DECLARE(reduce_scatter, pairwise); /* also reduce_scatter_block */
 DFC_COLL_DECLARE(scan, linear);             /* also exscan */
 DFC_COLL_DECLARE(neighbor, linear);         /* every neighborhood collective */

@@ -94,6 +94,7 @@ static void buffer_spans(const dfc_coll_args_t *a, uint64_t *send, uint64_t *rec
     case DFC_COLL_NEIGHBOR_ALLTOALL:
     case DFC_COLL_NEIGHBOR_ALLTOALLV:
     case DFC_COLL_NEIGHBOR_ALLTOALLW:
+    case DFC_COLL_ALLTOALLW:
         *send = xfer_span(a->sends, a->nsends);
         *recv = xfer_span(a->recvs, a->nrecvs);
         break;

@@ -82,6 +82,7 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
      dfc_coll_barrier_shm_slots_usable},
     {DFC_COLL_ALLTOALL, "shm_slots", dfc_coll_alltoall_shm_slots_build,
      dfc_coll_alltoall_shm_slots_usable},
+    {DFC_COLL_ALLTOALLW, "pairwise", dfc_coll_alltoall_pairwise_build, NULL},
 };
 const int dfc_coll_nalgos = sizeof dfc_coll_algos / sizeof dfc_coll_algos[0];
 
@@ -105,7 +106,8 @@ static const char *const kind_names[DFC_COLL_KIND_COUNT] = {"barrier",
                                                             "neighbor_allgatherv",
                                                             "neighbor_alltoall",
                                                             "neighbor_alltoallv",
-                                                            "neighbor_alltoallw"};
+                                                            "neighbor_alltoallw",
+                                                            "alltoallw"};
 
 const char *dfc_coll_kind_name(dfc_coll_kind_t kind) { return kind_names[kind]; }
 

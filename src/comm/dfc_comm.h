@@ -484,7 +484,16 @@ void dfc_ctxid_round_end(dfc_ctxid_space_t *s, dfc_ctxid_creation_t *cr);
 void dfc_ctxid_end(dfc_ctxid_space_t *s, dfc_ctxid_creation_t *cr); /* cr leaves the space */
 
 /* ---- Requests ----------------------------------------------------------------------------- */
-enum { DFC_REQ_SEND = 1, DFC_REQ_RECV, DFC_REQ_COLL };
+enum {
+    DFC_REQ_SEND = 1,
+    DFC_REQ_RECV,
+    DFC_REQ_COLL,
+    /* issue 17, part 3: generalized (greq.c), Isendrecv pairs (greq.c), buffer flushes
+        * (bsend.c) */
+    DFC_REQ_GREQ,
+    DFC_REQ_PAIR,
+    DFC_REQ_FLUSH
+};
 
 typedef struct dfc_req dfc_req_t;
 struct dfc_req {
@@ -523,6 +532,10 @@ struct dfc_req {
 
     DFC_Request_callback *cb;
     void *cb_arg;
+
+    void *ext;        /* DFC_REQ_GREQ, _PAIR: their state (greq.c) */
+    int cancel_state; /* sends: 1 while a cancel is asked of the receiver, -1: the user's
+                         request of a buffered send, which has nothing to cancel (p2p.c) */
 
     /* Device buffers staged through host shadows (point-to-point, and collectives the GPU
      * daemon cannot run: src/coll/run.c): copied in when the operation starts, out when it
@@ -705,6 +718,59 @@ int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf
                                       int recvtag, DFC_Status *status, int *err);
 /* Iprobe, making progress once when nothing matches yet. */
 int dfc_p2p_iprobe_progress(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
+
+/* ---- Issue 17, part 3: matched probe, buffered sends, pairs, generalized requests ---------
+ * p2p.c: Improbe takes a matching unexpected message off the queue (only Imrecv or Mrecv
+ * can receive it then); Imrecv receives it into (buf, bytes) through req. */
+typedef struct dfc_p2p_msg dfc_p2p_msg_t;
+int dfc_p2p_improbe(dfc_comm_t *c, int src, int tag, int *flag, dfc_p2p_msg_t **msg,
+                    DFC_Status *status);
+int dfc_p2p_imrecv(dfc_comm_t *c, dfc_p2p_msg_t *m, void *buf, uint64_t bytes, dfc_req_t *req);
+void dfc_p2p_msg_free(dfc_p2p_msg_t *m);
+/* Cancels a send whose first packet has not left this process; else does nothing. */
+int dfc_p2p_cancel_send(dfc_req_t *req);
+
+/* mprobe.c: DFC_Message handles. A message is checked and resolved (DFC_MESSAGE_NO_PROC
+ * resolves to a message with no comm); Mprobe/Improbe make one. */
+typedef struct dfc_msg {
+    int handle;
+    dfc_comm_t *comm; /* NULL for DFC_MESSAGE_NO_PROC */
+    dfc_p2p_msg_t *m;
+} dfc_msg_t;
+int dfc_msg_check(DFC_Message h, const char *func, const char *argname, dfc_msg_t **m);
+int dfc_p2p_mprobe(dfc_comm_t *c, int src, int tag, int blocking, int *flag, DFC_Message *message,
+                   DFC_Status *status);
+/* Receives message m (Mrecv: blocking, status out; Imrecv: a new request in *request). */
+int dfc_p2p_mrecv(dfc_msg_t *m, const char *func, void *buf, uint64_t bytes, DFC_Status *status);
+int dfc_p2p_imrecv_start(dfc_msg_t *m, const char *func, void *buf, uint64_t bytes,
+                         DFC_Request *request);
+void dfc_msg_finalize(void);
+
+/* greq.c: generalized requests and Isendrecv(_replace). */
+int dfc_greq_start(DFC_Grequest_query_function *query_fn, DFC_Grequest_free_function *free_fn,
+                   DFC_Grequest_cancel_function *cancel_fn, void *extra_state,
+                   DFC_Request *request);
+int dfc_greq_complete(dfc_req_t *r, const char *func);
+int dfc_greq_query(dfc_req_t *r);   /* runs query_fn into r->status; returns its code */
+int dfc_greq_free_fn(dfc_req_t *r); /* runs free_fn once (before dfc_req_free) */
+void dfc_greq_finalize(void);
+/* Cancels what can be cancelled: unmatched receives, unsent sends, generalized requests. */
+int dfc_req_cancel(dfc_req_t *r);
+/* replace: recvbuf == sendbuf and rbytes == sbytes, received through a temporary. */
+int dfc_p2p_isendrecv(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t sbytes,
+                      int dst, int sendtag, void *recvbuf, uint64_t rbytes, int src, int recvtag,
+                      int replace, DFC_Request *request);
+
+/* bsend.c: buffered sends. comm NULL: the process's buffer. */
+int dfc_bsend_attach(dfc_comm_t *comm, const char *func, void *buffer, size_t size);
+int dfc_bsend_detach(dfc_comm_t *comm, const char *func, void **buffer, size_t *size);
+int dfc_bsend_flush(dfc_comm_t *comm, DFC_Request *request); /* request NULL: blocking */
+/* Copies the message into the buffer and sends it from there; mode 0: Bsend, 1: Ibsend
+ * (a complete request in *request), 2: Bsend_init (a persistent request). */
+int dfc_bsend(dfc_comm_t *c, const char *func, const void *buf, uint64_t bytes, int dst, int tag,
+              int mode, DFC_Request *request);
+void dfc_bsend_finalize(void);
+/* ---- end of issue 17, part 3 ---------------------------------------------------------------- */
 
 /* ---- Transports and the protocol engine (init.c, p2p.c) ------------------------------ */
 #include "tl/dfc_tl.h"

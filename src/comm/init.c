@@ -219,6 +219,9 @@ int dfc_comm_layer_finalize(void)
     dfc_hang_report_finalize();
     dfc_p2p_finalize();
     dfc_stage_finalize(); /* the pinned staging buffers */
+    dfc_msg_finalize();   /* issue 17, part 3 */
+    dfc_bsend_finalize();
+    dfc_greq_finalize();
     dfc_fault_finalize();
     for (int i = 0; i < 4; i++) {
         dfc_tl_t *tl = i == 0 ? &tl_self : i == 1 ? &tl_shm : i == 2 ? &tl_tcp : &tl_ofi;

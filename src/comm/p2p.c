@@ -28,7 +28,7 @@
 
 #include "comm/dfc_comm.h"
 
-typedef struct unexp_msg {
+typedef struct dfc_p2p_msg { /* dfc_p2p_msg_t: a matched-probe message (dfc_comm.h) */
     dfc_list_t link;
     dfc_pkt_t pkt; /* EAGER or RTS */
     void *data;    /* EAGER payload copy */
@@ -55,6 +55,11 @@ static unsigned pass_stamp;
 static size_t unexpected_bytes, unexpected_limit;
 static uint64_t eager_limit;
 static int rget_enabled;
+static dfc_list_t send_cancels; /* cancels asked of receivers (issue 17: see the end) */
+static void cancel_arrived(const dfc_pkt_t *pkt);
+static void cancel_answered(const dfc_pkt_t *pkt);
+static void cancels_fail_peer(int world);
+static void report_cancels(FILE *f);
 
 /* Device point-to-point (see the top) */
 static dfc_list_t dev_pulls; /* receives whose copy out of a peer's device buffer runs */
@@ -73,6 +78,7 @@ int dfc_p2p_init(void)
     dfc_list_init(&await_reply);
     dfc_list_init(&rndv_recvs);
     dfc_list_init(&dev_pulls);
+    dfc_list_init(&send_cancels);
     pending_per_world = calloc(dfc_proc.world_size, sizeof *pending_per_world);
     blocked_stamp = calloc(dfc_proc.world_size, sizeof *blocked_stamp);
     if (!pending_per_world || !blocked_stamp) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
@@ -589,6 +595,8 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
         }
         dfc_req_complete(r);
         return;
+    case DFC_PKT_CANCEL: cancel_arrived(pkt); return;
+    case DFC_PKT_CANCEL_ACK: cancel_answered(pkt); return;
     default:
         DFC_LOG(DFC_LOG_ERROR, "p2p", "dropping packet of unknown type %d from world rank %u",
                 pkt->type, pkt->src_world);
@@ -793,6 +801,7 @@ void dfc_p2p_fail_peer(int world, int code)
         }
         free(p);
     }
+    cancels_fail_peer(world);
 }
 
 /* ---- The hang report ----------------------------------------------------------------------
@@ -862,4 +871,204 @@ void dfc_p2p_report(FILE *f)
                 me, r->peer, r->tag, r->comm->ctx, r->coll_ctx ? " (collective)" : "",
                 (unsigned long long)r->done, (unsigned long long)r->bytes);
     }
+    report_cancels(f);
 }
+
+/* ---- Matched probe and send cancellation (issue 17, part 3) -------------------------------
+ * Improbe takes the message off the unexpected queue, so that no other receive or probe can
+ * match it; Imrecv then receives it as a receive that met it (eager data copied, or the
+ * rendezvous answered). A message whose sender failed meanwhile fails there, as a receive of
+ * it would have. */
+int dfc_p2p_improbe(dfc_comm_t *c, int src, int tag, int *flag, dfc_p2p_msg_t **msg,
+                    DFC_Status *status)
+{
+    dfc_req_t probe = {0};
+    dfc_list_t *e;
+    probe.comm = c;
+    probe.peer = src;
+    probe.tag = tag;
+    *flag = 0;
+    for (e = unexpected_msgs.next; e != &unexpected_msgs; e = e->next) {
+        unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
+        if (!matches(&probe, &u->pkt)) continue;
+        dfc_list_remove(e);
+        if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
+        *flag = 1;
+        *msg = u;
+        if (status != DFC_STATUS_IGNORE) {
+            dfc_status_empty(status);
+            status->DFC_SOURCE = u->pkt.src;
+            status->DFC_TAG = u->pkt.tag;
+            dfc_status_set_bytes(status, u->pkt.len);
+        }
+        break;
+    }
+    return DFC_SUCCESS;
+}
+
+int dfc_p2p_imrecv(dfc_comm_t *c, dfc_p2p_msg_t *m, void *buf, uint64_t bytes, dfc_req_t *req)
+{
+    req->kind = DFC_REQ_RECV;
+    req->comm = c;
+    req->coll_ctx = 0;
+    req->rbuf = buf;
+    req->bytes = bytes;
+    req->peer = m->pkt.src;
+    req->tag = m->pkt.tag;
+    req->complete = 0;
+    req->cancelled = 0;
+    dfc_status_empty(&req->status);
+    dfc_list_init(&req->link);
+    recv_matched(req, &m->pkt, m->data);
+    free(m->data);
+    free(m);
+    return DFC_SUCCESS;
+}
+
+void dfc_p2p_msg_free(dfc_p2p_msg_t *m)
+{
+    free(m->data);
+    free(m);
+}
+
+/* Cancelling a send (MPI-4.1 3.8.4: it succeeds only if the message has not matched).
+ * While its first packet (EAGER or RTS) still waits in this process, it is dropped here.
+ * Once sent, the receiver is asked (CANCEL): if the message is still in its unexpected
+ * queue it removes it and answers CANCELLED, else it answers without; the send completes
+ * cancelled, or as it would have. An eager send that completed locally is made incomplete
+ * again until the answer comes, so that Wait says which. A send that is streaming its data
+ * has matched: nothing is asked. */
+typedef struct send_cancel {
+    dfc_list_t link;
+    dfc_req_t *req;
+    int world;
+    int reopened; /* the send had completed locally (eager): complete it again at the answer */
+} send_cancel_t;
+
+static void cancel_done(dfc_req_t *req)
+{
+    req->cancelled = 1;
+    req->status.count_hi_and_cancelled |= 1;
+    if (!req->complete) dfc_req_complete(req);
+}
+
+static int in_list(dfc_list_t *l, dfc_list_t *x)
+{
+    for (dfc_list_t *e = l->next; e != l; e = e->next)
+        if (e == x) return 1;
+    return 0;
+}
+
+int dfc_p2p_cancel_send(dfc_req_t *req)
+{
+    dfc_list_t *e, *t;
+    if (req->cancelled || req->cancel_state || req->peer == DFC_PROC_NULL || req->status.DFC_ERROR)
+        return DFC_SUCCESS;
+    DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
+    {
+        pending_pkt_t *p = DFC_CONTAINER_OF(e, pending_pkt_t, link);
+        int first = p->pkt.type == DFC_PKT_EAGER || p->pkt.type == DFC_PKT_RTS;
+        if (!first || p->pkt.sreq != req->id || p->world != req->peer_world) continue;
+        dfc_list_remove(e);
+        pending_per_world[p->world]--;
+        if (!p->complete_on_accept) dfc_list_remove(&req->link); /* it awaited a reply */
+        free(p);
+        cancel_done(req);
+        return DFC_SUCCESS;
+    }
+    /* Matched already: streaming its data, or completed by the receiver's CTS/FIN/SACK. */
+    if (!req->complete && !in_list(&await_reply, &req->link)) return DFC_SUCCESS;
+    if (req->complete && (req->sync || req->bytes > eager_limit_for(dfc_route[req->peer_world])))
+        return DFC_SUCCESS;
+    send_cancel_t *sc = malloc(sizeof *sc);
+    if (!sc) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory cancelling a send");
+    sc->req = req;
+    sc->world = req->peer_world;
+    sc->reopened = req->complete;
+    req->complete = 0;
+    req->cancel_state = 1;
+    dfc_list_insert_tail(&send_cancels, &sc->link); /* before the packet: self may answer now */
+    dfc_pkt_t pkt = {0};
+    pkt.type = DFC_PKT_CANCEL;
+    pkt.ctx = req_ctx(req);
+    pkt.tag = req->tag;
+    pkt.sreq = req->id;
+    pkt.src_world = (uint32_t)dfc_proc.world_rank;
+    int rc = post_packet(req->peer_world, &pkt, NULL, NULL);
+    if (rc && req->cancel_state) { /* no answer will come: the send stands */
+        int reopened = sc->reopened;
+        dfc_list_remove(&sc->link);
+        free(sc);
+        req->cancel_state = 0;
+        if (reopened) dfc_req_complete(req);
+    }
+    return DFC_SUCCESS;
+}
+
+/* The receiver's side: removes the message if nobody matched it, and says so. */
+static void cancel_arrived(const dfc_pkt_t *pkt)
+{
+    int flags = 0;
+    dfc_list_t *e;
+    for (e = unexpected_msgs.next; e != &unexpected_msgs; e = e->next) {
+        unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
+        if (u->pkt.src_world != pkt->src_world || u->pkt.sreq != pkt->sreq ||
+            u->pkt.ctx != pkt->ctx)
+            continue;
+        dfc_list_remove(e);
+        if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
+        free(u->data);
+        free(u);
+        flags = DFC_PKT_FLAG_CANCELLED;
+        break;
+    }
+    send_ctrl_flags(DFC_PKT_CANCEL_ACK, flags, pkt, 0);
+}
+
+static void cancel_answered(const dfc_pkt_t *pkt)
+{
+    dfc_list_t *e;
+    for (e = send_cancels.next; e != &send_cancels; e = e->next) {
+        send_cancel_t *sc = DFC_CONTAINER_OF(e, send_cancel_t, link);
+        if (sc->req->id != pkt->sreq || sc->world != (int)pkt->src_world) continue;
+        dfc_req_t *req = sc->req;
+        dfc_list_remove(e);
+        req->cancel_state = 0;
+        if (pkt->flags & DFC_PKT_FLAG_CANCELLED) {
+            if (!sc->reopened) dfc_list_remove(&req->link); /* no CTS, FIN or SACK will come */
+            cancel_done(req);
+        } else if (sc->reopened) {
+            dfc_req_complete(req);
+        }
+        free(sc);
+        return;
+    }
+}
+
+/* The receiver failed: no answer will come. Sends it failed already are complete. */
+static void cancels_fail_peer(int world)
+{
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &send_cancels)
+    {
+        send_cancel_t *sc = DFC_CONTAINER_OF(e, send_cancel_t, link);
+        if (sc->world != world) continue;
+        dfc_list_remove(e);
+        sc->req->cancel_state = 0;
+        if (!sc->req->complete) dfc_req_complete(sc->req);
+        free(sc);
+    }
+}
+/* The hang report's lines for sends whose cancel waits for the receiver's answer. */
+static void report_cancels(FILE *f)
+{
+    for (dfc_list_t *e = send_cancels.next; e != &send_cancels; e = e->next) {
+        send_cancel_t *sc = DFC_CONTAINER_OF(e, send_cancel_t, link);
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p send to %d tag %d comm %u (%llu bytes, "
+                "cancelled, waiting for the receiver's answer)\n",
+                dfc_proc.world_rank, sc->req->peer, sc->req->tag, sc->req->comm->ctx,
+                (unsigned long long)sc->req->bytes);
+    }
+}
+/* ---- end of issue 17, part 3 ---------------------------------------------------------- */

@@ -70,6 +70,7 @@ int dfc_req_start(dfc_req_t *req)
     dfc_status_empty(&req->status);
     switch (req->kind) {
     case DFC_REQ_SEND:
+        if (req->start) return req->start(req); /* Bsend_init (bsend.c) */
         return dfc_p2p_isend(req->comm, 0, req->sbuf, req->bytes, req->peer, req->tag, req->sync,
                              req);
     case DFC_REQ_RECV:

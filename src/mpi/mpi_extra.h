@@ -30,13 +30,6 @@ MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
 MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
-/* Ready sends: MPI lets a standard send stand for a ready send (MPI-4.1 section 3.4), and
- * DFC's matching needs no ready mode, so these are MPI_Send, MPI_Isend, MPI_Send_init. */
-int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request *request);
-int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request);
 /* The profiling interface's control call: DFC has no profiling levels, so it does nothing
  * (DFC_Pcontrol is variadic, so the generator cannot pass it on: spelled here). */
 int MPI_Pcontrol(const int level, ...);

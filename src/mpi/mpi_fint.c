@@ -1,7 +1,8 @@
 /* mpi_fint.c - libmpi's functions that have no DFC_ twin (declared in src/mpi/mpi_extra.h):
- * Fortran handle and status conversions, the ready
- * sends and MPI_Pcontrol. As for the generated ones, PMPI_x is the definition and MPI_x a weak alias,
- * so that a profiling tool may replace MPI_x. */
+ * Fortran handle and status conversions and MPI_Pcontrol (the ready sends,
+ * MPI_Comm_test_inter and MPI_Get_address are generated from dfc.h now). As for the generated
+ * ones, PMPI_x is the definition and MPI_x a weak alias, so that a profiling tool may replace
+ * MPI_x. */
 #include <stdarg.h>
 #include <string.h>
 
@@ -45,27 +46,6 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 }
 DFC_MPI_WEAK(Status_f2c)
 
-/* The tool's MPI_Send is not called for a ready send: PMPI_Send is (as a tool that intercepts
- * MPI_Rsend expects of its own MPI_Rsend). */
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return PMPI_Send(buf, count, datatype, dest, tag, comm);
-}
-DFC_MPI_WEAK(Rsend)
-
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                MPI_Request *request)
-{
-    return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
-}
-DFC_MPI_WEAK(Irsend)
-
-int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
-}
-DFC_MPI_WEAK(Rsend_init)
 
 int PMPI_Pcontrol(const int level, ...)
 {

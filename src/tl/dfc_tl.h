@@ -19,19 +19,22 @@
 
 /* Packet types of the point-to-point protocol (interpreted by the comm layer). */
 enum {
-    DFC_PKT_EAGER = 1, /* whole message in the payload */
-    DFC_PKT_RTS = 2,   /* rendezvous: request to send `len` bytes; sreq identifies it */
-    DFC_PKT_CTS = 3,   /* rendezvous: clear to send; rreq identifies the receive */
-    DFC_PKT_DATA = 4,  /* rendezvous: a fragment at `offset` for rreq */
-    DFC_PKT_FIN = 5,   /* rendezvous: the receiver pulled the data itself (rget) */
-    DFC_PKT_SACK = 6,  /* synchronous eager send was matched */
-    DFC_PKT_HELLO = 7, /* transport-internal (tcp handshake); never delivered */
-    DFC_PKT_TYPE_MAX = 8
+    DFC_PKT_EAGER = 1,      /* whole message in the payload */
+    DFC_PKT_RTS = 2,        /* rendezvous: request to send `len` bytes; sreq identifies it */
+    DFC_PKT_CTS = 3,        /* rendezvous: clear to send; rreq identifies the receive */
+    DFC_PKT_DATA = 4,       /* rendezvous: a fragment at `offset` for rreq */
+    DFC_PKT_FIN = 5,        /* rendezvous: the receiver pulled the data itself (rget) */
+    DFC_PKT_SACK = 6,       /* synchronous eager send was matched */
+    DFC_PKT_HELLO = 7,      /* transport-internal (tcp handshake); never delivered */
+    DFC_PKT_CANCEL = 8,     /* the sender cancels message sreq if it has not matched yet */
+    DFC_PKT_CANCEL_ACK = 9, /* the answer: flags DFC_PKT_FLAG_CANCELLED if it was removed */
+    DFC_PKT_TYPE_MAX = 10
 };
 
-#define DFC_PKT_FLAG_SYNC 0x1   /* sender waits for a match acknowledgement (Ssend) */
-#define DFC_PKT_FLAG_NODATA 0x2 /* FIN: the receiver will never read the announced data */
-#define DFC_PKT_FLAG_DEV 0x4    /* RTS: device buffer; payload: its CUDA IPC name (comm/p2p.c) */
+#define DFC_PKT_FLAG_SYNC 0x1      /* sender waits for a match acknowledgement (Ssend) */
+#define DFC_PKT_FLAG_NODATA 0x2    /* FIN: the receiver will never read the announced data */
+#define DFC_PKT_FLAG_DEV 0x4       /* RTS: device buffer; payload: its CUDA IPC name (comm/p2p.c) */
+#define DFC_PKT_FLAG_CANCELLED 0x8 /* CANCEL_ACK: the message was unmatched and is gone */
 
 typedef struct dfc_pkt {
     uint8_t type;

@@ -108,6 +108,7 @@ static const dfc_env_spec_t specs[] = {
     ALGO("DFC_NEIGHBOR_ALLTOALL_ALGORITHM", "linear"),
     ALGO("DFC_NEIGHBOR_ALLTOALLV_ALGORITHM", "linear"),
     ALGO("DFC_NEIGHBOR_ALLTOALLW_ALGORITHM", "linear"),
+    ALGO("DFC_ALLTOALLW_ALGORITHM", "pairwise"), /* issue 17, part 3 */
     /* point-to-point protocol and process failure (comm) */
     INT("DFC_EAGER_LIMIT", 0, GIB),
     BOOL("DFC_RGET"),

@@ -31,7 +31,9 @@ static int side_blocks(const char *func, const a2aw_side_t *sd, const char *cons
         return dfc_err(DFC_ERR_ARG, func, "invalid argument %s: NULL pointer", names[3]);
     for (int p = 0; p < n; p++) {
         dfc_dtype_t *d;
-        if ((rc = dfc_dtype_check(sd->types[p], func, names[3], &d))) return rc;
+        if ((rc = dfc_dtype_check(sd->types[p], func, names[3], &d)) ||
+            (rc = dfc_api_check_dense(func, names[3], d)))
+            return rc;
         x[p].peer = p;
         x[p].off = (uint64_t)(int64_t)sd->displs[p];
         x[p].bytes = (uint64_t)sd->counts[p] * d->size;

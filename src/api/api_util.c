@@ -58,6 +58,15 @@ int dfc_api_check_rank(const char *func, const char *argname, const dfc_comm_t *
                    argname, rank, c->size);
 }
 
+int dfc_api_check_dense(const char *func, const char *argname, const dfc_dtype_t *d)
+{
+    if (d->dense) return DFC_SUCCESS;
+    return dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, func,
+                   "invalid argument %s: a non-contiguous datatype is not supported here yet (a "
+                   "contiguous type of the same type signature is)",
+                   argname);
+}
+
 int dfc_api_check_ptr(const char *func, const char *argname, const void *p)
 {
     if (p) return DFC_SUCCESS;

@@ -115,6 +115,29 @@ static void errors(void)
                DFC_ERR_BUFFER, "DFC_Isendrecv_replace");
     DFCT_FAILS(DFC_Isendrecv_replace(a, 1, DFC_INT, to, 0, from, 0, DFC_COMM_NULL, &req),
                DFC_ERR_COMM, "comm");
+    /* Non-contiguous types are refused, before anything is sent, by the calls of this family
+     * that move bytes unpacked (Isendrecv, Bsend, Mrecv, Alltoallw). */
+    DFC_Datatype vec;
+    DFCT_OK(DFC_Type_vector(2, 1, 2, DFC_INT, &vec));
+    DFCT_OK(DFC_Type_commit(&vec));
+    DFCT_FAILS(DFC_Isendrecv(a, 1, vec, to, 0, b, 1, DFC_INT, from, 0, DFC_COMM_WORLD, &req),
+               DFC_ERR_UNSUPPORTED_OPERATION, "sendtype");
+    DFCT_FAILS(DFC_Isendrecv(a, 1, DFC_INT, to, 0, b, 1, vec, from, 0, DFC_COMM_WORLD, &req),
+               DFC_ERR_UNSUPPORTED_OPERATION, "recvtype");
+    DFCT_FAILS(DFC_Isendrecv_replace(a, 1, vec, to, 0, from, 0, DFC_COMM_WORLD, &req),
+               DFC_ERR_UNSUPPORTED_OPERATION, "non-contiguous");
+    DFCT_FAILS(DFC_Bsend(a, 1, vec, to, 0, DFC_COMM_WORLD), DFC_ERR_UNSUPPORTED_OPERATION,
+               "DFC_Bsend");
+    DFC_Message msg = DFC_MESSAGE_NULL;
+    DFCT_FAILS(DFC_Mrecv(b, 1, vec, &msg, DFC_STATUS_IGNORE), DFC_ERR_UNSUPPORTED_OPERATION,
+               "DFC_Mrecv");
+    int cnt[64] = {0}, dsp[64] = {0};
+    DFC_Datatype types[64];
+    for (int i = 0; i < 64; i++) types[i] = vec;
+    if (size <= 64)
+        DFCT_FAILS(DFC_Alltoallw(a, cnt, dsp, types, b, cnt, dsp, types, DFC_COMM_WORLD),
+                   DFC_ERR_UNSUPPORTED_OPERATION, "sendtypes");
+    DFCT_OK(DFC_Type_free(&vec));
 }
 
 int main(int argc, char **argv)

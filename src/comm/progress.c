@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "comm/dfc_comm.h"
+#include "comm/dfc_win.h"
 #include "gpu/dfc_gpu.h"
 #include "pmix/dfc_boot.h"
 
@@ -156,6 +157,7 @@ int dfc_progress(void)
     int events = dfc_progress_net();
     if (events < 0) return events;
     if (coll_hook) events += coll_hook();
+    if (dfc_win_count) events += dfc_win_progress(); /* one-sided requests at this target */
     if (events) dfc_progress_changed = 1; /* what another thread waits for may have moved */
     return events;
 }
@@ -331,6 +333,24 @@ int dfc_progress_thread_start(void)
         return DFC_SUCCESS;
     read_wait_params();
     dfc_lock_enabled = 1;
+    progress_thread_stop = 0;
+    if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL))
+        return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");
+    progress_thread_running = 1;
+    return DFC_SUCCESS;
+}
+
+/* The first window reached by messages starts the thread (win.c, DFC_RMA_PROGRESS_THREAD)
+ * from inside an API call that entered without the lock (threads were off): taking it here
+ * keeps that call's unlock at exit balanced. */
+int dfc_progress_thread_ensure(void)
+{
+    if (progress_thread_running) return DFC_SUCCESS;
+    read_wait_params();
+    if (!dfc_lock_enabled) {
+        dfc_lock_enabled = 1;
+        pthread_mutex_lock(&dfc_big_lock);
+    }
     progress_thread_stop = 0;
     if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL))
         return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");

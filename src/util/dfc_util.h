@@ -151,7 +151,8 @@ enum {
     DFC_KIND_OP = 4,
     DFC_KIND_REQUEST = 5,
     DFC_KIND_INFO = 6,
-    DFC_KIND_ERRHANDLER = 7
+    DFC_KIND_ERRHANDLER = 7,
+    DFC_KIND_WIN = 10 /* windows (one-sided communication) */
 };
 
 typedef struct dfc_htable {

@@ -87,6 +87,7 @@ static inline dfc_win_t *dfc_win_get(DFC_Win h) { return (dfc_win_t *)dfc_htable
 int dfc_win_check(DFC_Win h, const char *func, const char *argname, dfc_win_t **out);
 int dfc_win_init(void);
 void dfc_win_finalize(void);
+void dfc_win_register_params(void); /* for dfc_env_register_all */
 
 /* Construction (win.c), collective over comm. base/size: Win_create's memory (flavor
  * CREATE); for ALLOCATE and SHARED the memory is allocated and returned in *baseptr. */

@@ -160,6 +160,30 @@ static int shm_name_new(char *name, size_t len)
                    strerror(errno));
 }
 
+/* ---- Parameters (dfc_env(7)) ---------------------------------------------------------- */
+static long param_shm(void)
+{
+    return dfc_env_long("DFC_RMA_SHM", 1,
+                        "1: windows of Win_allocate whose processes share a node live in shared "
+                        "memory, accessed by loads and stores; 0: they use messages, as "
+                        "Win_create's (Win_allocate_shared always shares)");
+}
+
+static long param_progress_thread(void)
+{
+    return dfc_env_long("DFC_RMA_PROGRESS_THREAD", 1,
+                        "1: the first window reached by messages (Win_create, "
+                        "Win_create_dynamic, a window across nodes) starts the progress thread, "
+                        "so that passive-target operations complete while the target computes; "
+                        "0: they complete only inside the target's DFC calls");
+}
+
+void dfc_win_register_params(void)
+{
+    param_shm();
+    param_progress_thread();
+}
+
 /* ---- Creation ----------------------------------------------------------------------------- */
 static dfc_win_t *win_new(int flavor, dfc_comm_t *dup)
 {
@@ -217,10 +241,7 @@ static int choose_backend(dfc_win_t *w, shm_info_t *all, const char *func)
                        "they cannot share memory (use DFC_Comm_split_type with "
                        "DFC_COMM_TYPE_SHARED)");
     int allocating = w->flavor == DFC_WIN_FLAVOR_ALLOCATE || w->flavor == DFC_WIN_FLAVOR_SHARED;
-    long use_shm = dfc_env_long("DFC_RMA_SHM", 1,
-                                "1: windows of Win_allocate whose processes share a node live "
-                                "in shared memory, accessed by loads and stores; 0: they use "
-                                "messages, as Win_create's (Win_allocate_shared always shares)");
+    long use_shm = param_shm();
     w->backend = allocating && one_node && (use_shm || w->flavor == DFC_WIN_FLAVOR_SHARED)
                      ? DFC_WIN_BACKEND_SHM
                      : DFC_WIN_BACKEND_AM;
@@ -234,6 +255,7 @@ static int setup_memory(dfc_win_t *w, void *base, DFC_Aint size, shm_info_t *all
         w->disp_units[i] = all[i].disp_unit;
     }
     w->size_bytes = size;
+    w->disp_unit = all[w->rank].disp_unit;
     if (w->backend == DFC_WIN_BACKEND_SHM) {
         int rc = shm_map(w, all);
         if (rc) return rc;
@@ -285,11 +307,7 @@ int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const d
     if (!rc && !(w->handle = dfc_htable_add(&dfc_win_table, w)))
         rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory allocating a window handle");
     if (!rc && w->backend == DFC_WIN_BACKEND_AM &&
-        dfc_env_long("DFC_RMA_PROGRESS_THREAD", 1,
-                     "1: the first window reached by messages (Win_create, "
-                     "Win_create_dynamic, a window across nodes) starts the progress thread, so "
-                     "that passive-target operations complete while the target computes; 0: "
-                     "they complete only inside the target's DFC calls"))
+        param_progress_thread())
         rc = dfc_progress_thread_ensure();
     if (rc) {
         if (w->handle) dfc_htable_remove(&dfc_win_table, w->handle);

@@ -126,6 +126,9 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_OFI_RX_BUFS", 1, 65536),
     INT("DFC_OFI_TX_BUFS", 1, 65536),
     INT("DFC_OFI_KEEPALIVE", 0, DAY_S),
+    /* one-sided communication (comm/win.c) */
+    BOOL("DFC_RMA_SHM"),
+    BOOL("DFC_RMA_PROGRESS_THREAD"),
 };
 
 /* Variables that the source tree's scripts, tests and benchmarks read (and document where

@@ -17,6 +17,7 @@ int main(int argc, char **argv)
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     DFC_Win win = rmat_win(4, &mem, DFC_COMM_WORLD);
+    for (int i = 0; i < 4; i++) mem[i] = 0; /* Win_allocate's memory is not zeroed */
     DFCT_OK(DFC_Win_fence(0, win));
     int one = 1, *seen = malloc(ITERS * sizeof *seen);
     DFCT_OK(DFC_Win_lock_all(0, win));

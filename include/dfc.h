@@ -190,7 +190,7 @@ extern DFC_Status dfc_status_ignore_marker[1];
 #define DFC_ERR_ERRHANDLER 27
 #define DFC_ERR_PROC_FAILED 28
 #define DFC_ERR_INTERNAL_TRANSPORT 29 /* DFC extension: a transport failed */
-#define DFC_ERR_LASTCODE 51 /* the one-sided classes (DFC_ERR_WIN..) are 40-51, below */
+#define DFC_ERR_LASTCODE 51           /* the one-sided classes (DFC_ERR_WIN..) are 40-51, below */
 
 /* ---- Callback types ----------------------------------------------------------------- */
 typedef void(DFC_User_function)(void *invec, void *inoutvec, int *len, DFC_Datatype *datatype);
@@ -621,8 +621,8 @@ int DFC_Win_detach(DFC_Win win, const void *base);
 int DFC_Win_free(DFC_Win *win);
 
 int DFC_Put(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
-            int target_rank, DFC_Aint target_disp, int target_count,
-            DFC_Datatype target_datatype, DFC_Win win);
+            int target_rank, DFC_Aint target_disp, int target_count, DFC_Datatype target_datatype,
+            DFC_Win win);
 int DFC_Get(void *origin_addr, int origin_count, DFC_Datatype origin_datatype, int target_rank,
             DFC_Aint target_disp, int target_count, DFC_Datatype target_datatype, DFC_Win win);
 int DFC_Accumulate(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
@@ -635,11 +635,10 @@ int DFC_Get_accumulate(const void *origin_addr, int origin_count, DFC_Datatype o
 int DFC_Fetch_and_op(const void *origin_addr, void *result_addr, DFC_Datatype datatype,
                      int target_rank, DFC_Aint target_disp, DFC_Op op, DFC_Win win);
 int DFC_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
-                         DFC_Datatype datatype, int target_rank, DFC_Aint target_disp,
-                         DFC_Win win);
+                         DFC_Datatype datatype, int target_rank, DFC_Aint target_disp, DFC_Win win);
 int DFC_Rput(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
-             int target_rank, DFC_Aint target_disp, int target_count,
-             DFC_Datatype target_datatype, DFC_Win win, DFC_Request *request);
+             int target_rank, DFC_Aint target_disp, int target_count, DFC_Datatype target_datatype,
+             DFC_Win win, DFC_Request *request);
 int DFC_Rget(void *origin_addr, int origin_count, DFC_Datatype origin_datatype, int target_rank,
              DFC_Aint target_disp, int target_count, DFC_Datatype target_datatype, DFC_Win win,
              DFC_Request *request);
@@ -649,8 +648,7 @@ int DFC_Raccumulate(const void *origin_addr, int origin_count, DFC_Datatype orig
 int DFC_Rget_accumulate(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
                         void *result_addr, int result_count, DFC_Datatype result_datatype,
                         int target_rank, DFC_Aint target_disp, int target_count,
-                        DFC_Datatype target_datatype, DFC_Op op, DFC_Win win,
-                        DFC_Request *request);
+                        DFC_Datatype target_datatype, DFC_Op op, DFC_Win win, DFC_Request *request);
 
 int DFC_Win_fence(int assert, DFC_Win win);
 int DFC_Win_lock(int lock_type, int rank, int assert, DFC_Win win);

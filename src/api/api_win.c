@@ -84,8 +84,7 @@ int DFC_Win_allocate(DFC_Aint size, int disp_unit, DFC_Info info, DFC_Comm comm,
     DFC_API_ENTER();
     if ((rc = check_create(__func__, size, disp_unit, info, comm, win, "win", &c, &inf)) ||
         (rc = dfc_api_check_ptr(__func__, "baseptr", baseptr)) ||
-        (rc = dfc_win_create(DFC_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit, inf, c, baseptr,
-                             win)))
+        (rc = dfc_win_create(DFC_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit, inf, c, baseptr, win)))
         goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -296,8 +295,8 @@ int DFC_Win_set_info(DFC_Win win, DFC_Info info)
     dfc_win_t *w = NULL;
     dfc_info_t *inf;
     DFC_API_ENTER();
-    if ((rc = dfc_win_check(win, __func__, "win", &w)) ||
-        (rc = check_info(info, __func__, &inf)) || (rc = dfc_win_set_info(w, inf)))
+    if ((rc = dfc_win_check(win, __func__, "win", &w)) || (rc = check_info(info, __func__, &inf)) ||
+        (rc = dfc_win_set_info(w, inf)))
         goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
@@ -332,7 +331,8 @@ int DFC_Win_set_errhandler(DFC_Win win, DFC_Errhandler errhandler)
     if ((rc = dfc_win_check(win, __func__, "win", &w))) goto fn_fail;
     if (errhandler != DFC_ERRORS_ARE_FATAL && errhandler != DFC_ERRORS_RETURN &&
         errhandler != DFC_ERRORS_ABORT) {
-        rc = DFC_ERR(DFC_ERR_ERRHANDLER, "invalid argument errhandler: 0x%x is not an error handler",
+        rc = DFC_ERR(DFC_ERR_ERRHANDLER,
+                     "invalid argument errhandler: 0x%x is not an error handler",
                      (unsigned)errhandler);
         goto fn_fail;
     }

@@ -6,9 +6,9 @@
 #include "api/api_win.h"
 
 /* A (count, datatype) buffer: its bytes and predefined element type. */
-static int check_side(const char *func, const char *addr_arg, const void *addr, const char *count_arg,
-                      int count, const char *type_arg, DFC_Datatype type, uint64_t *bytes,
-                      const dfc_dtype_t **base)
+static int check_side(const char *func, const char *addr_arg, const void *addr,
+                      const char *count_arg, int count, const char *type_arg, DFC_Datatype type,
+                      uint64_t *bytes, const dfc_dtype_t **base)
 {
     dfc_dtype_t *dt;
     int rc;
@@ -50,11 +50,13 @@ static int check_acc(const char *func, DFC_Op op, const dfc_dtype_t *obase,
     int rc = dfc_op_check(op, tbase, func, "op", &o);
     if (rc) return rc;
     if (!o->builtin)
-        return dfc_err(DFC_ERR_OP, func, "invalid argument op: one-sided accumulates take only "
-                                         "predefined operations");
+        return dfc_err(DFC_ERR_OP, func,
+                       "invalid argument op: one-sided accumulates take only "
+                       "predefined operations");
     if (op == DFC_NO_OP && !allow_no_op)
-        return dfc_err(DFC_ERR_OP, func, "invalid argument op: DFC_NO_OP is only for "
-                                         "DFC_Get_accumulate and DFC_Fetch_and_op");
+        return dfc_err(DFC_ERR_OP, func,
+                       "invalid argument op: DFC_NO_OP is only for "
+                       "DFC_Get_accumulate and DFC_Fetch_and_op");
     if (obase && obase != tbase)
         return dfc_err(DFC_ERR_TYPE, func,
                        "invalid argument origin_datatype: its elements (%s) differ from the "
@@ -96,16 +98,16 @@ fn_fail:
 }
 
 int DFC_Put(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
-            int target_rank, DFC_Aint target_disp, int target_count,
-            DFC_Datatype target_datatype, DFC_Win win)
+            int target_rank, DFC_Aint target_disp, int target_count, DFC_Datatype target_datatype,
+            DFC_Win win)
 {
     return put_get(__func__, DFC_WIN_OP_PUT, origin_addr, origin_count, origin_datatype,
                    target_rank, target_disp, target_count, target_datatype, win, NULL);
 }
 
 int DFC_Rput(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
-             int target_rank, DFC_Aint target_disp, int target_count,
-             DFC_Datatype target_datatype, DFC_Win win, DFC_Request *request)
+             int target_rank, DFC_Aint target_disp, int target_count, DFC_Datatype target_datatype,
+             DFC_Win win, DFC_Request *request)
 {
     if (!request) {
         DFC_API_ENTER();
@@ -223,8 +225,7 @@ int DFC_Get_accumulate(const void *origin_addr, int origin_count, DFC_Datatype o
 int DFC_Rget_accumulate(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
                         void *result_addr, int result_count, DFC_Datatype result_datatype,
                         int target_rank, DFC_Aint target_disp, int target_count,
-                        DFC_Datatype target_datatype, DFC_Op op, DFC_Win win,
-                        DFC_Request *request)
+                        DFC_Datatype target_datatype, DFC_Op op, DFC_Win win, DFC_Request *request)
 {
     acc_bufs_t b = {origin_addr, origin_count, origin_datatype,
                     result_addr, result_count, result_datatype};
@@ -254,8 +255,7 @@ int DFC_Fetch_and_op(const void *origin_addr, void *result_addr, DFC_Datatype da
 }
 
 int DFC_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
-                         DFC_Datatype datatype, int target_rank, DFC_Aint target_disp,
-                         DFC_Win win)
+                         DFC_Datatype datatype, int target_rank, DFC_Aint target_disp, DFC_Win win)
 {
     int rc;
     dfc_win_t *w = NULL;
@@ -263,8 +263,7 @@ int DFC_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     const dfc_dtype_t *base;
     DFC_API_ENTER();
     if ((rc = dfc_win_check(win, __func__, "win", &w)) ||
-        (rc = check_target(__func__, w, target_rank, target_disp, 1, datatype, &op.bytes,
-                           &base)) ||
+        (rc = check_target(__func__, w, target_rank, target_disp, 1, datatype, &op.bytes, &base)) ||
         (rc = dfc_api_check_buf(__func__, "origin_addr", origin_addr, 1)) ||
         (rc = dfc_api_check_buf(__func__, "compare_addr", compare_addr, 1)) ||
         (rc = dfc_api_check_buf(__func__, "result_addr", result_addr, 1)))

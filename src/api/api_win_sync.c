@@ -23,13 +23,13 @@ static int check_win_rank(const char *func, const dfc_win_t *w, int rank)
 }
 
 /* The shape every synchronization entry point shares: check the window, then the rest. */
-#define WIN_SYNC_BODY(checks, call)                                                            \
-    int rc;                                                                                    \
-    dfc_win_t *w = NULL;                                                                       \
-    DFC_API_ENTER();                                                                           \
-    if ((rc = dfc_win_check(win, __func__, "win", &w)) || (rc = (checks)) || (rc = (call)))   \
-        rc = dfc_api_win_error(w, rc);                                                         \
-    DFC_API_EXIT();                                                                            \
+#define WIN_SYNC_BODY(checks, call)                                                         \
+    int rc;                                                                                 \
+    dfc_win_t *w = NULL;                                                                    \
+    DFC_API_ENTER();                                                                        \
+    if ((rc = dfc_win_check(win, __func__, "win", &w)) || (rc = (checks)) || (rc = (call))) \
+        rc = dfc_api_win_error(w, rc);                                                      \
+    DFC_API_EXIT();                                                                         \
     return rc
 
 int DFC_Win_fence(int assert, DFC_Win win)

@@ -38,9 +38,9 @@ typedef struct dfc_win_region {
 
 typedef struct dfc_win {
     int handle;
-    int flavor;  /* DFC_WIN_FLAVOR_* */
-    int model;   /* DFC_WIN_UNIFIED */
-    int backend; /* DFC_WIN_BACKEND_* */
+    int flavor;       /* DFC_WIN_FLAVOR_* */
+    int model;        /* DFC_WIN_UNIFIED */
+    int backend;      /* DFC_WIN_BACKEND_* */
     dfc_comm_t *comm; /* private duplicate: requests on its p2p context, replies and the
                          window's own collectives on its collective context */
     int rank, size;
@@ -49,11 +49,11 @@ typedef struct dfc_win {
     int disp_unit;
     DFC_Aint *sizes; /* of every member (range checks at the origin) */
     int *disp_units;
-    char **bases;     /* SHM: every member's memory in this process's mapping */
-    void *own_alloc;  /* AM Win_allocate: memory to free */
-    void *seg;        /* SHM: the mapping */
+    char **bases;    /* SHM: every member's memory in this process's mapping */
+    void *own_alloc; /* AM Win_allocate: memory to free */
+    void *seg;       /* SHM: the mapping */
     size_t seg_bytes;
-    dfc_win_ctl_t *ctl; /* SHM: size entries */
+    dfc_win_ctl_t *ctl;        /* SHM: size entries */
     dfc_win_region_t *regions; /* dynamic: attached regions (this process) */
     int nregions;
     char name[DFC_MAX_OBJECT_NAME];
@@ -63,8 +63,8 @@ typedef struct dfc_win {
     int fence_epoch; /* a fence opened an epoch (no DFC_MODE_NOSUCCEED) */
     int *locked;     /* per target: 0, DFC_LOCK_SHARED or DFC_LOCK_EXCLUSIVE */
     int lock_all;
-    dfc_group_t *start_group; /* access epoch of Win_start, or NULL */
-    dfc_group_t *post_group;  /* exposure epoch of Win_post, or NULL */
+    dfc_group_t *start_group;     /* access epoch of Win_start, or NULL */
+    dfc_group_t *post_group;      /* exposure epoch of Win_post, or NULL */
     int *posts_seen, *dones_seen; /* POST / DONE messages received, per member */
     /* AM origin: operations in flight, and how many per target */
     dfc_list_t recs;
@@ -77,12 +77,15 @@ typedef struct dfc_win {
     dfc_list_t waiters; /* lock requests not yet granted */
     int excl_holder;    /* -1 or the rank holding the exclusive lock */
     int nshared;
-    int error; /* first error of an operation in flight (reported by the next sync call) */
+    int error;       /* first error of an operation in flight (reported by the next sync call) */
     dfc_list_t link; /* all windows */
 } dfc_win_t;
 
 extern dfc_htable_t dfc_win_table;
-static inline dfc_win_t *dfc_win_get(DFC_Win h) { return (dfc_win_t *)dfc_htable_get(&dfc_win_table, h); }
+static inline dfc_win_t *dfc_win_get(DFC_Win h)
+{
+    return (dfc_win_t *)dfc_htable_get(&dfc_win_table, h);
+}
 /* Checks a window handle; records "<func>: invalid argument <argname>: ..." (DFC_ERR_WIN). */
 int dfc_win_check(DFC_Win h, const char *func, const char *argname, dfc_win_t **out);
 int dfc_win_init(void);
@@ -112,10 +115,10 @@ enum {
 };
 typedef struct dfc_win_op {
     int kind;
-    const void *origin;   /* Put/Accumulate data; CAS: the new value */
-    const void *compare;  /* CAS */
-    void *result;         /* Get, Get_accumulate, CAS */
-    uint64_t bytes;       /* bytes moved at the target */
+    const void *origin;      /* Put/Accumulate data; CAS: the new value */
+    const void *compare;     /* CAS */
+    void *result;            /* Get, Get_accumulate, CAS */
+    uint64_t bytes;          /* bytes moved at the target */
     const dfc_dtype_t *base; /* the predefined element type (accumulates) */
     const dfc_op_t *op;      /* accumulates */
     int target;
@@ -156,17 +159,17 @@ enum {
 };
 typedef struct dfc_win_msg {
     uint32_t kind;
-    uint32_t tag;  /* of the reply, on the collective context */
-    int32_t op;    /* op handle (accumulates) */
-    int32_t dtype; /* predefined element type handle (accumulates) */
+    uint32_t tag;    /* of the reply, on the collective context */
+    int32_t op;      /* op handle (accumulates) */
+    int32_t dtype;   /* predefined element type handle (accumulates) */
     uint64_t offset; /* byte offset in the target's window (dynamic: the address) */
     uint64_t bytes;  /* bytes at the target */
 } dfc_win_msg_t;
 
 /* Sends a message to `target`; data (dbytes) is copied. With reply_bytes >= 0 a reply of
  * that many bytes is awaited into reply_buf. user: a request completed with the message. */
-int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
-                    size_t dbytes, void *reply_buf, long reply_bytes, dfc_req_t *user);
+int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data, size_t dbytes,
+                    void *reply_buf, long reply_bytes, dfc_req_t *user);
 /* Progresses until every operation to target (-1: every target) is complete. */
 int dfc_win_am_wait_target(dfc_win_t *w, int target);
 /* The progress engine's pass over windows: applies arrived requests, frees finished

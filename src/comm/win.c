@@ -67,8 +67,8 @@ int dfc_win_barrier(dfc_win_t *w)
 {
     char s = 0, r;
     for (int d = 1; d < w->size; d *= 2) {
-        int rc = exchange(w, (w->rank + d) % w->size, &s, (w->rank - d + w->size) % w->size, &r,
-                          1, WIN_TAG_BARRIER);
+        int rc = exchange(w, (w->rank + d) % w->size, &s, (w->rank - d + w->size) % w->size, &r, 1,
+                          WIN_TAG_BARRIER);
         if (rc) return rc;
     }
     return DFC_SUCCESS;
@@ -292,10 +292,10 @@ int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const d
     int maybe_shm = flavor == DFC_WIN_FLAVOR_ALLOCATE || flavor == DFC_WIN_FLAVOR_SHARED;
     if (!rc && w->rank == 0 && maybe_shm) rc = shm_name_new(mine.name, sizeof mine.name);
     if (!rc) rc = dfc_win_allgather(w, &mine, sizeof mine, all);
-    const char *func = flavor == DFC_WIN_FLAVOR_SHARED ? "DFC_Win_allocate_shared"
+    const char *func = flavor == DFC_WIN_FLAVOR_SHARED     ? "DFC_Win_allocate_shared"
                        : flavor == DFC_WIN_FLAVOR_ALLOCATE ? "DFC_Win_allocate"
-                       : flavor == DFC_WIN_FLAVOR_DYNAMIC ? "DFC_Win_create_dynamic"
-                                                          : "DFC_Win_create";
+                       : flavor == DFC_WIN_FLAVOR_DYNAMIC  ? "DFC_Win_create_dynamic"
+                                                           : "DFC_Win_create";
     if (!rc) rc = choose_backend(w, all, func);
     if (!rc) rc = setup_memory(w, base, size, all, baseptr);
     if (w->rank == 0 && maybe_shm && all && all[0].name[0] &&
@@ -306,8 +306,7 @@ int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const d
         rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory copying the window's info");
     if (!rc && !(w->handle = dfc_htable_add(&dfc_win_table, w)))
         rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory allocating a window handle");
-    if (!rc && w->backend == DFC_WIN_BACKEND_AM &&
-        param_progress_thread())
+    if (!rc && w->backend == DFC_WIN_BACKEND_AM && param_progress_thread())
         rc = dfc_progress_thread_ensure();
     if (rc) {
         if (w->handle) dfc_htable_remove(&dfc_win_table, w->handle);
@@ -378,7 +377,10 @@ int dfc_win_get_attr(dfc_win_t *w, int keyval, void *attribute_val, int *flag)
 {
     void *v;
     switch (keyval) {
-    case DFC_WIN_BASE: *(void **)attribute_val = w->base; *flag = 1; return DFC_SUCCESS;
+    case DFC_WIN_BASE:
+        *(void **)attribute_val = w->base;
+        *flag = 1;
+        return DFC_SUCCESS;
     case DFC_WIN_SIZE: v = &w->size_bytes; break;
     case DFC_WIN_DISP_UNIT: v = &w->disp_unit; break;
     case DFC_WIN_CREATE_FLAVOR: v = &w->flavor; break;

@@ -49,8 +49,8 @@ static void note_error(dfc_win_t *w, int rc)
     if (rc && !w->error) w->error = rc;
 }
 
-int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
-                    size_t dbytes, void *reply_buf, long reply_bytes, dfc_req_t *user)
+int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data, size_t dbytes,
+                    void *reply_buf, long reply_bytes, dfc_req_t *user)
 {
     win_rec_t *r = calloc(1, sizeof *r);
     void *msg = malloc(sizeof *hdr + dbytes);
@@ -166,11 +166,10 @@ static char *target_addr(dfc_win_t *w, const dfc_win_msg_t *m, int src)
             if (m->offset >= w->regions[i].base &&
                 m->offset + m->bytes <= w->regions[i].base + w->regions[i].size)
                 return (char *)(uintptr_t)m->offset;
-    } else if (m->offset + m->bytes <= (uint64_t)w->size_bytes)
-        return (char *)w->base + m->offset;
+    } else if (m->offset + m->bytes <= (uint64_t)w->size_bytes) return (char *)w->base + m->offset;
     note_error(w, dfc_err(DFC_ERR_RMA_RANGE, "DFC_Win (target)",
-                          "rank %d accessed %llu bytes at offset 0x%llx, outside the window",
-                          src, (unsigned long long)m->bytes, (unsigned long long)m->offset));
+                          "rank %d accessed %llu bytes at offset 0x%llx, outside the window", src,
+                          (unsigned long long)m->bytes, (unsigned long long)m->offset));
     return NULL;
 }
 

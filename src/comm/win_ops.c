@@ -29,8 +29,8 @@ static int check_target(dfc_win_t *w, const char *func, const dfc_win_op_t *op, 
         return DFC_SUCCESS;
     }
     DFC_Aint unit = w->disp_units[op->target];
-    if (op->disp < 0 || (uint64_t)op->disp * (uint64_t)unit + op->bytes >
-                            (uint64_t)w->sizes[op->target])
+    if (op->disp < 0 ||
+        (uint64_t)op->disp * (uint64_t)unit + op->bytes > (uint64_t)w->sizes[op->target])
         return dfc_err(DFC_ERR_RMA_RANGE, func,
                        "invalid argument target_disp: %lld units of %lld bytes plus %llu bytes "
                        "lie outside the %lld bytes of rank %d's window",
@@ -96,8 +96,8 @@ static int am_op(dfc_win_t *w, const dfc_win_op_t *op, uint64_t off, dfc_req_t *
         memcpy(pair, op->origin, op->bytes);
         memcpy(pair + op->bytes, op->compare, op->bytes);
         m.kind = DFC_WIN_MSG_CAS;
-        return dfc_win_am_send(w, op->target, &m, pair, 2 * op->bytes, op->result,
-                               (long)op->bytes, user);
+        return dfc_win_am_send(w, op->target, &m, pair, 2 * op->bytes, op->result, (long)op->bytes,
+                               user);
     }
     }
 }

@@ -39,13 +39,14 @@ static int complete_at(dfc_win_t *w, int target)
 int dfc_win_fence(dfc_win_t *w, int assert)
 {
     if (w->start_group || w->post_group || w->lock_all)
-        return sync_err("DFC_Win_fence", "invalid argument win: a post/start or lock epoch is open");
+        return sync_err("DFC_Win_fence",
+                        "invalid argument win: a post/start or lock epoch is open");
     for (int r = 0; r < w->size; r++)
         if (w->locked[r])
             return sync_err("DFC_Win_fence", "invalid argument win: a lock epoch is open");
     int rc = complete_at(w, -1);
     if (!rc) rc = dfc_win_barrier(w);
-    w->fence_epoch = !(assert & DFC_MODE_NOSUCCEED);
+    w->fence_epoch = !(assert &DFC_MODE_NOSUCCEED);
     return rc;
 }
 
@@ -101,8 +102,7 @@ int dfc_win_lock(dfc_win_t *w, int lock_type, int rank)
 {
     if (w->locked[rank] || w->lock_all)
         return dfc_err(DFC_ERR_RMA_SYNC, "DFC_Win_lock",
-                       "invalid argument rank: this process already holds a lock on rank %d",
-                       rank);
+                       "invalid argument rank: this process already holds a lock on rank %d", rank);
     if (w->start_group || w->post_group)
         return sync_err("DFC_Win_lock", "invalid argument win: a post/start epoch is open");
     int rc = lock_one(w, rank, lock_type == DFC_LOCK_EXCLUSIVE);
@@ -153,10 +153,7 @@ int dfc_win_unlock_all(dfc_win_t *w)
     return rc;
 }
 
-int dfc_win_flush(dfc_win_t *w, int rank)
-{
-    return complete_at(w, rank);
-}
+int dfc_win_flush(dfc_win_t *w, int rank) { return complete_at(w, rank); }
 
 int dfc_win_sync(dfc_win_t *w)
 {
@@ -271,8 +268,7 @@ int dfc_win_wait(dfc_win_t *w, int test, int *flag)
             *flag = 0;
             return DFC_SUCCESS;
         }
-    } else if ((rc = dfc_progress_wait(all_seen, &a)))
-        return rc;
+    } else if ((rc = dfc_progress_wait(all_seen, &a))) return rc;
     consume(&a);
     atomic_thread_fence(memory_order_seq_cst);
     dfc_group_release(w->post_group);

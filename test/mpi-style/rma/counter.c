@@ -28,8 +28,8 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Accumulate(&two, 1, DFC_INT, 0, 1, 1, DFC_INT, DFC_SUM, win));
         /* CAS loop: slot 2 += 3 */
         int cur = 0, res = -1;
-        DFCT_OK(DFC_Get_accumulate(NULL, 0, DFC_INT, &cur, 1, DFC_INT, 0, 2, 1, DFC_INT,
-                                   DFC_NO_OP, win));
+        DFCT_OK(DFC_Get_accumulate(NULL, 0, DFC_INT, &cur, 1, DFC_INT, 0, 2, 1, DFC_INT, DFC_NO_OP,
+                                   win));
         DFCT_OK(DFC_Win_flush(0, win));
         for (;;) {
             int neu = cur + 3;

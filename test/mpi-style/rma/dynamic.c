@@ -30,8 +30,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < N; i++) src[i] = rank * 100 + i;
     DFCT_OK(DFC_Win_lock(DFC_LOCK_EXCLUSIVE, right, 0, win));
     DFCT_OK(DFC_Put(src, N, DFC_LONG, right, all[2 * right], N, DFC_LONG, win));
-    DFCT_OK(DFC_Put(src, N / 2, DFC_LONG, right, all[2 * right + 1] + N / 2 * sizeof(long),
-                    N / 2, DFC_LONG, win));
+    DFCT_OK(DFC_Put(src, N / 2, DFC_LONG, right, all[2 * right + 1] + N / 2 * sizeof(long), N / 2,
+                    DFC_LONG, win));
     DFCT_OK(DFC_Win_flush(right, win));
     for (int i = 0; i < N; i++) got[i] = -1;
     DFCT_OK(DFC_Get(got, N, DFC_LONG, right, all[2 * right], N, DFC_LONG, win));

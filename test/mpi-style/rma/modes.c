@@ -17,8 +17,8 @@ static void check_ring(const volatile int *mem, int epoch, const char *mode)
 {
     int left = (rank - 1 + size) % size;
     for (int i = 0; i < N; i++)
-        DFCT_CHECK(mem[i] == val(epoch, left, i), "%s: mem[%d] = %d, expected %d", mode, i,
-                   mem[i], val(epoch, left, i));
+        DFCT_CHECK(mem[i] == val(epoch, left, i), "%s: mem[%d] = %d, expected %d", mode, i, mem[i],
+                   val(epoch, left, i));
 }
 
 static void fence_mode(DFC_Win win, int *mem)
@@ -130,8 +130,8 @@ static void pscw_mode(DFC_Win win, int *mem)
     DFCT_OK(DFC_Win_post(left_g, 0, win));
     DFCT_OK(DFC_Win_start(right_g, 0, win));
     DFCT_OK(DFC_Put(src, N / 2, DFC_INT, right, 0, N / 2, DFC_INT, win));
-    DFCT_OK(DFC_Accumulate(src + N / 2, N / 2, DFC_INT, right, N / 2, N / 2, DFC_INT,
-                           DFC_REPLACE, win));
+    DFCT_OK(DFC_Accumulate(src + N / 2, N / 2, DFC_INT, right, N / 2, N / 2, DFC_INT, DFC_REPLACE,
+                           win));
     DFCT_OK(DFC_Win_complete(win));
     if (rank == 0) {
         int flag = 0;
@@ -158,11 +158,10 @@ static void request_mode(DFC_Win win, int *mem)
     DFCT_OK(DFC_Wait(&req[0], DFC_STATUS_IGNORE));
     DFCT_OK(DFC_Win_flush(right, win));
     DFCT_OK(DFC_Rget(got, N, DFC_INT, right, 0, N, DFC_INT, win, &req[1]));
-    DFCT_OK(DFC_Rget_accumulate(src, 1, DFC_INT, fetched, 1, DFC_INT, right, 0, 1, DFC_INT,
-                                DFC_SUM, win, &req[2]));
+    DFCT_OK(DFC_Rget_accumulate(src, 1, DFC_INT, fetched, 1, DFC_INT, right, 0, 1, DFC_INT, DFC_SUM,
+                                win, &req[2]));
     DFCT_OK(DFC_Waitall(2, &req[1], DFC_STATUSES_IGNORE));
-    for (int i = 0; i < N; i++)
-        DFCT_CHECK(got[i] == val(5, rank, i), "rget[%d] = %d", i, got[i]);
+    for (int i = 0; i < N; i++) DFCT_CHECK(got[i] == val(5, rank, i), "rget[%d] = %d", i, got[i]);
     DFCT_CHECK(fetched[0] == val(5, rank, 0), "rget_accumulate fetched %d", fetched[0]);
     DFCT_OK(DFC_Raccumulate(src, 1, DFC_INT, right, 1, 1, DFC_INT, DFC_MAX, win, &req[0]));
     DFCT_OK(DFC_Wait(&req[0], DFC_STATUS_IGNORE));

@@ -65,8 +65,8 @@ int main(int argc, char **argv)
         DFCT_CHECK(mem[COUNT] == size - 1, "counter %d, expected %d", mem[COUNT], size - 1);
         for (int r = 1; r < size && size <= 5; r++)
             for (int i = 0; i < N / 4; i++)
-                DFCT_CHECK(mem[(r - 1) * (N / 4) + i] == r * 10000 + i, "rank %d's [%d] = %d", r,
-                           i, mem[(r - 1) * (N / 4) + i]);
+                DFCT_CHECK(mem[(r - 1) * (N / 4) + i] == r * 10000 + i, "rank %d's [%d] = %d", r, i,
+                           mem[(r - 1) * (N / 4) + i]);
     }
     rmat_free(&win, mem);
     return dfct_finalize();

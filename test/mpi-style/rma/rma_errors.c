@@ -58,7 +58,8 @@ static void operation_errors(DFC_Win win, int size)
                "DFC_Win_lock: invalid argument assert");
     DFCT_FAILS(DFC_Win_fence(DFC_MODE_NOCHECK, win), DFC_ERR_ASSERT,
                "DFC_Win_fence: invalid argument assert");
-    DFCT_FAILS(DFC_Win_attach(win, v, 4), DFC_ERR_RMA_FLAVOR, "DFC_Win_attach: invalid argument win");
+    DFCT_FAILS(DFC_Win_attach(win, v, 4), DFC_ERR_RMA_FLAVOR,
+               "DFC_Win_attach: invalid argument win");
     DFCT_OK(DFC_Win_lock_all(0, win));
     DFCT_FAILS(DFC_Win_lock_all(0, win), DFC_ERR_RMA_SYNC, "DFC_Win_lock_all");
     DFCT_FAILS(DFC_Put(v, 9, DFC_INT, 0, 0, 9, DFC_INT, win), DFC_ERR_RMA_RANGE,

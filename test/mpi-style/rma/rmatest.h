@@ -25,8 +25,8 @@ static inline DFC_Win rmat_win(int n, int **mem, DFC_Comm comm)
         DFCT_OK(DFC_Win_create(*mem, (DFC_Aint)n * sizeof(int), sizeof(int), DFC_INFO_NULL, comm,
                                &win));
     } else {
-        DFCT_OK(DFC_Win_allocate((DFC_Aint)n * sizeof(int), sizeof(int), DFC_INFO_NULL, comm,
-                                 mem, &win));
+        DFCT_OK(DFC_Win_allocate((DFC_Aint)n * sizeof(int), sizeof(int), DFC_INFO_NULL, comm, mem,
+                                 &win));
     }
     return win;
 }

@@ -175,7 +175,9 @@ int dfc_win_am_wait_target(dfc_win_t *w, int target);
 /* The progress engine's pass over windows: applies arrived requests, frees finished
  * operations. Returns the number of events. */
 int dfc_win_progress(void);
-extern int dfc_win_count; /* live windows: progress skips the pass when 0 */
+extern int dfc_win_count; /* live windows */
+/* dfc_win_progress while windows exist, else NULL (progress.c calls it each pass). */
+extern int (*dfc_win_progress_hook)(void);
 extern dfc_list_t dfc_win_list;
 /* Collectives among the window's members on its private communicator. */
 int dfc_win_barrier(dfc_win_t *w);

@@ -31,6 +31,7 @@ void dfc_win_finalize(void)
 {
     dfc_list_init(&dfc_win_list);
     dfc_win_count = 0;
+    dfc_win_progress_hook = NULL;
     dfc_htable_destroy(&dfc_win_table);
 }
 
@@ -315,6 +316,7 @@ int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const d
     }
     dfc_list_insert_tail(&dfc_win_list, &w->link);
     dfc_win_count++;
+    dfc_win_progress_hook = dfc_win_progress;
     *out = w->handle;
     return DFC_SUCCESS;
 }
@@ -330,7 +332,7 @@ int dfc_win_free(dfc_win_t *w)
         if (n < 0) rc = -n;
     }
     dfc_list_remove(&w->link);
-    dfc_win_count--;
+    if (--dfc_win_count == 0) dfc_win_progress_hook = NULL;
     dfc_htable_remove(&dfc_win_table, w->handle);
     if (w->start_group) dfc_group_release(w->start_group);
     if (w->post_group) dfc_group_release(w->post_group);

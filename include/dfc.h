@@ -583,7 +583,6 @@ typedef int DFC_Win;
 #define DFC_ERR_RMA_ATTACH 49
 #define DFC_ERR_RMA_SHARED 50
 #define DFC_ERR_RMA_FLAVOR 51
-#define DFC_ERR_RMA_LASTCODE 51
 
 /* Window attributes (Win_get_attr keyvals). */
 #define DFC_WIN_BASE 0x2a000001

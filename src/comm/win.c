@@ -321,16 +321,19 @@ int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const d
     return DFC_SUCCESS;
 }
 
+static int target_quiet(void *arg)
+{
+    dfc_win_t *w = arg;
+    return dfc_list_empty(&w->replies) && dfc_list_empty(&w->inbox);
+}
+
 int dfc_win_free(dfc_win_t *w)
 {
     /* Our operations are complete at every target and every member's at ours (their sync
      * calls waited for our acknowledgements) once all members pass the barrier. */
     int rc = dfc_win_am_wait_target(w, -1);
     if (!rc) rc = dfc_win_barrier(w);
-    while (!rc && (!dfc_list_empty(&w->replies) || !dfc_list_empty(&w->inbox))) {
-        int n = dfc_progress();
-        if (n < 0) rc = -n;
-    }
+    if (!rc) rc = dfc_progress_wait(target_quiet, w); /* our replies sent, requests applied */
     dfc_list_remove(&w->link);
     if (--dfc_win_count == 0) dfc_win_progress_hook = NULL;
     dfc_htable_remove(&dfc_win_table, w->handle);

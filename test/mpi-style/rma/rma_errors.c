@@ -31,6 +31,16 @@ static void creation_errors(void)
                "DFC_Win_allocate: invalid argument baseptr");
     DFCT_FAILS(DFC_Win_allocate_shared(-8, 4, DFC_INFO_NULL, DFC_COMM_WORLD, &base, &win),
                DFC_ERR_SIZE, "DFC_Win_allocate_shared: invalid argument size");
+    /* Across nodes (the simulated nodes) the world cannot share memory. */
+    DFC_Comm node;
+    int nsize, wsize;
+    DFCT_OK(DFC_Comm_split_type(DFC_COMM_WORLD, DFC_COMM_TYPE_SHARED, 0, DFC_INFO_NULL, &node));
+    DFC_Comm_size(node, &nsize);
+    DFC_Comm_size(DFC_COMM_WORLD, &wsize);
+    DFC_Comm_free(&node);
+    if (nsize < wsize)
+        DFCT_FAILS(DFC_Win_allocate_shared(16, 4, DFC_INFO_NULL, DFC_COMM_WORLD, &base, &win),
+                   DFC_ERR_RMA_SHARED, "DFC_Win_allocate_shared: invalid argument comm");
     DFC_Win nullwin = DFC_WIN_NULL;
     DFCT_FAILS(DFC_Win_free(&nullwin), DFC_ERR_WIN, "DFC_Win_free: invalid argument win");
     DFCT_FAILS(DFC_Put(buf, 1, DFC_INT, 0, 0, 1, DFC_INT, DFC_WIN_NULL), DFC_ERR_WIN,

@@ -108,6 +108,11 @@ int dfc_win_op(dfc_win_t *w, const char *func, const dfc_win_op_t *op, DFC_Reque
     uint64_t off = 0;
     int rc = DFC_SUCCESS;
     if (op->target != DFC_PROC_NULL && (rc = check_target(w, func, op, &off))) return rc;
+    if (request && op->target != DFC_PROC_NULL && !w->lock_all && !w->locked[op->target])
+        return dfc_err(DFC_ERR_RMA_SYNC, func,
+                       "invalid argument target_rank: request-based operations need a "
+                       "passive-target epoch (DFC_Win_lock or DFC_Win_lock_all) to rank %d",
+                       op->target);
     if (request) {
         if (!(user = dfc_req_new(DFC_REQ_SEND, w->comm)))
             return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a request");

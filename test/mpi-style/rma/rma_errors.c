@@ -70,6 +70,12 @@ static void operation_errors(DFC_Win win, int size)
                "DFC_Win_fence: invalid argument assert");
     DFCT_FAILS(DFC_Win_attach(win, v, 4), DFC_ERR_RMA_FLAVOR,
                "DFC_Win_attach: invalid argument win");
+    DFCT_OK(DFC_Win_fence(0, win));
+    DFC_Request req = DFC_REQUEST_NULL;
+    DFCT_FAILS(DFC_Rput(v, 1, DFC_INT, 0, 0, 1, DFC_INT, win, &req), DFC_ERR_RMA_SYNC,
+               "DFC_Rput: invalid argument target_rank: request-based");
+    DFCT_CHECK(req == DFC_REQUEST_NULL, "a failed Rput returned a request");
+    DFCT_OK(DFC_Win_fence(DFC_MODE_NOSUCCEED, win));
     DFCT_OK(DFC_Win_lock_all(0, win));
     DFCT_FAILS(DFC_Win_lock_all(0, win), DFC_ERR_RMA_SYNC, "DFC_Win_lock_all");
     DFCT_FAILS(DFC_Put(v, 9, DFC_INT, 0, 0, 9, DFC_INT, win), DFC_ERR_RMA_RANGE,

@@ -178,6 +178,9 @@ int dfc_win_progress(void);
 extern int dfc_win_count; /* live windows */
 /* dfc_win_progress while windows exist, else NULL (progress.c calls it each pass). */
 extern int (*dfc_win_progress_hook)(void);
+/* dfc_win_report while windows exist: the hang report's lines about windows. */
+extern void (*dfc_win_report_hook)(FILE *f);
+void dfc_win_report(FILE *f);
 extern dfc_list_t dfc_win_list;
 /* Collectives among the window's members on its private communicator. */
 int dfc_win_barrier(dfc_win_t *w);

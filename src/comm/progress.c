@@ -34,6 +34,7 @@ static dfc_report_hook_fn coll_report_hook;
 /* Set while windows exist (win.c): a pointer, so that progress does not link the window
  * engine into programs without it (the unit tests). */
 int (*dfc_win_progress_hook)(void);
+void (*dfc_win_report_hook)(FILE *f);
 extern dfc_tl_t *dfc_tls[];
 extern int dfc_ntls;
 
@@ -94,6 +95,7 @@ void dfc_hang_report(FILE *f, const char *reason, double waited_s)
             dfc_proc.world_rank, (int)getpid(), dfc_proc.hostname, waited_s, reason);
     dfc_p2p_report(f);
     if (coll_report_hook) coll_report_hook(f);
+    if (dfc_win_report_hook) dfc_win_report_hook(f);
     fprintf(f, "[dfc hang report] rank %d: end\n", dfc_proc.world_rank);
     fflush(f);
 }

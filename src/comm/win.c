@@ -32,6 +32,7 @@ void dfc_win_finalize(void)
     dfc_list_init(&dfc_win_list);
     dfc_win_count = 0;
     dfc_win_progress_hook = NULL;
+    dfc_win_report_hook = NULL;
     dfc_htable_destroy(&dfc_win_table);
 }
 
@@ -317,6 +318,7 @@ int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const d
     dfc_list_insert_tail(&dfc_win_list, &w->link);
     dfc_win_count++;
     dfc_win_progress_hook = dfc_win_progress;
+    dfc_win_report_hook = dfc_win_report;
     *out = w->handle;
     return DFC_SUCCESS;
 }
@@ -335,7 +337,10 @@ int dfc_win_free(dfc_win_t *w)
     if (!rc) rc = dfc_win_barrier(w);
     if (!rc) rc = dfc_progress_wait(target_quiet, w); /* our replies sent, requests applied */
     dfc_list_remove(&w->link);
-    if (--dfc_win_count == 0) dfc_win_progress_hook = NULL;
+    if (--dfc_win_count == 0) {
+        dfc_win_progress_hook = NULL;
+        dfc_win_report_hook = NULL;
+    }
     dfc_htable_remove(&dfc_win_table, w->handle);
     if (w->start_group) dfc_group_release(w->start_group);
     if (w->post_group) dfc_group_release(w->post_group);

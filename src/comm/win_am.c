@@ -11,6 +11,7 @@
  * interleave, whatever their op.
  */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -344,4 +345,28 @@ void dfc_win_shm_acc_lock(dfc_win_t *w, int target)
 void dfc_win_shm_acc_unlock(dfc_win_t *w, int target)
 {
     atomic_store_explicit(&w->ctl[target].acc, 0, memory_order_release);
+}
+
+/* The hang report (progress.c): one line per window with what it waits for. */
+void dfc_win_report(FILE *f)
+{
+    dfc_list_t *e;
+    for (e = dfc_win_list.next; e != &dfc_win_list; e = e->next) {
+        dfc_win_t *w = DFC_CONTAINER_OF(e, dfc_win_t, link);
+        int inflight = 0, inbox = 0, waiters = 0, locks = 0;
+        dfc_list_t *x;
+        for (x = w->recs.next; x != &w->recs; x = x->next) inflight++;
+        for (x = w->inbox.next; x != &w->inbox; x = x->next) inbox++;
+        for (x = w->waiters.next; x != &w->waiters; x = x->next) waiters++;
+        for (int r = 0; r < w->size; r++) locks += w->locked[r] != 0;
+        fprintf(f,
+                "[dfc hang report] rank %d: window 0x%x (%s, %s, %d processes): %d operations "
+                "in flight, %d requests not yet applied, %d lock requests queued, exclusive "
+                "holder %d, %d shared; epochs: fence %d, locks held %d%s%s%s\n",
+                dfc_proc.world_rank, (unsigned)w->handle, w->name[0] ? w->name : "unnamed",
+                w->backend == DFC_WIN_BACKEND_SHM ? "shared memory" : "messages", w->size, inflight,
+                inbox, waiters, w->excl_holder, w->nshared, w->fence_epoch, locks,
+                w->lock_all ? ", lock_all" : "", w->start_group ? ", start" : "",
+                w->post_group ? ", post" : "");
+    }
 }

@@ -111,8 +111,10 @@ static int all_on_one_node(const shm_info_t *all, int n)
 static int shm_map(dfc_win_t *w, shm_info_t *all)
 {
     size_t ctl_bytes = ((size_t)w->size * sizeof(dfc_win_ctl_t) + 4095) & ~(size_t)4095;
-    size_t data = 0;
-    for (int i = 0; i < w->size; i++) data += (size_t)all[i].size;
+    /* Win_allocate's parts start on cache lines, as malloc'd memory would; the parts of
+     * Win_allocate_shared follow one another exactly (MPI's default contiguous layout). */
+    size_t align = w->flavor == DFC_WIN_FLAVOR_ALLOCATE ? 64 : 1, data = 0;
+    for (int i = 0; i < w->size; i++) data += ((size_t)all[i].size + align - 1) / align * align;
     w->seg_bytes = ctl_bytes + (data ? data : 1);
     int fd = shm_open(all[0].name, O_RDWR | O_CLOEXEC, 0);
     if (fd < 0)
@@ -138,7 +140,7 @@ static int shm_map(dfc_win_t *w, shm_info_t *all)
     size_t off = ctl_bytes;
     for (int i = 0; i < w->size; i++) {
         w->bases[i] = (char *)w->seg + off;
-        off += (size_t)all[i].size;
+        off += ((size_t)all[i].size + align - 1) / align * align;
     }
     rc = dfc_win_barrier(w);
     if (w->rank == 0) shm_unlink(all[0].name);

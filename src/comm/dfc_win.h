@@ -155,7 +155,8 @@ enum {
     DFC_WIN_MSG_UNLOCK,
     DFC_WIN_MSG_FLUSH,
     DFC_WIN_MSG_POST,
-    DFC_WIN_MSG_DONE
+    DFC_WIN_MSG_DONE,
+    DFC_WIN_MSG_PUT_LARGE /* a Put whose data follows in its own message (tag 1) */
 };
 typedef struct dfc_win_msg {
     uint32_t kind;
@@ -170,6 +171,13 @@ typedef struct dfc_win_msg {
  * that many bytes is awaited into reply_buf. user: a request completed with the message. */
 int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data, size_t dbytes,
                     void *reply_buf, long reply_bytes, dfc_req_t *user);
+/* A Put of more than DFC_WIN_PUT_COPY_MAX bytes: the data goes straight from the origin
+ * buffer (MPI lets the origin reuse it only once the Put completes) in a message of its own,
+ * which the target receives into the window when it reaches the header (rendezvous: on one
+ * node the target copies it across processes once). */
+#define DFC_WIN_PUT_COPY_MAX 16384
+int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
+                          size_t bytes, dfc_req_t *user);
 /* Progresses until every operation to target (-1: every target) is complete. */
 int dfc_win_am_wait_target(dfc_win_t *w, int target);
 /* The progress engine's pass over windows: applies arrived requests, frees finished

@@ -20,8 +20,8 @@
 typedef struct win_rec { /* an operation in flight at the origin */
     dfc_list_t link;
     int target;
-    int has_reply;
-    dfc_req_t sreq, rreq;
+    int has_reply, has_data;
+    dfc_req_t sreq, rreq, dreq; /* request message, reply, separate data (large Put) */
     void *msg;
     dfc_req_t *user;
 } win_rec_t;
@@ -31,6 +31,8 @@ typedef struct win_in { /* a request at the target, received or being received *
     dfc_req_t req;
     void *buf;
     size_t len;
+    int data_phase; /* a large Put's data is being received into the window */
+    void *scratch;  /* ... or here, when it lies outside the window */
 } win_in_t;
 
 typedef struct win_reply { /* a reply being sent by the target */
@@ -85,9 +87,39 @@ int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *da
     return DFC_SUCCESS;
 }
 
+int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
+                          size_t bytes, dfc_req_t *user)
+{
+    win_rec_t *r = calloc(1, sizeof *r);
+    void *msg = malloc(sizeof *hdr);
+    if (!r || !msg) {
+        free(r);
+        free(msg);
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a one-sided operation");
+    }
+    r->target = target;
+    r->msg = msg;
+    r->user = user;
+    r->has_data = 1;
+    memcpy(msg, hdr, sizeof *hdr);
+    dfc_req_init_internal(&r->sreq, w->comm);
+    dfc_req_init_internal(&r->dreq, w->comm);
+    int rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr, target, 0, 0, &r->sreq);
+    if (!rc) rc = dfc_p2p_isend(w->comm, 0, data, bytes, target, 1, 0, &r->dreq);
+    if (rc) { /* the header alone is harmless: the target would wait for data never sent */
+        free(msg);
+        free(r);
+        return rc;
+    }
+    dfc_list_insert_tail(&w->recs, &r->link);
+    w->pending[target]++;
+    return DFC_SUCCESS;
+}
+
 static int rec_done(const win_rec_t *r)
 {
-    return r->sreq.complete && (!r->has_reply || r->rreq.complete);
+    return r->sreq.complete && (!r->has_reply || r->rreq.complete) &&
+           (!r->has_data || r->dreq.complete);
 }
 
 /* Frees finished operations, completing their user requests. */
@@ -100,7 +132,9 @@ static int sweep_recs(dfc_win_t *w)
         win_rec_t *r = DFC_CONTAINER_OF(e, win_rec_t, link);
         if (!rec_done(r)) continue;
         int err = r->sreq.status.DFC_ERROR ? r->sreq.status.DFC_ERROR
-                                           : (r->has_reply ? r->rreq.status.DFC_ERROR : 0);
+                  : r->has_reply           ? r->rreq.status.DFC_ERROR
+                  : r->has_data            ? r->dreq.status.DFC_ERROR
+                                           : 0;
         note_error(w, err);
         dfc_list_remove(e);
         w->pending[r->target]--;
@@ -273,6 +307,23 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     }
 }
 
+/* The header of a large Put was reached in order: receive its data (the next message of tag
+ * 1 from that origin) into the window. Returns 1 when it did (the entry stays at the head). */
+static int large_put_data(dfc_win_t *w, win_in_t *in)
+{
+    dfc_win_msg_t m;
+    memcpy(&m, in->buf, sizeof m);
+    if (m.kind != DFC_WIN_MSG_PUT_LARGE) return 0;
+    int src = in->req.status.DFC_SOURCE;
+    void *dst = target_addr(w, &m, src);
+    if (!dst && !(dst = in->scratch = malloc(m.bytes)))
+        dfc_fatal("out of memory receiving a one-sided operation");
+    in->data_phase = 1;
+    dfc_req_init_internal(&in->req, w->comm);
+    note_error(w, dfc_p2p_irecv(w->comm, 0, dst, m.bytes, src, 1, &in->req));
+    return 1;
+}
+
 /* Posts a receive for every request that arrived, then applies those received, in order. */
 static int target_pass(dfc_win_t *w)
 {
@@ -280,7 +331,7 @@ static int target_pass(dfc_win_t *w)
     for (;;) {
         int flag = 0;
         DFC_Status st;
-        dfc_p2p_iprobe(w->comm, DFC_ANY_SOURCE, DFC_ANY_TAG, &flag, &st);
+        dfc_p2p_iprobe(w->comm, DFC_ANY_SOURCE, 0, &flag, &st); /* tag 1: Put data */
         if (!flag) break;
         win_in_t *in = calloc(1, sizeof *in);
         if (in) in->len = (size_t)dfc_status_bytes(&st);
@@ -295,12 +346,14 @@ static int target_pass(dfc_win_t *w)
     while (!dfc_list_empty(&w->inbox)) {
         win_in_t *in = DFC_CONTAINER_OF(w->inbox.next, win_in_t, link);
         if (!in->req.complete) break;
+        events++;
+        if (!in->data_phase && !in->req.status.DFC_ERROR && large_put_data(w, in)) continue;
         dfc_list_remove(&in->link);
         if (in->req.status.DFC_ERROR) note_error(w, in->req.status.DFC_ERROR);
-        else apply_request(w, in->req.status.DFC_SOURCE, in->buf, in->len);
+        else if (!in->data_phase) apply_request(w, in->req.status.DFC_SOURCE, in->buf, in->len);
+        free(in->scratch);
         free(in->buf);
         free(in);
-        events++;
     }
     dfc_list_t *e, *t;
     DFC_LIST_FOREACH_SAFE(e, t, &w->replies)

@@ -174,6 +174,47 @@ static void request_mode(DFC_Win win, int *mem)
     DFCT_OK(DFC_Win_unlock(rank, win));
 }
 
+/* Puts larger than the copy threshold travel straight from the origin buffer (win_am.c):
+ * two of them back to back, then a small one into the same memory, must land in order. */
+#define BIG (300 * 1000)
+static void large_mode(void)
+{
+    int *mem, right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    int *src = malloc(BIG * sizeof *src), *got = malloc(BIG * sizeof *got);
+    DFC_Win win = rmat_win(BIG, &mem, DFC_COMM_WORLD);
+    for (int i = 0; i < BIG; i++) {
+        mem[i] = -1;
+        src[i] = rank * 1000000 + i;
+        got[i] = -1;
+    }
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
+    DFC_Request req;
+    DFCT_OK(DFC_Win_lock(DFC_LOCK_EXCLUSIVE, right, 0, win));
+    DFCT_OK(DFC_Put(src, BIG / 2, DFC_INT, right, 0, BIG / 2, DFC_INT, win));
+    DFCT_OK(DFC_Rput(src + BIG / 2, BIG / 2, DFC_INT, right, BIG / 2, BIG / 2, DFC_INT, win, &req));
+    DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
+    int seven = 7;
+    DFCT_OK(DFC_Put(&seven, 1, DFC_INT, right, BIG - 1, 1, DFC_INT, win)); /* after the big one */
+    DFCT_OK(DFC_Win_flush(right, win));
+    DFCT_OK(DFC_Get(got, BIG, DFC_INT, right, 0, BIG, DFC_INT, win));
+    DFCT_OK(DFC_Win_unlock(right, win));
+    int bad = 0;
+    for (int i = 0; i < BIG; i++) {
+        int e = i == BIG - 1 ? 7 : rank * 1000000 + i;
+        if (got[i] != e && bad++ < 5)
+            DFCT_CHECK(0, "large get[%d] = %d, expected %d", i, got[i], e);
+    }
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
+    for (int i = 0; i < BIG; i++) {
+        int e = i == BIG - 1 ? 7 : left * 1000000 + i;
+        if (mem[i] != e && bad++ < 10)
+            DFCT_CHECK(0, "large put mem[%d] = %d, expected %d", i, mem[i], e);
+    }
+    rmat_free(&win, mem);
+    free(src);
+    free(got);
+}
+
 static void attrs(DFC_Win win, int *mem)
 {
     void *base;
@@ -233,6 +274,7 @@ int main(int argc, char **argv)
     lock_all_mode(win, mem);
     pscw_mode(win, mem);
     request_mode(win, mem);
+    large_mode();
     DFCT_OK(DFC_Win_sync(win));
     rmat_free(&win, mem);
     return dfct_finalize();

@@ -190,7 +190,7 @@ extern DFC_Status dfc_status_ignore_marker[1];
 #define DFC_ERR_ERRHANDLER 27
 #define DFC_ERR_PROC_FAILED 28
 #define DFC_ERR_INTERNAL_TRANSPORT 29 /* DFC extension: a transport failed */
-#define DFC_ERR_LASTCODE 51           /* the one-sided classes (DFC_ERR_WIN..) are 40-51, below */
+#define DFC_ERR_LASTCODE 42           /* the one-sided classes (DFC_ERR_WIN..) are 31-42, below */
 
 /* ---- Callback types ----------------------------------------------------------------- */
 typedef void(DFC_User_function)(void *invec, void *inoutvec, int *len, DFC_Datatype *datatype);
@@ -570,26 +570,27 @@ int DFC_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
 typedef int DFC_Win;
 #define DFC_WIN_NULL ((DFC_Win)0x0a000000)
 
-/* Error classes of one-sided communication (MPI-4.1 9.4). */
-#define DFC_ERR_WIN 40
-#define DFC_ERR_BASE 41
-#define DFC_ERR_SIZE 42
-#define DFC_ERR_DISP 43
-#define DFC_ERR_LOCKTYPE 44
-#define DFC_ERR_ASSERT 45
-#define DFC_ERR_RMA_CONFLICT 46
-#define DFC_ERR_RMA_SYNC 47
-#define DFC_ERR_RMA_RANGE 48
-#define DFC_ERR_RMA_ATTACH 49
-#define DFC_ERR_RMA_SHARED 50
-#define DFC_ERR_RMA_FLAVOR 51
+/* Error classes of one-sided communication (MPI-4.1 9.4); 30 is DFC_ERR_KEYVAL on main. */
+#define DFC_ERR_WIN 31
+#define DFC_ERR_BASE 32
+#define DFC_ERR_SIZE 33
+#define DFC_ERR_DISP 34
+#define DFC_ERR_LOCKTYPE 35
+#define DFC_ERR_ASSERT 36
+#define DFC_ERR_RMA_CONFLICT 37
+#define DFC_ERR_RMA_SYNC 38
+#define DFC_ERR_RMA_RANGE 39
+#define DFC_ERR_RMA_ATTACH 40
+#define DFC_ERR_RMA_SHARED 41
+#define DFC_ERR_RMA_FLAVOR 42
 
-/* Window attributes (Win_get_attr keyvals). */
-#define DFC_WIN_BASE 0x2a000001
-#define DFC_WIN_SIZE 0x2a000002
-#define DFC_WIN_DISP_UNIT 0x2a000003
-#define DFC_WIN_CREATE_FLAVOR 0x2a000004
-#define DFC_WIN_MODEL 0x2a000005
+/* Window attributes (Win_get_attr keyvals): predefined keys of the keyval kind (0x0c), after
+ * the communicator ones (DFC_TAG_UB...DFC_LASTUSEDCODE are 0x0c000001-7 on main). */
+#define DFC_WIN_BASE 0x0c000008
+#define DFC_WIN_SIZE 0x0c000009
+#define DFC_WIN_DISP_UNIT 0x0c00000a
+#define DFC_WIN_CREATE_FLAVOR 0x0c00000b
+#define DFC_WIN_MODEL 0x0c00000c
 /* Values of DFC_WIN_CREATE_FLAVOR and DFC_WIN_MODEL. */
 #define DFC_WIN_FLAVOR_CREATE 1
 #define DFC_WIN_FLAVOR_ALLOCATE 2

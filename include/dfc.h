@@ -215,7 +215,7 @@ extern DFC_Status dfc_status_ignore_marker[1];
 #define DFC_ERR_PROC_FAILED 28
 #define DFC_ERR_INTERNAL_TRANSPORT 29 /* DFC extension: a transport failed */
 #define DFC_ERR_KEYVAL 30
-#define DFC_ERR_LASTCODE 30
+#define DFC_ERR_LASTCODE 42 /* the one-sided classes (DFC_ERR_WIN..) are 31-42, below */
 
 /* ---- Callback types ----------------------------------------------------------------- */
 typedef void(DFC_User_function)(void *invec, void *inoutvec, int *len, DFC_Datatype *datatype);
@@ -810,6 +810,115 @@ int DFC_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
                        const int rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm,
                        DFC_Info info, DFC_Request *request);
 /* ---- end of issue 17, part 3 -------------------------------------------------------- */
+
+/* ---- One-sided communication (RMA windows) ------------------------------------------- */
+typedef int DFC_Win;
+#define DFC_WIN_NULL ((DFC_Win)0x0a000000)
+
+/* Error classes of one-sided communication (MPI-4.1 9.4); 30 is DFC_ERR_KEYVAL on main. */
+#define DFC_ERR_WIN 31
+#define DFC_ERR_BASE 32
+#define DFC_ERR_SIZE 33
+#define DFC_ERR_DISP 34
+#define DFC_ERR_LOCKTYPE 35
+#define DFC_ERR_ASSERT 36
+#define DFC_ERR_RMA_CONFLICT 37
+#define DFC_ERR_RMA_SYNC 38
+#define DFC_ERR_RMA_RANGE 39
+#define DFC_ERR_RMA_ATTACH 40
+#define DFC_ERR_RMA_SHARED 41
+#define DFC_ERR_RMA_FLAVOR 42
+
+/* Window attributes (Win_get_attr keyvals): predefined keys of the keyval kind (0x0c), after
+ * the communicator ones (DFC_TAG_UB...DFC_LASTUSEDCODE are 0x0c000001-7 on main). */
+#define DFC_WIN_BASE 0x0c000008
+#define DFC_WIN_SIZE 0x0c000009
+#define DFC_WIN_DISP_UNIT 0x0c00000a
+#define DFC_WIN_CREATE_FLAVOR 0x0c00000b
+#define DFC_WIN_MODEL 0x0c00000c
+/* Values of DFC_WIN_CREATE_FLAVOR and DFC_WIN_MODEL. */
+#define DFC_WIN_FLAVOR_CREATE 1
+#define DFC_WIN_FLAVOR_ALLOCATE 2
+#define DFC_WIN_FLAVOR_DYNAMIC 3
+#define DFC_WIN_FLAVOR_SHARED 4
+#define DFC_WIN_SEPARATE 1
+#define DFC_WIN_UNIFIED 2
+
+/* Lock types and assertions. */
+#define DFC_LOCK_EXCLUSIVE 234
+#define DFC_LOCK_SHARED 235
+#define DFC_MODE_NOCHECK 1024
+#define DFC_MODE_NOSTORE 2048
+#define DFC_MODE_NOPUT 4096
+#define DFC_MODE_NOPRECEDE 8192
+#define DFC_MODE_NOSUCCEED 16384
+
+int DFC_Win_create(void *base, DFC_Aint size, int disp_unit, DFC_Info info, DFC_Comm comm,
+                   DFC_Win *win);
+int DFC_Win_allocate(DFC_Aint size, int disp_unit, DFC_Info info, DFC_Comm comm, void *baseptr,
+                     DFC_Win *win);
+int DFC_Win_allocate_shared(DFC_Aint size, int disp_unit, DFC_Info info, DFC_Comm comm,
+                            void *baseptr, DFC_Win *win);
+int DFC_Win_shared_query(DFC_Win win, int rank, DFC_Aint *size, int *disp_unit, void *baseptr);
+int DFC_Win_create_dynamic(DFC_Info info, DFC_Comm comm, DFC_Win *win);
+int DFC_Win_attach(DFC_Win win, void *base, DFC_Aint size);
+int DFC_Win_detach(DFC_Win win, const void *base);
+int DFC_Win_free(DFC_Win *win);
+
+int DFC_Put(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
+            int target_rank, DFC_Aint target_disp, int target_count, DFC_Datatype target_datatype,
+            DFC_Win win);
+int DFC_Get(void *origin_addr, int origin_count, DFC_Datatype origin_datatype, int target_rank,
+            DFC_Aint target_disp, int target_count, DFC_Datatype target_datatype, DFC_Win win);
+int DFC_Accumulate(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
+                   int target_rank, DFC_Aint target_disp, int target_count,
+                   DFC_Datatype target_datatype, DFC_Op op, DFC_Win win);
+int DFC_Get_accumulate(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
+                       void *result_addr, int result_count, DFC_Datatype result_datatype,
+                       int target_rank, DFC_Aint target_disp, int target_count,
+                       DFC_Datatype target_datatype, DFC_Op op, DFC_Win win);
+int DFC_Fetch_and_op(const void *origin_addr, void *result_addr, DFC_Datatype datatype,
+                     int target_rank, DFC_Aint target_disp, DFC_Op op, DFC_Win win);
+int DFC_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                         DFC_Datatype datatype, int target_rank, DFC_Aint target_disp, DFC_Win win);
+int DFC_Rput(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
+             int target_rank, DFC_Aint target_disp, int target_count, DFC_Datatype target_datatype,
+             DFC_Win win, DFC_Request *request);
+int DFC_Rget(void *origin_addr, int origin_count, DFC_Datatype origin_datatype, int target_rank,
+             DFC_Aint target_disp, int target_count, DFC_Datatype target_datatype, DFC_Win win,
+             DFC_Request *request);
+int DFC_Raccumulate(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
+                    int target_rank, DFC_Aint target_disp, int target_count,
+                    DFC_Datatype target_datatype, DFC_Op op, DFC_Win win, DFC_Request *request);
+int DFC_Rget_accumulate(const void *origin_addr, int origin_count, DFC_Datatype origin_datatype,
+                        void *result_addr, int result_count, DFC_Datatype result_datatype,
+                        int target_rank, DFC_Aint target_disp, int target_count,
+                        DFC_Datatype target_datatype, DFC_Op op, DFC_Win win, DFC_Request *request);
+
+int DFC_Win_fence(int assert, DFC_Win win);
+int DFC_Win_lock(int lock_type, int rank, int assert, DFC_Win win);
+int DFC_Win_unlock(int rank, DFC_Win win);
+int DFC_Win_lock_all(int assert, DFC_Win win);
+int DFC_Win_unlock_all(DFC_Win win);
+int DFC_Win_flush(int rank, DFC_Win win);
+int DFC_Win_flush_all(DFC_Win win);
+int DFC_Win_flush_local(int rank, DFC_Win win);
+int DFC_Win_flush_local_all(DFC_Win win);
+int DFC_Win_sync(DFC_Win win);
+int DFC_Win_post(DFC_Group group, int assert, DFC_Win win);
+int DFC_Win_start(DFC_Group group, int assert, DFC_Win win);
+int DFC_Win_complete(DFC_Win win);
+int DFC_Win_wait(DFC_Win win);
+int DFC_Win_test(DFC_Win win, int *flag);
+
+int DFC_Win_get_attr(DFC_Win win, int win_keyval, void *attribute_val, int *flag);
+int DFC_Win_get_group(DFC_Win win, DFC_Group *group);
+int DFC_Win_set_name(DFC_Win win, const char *win_name);
+int DFC_Win_get_name(DFC_Win win, char *win_name, int *resultlen);
+int DFC_Win_set_info(DFC_Win win, DFC_Info info);
+int DFC_Win_get_info(DFC_Win win, DFC_Info *info_used);
+int DFC_Win_set_errhandler(DFC_Win win, DFC_Errhandler errhandler);
+int DFC_Win_get_errhandler(DFC_Win win, DFC_Errhandler *errhandler);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
  */
 #include "api/dfc_params.h"
 #include "comm/dfc_comm.h"
+#include "comm/dfc_win.h"
 #include "gpu/params.h"
 #include "tl/dfc_tl.h"
 
@@ -16,4 +17,5 @@ void dfc_env_register_all(void)
     dfc_coll_register_params();     /* read by the first collective of each kind */
     dfc_gpu_params_read(NULL);      /* read by the GPU daemon, which needs a GPU */
     dfc_stage_params();             /* read by the first staged device-buffer call */
+    dfc_win_register_params();      /* read by the first window */
 }

@@ -845,6 +845,8 @@ int dfc_progress_oversubscribed(void);
  * the library lock held, start of finalize). */
 int dfc_progress_thread_start(void);
 void dfc_progress_thread_stop(void);
+/* Starts the progress thread now if it does not run (one-sided windows, win.c). */
+int dfc_progress_thread_ensure(void);
 
 /* ---- Status helpers ----------------------------------------------------------------------- */
 static inline void dfc_status_set_bytes(DFC_Status *s, uint64_t bytes)

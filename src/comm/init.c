@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "comm/dfc_comm.h"
+#include "comm/dfc_win.h"
 #include "cuda/dfc_cuda.h"
 #include "pmix/dfc_boot.h"
 
@@ -179,9 +180,9 @@ int dfc_comm_layer_init(int required, int *provided)
 
     dfc_htable_init(&dfc_req_table, DFC_KIND_REQUEST, 1);
     if ((rc = dfc_dtype_init()) || (rc = dfc_op_init()) || (rc = dfc_group_init()) ||
-        (rc = dfc_info_init()) || (rc = dfc_keyval_init()) || (rc = build_node_map()) ||
-        (rc = dfc_fault_init()) || (rc = init_gpu_and_transports()) || (rc = dfc_p2p_init()) ||
-        (rc = dfc_comm_init_predefined()))
+        (rc = dfc_info_init()) || (rc = dfc_keyval_init()) || (rc = dfc_win_init()) ||
+        (rc = build_node_map()) || (rc = dfc_fault_init()) || (rc = init_gpu_and_transports()) ||
+        (rc = dfc_p2p_init()) || (rc = dfc_comm_init_predefined()))
         return rc;
     dfc_hang_report_init();
     dfc_proc.initialized = 1;
@@ -215,6 +216,7 @@ int dfc_comm_layer_finalize(void)
     }
     int rc = finalize_fence();
     if (dfc_comm_gpu_hooks.finalize) dfc_comm_gpu_hooks.finalize(); /* after the fence */
+    dfc_win_finalize(); /* windows the program did not free are forgotten, not freed */
     dfc_comm_finalize_predefined();
     dfc_hang_report_finalize();
     dfc_p2p_finalize();

@@ -25,11 +25,16 @@
 #include <unistd.h>
 
 #include "comm/dfc_comm.h"
+#include "comm/dfc_win.h"
 #include "gpu/dfc_gpu.h"
 #include "pmix/dfc_boot.h"
 
 static dfc_progress_hook_fn coll_hook;
 static dfc_report_hook_fn coll_report_hook;
+/* Set while windows exist (win.c): a pointer, so that progress does not link the window
+ * engine into programs without it (the unit tests). */
+int (*dfc_win_progress_hook)(void);
+void (*dfc_win_report_hook)(FILE *f);
 extern dfc_tl_t *dfc_tls[];
 extern int dfc_ntls;
 
@@ -102,6 +107,7 @@ void dfc_hang_report(FILE *f, const char *reason, double waited_s)
             dfc_proc.world_rank, (int)getpid(), dfc_proc.hostname, waited_s, reason);
     dfc_p2p_report(f);
     if (coll_report_hook) coll_report_hook(f);
+    if (dfc_win_report_hook) dfc_win_report_hook(f);
     fprintf(f, "[dfc hang report] rank %d: end\n", dfc_proc.world_rank);
     fflush(f);
 }
@@ -168,6 +174,7 @@ int dfc_progress(void)
     int events = dfc_progress_net();
     if (events < 0) return events;
     if (coll_hook) events += coll_hook();
+    if (dfc_win_progress_hook) events += dfc_win_progress_hook(); /* one-sided requests */
     if (events) dfc_progress_changed = 1; /* what another thread waits for may have moved */
     return events;
 }
@@ -352,6 +359,24 @@ int dfc_progress_thread_start(void)
         return DFC_SUCCESS;
     read_wait_params();
     dfc_lock_enabled = 1;
+    progress_thread_stop = 0;
+    if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL))
+        return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");
+    progress_thread_running = 1;
+    return DFC_SUCCESS;
+}
+
+/* The first window reached by messages starts the thread (win.c, DFC_RMA_PROGRESS_THREAD)
+ * from inside an API call that entered without the lock (threads were off): taking it here
+ * keeps that call's unlock at exit balanced. */
+int dfc_progress_thread_ensure(void)
+{
+    if (progress_thread_running) return DFC_SUCCESS;
+    read_wait_params();
+    if (!dfc_lock_enabled) {
+        dfc_lock_enabled = 1;
+        pthread_mutex_lock(&dfc_big_lock);
+    }
     progress_thread_stop = 0;
     if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL))
         return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");

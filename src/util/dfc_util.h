@@ -169,6 +169,7 @@ enum {
     DFC_KIND_REQUEST = 5,
     DFC_KIND_INFO = 6,
     DFC_KIND_ERRHANDLER = 7,
+    DFC_KIND_WIN = 10,   /* windows (one-sided communication) */
     DFC_KIND_KEYVAL = 12 /* attribute keys (DFC_KEYVAL_INVALID, DFC_TAG_UB, ...) */
 };
 

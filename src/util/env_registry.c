@@ -136,6 +136,9 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_OFI_KEEPALIVE", 0, DAY_S),
     /* when CUDA is loaded (cuda/memtype.c, issue 16) */
     CHOICE("DFC_GPU_INIT", "auto|eager|lazy"),
+    /* one-sided communication (comm/win.c) */
+    BOOL("DFC_RMA_SHM"),
+    BOOL("DFC_RMA_PROGRESS_THREAD"),
 };
 
 /* Variables that the source tree's scripts, tests and benchmarks read (and document where

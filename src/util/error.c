@@ -50,6 +50,18 @@ static const char *const class_strings[DFC_ERR_LASTCODE + 1] = {
     [DFC_ERR_PROC_FAILED] = "a process in the operation has failed",
     [DFC_ERR_INTERNAL_TRANSPORT] = "transport failure",
     [DFC_ERR_KEYVAL] = "invalid attribute key",
+    [DFC_ERR_WIN] = "invalid window",
+    [DFC_ERR_BASE] = "invalid base address",
+    [DFC_ERR_SIZE] = "invalid size argument",
+    [DFC_ERR_DISP] = "invalid displacement argument",
+    [DFC_ERR_LOCKTYPE] = "invalid lock type",
+    [DFC_ERR_ASSERT] = "invalid assert argument",
+    [DFC_ERR_RMA_CONFLICT] = "conflicting accesses to a window",
+    [DFC_ERR_RMA_SYNC] = "wrong synchronization of one-sided calls",
+    [DFC_ERR_RMA_RANGE] = "target memory is not part of the window",
+    [DFC_ERR_RMA_ATTACH] = "memory cannot be attached",
+    [DFC_ERR_RMA_SHARED] = "memory cannot be shared",
+    [DFC_ERR_RMA_FLAVOR] = "passed window has the wrong flavor for the called function",
 };
 
 /* Added classes and codes (DFC_Add_error_*): counts, and the strings given to them. */

@@ -1,0 +1,425 @@
+/*
+ * win_am.c - the active-message side of windows (dfc_win.h): operations in flight at the
+ * origin, and the target's pass that applies arrived requests.
+ *
+ * Ordering: requests travel on one point-to-point context, so those of one origin arrive in
+ * the order it issued them (non-overtaking); the target receives them in arrival order and
+ * applies each only when every earlier one is applied (the inbox is a FIFO). A FLUSH or
+ * UNLOCK acknowledgement therefore proves that the origin's earlier operations are done.
+ * Atomicity: the target applies requests one at a time, inside its progress engine (under
+ * the library lock when threads run), so accumulates from concurrent origins never
+ * interleave, whatever their op.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/dfc_win.h"
+
+typedef struct win_rec { /* an operation in flight at the origin */
+    dfc_list_t link;
+    int target;
+    int has_reply, has_data;
+    dfc_req_t sreq, rreq, dreq; /* request message, reply, separate data (large Put) */
+    void *msg;
+    dfc_req_t *user;
+} win_rec_t;
+
+typedef struct win_in { /* a request at the target, received or being received */
+    dfc_list_t link;
+    dfc_req_t req;
+    void *buf;
+    size_t len;
+    int data_phase; /* a large Put's data is being received into the window */
+    void *scratch;  /* ... or here, when it lies outside the window */
+} win_in_t;
+
+typedef struct win_reply { /* a reply being sent by the target */
+    dfc_list_t link;
+    dfc_req_t req;
+    void *buf;
+} win_reply_t;
+
+typedef struct win_waiter { /* a lock request not yet granted */
+    dfc_list_t link;
+    int src, excl;
+    uint32_t tag;
+} win_waiter_t;
+
+static void note_error(dfc_win_t *w, int rc)
+{
+    if (rc && !w->error) w->error = rc;
+}
+
+int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data, size_t dbytes,
+                    void *reply_buf, long reply_bytes, dfc_req_t *user)
+{
+    win_rec_t *r = calloc(1, sizeof *r);
+    void *msg = malloc(sizeof *hdr + dbytes);
+    if (!r || !msg) {
+        free(r);
+        free(msg);
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a one-sided operation");
+    }
+    r->target = target;
+    r->msg = msg;
+    r->user = user;
+    r->has_reply = reply_bytes >= 0;
+    dfc_req_init_internal(&r->sreq, w->comm);
+    dfc_req_init_internal(&r->rreq, w->comm);
+    int rc = DFC_SUCCESS;
+    if (r->has_reply) {
+        hdr->tag = w->next_tag++ & 0x3fffffff;
+        rc = dfc_p2p_irecv(w->comm, 1, reply_buf, (uint64_t)reply_bytes, target, (int)hdr->tag,
+                           &r->rreq);
+    }
+    memcpy(msg, hdr, sizeof *hdr);
+    if (dbytes) memcpy((char *)msg + sizeof *hdr, data, dbytes);
+    if (!rc) rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr + dbytes, target, 0, 0, &r->sreq);
+    if (rc) {
+        free(msg);
+        free(r);
+        return rc;
+    }
+    dfc_list_insert_tail(&w->recs, &r->link);
+    w->pending[target]++;
+    return DFC_SUCCESS;
+}
+
+int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
+                          size_t bytes, dfc_req_t *user)
+{
+    win_rec_t *r = calloc(1, sizeof *r);
+    void *msg = malloc(sizeof *hdr);
+    if (!r || !msg) {
+        free(r);
+        free(msg);
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a one-sided operation");
+    }
+    r->target = target;
+    r->msg = msg;
+    r->user = user;
+    r->has_data = 1;
+    memcpy(msg, hdr, sizeof *hdr);
+    dfc_req_init_internal(&r->sreq, w->comm);
+    dfc_req_init_internal(&r->dreq, w->comm);
+    int rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr, target, 0, 0, &r->sreq);
+    if (!rc) rc = dfc_p2p_isend(w->comm, 0, data, bytes, target, 1, 0, &r->dreq);
+    if (rc) { /* the header alone is harmless: the target would wait for data never sent */
+        free(msg);
+        free(r);
+        return rc;
+    }
+    dfc_list_insert_tail(&w->recs, &r->link);
+    w->pending[target]++;
+    return DFC_SUCCESS;
+}
+
+static int rec_done(const win_rec_t *r)
+{
+    return r->sreq.complete && (!r->has_reply || r->rreq.complete) &&
+           (!r->has_data || r->dreq.complete);
+}
+
+/* Frees finished operations, completing their user requests. */
+static int sweep_recs(dfc_win_t *w)
+{
+    int events = 0;
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &w->recs)
+    {
+        win_rec_t *r = DFC_CONTAINER_OF(e, win_rec_t, link);
+        if (!rec_done(r)) continue;
+        int err = r->sreq.status.DFC_ERROR ? r->sreq.status.DFC_ERROR
+                  : r->has_reply           ? r->rreq.status.DFC_ERROR
+                  : r->has_data            ? r->dreq.status.DFC_ERROR
+                                           : 0;
+        note_error(w, err);
+        dfc_list_remove(e);
+        w->pending[r->target]--;
+        if (r->user) {
+            r->user->status.DFC_ERROR = err;
+            dfc_req_complete(r->user);
+        }
+        free(r->msg);
+        free(r);
+        events++;
+    }
+    return events;
+}
+
+static int all_done(void *arg)
+{
+    dfc_win_t *w = arg;
+    return dfc_list_empty(&w->recs);
+}
+
+typedef struct {
+    dfc_win_t *w;
+    int target;
+} target_arg_t;
+
+static int target_done(void *arg)
+{
+    target_arg_t *a = arg;
+    return a->w->pending[a->target] == 0;
+}
+
+int dfc_win_am_wait_target(dfc_win_t *w, int target)
+{
+    int rc;
+    if (target < 0) rc = dfc_progress_wait(all_done, w);
+    else {
+        target_arg_t a = {w, target};
+        rc = dfc_progress_wait(target_done, &a);
+    }
+    if (!rc && w->error) {
+        rc = w->error;
+        w->error = 0;
+    }
+    return rc;
+}
+
+/* ---- The target ------------------------------------------------------------------------- */
+static void reply(dfc_win_t *w, int dst, uint32_t tag, void *buf, uint64_t bytes)
+{
+    win_reply_t *r = calloc(1, sizeof *r);
+    if (!r) dfc_fatal("out of memory replying to a one-sided operation");
+    r->buf = buf;
+    dfc_req_init_internal(&r->req, w->comm);
+    int rc = dfc_p2p_isend(w->comm, 1, buf, bytes, dst, (int)tag, 0, &r->req);
+    note_error(w, rc);
+    dfc_list_insert_tail(&w->replies, &r->link);
+}
+
+/* The target memory of a request, or NULL (recorded as an error) when it lies outside. */
+static char *target_addr(dfc_win_t *w, const dfc_win_msg_t *m, int src)
+{
+    if (w->flavor == DFC_WIN_FLAVOR_DYNAMIC) {
+        for (int i = 0; i < w->nregions; i++)
+            if (m->offset >= w->regions[i].base &&
+                m->offset + m->bytes <= w->regions[i].base + w->regions[i].size)
+                return (char *)(uintptr_t)m->offset;
+    } else if (m->offset + m->bytes <= (uint64_t)w->size_bytes) return (char *)w->base + m->offset;
+    note_error(w, dfc_err(DFC_ERR_RMA_RANGE, "DFC_Win (target)",
+                          "rank %d accessed %llu bytes at offset 0x%llx, outside the window", src,
+                          (unsigned long long)m->bytes, (unsigned long long)m->offset));
+    return NULL;
+}
+
+void dfc_win_apply(const dfc_op_t *op, const dfc_dtype_t *base, const void *origin, void *target,
+                   uint64_t bytes)
+{
+    if (bytes) dfc_op_reduce(op, base, origin, target, bytes / base->size);
+}
+
+static int lock_grantable(const dfc_win_t *w, int excl)
+{
+    return w->excl_holder < 0 && (!excl || w->nshared == 0);
+}
+
+static void lock_take(dfc_win_t *w, int src, int excl, uint32_t tag)
+{
+    if (excl) w->excl_holder = src;
+    else w->nshared++;
+    reply(w, src, tag, NULL, 0);
+}
+
+/* Grants waiting lock requests in arrival order while they can be granted. */
+static void lock_grant_waiters(dfc_win_t *w)
+{
+    while (!dfc_list_empty(&w->waiters)) {
+        win_waiter_t *q = DFC_CONTAINER_OF(w->waiters.next, win_waiter_t, link);
+        if (!lock_grantable(w, q->excl)) return;
+        dfc_list_remove(&q->link);
+        lock_take(w, q->src, q->excl, q->tag);
+        free(q);
+    }
+}
+
+static void lock_request(dfc_win_t *w, int src, int excl, uint32_t tag)
+{
+    if (dfc_list_empty(&w->waiters) && lock_grantable(w, excl)) {
+        lock_take(w, src, excl, tag);
+        return;
+    }
+    win_waiter_t *q = calloc(1, sizeof *q);
+    if (!q) dfc_fatal("out of memory queueing a lock request");
+    q->src = src;
+    q->excl = excl;
+    q->tag = tag;
+    dfc_list_insert_tail(&w->waiters, &q->link);
+}
+
+static void apply_fetching(dfc_win_t *w, int src, const dfc_win_msg_t *m, const char *data)
+{
+    char *t = target_addr(w, m, src);
+    uint64_t rbytes = m->kind == DFC_WIN_MSG_CAS ? m->bytes : m->bytes;
+    char *old = rbytes ? calloc(1, rbytes) : NULL;
+    if (rbytes && !old) dfc_fatal("out of memory replying to a one-sided operation");
+    if (t) {
+        memcpy(old, t, rbytes);
+        if (m->kind == DFC_WIN_MSG_GACC)
+            dfc_win_apply(dfc_op_get(m->op), dfc_dtype_get(m->dtype), data, t, m->bytes);
+        else if (m->kind == DFC_WIN_MSG_CAS && memcmp(t, data + m->bytes, m->bytes) == 0)
+            memcpy(t, data, m->bytes);
+    }
+    reply(w, src, m->tag, old, rbytes);
+}
+
+static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
+{
+    dfc_win_msg_t m;
+    memcpy(&m, buf, sizeof m);
+    const char *data = (const char *)buf + sizeof m;
+    char *t;
+    (void)len;
+    switch (m.kind) {
+    case DFC_WIN_MSG_PUT:
+        if ((t = target_addr(w, &m, src)) && m.bytes) memcpy(t, data, m.bytes);
+        break;
+    case DFC_WIN_MSG_ACC:
+        if ((t = target_addr(w, &m, src)))
+            dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), data, t, m.bytes);
+        break;
+    case DFC_WIN_MSG_GET: {
+        char *copy = m.bytes ? calloc(1, m.bytes) : NULL;
+        if (m.bytes && !copy) dfc_fatal("out of memory replying to a one-sided operation");
+        if ((t = target_addr(w, &m, src)) && m.bytes) memcpy(copy, t, m.bytes);
+        reply(w, src, m.tag, copy, m.bytes);
+        break;
+    }
+    case DFC_WIN_MSG_GACC:
+    case DFC_WIN_MSG_CAS: apply_fetching(w, src, &m, data); break;
+    case DFC_WIN_MSG_LOCK_SHARED: lock_request(w, src, 0, m.tag); break;
+    case DFC_WIN_MSG_LOCK_EXCL: lock_request(w, src, 1, m.tag); break;
+    case DFC_WIN_MSG_UNLOCK:
+        if (w->excl_holder == src) w->excl_holder = -1;
+        else if (w->nshared > 0) w->nshared--;
+        reply(w, src, m.tag, NULL, 0);
+        lock_grant_waiters(w);
+        break;
+    case DFC_WIN_MSG_FLUSH: reply(w, src, m.tag, NULL, 0); break;
+    case DFC_WIN_MSG_POST: w->posts_seen[src]++; break;
+    case DFC_WIN_MSG_DONE: w->dones_seen[src]++; break;
+    default: note_error(w, DFC_ERR(DFC_ERR_INTERN, "unknown one-sided message %u", m.kind));
+    }
+}
+
+/* The header of a large Put was reached in order: receive its data (the next message of tag
+ * 1 from that origin) into the window. Returns 1 when it did (the entry stays at the head). */
+static int large_put_data(dfc_win_t *w, win_in_t *in)
+{
+    dfc_win_msg_t m;
+    memcpy(&m, in->buf, sizeof m);
+    if (m.kind != DFC_WIN_MSG_PUT_LARGE) return 0;
+    int src = in->req.status.DFC_SOURCE;
+    void *dst = target_addr(w, &m, src);
+    if (!dst && !(dst = in->scratch = malloc(m.bytes)))
+        dfc_fatal("out of memory receiving a one-sided operation");
+    in->data_phase = 1;
+    dfc_req_init_internal(&in->req, w->comm);
+    note_error(w, dfc_p2p_irecv(w->comm, 0, dst, m.bytes, src, 1, &in->req));
+    return 1;
+}
+
+/* Posts a receive for every request that arrived, then applies those received, in order. */
+static int target_pass(dfc_win_t *w)
+{
+    int events = 0;
+    for (;;) {
+        int flag = 0;
+        DFC_Status st;
+        dfc_p2p_iprobe(w->comm, DFC_ANY_SOURCE, 0, &flag, &st); /* tag 1: Put data */
+        if (!flag) break;
+        win_in_t *in = calloc(1, sizeof *in);
+        if (in) in->len = (size_t)dfc_status_bytes(&st);
+        if (!in || !(in->buf = malloc(in->len ? in->len : 1)))
+            dfc_fatal("out of memory receiving a one-sided operation");
+        dfc_req_init_internal(&in->req, w->comm);
+        note_error(w, dfc_p2p_irecv(w->comm, 0, in->buf, in->len, st.DFC_SOURCE, st.DFC_TAG,
+                                    &in->req));
+        dfc_list_insert_tail(&w->inbox, &in->link);
+        events++;
+    }
+    while (!dfc_list_empty(&w->inbox)) {
+        win_in_t *in = DFC_CONTAINER_OF(w->inbox.next, win_in_t, link);
+        if (!in->req.complete) break;
+        events++;
+        if (!in->data_phase && !in->req.status.DFC_ERROR && large_put_data(w, in)) continue;
+        dfc_list_remove(&in->link);
+        if (in->req.status.DFC_ERROR) note_error(w, in->req.status.DFC_ERROR);
+        else if (!in->data_phase) apply_request(w, in->req.status.DFC_SOURCE, in->buf, in->len);
+        free(in->scratch);
+        free(in->buf);
+        free(in);
+    }
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &w->replies)
+    {
+        win_reply_t *r = DFC_CONTAINER_OF(e, win_reply_t, link);
+        if (!r->req.complete) continue;
+        note_error(w, r->req.status.DFC_ERROR);
+        dfc_list_remove(e);
+        free(r->buf);
+        free(r);
+        events++;
+    }
+    return events;
+}
+
+int dfc_win_progress(void)
+{
+    int events = 0;
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &dfc_win_list)
+    {
+        dfc_win_t *w = DFC_CONTAINER_OF(e, dfc_win_t, link);
+        events += target_pass(w);
+        events += sweep_recs(w);
+    }
+    return events;
+}
+
+/* ---- SHM windows: the accumulate lock --------------------------------------------------- */
+void dfc_win_shm_acc_lock(dfc_win_t *w, int target)
+{
+    _Atomic int *l = &w->ctl[target].acc;
+    for (int spins = 0;; spins++) {
+        int expect = 0;
+        if (atomic_compare_exchange_weak_explicit(l, &expect, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+        if (spins > 64) sched_yield(); /* the holder may be descheduled (2 cores, 4 ranks) */
+    }
+}
+
+void dfc_win_shm_acc_unlock(dfc_win_t *w, int target)
+{
+    atomic_store_explicit(&w->ctl[target].acc, 0, memory_order_release);
+}
+
+/* The hang report (progress.c): one line per window with what it waits for. */
+void dfc_win_report(FILE *f)
+{
+    dfc_list_t *e;
+    for (e = dfc_win_list.next; e != &dfc_win_list; e = e->next) {
+        dfc_win_t *w = DFC_CONTAINER_OF(e, dfc_win_t, link);
+        int inflight = 0, inbox = 0, waiters = 0, locks = 0;
+        dfc_list_t *x;
+        for (x = w->recs.next; x != &w->recs; x = x->next) inflight++;
+        for (x = w->inbox.next; x != &w->inbox; x = x->next) inbox++;
+        for (x = w->waiters.next; x != &w->waiters; x = x->next) waiters++;
+        for (int r = 0; r < w->size; r++) locks += w->locked[r] != 0;
+        fprintf(f,
+                "[dfc hang report] rank %d: window 0x%x (%s, %s, %d processes): %d operations "
+                "in flight, %d requests not yet applied, %d lock requests queued, exclusive "
+                "holder %d, %d shared; epochs: fence %d, locks held %d%s%s%s\n",
+                dfc_proc.world_rank, (unsigned)w->handle, w->name[0] ? w->name : "unnamed",
+                w->backend == DFC_WIN_BACKEND_SHM ? "shared memory" : "messages", w->size, inflight,
+                inbox, waiters, w->excl_holder, w->nshared, w->fence_epoch, locks,
+                w->lock_all ? ", lock_all" : "", w->start_group ? ", start" : "",
+                w->post_group ? ", post" : "");
+    }
+}

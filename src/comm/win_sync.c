@@ -1,0 +1,278 @@
+/*
+ * win_sync.c - synchronization of windows: fence, passive target (lock/unlock, flush,
+ * sync) and general active target (post/start/complete/wait).
+ *
+ * Remote completion at an AM target is an acknowledged FLUSH (or UNLOCK): the target
+ * applies requests in arrival order (win_am.c), so the acknowledgement follows the
+ * origin's earlier operations. SHM windows complete at the store itself; their locks are
+ * words in the segment (dfc_win_ctl_t) taken with atomics, so the target takes no part.
+ * Post/start/complete/wait use POST and DONE messages on both backends.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "comm/dfc_win.h"
+
+static int sync_err(const char *func, const char *what)
+{
+    return dfc_err(DFC_ERR_RMA_SYNC, func, "%s", what);
+}
+
+/* Remote completion of this origin's operations at target (-1: every target). */
+static int complete_at(dfc_win_t *w, int target)
+{
+    if (w->backend == DFC_WIN_BACKEND_SHM) {
+        atomic_thread_fence(memory_order_seq_cst);
+        return DFC_SUCCESS;
+    }
+    for (int r = target < 0 ? 0 : target; r < (target < 0 ? w->size : target + 1); r++) {
+        if (!w->touched[r]) continue;
+        dfc_win_msg_t m = {0};
+        m.kind = DFC_WIN_MSG_FLUSH;
+        int rc = dfc_win_am_send(w, r, &m, NULL, 0, NULL, 0, NULL);
+        if (rc) return rc;
+        w->touched[r] = 0;
+    }
+    return dfc_win_am_wait_target(w, target);
+}
+
+int dfc_win_fence(dfc_win_t *w, int assert)
+{
+    if (w->start_group || w->post_group || w->lock_all)
+        return sync_err("DFC_Win_fence",
+                        "invalid argument win: a post/start or lock epoch is open");
+    for (int r = 0; r < w->size; r++)
+        if (w->locked[r])
+            return sync_err("DFC_Win_fence", "invalid argument win: a lock epoch is open");
+    int rc = complete_at(w, -1);
+    if (!rc) rc = dfc_win_barrier(w);
+    w->fence_epoch = !(assert &DFC_MODE_NOSUCCEED);
+    return rc;
+}
+
+/* ---- Passive target ---------------------------------------------------------------------- */
+typedef struct {
+    dfc_win_t *w;
+    int rank, excl;
+} shm_lock_arg_t;
+
+static int shm_try_lock(void *arg)
+{
+    shm_lock_arg_t *a = arg;
+    _Atomic int *l = &a->w->ctl[a->rank].lock;
+    if (a->excl) {
+        int expect = 0;
+        return atomic_compare_exchange_strong(l, &expect, DFC_WIN_LOCK_EXCL);
+    }
+    if (atomic_fetch_add(l, 1) & DFC_WIN_LOCK_EXCL) {
+        atomic_fetch_sub(l, 1);
+        return 0;
+    }
+    return 1;
+}
+
+static int lock_one(dfc_win_t *w, int rank, int excl)
+{
+    if (w->backend == DFC_WIN_BACKEND_SHM) {
+        shm_lock_arg_t a = {w, rank, excl};
+        return dfc_progress_wait(shm_try_lock, &a);
+    }
+    dfc_win_msg_t m = {0};
+    m.kind = excl ? DFC_WIN_MSG_LOCK_EXCL : DFC_WIN_MSG_LOCK_SHARED;
+    return dfc_win_am_send(w, rank, &m, NULL, 0, NULL, 0, NULL);
+}
+
+static int unlock_one(dfc_win_t *w, int rank)
+{
+    int excl = w->locked[rank] == DFC_LOCK_EXCLUSIVE;
+    w->locked[rank] = 0;
+    if (w->backend == DFC_WIN_BACKEND_SHM) {
+        atomic_thread_fence(memory_order_seq_cst);
+        if (excl) atomic_store(&w->ctl[rank].lock, 0);
+        else atomic_fetch_sub(&w->ctl[rank].lock, 1);
+        return DFC_SUCCESS;
+    }
+    dfc_win_msg_t m = {0};
+    m.kind = DFC_WIN_MSG_UNLOCK;
+    w->touched[rank] = 0; /* the acknowledgement of UNLOCK completes them */
+    return dfc_win_am_send(w, rank, &m, NULL, 0, NULL, 0, NULL);
+}
+
+int dfc_win_lock(dfc_win_t *w, int lock_type, int rank)
+{
+    if (w->locked[rank] || w->lock_all)
+        return dfc_err(DFC_ERR_RMA_SYNC, "DFC_Win_lock",
+                       "invalid argument rank: this process already holds a lock on rank %d", rank);
+    if (w->start_group || w->post_group)
+        return sync_err("DFC_Win_lock", "invalid argument win: a post/start epoch is open");
+    int rc = lock_one(w, rank, lock_type == DFC_LOCK_EXCLUSIVE);
+    if (!rc && w->backend == DFC_WIN_BACKEND_AM) rc = dfc_win_am_wait_target(w, rank);
+    if (!rc) w->locked[rank] = lock_type;
+    return rc;
+}
+
+int dfc_win_unlock(dfc_win_t *w, int rank)
+{
+    if (!w->locked[rank] || w->lock_all)
+        return dfc_err(DFC_ERR_RMA_SYNC, "DFC_Win_unlock",
+                       "invalid argument rank: this process holds no lock on rank %d (from "
+                       "DFC_Win_lock)",
+                       rank);
+    int rc = unlock_one(w, rank);
+    if (!rc && w->backend == DFC_WIN_BACKEND_AM) rc = dfc_win_am_wait_target(w, rank);
+    return rc;
+}
+
+int dfc_win_lock_all(dfc_win_t *w)
+{
+    if (w->lock_all)
+        return sync_err("DFC_Win_lock_all", "invalid argument win: DFC_Win_lock_all was "
+                                            "already called");
+    for (int r = 0; r < w->size; r++)
+        if (w->locked[r])
+            return dfc_err(DFC_ERR_RMA_SYNC, "DFC_Win_lock_all",
+                           "invalid argument win: this process holds a lock on rank %d", r);
+    int rc = DFC_SUCCESS;
+    for (int r = 0; r < w->size && !rc; r++) rc = lock_one(w, r, 0);
+    if (!rc && w->backend == DFC_WIN_BACKEND_AM) rc = dfc_win_am_wait_target(w, -1);
+    if (rc) return rc;
+    for (int r = 0; r < w->size; r++) w->locked[r] = DFC_LOCK_SHARED;
+    w->lock_all = 1;
+    return DFC_SUCCESS;
+}
+
+int dfc_win_unlock_all(dfc_win_t *w)
+{
+    if (!w->lock_all)
+        return sync_err("DFC_Win_unlock_all",
+                        "invalid argument win: no epoch of DFC_Win_lock_all is open");
+    int rc = DFC_SUCCESS;
+    for (int r = 0; r < w->size && !rc; r++) rc = unlock_one(w, r);
+    w->lock_all = 0;
+    if (!rc && w->backend == DFC_WIN_BACKEND_AM) rc = dfc_win_am_wait_target(w, -1);
+    return rc;
+}
+
+int dfc_win_flush(dfc_win_t *w, int rank) { return complete_at(w, rank); }
+
+int dfc_win_sync(dfc_win_t *w)
+{
+    (void)w;
+    atomic_thread_fence(memory_order_seq_cst);
+    return DFC_SUCCESS;
+}
+
+/* ---- General active target -------------------------------------------------------------- */
+/* Window rank of group member i (groups hold world ranks). */
+static int member(dfc_win_t *w, dfc_group_t *g, int i)
+{
+    return dfc_group_rank_of(w->comm->group, g->world[i]);
+}
+
+static int check_group(dfc_win_t *w, dfc_group_t *g, const char *func)
+{
+    for (int i = 0; i < g->size; i++)
+        if (member(w, g, i) == DFC_UNDEFINED)
+            return dfc_err(DFC_ERR_GROUP, func,
+                           "invalid argument group: its member %d (world rank %d) is not in "
+                           "the window",
+                           i, g->world[i]);
+    return DFC_SUCCESS;
+}
+
+static int send_all(dfc_win_t *w, dfc_group_t *g, int kind)
+{
+    for (int i = 0; i < g->size; i++) {
+        dfc_win_msg_t m = {0};
+        m.kind = (uint32_t)kind;
+        int rc = dfc_win_am_send(w, member(w, g, i), &m, NULL, 0, NULL, -1, NULL);
+        if (rc) return rc;
+    }
+    return DFC_SUCCESS;
+}
+
+int dfc_win_post(dfc_win_t *w, dfc_group_t *g)
+{
+    if (w->post_group)
+        return sync_err("DFC_Win_post", "invalid argument win: an exposure epoch of "
+                                        "DFC_Win_post is already open");
+    int rc = check_group(w, g, "DFC_Win_post");
+    if (rc) return rc;
+    atomic_thread_fence(memory_order_seq_cst);
+    if ((rc = send_all(w, g, DFC_WIN_MSG_POST))) return rc;
+    dfc_group_retain(g);
+    w->post_group = g;
+    return DFC_SUCCESS;
+}
+
+typedef struct {
+    dfc_win_t *w;
+    dfc_group_t *g;
+    int *seen;
+} seen_arg_t;
+
+static int all_seen(void *arg)
+{
+    seen_arg_t *a = arg;
+    for (int i = 0; i < a->g->size; i++)
+        if (a->seen[member(a->w, a->g, i)] == 0) return 0;
+    return 1;
+}
+
+static void consume(seen_arg_t *a)
+{
+    for (int i = 0; i < a->g->size; i++) a->seen[member(a->w, a->g, i)]--;
+}
+
+int dfc_win_start(dfc_win_t *w, dfc_group_t *g)
+{
+    if (w->start_group)
+        return sync_err("DFC_Win_start", "invalid argument win: an access epoch of "
+                                         "DFC_Win_start is already open");
+    int rc = check_group(w, g, "DFC_Win_start");
+    if (rc) return rc;
+    seen_arg_t a = {w, g, w->posts_seen};
+    if ((rc = dfc_progress_wait(all_seen, &a))) return rc;
+    consume(&a);
+    dfc_group_retain(g);
+    w->start_group = g;
+    return DFC_SUCCESS;
+}
+
+int dfc_win_complete(dfc_win_t *w)
+{
+    if (!w->start_group)
+        return sync_err("DFC_Win_complete",
+                        "invalid argument win: no access epoch of DFC_Win_start is open");
+    atomic_thread_fence(memory_order_seq_cst);
+    dfc_group_t *g = w->start_group;
+    int rc = send_all(w, g, DFC_WIN_MSG_DONE);
+    for (int i = 0; i < g->size; i++) w->touched[member(w, g, i)] = 0; /* DONE follows them */
+    if (!rc) rc = dfc_win_am_wait_target(w, -1);
+    w->start_group = NULL;
+    dfc_group_release(g);
+    return rc;
+}
+
+int dfc_win_wait(dfc_win_t *w, int test, int *flag)
+{
+    if (!w->post_group)
+        return sync_err(test ? "DFC_Win_test" : "DFC_Win_wait",
+                        "invalid argument win: no exposure epoch of DFC_Win_post is open");
+    seen_arg_t a = {w, w->post_group, w->dones_seen};
+    int rc = DFC_SUCCESS;
+    if (test) {
+        int n = dfc_progress_poll();
+        if (n < 0) return -n;
+        if (!all_seen(&a)) {
+            *flag = 0;
+            return DFC_SUCCESS;
+        }
+    } else if ((rc = dfc_progress_wait(all_seen, &a))) return rc;
+    consume(&a);
+    atomic_thread_fence(memory_order_seq_cst);
+    dfc_group_release(w->post_group);
+    w->post_group = NULL;
+    if (flag) *flag = 1;
+    return DFC_SUCCESS;
+}

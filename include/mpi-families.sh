@@ -5,8 +5,8 @@
 # include/dfc.h declares as DFC_ functions, and which it lacks. Run it after changing dfc.h
 # and paste its output over the table in README.md (between its "families" markers).
 here=$(dirname "$0")
-have=$(grep -oE '^(int|double) DFC_[A-Za-z0-9_]+\(' "$here/dfc.h" |
-    sed -E 's/^(int|double) DFC_//; s/\($//' | tr '\n' ' ')
+have=$(grep -oE '^(int|double|DFC_Aint) DFC_[A-Za-z0-9_]+\(' "$here/dfc.h" |
+    sed -E 's/^(int|double|DFC_Aint) DFC_//; s/\($//' | tr '\n' ' ')
 # One family a line: "name|function function ...".
 cat <<'LIST' | awk -v have="$have" '
 BEGIN { n = split(have, h, " "); for (i = 1; i <= n; i++) H[h[i]] = 1

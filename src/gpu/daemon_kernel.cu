@@ -37,27 +37,10 @@
  * shared memory; all threads move the bytes.
  */
 #include "gpu/daemon_logic.h"
+#include "gpu/daemon_prof.cuh"
 #include "gpu/daemon_reduce.cuh"
 
 #define STEP_DONE 0x80000000u
-
-__device__ static inline uint64_t now_ns(void)
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-/* Thread 0: records a phase of a traced collective (DFC_GPU_TRACE), the first time only
- * (admission, by channel 0, clears the marks). A write across PCIe, never a read. */
-__device__ static inline void trace_point(const dfc_gpu_kargs_t &a, uint32_t slot, int point)
-{
-    if (!a.trace) return;
-    uint32_t *mark = &a.dev->traced[slot];
-    if (point == DFC_GPU_T_ADMIT) *mark = 0;
-    else if (atomicOr(mark, 1u << point) & (1u << point)) return;
-    a.host->trace[slot][point] = now_ns();
-}
 
 /* This channel's end of every FIFO: send and receive counters, the sender's ownership, the
  * spill entries. Only this block uses them, so they live in shared memory while the kernel
@@ -82,18 +65,6 @@ struct coll_cache {
     dfc_step_t steps[CACHED_STEPS];
     dfc_gpu_ctx_t c;
 };
-
-/* DFC_GPU_TRACE=2: thread 0 of channel 0 adds the cycles of one part of its work. */
-#define PROF_ON(a, chan) ((a).trace > 1 && (chan) == 0)
-#define PROF_START(a, chan) long long prof_t0 = PROF_ON(a, chan) ? clock64() : 0
-#define PROF_MARK(a, chan) (prof_t0 = PROF_ON(a, chan) ? clock64() : 0) /* a new part begins */
-#define PROF_ADD(a, chan, part)                                \
-    do {                                                       \
-        if (PROF_ON(a, chan) && threadIdx.x == 0) {            \
-            (a).dev->prof_cycles[part] += clock64() - prof_t0; \
-            (a).dev->prof_count[part]++;                       \
-        }                                                      \
-    } while (0)
 
 /* Chunk moves one sweep may choose (pick_actions): one per peer and direction of the
  * current fence group, so 2 x DFC_GPU_MAX_LOCAL covers every group; more would wait for the
@@ -737,7 +708,7 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
     int32_t polls = 0, budget = c->budget;
     for (;;) {
         __shared__ int s_done, s_moved;
-        PROF_START(a, chan);
+        prof_laps prof(a, chan);
         if (threadIdx.x == 0) {
             /* post the transfers up to the next local step or fence */
             while (c->pc < h->nsteps && is_xfer(steps[c->pc].kind)) c->pc++;
@@ -745,8 +716,7 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
             s_done = pick_actions(a, s, slot, chan, h, steps, c, &s_moved);
         }
         __syncthreads();
-        PROF_ADD(a, chan, DFC_GPU_P_PICK);
-        PROF_MARK(a, chan);
+        prof.lap(DFC_GPU_P_PICK);
         for (int k = 0; k < s->nact; k++) {
             if (s->act_reduce[k])
                 block_reduce(h->type, h->op, s->act_src[k], s->act_dst[k],
@@ -755,15 +725,13 @@ __device__ static int advance(const dfc_gpu_kargs_t &a, block_state *s, uint32_t
         }
         __syncthreads();
         int nact = s->nact, done = s_done, moved = s_moved + nact;
-        if (nact) PROF_ADD(a, chan, DFC_GPU_P_MOVE);
-        PROF_MARK(a, chan);
+        prof.lap(DFC_GPU_P_MOVE, nact);
         if (threadIdx.x == 0 && nact) post_actions(a, s, slot, chan, h, steps, c);
         __syncthreads();
-        if (nact) PROF_ADD(a, chan, DFC_GPU_P_POST);
+        prof.lap(DFC_GPU_P_POST, nact);
         if (done) { /* fence reached */
-            PROF_MARK(a, chan);
             int r = fence_point(a, s, slot, chan, c, h, steps);
-            PROF_ADD(a, chan, DFC_GPU_P_FENCE);
+            prof.lap(DFC_GPU_P_FENCE);
             if (r == 2) return 2;
             moved = r || moved;
         }
@@ -799,7 +767,7 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s,
 {
     const uint32_t slot = e.slot;
     dfc_gpu_ctx_t *c = &a.ctx[(uint64_t)slot * a.geom.channels + chan];
-    PROF_START(a, chan);
+    prof_laps prof(a, chan);
     if (!load_coll(a, s, e, c)) return 0;
     const dfc_gpu_desc_head_t *h = &a.dev->head[slot];
     const dfc_step_t *steps = a.dev->steps[slot];
@@ -809,7 +777,7 @@ __device__ static int run_coll(const dfc_gpu_kargs_t &a, block_state *s,
         __syncthreads();
     } else {
         cache_in(s, h, steps, c, e.nsteps);
-        PROF_ADD(a, chan, DFC_GPU_P_LOAD);
+        prof.lap(DFC_GPU_P_LOAD);
         r = advance(a, s, slot, chan, head, &s->cc.h, s->cc.steps, &s->cc.c);
         cache_out(s, c, e.nsteps);
     }
@@ -909,9 +877,9 @@ __device__ static int run_queue(const dfc_gpu_kargs_t &a, block_state *s, uint32
         int r = run_coll(a, s, e, chan, i == 0);
         if (r == 2) {
             if (threadIdx.x == 0) {
-                PROF_START(a, chan);
+                prof_laps prof(a, chan);
                 finish_coll(a, e.slot, e.nchan, e.gen);
-                PROF_ADD(a, chan, DFC_GPU_P_FINISH);
+                prof.lap(DFC_GPU_P_FINISH);
                 for (int j = i; j + 1 < s->q.n; j++) s->q.e[j] = s->q.e[j + 1];
                 s->q.n--;
             }
@@ -936,20 +904,32 @@ __device__ static int run_queue(const dfc_gpu_kargs_t &a, block_state *s, uint32
     return moved;
 }
 
-/* DFC_GPU_TRACE=2, thread 0 of channel 0: one main-loop pass's cycles and nanoseconds. */
-__device__ static void prof_loop(const dfc_gpu_kargs_t &a, uint32_t chan, long long cycles0,
-                                 uint64_t ns0)
+/* Thread 0: takes new work from the submission queue at once when idle, and every 4th pass
+ * otherwise (channel 0's look is a read across PCIe). */
+__device__ static void admit_phase(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan,
+                                   uint32_t iter, prof_laps *prof)
 {
-    if (!PROF_ON(a, chan) || threadIdx.x != 0) return;
-    a.dev->prof_cycles[DFC_GPU_P_LOOP] += clock64() - cycles0;
-    a.dev->prof_count[DFC_GPU_P_LOOP]++;
-    a.dev->prof_loop_ns += now_ns() - ns0;
+    if (threadIdx.x == 0 && (s->q.n == 0 || (iter & 3) == 0)) admit(a, s, chan);
+    prof->lap(DFC_GPU_P_ADMIT);
+    __syncthreads();
+}
+
+/* All threads: whether the kernel exits now (exit_decision, thread 0's verdict shared). */
+__device__ static int exit_phase(const dfc_gpu_kargs_t &a, block_state *s, uint32_t chan, int moved,
+                                 uint64_t launched_at, prof_laps *prof)
+{
+    __shared__ int s_exit;
+    prof->restart();
+    if (threadIdx.x == 0) s_exit = exit_decision(a, s, chan, moved, launched_at);
+    __syncthreads();
+    prof->lap(DFC_GPU_P_EXIT);
+    prof->end_pass();
+    return s_exit;
 }
 
 extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc_gpu_kargs_t a)
 {
     __shared__ block_state s;
-    __shared__ int s_exit;
     const uint32_t chan = blockIdx.x;
     dfc_gpu_queue_t *saved = &a.dev->queue[chan];
     for (int i = threadIdx.x; i < (int)(sizeof s.q / 4); i += blockDim.x)
@@ -958,21 +938,11 @@ extern "C" __global__ void __launch_bounds__(DFC_GPU_THREADS) dfc_gpu_daemon(dfc
     fifo_state(a, &s, chan, false);
     const uint64_t launched_at = now_ns();
     for (uint32_t iter = 0;; iter++) {
-        PROF_START(a, chan);
-        const long long loop_cycles = prof_t0;
-        const uint64_t loop_ns = PROF_ON(a, chan) ? now_ns() : 0;
-        /* New work is looked for at once when idle, and every 4th pass otherwise (channel 0's
-         * look is a read across PCIe). */
-        if (threadIdx.x == 0 && (s.q.n == 0 || (iter & 3) == 0)) admit(a, &s, chan);
-        PROF_ADD(a, chan, DFC_GPU_P_ADMIT);
-        __syncthreads();
+        prof_laps prof(a, chan); /* DFC_GPU_TRACE=2: the cycles of each phase */
+        prof.start_pass();
+        admit_phase(a, &s, chan, iter, &prof);
         int moved = run_queue(a, &s, chan);
-        PROF_MARK(a, chan);
-        if (threadIdx.x == 0) s_exit = exit_decision(a, &s, chan, moved, launched_at);
-        __syncthreads();
-        PROF_ADD(a, chan, DFC_GPU_P_EXIT);
-        prof_loop(a, chan, loop_cycles, loop_ns);
-        if (s_exit) break;
+        if (exit_phase(a, &s, chan, moved, launched_at, &prof)) break;
         /* A block with nothing queued naps between polls of the SQ mirror, to keep off the
          * L2 lines that the working blocks use. */
         if (chan > 0 && s.q.n == 0) __nanosleep(2000);

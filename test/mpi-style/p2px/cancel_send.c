@@ -111,9 +111,12 @@ int main(int argc, char **argv)
     to_self();
     int size;
     DFC_Comm_size(DFC_COMM_WORLD, &size);
-    if (size < 2) return dfct_finalize();
-    for (int mode = 0; mode < 3; mode++) unmatched(mode);
-    matched(0);
-    matched(1);
+    if (size >= 2) {
+        for (int mode = 0; mode < 3; mode++) unmatched(mode);
+        matched(0);
+        matched(1);
+    }
+    DFCT_OK(DFC_Comm_free(&side));
+    DFCT_OK(DFC_Comm_free(&c));
     return dfct_finalize();
 }

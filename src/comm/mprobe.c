@@ -11,8 +11,6 @@
 
 #include "comm/dfc_comm.h"
 
-enum { DFC_KIND_MESSAGE = 0x0b }; /* matches DFC_MESSAGE_NULL in dfc.h */
-
 static dfc_htable_t msg_table;
 static int msg_table_ready;
 static dfc_msg_t msg_no_proc = {DFC_MESSAGE_NO_PROC, NULL, NULL};

@@ -641,6 +641,7 @@ void dfc_stage_ctx_put(dfc_stage_ctx_t *x);
 
 /* Releases the pool's idle buffers and contexts (DFC_Finalize). */
 void dfc_stage_finalize(void);
+void dfc_stage_pipe_log(void); /* DFC_DEBUG=2:stage: where the pipeline's time went */
 
 /* Runs one segment of a pipelined operation: in (NULL when nothing is read) holds bytes
  * [off, off + bytes) of the input, out receives that segment of the output (NULL when

@@ -23,6 +23,34 @@
 
 enum { IN = 0, OUT = 1 };
 
+/* Where the pipeline's time goes (DFC_DEBUG=2:stage prints it at finalize): waits for each
+ * direction's copies, the host operation of the chunks, the drain at the end. A clock read
+ * per phase, counted only while the log asks for it. */
+static struct {
+    uint64_t calls, chunks, total, wait[2], seg, issue, drain;
+} prof;
+static int prof_on = -1;
+
+static uint64_t prof_now(void)
+{
+    if (prof_on < 0) prof_on = dfc_log_enabled(DFC_LOG_INFO, "stage") && dfc_log_level >= 2;
+    return prof_on ? dfc_time_ns() : 0;
+}
+
+void dfc_stage_pipe_log(void)
+{
+    if (prof.calls)
+        DFC_LOG(DFC_LOG_INFO, "stage",
+                "pipeline: %llu calls, %.1f chunks each; mean us per call: total %.1f, waits for "
+                "copies in %.1f, out %.1f, host operations %.1f, issuing copies %.1f, drain %.1f",
+                (unsigned long long)prof.calls, (double)prof.chunks / prof.calls,
+                prof.total / 1e3 / prof.calls, prof.wait[IN] / 1e3 / prof.calls,
+                prof.wait[OUT] / 1e3 / prof.calls, prof.seg / 1e3 / prof.calls,
+                prof.issue / 1e3 / prof.calls, prof.drain / 1e3 / prof.calls);
+    memset(&prof, 0, sizeof prof);
+    prof_on = -1;
+}
+
 typedef struct pipe_run {
     const dfc_stage_pipe_t *p;
     dfc_stage_ctx_t *ctx;
@@ -69,7 +97,9 @@ static int copy_chunk(pipe_run_t *r, int dir, long k)
 
 static int wait_chunk(pipe_run_t *r, int dir, long k)
 {
+    uint64_t t0 = prof_now();
     int rc = dfc_stage_ops->event_sync(r->ctx->ev[dir][k % r->depth]);
+    if (t0) prof.wait[dir] += prof_now() - t0;
     return rc ? copy_failed(r, rc, dir, k, "completion") : DFC_SUCCESS;
 }
 
@@ -101,8 +131,12 @@ static int run_chunk(pipe_run_t *r, long k)
                 : r->out_dev ? r->buf[OUT][s]->p
                 : r->p->out  ? (char *)r->p->out + off
                              : NULL;
+    uint64_t t0 = prof_now();
     if ((rc = r->p->segment(r->p->arg, in, out, off, chunk_len(r, k)))) return rc;
-    return r->out_dev ? copy_chunk(r, OUT, k) : DFC_SUCCESS;
+    uint64_t t1 = prof_now();
+    rc = r->out_dev ? copy_chunk(r, OUT, k) : DFC_SUCCESS;
+    if (t0) prof.seg += t1 - t0, prof.issue += prof_now() - t1;
+    return rc;
 }
 
 /* Takes the slots' buffers and a copy context. */
@@ -148,9 +182,16 @@ int dfc_stage_pipeline(const dfc_stage_pipe_t *p)
     r.n = (long)((p->bytes + r.chunk - 1) / r.chunk);
     r.depth = (int)DFC_MIN2((long)prm->depth, r.n);
     if (r.alias && r.depth < 2 && r.n > 1) r.depth = 2; /* else each chunk waits for the last */
+    uint64_t t0 = prof_now();
     int rc = pipe_setup(&r);
     for (long k = 0; !rc && k < r.n; k++) rc = run_chunk(&r, k);
-    return pipe_teardown(&r, rc);
+    uint64_t t1 = prof_now();
+    rc = pipe_teardown(&r, rc);
+    if (t0) {
+        uint64_t t2 = prof_now();
+        prof.calls++, prof.chunks += (uint64_t)r.n, prof.total += t2 - t0, prof.drain += t2 - t1;
+    }
+    return rc;
 }
 
 /* ---- Whole-buffer shadows on requests --------------------------------------------------- */

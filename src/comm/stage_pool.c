@@ -212,6 +212,7 @@ void dfc_stage_get_stats(dfc_stage_stats_t *out)
  * never freed: they go with the process). The parameters are read again on next use. */
 void dfc_stage_finalize(void)
 {
+    dfc_stage_pipe_log();
     pthread_mutex_lock(&lock);
     dfc_stage_buf_t *b = idle;
     dfc_stage_ctx_t *x = ctxs;

@@ -42,7 +42,7 @@
 
 static const dfc_env_spec_t specs[] = {
     /* util */
-    {"DFC_DEBUG", DFC_ENV_DEBUG, 0, 3, "init|boot|tl|shm|tcp|ofi|p2p|coll|sched|gpu|error"},
+    {"DFC_DEBUG", DFC_ENV_DEBUG, 0, 3, "init|boot|tl|shm|tcp|ofi|p2p|coll|sched|gpu|stage|error"},
     /* progress and waiting (comm) */
     BOOL("DFC_ASYNC_PROGRESS"),
     INT("DFC_SPIN_US", 0, MINUTE_US),

@@ -3,7 +3,7 @@
  *
  * DFC_DEBUG="<level>[:<subsys>,<subsys>...]": level 1 errors, 2 info, 3 trace; without a
  * subsystem list every subsystem logs. Subsystems: init, boot, tl, shm, tcp, p2p, coll,
- * sched, gpu, error.
+ * sched, gpu, stage, error.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -185,9 +185,7 @@ int dfc_stage_pipeline(const dfc_stage_pipe_t *p)
     size_t chunk = DFC_MIN2(prm->chunk, DFC_MAX2(prm->chunk_min, piece));
     r.chunk = DFC_MAX2(unit, chunk / unit * unit);
     r.n = (long)((p->bytes + r.chunk - 1) / r.chunk);
-    /* One buffer for input and output: a slot is free for a copy in only after its copy out,
-     * so such a run gets a slot more, for the same look-ahead as with two buffers. */
-    r.depth = (int)DFC_MIN2((long)DFC_MIN2(prm->depth + r.alias, DFC_STAGE_MAX_DEPTH), r.n);
+    r.depth = (int)DFC_MIN2((long)prm->depth, r.n);
     if (r.alias && r.depth < 2 && r.n > 1) r.depth = 2; /* else each chunk waits for the last */
     uint64_t t0 = prof_now();
     int rc = pipe_setup(&r);

@@ -50,4 +50,17 @@ run() { # ranks chunk depth [args]
 }
 run 2 65536 4
 run 3 4100 2
+# DFC_DEBUG=2:stage: each rank logs where its pipelines spent their time at finalize (the
+# probe of BENCHMARKS.md, issue 14), and DFC_Init accepts the subsystem.
+out=$(timeout 300 mpirun --allow-run-as-root --oversubscribe -n 2 -x LD_PRELOAD="$fake" \
+    -x DFC_CUDA_LIBRARY="$fake" -x DFC_GPU_DAEMON=0 -x DFC_DEBUG=2:stage \
+    -x DFC_STAGE_CHUNK=65536 -x DFC_STAGE_CHUNK_MIN=65536 "$prog" -chunk=65536 2>&1)
+logs=$(echo "$out" | grep -c 'stage\] pipeline: [1-9][0-9]* calls, .* host operations')
+if echo "$out" | grep -qx " No Errors" && [ "$logs" = 2 ]; then
+    echo "ok: DFC_DEBUG=2:stage, each rank's pipeline profile"
+else
+    echo "FAIL: DFC_DEBUG=2:stage: $logs profile lines of 2:"
+    echo "$out" | head -20
+    status=1
+fi
 exit $status

@@ -5,7 +5,8 @@
  * Irecv, Issend, Sendrecv, Sendrecv_replace, Send_init/Recv_init, Probe; at 0 B, 1 B, odd
  * sizes, both sides of the eager limit and 64 MiB + 5; device to device, device to host and
  * host to device; host and device messages mixed on one tag (non-overtaking, wildcards);
- * crossed Isend/Irecv orders with cudaDeviceSynchronize in between. Data is checked byte by
+ * crossed Isend/Irecv orders with cudaDeviceSynchronize in between; bursts of 128 small
+ * messages in flight both ways on one tag (burst). Data is checked byte by
  * byte against fresh inputs, receive buffers are poisoned first; a watchdog fails a hang.
  *
  * Pairs of ranks (rank ^ 1), so an even number of ranks; runs with several ranks on one GPU
@@ -201,6 +202,77 @@ static void mixed(size_t n, int seed)
     release(DEV, pr);
 }
 
+/* Many small messages in flight both ways on one tag (issue 14's small-message path): NB
+ * sends of 0 to 64 bytes from device or host slices of one allocation each, received into
+ * device or host slices of 64 bytes; even ranks post their sends first, odd ones their
+ * receives, with cudaDeviceSynchronize between. Non-overtaking: receive i gets send i
+ * (its size and its pattern), whatever the memory types on either side. */
+#define NB 128
+#define SLICE 128
+static size_t burst_len(int i) { return (size_t)(i * 37) % 65; }
+static int burst_send_dev(int i) { return i % 3 != 0; }
+static int burst_recv_dev(int i) { return i % 4 != 1; }
+
+static void burst(int seed)
+{
+    unsigned char *img = malloc(NB * SLICE), *hs = malloc(NB * SLICE), *hr = malloc(NB * SLICE);
+    void *ds = mk(DEV, NB * SLICE), *dr = mk(DEV, NB * SLICE);
+    if (!img || !hs || !hr) exit(2);
+    for (int i = 0; i < NB; i++)
+        for (size_t j = 0; j < SLICE; j++) img[i * SLICE + j] = pattern(rank, j, seed + i);
+    memcpy(hs, img, NB * SLICE);
+    CUDA_OK(cudaMemcpy(ds, img, NB * SLICE, cudaMemcpyHostToDevice));
+    memset(hr, 0x5a, NB * SLICE);
+    CUDA_OK(cudaMemset(dr, 0x5a, NB * SLICE));
+    DFC_Request q[2 * NB];
+    DFC_Status st[2 * NB];
+    for (int half = 0; half < 2; half++) {
+        if ((half == 0) == (rank % 2 == 0)) {
+            for (int i = 0; i < NB; i++) {
+                char *b = burst_send_dev(i) ? (char *)ds : (char *)hs;
+                DFCT_OK(DFC_Isend(b + i * SLICE, (int)burst_len(i), DFC_BYTE, partner, seed,
+                                  DFC_COMM_WORLD, &q[NB + i]));
+            }
+        } else {
+            for (int i = 0; i < NB; i++) {
+                char *b = burst_recv_dev(i) ? (char *)dr : (char *)hr;
+                DFCT_OK(
+                    DFC_Irecv(b + i * SLICE, 64, DFC_BYTE, partner, seed, DFC_COMM_WORLD, &q[i]));
+            }
+        }
+        CUDA_OK(cudaDeviceSynchronize());
+    }
+    DFCT_OK(DFC_Waitall(2 * NB, q, st));
+    CUDA_OK(cudaMemcpy(img, dr, NB * SLICE, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < NB && bad < 4; i++) {
+        const unsigned char *r = (burst_recv_dev(i) ? img : hr) + i * SLICE;
+        int c = -1;
+        DFC_Get_count(&st[i], DFC_BYTE, &c);
+        if (c != (int)burst_len(i)) {
+            DFCT_CHECK(0, "burst: receive %d got %d bytes, expected %zu (overtaken?)", i, c,
+                       burst_len(i));
+            bad++;
+            continue;
+        }
+        for (size_t j = 0; j < SLICE; j++) {
+            unsigned char want = j < (size_t)c ? pattern(partner, j, seed + i) : 0x5a;
+            if (r[j] != want) {
+                DFCT_CHECK(0, "burst: receive %d (%s, %d bytes from %s): byte %zu is %u, want %u",
+                           i, burst_recv_dev(i) ? "device" : "host", c,
+                           burst_send_dev(i) ? "device" : "host", j, r[j], want);
+                bad++;
+                break;
+            }
+        }
+    }
+    release(DEV, ds);
+    release(DEV, dr);
+    free(img);
+    free(hs);
+    free(hr);
+}
+
 int main(int argc, char **argv)
 {
     long max = 1L << 30;
@@ -234,5 +306,6 @@ int main(int argc, char **argv)
         persistent(n, seed + 7);
         mixed(n, seed);
     }
+    for (int k = 0; k < 3; k++) burst(1000 + 300 * k);
     return dfct_finalize();
 }

@@ -25,16 +25,22 @@ enum { IN = 0, OUT = 1 };
 
 /* Where the pipeline's time goes (DFC_DEBUG=2:stage prints it at finalize): waits for each
  * direction's copies, the host operation of the chunks, the drain at the end. A clock read
- * per phase, counted only while the log asks for it. */
+ * per phase, counted only while the log asks for it; threads may stage at once, so the
+ * counters are atomic (PROF_ADD). */
 static struct {
     uint64_t calls, chunks, total, wait[2], seg, issue, drain;
 } prof;
 static int prof_on = -1;
+#define PROF_ADD(field, v) __atomic_fetch_add(&prof.field, (uint64_t)(v), __ATOMIC_RELAXED)
 
 static uint64_t prof_now(void)
 {
-    if (prof_on < 0) prof_on = dfc_log_enabled(DFC_LOG_INFO, "stage") && dfc_log_level >= 2;
-    return prof_on ? dfc_time_ns() : 0;
+    int on = __atomic_load_n(&prof_on, __ATOMIC_RELAXED);
+    if (on < 0) {
+        on = dfc_log_enabled(DFC_LOG_INFO, "stage") && dfc_log_level >= 2;
+        __atomic_store_n(&prof_on, on, __ATOMIC_RELAXED);
+    }
+    return on ? dfc_time_ns() : 0;
 }
 
 void dfc_stage_pipe_log(void)
@@ -47,8 +53,8 @@ void dfc_stage_pipe_log(void)
                 prof.total / 1e3 / prof.calls, prof.wait[IN] / 1e3 / prof.calls,
                 prof.wait[OUT] / 1e3 / prof.calls, prof.seg / 1e3 / prof.calls,
                 prof.issue / 1e3 / prof.calls, prof.drain / 1e3 / prof.calls);
-    memset(&prof, 0, sizeof prof);
-    prof_on = -1;
+    memset(&prof, 0, sizeof prof); /* at finalize: no pipeline runs */
+    __atomic_store_n(&prof_on, -1, __ATOMIC_RELAXED);
 }
 
 typedef struct pipe_run {
@@ -103,7 +109,7 @@ static int wait_chunk(pipe_run_t *r, int dir, long k)
 {
     uint64_t t0 = prof_now();
     int rc = dfc_stage_ops->event_sync(r->ctx->ev[dir][k % r->depth]);
-    if (t0) prof.wait[dir] += prof_now() - t0;
+    if (t0) PROF_ADD(wait[dir], prof_now() - t0);
     return rc ? copy_failed(r, rc, dir, k, "completion") : DFC_SUCCESS;
 }
 
@@ -139,7 +145,7 @@ static int run_chunk(pipe_run_t *r, long k)
     if ((rc = r->p->segment(r->p->arg, in, out, off, chunk_len(r, k)))) return rc;
     uint64_t t1 = prof_now();
     rc = r->out_dev ? copy_chunk(r, OUT, k) : DFC_SUCCESS;
-    if (t0) prof.seg += t1 - t0, prof.issue += prof_now() - t1;
+    if (t0) PROF_ADD(seg, t1 - t0), PROF_ADD(issue, prof_now() - t1);
     return rc;
 }
 
@@ -194,7 +200,8 @@ int dfc_stage_pipeline(const dfc_stage_pipe_t *p)
     rc = pipe_teardown(&r, rc);
     if (t0) {
         uint64_t t2 = prof_now();
-        prof.calls++, prof.chunks += (uint64_t)r.n, prof.total += t2 - t0, prof.drain += t2 - t1;
+        PROF_ADD(calls, 1), PROF_ADD(chunks, r.n), PROF_ADD(total, t2 - t0);
+        PROF_ADD(drain, t2 - t1);
     }
     return rc;
 }

@@ -2,7 +2,7 @@
  * dfc_bench_gpu_p2p.c - dfc_bench_gpu -p2p: point-to-point on device buffers between ranks 0
  * and 1 (dfc(7) "Device buffers"), each beside its limit, measured in one run:
  *   pingpong  half the round trip of Send/Recv on device buffers, beside the same on host
- *             buffers (DFC's host path);
+ *             buffers (DFC's host path); the median of 5 batches;
  *   bw        a window of Isends from rank 0's send buffer into rank 1's receive buffer
  *             (then a 1-byte reply), beside cudaMemcpyAsync device to device between the
  *             same two allocations (rank 1's opened by CUDA IPC in rank 0), time per byte.
@@ -19,21 +19,36 @@
 
 static double wtime(void) { return DFC_Wtime(); }
 
+/* The median of PP_BATCHES batches of iters round trips (after the warm-up), half a round
+ * trip each: one stall of a batch (a first-time mapping, a preempted rank) moves a single
+ * batch, not the figure. */
+#define PP_BATCHES 5
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 static double pingpong(void *s, void *r, uint64_t bytes, int iters, int warmup, int rank)
 {
-    double t0 = 0;
+    double t[PP_BATCHES];
     int n = (int)bytes;
-    for (int i = 0; i < iters + warmup; i++) {
-        if (i == warmup) t0 = wtime();
-        if (rank == 0) {
-            DFC_Send(s, n, DFC_BYTE, 1, 1, DFC_COMM_WORLD);
-            DFC_Recv(r, n, DFC_BYTE, 1, 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
-        } else {
-            DFC_Recv(r, n, DFC_BYTE, 0, 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
-            DFC_Send(s, n, DFC_BYTE, 0, 1, DFC_COMM_WORLD);
+    for (int b = -1; b < PP_BATCHES; b++) { /* batch -1: the warm-up */
+        int m = b < 0 ? warmup : iters;
+        double t0 = wtime();
+        for (int i = 0; i < m; i++) {
+            if (rank == 0) {
+                DFC_Send(s, n, DFC_BYTE, 1, 1, DFC_COMM_WORLD);
+                DFC_Recv(r, n, DFC_BYTE, 1, 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
+            } else {
+                DFC_Recv(r, n, DFC_BYTE, 0, 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
+                DFC_Send(s, n, DFC_BYTE, 0, 1, DFC_COMM_WORLD);
+            }
         }
+        if (b >= 0) t[b] = (wtime() - t0) / iters / 2 * 1e6;
     }
-    return (wtime() - t0) / iters / 2 * 1e6;
+    qsort(t, PP_BATCHES, sizeof t[0], cmp_double);
+    return t[PP_BATCHES / 2];
 }
 
 static double bandwidth(void *s, void *r, uint64_t bytes, int iters, int warmup, int rank)

@@ -22,6 +22,9 @@
  *   -alg KIND=NAME           force an algorithm (sets DFC_<KIND>_ALGORITHM)
  *   -learn                   experiment: stickiness also counts the polls of earlier passes
  *                            at the same wait point (not DFC's policy; BENCHMARKS.md)
+ *   -grow                    experiment: a collective that moves past the wait point where
+ *                            it was preempted gets its budget back to INIT (no collapse to
+ *                            MIN; not DFC's policy; BENCHMARKS.md)
  *   -dump                    on a deadlock, every rank's queue and open transfers (stderr)
  *   -no-consistent -csv -q
  * Exit status: 0 when every run completed, 2 when one deadlocked, 1 on a usage error.
@@ -161,6 +164,7 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
         else if (!strcmp(a, "-csv")) o->csv = 1;
         else if (!strcmp(a, "-q")) o->quiet = 1;
         else if (!strcmp(a, "-learn")) cfg->learn = 1;
+        else if (!strcmp(a, "-grow")) cfg->grow = 1;
         else if (!strcmp(a, "-dump")) cfg->verbose = 1;
         else if (!v) return usage("an option without its value");
         else if (!strcmp(a, "-workload")) o->workload = TAKE();

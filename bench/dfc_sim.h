@@ -135,6 +135,8 @@ typedef struct sim_config {
                            shm moves with the CPU) takes rpn / cores times as long */
     uint64_t seed;
     int verbose;
+    int grow;  /* experiment, not DFC's policy: a collective that moves past the wait point where
+                * it was preempted gets budget_init back (its budget never stays below it) */
     int learn; /* experiment (issue 22's stretch goal), not DFC's policy: a head that
                            moves counts, for its stickiness, the polls it spent at the same wait
                            point in earlier passes too */

@@ -350,6 +350,8 @@ static int head_run(sim_t *S, int32_t r)
             int32_t waited = R->polls;
             if (S->cfg->learn) add_waited(c, R->polls), waited = c->waited;
             R->budget = dfc_policy_budget_moved(&S->pol, R->budget, waited);
+            if (S->cfg->grow && c->preempted_at == prev && R->budget < S->pol.budget_init)
+                R->budget = S->pol.budget_init;
             R->polls = 0;
             c->waited = 0;
             continue;
@@ -406,6 +408,8 @@ static int walk(sim_t *S, int32_t r)
         if (c->pc != start) {
             R->moved = 1;
             c->waited = 0;
+            if (S->cfg->grow && c->preempted_at == start && c->budget < S->pol.budget_init)
+                c->budget = S->pol.budget_init;
             if (dfc_policy_promote(&S->pol, pos, 1, S->cfg->cdefs[ci].priority, R->head_prio)) {
                 memmove(&q[1], &q[0], (size_t)pos * sizeof *q);
                 q[0] = ci;

@@ -349,8 +349,10 @@ void dfc_gpu_daemon_connect(void)
     k->geom = d.rec.geom;
     k->me = (uint32_t)d.me;
     DFC_LOG(DFC_LOG_INFO, "gpu",
-            "GPU daemon on device %d (%s), %u channels, %u slots of %u x %u bytes", d.rec.device,
-            d.rec.busid, k->geom.channels, k->geom.slots, k->geom.depth, k->geom.chunk);
+            "GPU daemon on device %d (%s), %u channels, %u slots of %u x %u bytes, %d of %d "
+            "peers through the host proxy",
+            d.rec.device, d.rec.busid, k->geom.channels, k->geom.slots, k->geom.depth,
+            k->geom.chunk, d.nremote, d.nlocal - 1);
 }
 
 int dfc_gpu_daemon_index(int world_rank)
@@ -360,6 +362,19 @@ int dfc_gpu_daemon_index(int world_rank)
 }
 
 int dfc_gpu_daemon_device(void) { return d.ok ? d.rec.device : -1; }
+
+int dfc_gpu_daemon_remote(int world_rank)
+{
+    int i = dfc_gpu_daemon_index(world_rank);
+    return i >= 0 && d.pair_out[i] != NULL;
+}
+
+void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in)
+{
+    uint64_t bytes;
+    *chunks_out = *chunks_in = 0;
+    if (d.proxy) dfc_gpu_proxy_stats(d.proxy, chunks_out, chunks_in, &bytes);
+}
 
 /* CUDA's current device belongs to a thread, and a thread that never chose one works on
  * device 0: every entry that makes CUDA calls for the daemon sets it first, once per
@@ -765,6 +780,15 @@ int dfc_gpu_daemon_index(int world_rank)
     return -1;
 }
 int dfc_gpu_daemon_device(void) { return -1; }
+int dfc_gpu_daemon_remote(int world_rank)
+{
+    (void)world_rank;
+    return 0;
+}
+void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in)
+{
+    *chunks_out = *chunks_in = 0;
+}
 int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
 {
     (void)job, (void)h;

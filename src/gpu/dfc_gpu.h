@@ -34,6 +34,10 @@ void dfc_gpu_daemon_finalize(void);
 int dfc_gpu_daemon_index(int world_rank);
 /* The device this process's daemon runs on, or -1. */
 int dfc_gpu_daemon_device(void);
+/* 1 when the daemon reaches world rank r through the host proxy (another node, or
+ * DFC_GPU_PROXY=force), and the proxy's chunk records sent and received so far (tests). */
+int dfc_gpu_daemon_remote(int world_rank);
+void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in);
 
 #define DFC_GPU_MAX_LOCAL \
     8                         /* processes the daemon connects (a node's, or with the proxy the

@@ -221,6 +221,13 @@ int main(int argc, char **argv)
     DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
     DFC_Comm live;
     DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, rank == victim, rank, &live));
+    /* The victim starts (and so dies) only once every survivor has left the split, which
+     * would fail on a rank still inside it (ULFM's rules). */
+    int go = 1;
+    for (int r = 0; r < size - 1 && rank == victim; r++)
+        DFCT_OK(DFC_Recv(&go, 1, DFC_INT, r, 77, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    if (victim >= 0 && rank != victim)
+        DFCT_OK(DFC_Send(&go, 1, DFC_INT, victim, 77, DFC_COMM_WORLD));
     dfc_gpu_proxy_t *px = NULL;
     char *out[MAXP], *in[MAXP];
     int world_of[MAXP];

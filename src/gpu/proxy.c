@@ -30,7 +30,7 @@
  * WORLD's collective context would fail everything once any rank died). */
 #define PROXY_CTX (2 * DFC_CTXID_MAX)
 #define PROXY_TAG 0
-#define NRX 8         /* receives posted per remote peer */
+#define NRX 16        /* receives posted per remote peer */
 #define LINGER_S 0.05 /* keep polling this long after the last event */
 
 enum { REC_CHUNK = 1, REC_ACK, REC_INV };
@@ -57,7 +57,9 @@ typedef struct peer {
     dfc_req_t rx[NRX];
     char *rxbuf[NRX];
     int rx_head;
-    tx_t *cur; /* the batch being filled */
+    int64_t budget;     /* chunk bytes this pass may still copy (scan_out) */
+    uint32_t next_chan; /* where the next scan starts (after a pass that ran out of budget) */
+    tx_t *cur;          /* the batch being filled */
 } peer_t;
 
 struct dfc_gpu_proxy {
@@ -168,11 +170,16 @@ static int add_rec(dfc_gpu_proxy_t *p, peer_t *q, const rec_t *r, const volatile
 }
 
 /* New chunks (in sequence order) and the ack of one FIFO. */
-static int scan_fifo(dfc_gpu_proxy_t *p, peer_t *q, uint32_t chan, uint32_t slot, int *events)
+static int scan_fifo(dfc_gpu_proxy_t *p, peer_t *q, uint32_t chan, uint32_t slot, int *events,
+                     int *partial)
 {
     const dfc_gpu_geom_t *g = &p->g;
     uint64_t *fwd = &q->fwd_seq[chan * g->slots + slot];
     for (;;) {
+        if (q->budget <= 0) { /* the rest in the next pass */
+            *partial = 1;
+            break;
+        }
         uint64_t seq = *fwd + 1;
         uint32_t entry = (uint32_t)(seq % g->depth);
         volatile dfc_gpu_flag_t *f =
@@ -184,6 +191,7 @@ static int scan_fifo(dfc_gpu_proxy_t *p, peer_t *q, uint32_t chan, uint32_t slot
         int rc = add_rec(p, q, &r, q->out + dfc_gpu_pair_data_off(g, chan, slot, entry));
         if (rc) return rc;
         *fwd = seq;
+        q->budget -= (int64_t)r.c;
         p->chunks_out++;
         p->bytes_out += r.c;
         (*events)++;
@@ -220,19 +228,27 @@ static int scan_invites(dfc_gpu_proxy_t *p, peer_t *q, uint32_t chan, int *event
     return DFC_SUCCESS;
 }
 
-/* Forwards what the kernel wrote for q since the last pass, in the channels it kicked. */
+/* Forwards what the kernel wrote for q since the last pass, in the channels it kicked. A pass
+ * copies about 4 chunks, so that the transport moves (and the receiver applies) one part
+ * while the next is copied, rather than a whole step's chunks after one long copy; a channel
+ * left unfinished keeps its kick unseen and comes first in the next pass. */
 static int scan_out(dfc_gpu_proxy_t *p, peer_t *q, int *events)
 {
-    for (uint32_t c = 0; c < p->g.channels; c++) {
+    q->budget = 4 * (int64_t)p->g.chunk;
+    for (uint32_t i = 0; i < p->g.channels; i++) {
+        uint32_t c = (q->next_chan + i) % p->g.channels;
         uint64_t kick = *(volatile uint64_t *)(q->out + c * sizeof(uint64_t));
         if (kick == q->kick_seen[c]) continue;
         __sync_synchronize(); /* the writes the kick announces */
-        for (uint32_t s = 0; s < p->g.slots; s++) {
-            int rc = scan_fifo(p, q, c, s, events);
-            if (rc) return rc;
-        }
-        int rc = scan_invites(p, q, c, events);
+        int partial = 0, rc = DFC_SUCCESS;
+        for (uint32_t s = 0; s < p->g.slots && !rc; s++)
+            rc = scan_fifo(p, q, c, s, events, &partial);
+        if (!rc) rc = scan_invites(p, q, c, events);
         if (rc) return rc;
+        if (partial) {
+            q->next_chan = c;
+            break;
+        }
         q->kick_seen[c] = kick;
     }
     return flush(p, q);

@@ -2,8 +2,9 @@
  * gpu.c - collectives on device buffers in the GPU daemon (src/gpu): which calls can go
  * there, and their submission and completion.
  *
- * A collective runs in the daemon when every rank of its communicator has a daemon of its
- * own on this node (dfc_gpu_daemon_index), its buffers are device memory, and its reduction
+ * A collective runs in the daemon when every rank of its communicator is one of the daemon's
+ * peers (dfc_gpu_daemon_index: on this node, or on another through the host proxy, issue 15),
+ * its buffers are device memory, and its reduction
  * (if any) is one the kernel computes: builtin arithmetic, logical and bitwise operations
  * on 32- and 64-bit integers, float, double, bfloat16 and float16. These conditions hold
  * or fail alike on every rank (buffer kinds aside: a collective must use device buffers on

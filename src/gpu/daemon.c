@@ -26,8 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/dfc_comm.h"
 #include "gpu/dfc_gpu.h"
 #include "gpu/params.h"
+#include "gpu/proxy.h"
 #include "pmix/dfc_boot.h"
 #include "util/dfc_util.h"
 
@@ -53,6 +55,12 @@ typedef struct daemon_record {
 static struct {
     int ok; /* this process runs a daemon */
     int me, nlocal, world_size;
+    int nnode;          /* daemon processes of this node (they share its GPUs) */
+    const int *node_of; /* node of each world rank (the comm layer's table) */
+    int nremote;        /* peers reached through the proxy (pair regions, proxy.c) */
+    char *pair_out[DFC_GPU_MAX_LOCAL], *pair_in[DFC_GPU_MAX_LOCAL]; /* their host addresses */
+    dfc_gpu_proxy_t *proxy;
+    int thread_asked; /* the progress thread was started for the proxy */
     int *index_of;    /* world rank -> daemon index, or -1 */
     int *local_world; /* daemon index -> world rank */
     daemon_record_t rec;
@@ -94,6 +102,11 @@ static dfc_gpu_params_t prm; /* DFC_GPU_*, read once in params.c */
 
 static void release_resources(void)
 {
+    dfc_gpu_proxy_destroy(d.proxy);
+    for (int i = 0; i < DFC_GPU_MAX_LOCAL; i++) {
+        if (d.pair_out[i]) dfc_cuda.cudaFreeHost(d.pair_out[i]);
+        if (d.pair_in[i]) dfc_cuda.cudaFreeHost(d.pair_in[i]);
+    }
     for (int i = 0; i < DFC_GPU_MAX_LOCAL; i++)
         if (d.box[i] && i != d.me) dfc_cuda.cudaIpcCloseMemHandle(d.box[i]);
     if (d.box[d.me]) dfc_cuda.cudaFree(d.box[d.me]);
@@ -122,7 +135,7 @@ static int start_daemon(void)
         dev = d.me % ndev;
         /* DFC_GPU_FIFO_MEMORY is per GPU: processes sharing one (MPS) split it (issue 14).
          * The same on every process of the node, as the mailbox geometry must be. */
-        sharers = (d.nlocal + ndev - 1) / ndev;
+        sharers = (d.nnode + ndev - 1) / ndev;
     }
     dfc_gpu_geom_t *g = &d.rec.geom;
     g->nlocal = (uint32_t)d.nlocal;
@@ -201,10 +214,17 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
         release_resources();
         return;
     }
-    d.nlocal = 0;
+    /* The daemon's peers: the processes of this node, or with the proxy (issue 15) every
+     * process of the job when they are at most DFC_GPU_MAX_LOCAL (beyond that, peers on other
+     * nodes stay staged). The same choice on every process: the parameter is the job's. */
+    int span = prm.proxy != DFC_GPU_PROXY_OFF && world_size <= DFC_GPU_MAX_LOCAL;
+    d.node_of = node_of;
+    d.nlocal = d.nnode = 0;
     for (int r = 0; r < world_size; r++) {
         d.index_of[r] = -1;
-        if (node_of[r] != node_of[world_rank]) continue;
+        int here = node_of[r] == node_of[world_rank];
+        d.nnode += here;
+        if (!here && !span) continue;
         if (r == world_rank) d.me = d.nlocal;
         if (d.nlocal < DFC_GPU_MAX_LOCAL) d.local_world[d.nlocal] = r;
         d.nlocal++;
@@ -235,6 +255,34 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
     d.kargs.trace = d.trace_ns ? (uint32_t)prm.trace : 0;
 }
 
+/* Is daemon peer i reached through the proxy? Another node, or any other process with
+ * DFC_GPU_PROXY=force (the proxy between ranks of one node, for tests and benchmarks). */
+static int is_remote(int i)
+{
+    if (i == d.me) return 0;
+    return prm.proxy == DFC_GPU_PROXY_FORCE ||
+           d.node_of[d.local_world[i]] != d.node_of[d.local_world[d.me]];
+}
+
+/* The pinned, mapped host regions of remote peer i (daemon_abi.h, dfc_gpu_pair_*). */
+static void open_pair(int i)
+{
+    uint64_t bytes = dfc_gpu_pair_bytes(&d.rec.geom);
+    void *p[2];
+    for (int k = 0; k < 2; k++) {
+        cudaError_t e = dfc_cuda.cudaHostAlloc(&p[k], bytes,
+                                               cudaHostAllocMapped | cudaHostAllocPortable);
+        if (e) /* the peers believe this process takes part: better stop than hang later */
+            dfc_fatal("cannot allocate %llu bytes of pinned memory for the GPU proxy to rank %d "
+                      "(%s); run with DFC_GPU_PROXY=off",
+                      (unsigned long long)bytes, d.local_world[i], dfc_cuda.cudaGetErrorString(e));
+        memset(p[k], 0, bytes);
+    }
+    d.pair_out[i] = p[0];
+    d.pair_in[i] = p[1];
+    d.nremote++;
+}
+
 void dfc_gpu_daemon_connect(void)
 {
     if (!d.ok) return;
@@ -257,6 +305,7 @@ void dfc_gpu_daemon_connect(void)
         int ok = recs[i].ok && !memcmp(&recs[i].geom, &d.rec.geom, sizeof d.rec.geom);
         for (int j = 0; j < d.nlocal && ok; j++)
             if (j != i && recs[j].ok && !strcmp(recs[j].busid, recs[i].busid) &&
+                d.node_of[d.local_world[j]] == d.node_of[d.local_world[i]] &&
                 !(recs[i].mps && recs[j].mps))
                 ok = 0;
         d.index_of[d.local_world[i]] = ok ? i : -1;
@@ -269,6 +318,10 @@ void dfc_gpu_daemon_connect(void)
     }
     for (int i = 0; i < d.nlocal; i++) {
         if (i == d.me || d.index_of[d.local_world[i]] < 0) continue;
+        if (is_remote(i)) {
+            open_pair(i);
+            continue;
+        }
         void *p;
         cudaError_t e = dfc_cuda.cudaIpcOpenMemHandle(&p, recs[i].box,
                                                       cudaIpcMemLazyEnablePeerAccess);
@@ -284,12 +337,22 @@ void dfc_gpu_daemon_connect(void)
     k->dev = d.dev;
     k->ctx = d.ctx;
     memcpy(k->box, d.box, sizeof k->box);
+    for (int i = 0; i < d.nlocal; i++) /* remote peers: the pair regions */
+        if (d.pair_out[i]) {
+            void *out, *in;
+            dfc_cuda.cudaHostGetDevicePointer(&out, d.pair_out[i], 0);
+            dfc_cuda.cudaHostGetDevicePointer(&in, d.pair_in[i], 0);
+            k->box[i] = out;
+            k->inbox[i] = in;
+        }
     k->spill = d.spill;
     k->geom = d.rec.geom;
     k->me = (uint32_t)d.me;
     DFC_LOG(DFC_LOG_INFO, "gpu",
-            "GPU daemon on device %d (%s), %u channels, %u slots of %u x %u bytes", d.rec.device,
-            d.rec.busid, k->geom.channels, k->geom.slots, k->geom.depth, k->geom.chunk);
+            "GPU daemon on device %d (%s), %u channels, %u slots of %u x %u bytes, %d of %d "
+            "peers through the host proxy",
+            d.rec.device, d.rec.busid, k->geom.channels, k->geom.slots, k->geom.depth,
+            k->geom.chunk, d.nremote, d.nlocal - 1);
 }
 
 int dfc_gpu_daemon_index(int world_rank)
@@ -299,6 +362,19 @@ int dfc_gpu_daemon_index(int world_rank)
 }
 
 int dfc_gpu_daemon_device(void) { return d.ok ? d.rec.device : -1; }
+
+int dfc_gpu_daemon_remote(int world_rank)
+{
+    int i = dfc_gpu_daemon_index(world_rank);
+    return i >= 0 && d.pair_out[i] != NULL;
+}
+
+void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in)
+{
+    uint64_t bytes;
+    *chunks_out = *chunks_in = 0;
+    if (d.proxy) dfc_gpu_proxy_stats(d.proxy, chunks_out, chunks_in, &bytes);
+}
 
 /* CUDA's current device belongs to a thread, and a thread that never chose one works on
  * device 0: every entry that makes CUDA calls for the daemon sets it first, once per
@@ -445,9 +521,38 @@ static int publish_ready(void)
     return rc;
 }
 
+static int progress_daemon(void);
+
+/* The proxy talks over DFC_COMM_WORLD's members, which exist only once the comm layer's init
+ * is over (after connect): it is made at the first progress or submission. */
+static int proxy_ready(void)
+{
+    if (d.proxy || !d.nremote) return DFC_SUCCESS;
+    int rc = dfc_gpu_proxy_create(&d.rec.geom, d.me, d.nlocal, d.local_world, d.pair_out, d.pair_in,
+                                  &d.proxy);
+    if (rc) { /* dfc_gpu_submit fails from now on: no collective waits on a proxy */
+        char why[120];
+        dfc_err_message(rc, why, sizeof why);
+        snprintf(d.failed, sizeof d.failed, "the GPU daemon's host proxy did not start: %s", why);
+        d.nremote = 0;
+    }
+    return rc;
+}
+
 int dfc_gpu_progress(void)
 {
     if (!d.ok || on_device()) return 0;
+    int events = 0;
+    proxy_ready();
+    if (d.proxy) {
+        events = dfc_gpu_proxy_pass(d.proxy);
+        if (d.pending) dfc_gpu_proxy_touch(d.proxy); /* the kernel may write for peers */
+    }
+    return events + progress_daemon();
+}
+
+static int progress_daemon(void)
+{
     if (d.ndeferred) publish_ready();
     if (d.nabandoned) {
         publish_cancels();
@@ -467,6 +572,13 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     if (d.failed[0]) return DFC_ERR(DFC_ERR_OTHER, "%s", d.failed);
     int rc = on_device();
     if (rc) return rc;
+    if ((rc = proxy_ready())) return rc;
+    if (d.nremote && !d.thread_asked) {
+        /* The proxy must run while the application waits in cudaDeviceSynchronize, outside
+         * DFC: the progress thread drives it (as RMA starts it, on first need). */
+        d.thread_asked = 1;
+        if ((rc = dfc_progress_thread_ensure())) return rc;
+    }
     if (s->nsteps > DFC_GPU_MAX_STEPS || job->nranks > DFC_GPU_MAX_LOCAL)
         return DFC_ERR(DFC_ERR_INTERN,
                        "a %d-step schedule over %d ranks exceeds the GPU daemon's limits (%d, %d)",
@@ -646,7 +758,10 @@ void dfc_gpu_daemon_finalize(void)
 
 /* Cancels waiting for the kernel's confirmation count too: their descriptors come back only
  * through dfc_gpu_progress (reap_abandoned), so waiters should keep polling. */
-int dfc_gpu_busy(void) { return d.ok && (d.pending > 0 || d.nabandoned > 0); }
+int dfc_gpu_busy(void)
+{
+    return d.ok && (d.pending > 0 || d.nabandoned > 0 || (d.proxy && dfc_gpu_proxy_busy(d.proxy)));
+}
 uint64_t dfc_gpu_preemptions(void) { return d.ok ? d.host->preemptions : 0; }
 uint64_t dfc_gpu_launches(void) { return d.launches; }
 
@@ -665,6 +780,15 @@ int dfc_gpu_daemon_index(int world_rank)
     return -1;
 }
 int dfc_gpu_daemon_device(void) { return -1; }
+int dfc_gpu_daemon_remote(int world_rank)
+{
+    (void)world_rank;
+    return 0;
+}
+void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in)
+{
+    *chunks_out = *chunks_in = 0;
+}
 int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
 {
     (void)job, (void)h;

@@ -180,6 +180,7 @@ typedef struct dfc_gpu_dev {
      * receiver looks for a free entry here instead of across NVLink. */
     uint64_t inv_shadow[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS][DFC_GPU_INVITES];
     uint32_t ndead[DFC_GPU_MAX_CHANNELS];
+    uint64_t kicks[DFC_GPU_MAX_LOCAL][DFC_GPU_MAX_CHANNELS]; /* last kick word per remote peer */
     uint64_t preemptions;               /* counted by channel 0, copied to the host's */
     uint32_t traced[DFC_GPU_MAX_COLLS]; /* DFC_GPU_TRACE: phases recorded, a bit each */
     uint64_t prof_cycles[DFC_GPU_PARTS], prof_count[DFC_GPU_PARTS],
@@ -287,9 +288,12 @@ DFC_GPU_HD static inline uint64_t dfc_gpu_box_bytes(const dfc_gpu_geom_t *g)
 typedef struct dfc_gpu_kargs {
     dfc_gpu_host_t *host; /* device address of the pinned block */
     dfc_gpu_dev_t *dev;
-    dfc_gpu_ctx_t *ctx;           /* [DFC_GPU_MAX_COLLS][channels] */
-    char *box[DFC_GPU_MAX_LOCAL]; /* mailbox regions, mine at [me], peers' through IPC */
-    char *spill;                  /* [peer][channel][DFC_GPU_SPILL] chunks of `chunk` bytes */
+    dfc_gpu_ctx_t *ctx;             /* [DFC_GPU_MAX_COLLS][channels] */
+    char *box[DFC_GPU_MAX_LOCAL];   /* where I write to peer i: its mailbox region through IPC,
+                                   * mine at [me], or the outbound pair region of a remote peer */
+    char *inbox[DFC_GPU_MAX_LOCAL]; /* remote peer i: the inbound pair region its writes to me
+                                     * arrive in (proxy.c); NULL: a peer of this node */
+    char *spill;                    /* [peer][channel][DFC_GPU_SPILL] chunks of `chunk` bytes */
     dfc_gpu_geom_t geom;
     uint32_t me;             /* my daemon index */
     uint32_t epoch;          /* launch number */
@@ -300,6 +304,104 @@ typedef struct dfc_gpu_kargs {
     uint32_t trace;          /* record phase times in host->trace */
     uint32_t rendezvous;     /* DFC_GPU_RENDEZVOUS: a sender waits for an invitation */
 } dfc_gpu_kargs_t;
+
+/* ---- Peers on other nodes: the host proxy (proxy.c, issue 15) ----------------------------
+ * A remote peer P has no mailbox region this process can map. For each remote P there are two
+ * pair regions in pinned, mapped host memory with one compact layout (only what the pair
+ * uses): the outbound one holds what my kernel would write into P's region (my chunks and
+ * their flags for P, my acks of P's chunks, my invitations to P), the inbound one what P's
+ * kernel wrote for me, mirrored there by my proxy in the order PROTOCOL.md 4 and 5 require
+ * (data, flag body, seq; ordinal, ident). After each write into an outbound region a block's
+ * thread 0 stores a new value of its channel's kick word there (release, after the writes),
+ * so that the proxy scans only the channels that changed. Layout: kick words, flags, acks,
+ * invitations, then the data (256-byte aligned). */
+#define DFC_GPU_PAIR_KICKS 256 /* bytes: one 64-bit kick word per channel (32 at most) */
+DFC_GPU_HD static inline uint64_t dfc_gpu_pair_flags_off(const dfc_gpu_geom_t *g, uint32_t chan,
+                                                         uint32_t slot, uint32_t entry)
+{
+    return DFC_GPU_PAIR_KICKS +
+           (((uint64_t)chan * g->slots + slot) * g->depth + entry) * sizeof(dfc_gpu_flag_t);
+}
+DFC_GPU_HD static inline uint64_t dfc_gpu_pair_acks_off(const dfc_gpu_geom_t *g, uint32_t chan,
+                                                        uint32_t slot)
+{
+    return dfc_gpu_pair_flags_off(g, g->channels, 0, 0) +
+           ((uint64_t)chan * g->slots + slot) * sizeof(uint64_t);
+}
+DFC_GPU_HD static inline uint64_t dfc_gpu_pair_inv_off(const dfc_gpu_geom_t *g, uint32_t chan,
+                                                       uint32_t idx)
+{
+    return dfc_gpu_pair_acks_off(g, g->channels, 0) +
+           ((uint64_t)chan * DFC_GPU_INVITES + idx) * sizeof(dfc_gpu_invite_t);
+}
+DFC_GPU_HD static inline uint64_t dfc_gpu_pair_data_off(const dfc_gpu_geom_t *g, uint32_t chan,
+                                                        uint32_t slot, uint32_t entry)
+{
+    uint64_t head = (dfc_gpu_pair_inv_off(g, g->channels, 0) + 255) & ~(uint64_t)255;
+    return head + (((uint64_t)chan * g->slots + slot) * g->depth + entry) * (uint64_t)g->chunk;
+}
+DFC_GPU_HD static inline uint64_t dfc_gpu_pair_bytes(const dfc_gpu_geom_t *g)
+{
+    return dfc_gpu_pair_data_off(g, g->channels, 0, 0);
+}
+
+/* Where the kernel writes for peer p (to_*) and where p's writes for it are (from_*): the
+ * IPC mailboxes for a peer of this node, the pair regions for a remote one. Every read of
+ * a flag, chunk, ack or invitation that p wrote goes through from_*. */
+DFC_GPU_HD static inline char *dfc_gpu_to_flag(const dfc_gpu_kargs_t *a, uint32_t p, uint32_t chan,
+                                               uint32_t slot, uint32_t entry)
+{
+    return a->box[p] + (a->inbox[p] ? dfc_gpu_pair_flags_off(&a->geom, chan, slot, entry)
+                                    : dfc_gpu_box_flags_off(&a->geom, a->me, chan, slot, entry));
+}
+DFC_GPU_HD static inline char *dfc_gpu_to_data(const dfc_gpu_kargs_t *a, uint32_t p, uint32_t chan,
+                                               uint32_t slot, uint32_t entry)
+{
+    return a->box[p] + (a->inbox[p] ? dfc_gpu_pair_data_off(&a->geom, chan, slot, entry)
+                                    : dfc_gpu_box_data_off(&a->geom, a->me, chan, slot, entry));
+}
+DFC_GPU_HD static inline char *dfc_gpu_to_ack(const dfc_gpu_kargs_t *a, uint32_t p, uint32_t chan,
+                                              uint32_t slot)
+{
+    return a->box[p] + (a->inbox[p] ? dfc_gpu_pair_acks_off(&a->geom, chan, slot)
+                                    : dfc_gpu_box_acks_off(&a->geom, a->me, chan, slot));
+}
+DFC_GPU_HD static inline char *dfc_gpu_to_inv(const dfc_gpu_kargs_t *a, uint32_t p, uint32_t chan,
+                                              uint32_t idx)
+{
+    return a->box[p] + (a->inbox[p] ? dfc_gpu_pair_inv_off(&a->geom, chan, idx)
+                                    : dfc_gpu_box_inv_off(&a->geom, a->me, chan, idx));
+}
+DFC_GPU_HD static inline char *dfc_gpu_from_flag(const dfc_gpu_kargs_t *a, uint32_t p,
+                                                 uint32_t chan, uint32_t slot, uint32_t entry)
+{
+    return a->inbox[p] ? a->inbox[p] + dfc_gpu_pair_flags_off(&a->geom, chan, slot, entry)
+                       : a->box[a->me] + dfc_gpu_box_flags_off(&a->geom, p, chan, slot, entry);
+}
+DFC_GPU_HD static inline char *dfc_gpu_from_data(const dfc_gpu_kargs_t *a, uint32_t p,
+                                                 uint32_t chan, uint32_t slot, uint32_t entry)
+{
+    return a->inbox[p] ? a->inbox[p] + dfc_gpu_pair_data_off(&a->geom, chan, slot, entry)
+                       : a->box[a->me] + dfc_gpu_box_data_off(&a->geom, p, chan, slot, entry);
+}
+DFC_GPU_HD static inline char *dfc_gpu_from_ack(const dfc_gpu_kargs_t *a, uint32_t p, uint32_t chan,
+                                                uint32_t slot)
+{
+    return a->inbox[p] ? a->inbox[p] + dfc_gpu_pair_acks_off(&a->geom, chan, slot)
+                       : a->box[a->me] + dfc_gpu_box_acks_off(&a->geom, p, chan, slot);
+}
+DFC_GPU_HD static inline char *dfc_gpu_from_inv(const dfc_gpu_kargs_t *a, uint32_t p, uint32_t chan,
+                                                uint32_t idx)
+{
+    return a->inbox[p] ? a->inbox[p] + dfc_gpu_pair_inv_off(&a->geom, chan, idx)
+                       : a->box[a->me] + dfc_gpu_box_inv_off(&a->geom, p, chan, idx);
+}
+/* The kick word of channel chan in the outbound region of remote peer p. */
+DFC_GPU_HD static inline volatile uint64_t *dfc_gpu_kick_word(const dfc_gpu_kargs_t *a, uint32_t p,
+                                                              uint32_t chan)
+{
+    return (volatile uint64_t *)(a->box[p] + (uint64_t)chan * sizeof(uint64_t));
+}
 
 /* The part of a step that channel `chan` of `nchan_max` moves: [lo, hi) bytes. Sender and
  * receiver compute the same split from the step's size alone; slices are multiples of the

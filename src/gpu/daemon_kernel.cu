@@ -310,7 +310,17 @@ __device__ static int load_coll(const dfc_gpu_kargs_t &a, block_state *s,
 __device__ static inline dfc_gpu_invite_t *inv_at(const dfc_gpu_kargs_t &a, uint32_t owner_box,
                                                   uint32_t writer, uint32_t chan, uint32_t idx)
 {
-    return (dfc_gpu_invite_t *)(a.box[owner_box] + dfc_gpu_box_inv_off(&a.geom, writer, chan, idx));
+    return (dfc_gpu_invite_t *)(owner_box == a.me ? dfc_gpu_from_inv(&a, writer, chan, idx)
+                                                  : dfc_gpu_to_inv(&a, owner_box, chan, idx));
+}
+
+/* Thread 0, after writes into the outbound region of a remote peer (daemon_abi.h): a new
+ * value of the channel's kick word, after them, tells the proxy to look. */
+__device__ static void kick(const dfc_gpu_kargs_t &a, uint32_t peer, uint32_t chan)
+{
+    if (!a.inbox[peer]) return;
+    fence_release_sys();
+    *dfc_gpu_kick_word(&a, peer, chan) = ++a.dev->kicks[peer][chan];
 }
 
 /* Receiver, thread 0: invites transfer `ord` of collective h from peer on this channel.
@@ -331,6 +341,7 @@ __device__ static int inv_post(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, uint3
     } else {
         inv_at(a, peer, a.me, chan, idx)->ordinal = ord + 1;
     }
+    kick(a, peer, chan);
     c->inv_posted[peer] = (uint32_t)(ord + 1);
     return 1;
 }
@@ -350,6 +361,7 @@ __device__ static void inv_release(const dfc_gpu_kargs_t &a, dfc_gpu_ctx_t *c, u
         for (uint32_t j = idx, n = 0; n < freed;
              j = (j + DFC_GPU_INVITES - 1) % DFC_GPU_INVITES, n++)
             inv_at(a, p, a.me, chan, j)->ident = 0;
+        kick(a, p, chan);
     }
 }
 
@@ -389,13 +401,11 @@ __device__ static int pick_send(const dfc_gpu_kargs_t &a, block_state *s, int k,
     if (*owner && *owner != h->ident) return 0;
     if (a.rendezvous && !inv_ready(a, c, peer, chan, h, DFC_GPU_ORDINAL(st))) return 0;
     uint64_t seq = s->f.sent[peer][h->slot] + 1;
-    volatile uint64_t *ack = (volatile uint64_t *)(a.box[a.me] +
-                                                   dfc_gpu_box_acks_off(g, peer, chan, h->slot));
+    volatile uint64_t *ack = (volatile uint64_t *)dfc_gpu_from_ack(&a, peer, chan, h->slot);
     if (load_acquire_sys(ack) + g->depth < seq) return 0; /* every entry still unread */
     *owner = h->ident;
     s->act_src[k] = buf_at(h, st->src_buf, st->src_off + off);
-    s->act_dst[k] = a.box[peer] +
-                    dfc_gpu_box_data_off(g, a.me, chan, h->slot, (uint32_t)(seq % g->depth));
+    s->act_dst[k] = dfc_gpu_to_data(&a, peer, chan, h->slot, (uint32_t)(seq % g->depth));
     s->act_kind[k] = ACT_SEND;
     return 1;
 }
@@ -457,11 +467,10 @@ __device__ static int pick_recv(const dfc_gpu_kargs_t &a, block_state *s, int k,
     const dfc_gpu_geom_t *g = &a.geom;
     uint64_t seq = s->f.recvd[peer][h->slot] + 1;
     uint32_t entry = (uint32_t)(seq % g->depth);
-    dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[a.me] +
-                                           dfc_gpu_box_flags_off(g, peer, chan, h->slot, entry));
+    dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)dfc_gpu_from_flag(&a, peer, chan, h->slot, entry);
     if (load_acquire_sys(&f->seq) != seq) return 0;
     uint64_t owner = f->ident;
-    s->act_src[k] = a.box[a.me] + dfc_gpu_box_data_off(g, peer, chan, h->slot, entry);
+    s->act_src[k] = dfc_gpu_from_data(&a, peer, chan, h->slot, entry);
     if (owner != h->ident) return pick_steal(a, s, k, peer, chan, step, f, owner) ? 2 : 0;
     s->act_kind[k] = ACT_RECV;
     return 1;
@@ -536,14 +545,14 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
 {
     const dfc_gpu_geom_t *g = &a.geom;
     int sends = 0;
+    uint32_t remote = 0; /* remote peers written to: kicked at the end */
     for (int k = 0; k < s->nact; k++) {
         if (s->act_kind[k] != ACT_SEND) continue;
         const dfc_step_t *st = &steps[s->act_step[k]];
         uint32_t peer = (uint32_t)h->peer_index[st->peer];
         uint64_t seq = s->f.sent[peer][h->slot] + 1;
-        dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)(a.box[peer] +
-                                               dfc_gpu_box_flags_off(g, a.me, chan, h->slot,
-                                                                     (uint32_t)(seq % g->depth)));
+        dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)dfc_gpu_to_flag(&a, peer, chan, h->slot,
+                                                              (uint32_t)(seq % g->depth));
         f->ident = h->ident; /* the receiver reads these only after the new seq */
         f->bytes = s->act_bytes[k];
         sends++;
@@ -564,18 +573,18 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         int e = s->act_spill[k];
         if (s->act_kind[k] == ACT_SEND) {
             uint64_t seq = ++s->f.sent[peer][h->slot];
-            dfc_gpu_flag_t *f =
-                (dfc_gpu_flag_t *)(a.box[peer] + dfc_gpu_box_flags_off(g, a.me, chan, h->slot,
-                                                                       (uint32_t)(seq % g->depth)));
+            dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)dfc_gpu_to_flag(&a, peer, chan, h->slot,
+                                                                  (uint32_t)(seq % g->depth));
             f->seq = seq;
+            remote |= a.inbox[peer] ? 1u << peer : 0;
             if (prog == nchunks) s->f.owner[peer][h->slot] = 0; /* last chunk written */
         } else if (s->act_kind[k] == ACT_FROM_SPILL) {
             s->f.spill_ident[peer][e] = 0; /* the entry is free again */
         } else { /* ACT_RECV, ACT_STEAL, ACT_DROP: the FIFO advances, the sender may reuse it */
             uint64_t seq = ++s->f.recvd[peer][h->slot];
-            volatile uint64_t *ack =
-                (volatile uint64_t *)(a.box[peer] + dfc_gpu_box_acks_off(g, a.me, chan, h->slot));
+            volatile uint64_t *ack = (volatile uint64_t *)dfc_gpu_to_ack(&a, peer, chan, h->slot);
             *ack = seq;
+            remote |= a.inbox[peer] ? 1u << peer : 0;
             if (s->act_kind[k] == ACT_DROP) continue; /* not this step's chunk either */
             if (s->act_kind[k] == ACT_STEAL) {
                 s->f.spill_ident[peer][e] = s->act_ident[k];
@@ -587,6 +596,8 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         }
         c->progress[s->act_step[k]] = prog == nchunks ? STEP_DONE : prog;
     }
+    for (uint32_t p = 0; remote; p++, remote >>= 1)
+        if (remote & 1) kick(a, p, chan);
 }
 
 /* All threads: a local step (COPY, REDUCE) or the deferred reductions of a finished fence

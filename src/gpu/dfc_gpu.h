@@ -27,14 +27,21 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of);
 void dfc_gpu_daemon_connect(void);
 /* Waits for the kernel to leave and frees everything (after the finalize fence). */
 void dfc_gpu_daemon_finalize(void);
-/* The daemon index (position among the processes of this node) of world rank r, or -1 when
- * collectives with r cannot run in the daemon: no daemon here or there, another node, or a
- * GPU shared by several processes. */
+/* The daemon index (position among the daemon's peers: the processes of this node, or with
+ * the host proxy every process of a job of at most DFC_GPU_MAX_LOCAL) of world rank r, or -1
+ * when collectives with r cannot run in the daemon: no daemon here or there, another node
+ * without the proxy, or a GPU shared by several processes without MPS. */
 int dfc_gpu_daemon_index(int world_rank);
 /* The device this process's daemon runs on, or -1. */
 int dfc_gpu_daemon_device(void);
+/* 1 when the daemon reaches world rank r through the host proxy (another node, or
+ * DFC_GPU_PROXY=force), and the proxy's chunk records sent and received so far (tests). */
+int dfc_gpu_daemon_remote(int world_rank);
+void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in);
 
-#define DFC_GPU_MAX_LOCAL 8   /* GPUs (processes) of a node the daemon connects */
+#define DFC_GPU_MAX_LOCAL \
+    8                         /* processes the daemon connects (a node's, or with the proxy the
+                             * job's: beyond it, members on other nodes stay staged) */
 #define DFC_GPU_MAX_STEPS 512 /* steps of one schedule the daemon runs */
 
 /* Element types and operations the kernel reduces (others stay on the host path). */

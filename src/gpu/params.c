@@ -3,6 +3,7 @@
  * reads them here when it starts; dfc_env_register_all reads them here on any machine.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "gpu/params.h"
 #include "util/dfc_util.h"
@@ -68,5 +69,14 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
         "DFC_GPU_FAULT_LAUNCH", 0,
         "testing: n > 0 makes the n-th launch of the daemon kernel fail once, n < 0 every launch "
         "from the -n-th on (the launch is made with an invalid configuration)");
+    const char *proxy = dfc_env_str(
+        "DFC_GPU_PROXY", "auto",
+        "auto: the GPU daemon reaches peers on other nodes through a host proxy (mapped host "
+        "memory and the host transport) when the job has at most 8 daemon processes; force: "
+        "every other process counts as remote, also on this node (testing); off: device "
+        "collectives with a member on another node are staged through host memory");
+    p.proxy = !strcmp(proxy, "off")     ? DFC_GPU_PROXY_OFF
+              : !strcmp(proxy, "force") ? DFC_GPU_PROXY_FORCE
+                                        : DFC_GPU_PROXY_AUTO;
     if (out) *out = p;
 }

@@ -25,7 +25,10 @@ typedef struct dfc_gpu_params {
     long trace;             /* DFC_GPU_TRACE, 0 or 1 */
     long rendezvous;        /* DFC_GPU_RENDEZVOUS, 0 or 1 */
     long fault_launch;      /* DFC_GPU_FAULT_LAUNCH (tests) */
+    int proxy;              /* DFC_GPU_PROXY: DFC_GPU_PROXY_OFF, _AUTO or _FORCE */
 } dfc_gpu_params_t;
+
+enum { DFC_GPU_PROXY_OFF, DFC_GPU_PROXY_AUTO, DFC_GPU_PROXY_FORCE };
 
 /* Reads every DFC_GPU_* parameter (and so registers it); p may be NULL to register only. */
 void dfc_gpu_params_read(dfc_gpu_params_t *p);

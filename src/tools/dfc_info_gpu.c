@@ -242,10 +242,21 @@ static void print_paths(int n, int parsable)
     const char *d = getenv("DFC_GPU_DAEMON"), *p = getenv("DFC_GPU_P2P");
     int daemon = n && (!d || atoi(d) != 0), ipc = n && (!p || atoi(p) != 0);
     const char *coll = daemon ? "daemon" : "staged", *p2p = ipc ? "ipc" : "staged";
+    /* issue 15: members on other nodes through the daemon's host proxy (DFC_GPU_PROXY) */
+    const char *x = getenv("DFC_GPU_PROXY");
+    int force = x && !strcmp(x, "force"), proxy = daemon && !(x && !strcmp(x, "off"));
+    const char *remote = proxy ? "proxy" : "staged";
     if (parsable) {
         printf("gpu:path:collectives:%s\ngpu:path:p2p:%s\n", coll, p2p);
+        printf("gpu:path:collectives_other_nodes:%s\ngpu:path:proxy_forced:%d\n", remote, force);
         return;
     }
+    printf("  Device collectives with members on other nodes: %s\n",
+           !proxy  ? "staged through host memory (DFC_GPU_PROXY=off or no daemon)"
+           : force ? "in the GPU daemon through the host proxy, also between ranks of one node "
+                     "(DFC_GPU_PROXY=force)"
+                   : "in the GPU daemon through the host proxy (jobs of at most 8 processes; "
+                     "else staged)");
     printf("  Device buffers: collectives %s; point-to-point on one node %s\n",
            daemon ? "in the GPU daemon (one GPU per rank, or shared under MPS; else staged)"
                   : "staged through host memory",

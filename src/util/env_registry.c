@@ -79,6 +79,8 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_GPU_TRACE", 0, 2),
     BOOL("DFC_GPU_RENDEZVOUS"),
     INT("DFC_GPU_FAULT_LAUNCH", -1000000, 1000000),
+    /* the GPU daemon's host proxy to peers on other nodes (gpu/proxy.c, issue 15) */
+    CHOICE("DFC_GPU_PROXY", "auto|force|off"),
     /* staging device buffers through pinned host memory (comm/stage*.c) */
     INT("DFC_STAGE_CHUNK", 1, GIB),
     INT("DFC_STAGE_CHUNK_MIN", 1, GIB),

@@ -1,0 +1,259 @@
+/*
+ * devproxy - the GPU daemon through its host proxy (issue 15), run with DFC_GPU_PROXY=force
+ * so that every other rank counts as remote, also on one node (testlist-mps: 2 and 4 ranks on
+ * one GPU under MPS). The test requires that every peer is reached through the proxy
+ * (dfc_gpu_daemon_remote) and that the proxy carried chunks both ways.
+ *
+ *   -case=sizes  allreduce, reduce, bcast, allgather, alltoall and reduce_scatter_block on
+ *                int buffers of 0 B to -max= bytes (default 64 MiB): 0, 1, 3, 1025 and
+ *                16385 ints, then 4 KiB to -max by 4x, each plus 3 ints (odd tails): fresh
+ *                inputs, poisoned outputs, every element checked on the host.
+ *   -case=cross  a crossed order on two communicators: even ranks start DFC_Iallreduce on A,
+ *                then cudaDeviceSynchronize, cudaFree and cudaMalloc, then a blocking
+ *                DFC_Allreduce on B; odd ranks DFC_Allreduce on B first, then the same
+ *                device calls, then DFC_Iallreduce on A; then Wait. -iters=N (default 6).
+ *   -case=kill   the last rank kills itself (SIGKILL) right after starting a 64 MiB
+ *                DFC_Iallreduce on WORLD; the survivors' Wait fails with DFC_ERR_PROC_FAILED
+ *                naming it, then an allreduce on the survivors' communicator is correct.
+ * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
+ * "watchdog: the test hung" and exits 3.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "devtest.h"
+#include "gpu/dfc_gpu.h"
+
+static int rank, size, victim = -1;
+
+#define FAIL_VICTIM victim
+#include "../faults/failcheck.h"
+
+static int *dev_alloc(size_t n)
+{
+    void *p = NULL;
+    CUDA_OK(cudaMalloc(&p, n ? n * sizeof(int) : 4));
+    return p;
+}
+
+static void put(int *dev, const int *host, size_t n)
+{
+    if (n) CUDA_OK(cudaMemcpy(dev, host, n * sizeof(int), cudaMemcpyHostToDevice));
+}
+static void get(int *host, const int *dev, size_t n)
+{
+    if (n) CUDA_OK(cudaMemcpy(host, dev, n * sizeof(int), cudaMemcpyDeviceToHost));
+}
+static void poison(int *dev, size_t n)
+{
+    if (n) CUDA_OK(cudaMemset(dev, 0xA5, n * sizeof(int)));
+}
+
+/* Small values: sums of 4 ranks never overflow an int. */
+static int val(int r, size_t i, int salt)
+{
+    return (int)(((r + 1) * 1009u + i * 7919u + salt) % 100003u);
+}
+
+enum { ALLREDUCE, REDUCE, BCAST, ALLGATHER, ALLTOALL, RSB, NKINDS };
+static const char *kname[NKINDS] = {"allreduce", "reduce",   "bcast",
+                                    "allgather", "alltoall", "reduce_scatter_block"};
+
+/* One collective of kind k over n ints per rank (per block for the gathers), checked. */
+static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
+{
+    size_t nin = (k == ALLTOALL || k == RSB) ? n * size : n;
+    size_t nout = (k == ALLGATHER || k == ALLTOALL) ? n * size : n;
+    int root = salt % size;
+    for (size_t i = 0; i < nin; i++) hs[i] = val(rank, i, salt);
+    put(ds, hs, nin);
+    poison(dr, nout);
+    CUDA_OK(cudaDeviceSynchronize());
+    int c = (int)n;
+    if (k == ALLREDUCE) DFCT_OK(DFC_Allreduce(ds, dr, c, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
+    if (k == REDUCE) DFCT_OK(DFC_Reduce(ds, dr, c, DFC_INT, DFC_SUM, root, DFC_COMM_WORLD));
+    if (k == BCAST) {
+        if (rank == root) CUDA_OK(cudaMemcpy(dr, ds, n * sizeof(int), cudaMemcpyDeviceToDevice));
+        DFCT_OK(DFC_Bcast(dr, c, DFC_INT, root, DFC_COMM_WORLD));
+    }
+    if (k == ALLGATHER) DFCT_OK(DFC_Allgather(ds, c, DFC_INT, dr, c, DFC_INT, DFC_COMM_WORLD));
+    if (k == ALLTOALL) DFCT_OK(DFC_Alltoall(ds, c, DFC_INT, dr, c, DFC_INT, DFC_COMM_WORLD));
+    if (k == RSB) DFCT_OK(DFC_Reduce_scatter_block(ds, dr, c, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
+    if (k == REDUCE && rank != root) return;
+    get(hr, dr, nout);
+    int bad = 0;
+    for (size_t i = 0; i < nout && bad < 3; i++) {
+        int want = 0;
+        if (k == ALLREDUCE || k == REDUCE || k == RSB) {
+            size_t j = k == RSB ? (size_t)rank * n + i : i;
+            for (int r = 0; r < size; r++) want += val(r, j, salt);
+        } else if (k == BCAST) {
+            want = val(root, i, salt);
+        } else if (k == ALLGATHER) {
+            want = val((int)(i / (n ? n : 1)), i % (n ? n : 1), salt);
+        } else { /* alltoall: block r of my output is block `rank` of r's input */
+            want = val((int)(i / n), (size_t)rank * n + i % n, salt);
+        }
+        if (hr[i] != want) {
+            bad++;
+            DFCT_CHECK(0, "%s of %zu ints: element %zu is %d, expected %d", kname[k], n, i, hr[i],
+                       want);
+        }
+    }
+}
+
+static void case_sizes(size_t max_bytes)
+{
+    size_t counts[64], nc = 0;
+    size_t small[] = {0, 1, 3, 1025, 16385};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) counts[nc++] = small[i];
+    for (size_t b = 4096; b <= max_bytes && nc < 60; b *= 4) counts[nc++] = b / sizeof(int) + 3;
+    size_t maxn = counts[nc - 1] * size;
+    int *hs = malloc(maxn * sizeof(int)), *hr = malloc(maxn * sizeof(int));
+    int *ds = dev_alloc(maxn), *dr = dev_alloc(maxn);
+    if (!hs || !hr) exit(2);
+    int salt = 1;
+    for (size_t i = 0; i < nc; i++)
+        for (int k = 0; k < NKINDS; k++) {
+            size_t n = counts[i];
+            if ((k == ALLTOALL || k == ALLGATHER || k == RSB) && n * size * 4 > max_bytes * 2)
+                n = max_bytes / 4 / size + 3; /* the gathered buffer stays near -max */
+            one(k, n, salt++, hs, hr, ds, dr);
+        }
+    CUDA_OK(cudaFree(ds));
+    CUDA_OK(cudaFree(dr));
+    free(hs);
+    free(hr);
+}
+
+static void check_sum(const int *dev, size_t n, int salt, const char *what)
+{
+    int *h = malloc(n * sizeof(int));
+    get(h, dev, n);
+    for (size_t i = 0; i < n; i++) {
+        int want = 0;
+        for (int r = 0; r < size; r++) want += val(r, i, salt);
+        if (h[i] != want) {
+            DFCT_CHECK(0, "%s: element %zu is %d, expected %d", what, i, h[i], want);
+            break;
+        }
+    }
+    free(h);
+}
+
+static void case_cross(int iters)
+{
+    DFC_Comm A, B;
+    DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &A));
+    DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &B));
+    size_t na = (16u << 20) / 4 + 3, nb = (4u << 20) / 4 + 1;
+    int *h = malloc(na * sizeof(int)), *sa = dev_alloc(na), *ra = dev_alloc(na);
+    int *sb = dev_alloc(nb), *rb = dev_alloc(nb);
+    for (int it = 0; it < iters; it++) {
+        for (size_t i = 0; i < na; i++) h[i] = val(rank, i, 100 + it);
+        put(sa, h, na);
+        for (size_t i = 0; i < nb; i++) h[i] = val(rank, i, 200 + it);
+        put(sb, h, nb);
+        poison(ra, na);
+        poison(rb, nb);
+        CUDA_OK(cudaDeviceSynchronize());
+        DFC_Request req;
+        void *junk = NULL;
+        if (rank % 2 == 0) DFCT_OK(DFC_Iallreduce(sa, ra, (int)na, DFC_INT, DFC_SUM, A, &req));
+        else DFCT_OK(DFC_Allreduce(sb, rb, (int)nb, DFC_INT, DFC_SUM, B));
+        /* the daemon holds a collective its peers have not started: these must return */
+        CUDA_OK(cudaDeviceSynchronize());
+        CUDA_OK(cudaMalloc(&junk, 1 << 20));
+        CUDA_OK(cudaFree(junk));
+        CUDA_OK(cudaDeviceSynchronize());
+        if (rank % 2 == 0) DFCT_OK(DFC_Allreduce(sb, rb, (int)nb, DFC_INT, DFC_SUM, B));
+        else DFCT_OK(DFC_Iallreduce(sa, ra, (int)na, DFC_INT, DFC_SUM, A, &req));
+        DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
+        check_sum(ra, na, 100 + it, "cross: allreduce on A");
+        check_sum(rb, nb, 200 + it, "cross: allreduce on B");
+    }
+    cudaFree(sa), cudaFree(ra), cudaFree(sb), cudaFree(rb);
+    free(h);
+    DFC_Comm_free(&A);
+    DFC_Comm_free(&B);
+}
+
+static void case_kill(void)
+{
+    victim = size - 1;
+    DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
+    DFC_Comm live;
+    DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, rank == victim, rank, &live));
+    size_t n = (64u << 20) / 4;
+    int *h = malloc(n * sizeof(int)), *s = dev_alloc(n), *r = dev_alloc(n);
+    for (size_t i = 0; i < n; i++) h[i] = val(rank, i, 7);
+    put(s, h, n);
+    CUDA_OK(cudaDeviceSynchronize());
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
+    DFC_Request req;
+    DFCT_OK(DFC_Iallreduce(s, r, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD, &req));
+    /* The victim dies only once every survivor has started the allreduce (and so left the
+     * barrier, which would fail on a rank still inside it), in the middle of its transfers. */
+    int go = 1;
+    for (int q = 0; q < size - 1 && rank == victim; q++)
+        DFCT_OK(DFC_Recv(&go, 1, DFC_INT, q, 77, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    if (rank != victim) DFCT_OK(DFC_Send(&go, 1, DFC_INT, victim, 77, DFC_COMM_WORLD));
+    if (rank == victim) {
+        usleep(2000);
+        raise(SIGKILL);
+    }
+    double t0 = now();
+    int rc = DFC_Wait(&req, DFC_STATUS_IGNORE);
+    EXPECT_FAILED(rc, "DFC_Wait of the allreduce on WORLD");
+    if (rank == 0) printf("devproxy: failure seen after %.3f s\n", now() - t0);
+    /* the survivors go on in the daemon, through the proxy */
+    poison(r, n);
+    CUDA_OK(cudaDeviceSynchronize());
+    size_t m = (1u << 20) + 3;
+    DFCT_OK(DFC_Allreduce(s, r, (int)m, DFC_INT, DFC_SUM, live));
+    int *hr = malloc(m * sizeof(int));
+    get(hr, r, m);
+    for (size_t i = 0; i < m; i++) {
+        int want = 0;
+        for (int q = 0; q < size - 1; q++) want += val(q, i, 7);
+        if (hr[i] != want) {
+            DFCT_CHECK(0, "allreduce among survivors: element %zu is %d, expected %d", i, hr[i],
+                       want);
+            break;
+        }
+    }
+    int errs = dfct_errs, total = 0;
+    DFCT_OK(DFC_Allreduce(&errs, &total, 1, DFC_INT, DFC_SUM, live));
+    if (rank == 0) printf(total ? " Found %d errors\n" : " No Errors\n", total);
+    DFC_Comm_free(&live);
+    DFC_Finalize();
+    exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    dfct_init(&argc, &argv);
+    rank = dfct_rank;
+    DFC_Comm_size(DFC_COMM_WORLD, &size);
+    dev_watchdog((unsigned)opt(argc, argv, "watchdog", 200));
+    const char *which = "sizes";
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "-case=", 6)) which = argv[i] + 6;
+    int device = -1;
+    DFC_Count launches = 0;
+    DFC_Get_gpu_daemon_info(&device, &launches);
+    DFCT_CHECK(device >= 0, "the GPU daemon is not running");
+    for (int r = 0; r < size; r++)
+        DFCT_CHECK(r == rank || dfc_gpu_daemon_remote(r), "rank %d is not behind the proxy", r);
+    if (!strcmp(which, "kill")) case_kill();
+    if (!strcmp(which, "cross")) case_cross((int)opt(argc, argv, "iters", 6));
+    else case_sizes((size_t)opt(argc, argv, "max", 64 << 20));
+    uint64_t out = 0, in = 0;
+    dfc_gpu_daemon_proxy_counts(&out, &in);
+    DFCT_CHECK(out > 0 && in > 0, "the proxy carried %llu chunks out, %llu in",
+               (unsigned long long)out, (unsigned long long)in);
+    return dfct_finalize();
+}

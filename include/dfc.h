@@ -811,6 +811,17 @@ int DFC_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
                        DFC_Info info, DFC_Request *request);
 /* ---- end of issue 17, part 3 -------------------------------------------------------- */
 
+/* ---- Intercommunicators (issue 17) -------------------------------------------------- */
+/* Two disjoint groups; point-to-point ranks name the remote group. Barrier, Bcast (root
+ * DFC_ROOT / DFC_PROC_NULL / a remote rank), Allreduce and Allgather take one (blocking
+ * forms); other collectives fail on one with DFC_ERR_COMM. */
+int DFC_Intercomm_create(DFC_Comm local_comm, int local_leader, DFC_Comm peer_comm,
+                         int remote_leader, int tag, DFC_Comm *newintercomm);
+int DFC_Intercomm_merge(DFC_Comm intercomm, int high, DFC_Comm *newintracomm);
+int DFC_Comm_remote_size(DFC_Comm comm, int *size);
+int DFC_Comm_remote_group(DFC_Comm comm, DFC_Group *group);
+/* ---- end of intercommunicators -------------------------------------------------------- */
+
 /* ---- One-sided communication (RMA windows) ------------------------------------------- */
 typedef int DFC_Win;
 #define DFC_WIN_NULL ((DFC_Win)0x0a000000)

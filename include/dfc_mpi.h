@@ -113,6 +113,8 @@
 #define MPI_Comm_idup_with_info DFC_Comm_idup_with_info
 #define MPI_Comm_iflush_buffer DFC_Comm_iflush_buffer
 #define MPI_Comm_rank DFC_Comm_rank
+#define MPI_Comm_remote_group DFC_Comm_remote_group
+#define MPI_Comm_remote_size DFC_Comm_remote_size
 #define MPI_Comm_set_attr DFC_Comm_set_attr
 #define MPI_Comm_set_errhandler DFC_Comm_set_errhandler
 #define MPI_Comm_set_info DFC_Comm_set_info
@@ -282,6 +284,8 @@
 #define MPI_Init DFC_Init
 #define MPI_Init_thread DFC_Init_thread
 #define MPI_Initialized DFC_Initialized
+#define MPI_Intercomm_create DFC_Intercomm_create
+#define MPI_Intercomm_merge DFC_Intercomm_merge
 #define MPI_Iprobe DFC_Iprobe
 #define MPI_Irecv DFC_Irecv
 #define MPI_Ireduce DFC_Ireduce

@@ -27,7 +27,7 @@ int DFC_Intercomm_create(DFC_Comm local_comm, int local_leader, DFC_Comm peer_co
     const char *f = __func__;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(local_comm, f, "local_comm", &lc)) ||
-        (rc = dfc_comm_check_intra(lc, f, "local_comm")) ||
+        (rc = dfc_comm_intra_check(lc, f, "local_comm")) ||
         (rc = dfc_api_check_ptr(f, "newintercomm", newintercomm)))
         goto fn_fail;
     if (local_leader < 0 || local_leader >= lc->size) {
@@ -52,7 +52,7 @@ int DFC_Intercomm_merge(DFC_Comm intercomm, int high, DFC_Comm *newintracomm)
     dfc_comm_t *c = NULL, *nc = NULL;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(intercomm, __func__, "intercomm", &c)) ||
-        (rc = dfc_comm_check_inter(c, __func__, "intercomm")) ||
+        (rc = dfc_comm_inter_check(c, __func__, "intercomm")) ||
         (rc = dfc_api_check_ptr(__func__, "newintracomm", newintracomm)) ||
         (rc = dfc_intercomm_merge(c, high, __func__, &nc)) ||
         (rc = dfc_api_comm_give_handle(nc, newintracomm)))
@@ -66,7 +66,7 @@ int DFC_Comm_remote_size(DFC_Comm comm, int *size)
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
-        (rc = dfc_comm_check_inter(c, __func__, "comm")) ||
+        (rc = dfc_comm_inter_check(c, __func__, "comm")) ||
         (rc = dfc_api_check_ptr(__func__, "size", size)))
         goto fn_fail;
     *size = c->remote->size;
@@ -79,7 +79,7 @@ int DFC_Comm_remote_group(DFC_Comm comm, DFC_Group *group)
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
-        (rc = dfc_comm_check_inter(c, __func__, "comm")) ||
+        (rc = dfc_comm_inter_check(c, __func__, "comm")) ||
         (rc = dfc_api_check_ptr(__func__, "group", group)) ||
         (rc = dfc_group_new_handle(c->remote->size, c->remote->world, __func__, group)))
         goto fn_fail;

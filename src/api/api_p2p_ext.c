@@ -112,8 +112,7 @@ int DFC_Imrecv(void *buf, int count, DFC_Datatype datatype, DFC_Message *message
         (rc = dfc_api_check_ptr(__func__, "request", request)))
         goto fn_fail;
     c = m->comm; /* as in Mrecv */
-    if ((rc = dfc_p2p_imrecv_start(m, __func__, buf, (uint64_t)count, d, request)))
-        goto fn_fail;
+    if ((rc = dfc_p2p_imrecv_start(m, __func__, buf, (uint64_t)count, d, request))) goto fn_fail;
     *message = DFC_MESSAGE_NULL;
 fn_exit:
     DFC_API_EXIT();
@@ -134,8 +133,7 @@ static int bsend_common(const char *func, const void *buf, int count, DFC_Dataty
     if ((rc = check_send(func, comm, buf, count, datatype, dest, tag, &c, &d)) ||
         (mode && (rc = dfc_api_check_ptr(func, "request", request))))
         goto fn_fail;
-    if ((rc = dfc_bsend(c, func, buf, (uint64_t)count, d, dest, tag, mode, request)))
-        goto fn_fail;
+    if ((rc = dfc_bsend(c, func, buf, (uint64_t)count, d, dest, tag, mode, request))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;

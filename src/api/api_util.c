@@ -55,7 +55,8 @@ int dfc_api_check_rank(const char *func, const char *argname, const dfc_comm_t *
         return DFC_SUCCESS;
     return dfc_err(DFC_ERR_RANK, func,
                    "invalid argument %s: rank %d is out of range for a communicator of size %d%s",
-                   argname, rank, n, c->remote ? " (the remote group of an intercommunicator)" : "");
+                   argname, rank, n,
+                   c->remote ? " (the remote group of an intercommunicator)" : "");
 }
 
 int dfc_api_check_ptr(const char *func, const char *argname, const void *p)

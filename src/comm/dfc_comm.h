@@ -451,8 +451,8 @@ int dfc_intercomm_merge(dfc_comm_t *c, int high, const char *func, dfc_comm_t **
 int dfc_intercomm_dup(dfc_comm_t *c, const dfc_info_t *info, dfc_comm_t **out);
 /* DFC_ERR_COMM naming func and argname when c is an intercommunicator (what does not take
  * one yet); also the converse, for calls that need one. */
-int dfc_comm_check_intra(const dfc_comm_t *c, const char *func, const char *argname);
-int dfc_comm_check_inter(const dfc_comm_t *c, const char *func, const char *argname);
+int dfc_comm_intra_check(const dfc_comm_t *c, const char *func, const char *argname);
+int dfc_comm_inter_check(const dfc_comm_t *c, const char *func, const char *argname);
 int dfc_comm_compare(const dfc_comm_t *a, const dfc_comm_t *b);
 /* Called when a communicator's last reference goes (the coll layer frees its state). */
 extern void (*dfc_comm_destroy_hook)(dfc_comm_t *c);
@@ -750,8 +750,8 @@ int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf
                                       int recvtag, DFC_Status *status, int *err);
 /* The same on c's collective context (the intercommunicator collectives, src/coll). */
 int dfc_p2p_sendrecv_replace_coll(dfc_comm_t *c, const char *func, void *buf, uint64_t count,
-                                  const dfc_dtype_t *dt, int dst, int sendtag, int src,
-                                  int recvtag, DFC_Status *status, int *err);
+                                  const dfc_dtype_t *dt, int dst, int sendtag, int src, int recvtag,
+                                  DFC_Status *status, int *err);
 /* The temporary that the _replace forms (Sendrecv_replace, Isendrecv_replace) receive into
  * while the send still reads buf: pinned from the staging pool when buf is device memory,
  * else malloc'd. Once both halves are done, the n bytes received go into buf (unpacked
@@ -759,7 +759,7 @@ int dfc_p2p_sendrecv_replace_coll(dfc_comm_t *c, const char *func, void *buf, ui
 typedef struct dfc_p2p_tmp {
     void *p;
     struct dfc_stage_buf *tb; /* the pool's buffer, or NULL */
-    int dev;             /* buf is device memory */
+    int dev;                  /* buf is device memory */
 } dfc_p2p_tmp_t;
 int dfc_p2p_tmp_get(const char *func, const void *buf, uint64_t bytes, dfc_p2p_tmp_t *t);
 int dfc_p2p_tmp_unpack(const dfc_p2p_tmp_t *t, void *buf, const dfc_dtype_t *dt, uint64_t n);

@@ -165,8 +165,7 @@ static int pair_recv_buf(pair_t *p, const char *func, const dfc_p2p_side_t *rs, 
                          void **use)
 {
     uint64_t bytes = rs->count * rs->dt->size;
-    if (!replace)
-        return dfc_req_stage_type(&p->recv, rs->buf, rs->count, rs->dt, 1, 1, 1, use);
+    if (!replace) return dfc_req_stage_type(&p->recv, rs->buf, rs->count, rs->dt, 1, 1, 1, use);
     int rc = dfc_p2p_tmp_get(func, rs->buf, bytes, &p->tmp);
     if (rc) return rc;
     p->buf = rs->buf;

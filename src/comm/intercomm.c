@@ -33,7 +33,7 @@
 #define SHADOW_DUP (4u * DFC_CTXID_MAX)
 enum { GROUP_OK = 0, GROUP_OVERLAP = -1, GROUP_BAD_LEADER = -2 };
 
-int dfc_comm_check_intra(const dfc_comm_t *c, const char *func, const char *argname)
+int dfc_comm_intra_check(const dfc_comm_t *c, const char *func, const char *argname)
 {
     if (!c->remote) return DFC_SUCCESS;
     return dfc_err(DFC_ERR_COMM, func,
@@ -42,7 +42,7 @@ int dfc_comm_check_intra(const dfc_comm_t *c, const char *func, const char *argn
                    argname);
 }
 
-int dfc_comm_check_inter(const dfc_comm_t *c, const char *func, const char *argname)
+int dfc_comm_inter_check(const dfc_comm_t *c, const char *func, const char *argname)
 {
     if (c->remote) return DFC_SUCCESS;
     return dfc_err(DFC_ERR_COMM, func,

@@ -134,8 +134,8 @@ int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf
 }
 
 int dfc_p2p_sendrecv_replace_coll(dfc_comm_t *c, const char *func, void *buf, uint64_t count,
-                                  const dfc_dtype_t *dt, int dst, int sendtag, int src,
-                                  int recvtag, DFC_Status *status, int *err)
+                                  const dfc_dtype_t *dt, int dst, int sendtag, int src, int recvtag,
+                                  DFC_Status *status, int *err)
 {
     return replace(c, 1, func, buf, count, dt, dst, sendtag, src, recvtag, status, err);
 }

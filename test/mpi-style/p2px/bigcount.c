@@ -30,13 +30,19 @@ static void small(DFC_Count n)
         if (r[k] != val(from, k) && bad++ < 3)
             DFCT_CHECK(0, "Isend_c/Irecv_c n=%lld element %d: %d", (long long)n, k, r[k]);
     for (int k = 0; k < n; k++) r[k] = -1;
-    if (rank % 2 == 0) {
-        DFCT_OK(DFC_Send_c(s, n, DFC_INT, to, 2, DFC_COMM_WORLD));
-        DFCT_OK(DFC_Recv_c(r, n, DFC_INT, from, 2, DFC_COMM_WORLD, &st));
-    } else {
-        DFCT_OK(DFC_Recv_c(r, n, DFC_INT, from, 2, DFC_COMM_WORLD, &st));
-        DFCT_OK(DFC_Send_c(s, n, DFC_INT, to, 2, DFC_COMM_WORLD));
-    }
+    /* Recv_c against an Isend_c, then Send_c against an Irecv_c (safe at 1 rank too). */
+    DFCT_OK(DFC_Isend_c(s, n, DFC_INT, to, 2, DFC_COMM_WORLD, &q[1]));
+    DFCT_OK(DFC_Recv_c(r, n, DFC_INT, from, 2, DFC_COMM_WORLD, &st));
+    DFCT_OK(DFC_Wait(&q[1], DFC_STATUS_IGNORE));
+    int *r2 = malloc((size_t)n * 4 + 4);
+    for (int k = 0; k < n; k++) r2[k] = -1;
+    DFCT_OK(DFC_Irecv_c(r2, n, DFC_INT, from, 5, DFC_COMM_WORLD, &q[0]));
+    DFCT_OK(DFC_Send_c(s, n, DFC_INT, to, 5, DFC_COMM_WORLD));
+    DFCT_OK(DFC_Wait(&q[0], DFC_STATUS_IGNORE));
+    for (int k = 0; k < n; k++)
+        if (r2[k] != val(from, k) && bad++ < 3)
+            DFCT_CHECK(0, "Send_c/Irecv_c n=%lld element %d: %d", (long long)n, k, r2[k]);
+    free(r2);
     DFCT_OK(DFC_Get_count_c(&st, DFC_INT, &c));
     DFCT_CHECK(c == n, "Get_count_c %lld, expected %lld", (long long)c, (long long)n);
     for (int k = 0; k < n; k++)
@@ -102,7 +108,7 @@ static void large(void)
         memset(b, 0, (size_t)n);
         DFCT_OK(DFC_Recv_c(b, n, DFC_BYTE, from, 3, DFC_COMM_WORLD, &st));
     }
-    if (rank <= 1) {
+    if (rank == (size == 1 ? 0 : 1)) { /* the receiver */
         unsigned char *got = size == 1 ? x : b;
         DFCT_OK(DFC_Get_count_c(&st, DFC_BYTE, &c));
         DFCT_CHECK(c == n, "Get_count_c of the large message: %lld, expected %lld", (long long)c,

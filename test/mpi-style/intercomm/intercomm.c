@@ -229,6 +229,11 @@ static void check_errors(DFC_Comm ic, DFC_Comm local)
     DFCT_FAILS(DFC_Alltoall(&x, 1, DFC_INT, &y, 1, DFC_INT, ic), DFC_ERR_COMM, "intercommunicator");
     DFCT_FAILS(DFC_Ibarrier(ic, &req), DFC_ERR_COMM, "nonblocking");
     DFCT_FAILS(DFC_Comm_split(ic, 0, 0, &bad), DFC_ERR_COMM, "intercommunicator");
+    int dims[1] = {lsize}, periods[1] = {0};
+    DFCT_FAILS(DFC_Cart_create(ic, 1, dims, periods, 0, &bad), DFC_ERR_COMM, "comm_old");
+    DFC_Win win;
+    DFCT_FAILS(DFC_Win_create(&x, sizeof x, 1, DFC_INFO_NULL, ic, &win), DFC_ERR_COMM,
+               "intercommunicator");
     DFCT_FAILS(DFC_Bcast(&x, 1, DFC_INT, rsize, ic), DFC_ERR_ROOT, "remote group");
     DFCT_FAILS(DFC_Allreduce(DFC_IN_PLACE, &y, 1, DFC_INT, DFC_SUM, ic), DFC_ERR_BUFFER,
                "DFC_IN_PLACE");

@@ -811,6 +811,36 @@ int DFC_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
                        DFC_Info info, DFC_Request *request);
 /* ---- end of issue 17, part 3 -------------------------------------------------------- */
 
+/* ---- Intercommunicators (issue 17) -------------------------------------------------- */
+/* Two disjoint groups; point-to-point ranks name the remote group. Barrier, Bcast (root
+ * DFC_ROOT / DFC_PROC_NULL / a remote rank), Allreduce and Allgather take one (blocking
+ * forms); other collectives fail on one with DFC_ERR_COMM. */
+int DFC_Intercomm_create(DFC_Comm local_comm, int local_leader, DFC_Comm peer_comm,
+                         int remote_leader, int tag, DFC_Comm *newintercomm);
+int DFC_Intercomm_merge(DFC_Comm intercomm, int high, DFC_Comm *newintracomm);
+int DFC_Comm_remote_size(DFC_Comm comm, int *size);
+int DFC_Comm_remote_group(DFC_Comm comm, DFC_Group *group);
+/* ---- end of intercommunicators -------------------------------------------------------- */
+
+/* ---- Large-count forms (issue 17) ----------------------------------------------------- */
+int DFC_Send_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+               DFC_Comm comm);
+int DFC_Recv_c(void *buf, DFC_Count count, DFC_Datatype datatype, int source, int tag,
+               DFC_Comm comm, DFC_Status *status);
+int DFC_Isend_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                DFC_Comm comm, DFC_Request *request);
+int DFC_Irecv_c(void *buf, DFC_Count count, DFC_Datatype datatype, int source, int tag,
+                DFC_Comm comm, DFC_Request *request);
+int DFC_Bcast_c(void *buffer, DFC_Count count, DFC_Datatype datatype, int root, DFC_Comm comm);
+int DFC_Reduce_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                 DFC_Op op, int root, DFC_Comm comm);
+int DFC_Allreduce_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                    DFC_Op op, DFC_Comm comm);
+int DFC_Allgather_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                    DFC_Count recvcount, DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Get_count_c(const DFC_Status *status, DFC_Datatype datatype, DFC_Count *count);
+/* ---- end of large-count forms --------------------------------------------------------- */
+
 /* ---- One-sided communication (RMA windows) ------------------------------------------- */
 typedef int DFC_Win;
 #define DFC_WIN_NULL ((DFC_Win)0x0a000000)

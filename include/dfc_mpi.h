@@ -17,11 +17,13 @@
 #define MPI_Aint_add DFC_Aint_add
 #define MPI_Aint_diff DFC_Aint_diff
 #define MPI_Allgather DFC_Allgather
+#define MPI_Allgather_c DFC_Allgather_c
 #define MPI_Allgather_init DFC_Allgather_init
 #define MPI_Allgatherv DFC_Allgatherv
 #define MPI_Allgatherv_init DFC_Allgatherv_init
 #define MPI_Alloc_mem DFC_Alloc_mem
 #define MPI_Allreduce DFC_Allreduce
+#define MPI_Allreduce_c DFC_Allreduce_c
 #define MPI_Allreduce_init DFC_Allreduce_init
 #define MPI_Alltoall DFC_Alltoall
 #define MPI_Alltoall_init DFC_Alltoall_init
@@ -39,6 +41,7 @@
 #define MPI_Barrier DFC_Barrier
 #define MPI_Barrier_init DFC_Barrier_init
 #define MPI_Bcast DFC_Bcast
+#define MPI_Bcast_c DFC_Bcast_c
 #define MPI_Bcast_init DFC_Bcast_init
 #define MPI_Bsend DFC_Bsend
 #define MPI_Bsend_init DFC_Bsend_init
@@ -113,6 +116,8 @@
 #define MPI_Comm_idup_with_info DFC_Comm_idup_with_info
 #define MPI_Comm_iflush_buffer DFC_Comm_iflush_buffer
 #define MPI_Comm_rank DFC_Comm_rank
+#define MPI_Comm_remote_group DFC_Comm_remote_group
+#define MPI_Comm_remote_size DFC_Comm_remote_size
 #define MPI_Comm_set_attr DFC_Comm_set_attr
 #define MPI_Comm_set_errhandler DFC_Comm_set_errhandler
 #define MPI_Comm_set_info DFC_Comm_set_info
@@ -208,6 +213,7 @@
 #define MPI_Get_accumulate DFC_Get_accumulate
 #define MPI_Get_address DFC_Get_address
 #define MPI_Get_count DFC_Get_count
+#define MPI_Get_count_c DFC_Get_count_c
 #define MPI_Get_elements DFC_Get_elements
 #define MPI_Get_elements_x DFC_Get_elements_x
 #define MPI_Get_library_version DFC_Get_library_version
@@ -282,8 +288,11 @@
 #define MPI_Init DFC_Init
 #define MPI_Init_thread DFC_Init_thread
 #define MPI_Initialized DFC_Initialized
+#define MPI_Intercomm_create DFC_Intercomm_create
+#define MPI_Intercomm_merge DFC_Intercomm_merge
 #define MPI_Iprobe DFC_Iprobe
 #define MPI_Irecv DFC_Irecv
+#define MPI_Irecv_c DFC_Irecv_c
 #define MPI_Ireduce DFC_Ireduce
 #define MPI_Ireduce_scatter DFC_Ireduce_scatter
 #define MPI_Ireduce_scatter_block DFC_Ireduce_scatter_block
@@ -293,6 +302,7 @@
 #define MPI_Iscatter DFC_Iscatter
 #define MPI_Iscatterv DFC_Iscatterv
 #define MPI_Isend DFC_Isend
+#define MPI_Isend_c DFC_Isend_c
 #define MPI_Isendrecv DFC_Isendrecv
 #define MPI_Isendrecv_replace DFC_Isendrecv_replace
 #define MPI_Issend DFC_Issend
@@ -365,8 +375,10 @@
 #define MPI_ROOT DFC_ROOT
 #define MPI_Raccumulate DFC_Raccumulate
 #define MPI_Recv DFC_Recv
+#define MPI_Recv_c DFC_Recv_c
 #define MPI_Recv_init DFC_Recv_init
 #define MPI_Reduce DFC_Reduce
+#define MPI_Reduce_c DFC_Reduce_c
 #define MPI_Reduce_init DFC_Reduce_init
 #define MPI_Reduce_local DFC_Reduce_local
 #define MPI_Reduce_scatter DFC_Reduce_scatter
@@ -404,6 +416,7 @@
 #define MPI_Scatterv DFC_Scatterv
 #define MPI_Scatterv_init DFC_Scatterv_init
 #define MPI_Send DFC_Send
+#define MPI_Send_c DFC_Send_c
 #define MPI_Send_init DFC_Send_init
 #define MPI_Sendrecv DFC_Sendrecv
 #define MPI_Sendrecv_replace DFC_Sendrecv_replace

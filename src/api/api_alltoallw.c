@@ -4,7 +4,11 @@
  *
  * The entry points check the arguments, list this rank's blocks as transfers (one per rank,
  * byte offset and length: dfc_coll_xfer_t) and hand them to dfc_coll_run, which runs them
- * by pairwise exchange (src/coll/alltoall_pairwise.c). With DFC_IN_PLACE as sendbuf the
+ * by pairwise exchange (src/coll/alltoall_pairwise.c). A side with a non-dense type runs
+ * packed: its blocks become one internal struct type (block p: counts[p] items of types[p]
+ * at displs[p] bytes), whose packed form is the blocks one after another in rank order, and
+ * the transfers address that packed copy, which run.c packs and unpacks as for any
+ * collective with a non-dense type. With DFC_IN_PLACE as sendbuf the
  * data to send is taken from recvbuf with the receive side's layout (counts, displacements
  * and types), as MPI says; the send side's arrays are then not read.
  */
@@ -18,30 +22,65 @@ typedef struct a2aw {
     const DFC_Datatype *types;
 } a2aw_side_t;
 
-/* Checks one side and lists its blocks in x (n entries); names: buf, counts, displs, types. */
-static int side_blocks(const char *func, const a2aw_side_t *sd, const char *const names[4], int n,
-                       dfc_coll_xfer_t *x)
+/* One side's blocks as one struct type, and its transfers re-addressed to its packed form. */
+static int side_packed(const char *func, const a2aw_side_t *sd, dfc_dtype_t **dts, int n,
+                       dfc_coll_xfer_t *x, dfc_dtype_t **out)
 {
-    int rc;
+    size_t *blens = malloc(((size_t)n + 1) * sizeof *blens);
+    DFC_Aint *displs = malloc(((size_t)n + 1) * sizeof *displs);
+    int rc = DFC_SUCCESS;
+    uint64_t at = 0;
+    if (!blens || !displs) {
+        rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory describing the blocks");
+        goto out;
+    }
+    for (int p = 0; p < n; p++) {
+        blens[p] = (size_t)sd->counts[p];
+        displs[p] = sd->displs[p];
+        x[p].off = at;
+        at += x[p].bytes;
+    }
+    dfc_dtype_args_t args = {.combiner = DFC_COMBINER_STRUCT};
+    rc = dfc_dtype_blocks(func, (size_t)n, blens, displs, dts, &args, out);
+out:
+    free(blens);
+    free(displs);
+    return rc;
+}
+
+/* Checks one side and lists its blocks in x (n entries); names: buf, counts, displs, types.
+ * *packed: the side's struct type when one of its types is not dense (NULL otherwise; the
+ * caller releases it). */
+static int side_blocks(const char *func, const a2aw_side_t *sd, const char *const names[4], int n,
+                       dfc_coll_xfer_t *x, dfc_dtype_t **packed)
+{
+    int rc, dense = 1;
     uint64_t total = 0;
+    dfc_dtype_t **dts;
+    *packed = NULL;
     if ((rc = dfc_coll_check_counts(func, names[1], sd->counts, NULL, n))) return rc;
     if (n > 0 && !sd->displs)
         return dfc_err(DFC_ERR_ARG, func, "invalid argument %s: NULL pointer", names[2]);
     if (n > 0 && !sd->types)
         return dfc_err(DFC_ERR_ARG, func, "invalid argument %s: NULL pointer", names[3]);
+    if (!(dts = malloc(((size_t)n + 1) * sizeof *dts)))
+        return dfc_err(DFC_ERR_NO_MEM, func, "out of memory listing the blocks");
     for (int p = 0; p < n; p++) {
-        dfc_dtype_t *d;
-        if ((rc = dfc_dtype_check(sd->types[p], func, names[3], &d)) ||
-            (rc = dfc_api_check_dense(func, names[3], d)))
-            return rc;
+        if ((rc = dfc_dtype_check(sd->types[p], func, names[3], &dts[p]))) goto out;
         x[p].peer = p;
         x[p].off = (uint64_t)(int64_t)sd->displs[p];
-        x[p].bytes = (uint64_t)sd->counts[p] * d->size;
+        x[p].bytes = (uint64_t)sd->counts[p] * dts[p]->size;
         total += x[p].bytes;
+        if (sd->counts[p] && !dts[p]->dense) dense = 0;
     }
-    if (total > 0 && !sd->buf)
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL pointer", names[0]);
-    return DFC_SUCCESS;
+    if (total > 0 && !sd->buf) {
+        rc = dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL pointer", names[0]);
+        goto out;
+    }
+    if (!dense && total > 0) rc = side_packed(func, sd, dts, n, x, packed);
+out:
+    free(dts);
+    return rc;
 }
 
 static int alltoallw_common(dfc_coll_call_t call, const a2aw_side_t *s, const a2aw_side_t *r,
@@ -52,6 +91,7 @@ static int alltoallw_common(dfc_coll_call_t call, const a2aw_side_t *s, const a2
     int rc, in_place = s->buf == DFC_IN_PLACE;
     dfc_comm_t *c = NULL;
     dfc_coll_xfer_t *sx = NULL, *rx = NULL;
+    dfc_dtype_t *spk = NULL, *rpk = NULL; /* packed sides (side_blocks) */
     DFC_API_ENTER();
     if ((rc = dfc_coll_check_call(&call, comm, &c))) goto fn_fail;
     if (r->buf == DFC_IN_PLACE) {
@@ -64,8 +104,8 @@ static int alltoallw_common(dfc_coll_call_t call, const a2aw_side_t *s, const a2
         rc = dfc_err(DFC_ERR_NO_MEM, call.func, "out of memory listing the blocks");
         goto fn_fail;
     }
-    if ((!in_place && (rc = side_blocks(call.func, s, snames, c->size, sx))) ||
-        (rc = side_blocks(call.func, r, rnames, c->size, rx)))
+    if ((!in_place && (rc = side_blocks(call.func, s, snames, c->size, sx, &spk))) ||
+        (rc = side_blocks(call.func, r, rnames, c->size, rx, &rpk)))
         goto fn_fail;
     if (!in_place && s->buf && s->buf == r->buf) {
         rc = dfc_err(DFC_ERR_BUFFER, call.func,
@@ -76,9 +116,13 @@ static int alltoallw_common(dfc_coll_call_t call, const a2aw_side_t *s, const a2
     a.nsends = a.nrecvs = c->size;
     a.sends = in_place ? rx : sx;
     a.recvs = rx;
+    a.stype = in_place ? NULL : spk; /* in place: sends read the receive side's packed copy */
+    a.rtype = rpk;
     if ((rc = dfc_coll_run(&call, c, &a, in_place ? NULL : s->buf, (void *)r->buf, NULL, NULL)))
         goto fn_fail;
 fn_exit:
+    if (spk) dfc_dtype_release(spk); /* a pending call's shadows hold their own reference */
+    if (rpk) dfc_dtype_release(rpk);
     free(sx);
     free(rx);
     DFC_API_EXIT();

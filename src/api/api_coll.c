@@ -13,6 +13,10 @@ int dfc_coll_check_call(const dfc_coll_call_t *call, DFC_Comm comm, dfc_comm_t *
 {
     int rc = dfc_comm_check(comm, call->func, "comm", c);
     if (rc) return rc;
+    if ((*c)->remote) /* the four that take one came through dfc_api_inter_of first */
+        return dfc_err(DFC_ERR_COMM, call->func,
+                       "invalid argument comm: an intercommunicator, which this collective does "
+                       "not take yet (Barrier, Bcast, Allreduce and Allgather do, blocking)");
     if (call->mode != DFC_MODE_BLOCKING && !call->request)
         return dfc_err(DFC_ERR_ARG, call->func, "invalid argument request: NULL pointer");
     if (call->mode == DFC_MODE_PERSISTENT && call->info != DFC_INFO_NULL &&
@@ -73,6 +77,10 @@ static int barrier_common(dfc_coll_call_t call, DFC_Comm comm)
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
+    if ((c = dfc_api_inter_of(comm))) {
+        if ((rc = dfc_api_inter_barrier(&call, c))) goto fn_fail;
+        goto fn_exit;
+    }
     if ((rc = dfc_coll_check_call(&call, comm, &c))) goto fn_fail;
     dfc_coll_args_t a = {.kind = DFC_COLL_BARRIER};
     if ((rc = dfc_coll_run(&call, c, &a, NULL, NULL, NULL, NULL))) goto fn_fail;
@@ -103,6 +111,10 @@ static int bcast_common(dfc_coll_call_t call, void *buffer, int count, DFC_Datat
     dfc_comm_t *c = NULL;
     dfc_dtype_t *d = NULL;
     DFC_API_ENTER();
+    if ((c = dfc_api_inter_of(comm))) {
+        if ((rc = dfc_api_inter_bcast(&call, c, buffer, count, datatype, root))) goto fn_fail;
+        goto fn_exit;
+    }
     if ((rc = dfc_coll_check_call(&call, comm, &c)) ||
         (rc = dfc_coll_check_buf(call.func, "buffer", buffer, count, datatype, 0, &d)) ||
         (rc = dfc_coll_check_root(call.func, c, root)))
@@ -174,6 +186,11 @@ static int reduction_common(dfc_coll_call_t call, dfc_coll_kind_t kind, const vo
     dfc_dtype_t *d = NULL;
     dfc_op_t *o = NULL;
     DFC_API_ENTER();
+    if (kind == DFC_COLL_ALLREDUCE && (c = dfc_api_inter_of(comm))) {
+        if ((rc = dfc_api_inter_allreduce(&call, c, sendbuf, recvbuf, count, datatype, op)))
+            goto fn_fail;
+        goto fn_exit;
+    }
     if ((rc = dfc_coll_check_call(&call, comm, &c))) goto fn_fail;
     int is_root = 1;
     if (kind == DFC_COLL_REDUCE) {

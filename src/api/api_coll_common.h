@@ -30,4 +30,16 @@ int dfc_coll_check_counts(const char *func, const char *name, const int *counts,
 #define DFC_PERSISTENT_CALL(info, req) \
     ((dfc_coll_call_t){__func__, DFC_MODE_PERSISTENT, (info), (req)})
 
+/* Intercommunicators (api_intercomm.c): comm's object when it is one (else NULL), and the
+ * intercommunicator forms that the collective entry points hand such a comm to. */
+dfc_comm_t *dfc_api_inter_of(DFC_Comm comm);
+int dfc_api_inter_barrier(const dfc_coll_call_t *call, dfc_comm_t *c);
+int dfc_api_inter_bcast(const dfc_coll_call_t *call, dfc_comm_t *c, void *buffer, int count,
+                        DFC_Datatype datatype, int root);
+int dfc_api_inter_allreduce(const dfc_coll_call_t *call, dfc_comm_t *c, const void *sendbuf,
+                            void *recvbuf, int count, DFC_Datatype datatype, DFC_Op op);
+int dfc_api_inter_allgather(const dfc_coll_call_t *call, dfc_comm_t *c, const void *sendbuf,
+                            int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
+                            DFC_Datatype recvtype);
+
 #endif

@@ -61,6 +61,12 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
     dfc_comm_t *c = NULL;
     dfc_dtype_t *sd = NULL, *rd = NULL;
     DFC_API_ENTER();
+    if (m->kind == DFC_COLL_ALLGATHER && (c = dfc_api_inter_of(comm))) {
+        if ((rc = dfc_api_inter_allgather(&call, c, m->sendbuf, m->sendcount, m->sendtype,
+                                          m->recvbuf, m->recvcount, m->recvtype)))
+            goto fn_fail;
+        goto fn_exit;
+    }
     if ((rc = dfc_coll_check_call(&call, comm, &c))) goto fn_fail;
     int rooted = m->rooted, is_root = 1;
     if (rooted) {

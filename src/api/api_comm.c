@@ -121,6 +121,7 @@ int DFC_Comm_split(DFC_Comm comm, int color, int key, DFC_Comm *newcomm)
     dfc_comm_t *c = NULL, *nc = NULL;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = dfc_comm_intra_check(c, __func__, "comm")) ||
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)))
         goto fn_fail;
     if (color < 0 && color != DFC_UNDEFINED) {
@@ -139,6 +140,7 @@ int DFC_Comm_split_type(DFC_Comm comm, int split_type, int key, DFC_Info info, D
     dfc_info_t *inf;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = dfc_comm_intra_check(c, __func__, "comm")) ||
         (rc = check_info(info, __func__, &inf)) ||
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)))
         goto fn_fail;
@@ -170,6 +172,7 @@ int DFC_Comm_create(DFC_Comm comm, DFC_Group group, DFC_Comm *newcomm)
     dfc_group_t *g;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = dfc_comm_intra_check(c, __func__, "comm")) ||
         (rc = check_group(group, __func__, &g)) ||
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) ||
         (rc = check_subset(c, g, __func__)) || (rc = dfc_comm_create(c, g, &nc)) ||
@@ -185,6 +188,7 @@ int DFC_Comm_create_group(DFC_Comm comm, DFC_Group group, int tag, DFC_Comm *new
     dfc_group_t *g;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
+        (rc = dfc_comm_intra_check(c, __func__, "comm")) ||
         (rc = check_group(group, __func__, &g)) ||
         (rc = dfc_api_check_ptr(__func__, "newcomm", newcomm)) ||
         (rc = dfc_api_check_tag(__func__, "tag", tag, 0)) || (rc = check_subset(c, g, __func__)))

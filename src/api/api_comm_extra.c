@@ -25,7 +25,7 @@ static int check_info(DFC_Info info, const char *func, dfc_info_t **out)
                    (unsigned)info);
 }
 
-/* DFC has intracommunicators only. mpi4py asks before every collective. */
+/* mpi4py asks before every collective. */
 int DFC_Comm_test_inter(DFC_Comm comm, int *flag)
 {
     int rc;
@@ -34,7 +34,7 @@ int DFC_Comm_test_inter(DFC_Comm comm, int *flag)
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
         (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
-    *flag = 0;
+    *flag = c->remote != NULL;
     API_FAIL_EXIT(c)
 }
 

@@ -14,7 +14,6 @@ static int check_send(const char *func, DFC_Comm comm, const void *buf, int coun
     if ((rc = dfc_comm_check(comm, func, "comm", c)) ||
         (rc = dfc_api_check_count(func, "count", count)) ||
         (rc = dfc_dtype_check(dt, func, "datatype", d)) ||
-        (rc = dfc_api_check_dense(func, "datatype", *d)) ||
         (rc = dfc_api_check_buf(func, "buf", buf, count)) ||
         (rc = dfc_api_check_rank(func, "dest", *c, dest, 0)) ||
         (rc = dfc_api_check_tag(func, "tag", tag, 0)))
@@ -71,7 +70,6 @@ static int check_mrecv(const char *func, void *buf, int count, DFC_Datatype dt,
     int rc;
     if ((rc = dfc_api_check_count(func, "count", count)) ||
         (rc = dfc_dtype_check(dt, func, "datatype", d)) ||
-        (rc = dfc_api_check_dense(func, "datatype", *d)) ||
         (rc = dfc_api_check_buf(func, "buf", buf, count)) ||
         (rc = dfc_api_check_ptr(func, "message", message)) ||
         (rc = dfc_msg_check(*message, func, "message", m)))
@@ -89,7 +87,7 @@ int DFC_Mrecv(void *buf, int count, DFC_Datatype datatype, DFC_Message *message,
     DFC_API_ENTER();
     if ((rc = check_mrecv(__func__, buf, count, datatype, message, &m, &d))) goto fn_fail;
     c = m->comm; /* for the error handler, as DFC_Wait uses its request's */
-    rc = dfc_p2p_mrecv(m, __func__, buf, (uint64_t)count * d->size, &st);
+    rc = dfc_p2p_mrecv(m, __func__, buf, (uint64_t)count, d, &st);
     if (rc) goto fn_fail;
     *message = DFC_MESSAGE_NULL;
     if (status && status != DFC_STATUS_IGNORE) *status = st;
@@ -114,8 +112,7 @@ int DFC_Imrecv(void *buf, int count, DFC_Datatype datatype, DFC_Message *message
         (rc = dfc_api_check_ptr(__func__, "request", request)))
         goto fn_fail;
     c = m->comm; /* as in Mrecv */
-    if ((rc = dfc_p2p_imrecv_start(m, __func__, buf, (uint64_t)count * d->size, request)))
-        goto fn_fail;
+    if ((rc = dfc_p2p_imrecv_start(m, __func__, buf, (uint64_t)count, d, request))) goto fn_fail;
     *message = DFC_MESSAGE_NULL;
 fn_exit:
     DFC_API_EXIT();
@@ -136,8 +133,7 @@ static int bsend_common(const char *func, const void *buf, int count, DFC_Dataty
     if ((rc = check_send(func, comm, buf, count, datatype, dest, tag, &c, &d)) ||
         (mode && (rc = dfc_api_check_ptr(func, "request", request))))
         goto fn_fail;
-    if ((rc = dfc_bsend(c, func, buf, (uint64_t)count * d->size, dest, tag, mode, request)))
-        goto fn_fail;
+    if ((rc = dfc_bsend(c, func, buf, (uint64_t)count, d, dest, tag, mode, request))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -245,22 +241,19 @@ int DFC_Isendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int
     if ((rc = dfc_comm_check(comm, f, "comm", &c)) ||
         (rc = dfc_api_check_count(f, "sendcount", sendcount)) ||
         (rc = dfc_dtype_check(sendtype, f, "sendtype", &sd)) ||
-        (rc = dfc_api_check_dense(f, "sendtype", sd)) ||
         (rc = dfc_api_check_buf(f, "sendbuf", sendbuf, sendcount)) ||
         (rc = dfc_api_check_rank(f, "dest", c, dest, 0)) ||
         (rc = dfc_api_check_tag(f, "sendtag", sendtag, 0)) ||
         (rc = dfc_api_check_count(f, "recvcount", recvcount)) ||
         (rc = dfc_dtype_check(recvtype, f, "recvtype", &rd)) ||
-        (rc = dfc_api_check_dense(f, "recvtype", rd)) ||
         (rc = dfc_api_check_buf(f, "recvbuf", recvbuf, recvcount)) ||
         (rc = dfc_api_check_rank(f, "source", c, source, 1)) ||
         (rc = dfc_api_check_tag(f, "recvtag", recvtag, 1)) ||
         (rc = dfc_api_check_ptr(f, "request", request)))
         goto fn_fail;
-    if ((rc = dfc_p2p_isendrecv(c, f, sendbuf, (uint64_t)sendcount * sd->size, dest, sendtag,
-                                recvbuf, (uint64_t)recvcount * rd->size, source, recvtag, 0,
-                                request)))
-        goto fn_fail;
+    dfc_p2p_side_t s = {(void *)sendbuf, (uint64_t)sendcount, sd, dest, sendtag};
+    dfc_p2p_side_t r = {recvbuf, (uint64_t)recvcount, rd, source, recvtag};
+    if ((rc = dfc_p2p_isendrecv(c, f, &s, &r, 0, request))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -280,7 +273,6 @@ int DFC_Isendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest,
     if ((rc = dfc_comm_check(comm, f, "comm", &c)) ||
         (rc = dfc_api_check_count(f, "count", count)) ||
         (rc = dfc_dtype_check(datatype, f, "datatype", &d)) ||
-        (rc = dfc_api_check_dense(f, "datatype", d)) ||
         (rc = dfc_api_check_buf(f, "buf", buf, count)) ||
         (rc = dfc_api_check_rank(f, "dest", c, dest, 0)) ||
         (rc = dfc_api_check_tag(f, "sendtag", sendtag, 0)) ||
@@ -288,10 +280,9 @@ int DFC_Isendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest,
         (rc = dfc_api_check_tag(f, "recvtag", recvtag, 1)) ||
         (rc = dfc_api_check_ptr(f, "request", request)))
         goto fn_fail;
-    uint64_t bytes = (uint64_t)count * d->size;
-    if ((rc = dfc_p2p_isendrecv(c, f, buf, bytes, dest, sendtag, buf, bytes, source, recvtag, 1,
-                                request)))
-        goto fn_fail;
+    dfc_p2p_side_t s = {buf, (uint64_t)count, d, dest, sendtag};
+    dfc_p2p_side_t r = {buf, (uint64_t)count, d, source, recvtag};
+    if ((rc = dfc_p2p_isendrecv(c, f, &s, &r, 1, request))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;

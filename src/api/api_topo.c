@@ -89,6 +89,7 @@ int DFC_Cart_create(DFC_Comm comm_old, int ndims, const int dims[], const int pe
     DFC_API_ENTER();
     (void)reorder; /* ranks are kept: see the file comment */
     if ((rc = dfc_comm_check(comm_old, __func__, "comm_old", &c)) ||
+        (rc = dfc_comm_intra_check(c, __func__, "comm_old")) ||
         (rc = check_cart_args(__func__, c, ndims, dims, periods, &nnodes)) ||
         (rc = dfc_api_check_ptr(__func__, "comm_cart", comm_cart)))
         goto fn_fail;

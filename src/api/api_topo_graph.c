@@ -43,6 +43,7 @@ int DFC_Graph_create(DFC_Comm comm_old, int nnodes, const int index[], const int
     DFC_API_ENTER();
     (void)reorder;
     if ((rc = dfc_comm_check(comm_old, __func__, "comm_old", &c)) ||
+        (rc = dfc_comm_intra_check(c, __func__, "comm_old")) ||
         (rc = check_graph_args(__func__, c, nnodes, index, edges)) ||
         (rc = dfc_api_check_ptr(__func__, "comm_graph", comm_graph)))
         goto fn_fail;
@@ -194,6 +195,7 @@ int DFC_Dist_graph_create_adjacent(DFC_Comm comm_old, int indegree, const int so
     DFC_API_ENTER();
     (void)reorder;
     if ((rc = dfc_comm_check(comm_old, __func__, "comm_old", &c)) ||
+        (rc = dfc_comm_intra_check(c, __func__, "comm_old")) ||
         (rc = check_adjacent(__func__, c, "sources", sources, "sourceweights", sourceweights,
                              indegree)) ||
         (rc = check_adjacent(__func__, c, "destinations", destinations, "destweights", destweights,
@@ -300,6 +302,7 @@ int DFC_Dist_graph_create(DFC_Comm comm_old, int n, const int sources[], const i
     DFC_API_ENTER();
     (void)reorder;
     if ((rc = dfc_comm_check(comm_old, __func__, "comm_old", &c)) ||
+        (rc = dfc_comm_intra_check(c, __func__, "comm_old")) ||
         (rc = check_dist_edges(__func__, c, n, sources, degrees, destinations, weights, &nedges)) ||
         (rc = check_info_arg(__func__, info)) ||
         (rc = dfc_api_check_ptr(__func__, "comm_dist_graph", comm_dist_graph)))

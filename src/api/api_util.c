@@ -50,21 +50,13 @@ int dfc_api_check_tag(const char *func, const char *argname, int tag, int allow_
 int dfc_api_check_rank(const char *func, const char *argname, const dfc_comm_t *c, int rank,
                        int allow_any)
 {
-    if ((rank >= 0 && rank < c->size) || rank == DFC_PROC_NULL ||
-        (allow_any && rank == DFC_ANY_SOURCE))
+    int n = dfc_comm_npeers(c); /* an intercommunicator's ranks name its remote group */
+    if ((rank >= 0 && rank < n) || rank == DFC_PROC_NULL || (allow_any && rank == DFC_ANY_SOURCE))
         return DFC_SUCCESS;
     return dfc_err(DFC_ERR_RANK, func,
-                   "invalid argument %s: rank %d is out of range for a communicator of size %d",
-                   argname, rank, c->size);
-}
-
-int dfc_api_check_dense(const char *func, const char *argname, const dfc_dtype_t *d)
-{
-    if (d->dense) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, func,
-                   "invalid argument %s: a non-contiguous datatype is not supported here yet (a "
-                   "contiguous type of the same type signature is)",
-                   argname);
+                   "invalid argument %s: rank %d is out of range for a communicator of size %d%s",
+                   argname, rank, n,
+                   c->remote ? " (the remote group of an intercommunicator)" : "");
 }
 
 int dfc_api_check_ptr(const char *func, const char *argname, const void *p)

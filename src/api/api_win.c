@@ -46,7 +46,8 @@ static int check_create(const char *func, DFC_Aint size, int disp_unit, DFC_Info
                         dfc_info_t **inf)
 {
     int rc;
-    if ((rc = dfc_comm_check(comm, func, "comm", c)) || (rc = check_size(func, size, disp_unit)) ||
+    if ((rc = dfc_comm_check(comm, func, "comm", c)) ||
+        (rc = dfc_comm_intra_check(*c, func, "comm")) || (rc = check_size(func, size, disp_unit)) ||
         (rc = check_info(info, func, inf)) || (rc = dfc_api_check_ptr(func, outname, out)))
         return rc;
     return DFC_SUCCESS;

@@ -55,9 +55,6 @@ int dfc_api_check_tag(const char *func, const char *argname, int tag, int allow_
 int dfc_api_check_rank(const char *func, const char *argname, const dfc_comm_t *c, int rank,
                        int allow_any);
 int dfc_api_check_ptr(const char *func, const char *argname, const void *p);
-/* DFC_ERR_UNSUPPORTED_OPERATION for a non-contiguous (non-dense) datatype: the calls of issue
- * 17 part 3 (matched receives, buffered sends, Isendrecv, Alltoallw) move bytes unpacked. */
-int dfc_api_check_dense(const char *func, const char *argname, const dfc_dtype_t *d);
 
 /* Attributes (api_attr.c). Copies comm's attributes to a duplicate (undone on failure);
  * the datatype hooks of DFC_Type_dup and DFC_Type_free (the engine keeps no attributes);

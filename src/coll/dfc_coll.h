@@ -261,6 +261,30 @@ typedef struct dfc_coll_call {
 int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
                  const void *sendbuf, void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
 
+/* ---- Intercommunicator collectives (inter_*.c, blocking only) --------------------------
+ * One side of a transfer: count items of dt at buf, with a remote peer. */
+typedef struct dfc_coll_side {
+    const void *buf;
+    uint64_t count;
+    const dfc_dtype_t *dt;
+    int peer;
+} dfc_coll_side_t;
+/* Receives r (if any) and sends s (if any) across intercommunicator c on its collective
+ * context, staged and packed as point-to-point is; waits for both. */
+int dfc_coll_inter_xfer(dfc_comm_t *c, int tag, const dfc_coll_side_t *s, const dfc_coll_side_t *r);
+/* A blocking collective within the local group (c->local), named func in messages. */
+int dfc_coll_inter_local(const char *func, dfc_comm_t *c, dfc_coll_args_t *a, const void *sendbuf,
+                         void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
+int dfc_coll_inter_barrier(const char *func, dfc_comm_t *c);
+/* root: DFC_ROOT, DFC_PROC_NULL, or the root's rank in the remote group. */
+int dfc_coll_inter_bcast(const char *func, dfc_comm_t *c, void *buf, uint64_t count,
+                         const dfc_dtype_t *dt, int root);
+int dfc_coll_inter_allreduce(const char *func, dfc_comm_t *c, const void *sendbuf, void *recvbuf,
+                             uint64_t count, const dfc_dtype_t *dt, const dfc_op_t *op);
+/* s: this process's block; r: what it receives from each remote process (buf: recvbuf). */
+int dfc_coll_inter_allgather(const char *func, dfc_comm_t *c, const dfc_coll_side_t *s,
+                             const dfc_coll_side_t *r);
+
 int dfc_coll_layer_init(void);
 void dfc_coll_layer_finalize(void);
 /* Creates an instance for comm with a built schedule and bound buffers; takes ownership of

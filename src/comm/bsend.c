@@ -186,21 +186,53 @@ static int take(bbuf_t *b, const char *func, uint64_t bytes, bseg_t **out, void 
     return DFC_SUCCESS;
 }
 
-/* Copies and sends one message (Bsend; and Ibsend/Bsend_init through their requests). */
-static int post(dfc_comm_t *c, const char *func, const void *buf, uint64_t bytes, int dst, int tag)
+/* Copies (a non-dense type: packs) count items of dt into mem. */
+static int fill(const char *func, void *mem, const void *buf, uint64_t count, const dfc_dtype_t *dt)
+{
+    uint64_t bytes = count * dt->size;
+    if (!bytes) return DFC_SUCCESS;
+    if (!dt->dense) {
+        dfc_dtype_pack(dt, buf, 0, bytes, mem);
+        return DFC_SUCCESS;
+    }
+    if (dfc_gpu_is_device_ptr(buf)) return dfc_gpu_copy(mem, buf, bytes);
+    (void)func;
+    memcpy(mem, buf, bytes);
+    return DFC_SUCCESS;
+}
+
+/* A non-dense type on device memory cannot be packed here (no device pack kernel). */
+static int check_host_layout(const char *func, const void *buf, uint64_t count,
+                             const dfc_dtype_t *dt)
+{
+    DFC_Aint lo, hi;
+    if (dt->dense || !count || !dt->size) return DFC_SUCCESS;
+    dfc_dtype_span(dt, count, &lo, &hi);
+    if (!dfc_gpu_is_device_ptr((const char *)buf + lo)) return DFC_SUCCESS;
+    return dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, func,
+                   "invalid argument buf: a non-contiguous datatype on a device buffer is not "
+                   "supported by buffered sends (pack it with a contiguous type, or use host "
+                   "memory); nothing was sent");
+}
+
+/* Copies and sends one message (Bsend; and Ibsend/Bsend_init through their requests): the
+ * message takes its packed size in the buffer. */
+static int post(dfc_comm_t *c, const char *func, const void *buf, uint64_t count,
+                const dfc_dtype_t *dt, int dst, int tag)
 {
     int rc;
     bseg_t *s = NULL;
     void *mem = NULL;
+    uint64_t bytes = count * dt->size;
     if (dst == DFC_PROC_NULL) return DFC_SUCCESS;
     bbuf_t *b = find(c);
     if (!b && !(b = find(NULL)))
         return dfc_err(DFC_ERR_BUFFER, func,
                        "no buffer is attached for buffered sends (DFC_Buffer_attach or "
                        "DFC_Comm_attach_buffer): nothing was sent");
-    if ((rc = take(b, func, bytes, &s, &mem))) return rc;
-    if (bytes && dfc_gpu_is_device_ptr(buf)) rc = dfc_gpu_copy(mem, buf, bytes);
-    else if (bytes) memcpy(mem, buf, bytes);
+    if ((rc = check_host_layout(func, buf, count, dt)) || (rc = take(b, func, bytes, &s, &mem)))
+        return rc;
+    rc = fill(func, mem, buf, count, dt);
     dfc_req_t *r = rc ? NULL : dfc_req_new(DFC_REQ_SEND, c);
     if (!r) {
         seg_done(0, NULL, s);
@@ -212,31 +244,42 @@ static int post(dfc_comm_t *c, const char *func, const void *buf, uint64_t bytes
     return dfc_p2p_isend(c, 0, mem, bytes, dst, tag, 0, r);
 }
 
-/* Bsend_init's Start: sends the message again from the user's buffer, as it is now. */
+/* Bsend_init's Start: sends the message again from the user's buffer, as it is now (its
+ * count in r->bytes, its type, held, in r->ext). */
 static int start_persistent(dfc_req_t *r)
 {
-    int rc = post(r->comm, "DFC_Start", r->sbuf, r->bytes, r->peer, r->tag);
+    int rc = post(r->comm, "DFC_Start", r->sbuf, r->bytes, r->ext, r->peer, r->tag);
     r->status.DFC_ERROR = rc;
     dfc_req_complete(r);
     return rc;
 }
 
-int dfc_bsend(dfc_comm_t *c, const char *func, const void *buf, uint64_t bytes, int dst, int tag,
-              int mode, DFC_Request *request)
+static void destroy_persistent(dfc_req_t *r)
 {
-    int rc = mode == 2 ? DFC_SUCCESS : post(c, func, buf, bytes, dst, tag);
+    dfc_dtype_release(r->ext);
+    r->ext = NULL;
+}
+
+int dfc_bsend(dfc_comm_t *c, const char *func, const void *buf, uint64_t count,
+              const dfc_dtype_t *dt, int dst, int tag, int mode, DFC_Request *request)
+{
+    int rc = mode == 2 ? DFC_SUCCESS : post(c, func, buf, count, dt, dst, tag);
     if (rc || mode == 0) return rc;
     dfc_req_t *r = dfc_req_new(DFC_REQ_SEND, c);
     if (!r) return dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating a request");
     r->cancel_state = -1; /* the message left with its own request: nothing to cancel */
     r->sbuf = buf;
-    r->bytes = bytes;
+    r->bytes = count * dt->size;
     r->peer = dst;
     r->tag = tag;
     if (mode == 2) {
         r->persistent = 1;
         r->active = 0;
         r->start = start_persistent;
+        r->bytes = count;
+        r->ext = (void *)dt;
+        r->destroy = destroy_persistent;
+        dfc_dtype_retain((dfc_dtype_t *)dt);
     } else {
         dfc_req_complete(r);
     }

@@ -105,6 +105,8 @@ void dfc_comm_release(dfc_comm_t *c)
     if (dfc_comm_destroy_hook) dfc_comm_destroy_hook(c);
     dfc_ctxid_free(c->ctx);
     dfc_group_release(c->group);
+    if (c->remote) dfc_group_release(c->remote);
+    if (c->local) dfc_comm_release(c->local);
     if (c->info) dfc_info_destroy(c->info);
     dfc_topo_free(c->topo);
     dfc_attr_drop_all(&c->attrs);
@@ -286,6 +288,7 @@ int dfc_comm_split(dfc_comm_t *c, int color, int key, dfc_comm_t **out)
 
 int dfc_comm_dup(dfc_comm_t *c, const dfc_info_t *info, dfc_comm_t **out)
 {
+    if (c->remote) return dfc_intercomm_dup(c, info, out);
     int rc = dfc_comm_split(c, 0, c->rank, out);
     if (rc || !*out) return rc;
     if (c->info) dfc_comm_apply_info(*out, c->info);
@@ -336,6 +339,12 @@ int dfc_comm_free(dfc_comm_t *c)
 
 int dfc_comm_create_group(dfc_comm_t *c, dfc_group_t *group, int tag, dfc_comm_t **out)
 {
+    return dfc_comm_create_group_on(c, group, tag, c->ctx + DFC_CTXID_MAX, out);
+}
+
+int dfc_comm_create_group_on(dfc_comm_t *c, dfc_group_t *group, int tag, uint32_t shadow_ctx,
+                             dfc_comm_t **out)
+{
     /* Only the group's members take part, so the ring runs over them alone. */
     int n = group->size, me = -1;
     int *parts = malloc(n * sizeof(int));
@@ -347,7 +356,7 @@ int dfc_comm_create_group(dfc_comm_t *c, dfc_group_t *group, int tag, dfc_comm_t
     /* The shadow: the parent's members and ranks on a context no communicator uses. It
      * lives until the gather is over (p2p reads it while the requests are posted). */
     dfc_comm_t shadow = *c;
-    shadow.ctx = c->ctx + DFC_CTXID_MAX;
+    shadow.ctx = shadow_ctx;
     shadow.is_world = shadow.is_self = 0;
     int rc = create_common(c, &shadow, n, parts, me, tag, 0, me, out);
     free(parts);

@@ -382,7 +382,24 @@ typedef struct dfc_comm {
      * id it names this incarnation, so that a freed and re-created communicator with the
      * same id never takes its predecessor's leftovers (the GPU daemon's idents, issue 23). */
     uint64_t incarnation;
+    /* Intercommunicators (intercomm.c): group, rank and size above are the local group's;
+     * `remote` is the group that point-to-point ranks name (NULL on intracommunicators), and
+     * `local` a private intracommunicator over the local group for the local phases of the
+     * intercommunicator collectives (src/coll/inter_*.c). */
+    dfc_group_t *remote;
+    struct dfc_comm *local;
 } dfc_comm_t;
+
+/* The world ranks that point-to-point ranks of c name, and how many: the remote group's on
+ * an intercommunicator, c's own members otherwise. */
+static inline const int *dfc_comm_peers(const dfc_comm_t *c)
+{
+    return c->remote ? c->remote->world : c->world;
+}
+static inline int dfc_comm_npeers(const dfc_comm_t *c)
+{
+    return c->remote ? c->remote->size : c->size;
+}
 
 extern dfc_htable_t dfc_comm_table;
 /* The shm transport's collective slots (src/tl/shm_slots.h) for DFC_COMM_WORLD when every
@@ -421,6 +438,21 @@ int dfc_comm_split_type(dfc_comm_t *c, int split_type, int key, const dfc_info_t
                         dfc_comm_t **out);
 int dfc_comm_create(dfc_comm_t *c, dfc_group_t *group, dfc_comm_t **out);
 int dfc_comm_create_group(dfc_comm_t *c, dfc_group_t *group, int tag, dfc_comm_t **out);
+/* The same, gathering on c's members at context shadow_ctx (no communicator's id: an id
+ * plus a multiple of DFC_CTXID_MAX) instead of Comm_create_group's own shadow. */
+int dfc_comm_create_group_on(dfc_comm_t *c, dfc_group_t *group, int tag, uint32_t shadow_ctx,
+                             dfc_comm_t **out);
+
+/* Intercommunicators (intercomm.c). Each is collective as its MPI counterpart; errors are
+ * recorded naming func. */
+int dfc_intercomm_create(dfc_comm_t *local, int local_leader, dfc_comm_t *peer, int remote_leader,
+                         int tag, const char *func, dfc_comm_t **out);
+int dfc_intercomm_merge(dfc_comm_t *c, int high, const char *func, dfc_comm_t **out);
+int dfc_intercomm_dup(dfc_comm_t *c, const dfc_info_t *info, dfc_comm_t **out);
+/* DFC_ERR_COMM naming func and argname when c is an intercommunicator (what does not take
+ * one yet); also the converse, for calls that need one. */
+int dfc_comm_intra_check(const dfc_comm_t *c, const char *func, const char *argname);
+int dfc_comm_inter_check(const dfc_comm_t *c, const char *func, const char *argname);
 int dfc_comm_compare(const dfc_comm_t *a, const dfc_comm_t *b);
 /* Called when a communicator's last reference goes (the coll layer frees its state). */
 extern void (*dfc_comm_destroy_hook)(dfc_comm_t *c);
@@ -717,6 +749,22 @@ int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendb
 int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t count,
                                       const dfc_dtype_t *dt, int dst, int sendtag, int src,
                                       int recvtag, DFC_Status *status, int *err);
+/* The same on c's collective context (the intercommunicator collectives, src/coll). */
+int dfc_p2p_sendrecv_replace_coll(dfc_comm_t *c, const char *func, void *buf, uint64_t count,
+                                  const dfc_dtype_t *dt, int dst, int sendtag, int src, int recvtag,
+                                  DFC_Status *status, int *err);
+/* The temporary that the _replace forms (Sendrecv_replace, Isendrecv_replace) receive into
+ * while the send still reads buf: pinned from the staging pool when buf is device memory,
+ * else malloc'd. Once both halves are done, the n bytes received go into buf (unpacked
+ * through dt's layout when dt is not dense, copied otherwise). */
+typedef struct dfc_p2p_tmp {
+    void *p;
+    struct dfc_stage_buf *tb; /* the pool's buffer, or NULL */
+    int dev;                  /* buf is device memory */
+} dfc_p2p_tmp_t;
+int dfc_p2p_tmp_get(const char *func, const void *buf, uint64_t bytes, dfc_p2p_tmp_t *t);
+int dfc_p2p_tmp_unpack(const dfc_p2p_tmp_t *t, void *buf, const dfc_dtype_t *dt, uint64_t n);
+void dfc_p2p_tmp_put(dfc_p2p_tmp_t *t);
 /* Iprobe, making progress once when nothing matches yet. */
 int dfc_p2p_iprobe_progress(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
 
@@ -742,9 +790,10 @@ int dfc_msg_check(DFC_Message h, const char *func, const char *argname, dfc_msg_
 int dfc_p2p_mprobe(dfc_comm_t *c, int src, int tag, int blocking, int *flag, DFC_Message *message,
                    DFC_Status *status);
 /* Receives message m (Mrecv: blocking, status out; Imrecv: a new request in *request). */
-int dfc_p2p_mrecv(dfc_msg_t *m, const char *func, void *buf, uint64_t bytes, DFC_Status *status);
-int dfc_p2p_imrecv_start(dfc_msg_t *m, const char *func, void *buf, uint64_t bytes,
-                         DFC_Request *request);
+int dfc_p2p_mrecv(dfc_msg_t *m, const char *func, void *buf, uint64_t count, const dfc_dtype_t *dt,
+                  DFC_Status *status);
+int dfc_p2p_imrecv_start(dfc_msg_t *m, const char *func, void *buf, uint64_t count,
+                         const dfc_dtype_t *dt, DFC_Request *request);
 void dfc_msg_finalize(void);
 
 /* greq.c: generalized requests and Isendrecv(_replace). */
@@ -757,10 +806,18 @@ int dfc_greq_free_fn(dfc_req_t *r); /* runs free_fn once (before dfc_req_free) *
 void dfc_greq_finalize(void);
 /* Cancels what can be cancelled: unmatched receives, unsent sends, generalized requests. */
 int dfc_req_cancel(dfc_req_t *r);
-/* replace: recvbuf == sendbuf and rbytes == sbytes, received through a temporary. */
-int dfc_p2p_isendrecv(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t sbytes,
-                      int dst, int sendtag, void *recvbuf, uint64_t rbytes, int src, int recvtag,
-                      int replace, DFC_Request *request);
+/* One side of a pair: count items of dt at buf, with the peer and tag. Non-dense types
+ * move packed (dfc_req_stage_type). */
+typedef struct dfc_p2p_side {
+    void *buf;
+    uint64_t count;
+    const dfc_dtype_t *dt;
+    int peer, tag;
+} dfc_p2p_side_t;
+/* replace: the receive side is the send side's buffer, count and type, received through a
+ * temporary (dfc_p2p_tmp_t). */
+int dfc_p2p_isendrecv(dfc_comm_t *c, const char *func, const dfc_p2p_side_t *s,
+                      const dfc_p2p_side_t *r, int replace, DFC_Request *request);
 
 /* bsend.c: buffered sends. comm NULL: the process's buffer. */
 int dfc_bsend_attach(dfc_comm_t *comm, const char *func, void *buffer, size_t size);
@@ -768,8 +825,8 @@ int dfc_bsend_detach(dfc_comm_t *comm, const char *func, void **buffer, size_t *
 int dfc_bsend_flush(dfc_comm_t *comm, DFC_Request *request); /* request NULL: blocking */
 /* Copies the message into the buffer and sends it from there; mode 0: Bsend, 1: Ibsend
  * (a complete request in *request), 2: Bsend_init (a persistent request). */
-int dfc_bsend(dfc_comm_t *c, const char *func, const void *buf, uint64_t bytes, int dst, int tag,
-              int mode, DFC_Request *request);
+int dfc_bsend(dfc_comm_t *c, const char *func, const void *buf, uint64_t count,
+              const dfc_dtype_t *dt, int dst, int tag, int mode, DFC_Request *request);
 void dfc_bsend_finalize(void);
 /* ---- end of issue 17, part 3 ---------------------------------------------------------------- */
 

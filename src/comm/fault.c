@@ -49,7 +49,8 @@ int dfc_fault_count(void) { return nfailed; }
 
 int dfc_comm_has_member(const dfc_comm_t *c, int world)
 {
-    return dfc_group_rank_of(c->group, world) != DFC_UNDEFINED;
+    return dfc_group_rank_of(c->group, world) != DFC_UNDEFINED ||
+           (c->remote && dfc_group_rank_of(c->remote, world) != DFC_UNDEFINED);
 }
 
 /* The code for a failed member of c, or 0; cached per communicator until the next failure. */
@@ -59,6 +60,8 @@ static int comm_failed(dfc_comm_t *c)
     c->fail_epoch = fail_epoch;
     c->fail_code = 0;
     for (int i = 0; i < c->size && !c->fail_code; i++) c->fail_code = fail_code[c->world[i]];
+    for (int i = 0; c->remote && i < c->remote->size && !c->fail_code; i++)
+        c->fail_code = fail_code[c->remote->world[i]]; /* intercommunicators: both groups */
     return c->fail_code;
 }
 

@@ -98,16 +98,19 @@ int dfc_req_cancel(dfc_req_t *r)
 /* ---- Isendrecv ------------------------------------------------------------------------------
  * The parent request owns a send and a receive (internal requests); each one's completion
  * callback counts down, and the second completes the parent with the receive's status and
- * the first error (the send's first, as Sendrecv). _replace receives into a temporary and
- * copies it into buf once both are done, since the send reads buf until then. */
+ * the first error (the send's first, as Sendrecv). Non-dense types move packed: the send's
+ * shadow is packed when it is posted, the receive's unpacked when it completes. _replace
+ * receives into a temporary (dfc_p2p_tmp_t, shared with Sendrecv_replace) and moves it into
+ * buf once both are done, since the send reads buf until then. */
 typedef struct pair {
     dfc_req_t send, recv;
     dfc_req_t *parent;
     int left;
-    void *tmp, *buf; /* _replace: the temporary and the user's buffer */
-    int buf_on_device;
-    int in_cb;         /* inside a child's completion callback (pair_done) */
-    struct pair *next; /* on the graveyard */
+    dfc_p2p_tmp_t tmp;     /* _replace: the temporary (tmp.p NULL otherwise), */
+    void *buf;             /* the user's buffer */
+    const dfc_dtype_t *dt; /* and its type (held) */
+    int in_cb;             /* inside a child's completion callback (pair_done) */
+    struct pair *next;     /* on the graveyard */
 } pair_t;
 
 /* A pair freed from inside its child's callback (Request_free came first) cannot be freed
@@ -132,11 +135,8 @@ static void pair_done(DFC_Request h, const DFC_Status *st, void *arg)
     dfc_req_t *r = p->parent;
     r->status = p->recv.status;
     if (p->send.status.DFC_ERROR) r->status.DFC_ERROR = p->send.status.DFC_ERROR;
-    uint64_t n = dfc_status_bytes(&p->recv.status);
-    if (p->tmp && n && p->recv.peer != DFC_PROC_NULL) {
-        int rc = DFC_SUCCESS;
-        if (p->buf_on_device) rc = dfc_gpu_copy(p->buf, p->tmp, n);
-        else memcpy(p->buf, p->tmp, n);
+    if (p->tmp.p && p->recv.peer != DFC_PROC_NULL) {
+        int rc = dfc_p2p_tmp_unpack(&p->tmp, p->buf, p->dt, dfc_status_bytes(&p->recv.status));
         if (rc && !r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
     }
     p->in_cb = 1;
@@ -149,7 +149,8 @@ static void pair_destroy(dfc_req_t *r)
     pair_t *p = r->ext;
     dfc_req_unstage(&p->send);
     dfc_req_unstage(&p->recv);
-    free(p->tmp);
+    if (p->tmp.p) dfc_p2p_tmp_put(&p->tmp);
+    if (p->dt) dfc_dtype_release((dfc_dtype_t *)p->dt);
     r->ext = NULL;
     if (p->in_cb) {
         p->next = graveyard;
@@ -159,9 +160,23 @@ static void pair_destroy(dfc_req_t *r)
     }
 }
 
-int dfc_p2p_isendrecv(dfc_comm_t *c, const char *func, const void *sendbuf, uint64_t sbytes,
-                      int dst, int sendtag, void *recvbuf, uint64_t rbytes, int src, int recvtag,
-                      int replace, DFC_Request *request)
+/* The pair's receive side: the temporary (replace) or the user's buffer, staged. */
+static int pair_recv_buf(pair_t *p, const char *func, const dfc_p2p_side_t *rs, int replace,
+                         void **use)
+{
+    uint64_t bytes = rs->count * rs->dt->size;
+    if (!replace) return dfc_req_stage_type(&p->recv, rs->buf, rs->count, rs->dt, 1, 1, 1, use);
+    int rc = dfc_p2p_tmp_get(func, rs->buf, bytes, &p->tmp);
+    if (rc) return rc;
+    p->buf = rs->buf;
+    p->dt = rs->dt;
+    dfc_dtype_retain((dfc_dtype_t *)p->dt);
+    *use = p->tmp.p;
+    return DFC_SUCCESS;
+}
+
+int dfc_p2p_isendrecv(dfc_comm_t *c, const char *func, const dfc_p2p_side_t *s,
+                      const dfc_p2p_side_t *rs, int replace, DFC_Request *request)
 {
     int rc;
     void *suse, *ruse;
@@ -183,25 +198,13 @@ int dfc_p2p_isendrecv(dfc_comm_t *c, const char *func, const void *sendbuf, uint
     p->recv.count_arg = replace ? "count" : "recvcount";
     p->send.cb = p->recv.cb = pair_done;
     p->send.cb_arg = p->recv.cb_arg = p;
-    if (replace) {
-        p->buf = recvbuf;
-        p->buf_on_device = dfc_gpu_is_device_ptr(recvbuf);
-        if (!(p->tmp = malloc(rbytes ? rbytes : 1))) {
-            rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory for a %llu-byte temporary buffer",
-                         (unsigned long long)rbytes);
-            goto fail;
-        }
-        ruse = p->tmp;
-    } else if ((rc = dfc_req_stage(&p->recv, recvbuf, rbytes, 1, 1, &ruse)) ||
-               (rc = dfc_req_stage_in(&p->recv))) {
-        goto fail;
-    }
-    if ((rc = dfc_req_stage(&p->send, (void *)sendbuf, sbytes, 1, 0, &suse)) ||
+    if ((rc = pair_recv_buf(p, func, rs, replace, &ruse)) || (rc = dfc_req_stage_in(&p->recv)) ||
+        (rc = dfc_req_stage_type(&p->send, s->buf, s->count, s->dt, 1, 0, 0, &suse)) ||
         (rc = dfc_req_stage_in(&p->send)) || (rc = dfc_req_handle(r, request)))
         goto fail;
     /* Posted last: from here on the callbacks may complete r. */
-    dfc_p2p_irecv(c, 0, ruse, rbytes, src, recvtag, &p->recv);
-    dfc_p2p_isend(c, 0, suse, sbytes, dst, sendtag, 0, &p->send);
+    dfc_p2p_irecv(c, 0, ruse, rs->count * rs->dt->size, rs->peer, rs->tag, &p->recv);
+    dfc_p2p_isend(c, 0, suse, s->count * s->dt->size, s->peer, s->tag, 0, &p->send);
     return DFC_SUCCESS;
 fail:
     dfc_req_free(r);

@@ -110,15 +110,10 @@ static dfc_p2p_msg_t *msg_take(dfc_msg_t *m, dfc_comm_t **c)
     return pm;
 }
 
-/* Posts the receive of m on req (an internal or new request) with device staging. */
-static int post(dfc_msg_t *m, const char *func, void *buf, uint64_t bytes, dfc_req_t *r)
+/* Posts the receive of m on r (an internal or new request, already staged: stage()). */
+static int post(dfc_msg_t *m, void *use, uint64_t bytes, dfc_req_t *r)
 {
-    int rc;
-    void *use;
     dfc_comm_t *c;
-    r->func = func;
-    r->count_arg = "count";
-    if ((rc = dfc_req_stage(r, buf, bytes, 1, 1, &use)) || (rc = dfc_req_stage_in(r))) return rc;
     dfc_p2p_msg_t *pm = msg_take(m, &c);
     if (!pm) { /* DFC_MESSAGE_NO_PROC: a receive from DFC_PROC_NULL */
         dfc_status_empty(&r->status);
@@ -127,29 +122,50 @@ static int post(dfc_msg_t *m, const char *func, void *buf, uint64_t bytes, dfc_r
         dfc_req_complete(r);
         return DFC_SUCCESS;
     }
-    rc = dfc_p2p_imrecv(c, pm, use, bytes, r);
+    int rc = dfc_p2p_imrecv(c, pm, use, bytes, r);
     dfc_comm_release(c); /* the message's reference; the request holds its own */
     return rc;
 }
 
-int dfc_p2p_mrecv(dfc_msg_t *m, const char *func, void *buf, uint64_t bytes, DFC_Status *status)
+/* Device buffers get a host shadow and non-dense types a packed one (unpacked, as far as
+ * the message reaches, when r completes); the message stays matched until post(). */
+static int stage(const char *func, void *buf, uint64_t count, const dfc_dtype_t *dt, dfc_req_t *r,
+                 void **use)
 {
     int rc;
+    r->func = func;
+    r->count_arg = "count";
+    if ((rc = dfc_req_stage_type(r, buf, count, dt, 1, 1, 1, use)) || (rc = dfc_req_stage_in(r)))
+        return rc;
+    return DFC_SUCCESS;
+}
+
+int dfc_p2p_mrecv(dfc_msg_t *m, const char *func, void *buf, uint64_t count, const dfc_dtype_t *dt,
+                  DFC_Status *status)
+{
+    int rc;
+    void *use;
     dfc_req_t r = {0};
     dfc_req_init_internal(&r, m->comm);
-    if (!(rc = post(m, func, buf, bytes, &r)) && !(rc = dfc_progress_until(&r.complete)))
+    if (!(rc = stage(func, buf, count, dt, &r, &use)) &&
+        !(rc = post(m, use, count * dt->size, &r)) && !(rc = dfc_progress_until(&r.complete)))
         *status = r.status;
     dfc_req_unstage(&r);
     return rc;
 }
 
-int dfc_p2p_imrecv_start(dfc_msg_t *m, const char *func, void *buf, uint64_t bytes,
-                         DFC_Request *request)
+int dfc_p2p_imrecv_start(dfc_msg_t *m, const char *func, void *buf, uint64_t count,
+                         const dfc_dtype_t *dt, DFC_Request *request)
 {
     int rc;
+    void *use;
     dfc_req_t *r = dfc_req_new(DFC_REQ_RECV, m->comm);
     if (!r) return dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating a request");
-    if ((rc = post(m, func, buf, bytes, r)) || (rc = dfc_req_handle(r, request))) {
+    if ((rc = stage(func, buf, count, dt, r, &use))) { /* the message is still the user's */
+        dfc_req_free(r);
+        return rc;
+    }
+    if ((rc = post(m, use, count * dt->size, r)) || (rc = dfc_req_handle(r, request))) {
         if (!r->complete) return rc; /* posted: the message is in flight into buf */
         dfc_req_free(r);
     }

@@ -279,7 +279,7 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
         dfc_req_complete(req);
         return DFC_SUCCESS;
     }
-    int world = c->world[dst];
+    int world = dfc_comm_peers(c)[dst];
     dfc_tl_t *tl = dfc_route[world];
     req->peer_world = world;
     int rc = dfc_fault_check(c, coll_ctx, world);
@@ -482,7 +482,7 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
      * the collective fails on every live rank. A point-to-point message that arrived before
      * its sender failed is still received (matched first); only a receive from a failed
      * rank that could wait forever fails. */
-    int failed = dfc_fault_check(c, coll_ctx, src == DFC_ANY_SOURCE ? -1 : c->world[src]);
+    int failed = dfc_fault_check(c, coll_ctx, src == DFC_ANY_SOURCE ? -1 : dfc_comm_peers(c)[src]);
     if (failed && coll_ctx) {
         dfc_list_init(&req->link);
         fail_req(req, failed);
@@ -756,7 +756,7 @@ static int depends(const dfc_req_t *r, int world, int matched)
     if (r->coll_ctx && dfc_comm_has_member(r->comm, world)) return 1;
     if (matched) return r->peer_world == world; /* its peer is known */
     if (r->peer == DFC_ANY_SOURCE) return dfc_comm_has_member(r->comm, world);
-    return r->comm->world[r->peer] == world;
+    return dfc_comm_peers(r->comm)[r->peer] == world;
 }
 
 /* A collective's rendezvous send to a live peer whose RTS may be read (see comm_of_ctx). */

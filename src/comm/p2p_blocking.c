@@ -59,45 +59,85 @@ int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendb
     return rc;
 }
 
-/* Receives into a host copy while the send reads buf's old contents, then copies the message
- * into buf (a device copy when buf is device memory). */
-int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t count,
-                                      const dfc_dtype_t *dt, int dst, int sendtag, int src,
-                                      int recvtag, DFC_Status *status, int *err)
+/* ---- The _replace forms' temporary ---------------------------------------------------- */
+int dfc_p2p_tmp_get(const char *func, const void *buf, uint64_t bytes, dfc_p2p_tmp_t *t)
+{
+    memset(t, 0, sizeof *t);
+    t->dev = bytes && dfc_stage_ops->is_device(buf);
+    if (t->dev) {
+        int rc = dfc_stage_buf_get(bytes, &t->tb);
+        if (rc) return rc;
+        t->p = t->tb->p;
+    } else if (!(t->p = malloc(bytes ? bytes : 1))) {
+        return dfc_err(DFC_ERR_NO_MEM, func, "out of memory for a %llu-byte temporary buffer",
+                       (unsigned long long)bytes);
+    }
+    return DFC_SUCCESS;
+}
+
+int dfc_p2p_tmp_unpack(const dfc_p2p_tmp_t *t, void *buf, const dfc_dtype_t *dt, uint64_t n)
+{
+    if (!n) return DFC_SUCCESS;
+    if (!dt->dense) dfc_dtype_unpack(dt, buf, 0, n, t->p); /* host only: staging refuses device */
+    else if (t->dev) return dfc_gpu_copy(buf, t->p, n);
+    else memcpy(buf, t->p, n);
+    return DFC_SUCCESS;
+}
+
+void dfc_p2p_tmp_put(dfc_p2p_tmp_t *t)
+{
+    if (t->tb) dfc_stage_buf_put(t->tb);
+    else free(t->p);
+    t->p = NULL;
+    t->tb = NULL;
+}
+
+/* Receives into a temporary while the send reads buf's old contents (packed first when dt
+ * is not dense), then moves the message into buf; on c's point-to-point context (coll 0) or
+ * its collective one (1). */
+static int replace(dfc_comm_t *c, int coll, const char *func, void *buf, uint64_t count,
+                   const dfc_dtype_t *dt, int dst, int sendtag, int src, int recvtag,
+                   DFC_Status *status, int *err)
 {
     uint64_t bytes = count * dt->size;
     int rc;
     dfc_req_t sr = {0}, rr = {0};
-    void *tmp, *suse;
-    dfc_stage_buf_t *tb = NULL; /* device buffers: the temporary is pinned, from the pool */
-    if (bytes && dfc_stage_ops->is_device(buf)) {
-        if ((rc = dfc_stage_buf_get(bytes, &tb))) return rc;
-        tmp = tb->p;
-    } else if (!(tmp = malloc(bytes ? bytes : 1)))
-        return dfc_err(DFC_ERR_NO_MEM, func, "out of memory for a %llu-byte temporary buffer",
-                       (unsigned long long)bytes);
+    void *suse;
+    dfc_p2p_tmp_t tmp;
+    if ((rc = dfc_p2p_tmp_get(func, buf, bytes, &tmp))) return rc;
     dfc_req_init_internal(&sr, c);
     dfc_req_init_internal(&rr, c);
     rr.func = func;
     rr.count_arg = "count";
     if ((rc = dfc_req_stage_type(&sr, buf, count, dt, 1, 0, 0, &suse)) ||
-        (rc = dfc_req_stage_in(&sr)) || (rc = dfc_p2p_irecv(c, 0, tmp, bytes, src, recvtag, &rr)) ||
-        (rc = dfc_p2p_isend(c, 0, suse, bytes, dst, sendtag, 0, &sr)) ||
+        (rc = dfc_req_stage_in(&sr)) ||
+        (rc = dfc_p2p_irecv(c, coll, tmp.p, bytes, src, recvtag, &rr)) ||
+        (rc = dfc_p2p_isend(c, coll, suse, bytes, dst, sendtag, 0, &sr)) ||
         (rc = dfc_progress_until(&rr.complete)) || (rc = dfc_progress_until(&sr.complete)))
         goto out;
-    if (src != DFC_PROC_NULL) {
-        if (!dt->dense) dfc_dtype_unpack(dt, buf, 0, dfc_status_bytes(&rr.status), tmp);
-        else if (suse != buf || sr.dev) rc = dfc_gpu_copy(buf, tmp, dfc_status_bytes(&rr.status));
-        else memcpy(buf, tmp, dfc_status_bytes(&rr.status));
-        if (rc) goto out;
-    }
+    if (src != DFC_PROC_NULL &&
+        (rc = dfc_p2p_tmp_unpack(&tmp, buf, dt, dfc_status_bytes(&rr.status))))
+        goto out;
     *status = rr.status;
     *err = sr.status.DFC_ERROR ? sr.status.DFC_ERROR : rr.status.DFC_ERROR;
 out:
-    if (tb) dfc_stage_buf_put(tb);
-    else free(tmp);
+    dfc_p2p_tmp_put(&tmp);
     dfc_req_unstage(&sr);
     return rc;
+}
+
+int dfc_p2p_sendrecv_replace_blocking(dfc_comm_t *c, const char *func, void *buf, uint64_t count,
+                                      const dfc_dtype_t *dt, int dst, int sendtag, int src,
+                                      int recvtag, DFC_Status *status, int *err)
+{
+    return replace(c, 0, func, buf, count, dt, dst, sendtag, src, recvtag, status, err);
+}
+
+int dfc_p2p_sendrecv_replace_coll(dfc_comm_t *c, const char *func, void *buf, uint64_t count,
+                                  const dfc_dtype_t *dt, int dst, int sendtag, int src, int recvtag,
+                                  DFC_Status *status, int *err)
+{
+    return replace(c, 1, func, buf, count, dt, dst, sendtag, src, recvtag, status, err);
 }
 
 /* Iprobe: when nothing matches yet, makes progress once and looks again, so that a polling

@@ -178,6 +178,9 @@ int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *da
 #define DFC_WIN_PUT_COPY_MAX 16384
 int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
                           size_t bytes, dfc_req_t *user);
+/* This process's memory at a request's offset (dynamic windows: address) and length, or NULL
+ * when it is not all in the window (an attached region). */
+char *dfc_win_local_addr(dfc_win_t *w, uint64_t offset, uint64_t bytes);
 /* Progresses until every operation to target (-1: every target) is complete. */
 int dfc_win_am_wait_target(dfc_win_t *w, int target);
 /* The progress engine's pass over windows: applies arrived requests, frees finished

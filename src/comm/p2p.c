@@ -959,10 +959,7 @@ static int in_list(dfc_list_t *l, dfc_list_t *x)
     return 0;
 }
 
-static int cancel_settled(void *arg)
-{
-    return ((dfc_req_t *)arg)->cancel_state == 0;
-}
+static int cancel_settled(void *arg) { return ((dfc_req_t *)arg)->cancel_state == 0; }
 
 int dfc_p2p_cancel_send(dfc_req_t *req)
 {

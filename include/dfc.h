@@ -950,6 +950,27 @@ int DFC_Win_get_info(DFC_Win win, DFC_Info *info_used);
 int DFC_Win_set_errhandler(DFC_Win win, DFC_Errhandler errhandler);
 int DFC_Win_get_errhandler(DFC_Win win, DFC_Errhandler *errhandler);
 
+/* Window attributes of the user (keyvals of their own, as for communicators and datatypes;
+ * DFC_Win_get_attr answers the predefined DFC_WIN_BASE ... DFC_WIN_MODEL too) and window
+ * error handlers. Windows are never duplicated, so copy callbacks are kept but not called. */
+typedef int(DFC_Win_copy_attr_function)(DFC_Win oldwin, int win_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(DFC_Win_delete_attr_function)(DFC_Win win, int win_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef void(DFC_Win_errhandler_function)(DFC_Win *win, int *error_code, ...);
+#define DFC_WIN_NULL_COPY_FN dfc_attr_null_copy_fn
+#define DFC_WIN_DUP_FN dfc_attr_dup_fn
+#define DFC_WIN_NULL_DELETE_FN dfc_attr_null_delete_fn
+int DFC_Win_create_keyval(DFC_Win_copy_attr_function *win_copy_attr_fn,
+                          DFC_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state);
+int DFC_Win_free_keyval(int *win_keyval);
+int DFC_Win_set_attr(DFC_Win win, int win_keyval, void *attribute_val);
+int DFC_Win_delete_attr(DFC_Win win, int win_keyval);
+int DFC_Win_create_errhandler(DFC_Win_errhandler_function *win_errhandler_fn,
+                              DFC_Errhandler *errhandler);
+int DFC_Win_call_errhandler(DFC_Win win, int errorcode);
+
 #ifdef __cplusplus
 }
 #endif

@@ -107,7 +107,12 @@ static int alltoallw_common(dfc_coll_call_t call, const a2aw_side_t *s, const a2
     if ((!in_place && (rc = side_blocks(call.func, s, snames, c->size, sx, &spk))) ||
         (rc = side_blocks(call.func, r, rnames, c->size, rx, &rpk)))
         goto fn_fail;
-    if (!in_place && s->buf && s->buf == r->buf) {
+    uint64_t sbytes = 0, rbytes = 0; /* buffers of no bytes may share an address (MPI) */
+    for (int p = 0; p < c->size; p++) {
+        sbytes += in_place ? 0 : sx[p].bytes;
+        rbytes += rx[p].bytes;
+    }
+    if (!in_place && s->buf && s->buf == r->buf && sbytes && rbytes) {
         rc = dfc_err(DFC_ERR_BUFFER, call.func,
                      "invalid arguments sendbuf and recvbuf: they alias (use DFC_IN_PLACE)");
         goto fn_fail;

@@ -1,14 +1,17 @@
 /*
- * api_attr.c - attribute caching on communicators and datatypes (MPI-4.1 7.7).
+ * api_attr.c - attribute caching on communicators, datatypes and windows (MPI-4.1 7.7).
  *
  * Communicators carry their attribute list (dfc_comm_t.attrs). Datatypes keep theirs here,
  * in a list keyed by handle, apart from the datatype engine: DFC_Type_dup and DFC_Type_free
- * call dfc_api_type_attr_dup/_free, and nothing else of datatypes is touched.
+ * call dfc_api_type_attr_dup/_free, and nothing else of datatypes is touched. Windows carry
+ * theirs (dfc_win_t.attrs), deleted by DFC_Win_free; DFC_Win_get_attr is in api_win.c,
+ * beside the predefined window attributes.
  * The predefined attribute keys (DFC_TAG_UB ...) are answered on every communicator (by
  * comm/attr.c), as MPICH does, and cannot be set, deleted or freed.
  */
 #include <stdlib.h>
 
+#include "api/api_win.h"
 #include "api/dfc_api.h"
 
 #define API_FAIL_EXIT(cobj)         \
@@ -251,4 +254,54 @@ int dfc_api_type_attr_free(DFC_Datatype datatype)
 void dfc_api_type_attr_finalize(void)
 {
     while (type_lists) type_list_remove(type_lists);
+}
+
+/* ---- Windows --------------------------------------------------------------------------- */
+int DFC_Win_create_keyval(DFC_Win_copy_attr_function *win_copy_attr_fn,
+                          DFC_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state)
+{
+    int rc;
+    DFC_API_ENTER();
+    if ((rc = dfc_api_check_ptr(__func__, "win_keyval", win_keyval)) ||
+        (rc = dfc_keyval_create(DFC_KIND_WIN, win_copy_attr_fn, win_delete_attr_fn, extra_state,
+                                __func__, win_keyval)))
+        goto fn_fail;
+    API_FAIL_EXIT(NULL)
+}
+
+int DFC_Win_free_keyval(int *win_keyval)
+{
+    int rc;
+    DFC_API_ENTER();
+    if ((rc = free_keyval(win_keyval, DFC_KIND_WIN, __func__))) goto fn_fail;
+    API_FAIL_EXIT(NULL)
+}
+
+int DFC_Win_set_attr(DFC_Win win, int win_keyval, void *attribute_val)
+{
+    int rc;
+    dfc_win_t *w = NULL;
+    dfc_keyval_t *kv;
+    DFC_API_ENTER();
+    if ((rc = dfc_win_check(win, __func__, "win", &w)) ||
+        (rc = dfc_keyval_check(win_keyval, DFC_KIND_WIN, __func__, "win_keyval", &kv)) ||
+        (rc = dfc_attr_set(&w->attrs, win, kv, attribute_val, __func__)))
+        rc = dfc_api_win_error(w, rc);
+    DFC_API_EXIT();
+    return rc;
+}
+
+int DFC_Win_delete_attr(DFC_Win win, int win_keyval)
+{
+    int rc;
+    dfc_win_t *w = NULL;
+    dfc_keyval_t *kv;
+    DFC_API_ENTER();
+    if ((rc = dfc_win_check(win, __func__, "win", &w)) ||
+        (rc = dfc_keyval_check(win_keyval, DFC_KIND_WIN, __func__, "win_keyval", &kv)) ||
+        (rc = dfc_attr_delete(&w->attrs, win, kv)))
+        rc = dfc_api_win_error(w, rc);
+    DFC_API_EXIT();
+    return rc;
 }

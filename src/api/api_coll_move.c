@@ -22,6 +22,17 @@ typedef struct move_desc {
     int root;
 } move_desc_t;
 
+/* Whether a side describes no bytes at all: MPI lets such a buffer be anything, NULL or the
+ * other side's address (mpi4py passes two empty arrays that share one address). */
+static int side_empty(int v, int count, const int *counts, int n, const dfc_dtype_t *d)
+{
+    if (!d || d->size == 0) return 1;
+    if (!v) return count == 0;
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0) return 0;
+    return 1;
+}
+
 /* The send side, where it is significant and not DFC_IN_PLACE. */
 static int check_send(const char *func, const move_desc_t *m, const dfc_comm_t *c, int in_place_ok,
                       dfc_dtype_t **sd)
@@ -34,7 +45,8 @@ static int check_send(const char *func, const move_desc_t *m, const dfc_comm_t *
         (rc = dfc_coll_check_counts(func, "sdispls", m->sdispls, NULL, 0)) ||
         (rc = dfc_dtype_check(m->sendtype, func, "sendtype", sd)))
         return rc;
-    if (!m->sendbuf) return dfc_err(DFC_ERR_BUFFER, func, "invalid argument sendbuf: NULL pointer");
+    if (!m->sendbuf && !side_empty(1, 0, m->sendcounts, c->size, *sd))
+        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument sendbuf: NULL pointer");
     return DFC_SUCCESS;
 }
 
@@ -51,7 +63,8 @@ static int check_recv(const char *func, const move_desc_t *m, const dfc_comm_t *
         (rc = dfc_coll_check_counts(func, "rdispls", m->rdispls, NULL, 0)) ||
         (rc = dfc_dtype_check(m->recvtype, func, "recvtype", rd)))
         return rc;
-    if (!m->recvbuf) return dfc_err(DFC_ERR_BUFFER, func, "invalid argument recvbuf: NULL pointer");
+    if (!m->recvbuf && !side_empty(1, 0, m->recvcounts, c->size, *rd))
+        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument recvbuf: NULL pointer");
     return DFC_SUCCESS;
 }
 
@@ -97,7 +110,9 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
         goto fn_fail;
     if (recv_used && !(scatter_like && in_place) && (rc = check_recv(call.func, m, c, &rd)))
         goto fn_fail;
-    if (!rooted && m->sendbuf && m->sendbuf != DFC_IN_PLACE && m->sendbuf == m->recvbuf) {
+    if (!rooted && m->sendbuf && m->sendbuf != DFC_IN_PLACE && m->sendbuf == m->recvbuf &&
+        !side_empty(m->vsend, m->sendcount, m->sendcounts, c->size, sd) &&
+        !side_empty(m->vrecv, m->recvcount, m->recvcounts, c->size, rd)) {
         rc = dfc_err(DFC_ERR_BUFFER, call.func,
                      "invalid arguments sendbuf and recvbuf: they alias (use DFC_IN_PLACE)");
         goto fn_fail;

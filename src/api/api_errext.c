@@ -14,8 +14,10 @@
 #include "api/dfc_api.h"
 
 typedef struct user_errhandler {
-    DFC_Comm_errhandler_function *fn;
+    DFC_Comm_errhandler_function *fn; /* a DFC_Win_errhandler_function for windows: both take
+                                         (int handle *, int *, ...), handles being ints */
     int user_refs;
+    int kind; /* DFC_KIND_COMM or DFC_KIND_WIN: what it may be set on */
 } user_errhandler_t;
 
 static dfc_htable_t eh_table;
@@ -25,6 +27,12 @@ int dfc_api_errhandler_is_user(DFC_Errhandler h, int live_only)
 {
     user_errhandler_t *e = eh_table_ready ? dfc_htable_get(&eh_table, h) : NULL;
     return e && (!live_only || e->user_refs > 0);
+}
+
+int dfc_api_errhandler_kind(DFC_Errhandler h)
+{
+    user_errhandler_t *e = eh_table_ready ? dfc_htable_get(&eh_table, h) : NULL;
+    return e ? e->kind : 0;
 }
 
 void dfc_api_errhandler_retain(DFC_Errhandler h)
@@ -39,12 +47,13 @@ void dfc_api_errhandler_release(DFC_Errhandler h)
     if (e && e->user_refs > 0) e->user_refs--;
 }
 
-/* Calls the user's function with the lock dropped: it may call DFC (MPI-4.1 9.3). */
-void dfc_api_errhandler_invoke(DFC_Errhandler h, DFC_Comm comm, int *code)
+/* Calls the user's function with the lock dropped: it may call DFC (MPI-4.1 9.3). obj: the
+ * communicator or window. */
+void dfc_api_errhandler_invoke(DFC_Errhandler h, int obj, int *code)
 {
     user_errhandler_t *e = dfc_htable_get(&eh_table, h);
     DFC_UNLOCK();
-    e->fn(&comm, code);
+    e->fn(&obj, code);
     DFC_LOCK();
 }
 
@@ -56,15 +65,16 @@ void dfc_api_errhandler_finalize(void)
     eh_table_ready = 0;
 }
 
-int DFC_Comm_create_errhandler(DFC_Comm_errhandler_function *comm_errhandler_fn,
-                               DFC_Errhandler *errhandler)
+/* Comm_create_errhandler and Win_create_errhandler: a handler of kind (DFC_KIND_COMM or
+ * DFC_KIND_WIN), set only on objects of that kind. */
+int dfc_api_errhandler_create(int kind, DFC_Comm_errhandler_function *fn, const char *func,
+                              const char *fn_arg, DFC_Errhandler *errhandler)
 {
     int rc = DFC_SUCCESS;
     user_errhandler_t *e = NULL;
-    DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "comm_errhandler_fn", (void *)comm_errhandler_fn)) ||
-        (rc = dfc_api_check_ptr(__func__, "errhandler", errhandler)))
-        goto fn_fail;
+    if ((rc = dfc_api_check_ptr(func, fn_arg, (void *)fn)) ||
+        (rc = dfc_api_check_ptr(func, "errhandler", errhandler)))
+        return rc;
     if (!eh_table_ready) {
         dfc_htable_init(&eh_table, DFC_KIND_ERRHANDLER, 4);
         eh_table_ready = 1;
@@ -72,18 +82,25 @@ int DFC_Comm_create_errhandler(DFC_Comm_errhandler_function *comm_errhandler_fn,
     int h = (e = calloc(1, sizeof *e)) ? dfc_htable_add(&eh_table, e) : 0;
     if (!h) {
         free(e);
-        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory creating an error handler");
-        goto fn_fail;
+        return dfc_err(DFC_ERR_NO_MEM, func, "out of memory creating an error handler");
     }
-    e->fn = comm_errhandler_fn;
+    e->fn = fn;
     e->user_refs = 1;
+    e->kind = kind;
     *errhandler = h;
-fn_exit:
+    return DFC_SUCCESS;
+}
+
+int DFC_Comm_create_errhandler(DFC_Comm_errhandler_function *comm_errhandler_fn,
+                               DFC_Errhandler *errhandler)
+{
+    int rc;
+    DFC_API_ENTER();
+    rc = dfc_api_errhandler_create(DFC_KIND_COMM, comm_errhandler_fn, __func__,
+                                   "comm_errhandler_fn", errhandler);
+    if (rc) rc = dfc_api_error(NULL, rc);
     DFC_API_EXIT();
     return rc;
-fn_fail:
-    rc = dfc_api_error(NULL, rc);
-    goto fn_exit;
 }
 
 int DFC_Comm_call_errhandler(DFC_Comm comm, int errorcode)

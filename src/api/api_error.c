@@ -49,6 +49,13 @@ int DFC_Comm_set_errhandler(DFC_Comm comm, DFC_Errhandler errhandler)
                      (unsigned)errhandler);
         goto fn_fail;
     }
+    if (dfc_api_errhandler_kind(errhandler) == DFC_KIND_WIN) {
+        rc = DFC_ERR(DFC_ERR_ERRHANDLER,
+                     "invalid argument errhandler: 0x%x is a window error handler "
+                     "(DFC_Win_create_errhandler), not a communicator one",
+                     (unsigned)errhandler);
+        goto fn_fail;
+    }
     /* Kept as given, so that get_errhandler returns it (ERRORS_ABORT used to come back as
      * ERRORS_ARE_FATAL); dfc_api_error treats both as fatal. */
     c->errhandler = errhandler;

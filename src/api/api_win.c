@@ -14,6 +14,10 @@ int dfc_api_win_error(dfc_win_t *w, int code)
 {
     if (code == DFC_SUCCESS || !w) return dfc_api_error(NULL, code);
     if (w->errhandler == DFC_ERRORS_RETURN) return code;
+    if (dfc_api_errhandler_is_user(w->errhandler, 0)) { /* the user's, then the code returns */
+        dfc_api_errhandler_invoke(w->errhandler, w->handle, &code);
+        return code;
+    }
     char msg[DFC_MAX_ERROR_STRING];
     dfc_err_message(code, msg, sizeof msg);
     dfc_fatal("%s", msg);
@@ -205,7 +209,9 @@ int DFC_Win_free(DFC_Win *win)
         (rc = dfc_win_check(*win, __func__, "win", &w)))
         goto fn_fail;
     DFC_Errhandler eh = w->errhandler;
-    rc = dfc_win_free(w);
+    int kept = 0;
+    rc = dfc_win_free(w, &kept);
+    if (kept) goto fn_fail; /* a delete callback refused: the window stays */
     *win = DFC_WIN_NULL;
     if (rc && eh != DFC_ERRORS_RETURN) {
         w = NULL; /* freed: the fatal handler applies through DFC_COMM_WORLD's */
@@ -226,9 +232,9 @@ int DFC_Win_get_attr(DFC_Win win, int win_keyval, void *attribute_val, int *flag
     DFC_API_ENTER();
     if ((rc = dfc_win_check(win, __func__, "win", &w)) ||
         (rc = dfc_api_check_ptr(__func__, "attribute_val", attribute_val)) ||
-        (rc = dfc_api_check_ptr(__func__, "flag", flag)) ||
-        (rc = dfc_win_get_attr(w, win_keyval, attribute_val, flag)))
+        (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
+    if ((rc = dfc_win_get_attr(w, win_keyval, attribute_val, flag))) goto fn_fail;
 fn_exit:
     DFC_API_EXIT();
     return rc;
@@ -330,10 +336,18 @@ int DFC_Win_set_errhandler(DFC_Win win, DFC_Errhandler errhandler)
     dfc_win_t *w = NULL;
     DFC_API_ENTER();
     if ((rc = dfc_win_check(win, __func__, "win", &w))) goto fn_fail;
+    int user = dfc_api_errhandler_is_user(errhandler, 1);
     if (errhandler != DFC_ERRORS_ARE_FATAL && errhandler != DFC_ERRORS_RETURN &&
-        errhandler != DFC_ERRORS_ABORT) {
+        errhandler != DFC_ERRORS_ABORT && !user) {
         rc = DFC_ERR(DFC_ERR_ERRHANDLER,
                      "invalid argument errhandler: 0x%x is not an error handler",
+                     (unsigned)errhandler);
+        goto fn_fail;
+    }
+    if (user && dfc_api_errhandler_kind(errhandler) != DFC_KIND_WIN) {
+        rc = DFC_ERR(DFC_ERR_ERRHANDLER,
+                     "invalid argument errhandler: 0x%x is a communicator error handler "
+                     "(DFC_Comm_create_errhandler), not a window one (DFC_Win_create_errhandler)",
                      (unsigned)errhandler);
         goto fn_fail;
     }
@@ -355,10 +369,40 @@ int DFC_Win_get_errhandler(DFC_Win win, DFC_Errhandler *errhandler)
         (rc = dfc_api_check_ptr(__func__, "errhandler", errhandler)))
         goto fn_fail;
     *errhandler = w->errhandler;
+    dfc_api_errhandler_retain(w->errhandler); /* the user frees what get returns (9.3.4) */
 fn_exit:
     DFC_API_EXIT();
     return rc;
 fn_fail:
     rc = dfc_api_win_error(w, rc);
     goto fn_exit;
+}
+
+int DFC_Win_create_errhandler(DFC_Win_errhandler_function *win_errhandler_fn,
+                              DFC_Errhandler *errhandler)
+{
+    int rc;
+    DFC_API_ENTER();
+    rc = dfc_api_errhandler_create(DFC_KIND_WIN, (DFC_Comm_errhandler_function *)win_errhandler_fn,
+                                   __func__, "win_errhandler_fn", errhandler);
+    if (rc) rc = dfc_api_error(NULL, rc);
+    DFC_API_EXIT();
+    return rc;
+}
+
+int DFC_Win_call_errhandler(DFC_Win win, int errorcode)
+{
+    int rc;
+    dfc_win_t *w = NULL;
+    DFC_API_ENTER();
+    if ((rc = dfc_win_check(win, __func__, "win", &w))) {
+        rc = dfc_api_win_error(NULL, rc);
+        goto fn_exit;
+    }
+    /* MPI-4.1 9.3: DFC_SUCCESS once the handler was called and returned (ERRORS_RETURN
+     * included); the fatal handlers end the job with errorcode's message. */
+    if (w->errhandler != DFC_ERRORS_RETURN) (void)dfc_api_win_error(w, errorcode);
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
 }

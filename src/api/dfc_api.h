@@ -71,7 +71,10 @@ void dfc_api_type_attr_finalize(void);
 int dfc_api_attr_finalize(void);
 /* User error handlers (api_errext.c): 1 if h is a live user handler; its call; finalize. */
 int dfc_api_errhandler_is_user(DFC_Errhandler h, int live_only);
-void dfc_api_errhandler_invoke(DFC_Errhandler h, DFC_Comm comm, int *code);
+void dfc_api_errhandler_invoke(DFC_Errhandler h, int obj, int *code);
+int dfc_api_errhandler_kind(DFC_Errhandler h); /* DFC_KIND_COMM/_WIN; 0: not a user one */
+int dfc_api_errhandler_create(int kind, DFC_Comm_errhandler_function *fn, const char *func,
+                              const char *fn_arg, DFC_Errhandler *errhandler);
 void dfc_api_errhandler_retain(DFC_Errhandler h); /* a new user reference */
 void dfc_api_errhandler_release(DFC_Errhandler h);
 void dfc_api_errhandler_finalize(void);

@@ -63,8 +63,9 @@ void dfc_keyval_free(dfc_keyval_t *kv)
 
 int dfc_keyval_check(int h, int kind, const char *func, const char *argname, dfc_keyval_t **out)
 {
-    static const char *const kinds[] = {
-        [DFC_KIND_COMM] = "communicator", [DFC_KIND_DATATYPE] = "datatype"};
+    static const char *const kinds[] = {[DFC_KIND_COMM] = "communicator",
+                                        [DFC_KIND_DATATYPE] = "datatype",
+                                        [DFC_KIND_WIN] = "window"};
     *out = NULL;
     if (dfc_keyval_predefined(h))
         return dfc_err(DFC_ERR_KEYVAL, func,

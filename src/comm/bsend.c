@@ -5,9 +5,11 @@
  * A buffered send copies the message into the buffer that applies (the communicator's,
  * else the process's) and sends the copy with an internal request whose completion frees
  * the space: the user's call returns at once, its buffer free for reuse. Space is handed out
- * first-fit; each message takes its bytes (rounded up to 8) plus DFC_BSEND_OVERHEAD, which
- * is what MPI tells users to reserve. The bookkeeping lives outside the user's buffer, so
- * the overhead is reserved, not written. A message that does not fit fails with
+ * first-fit; each message takes exactly its bytes plus DFC_BSEND_OVERHEAD, which is what MPI
+ * tells users to reserve (a buffer of that size holds the message: mpi4py's test_p2p_buf
+ * attaches 1 + DFC_BSEND_OVERHEAD bytes for a 1-byte message). The bookkeeping lives outside
+ * the user's buffer, so the overhead is reserved, not written; its first bytes let the data
+ * start on an 8-byte boundary. A message that does not fit fails with
  * DFC_ERR_BUFFER before anything is sent: nothing is lost, and earlier messages go on.
  * DFC_BUFFER_AUTOMATIC (MPI-4.1) gives each message its own allocation instead.
  * Detach and flush wait until every message of the buffer left it; a nonblocking flush is a
@@ -150,7 +152,7 @@ static void seg_done(DFC_Request h, const DFC_Status *st, void *arg)
 /* Takes space for `bytes` in b; returns its memory in *mem. */
 static int take(bbuf_t *b, const char *func, uint64_t bytes, bseg_t **out, void **mem)
 {
-    size_t len = (((size_t)bytes + 7) & ~(size_t)7) + DFC_BSEND_OVERHEAD, off = 0;
+    size_t len = (size_t)bytes + DFC_BSEND_OVERHEAD, off = 0;
     bseg_t **link = &b->segs, *s = calloc(1, sizeof *s);
     if (!s) return dfc_err(DFC_ERR_NO_MEM, func, "out of memory for a buffered send");
     if (b->automatic) {
@@ -173,8 +175,8 @@ static int take(bbuf_t *b, const char *func, uint64_t bytes, bseg_t **out, void 
                        "attach a larger buffer or wait for earlier messages (Buffer_flush)",
                        which(b->comm), b->size, used, b->pending, (unsigned long long)bytes,
                        DFC_BSEND_OVERHEAD);
-    } else {
-        *mem = b->base + off;
+    } else { /* aligned up by at most 7 of the overhead's bytes */
+        *mem = (void *)(((uintptr_t)(b->base + off) + 7) & ~(uintptr_t)7);
     }
     s->off = off;
     s->len = len;

@@ -305,15 +305,15 @@ void dfc_op_free_handle(dfc_op_t *op);
 
 
 /* ---- Attributes (attr.c) ------------------------------------------------------------------
- * Keyvals and per-object attribute lists, for communicators and datatypes alike (their
- * handles are ints, so one callback type serves both). Callbacks run with the library lock
+ * Keyvals and per-object attribute lists, for communicators, datatypes and windows alike
+ * (their handles are ints, so one callback type serves all). Callbacks run with the library lock
  * dropped; their return code is passed up unchanged. */
 typedef int(dfc_attr_copy_fn_t)(int oldobj, int keyval, void *extra, void *in, void *out,
                                 int *flag);
 typedef int(dfc_attr_delete_fn_t)(int obj, int keyval, void *val, void *extra);
 typedef struct dfc_keyval {
     int handle; /* removed from the table when freed; callbacks still get it */
-    int kind;   /* DFC_KIND_COMM or DFC_KIND_DATATYPE */
+    int kind;   /* DFC_KIND_COMM, DFC_KIND_DATATYPE or DFC_KIND_WIN */
     dfc_attr_copy_fn_t *copy;
     dfc_attr_delete_fn_t *del;
     void *extra;

@@ -59,6 +59,7 @@ typedef struct dfc_win {
     char name[DFC_MAX_OBJECT_NAME];
     DFC_Errhandler errhandler;
     dfc_info_t *info;
+    dfc_attr_t *attrs; /* the user's attributes (api_attr.c), deleted by Win_free */
     /* epochs at the origin */
     int fence_epoch; /* a fence opened an epoch (no DFC_MODE_NOSUCCEED) */
     int *locked;     /* per target: 0, DFC_LOCK_SHARED or DFC_LOCK_EXCLUSIVE */
@@ -96,7 +97,9 @@ void dfc_win_register_params(void); /* for dfc_env_register_all */
  * CREATE); for ALLOCATE and SHARED the memory is allocated and returned in *baseptr. */
 int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const dfc_info_t *info,
                    dfc_comm_t *comm, void *baseptr, DFC_Win *out);
-int dfc_win_free(dfc_win_t *w);
+/* Deletes the user's attributes, then frees; *kept is 1 when a delete callback refused
+ * (its code returned) and the window is still there. */
+int dfc_win_free(dfc_win_t *w, int *kept);
 int dfc_win_shared_query(dfc_win_t *w, int rank, DFC_Aint *size, int *disp_unit, void *baseptr);
 int dfc_win_attach(dfc_win_t *w, void *base, DFC_Aint size);
 int dfc_win_detach(dfc_win_t *w, const void *base);
@@ -178,6 +181,9 @@ int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *da
 #define DFC_WIN_PUT_COPY_MAX 16384
 int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
                           size_t bytes, dfc_req_t *user);
+/* This process's memory at a request's offset (dynamic windows: address) and length, or NULL
+ * when it is not all in the window (an attached region). */
+char *dfc_win_local_addr(dfc_win_t *w, uint64_t offset, uint64_t bytes);
 /* Progresses until every operation to target (-1: every target) is complete. */
 int dfc_win_am_wait_target(dfc_win_t *w, int target);
 /* The progress engine's pass over windows: applies arrived requests, frees finished

@@ -959,6 +959,8 @@ static int in_list(dfc_list_t *l, dfc_list_t *x)
     return 0;
 }
 
+static int cancel_settled(void *arg) { return ((dfc_req_t *)arg)->cancel_state == 0; }
+
 int dfc_p2p_cancel_send(dfc_req_t *req)
 {
     dfc_list_t *e, *t;
@@ -1002,6 +1004,12 @@ int dfc_p2p_cancel_send(dfc_req_t *req)
         req->cancel_state = 0;
         if (reopened) dfc_req_complete(req);
     }
+    /* A send to this process itself is answered here and now (as MPICH does): a program may
+     * read the outcome with Request_get_status right after Cancel, and mpi4py's
+     * test_p2p_buf then receives the message when it was not cancelled; answered later,
+     * the message was gone by then and the receive waited forever. */
+    if (!rc && req->cancel_state && req->peer_world == dfc_proc.world_rank)
+        return dfc_progress_wait(cancel_settled, req);
     return DFC_SUCCESS;
 }
 

@@ -230,6 +230,7 @@ static void win_destroy(dfc_win_t *w)
     free(w->touched);
     free(w->regions);
     if (w->info) dfc_info_destroy(w->info);
+    dfc_attr_drop_all(&w->attrs); /* Win_free deleted them; this frees what is left */
     if (w->comm) dfc_comm_release(w->comm);
     free(w);
 }
@@ -331,11 +332,15 @@ static int target_quiet(void *arg)
     return dfc_list_empty(&w->replies) && dfc_list_empty(&w->inbox);
 }
 
-int dfc_win_free(dfc_win_t *w)
+int dfc_win_free(dfc_win_t *w, int *kept)
 {
+    /* The user's attributes first (MPI-4.1 7.7.3): a delete callback's error stops the free,
+     * the window still there. */
+    int rc = dfc_attr_delete_all(&w->attrs, w->handle);
+    if ((*kept = rc != DFC_SUCCESS)) return rc;
     /* Our operations are complete at every target and every member's at ours (their sync
      * calls waited for our acknowledgements) once all members pass the barrier. */
-    int rc = dfc_win_am_wait_target(w, -1);
+    rc = dfc_win_am_wait_target(w, -1);
     if (!rc) rc = dfc_win_barrier(w);
     if (!rc) rc = dfc_progress_wait(target_quiet, w); /* our replies sent, requests applied */
     dfc_list_remove(&w->link);
@@ -384,10 +389,18 @@ int dfc_win_detach(dfc_win_t *w, const void *base)
                    base);
 }
 
-/* MPI's attribute_val receives a pointer to the value, which lives in the window. */
+/* MPI's attribute_val receives a pointer to the value, which lives in the window; for a
+ * user key, the value set. */
 int dfc_win_get_attr(dfc_win_t *w, int keyval, void *attribute_val, int *flag)
 {
     void *v;
+    if (!dfc_keyval_predefined(keyval)) {
+        dfc_keyval_t *kv;
+        int rc = dfc_keyval_check(keyval, DFC_KIND_WIN, "DFC_Win_get_attr", "win_keyval", &kv);
+        if (rc) return rc;
+        if ((*flag = dfc_attr_get(w->attrs, kv, &v))) *(void **)attribute_val = v;
+        return DFC_SUCCESS;
+    }
     switch (keyval) {
     case DFC_WIN_BASE:
         *(void **)attribute_val = w->base;

@@ -193,15 +193,22 @@ static void reply(dfc_win_t *w, int dst, uint32_t tag, void *buf, uint64_t bytes
     dfc_list_insert_tail(&w->replies, &r->link);
 }
 
-/* The target memory of a request, or NULL (recorded as an error) when it lies outside. */
-static char *target_addr(dfc_win_t *w, const dfc_win_msg_t *m, int src)
+char *dfc_win_local_addr(dfc_win_t *w, uint64_t offset, uint64_t bytes)
 {
     if (w->flavor == DFC_WIN_FLAVOR_DYNAMIC) {
         for (int i = 0; i < w->nregions; i++)
-            if (m->offset >= w->regions[i].base &&
-                m->offset + m->bytes <= w->regions[i].base + w->regions[i].size)
-                return (char *)(uintptr_t)m->offset;
-    } else if (m->offset + m->bytes <= (uint64_t)w->size_bytes) return (char *)w->base + m->offset;
+            if (offset >= w->regions[i].base &&
+                offset + bytes <= w->regions[i].base + w->regions[i].size)
+                return (char *)(uintptr_t)offset;
+    } else if (offset + bytes <= (uint64_t)w->size_bytes) return (char *)w->base + offset;
+    return NULL;
+}
+
+/* The target memory of a request, or NULL (recorded as an error) when it lies outside. */
+static char *target_addr(dfc_win_t *w, const dfc_win_msg_t *m, int src)
+{
+    char *t = dfc_win_local_addr(w, m->offset, m->bytes);
+    if (t) return t;
     note_error(w, dfc_err(DFC_ERR_RMA_RANGE, "DFC_Win (target)",
                           "rank %d accessed %llu bytes at offset 0x%llx, outside the window", src,
                           (unsigned long long)m->bytes, (unsigned long long)m->offset));

@@ -113,7 +113,9 @@ static void operation_errors(DFC_Win win, int size)
     DFCT_OK(DFC_Put(v, 1, DFC_INT, DFC_PROC_NULL, 0, 1, DFC_INT, win)); /* a no-op */
     DFCT_OK(DFC_Win_unlock_all(win));
     int flag;
-    DFCT_FAILS(DFC_Win_get_attr(win, 12345, &r, &flag), DFC_ERR_ARG,
+    DFCT_FAILS(DFC_Win_get_attr(win, 12345, &r, &flag), DFC_ERR_KEYVAL,
+               "DFC_Win_get_attr: invalid argument win_keyval: 0x3039 is not a valid keyval");
+    DFCT_FAILS(DFC_Win_get_attr(win, DFC_TAG_UB, &r, &flag), DFC_ERR_ARG,
                "DFC_Win_get_attr: invalid argument win_keyval");
     DFCT_FAILS(DFC_Win_set_errhandler(win, (DFC_Errhandler)0x0700dead), DFC_ERR_ERRHANDLER,
                "DFC_Win_set_errhandler: invalid argument errhandler");

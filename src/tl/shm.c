@@ -480,6 +480,8 @@ int dfc_tl_shm_slot_open(dfc_tl_t *tl, unsigned set, const int *members, int n, 
     sc->need = S->need + (size_t)set * S->nlocal;
     for (int l = 0; l < S->nlocal; l++) sc->draining |= sc->need[l] != 0;
     atomic_store_explicit(&sc->slot[me]->ctrl.done, base, memory_order_release);
+    DFC_LOG(DFC_LOG_INFO, "shm", "collective slots: set %u, %d members, stamps above %llu%s", set,
+            n, (unsigned long long)base, sc->draining ? ", draining" : "");
     *out = sc;
     return DFC_SUCCESS;
 }

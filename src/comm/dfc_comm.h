@@ -795,6 +795,12 @@ static inline int dfc_comm_slot_xchg(const dfc_comm_t *c, dfc_tl_slot_xchg_t *x)
     x->me = c->rank;
     return tl->ops->slot_xchg(tl, x);
 }
+/* For the hang report: the rank of c that slot exchange `stamp` waits for, or -1. */
+static inline int dfc_comm_slot_waiting_for(const dfc_comm_t *c, uint64_t stamp, int written,
+                                            int root)
+{
+    return dfc_tl_shm_slot_waiting_for(dfc_comm_slots(c), stamp, written, root >= 0, root);
+}
 int dfc_p2p_init(void);
 void dfc_p2p_finalize(void);
 void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload); /* the tl callback */

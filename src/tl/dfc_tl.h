@@ -204,6 +204,12 @@ int dfc_tl_shm_slot_open(struct dfc_tl *tl, unsigned set, const int *members, in
                          uint64_t base, struct dfc_tl_slot_comm **out);
 void dfc_tl_shm_slot_close(struct dfc_tl *tl, struct dfc_tl_slot_comm *sc);
 uint64_t dfc_tl_shm_slot_clock(struct dfc_tl *tl);
+/* For the hang report: the first member (index) that the exchange `stamp` waits for, from
+ * shared memory alone: whose contribution is missing (written 1; rooted: only the root's
+ * counts), or who has not finished reading an earlier exchange that used the buffer
+ * (written 0); -1 when it waits for none (for itself). */
+int dfc_tl_shm_slot_waiting_for(const struct dfc_tl_slot_comm *sc, uint64_t stamp, int written,
+                                int rooted, int root);
 void dfc_tl_tcp_register_params(void);
 /* The IPv4 address tcp would listen on and publish here, and why (DFC_TCP_IF_ADDR,
  * DFC_TCP_IF, the host name, the first interface not loopback): for dfc_info. */

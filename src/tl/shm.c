@@ -508,6 +508,22 @@ uint64_t dfc_tl_shm_slot_clock(dfc_tl_t *tl)
     return s ? s->slots.clock : 0;
 }
 
+int dfc_tl_shm_slot_waiting_for(const dfc_tl_slot_comm_t *sc, uint64_t stamp, int written,
+                                int rooted, int root)
+{
+    for (int r = 0; sc && r < sc->n; r++) {
+        if (r == sc->me || (written && rooted && r != root)) continue;
+        if (written && atomic_load_explicit(&sc->slot[r]->buf[stamp % DFC_SLOT_NBUF].stamp,
+                                            memory_order_acquire) != stamp)
+            return r;
+        if (!written && stamp > sc->base + DFC_SLOT_NBUF &&
+            atomic_load_explicit(&sc->slot[r]->ctrl.done, memory_order_acquire) + DFC_SLOT_NBUF <
+                stamp)
+            return r;
+    }
+    return -1;
+}
+
 /* The drain record of the set (shm_slots.h): 1 once every earlier reader has finished. */
 static int slot_drained(dfc_shm_slots_t *S, dfc_tl_slot_comm_t *sc)
 {
@@ -825,8 +841,9 @@ static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     shm_t *s = tl->priv;
     int n = 0, rc = DFC_SUCCESS;
     if (!s || s->npeers == 0) return 0;
-    for (int k = 0; k < s->npeers; k++) {
-        shm_peer_t *p = &s->peers[(s->rr + k) % s->npeers];
+    /* Round robin from rr, without a division per peer (this runs on every empty poll). */
+    for (int k = 0, i = s->rr; k < s->npeers; k++, i = i + 1 < s->npeers ? i + 1 : 0) {
+        shm_peer_t *p = &s->peers[i];
         if (p->failed || p->corrupt[0]) continue;
         n += drain_peer(s, p, deliver);
     }

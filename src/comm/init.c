@@ -89,10 +89,7 @@ void dfc_comm_slots_close(dfc_comm_t *c)
     c->slots = NULL;
 }
 
-uint64_t dfc_comm_slot_clock(void)
-{
-    return tl_shm.priv ? dfc_tl_shm_slot_clock(&tl_shm) : 0;
-}
+uint64_t dfc_comm_slot_clock(void) { return tl_shm.priv ? dfc_tl_shm_slot_clock(&tl_shm) : 0; }
 
 /* Chooses a transport per peer and initializes each transport on every process (their
  * init is collective, so every process calls each one, even with no peers for it). */

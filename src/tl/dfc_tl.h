@@ -74,7 +74,8 @@ enum dfc_tl_slot_phase {
     DFC_TL_SLOT_CANCEL     /* the caller gives up (a member failed): the exchange ends here */
 };
 typedef struct dfc_tl_slot_xchg {
-    struct dfc_tl_slot_comm *sc; /* the communicator's slots: numbering is per communicator */
+    /* the communicator's slots (dfc_tl_shm_slot_open): exchanges are numbered per one */
+    struct dfc_tl_slot_comm *sc;
     const int *members; /* world ranks of the members, all on this node, in one order */
     int n, me;          /* number of members; the caller's index among them */
     const void *src;    /* the caller's contribution: `bytes` <= DFC_TL_SLOT_BYTES, the same */

@@ -452,8 +452,7 @@ int dfc_tl_shm_slot_open(dfc_tl_t *tl, unsigned set, const int *members, int n, 
 {
     shm_t *s = tl ? tl->priv : NULL;
     *out = NULL;
-    if (!s || !s->slots_on || !s->slots.ranks || set >= DFC_SLOT_SETS || n < 2)
-        return DFC_SUCCESS;
+    if (!s || !s->slots_on || !s->slots.ranks || set >= DFC_SLOT_SETS || n < 2) return DFC_SUCCESS;
     dfc_shm_slots_t *S = &s->slots;
     for (int r = 0; r < n; r++)
         if (members[r] < 0 || members[r] >= s->world_size || S->lrank_of_world[members[r]] < 0)

@@ -74,10 +74,10 @@ typedef struct dfc_tl_slot_comm {
     int *lrank;             /* by member: local rank */
     int n, me;
     unsigned set;
-    uint64_t base;    /* this communicator's stamps are base + 1, base + 2, ... */
-    uint64_t seq;     /* last stamp begun */
-    uint64_t *need;   /* the set's drain record (by local rank), see above */
-    int draining;     /* need may hold something not yet seen */
+    uint64_t base;  /* this communicator's stamps are base + 1, base + 2, ... */
+    uint64_t seq;   /* last stamp begun */
+    uint64_t *need; /* the set's drain record (by local rank), see above */
+    int draining;   /* need may hold something not yet seen */
 } dfc_tl_slot_comm_t;
 
 /* This process's view of the slots (the shm transport's own state). */

@@ -195,9 +195,9 @@ static void read_params(shm_params_t *p)
     p->live_ms = dfc_env_long("DFC_SHM_LIVENESS_MS", 100,
                               "shm: how often (ms) to check that local peers are alive");
     p->slots = dfc_env_long("DFC_SHM_SLOTS", 1,
-                            "shm: 1 runs allreduces of up to 1 KiB on DFC_COMM_WORLD through "
-                            "per-rank slots in the shared segment when every rank is on one node "
-                            "(must be the same on every rank); 0: through messages");
+                            "shm: 1 runs small allreduces, bcasts, alltoalls and barriers through "
+                            "per-rank slots in the shared segment on communicators whose ranks "
+                            "are all on one node (must be the same on every rank); 0: messages");
 }
 
 void dfc_tl_shm_register_params(void)

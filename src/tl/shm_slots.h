@@ -7,8 +7,9 @@
  * share a cache line, so an 8-byte contribution is one line: flag in data). Only the owner
  * writes its slot; every local rank reads the others'.
  *
- * Protocol for the k-th slot collective (k = 1, 2, ... on the communicator, the same on
- * every rank, since collectives on one communicator are initiated in one order):
+ * Protocol for the slot collective with stamp k (k = base + 1, base + 2, ... on the
+ * communicator, the same on every rank, since collectives on one communicator are initiated
+ * in one order; base below):
  *   write: buffer b = k % NBUF is free once every member's `done` >= k - NBUF (each has
  *          finished reading what was written there before; this rank reads its own
  *          contribution from its slot too); copy the input, then publish it with a

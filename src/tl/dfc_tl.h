@@ -63,7 +63,7 @@ struct dfc_tl;
  * member (the initiation order of collectives on one communicator). One exchange is driven
  * by repeated calls of slot_xchg, each advancing `phase` as far as it can: */
 #define DFC_TL_SLOT_BYTES 1024
-#define DFC_TL_SLOT_SETS 32 /* slot sets per local rank: communicators with context id below */
+#define DFC_TL_SLOT_SETS 16 /* slot sets per local rank: communicators with context id below */
 struct dfc_tl_slot_comm;    /* one communicator's slots (dfc_tl_shm_slot_open) */
 enum dfc_tl_slot_phase {
     DFC_TL_SLOT_BEGIN = 0, /* takes the exchange's number (stamp): call in initiation order */

@@ -49,7 +49,10 @@
 
 #include "tl/dfc_tl.h"
 
-#define DFC_SLOT_NBUF 4
+/* 16 buffers, not 4: a bcast root runs up to NBUF exchanges ahead of its slowest reader,
+ * and with 4 it waited for readers often enough to double a small bcast's time (2-core
+ * machine, 2 ranks: 8 B 0.18 -> 0.11 us; 4 ranks on 2 cores 0.26 -> 0.12 us). */
+#define DFC_SLOT_NBUF 16
 #define DFC_SLOT_SETS DFC_TL_SLOT_SETS
 #define DFC_SLOT_DATA DFC_TL_SLOT_BYTES
 

@@ -7,7 +7,8 @@
  *      world's): bcast from every root (1, 8, 1024 bytes through the slots, 1025 by
  *      messages), allreduce of 1, 256 (1 KiB) and 257 ints, alltoall and barrier;
  *   2. the same communicators interleaved call by call with the world (each has its own
- *      numbering in the slots), and nonblocking ones outstanding on two at once, waited
+ *      numbering in the slots), and nonblocking ones outstanding on two at once (20 on
+ *      each, more than the slots' 16 buffers, so later ones wait for a free one), waited
  *      for in reverse order;
  *   3. a communicator freed and re-created ITERS times (default 300), a varying number of
  *      collectives each time (so stamps left in a set never line up with the next one's),
@@ -93,7 +94,7 @@ static void all_kinds(DFC_Comm c, const char *name)
 /* Nonblocking collectives outstanding on two communicators at once, waited in reverse. */
 static void outstanding(DFC_Comm a, DFC_Comm b)
 {
-    enum { K = 10 };
+    enum { K = 40 }; /* 20 on each: more than the slots' 16 buffers */
     DFC_Request req[K];
     int in[K][4], out[K][4], me[2], np[2];
     DFC_Comm cs[2] = {a, b};

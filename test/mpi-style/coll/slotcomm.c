@@ -3,8 +3,9 @@
  * dups and splits whose members all share this node get slots of their own (a set per
  * context id, src/tl/shm_slots.h). Every result is checked element by element against
  * fresh inputs, into poisoned outputs:
- *   1. on a dup, a split by parity and a split in reverse order (member order unlike the
- *      world's): bcast from every root (1, 8, 1024 bytes through the slots, 1025 by
+ *   1. on a dup, a split by parity, a split in reverse order (member order unlike the
+ *      world's) and DFC_Comm_split_type's node communicator (the slots' case on several
+ *      nodes, where the world has none): bcast from every root (1, 8, 1024 bytes through the slots, 1025 by
  *      messages), allreduce of 1, 256 (1 KiB) and 257 ints, alltoall and barrier;
  *   2. the same communicators interleaved call by call with the world (each has its own
  *      numbering in the slots), and nonblocking ones outstanding on two at once (20 on
@@ -185,6 +186,11 @@ int main(int argc, char **argv)
     all_kinds(dup, "dup");
     all_kinds(par, "split by parity");
     all_kinds(rev, "reversed split");
+    DFC_Comm node;
+    DFCT_OK(
+        DFC_Comm_split_type(DFC_COMM_WORLD, DFC_COMM_TYPE_SHARED, ct_rank, DFC_INFO_NULL, &node));
+    all_kinds(node, "node");
+    DFCT_OK(DFC_Comm_free(&node));
     for (int k = 0; k < 20; k++) {
         DFC_Comm c = k % 3 == 0 ? DFC_COMM_WORLD : k % 3 == 1 ? dup : rev;
         check_allreduce(c, 1 + k % 5, "interleaved");

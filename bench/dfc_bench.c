@@ -35,7 +35,8 @@
  * freed but malloc kept (scratch buffers of large collectives, for instance).
  *
  * Usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]
- *                  [-workloads a,b,...] [-noanchor] [-csv FILE] [-json FILE] [-quiet]
+ *                  [-workloads a,b,...] [-noanchor] [-dup] [-csv FILE] [-json FILE] [-quiet]
+ * -dup: DFC's workloads run on a dup of DFC_COMM_WORLD (the anchor's stay on MPI_COMM_WORLD).
  * Sizes accept K, M, G suffixes. Workload names: allreduce allgather reduce_scatter bcast
  * alltoall alltoallv pingpong bw iallreduce barrier (default: all), and, only when named,
  * vpingpong and vallgather: a stride-2 vector of doubles (issue 17's non-contiguous case).
@@ -137,54 +138,55 @@ static long scaled(long base, long bytes, long at_least)
 
 /* ---- The DFC half of the table ------------------------------------------------------------ */
 static DFC_Request dreqs[BENCH_MAX_WINDOW], direq = DFC_REQUEST_NULL;
+/* The communicator of DFC's workloads: DFC_COMM_WORLD, or with -dup a dup of it (what a
+ * library that works on its own communicator gets; the shm slots serve both, issue 16). */
+static DFC_Comm dcomm = DFC_COMM_WORLD;
+static int opt_dup;
 
-static int d_barrier(void) { return DFC_Barrier(DFC_COMM_WORLD); }
+static int d_barrier(void) { return DFC_Barrier(dcomm); }
 static int d_allreduce(const float *s, float *r, int n)
 {
-    return DFC_Allreduce(s, r, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD);
+    return DFC_Allreduce(s, r, n, DFC_FLOAT, DFC_SUM, dcomm);
 }
 static int d_allgather(const void *s, void *r, int b)
 {
-    return DFC_Allgather(s, b, DFC_BYTE, r, b, DFC_BYTE, DFC_COMM_WORLD);
+    return DFC_Allgather(s, b, DFC_BYTE, r, b, DFC_BYTE, dcomm);
 }
 static int d_reduce_scatter_block(const float *s, float *r, int n)
 {
-    return DFC_Reduce_scatter_block(s, r, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD);
+    return DFC_Reduce_scatter_block(s, r, n, DFC_FLOAT, DFC_SUM, dcomm);
 }
-static int d_bcast(void *buf, int b, int root)
-{
-    return DFC_Bcast(buf, b, DFC_BYTE, root, DFC_COMM_WORLD);
-}
+static int d_bcast(void *buf, int b, int root) { return DFC_Bcast(buf, b, DFC_BYTE, root, dcomm); }
 static int d_alltoall(const void *s, void *r, int b)
 {
-    return DFC_Alltoall(s, b, DFC_BYTE, r, b, DFC_BYTE, DFC_COMM_WORLD);
+    return DFC_Alltoall(s, b, DFC_BYTE, r, b, DFC_BYTE, dcomm);
 }
 static int d_alltoallv(const void *s, const int *sc, const int *sd, void *r, const int *rc,
                        const int *rd)
 {
-    return DFC_Alltoallv(s, sc, sd, DFC_BYTE, r, rc, rd, DFC_BYTE, DFC_COMM_WORLD);
+    return DFC_Alltoallv(s, sc, sd, DFC_BYTE, r, rc, rd, DFC_BYTE, dcomm);
 }
 static int d_send(const void *buf, int b, int dest, int tag)
 {
-    return DFC_Send(buf, b, DFC_BYTE, dest, tag, DFC_COMM_WORLD);
+    return DFC_Send(buf, b, DFC_BYTE, dest, tag, dcomm);
 }
 static int d_recv(void *buf, int b, int src, int tag)
 {
-    return DFC_Recv(buf, b, DFC_BYTE, src, tag, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
+    return DFC_Recv(buf, b, DFC_BYTE, src, tag, dcomm, DFC_STATUS_IGNORE);
 }
 static int d_send_window(const void *buf, int b, int dest, int tag, int w)
 {
-    for (int i = 0; i < w; i++) DFC_Isend(buf, b, DFC_BYTE, dest, tag, DFC_COMM_WORLD, &dreqs[i]);
+    for (int i = 0; i < w; i++) DFC_Isend(buf, b, DFC_BYTE, dest, tag, dcomm, &dreqs[i]);
     return DFC_Waitall(w, dreqs, DFC_STATUSES_IGNORE);
 }
 static int d_recv_window(void *buf, int b, int src, int tag, int w)
 {
-    for (int i = 0; i < w; i++) DFC_Irecv(buf, b, DFC_BYTE, src, tag, DFC_COMM_WORLD, &dreqs[i]);
+    for (int i = 0; i < w; i++) DFC_Irecv(buf, b, DFC_BYTE, src, tag, dcomm, &dreqs[i]);
     return DFC_Waitall(w, dreqs, DFC_STATUSES_IGNORE);
 }
 static int d_iallreduce_start(const float *s, float *r, int n)
 {
-    return DFC_Iallreduce(s, r, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &direq);
+    return DFC_Iallreduce(s, r, n, DFC_FLOAT, DFC_SUM, dcomm, &direq);
 }
 static int d_iallreduce_wait(void) { return DFC_Wait(&direq, DFC_STATUS_IGNORE); }
 /* The stride-2 vector of n doubles, and the same resized to 2n doubles, made once per n. */
@@ -206,17 +208,17 @@ static void d_vec_types(int n)
 static int d_send_vec(const double *buf, int n, int dest, int tag)
 {
     d_vec_types(n);
-    return DFC_Send(buf, 1, dvec, dest, tag, DFC_COMM_WORLD);
+    return DFC_Send(buf, 1, dvec, dest, tag, dcomm);
 }
 static int d_recv_vec(double *buf, int n, int src, int tag)
 {
     d_vec_types(n);
-    return DFC_Recv(buf, 1, dvec, src, tag, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
+    return DFC_Recv(buf, 1, dvec, src, tag, dcomm, DFC_STATUS_IGNORE);
 }
 static int d_allgather_vec(const double *s, double *r, int n)
 {
     d_vec_types(n);
-    return DFC_Allgather(s, 1, dvec, r, 1, dvec_resized, DFC_COMM_WORLD);
+    return DFC_Allgather(s, 1, dvec, r, 1, dvec_resized, dcomm);
 }
 static int d_finalize(void) { return DFC_Finalize(); }
 
@@ -878,7 +880,7 @@ static void usage(void)
     fprintf(
         stderr,
         "usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]\n"
-        "                 [-workloads a,b,...] [-noanchor] [-csv FILE] [-json FILE] [-quiet]\n"
+        "                 [-workloads a,b,...] [-noanchor] [-dup] [-csv FILE] [-json FILE] [-quiet]\n"
         "workloads: allreduce allgather reduce_scatter bcast alltoall alltoallv pingpong bw iallreduce "
         "barrier\n");
     exit(2);
@@ -890,6 +892,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-noanchor")) use_anchor = 0;
+        else if (!strcmp(a, "-dup")) opt_dup = 1;
         else if (!strcmp(a, "-quiet")) quiet = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "-help") || !strcmp(a, "--help")) usage();
         else if (!v) usage();
@@ -950,6 +953,7 @@ int main(int argc, char **argv)
      * too, which the anchor would otherwise have started already). */
     mem_t d0 = read_mem();
     DFC_Init(&argc, &argv);
+    if (opt_dup) DFC_Comm_dup(DFC_COMM_WORLD, &dcomm);
     DFC_Comm_rank(DFC_COMM_WORLD, &dfc_lib.rank);
     DFC_Comm_size(DFC_COMM_WORLD, &dfc_lib.size);
     int vlen;

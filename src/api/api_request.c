@@ -186,10 +186,13 @@ fn_fail:
     goto fn_exit;
 }
 
-static int all_complete(int count, DFC_Request reqs[])
+/* Whether reqs[*first ..] are all complete or inert; *first moves past those found so. A
+ * request stays complete until this wait finishes it, so a window of many requests (an
+ * osu_bw window) costs one look per request in all, not one per request per pass. */
+static int all_complete(int count, DFC_Request reqs[], int *first)
 {
-    for (int i = 0; i < count; i++) {
-        dfc_req_t *r = dfc_req_get(reqs[i]);
+    for (; *first < count; ++*first) {
+        dfc_req_t *r = dfc_req_get(reqs[*first]);
         if (!dfc_req_is_inert(r) && !r->complete) return 0;
     }
     return 1;
@@ -198,12 +201,13 @@ static int all_complete(int count, DFC_Request reqs[])
 typedef struct all_wait {
     int count;
     DFC_Request *reqs;
+    int first; /* reqs before it are complete or inert */
 } all_wait_t;
 
 static int all_ready(void *arg)
 {
     all_wait_t *a = arg;
-    return all_complete(a->count, a->reqs);
+    return all_complete(a->count, a->reqs, &a->first);
 }
 
 /* Completes every request of the array (all are complete or inert). With an error in any,
@@ -233,7 +237,7 @@ int DFC_Waitall(int count, DFC_Request array_of_requests[], DFC_Status array_of_
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
     if ((rc = check_req_array(__func__, "count", count, array_of_requests))) goto fn_fail;
-    all_wait_t a = {count, array_of_requests};
+    all_wait_t a = {count, array_of_requests, 0};
     if ((rc = dfc_progress_wait(all_ready, &a)) ||
         (rc = finish_all(__func__, count, array_of_requests, array_of_statuses, &c)))
         goto fn_fail;
@@ -254,9 +258,11 @@ int DFC_Testall(int count, DFC_Request array_of_requests[], int *flag,
     if ((rc = check_req_array(__func__, "count", count, array_of_requests)) ||
         (rc = dfc_api_check_ptr(__func__, "flag", flag)))
         goto fn_fail;
-    if (!all_complete(count, array_of_requests) && (rc = -dfc_progress_poll()) > 0) goto fn_fail;
+    int first = 0;
+    if (!all_complete(count, array_of_requests, &first) && (rc = -dfc_progress_poll()) > 0)
+        goto fn_fail;
     rc = DFC_SUCCESS;
-    *flag = all_complete(count, array_of_requests);
+    *flag = all_complete(count, array_of_requests, &first);
     if (*flag && (rc = finish_all(__func__, count, array_of_requests, array_of_statuses, &c)))
         goto fn_fail;
 fn_exit:

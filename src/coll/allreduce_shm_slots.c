@@ -16,9 +16,9 @@
  * parked (preempted) like any other (DESIGN.md 2.1).
  *
  * Chosen before any other for allreduce of 1 to 1024 bytes (DFC_COMM_SLOT_BYTES) on
- * DFC_COMM_WORLD when every rank is on one node (shm), from blocking and nonblocking calls
- * (not persistent ones, whose Starts may come in any order across ranks while slots are
- * taken in initiation order). DFC_SHM_SLOTS=0 turns it off.
+ * communicators whose ranks are all on one node (shm; dfc_comm_slots), from blocking and
+ * nonblocking calls (not persistent ones, whose Starts may come in any order across ranks
+ * while slots are taken in initiation order). DFC_SHM_SLOTS=0 turns it off.
  */
 #include "coll/dfc_coll.h"
 

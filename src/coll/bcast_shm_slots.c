@@ -5,8 +5,8 @@
  * Algorithm: a rooted slot exchange. The root copies the message into its own slot and
  * publishes it with the exchange's stamp; every other rank waits for that stamp, copies the
  * message out and publishes that it has finished reading. The root does not wait for the
- * readers: it only needs its slot buffer free, which the slots' four buffers make a wait for
- * the exchange four back, so the root runs ahead like an eager send. No packets, no
+ * readers: it only needs its slot buffer free, which the slots' sixteen buffers make a wait
+ * for the exchange sixteen back, so the root runs ahead like an eager send. No packets, no
  * matching, no requests.
  *
  * Cost (m bytes, p ranks on one node): one copy in at the root, one cache-line transfer per

@@ -43,6 +43,12 @@ static void finish(dfc_coll_t *c)
     dfc_req_complete(c->req);
 }
 
+/* Whether c waits in the shm slots (for a stamp in shared memory, not for the network). */
+static inline int at_slot_step(const dfc_coll_t *c)
+{
+    return c->pc < c->sched.nsteps && c->sched.steps[c->pc].kind == DFC_STEP_SLOT_ALLREDUCE;
+}
+
 /* Runs the head with its spin budget (dfc_policy.h decides). Returns 1 if it completed. */
 static int run_head(dfc_coll_t *c, int *events)
 {
@@ -58,6 +64,9 @@ static int run_head(dfc_coll_t *c, int *events)
         } else if (!dfc_policy_spin_on(&polls, budget)) {
             break;
         }
+        /* The next exec sees a peer's stamp without the network: in the slots, poll the
+         * network on one spin in 4 only, so that the stamp is seen sooner (issue 16). */
+        if ((polls & 3) && at_slot_step(c)) continue;
         int n = dfc_progress_net();
         if (n < 0) break;
         if (n > 0) (*events)++;
@@ -232,10 +241,17 @@ void dfc_coll_report(FILE *f)
         if (c->comm->name[0]) snprintf(comm, sizeof comm, "%s", c->comm->name);
         else snprintf(comm, sizeof comm, "ctx %u", c->comm->ctx);
         snprintf(wait, sizeof wait, "runnable (no transfer pending)");
-        if (c->pc < c->sched.nsteps && c->sched.steps[c->pc].kind == DFC_STEP_SLOT_ALLREDUCE)
-            snprintf(wait, sizeof wait, "waiting in the shm slots (stamp %llu, %s)",
-                     (unsigned long long)c->slot_stamp,
-                     c->slot_written ? "for the others' contributions" : "for a free slot");
+        if (at_slot_step(c)) {
+            int who = dfc_comm_slot_waiting_for(c->comm, c->slot_stamp, c->slot_written,
+                                                c->sched.steps[c->pc].peer);
+            const char *what = c->slot_written ? "its contribution" : "a free slot";
+            if (who >= 0)
+                snprintf(wait, sizeof wait, "waiting for rank %d in the shm slots (stamp %llu, %s)",
+                         who, (unsigned long long)c->slot_stamp, what);
+            else
+                snprintf(wait, sizeof wait, "waiting in the shm slots (stamp %llu, %s)",
+                         (unsigned long long)c->slot_stamp, what);
+        }
         for (int i = c->fence_start; i < c->pc && i < c->sched.nsteps; i++) {
             const dfc_step_t *st = &c->sched.steps[i];
             if (st->kind != DFC_STEP_SEND && st->kind != DFC_STEP_RECV &&

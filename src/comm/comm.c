@@ -103,6 +103,7 @@ void dfc_comm_release(dfc_comm_t *c)
 {
     if (--c->refcount > 0 || c->is_world || c->is_self) return;
     if (dfc_comm_destroy_hook) dfc_comm_destroy_hook(c);
+    dfc_comm_slots_close(c); /* before the id (its set) can be taken again */
     dfc_ctxid_free(c->ctx);
     dfc_group_release(c->group);
     if (c->remote) dfc_group_release(c->remote);
@@ -173,7 +174,8 @@ static int members_allgather(dfc_comm_t *parent, int n, const int *members, int 
 static uint64_t incarnation_clock;
 
 typedef struct creation_entry {
-    uint64_t clock; /* the participant's incarnation_clock */
+    uint64_t clock;      /* the participant's incarnation_clock */
+    uint64_t slot_clock; /* its dfc_comm_slot_clock: the new slots' stamps start above */
     int color, key, parent_rank;
     int offered; /* this process offered its free mask in this round (see ctxid.c) */
     uint32_t mask[DFC_CTXID_WORDS];
@@ -201,13 +203,14 @@ static int build_from_entries(dfc_comm_t *parent, creation_entry_t *entries, int
         goto out;
     }
     uint32_t mask[DFC_CTXID_WORDS];
-    uint64_t clock = 0;
+    uint64_t clock = 0, slot_clock = 0;
     memset(mask, 0xff, sizeof mask);
     for (int i = 0; i < n; i++)
         if (entries[i].color == my_color) {
             sel[m++] = &entries[i];
             dfc_ctxid_and(mask, entries[i].mask, 1, 0);
             if (entries[i].clock > clock) clock = entries[i].clock;
+            if (entries[i].slot_clock > slot_clock) slot_clock = entries[i].slot_clock;
         }
     qsort(sel, m, sizeof *sel, cmp_key_then_rank);
     for (int i = 0; i < m; i++) world[i] = parent->world[sel[i]->parent_rank];
@@ -223,6 +226,11 @@ static int build_from_entries(dfc_comm_t *parent, creation_entry_t *entries, int
     if (!c) {
         if (g) dfc_group_release(g);
         rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory creating a communicator");
+        goto out;
+    }
+    if ((rc = dfc_comm_slots_open(c, slot_clock))) {
+        dfc_group_release(g);
+        free(c);
         goto out;
     }
     dfc_ctxid_take((uint32_t)ctx);
@@ -256,6 +264,8 @@ static int create_common(dfc_comm_t *parent, dfc_comm_t *via, int n, const int *
     int rc, retry;
     do {
         mine.offered = dfc_ctxid_offer(&dfc_ctxid_proc, &cr, mine.mask);
+        /* After the mask: a set free there was closed, and counted in the clock, before. */
+        mine.slot_clock = dfc_comm_slot_clock();
         rc = members_allgather(via, n, participants, me, tag, &mine, sizeof mine, all);
         retry = 0;
         for (int i = 0; !rc && i < n; i++)

@@ -388,6 +388,7 @@ typedef struct dfc_comm {
      * intercommunicator collectives (src/coll/inter_*.c). */
     dfc_group_t *remote;
     struct dfc_comm *local;
+    struct dfc_tl_slot_comm *slots; /* see dfc_comm_slots; NULL on the predefined ones */
 } dfc_comm_t;
 
 /* The world ranks that point-to-point ranks of c name, and how many: the remote group's on
@@ -402,14 +403,20 @@ static inline int dfc_comm_npeers(const dfc_comm_t *c)
 }
 
 extern dfc_htable_t dfc_comm_table;
-/* The shm transport's collective slots (src/tl/shm_slots.h) for DFC_COMM_WORLD when every
- * world rank is on this node, else NULL; used through dfc_comm_slot_xchg. Stamps there are never reset, so only a
- * communicator as long-lived as the segment may use them. */
-extern struct dfc_shm_slots *dfc_world_slots;
-static inline struct dfc_shm_slots *dfc_comm_slots(const dfc_comm_t *c)
+/* The shm transport's collective slots (src/tl/shm_slots.h) of a communicator whose members
+ * are all on this node (DFC_COMM_WORLD: dfc_world_slots; the others: opened at creation
+ * with their context id as the set, closed when they are destroyed), else NULL; used
+ * through dfc_comm_slot_xchg. */
+extern struct dfc_tl_slot_comm *dfc_world_slots;
+static inline struct dfc_tl_slot_comm *dfc_comm_slots(const dfc_comm_t *c)
 {
-    return c->is_world ? dfc_world_slots : NULL;
+    return c->is_world ? dfc_world_slots : c->slots;
 }
+/* init.c: opens c's slots with stamps above `base` (NULL when c cannot have them; an error
+ * only when memory is short), closes them, and the clock a creation gathers for `base`. */
+int dfc_comm_slots_open(dfc_comm_t *c, uint64_t base);
+void dfc_comm_slots_close(dfc_comm_t *c);
+uint64_t dfc_comm_slot_clock(void);
 static inline dfc_comm_t *dfc_comm_get(DFC_Comm h)
 {
     return (dfc_comm_t *)dfc_htable_get(&dfc_comm_table, h);
@@ -840,10 +847,17 @@ extern dfc_tl_t **dfc_route; /* the transport that reaches each world rank */
 static inline int dfc_comm_slot_xchg(const dfc_comm_t *c, dfc_tl_slot_xchg_t *x)
 {
     dfc_tl_t *tl = dfc_route[c->world[c->rank == 0]];
+    x->sc = dfc_comm_slots(c);
     x->members = c->world;
     x->n = c->size;
     x->me = c->rank;
     return tl->ops->slot_xchg(tl, x);
+}
+/* For the hang report: the rank of c that slot exchange `stamp` waits for, or -1. */
+static inline int dfc_comm_slot_waiting_for(const dfc_comm_t *c, uint64_t stamp, int written,
+                                            int root)
+{
+    return dfc_tl_shm_slot_waiting_for(dfc_comm_slots(c), stamp, written, root >= 0, root);
 }
 int dfc_p2p_init(void);
 void dfc_p2p_finalize(void);

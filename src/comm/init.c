@@ -22,7 +22,7 @@ dfc_tl_t **dfc_route;
 dfc_tl_t *dfc_tls[4];
 int dfc_ntls;
 static dfc_tl_t tl_self, tl_shm, tl_tcp, tl_ofi;
-struct dfc_shm_slots *dfc_world_slots;
+struct dfc_tl_slot_comm *dfc_world_slots;
 int *dfc_node_of; /* node index of each world rank (first-seen order of hostnames) */
 dfc_comm_gpu_hooks_t dfc_comm_gpu_hooks;
 
@@ -54,6 +54,42 @@ static int build_node_map(void)
     free(names);
     return rc;
 }
+
+/* The world's slots: set 0 (its context id), stamps from 1. */
+static int world_slots_open(int n)
+{
+    int *all = malloc((size_t)n * sizeof(int));
+    if (!all) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < n; i++) all[i] = i;
+    int rc = dfc_tl_shm_slot_open(&tl_shm, 0, all, n, dfc_proc.world_rank, 0, &dfc_world_slots);
+    free(all);
+    return rc;
+}
+
+/* Whether the shm transport could open slots for c: every member is on this node (shm or
+ * this process) and the transport is up. The same answer on every member. */
+static int slots_possible(const dfc_comm_t *c)
+{
+    if (!tl_shm.priv || c->size < 2 || c->ctx >= DFC_TL_SLOT_SETS) return 0;
+    for (int i = 0; i < c->size; i++)
+        if (dfc_route[c->world[i]] != &tl_shm && dfc_route[c->world[i]] != &tl_self) return 0;
+    return 1;
+}
+
+int dfc_comm_slots_open(dfc_comm_t *c, uint64_t base)
+{
+    c->slots = NULL;
+    if (!slots_possible(c)) return DFC_SUCCESS;
+    return dfc_tl_shm_slot_open(&tl_shm, c->ctx, c->world, c->size, c->rank, base, &c->slots);
+}
+
+void dfc_comm_slots_close(dfc_comm_t *c)
+{
+    dfc_tl_shm_slot_close(&tl_shm, c->slots);
+    c->slots = NULL;
+}
+
+uint64_t dfc_comm_slot_clock(void) { return tl_shm.priv ? dfc_tl_shm_slot_clock(&tl_shm) : 0; }
 
 /* Chooses a transport per peer and initializes each transport on every process (their
  * init is collective, so every process calls each one, even with no peers for it). */
@@ -128,7 +164,8 @@ static int init_transports(void)
             if (job.npeers) dfc_tls[dfc_ntls++] = &tl_ofi;
         }
     }
-    if (n > 1 && nshm == n - 1) dfc_world_slots = dfc_tl_shm_slots(&tl_shm, n);
+    if (n > 1 && nshm == n - 1) rc = world_slots_open(n);
+    if (rc) goto out;
     DFC_LOG(DFC_LOG_INFO, "tl", "transports: %d shm peers, %d %s peers%s", nshm, ntcp,
             use_ofi ? "ofi" : "tcp", dfc_world_slots ? " (collective slots on)" : "");
 out:
@@ -225,6 +262,7 @@ int dfc_comm_layer_finalize(void)
     dfc_bsend_finalize();
     dfc_greq_finalize();
     dfc_fault_finalize();
+    dfc_tl_shm_slot_close(&tl_shm, dfc_world_slots);
     for (int i = 0; i < 4; i++) {
         dfc_tl_t *tl = i == 0 ? &tl_self : i == 1 ? &tl_shm : i == 2 ? &tl_tcp : &tl_ofi;
         if (tl->ops && tl->ops->fini) tl->ops->fini(tl);

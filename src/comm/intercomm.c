@@ -124,6 +124,9 @@ static dfc_group_t *union_of(const dfc_group_t *a, const dfc_group_t *b, int a_f
  * group rg (a reference given up by the caller). */
 static int make_inter(dfc_comm_t *u, dfc_group_t *lg, dfc_group_t *rg, dfc_comm_t *lc)
 {
+    /* the union's shm slots (comm.c opens them for any one-node communicator) index the
+     * union's ranks: an intercommunicator's collectives run their own way (coll/inter_*.c) */
+    dfc_comm_slots_close(u);
     dfc_group_release(u->group);
     dfc_group_retain(lg);
     u->group = lg;

@@ -63,6 +63,8 @@ struct dfc_tl;
  * member (the initiation order of collectives on one communicator). One exchange is driven
  * by repeated calls of slot_xchg, each advancing `phase` as far as it can: */
 #define DFC_TL_SLOT_BYTES 1024
+#define DFC_TL_SLOT_SETS 16 /* slot sets per local rank: communicators with context id below */
+struct dfc_tl_slot_comm;    /* one communicator's slots (dfc_tl_shm_slot_open) */
 enum dfc_tl_slot_phase {
     DFC_TL_SLOT_BEGIN = 0, /* takes the exchange's number (stamp): call in initiation order */
     DFC_TL_SLOT_WRITE,     /* copies the contribution in and publishes it once the slot is free */
@@ -72,6 +74,8 @@ enum dfc_tl_slot_phase {
     DFC_TL_SLOT_CANCEL     /* the caller gives up (a member failed): the exchange ends here */
 };
 typedef struct dfc_tl_slot_xchg {
+    /* the communicator's slots (dfc_tl_shm_slot_open): exchanges are numbered per one */
+    struct dfc_tl_slot_comm *sc;
     const int *members; /* world ranks of the members, all on this node, in one order */
     int n, me;          /* number of members; the caller's index among them */
     const void *src;    /* the caller's contribution: `bytes` <= DFC_TL_SLOT_BYTES, the same */
@@ -151,8 +155,8 @@ typedef struct dfc_tl_ops {
      * it returns 0, so that a completed eager send is never lost. Never blocks. */
     int (*pending)(struct dfc_tl *tl);
 
-    /* Optional (NULL if absent; shm has it, usable while dfc_tl_shm_slots returns
-     * non-NULL): advances one slot exchange from x->phase as far as it can. Never blocks.
+    /* Optional (NULL if absent; shm has it, usable on x->sc from dfc_tl_shm_slot_open):
+     * advances one slot exchange from x->phase as far as it can. Never blocks.
      * Returns DFC_SUCCESS when the phase asked for is done (BEGIN: x->stamp is set and phase
      * is WRITE; WRITE or READ: phase is DONE and reduce has run; CANCEL: phase is DONE),
      * DFC_TL_AGAIN when it must wait for another member (phase says how far it got: call
@@ -189,11 +193,24 @@ extern const dfc_tl_ops_t dfc_tl_tcp_ops;
 /* Read (and so register with dfc_env) the parameters of shm and tcp without starting them,
  * for dfc_env_register_all: a singleton initializes neither. */
 void dfc_tl_shm_register_params(void);
-/* The collective slots of the shm segment (shm_slots.h), or NULL when shm is not in use,
- * DFC_SHM_SLOTS=0, or not every world rank is on this node. Non-NULL: tl's slot_xchg may
- * run exchanges among all world ranks. */
-struct dfc_shm_slots;
-struct dfc_shm_slots *dfc_tl_shm_slots(struct dfc_tl *tl, int world_size);
+/* The collective slots of the shm segment (shm_slots.h) for one communicator: set `set`
+ * (its context id), n members (world ranks, `me` is mine), stamps above `base` (the largest
+ * dfc_tl_shm_slot_clock of its members, gathered at creation). *out NULL, and nothing
+ * taken, when shm is not in use, DFC_SHM_SLOTS=0, set >= DFC_TL_SLOT_SETS, n < 2 or a
+ * member is not on this node: the same answer on every member. DFC_ERR_NO_MEM when memory
+ * is short (here alone: the caller fails the communicator's creation). Non-NULL: tl's
+ * slot_xchg may run exchanges among these members. Close gives it back (not collective:
+ * pending exchanges must be over here). Under the comm layer's lock. */
+int dfc_tl_shm_slot_open(struct dfc_tl *tl, unsigned set, const int *members, int n, int me,
+                         uint64_t base, struct dfc_tl_slot_comm **out);
+void dfc_tl_shm_slot_close(struct dfc_tl *tl, struct dfc_tl_slot_comm *sc);
+uint64_t dfc_tl_shm_slot_clock(struct dfc_tl *tl);
+/* For the hang report: the first member (index) that the exchange `stamp` waits for, from
+ * shared memory alone: whose contribution is missing (written 1; rooted: only the root's
+ * counts), or who has not finished reading an earlier exchange that used the buffer
+ * (written 0); -1 when it waits for none (for itself). */
+int dfc_tl_shm_slot_waiting_for(const struct dfc_tl_slot_comm *sc, uint64_t stamp, int written,
+                                int rooted, int root);
 void dfc_tl_tcp_register_params(void);
 /* The IPv4 address tcp would listen on and publish here, and why (DFC_TCP_IF_ADDR,
  * DFC_TCP_IF, the host name, the first interface not loopback): for dfc_info. */

@@ -9,8 +9,8 @@
  * left by a creator killed before that unlink is removed by the next job of the same user
  * on the node (clean_stale). It holds:
  *
- *   header | one doorbell per local rank | collective slots (shm_slots.h), one per local
- *   rank | one ring per ordered pair (sender, receiver)
+ *   header | one doorbell per local rank | collective slots (shm_slots.h), DFC_SLOT_SETS
+ *   per local rank | one ring per ordered pair (sender, receiver)
  *
  * A packet is one record (dfc_pkt_t + payload) in the sender->receiver ring (shm_ring.h:
  * single producer, single consumer, so no locks and no atomics beyond the positions).
@@ -74,7 +74,7 @@ typedef struct shm_seg_hdr {
     uint64_t ring_size;   /* data bytes per ring */
     uint64_t ring_stride; /* bytes from one ring to the next */
     uint64_t rings_off;   /* offset of ring 0 */
-    uint64_t slots_off;   /* offset of the collective slots (a dfc_slot_rank_t per local rank) */
+    uint64_t slots_off;   /* offset of the collective slots (DFC_SLOT_SETS per local rank) */
 } shm_seg_hdr_t;
 
 typedef struct shm_bell {
@@ -119,7 +119,6 @@ typedef struct shm {
     int slots_on; /* DFC_SHM_SLOTS */
     dfc_shm_slots_t slots;
     int *slot_lrank; /* world rank -> local rank, for slots */
-    uint64_t *slot_done_cache;
 } shm_t;
 
 /* What local rank 0 publishes (dfc.shm.seg): the segment's name and cookie; cookie 0 means
@@ -196,9 +195,9 @@ static void read_params(shm_params_t *p)
     p->live_ms = dfc_env_long("DFC_SHM_LIVENESS_MS", 100,
                               "shm: how often (ms) to check that local peers are alive");
     p->slots = dfc_env_long("DFC_SHM_SLOTS", 1,
-                            "shm: 1 runs allreduces of up to 1 KiB on DFC_COMM_WORLD through "
-                            "per-rank slots in the shared segment when every rank is on one node "
-                            "(must be the same on every rank); 0: through messages");
+                            "shm: 1 runs small allreduces, bcasts, alltoalls and barriers through "
+                            "per-rank slots in the shared segment on communicators whose ranks "
+                            "are all on one node (must be the same on every rank); 0: messages");
 }
 
 void dfc_tl_shm_register_params(void)
@@ -288,7 +287,8 @@ static int seg_create(shm_t *s, size_t ring_size)
     hdr.ring_size = ring_size;
     hdr.ring_stride = (dfc_shm_ring_footprint(ring_size) + 63) & ~(size_t)63;
     hdr.slots_off = (sizeof(shm_seg_hdr_t) + s->local_size * sizeof(shm_bell_t) + 63) & ~(size_t)63;
-    hdr.rings_off = (hdr.slots_off + s->local_size * sizeof(dfc_slot_rank_t) + 4095) &
+    hdr.rings_off = (hdr.slots_off + s->local_size * DFC_SLOT_SETS * sizeof(dfc_slot_rank_t) +
+                     4095) &
                     ~(size_t)4095;
     while (hdr.cookie == 0)
         if (getrandom(&hdr.cookie, sizeof(hdr.cookie), 0) != sizeof(hdr.cookie))
@@ -424,9 +424,11 @@ static int setup_slots(shm_t *s, const dfc_tl_job_t *job)
 {
     const shm_seg_hdr_t *h = s->base;
     s->slot_lrank = dfc_malloc((size_t)job->size * sizeof(int));
-    s->slot_done_cache = dfc_calloc((size_t)s->local_size, sizeof(uint64_t));
-    if (!s->slot_lrank || !s->slot_done_cache)
+    uint64_t *need = dfc_calloc((size_t)DFC_SLOT_SETS * s->local_size, sizeof(uint64_t));
+    if (!s->slot_lrank || !need) {
+        dfc_free(need);
         return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for the collective slots");
+    }
     for (int w = 0; w < job->size; w++) s->slot_lrank[w] = -1;
     s->slot_lrank[job->rank] = s->me;
     for (int i = 0; i < s->npeers; i++) s->slot_lrank[s->peers[i].world] = s->peers[i].lrank;
@@ -434,16 +436,103 @@ static int setup_slots(shm_t *s, const dfc_tl_job_t *job)
                                  .me = s->me,
                                  .nlocal = s->local_size,
                                  .lrank_of_world = s->slot_lrank,
-                                 .done_cache = s->slot_done_cache};
+                                 .need = need};
     return DFC_SUCCESS;
 }
 
-struct dfc_shm_slots *dfc_tl_shm_slots(dfc_tl_t *tl, int world_size)
+static inline dfc_slot_rank_t *slot_of(dfc_shm_slots_t *S, int lrank, unsigned set)
+{
+    return &S->ranks[(size_t)lrank * DFC_SLOT_SETS + set];
+}
+
+/* Opening sets this rank's `done` in the set to base: every stamp and `done` that the set
+ * held before is <= base (shm_slots.h), so done never goes down. */
+int dfc_tl_shm_slot_open(dfc_tl_t *tl, unsigned set, const int *members, int n, int me,
+                         uint64_t base, dfc_tl_slot_comm_t **out)
 {
     shm_t *s = tl ? tl->priv : NULL;
-    if (!s || !s->slots_on || !s->slots.ranks || s->npeers != world_size - 1 || world_size < 2)
-        return NULL;
-    return &s->slots;
+    *out = NULL;
+    if (!s || !s->slots_on || !s->slots.ranks || set >= DFC_SLOT_SETS || n < 2) return DFC_SUCCESS;
+    dfc_shm_slots_t *S = &s->slots;
+    for (int r = 0; r < n; r++)
+        if (members[r] < 0 || members[r] >= s->world_size || S->lrank_of_world[members[r]] < 0)
+            return DFC_SUCCESS;
+    dfc_tl_slot_comm_t *sc = dfc_calloc(1, sizeof *sc);
+    void *mem = dfc_calloc((size_t)n, sizeof(void *) + sizeof(uint64_t) + sizeof(int));
+    if (!sc || !mem) {
+        dfc_free(sc);
+        dfc_free(mem);
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a communicator's collective slots");
+    }
+    sc->slot = mem;
+    sc->done_cache = (uint64_t *)(sc->slot + n);
+    sc->lrank = (int *)(sc->done_cache + n);
+    for (int r = 0; r < n; r++) {
+        sc->lrank[r] = S->lrank_of_world[members[r]];
+        sc->slot[r] = slot_of(S, sc->lrank[r], set);
+        sc->done_cache[r] = base;
+    }
+    sc->n = n;
+    sc->me = me;
+    sc->set = set;
+    sc->base = sc->seq = base;
+    sc->need = S->need + (size_t)set * S->nlocal;
+    for (int l = 0; l < S->nlocal; l++) sc->draining |= sc->need[l] != 0;
+    atomic_store_explicit(&sc->slot[me]->ctrl.done, base, memory_order_release);
+    DFC_LOG(DFC_LOG_INFO, "shm", "collective slots: set %u, %d members, stamps above %llu%s", set,
+            n, (unsigned long long)base, sc->draining ? ", draining" : "");
+    *out = sc;
+    return DFC_SUCCESS;
+}
+
+/* Every other member may still read what this rank wrote in the set (a nonblocking
+ * collective pending on a freed communicator): the set's next user waits for their `done`
+ * to reach this communicator's last stamp first. After the transport's fini (tl->priv
+ * NULL: a communicator destroyed late) it only frees. */
+void dfc_tl_shm_slot_close(dfc_tl_t *tl, dfc_tl_slot_comm_t *sc)
+{
+    if (!sc) return;
+    shm_t *s = tl->priv;
+    if (s && sc->seq > sc->base)
+        for (int r = 0; r < sc->n; r++)
+            if (r != sc->me && sc->need[sc->lrank[r]] < sc->seq) sc->need[sc->lrank[r]] = sc->seq;
+    if (s && sc->seq > s->slots.clock) s->slots.clock = sc->seq;
+    dfc_free(sc->slot);
+    dfc_free(sc);
+}
+
+uint64_t dfc_tl_shm_slot_clock(dfc_tl_t *tl)
+{
+    shm_t *s = tl ? tl->priv : NULL;
+    return s ? s->slots.clock : 0;
+}
+
+int dfc_tl_shm_slot_waiting_for(const dfc_tl_slot_comm_t *sc, uint64_t stamp, int written,
+                                int rooted, int root)
+{
+    for (int r = 0; sc && r < sc->n; r++) {
+        if (r == sc->me || (written && rooted && r != root)) continue;
+        if (written && atomic_load_explicit(&sc->slot[r]->buf[stamp % DFC_SLOT_NBUF].stamp,
+                                            memory_order_acquire) != stamp)
+            return r;
+        if (!written && stamp > sc->base + DFC_SLOT_NBUF &&
+            atomic_load_explicit(&sc->slot[r]->ctrl.done, memory_order_acquire) + DFC_SLOT_NBUF <
+                stamp)
+            return r;
+    }
+    return -1;
+}
+
+/* The drain record of the set (shm_slots.h): 1 once every earlier reader has finished. */
+static int slot_drained(dfc_shm_slots_t *S, dfc_tl_slot_comm_t *sc)
+{
+    for (int l = 0; l < S->nlocal; l++)
+        if (sc->need[l] && atomic_load_explicit(&slot_of(S, l, sc->set)->ctrl.done,
+                                                memory_order_acquire) < sc->need[l])
+            return 0;
+    for (int l = 0; l < S->nlocal; l++) sc->need[l] = 0;
+    sc->draining = 0;
+    return 1;
 }
 
 /* The slot exchange's WRITE (protocol in shm_slots.h): buffer b is free when every member,
@@ -451,22 +540,23 @@ struct dfc_shm_slots *dfc_tl_shm_slots(dfc_tl_t *tl, int world_size)
  * exchange k - NBUF. */
 static int slot_write(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
 {
+    dfc_tl_slot_comm_t *sc = x->sc;
     uint64_t k = x->stamp;
-    dfc_slot_rank_t *mine = &S->ranks[S->me];
+    dfc_slot_rank_t *mine = sc->slot[sc->me];
     if (x->rooted && x->root != x->me) { /* a rooted exchange: only the root writes */
         x->phase = DFC_TL_SLOT_READ;
         return DFC_SUCCESS;
     }
-    if (k > DFC_SLOT_NBUF) {
+    if (k > sc->base + DFC_SLOT_NBUF) {
         if (atomic_load_explicit(&mine->ctrl.done, memory_order_relaxed) + DFC_SLOT_NBUF < k)
             return DFC_TL_AGAIN;
-        for (int r = 0; r < x->n; r++) {
-            if (r == x->me) continue;
-            int l = S->lrank_of_world[x->members[r]];
-            if (S->done_cache[l] + DFC_SLOT_NBUF >= k) continue;
-            S->done_cache[l] = atomic_load_explicit(&S->ranks[l].ctrl.done, memory_order_acquire);
-            if (S->done_cache[l] + DFC_SLOT_NBUF < k) return DFC_TL_AGAIN;
+        for (int r = 0; r < sc->n; r++) {
+            if (r == sc->me || sc->done_cache[r] + DFC_SLOT_NBUF >= k) continue;
+            sc->done_cache[r] = atomic_load_explicit(&sc->slot[r]->ctrl.done, memory_order_acquire);
+            if (sc->done_cache[r] + DFC_SLOT_NBUF < k) return DFC_TL_AGAIN;
         }
+    } else if (DFC_UNLIKELY(sc->draining) && !slot_drained(S, sc)) {
+        return DFC_TL_AGAIN;
     }
     dfc_slot_buf_t *sb = &mine->buf[k % DFC_SLOT_NBUF];
     if (x->bytes) memcpy(sb->data, x->src, x->bytes);
@@ -479,19 +569,20 @@ static int slot_write(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
  * here), every other member's contribution carries stamp k. */
 static int slot_read(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
 {
+    dfc_tl_slot_comm_t *sc = x->sc;
     uint64_t k = x->stamp;
     unsigned b = (unsigned)(k % DFC_SLOT_NBUF);
-    dfc_slot_rank_t *mine = &S->ranks[S->me];
+    dfc_slot_rank_t *mine = sc->slot[sc->me];
     if (atomic_load_explicit(&mine->ctrl.done, memory_order_relaxed) != k - 1) return DFC_TL_AGAIN;
-    const void *in[x->n];
-    for (int r = 0; r < x->n; r++) {
-        dfc_slot_buf_t *sb = &S->ranks[S->lrank_of_world[x->members[r]]].buf[b];
-        if (r != x->me && (!x->rooted || r == x->root) &&
+    const void *in[sc->n];
+    for (int r = 0; r < sc->n; r++) {
+        dfc_slot_buf_t *sb = &sc->slot[r]->buf[b];
+        if (r != sc->me && (!x->rooted || r == x->root) &&
             atomic_load_explicit(&sb->stamp, memory_order_acquire) != k)
             return DFC_TL_AGAIN;
         in[r] = sb->data;
     }
-    x->reduce(x->ctx, in, x->n);
+    x->reduce(x->ctx, in, sc->n);
     atomic_store_explicit(&mine->ctrl.done, k, memory_order_release);
     S->inflight--;
     x->phase = DFC_TL_SLOT_DONE;
@@ -507,9 +598,9 @@ static int shm_slot_xchg(dfc_tl_t *tl, dfc_tl_slot_xchg_t *x)
     int rc;
     switch (x->phase) {
     case DFC_TL_SLOT_BEGIN:
-        if (!s->slots_on || !S->ranks)
+        if (!s->slots_on || !S->ranks || !x->sc)
             return DFC_ERR(DFC_ERR_INTERN, "the shm collective slots are off");
-        x->stamp = ++S->seq;
+        x->stamp = ++x->sc->seq;
         S->inflight++;
         x->phase = DFC_TL_SLOT_WRITE;
         return DFC_SUCCESS;
@@ -749,8 +840,9 @@ static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     shm_t *s = tl->priv;
     int n = 0, rc = DFC_SUCCESS;
     if (!s || s->npeers == 0) return 0;
-    for (int k = 0; k < s->npeers; k++) {
-        shm_peer_t *p = &s->peers[(s->rr + k) % s->npeers];
+    /* Round robin from rr, without a division per peer (this runs on every empty poll). */
+    for (int k = 0, i = s->rr; k < s->npeers; k++, i = i + 1 < s->npeers ? i + 1 : 0) {
+        shm_peer_t *p = &s->peers[i];
         if (p->failed || p->corrupt[0]) continue;
         n += drain_peer(s, p, deliver);
     }
@@ -892,7 +984,7 @@ static void shm_fini(dfc_tl_t *tl)
     dfc_free(s->peers);
     dfc_free(s->w2p);
     dfc_free(s->slot_lrank);
-    dfc_free(s->slot_done_cache);
+    dfc_free(s->slots.need);
     dfc_free(s);
     tl->priv = NULL;
 }

@@ -7,8 +7,8 @@
  *      buffer is unchanged;
  *   2. alltoall with blocks of 1 and 3 bytes, the largest block that fits the 1 KiB slot and
  *      one byte more (messages), out of place and in place, every byte checked;
- *   3. K = 13 nonblocking collectives outstanding at once on the world (Ibcast from a moving
- *      root, Ialltoall, Ibarrier, Iallreduce in turn: more than the slots' four buffers, so
+ *   3. K = 37 nonblocking collectives outstanding at once on the world (Ibcast from a moving
+ *      root, Ialltoall, Ibarrier, Iallreduce in turn: more than the slots' 16 buffers, so
  *      later ones wait for a free buffer inside the engine), waited for in reverse order on
  *      even ranks and in order on odd ones, with rank 1 sleeping before its waits;
  *   4. barrier really synchronizes: the last rank sleeps 200 ms, then sends every other rank a
@@ -20,7 +20,7 @@
 
 #include "colltest.h"
 
-#define K 13
+#define K 37
 
 static unsigned char pat(int a, int b, int i, unsigned iter)
 {

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "gpu/daemon_logic.h"
+#include "gpu_explore.h"
 
 static int failures;
 #define CHECK(cond, ...)                                         \
@@ -232,8 +233,10 @@ static void test_invitations(void)
 
 int main(void)
 {
+    const char *scale = getenv("TEST_GPU_EXPLORE");
     test_mirror();
     test_invitations();
+    failures += gpu_explore_all(scale && atoi(scale) > 0 ? atoi(scale) : 1);
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

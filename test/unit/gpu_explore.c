@@ -896,17 +896,45 @@ static void explore_chaos(xworld_t *w, int scale)
     x_free(&x);
 }
 
+/* Long runs only (scale > 1): larger exhaustive cases - the cancel with 2-chunk steps and
+ * 2-entry FIFOs, the crossed order on 2 slots, 3 GPUs in chaos order. */
+static void explore_long(int scale)
+{
+    xscen_t x;
+    xstats_t st;
+    long budget = 100000L * scale;
+    x_cancel_case(&x, 1, 2, 2, 0);
+    x_exhaustive(&x, budget, &st);
+    x_say_exh("every schedule, cancel now, 2-chunk steps, depth 2:", &st);
+    XCHECK(!st.verdicts[1] && !st.verdicts[2] && !st.verdicts[3], "exhaustive: cancel failed");
+    x_free(&x);
+    x_crossed(&x, 2, 2, DFC_GPU_SPILL, DFC_GPU_SPILL + 2, 1);
+    x_exhaustive(&x, budget, &st);
+    x_say_exh("every schedule, crossed, 2 slots, depth 2, 6 chunks, rendezvous:", &st);
+    XCHECK(!st.verdicts[1] && !st.verdicts[2] && !st.verdicts[3], "exhaustive: crossed failed");
+    x_free(&x);
+    for (int k = 0; k < 4; k++) {
+        x_chaos(&x, 3, 1 + k % 2, 1 + k / 2, 1, 2, -1, 0);
+        x_exhaustive(&x, budget, &st);
+        x_say_exh("every schedule, 3 GPUs, 2 collectives in chaos order:", &st);
+        XCHECK(!st.verdicts[1] && !st.verdicts[2] && !st.verdicts[3], "exhaustive chaos failed");
+        x_free(&x);
+    }
+}
+
 int gpu_explore_all(int scale)
 {
     xworld_t *w = malloc(sizeof *w);
     if (!w) return 1;
     clock_t t0 = clock();
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a long run shows its progress */
     xrng = 0x2545f4914f6cdd1dull;
     printf("explorer (scale %d):\n", scale);
     explore_crossed(w, scale);
     explore_cancel(w, scale);
     explore_relaunch(w, scale);
     explore_chaos(w, scale);
+    if (scale > 1) explore_long(scale);
     printf("%s: explorer of the kernel's decisions, %.1f s\n", xfailures ? "FAIL" : "ok",
            (double)(clock() - t0) / CLOCKS_PER_SEC);
     (void)verdict_name;

@@ -460,17 +460,20 @@ static void x_closure(const xscen_t *x, xworld_t *w)
     }
 }
 
-/* Owners left set on a live GPU after the end: a FIFO blocked for later collectives. */
+/* Owners or spill entries left set on a live GPU after the end: a FIFO blocked for later
+ * collectives, a spill entry lost for good. */
 static int x_blocked_fifos(const xscen_t *x, const xworld_t *w)
 {
     int n = 0;
     for (int i = 0; i < x->n; i++)
-        for (int p = 0; p < x->n && w->g[i].alive; p++)
+        for (int p = 0; p < x->n && w->g[i].alive; p++) {
             for (int k = 0; k < x->slots; k++) n += w->g[i].owner[p][k] != 0;
+            for (int e = 0; e < x->nspill; e++) n += w->g[i].sp_ident[p][e] != 0;
+        }
     return n;
 }
 
-/* 0: fine; 1: hang; 2: wrong data; 3: finished with a FIFO blocked. */
+/* 0: fine; 1: hang; 2: wrong data; 3: finished with a FIFO blocked or a spill entry held. */
 static int x_verdict(const xscen_t *x, const xworld_t *w)
 {
     if (w->bad) return 2;
@@ -746,8 +749,6 @@ static void x_chaos(xscen_t *x, int n, int slots, int depth, int nspill, int nsp
 }
 
 /* ---- the runs ----------------------------------------------------------------------------- */
-static const char *verdict_name[4] = {"ok", "hang", "wrong data", "FIFO left blocked"};
-
 typedef struct xtally {
     long runs, bad[4];
 } xtally_t;
@@ -765,14 +766,14 @@ static void x_runs(const xscen_t *x, xworld_t *w, int runs, xtally_t *t)
 
 static void x_say(const char *what, const xtally_t *t)
 {
-    printf("  %-58s %7ld runs: %ld hang, %ld wrong data, %ld FIFO blocked\n", what, t->runs,
-           t->bad[1], t->bad[2], t->bad[3]);
+    printf("  %-58s %7ld runs: %ld hang, %ld wrong data, %ld left held\n", what, t->runs, t->bad[1],
+           t->bad[2], t->bad[3]);
 }
 
 static void x_say_exh(const char *what, const xstats_t *st)
 {
-    printf("  %-58s %7ld states, %ld end states: %ld hang, %ld wrong data, %ld FIFO blocked%s\n",
-           what, st->states, st->ends, st->verdicts[1], st->verdicts[2], st->verdicts[3],
+    printf("  %-58s %7ld states, %ld end states: %ld hang, %ld wrong data, %ld left held%s\n", what,
+           st->states, st->ends, st->verdicts[1], st->verdicts[2], st->verdicts[3],
            st->truncated ? " (budget reached)" : "");
 }
 
@@ -937,7 +938,6 @@ int gpu_explore_all(int scale)
     if (scale > 1) explore_long(scale);
     printf("%s: explorer of the kernel's decisions, %.1f s\n", xfailures ? "FAIL" : "ok",
            (double)(clock() - t0) / CLOCKS_PER_SEC);
-    (void)verdict_name;
     free(w);
     return xfailures;
 }

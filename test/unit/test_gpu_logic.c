@@ -23,8 +23,9 @@
  *     feeds a later collective stale chunks (defect 3), the epoch advanced before a launch
  *     that fails never relaunches (defect 4). The same defects are checked on the GPU
  *     machine by test/mpi-style/gpu/testlist-mps.
- * The budget is fixed (about 3 s of explorer). TEST_GPU_EXPLORE=N multiplies the random runs
- * by N and, when N > 1, adds larger exhaustive cases (a long run: N = 50 takes minutes).
+ * The budget is fixed (about 3 s of CPU for the explorer). TEST_GPU_EXPLORE=N multiplies the
+ * random runs by N and, when N > 1, adds larger exhaustive cases of up to 100,000 x N states
+ * each (a long run: N = 20 takes about 30 s of CPU, N = 100 over 10 minutes).
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
  */
 #include <stdio.h>

@@ -36,6 +36,7 @@
 #ifdef HAVE_CUDA
 #include "cuda/cuda_fns.h"
 #include "gpu/daemon_abi.h"
+#include "gpu/daemon_logic.h"
 #include "gpu/daemon_plan.h"
 
 extern const unsigned char dfc_gpu_daemon_fatbin[]; /* daemon_fatbin.c, made by embed.sh */
@@ -430,7 +431,7 @@ static int launch(void)
         }
         return rc;
     }
-    d.epoch++;
+    d.epoch = dfc_gpu_epoch_after(d.epoch, 1); /* accepted: only now (dfc_gpu_kernel_gone) */
     d.failed_tries = 0;
     d.launched = 1;
     d.launches++;
@@ -440,10 +441,7 @@ static int launch(void)
 /* Has a block of the current launch exited? (Then work may sit in no running block.) */
 static int kernel_left(void)
 {
-    if (!d.launched) return 1;
-    for (uint32_t b = 0; b < d.kargs.geom.channels; b++)
-        if (d.host->exited[b] == d.epoch) return 1;
-    return 0;
+    return dfc_gpu_kernel_gone(d.launched, d.host->exited, d.kargs.geom.channels, d.epoch);
 }
 
 /* Appends an SQ entry for descriptor `slot`: the entry, then the tail the kernel polls. */

@@ -40,7 +40,7 @@
 #include "gpu/daemon_prof.cuh"
 #include "gpu/daemon_reduce.cuh"
 
-#define STEP_DONE 0x80000000u
+#define STEP_DONE DFC_GPU_STEP_DONE
 
 /* This channel's end of every FIFO: send and receive counters, the sender's ownership, the
  * spill entries. Only this block uses them, so they live in shared memory while the kernel
@@ -88,7 +88,13 @@ struct block_state {
 };
 
 /* ACT_DROP: a chunk of a cancelled collective, acknowledged without a copy. */
-enum act_kind { ACT_SEND, ACT_RECV, ACT_FROM_SPILL, ACT_STEAL, ACT_DROP };
+enum act_kind {
+    ACT_SEND = DFC_GPU_ACT_SEND,
+    ACT_RECV = DFC_GPU_ACT_RECV,
+    ACT_FROM_SPILL = DFC_GPU_ACT_FROM_SPILL,
+    ACT_STEAL = DFC_GPU_ACT_STEAL,
+    ACT_DROP = DFC_GPU_ACT_DROP
+};
 
 __device__ static inline char *spill_at(const dfc_gpu_kargs_t &a, uint32_t peer, uint32_t chan,
                                         int e)
@@ -177,19 +183,12 @@ __device__ static void cancel_coll(const dfc_gpu_kargs_t &a, block_state *s, uin
                                    const dfc_gpu_sq_entry_t &e)
 {
     dfc_gpu_dev_t *d = a.dev;
-    int j = 0;
-    for (int i = 0; i < s->q.n; i++)
-        if (s->q.e[i].slot != e.slot || s->q.e[i].gen != e.gen) s->q.e[j++] = s->q.e[i];
-    s->q.n = j;
+    s->q.n = dfc_gpu_queue_drop(s->q.e, s->q.n, e.slot, e.gen);
     /* the host leaves the descriptor alone until the cancel is confirmed */
     const uint64_t ident = *(const volatile uint64_t *)&a.host->desc[e.slot].h.ident;
-    for (uint32_t p = 0; p < a.geom.nlocal; p++) {
-        for (uint32_t k = 0; k < a.geom.slots; k++)
-            if (s->f.owner[p][k] == ident) s->f.owner[p][k] = 0;
-        for (int k = 0; k < DFC_GPU_SPILL; k++)
-            if (s->f.spill_ident[p][k] == ident) s->f.spill_ident[p][k] = 0;
-    }
-    d->dead[chan][d->ndead[chan]++ % DFC_GPU_DEAD] = ident;
+    for (uint32_t p = 0; p < a.geom.nlocal; p++)
+        dfc_gpu_forget(s->f.owner[p], a.geom.slots, s->f.spill_ident[p], DFC_GPU_SPILL, ident);
+    dfc_gpu_dead_add(d->dead[chan], &d->ndead[chan], ident);
     dfc_gpu_ctx_t *c = &a.ctx[(uint64_t)e.slot * a.geom.channels + chan];
     if (c->gen == e.gen) inv_release(a, c, chan);
     __threadfence();
@@ -199,14 +198,6 @@ __device__ static void cancel_coll(const dfc_gpu_kargs_t &a, block_state *s, uin
     a.host->error[e.slot] = DFC_GPU_CANCELLED;
     fence_release_sys();
     a.host->done[e.slot] = e.gen;
-}
-
-/* Thread 0: is a chunk of `ident` one of a collective this channel cancelled? */
-__device__ static bool is_dead(const dfc_gpu_kargs_t &a, uint32_t chan, uint64_t ident)
-{
-    for (int k = 0; k < DFC_GPU_DEAD; k++)
-        if (a.dev->dead[chan][k] == ident) return true;
-    return false;
 }
 
 /* Thread 0: takes new SQ entries (from the mirror) into the run queue, by priority (FIFO
@@ -398,11 +389,11 @@ __device__ static int pick_send(const dfc_gpu_kargs_t &a, block_state *s, int k,
 {
     const dfc_gpu_geom_t *g = &a.geom;
     uint64_t *owner = &s->f.owner[peer][h->slot];
-    if (*owner && *owner != h->ident) return 0;
+    if (!dfc_gpu_fifo_free(*owner, h->ident)) return 0;
     if (a.rendezvous && !inv_ready(a, c, peer, chan, h, DFC_GPU_ORDINAL(st))) return 0;
     uint64_t seq = s->f.sent[peer][h->slot] + 1;
     volatile uint64_t *ack = (volatile uint64_t *)dfc_gpu_from_ack(&a, peer, chan, h->slot);
-    if (load_acquire_sys(ack) + g->depth < seq) return 0; /* every entry still unread */
+    if (!dfc_gpu_fifo_room(load_acquire_sys(ack), seq, g->depth)) return 0; /* all unread */
     *owner = h->ident;
     s->act_src[k] = buf_at(h, st->src_buf, st->src_off + off);
     s->act_dst[k] = dfc_gpu_to_data(&a, peer, chan, h->slot, (uint32_t)(seq % g->depth));
@@ -415,11 +406,8 @@ __device__ static int pick_send(const dfc_gpu_kargs_t &a, block_state *s, int k,
 __device__ static int pick_from_spill(const dfc_gpu_kargs_t &a, block_state *s, int k,
                                       uint32_t peer, uint32_t chan, const dfc_gpu_desc_head_t *h)
 {
-    int best = -1;
-    for (int e = 0; e < DFC_GPU_SPILL; e++)
-        if (s->f.spill_ident[peer][e] == h->ident && s->f.spill_slot[peer][e] == h->slot &&
-            (best < 0 || s->f.spill_seq[peer][e] < s->f.spill_seq[peer][best]))
-            best = e;
+    int best = dfc_gpu_spill_oldest(s->f.spill_ident[peer], s->f.spill_slot[peer],
+                                    s->f.spill_seq[peer], DFC_GPU_SPILL, h->ident, h->slot);
     if (best < 0) return 0;
     s->act_kind[k] = ACT_FROM_SPILL;
     s->act_spill[k] = best;
@@ -427,27 +415,28 @@ __device__ static int pick_from_spill(const dfc_gpu_kargs_t &a, block_state *s, 
     return 1;
 }
 
-/* The head of the FIFO holds a chunk of another collective: a cancelled one's is dropped
- * (acknowledged, not copied); another's is moved aside into a free spill entry so that the
- * chunks behind it can come through (its owner takes it from there later). With the spill
- * full, the receive waits: the owner will take the chunk when it runs. Fills action k with
- * the move and returns 1, or returns 0. */
+/* The head of the FIFO holds a chunk of another collective (dfc_gpu_head_choice): a
+ * cancelled one's is dropped (acknowledged, not copied); another's is moved aside into a
+ * free spill entry so that the chunks behind it can come through (its owner takes it from
+ * there later). With the spill full, or with rendezvous, the receive waits: the owner will
+ * take the chunk when it runs. Fills action k with the move and returns 1, or returns 0. */
 __device__ static int pick_steal(const dfc_gpu_kargs_t &a, block_state *s, int k, uint32_t peer,
-                                 uint32_t chan, int step, const dfc_gpu_flag_t *f, uint64_t owner)
+                                 uint32_t chan, int step, const dfc_gpu_flag_t *f, uint64_t owner,
+                                 uint64_t ident)
 {
     s->act_reduce[k] = 0;
     s->act_step[k] = step;
     s->act_ident[k] = owner;
-    if (is_dead(a, chan, owner)) {
+    int e = -1;
+    int what = dfc_gpu_head_choice(owner, ident, a.dev->dead[chan], a.rendezvous,
+                                   s->f.spill_ident[peer], DFC_GPU_SPILL, &e);
+    if (what == DFC_GPU_ACT_DROP) {
         s->act_kind[k] = ACT_DROP;
         s->act_dst[k] = s->act_src[k];
         s->act_bytes[k] = 0;
         return 1;
     }
-    if (a.rendezvous) return 0; /* an invited receive of its owner: taken at its next sweep */
-    int e = 0;
-    while (e < DFC_GPU_SPILL && s->f.spill_ident[peer][e]) e++;
-    if (e == DFC_GPU_SPILL) return 0;
+    if (what != DFC_GPU_ACT_STEAL) return 0;
     s->act_kind[k] = ACT_STEAL;
     s->act_spill[k] = e;
     s->act_dst[k] = spill_at(a, peer, chan, e);
@@ -471,7 +460,7 @@ __device__ static int pick_recv(const dfc_gpu_kargs_t &a, block_state *s, int k,
     if (load_acquire_sys(&f->seq) != seq) return 0;
     uint64_t owner = f->ident;
     s->act_src[k] = dfc_gpu_from_data(&a, peer, chan, h->slot, entry);
-    if (owner != h->ident) return pick_steal(a, s, k, peer, chan, step, f, owner) ? 2 : 0;
+    if (owner != h->ident) return pick_steal(a, s, k, peer, chan, step, f, owner, h->ident) ? 2 : 0;
     s->act_kind[k] = ACT_RECV;
     return 1;
 }
@@ -495,13 +484,11 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
         if (prog & STEP_DONE) continue;
         all_done = 0;
         int sending = st->kind == DFC_STEP_SEND;
-        uint32_t peer = (uint32_t)h->peer_index[st->peer], bit = 1u << peer;
-        if ((sending ? busy_send : busy_recv) & bit) continue;
-        if (sending) busy_send |= bit;
-        else busy_recv |= bit;
+        uint32_t peer = (uint32_t)h->peer_index[st->peer];
+        if (!dfc_gpu_sweep_first(&busy_send, &busy_recv, sending, peer)) continue;
         uint64_t lo, hi;
         dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
-        uint32_t nchunks = (uint32_t)((hi - lo + g->chunk - 1) / g->chunk);
+        uint32_t nchunks = dfc_gpu_nchunks(lo, hi, g->chunk);
         if (prog >= nchunks) { /* nothing (left) to move in this channel */
             c->progress[i] = STEP_DONE;
             (*moved)++;
@@ -568,7 +555,7 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
         uint32_t peer = (uint32_t)h->peer_index[st->peer];
         uint64_t lo, hi;
         dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
-        uint32_t nchunks = (uint32_t)((hi - lo + g->chunk - 1) / g->chunk);
+        uint32_t nchunks = dfc_gpu_nchunks(lo, hi, g->chunk);
         uint32_t prog = c->progress[s->act_step[k]] + 1;
         int e = s->act_spill[k];
         if (s->act_kind[k] == ACT_SEND) {
@@ -577,7 +564,8 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
                                                                   (uint32_t)(seq % g->depth));
             f->seq = seq;
             remote |= a.inbox[peer] ? 1u << peer : 0;
-            if (prog == nchunks) s->f.owner[peer][h->slot] = 0; /* last chunk written */
+            uint64_t *owner = &s->f.owner[peer][h->slot];
+            *owner = dfc_gpu_owner_after(*owner, prog, nchunks); /* free after the last chunk */
         } else if (s->act_kind[k] == ACT_FROM_SPILL) {
             s->f.spill_ident[peer][e] = 0; /* the entry is free again */
         } else { /* ACT_RECV, ACT_STEAL, ACT_DROP: the FIFO advances, the sender may reuse it */
@@ -594,7 +582,7 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
                 continue; /* not this step's chunk */
             }
         }
-        c->progress[s->act_step[k]] = prog == nchunks ? STEP_DONE : prog;
+        c->progress[s->act_step[k]] = dfc_gpu_progress_after(prog, nchunks);
     }
     for (uint32_t p = 0; remote; p++, remote >>= 1)
         if (remote & 1) kick(a, p, chan);
@@ -861,15 +849,11 @@ __device__ static int exit_decision(const dfc_gpu_kargs_t &a, const block_state 
     /* Another block may have stored a time later than t: then nothing is quiet (an unsigned
      * t - last would wrap to centuries and take the kernel down). last_move may be older
      * than this launch, from a previous one. */
-    uint64_t last = a.dev->last_move, since = last > launched_at ? last : launched_at;
-    uint64_t quiet = t > since ? t - since : 0;
+    uint64_t quiet = dfc_gpu_quiet(t, a.dev->last_move, launched_at);
     int quit = a.dev->drain == a.epoch, why = 0;
-    if (!quit && s->q.n > 0 && quiet > a.idle_ns) quit = why = 1;
-    if (!quit && s->q.n == 0 && quiet > a.linger_ns && a.host->sq_tail == s->q.sq_head) {
-        quit = why = 2;
-        for (uint32_t b = 0; b < a.geom.channels && quit; b++)
-            if (a.dev->busy[b]) quit = why = 0;
-    }
+    if (!quit)
+        quit = why = dfc_gpu_exit_why(s->q.n > 0, quiet, a.idle_ns, a.linger_ns, &a.host->sq_tail,
+                                      s->q.sq_head, a.dev->busy, a.geom.channels);
     if (why && atomicExch((uint32_t *)&a.dev->drain, a.epoch) !=
                    a.epoch) { /* the first to decide counts */
         if (why == 1) a.host->exits_stuck = a.host->exits_stuck + 1;

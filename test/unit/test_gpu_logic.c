@@ -14,9 +14,18 @@
  *     live idents, some sharing a hash. Every lookup finds a live ident at the entry it was
  *     put in and never finds a released one; an insertion always finds an entry; when all
  *     are released the table is free again.
- * Not covered yet: the chunk, spill and cancel decisions and the exit rule, which still read
- * device memory inside the kernel (defects 1, 3 and 4 are checked on the GPU machine by
- * test/mpi-style/gpu/testlist-mps).
+ *   - the chunk, spill, invitation, cancel, exit and relaunch decisions (gpu_explore.c): 2 to
+ *     4 simulated GPUs run real schedules in crossed and chaos orders, with bursts, a GPU that
+ *     dies, kernels that exit and are relaunched; random runs, and every reachable state of
+ *     small cases. The rules before issue 23 must be caught: the eager protocol (rendezvous
+ *     off) hangs on the crossed Iallreduce/Allreduce with 5-chunk steps and a 4-entry spill
+ *     (defect 1), the cancel that only dropped the queue entry (idents repeating) hangs or
+ *     feeds a later collective stale chunks (defect 3), the epoch advanced before a launch
+ *     that fails never relaunches (defect 4). The same defects are checked on the GPU
+ *     machine by test/mpi-style/gpu/testlist-mps.
+ * The budget is fixed (about 3 s of CPU for the explorer). TEST_GPU_EXPLORE=N multiplies the
+ * random runs by N and, when N > 1, adds larger exhaustive cases of up to 100,000 x N states
+ * each (a long run: N = 20 takes about 30 s of CPU, N = 100 over 10 minutes).
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
  */
 #include <stdio.h>
@@ -24,6 +33,7 @@
 #include <string.h>
 
 #include "gpu/daemon_logic.h"
+#include "gpu_explore.h"
 
 static int failures;
 #define CHECK(cond, ...)                                         \
@@ -232,8 +242,10 @@ static void test_invitations(void)
 
 int main(void)
 {
+    const char *scale = getenv("TEST_GPU_EXPLORE");
     test_mirror();
     test_invitations();
+    failures += gpu_explore_all(scale && atoi(scale) > 0 ? atoi(scale) : 1);
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

@@ -26,6 +26,8 @@
 
 #include "tl/ofi_mr.h"
 
+#define DFC_OFI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 #if HAVE_LIBFABRIC && defined(__GLIBC__)
 
 enum { W_FREE = 0, W_LIVE = 1, W_STALE = 2, W_BUSY = 3 };
@@ -78,7 +80,8 @@ static void mark_block(void *p)
 
 void free(void *p)
 {
-    atomic_store_explicit(&free_reached, 1, memory_order_relaxed);
+    if (DFC_OFI_UNLIKELY(!atomic_load_explicit(&free_reached, memory_order_relaxed)))
+        atomic_store_explicit(&free_reached, 1, memory_order_relaxed); /* once: no sharing */
     mark_block(p);
     if (next_free) next_free(p);
     else __libc_free(p);

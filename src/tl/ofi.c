@@ -432,6 +432,15 @@ static void keepalive(ofi_t *s, uint64_t now)
     }
 }
 
+void dfc_ofi_tick(ofi_t *s)
+{
+    uint64_t now = dfc_time_ns();
+    if (s->last_progress + s->beat_ns / 4 <= now) {
+        keepalive(s, now);
+        s->last_progress = now;
+    }
+}
+
 static int ofi_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
 {
     ofi_t *s = tl->priv;
@@ -441,11 +450,7 @@ static int ofi_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     dfc_ofi_cq_drain(s, 0);
     int rc = post_recvs(s);
     if (rc) DFC_LOG(DFC_LOG_INFO, "ofi", "reposting receive buffers failed");
-    uint64_t now = dfc_time_ns();
-    if (s->last_progress + s->beat_ns / 4 <= now) {
-        keepalive(s, now);
-        s->last_progress = now;
-    }
+    dfc_ofi_tick(s);
     if (DFC_UNLIKELY(s->nunreported)) {
         for (int i = 0; i < s->npeers; i++) {
             ofi_peer_t *p = &s->peers[i];

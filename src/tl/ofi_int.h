@@ -103,6 +103,8 @@ void dfc_ofi_peer_fail(ofi_t *s, ofi_peer_t *p, const char *fmt, ...)
 int dfc_ofi_dead_err(const char *func, const ofi_peer_t *p);
 /* Reads the completion queue; with defer, receives are held back in s->deferred. */
 void dfc_ofi_cq_drain(ofi_t *s, int defer);
+/* The periodic part of progress: beats, credits owed, the failure rules. */
+void dfc_ofi_tick(ofi_t *s);
 
 static inline ofi_peer_t *dfc_ofi_peer_of(ofi_t *s, int world)
 {

@@ -475,17 +475,26 @@ static int ofi_pending(dfc_tl_t *tl)
     return 0;
 }
 
+/* dfc_tl.h: called with the caller's lock held; decides under it whether to sleep, drops it
+ * (tl->wait_release) on every path, and sleeps without it. */
 static void ofi_wait(dfc_tl_t *tl, long timeout_us)
 {
     ofi_t *s = tl->priv;
-    if (timeout_us == 0) return;
+    /* Receives an RMA read took off the queue wait in s->deferred: the wait object will not
+     * say so. */
+    int now = timeout_us == 0 || (s && s->ndeferred);
     long cap = s && s->npeers ? (long)(s->beat_ns / 4000) : -1; /* beats must go out */
     if (cap > 0 && (timeout_us < 0 || timeout_us > cap)) timeout_us = cap;
-    if (s && s->wait_fd >= 0) {
+    int fd = s ? s->wait_fd : -1;
+    if (!now && fd >= 0) {
         struct fid *f = &s->cq->fid;
-        if (fi_trywait(s->fabric, &f, 1) != FI_SUCCESS) return; /* something is there */
+        now = fi_trywait(s->fabric, &f, 1) != FI_SUCCESS; /* something is there */
+    }
+    if (tl->wait_release) tl->wait_release(); /* it used to be kept: a self-deadlock */
+    if (now) return;
+    if (fd >= 0) {
         struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000};
-        struct pollfd pf = {.fd = s->wait_fd, .events = POLLIN};
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
         ppoll(&pf, 1, timeout_us < 0 ? NULL : &ts, NULL);
         return;
     }

@@ -43,6 +43,7 @@ static struct fi_info *hints_new(const char *want, int source, int safe, uint64_
     h->rx_attr->msg_order = FI_ORDER_SAS;
     h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY |
                               FI_MR_ENDPOINT;
+    if (extra & FI_HMEM) h->domain_attr->mr_mode |= FI_MR_HMEM; /* providers require it */
     h->domain_attr->threading = safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
     h->domain_attr->av_type = FI_AV_TABLE;
     if (want && *want) h->fabric_attr->prov_name = strdup(want);

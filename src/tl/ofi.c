@@ -484,6 +484,10 @@ static void ofi_wait(dfc_tl_t *tl, long timeout_us)
      * say so. */
     int now = timeout_us == 0 || (s && s->ndeferred);
     long cap = s && s->npeers ? (long)(s->beat_ns / 4000) : -1; /* beats must go out */
+    /* Our buffers exposed to reads, over a provider that serves reads only inside its calls
+     * (manual data progress: tcp;ofi_rxm): a read request wakes no wait object (it makes no
+     * completion here), so sleep briefly and look again. */
+    if (s && s->nexpos && s->manual_progress) cap = 20;
     if (cap > 0 && (timeout_us < 0 || timeout_us > cap)) timeout_us = cap;
     int fd = s ? s->wait_fd : -1;
     if (!now && fd >= 0) {
@@ -547,6 +551,7 @@ static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *
     struct fi_info *i = s->info;
     s->has_source = (i->caps & FI_SOURCE) != 0;
     s->rma = prm->rma != 0 && (i->caps & FI_RMA) && (i->caps & FI_READ);
+    s->manual_progress = i->domain_attr->data_progress != FI_PROGRESS_AUTO;
     int safe = i->domain_attr->threading == FI_THREAD_SAFE; /* wait may run unlocked */
     const char *what = "fi_fabric";
     if ((r = fi_fabric(i->fabric_attr, &s->fabric, NULL))) goto fail;

@@ -87,7 +87,7 @@ typedef struct ofi {
     int rd_busy, rd_err;          /* rd posted and not completed; its completion's error */
     struct ofi_rx_done *deferred; /* receives completed during a read, delivered later */
     int ndeferred;
-    int hmem; /* the provider reports FI_HMEM */
+    int manual_progress; /* data moves only inside calls into the provider */
 } ofi_t;
 
 /* A receive completion held back while a read waits (nothing is delivered then). */

@@ -35,7 +35,7 @@
  */
 #include "config.h"
 
-#include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -232,14 +232,17 @@ void dfc_ofi_rma_peer_gone(ofi_t *s, ofi_peer_t *p)
 
 /* ---- receiver: the read ----------------------------------------------------------- */
 
-/* Sleeps up to 1 ms on the completion queue's wait object, where there is one. */
-static void read_nap(ofi_t *s)
+/* Leaves the core to others for a moment (2 shared cores: the sender may need it). Not a
+ * sleep on the wait object: rxm's does not wake for data of a read that only its next
+ * progress call would turn into a completion (a 1 ms nap there cost 1 ms per read). */
+static void read_nap(uint64_t spins)
 {
-    struct fid *f = &s->cq->fid;
-    if (s->wait_fd < 0 || fi_trywait(s->fabric, &f, 1) != FI_SUCCESS) return;
-    struct timespec ts = {0, 1000000};
-    struct pollfd pf = {.fd = s->wait_fd, .events = POLLIN};
-    ppoll(&pf, 1, &ts, NULL);
+    if (spins < 20000) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {0, 20000}; /* a slow sender: 20 us naps */
+    nanosleep(&ts, NULL);
 }
 
 /* Waits for s->rd's completion; 0, or an error code (the peer failed, the read failed).
@@ -256,7 +259,7 @@ static int read_wait(ofi_t *s, ofi_peer_t *p)
         if (!s->rd_busy) break;
         if (p->dead) return dfc_ofi_dead_err("ofi_rget", p);
         if ((++spins & 63) == 0) dfc_ofi_tick(s);
-        if (spins > 2000) read_nap(s); /* do not spin on 2 shared cores for a slow sender */
+        if (spins > 200) read_nap(spins); /* do not spin on 2 shared cores */
     }
     switch (s->rd_err) {
     case 0: return DFC_SUCCESS;

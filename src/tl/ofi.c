@@ -17,8 +17,9 @@
  * dfc_ofi_wire_check; anything else is dropped (logged at info level).
  *
  * Data path: send copies header and payload into a registered bounce buffer and posts one
- * tagged send; large messages are cut by the comm layer into DATA packets of max_payload
- * bytes (its rendezvous), so there is no RMA here yet (rget is NULL). Flow control: per
+ * tagged send; large messages are read by the receiver with one RMA read where the provider
+ * offers FI_RMA (ofi_rma.c: the RTS carries a key, rget reads), else cut by the comm layer
+ * into DATA packets of max_payload bytes (its rendezvous). Flow control: per
  * peer `credits` packets may be unacknowledged; the receiver gives credits back (on its
  * own packets, or in a CREDIT message once half of them are used), so the provider never
  * holds more than credits x peers unexpected messages, however fast a sender floods.

@@ -1,9 +1,11 @@
 #!/bin/sh
 # run-ofi.sh - the ofi transport (libfabric, provider tcp;ofi_rxm) beside DFC's own tcp
-# transport on 2 simulated nodes (test/launch/dfc-mpirun-nodes): dfc_bench ping-pong and
-# allreduce from 8 B to 16 MiB, once with DFC_TRANSPORT=tcp and once with DFC_TRANSPORT=ofi,
-# each with the Open MPI anchor restricted to its tcp BTL (--mca btl tcp,self), then a table
-# of medians and the ratio ofi/tcp per size (bench/summarize-ofi below, inline python).
+# transport on 2 simulated nodes (test/launch/dfc-mpirun-nodes): dfc_bench ping-pong,
+# bandwidth and allreduce from 8 B to 16 MiB, once with DFC_TRANSPORT=tcp, once with
+# DFC_TRANSPORT=ofi (rendezvous by RMA read) and once with ofi and DFC_OFI_RMA=0 (rendezvous
+# by fragments, as before the RMA read), each with the Open MPI anchor restricted to its tcp
+# BTL (--mca btl tcp,self), then a table of medians and the ratio ofi/tcp per size (inline
+# python below).
 #
 # Usage: bench/run-ofi.sh [-o DIR] [dfc_bench options...]   (run from the build tree)
 set -eu
@@ -18,27 +20,33 @@ mkdir -p "$OUT"
     echo "git: $(git describe --always --dirty 2>/dev/null || echo unknown)"
 } > "$OUT/machine.txt"
 cat "$OUT/machine.txt"
-for t in tcp ofi; do
-    echo "== DFC_TRANSPORT=$t"
-    DFC_TRANSPORT=$t DFC_OFI_PROVIDER="tcp;ofi_rxm" FI_PROVIDER="tcp;ofi_rxm" \
-        test/launch/dfc-mpirun-nodes 2 -x DFC_TRANSPORT -x DFC_OFI_PROVIDER -x FI_PROVIDER \
-        --mca btl tcp,self -- bench/dfc_bench -workloads pingpong,allreduce -minsize 8 \
-        -maxsize 16M "$@" -csv "$OUT/$t.csv" > "$OUT/$t.txt"
+for run in tcp ofi ofi-frag; do
+    t=${run%-frag}
+    rma=1
+    [ "$run" = ofi-frag ] && rma=0
+    echo "== DFC_TRANSPORT=$t DFC_OFI_RMA=$rma"
+    DFC_TRANSPORT=$t DFC_OFI_RMA=$rma DFC_OFI_PROVIDER="tcp;ofi_rxm" FI_PROVIDER="tcp;ofi_rxm" \
+        test/launch/dfc-mpirun-nodes 2 -x DFC_TRANSPORT -x DFC_OFI_RMA -x DFC_OFI_PROVIDER \
+        -x FI_PROVIDER --mca btl tcp,self -- bench/dfc_bench -workloads pingpong,bw,allreduce \
+        -minsize 8 -maxsize 16M "$@" -csv "$OUT/$run.csv" > "$OUT/$run.txt"
 done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
 python3 - "$OUT" <<'PY'
 import csv, sys
 out = sys.argv[1]
 med = {}
-for t in ("tcp", "ofi"):
-    rows = [l for l in open(f"{out}/{t}.csv") if not l.startswith("#")]
+for run in ("tcp", "ofi", "ofi-frag"):
+    rows = [l for l in open(f"{out}/{run}.csv") if not l.startswith("#")]
     for r in csv.DictReader(rows):
-        lib = t if r["lib"] == "dfc" else f"ompi({t} run)"
+        lib = run if r["lib"] == "dfc" else f"ompi({run} run)"
         med[(r["workload"], int(r["bytes"]), lib)] = float(r["median_us"])
-print(f"{'workload':10} {'bytes':>9} {'ofi us':>10} {'tcp us':>10} {'ofi/tcp':>8} {'ompi-tcp us':>12}")
-for wl in ("pingpong", "allreduce"):
+print(f"{'workload':10} {'bytes':>9} {'ofi us':>10} {'ofi-frag':>10} {'tcp us':>10} "
+      f"{'ofi/tcp':>8} {'frag/tcp':>8} {'ompi-tcp us':>12}")
+for wl in ("pingpong", "bw", "allreduce"):
     for b in sorted({k[1] for k in med if k[0] == wl}):
-        o, t = med.get((wl, b, "ofi")), med.get((wl, b, "tcp"))
+        o, f, t = (med.get((wl, b, x)) for x in ("ofi", "ofi-frag", "tcp"))
         a = med.get((wl, b, "ompi(tcp run)"))
-        ratio = f"{o / t:8.2f}" if o and t else "       -"
-        print(f"{wl:10} {b:9d} {o or 0:10.2f} {t or 0:10.2f} {ratio} {a or 0:12.2f}")
+        r1 = f"{o / t:8.2f}" if o and t else "       -"
+        r2 = f"{f / t:8.2f}" if f and t else "       -"
+        print(f"{wl:10} {b:9d} {o or 0:10.2f} {f or 0:10.2f} {t or 0:10.2f} {r1} {r2} {a or 0:12.2f}")
 PY

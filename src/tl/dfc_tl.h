@@ -126,9 +126,12 @@ typedef struct dfc_tl_ops {
     int (*send)(struct dfc_tl *tl, int peer, const dfc_pkt_t *pkt, const void *payload);
 
     /* Optional (NULL if absent): copies len bytes from `remote_addr` in peer's address
-     * space to `local` (cross-memory attach). Blocks for the copy only. Returns DFC_SUCCESS,
+     * space to `local` (shm: cross-memory attach; ofi: an RMA read with the key that came
+     * with the peer's RTS for that address). Blocks for the copy only. Returns DFC_SUCCESS,
      * or DFC_ERR_UNSUPPORTED_OPERATION when it cannot (the caller falls back to DATA
-     * packets), or another error code. */
+     * packets), or another error code. A transport that hands out keys (ofi) watches the
+     * RTS it sends and the FIN, CTS and CANCEL_ACK that answer it, and so learns when a
+     * buffer may no longer be read: the comm layer answers every RTS it matched. */
     int (*rget)(struct dfc_tl *tl, int peer, void *local, uint64_t remote_addr, size_t len);
 
     /* Delivers arrived packets through `deliver` and flushes queued output. Never blocks.

@@ -17,8 +17,9 @@
  * dfc_ofi_wire_check; anything else is dropped (logged at info level).
  *
  * Data path: send copies header and payload into a registered bounce buffer and posts one
- * tagged send; large messages are cut by the comm layer into DATA packets of max_payload
- * bytes (its rendezvous), so there is no RMA here yet (rget is NULL). Flow control: per
+ * tagged send; large messages are read by the receiver with one RMA read where the provider
+ * offers FI_RMA (ofi_rma.c: the RTS carries a key, rget reads), else cut by the comm layer
+ * into DATA packets of max_payload bytes (its rendezvous). Flow control: per
  * peer `credits` packets may be unacknowledged; the receiver gives credits back (on its
  * own packets, or in a CREDIT message once half of them are used), so the provider never
  * holds more than credits x peers unexpected messages, however fast a sender floods.
@@ -58,70 +59,8 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
-#define OFI_CQ_BATCH 16
-#define OFI_NAME_MAX 256
+#include "tl/ofi_int.h"
 
-enum { BUF_RX = 0, BUF_TX = 1, BUF_CTL = 2 };
-
-typedef struct ofi_buf {
-    struct fi_context2 ctx; /* first: completions give its address back */
-    int kind;               /* BUF_RX, BUF_TX, BUF_CTL */
-    int peer;               /* TX/CTL: index of the peer it went to */
-    int next;               /* free list */
-    uint32_t seq;           /* RX waiting in its peer's stash: the message's seq */
-    struct ofi_buf *snext;  /* the peer's stash */
-    size_t len;             /* RX in a stash: message length */
-    char *mem;
-    void *desc;
-} ofi_buf_t;
-
-typedef struct ofi_pool {
-    ofi_buf_t *bufs;
-    char *mem;
-    struct fid_mr *mr;
-    int n, free, nfree;
-    size_t size;
-} ofi_pool_t;
-
-typedef struct ofi_peer {
-    int world;
-    fi_addr_t addr;
-    int dead, unreported, hello_ok;
-    int hello_sent;          /* our HELLO is posted: PKTs may follow (FI_ORDER_SAS) */
-    int credits;             /* packets we may still send it */
-    int owed;                /* its packets delivered here since we last gave credits back */
-    uint32_t tx_seq, rx_seq; /* seq of the next message to it, expected next from it */
-    ofi_buf_t *stash;        /* its messages that completed before an earlier one */
-    uint64_t last_rx, last_tx;
-    int inflight;         /* our sends to it not completed yet */
-    uint64_t busy_since;  /* when its sends last made progress while some were in flight */
-    uint64_t again_since; /* sends to it refused (-FI_EAGAIN) since then; 0: accepted */
-    char why[128];
-} ofi_peer_t;
-
-typedef struct ofi {
-    int rank, size;
-    struct fi_info *info;
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    struct fid_ep *ep;
-    int wait_fd; /* -1 without FI_WAIT_FD */
-    int has_source;
-    ofi_pool_t rx, tx, ctl;
-    ofi_peer_t *peers;
-    int npeers;
-    int *w2p; /* world rank -> index in peers, or -1 */
-    uint8_t secret[DFC_OFI_SECRET_LEN];
-    size_t max_payload;
-    int credits;
-    int ntx_busy; /* TX and CTL buffers posted and not completed */
-    int nunreported;
-    uint64_t beat_ns, silence_ns, stuck_ns, last_progress;
-    dfc_tl_deliver_fn deliver; /* during progress */
-    int delivered;
-} ofi_t;
 
 static void ofi_fini(dfc_tl_t *tl);
 
@@ -129,9 +68,7 @@ static void ofi_fini(dfc_tl_t *tl);
 
 static void pool_put(struct ofi_pool *pl, struct ofi_buf *b);
 
-static void peer_fail(ofi_t *s, ofi_peer_t *p, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void peer_fail(ofi_t *s, ofi_peer_t *p, const char *fmt, ...)
+void dfc_ofi_peer_fail(ofi_t *s, ofi_peer_t *p, const char *fmt, ...)
 {
     if (p->dead) return;
     va_list ap;
@@ -145,10 +82,11 @@ static void peer_fail(ofi_t *s, ofi_peer_t *p, const char *fmt, ...)
         p->stash = b->snext;
         pool_put(&s->rx, b);
     }
+    dfc_ofi_rma_peer_gone(s, p); /* its keys and our registrations for it */
     DFC_LOG(DFC_LOG_INFO, "ofi", "peer world rank %d failed: %s", p->world, p->why);
 }
 
-static int dead_err(const char *func, const ofi_peer_t *p)
+int dfc_ofi_dead_err(const char *func, const ofi_peer_t *p)
 {
     return dfc_err(DFC_ERR_PROC_FAILED, func, "world rank %d: %s", p->world, p->why);
 }
@@ -244,7 +182,7 @@ static int post_send(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, size_t len)
     }
     p->again_since = 0;
     if (r) {
-        peer_fail(s, p, "fi_tsend: %s", fi_strerror((int)-r));
+        dfc_ofi_peer_fail(s, p, "fi_tsend: %s", fi_strerror((int)-r));
         return -1;
     }
     b->peer = (int)(p - s->peers);
@@ -280,25 +218,19 @@ static int send_ctl(ofi_t *s, ofi_peer_t *p, int kind)
     return r;
 }
 
-static inline ofi_peer_t *peer_of(ofi_t *s, int world)
-{
-    if (DFC_UNLIKELY(world < 0 || world >= s->size || s->w2p[world] < 0)) return NULL;
-    return &s->peers[s->w2p[world]];
-}
-
 static int ofi_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *payload)
 {
     ofi_t *s = tl->priv;
-    ofi_peer_t *p = peer_of(s, peer);
+    ofi_peer_t *p = dfc_ofi_peer_of(s, peer);
     if (DFC_UNLIKELY(!p)) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an ofi peer", peer);
-    if (DFC_UNLIKELY(p->dead)) return dead_err(__func__, p);
+    if (DFC_UNLIKELY(p->dead)) return dfc_ofi_dead_err(__func__, p);
     uint32_t plen = pkt->payload_len;
     if (DFC_UNLIKELY(plen > s->max_payload))
         return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu", plen,
                        s->max_payload);
     if (p->credits == 0 || s->tx.nfree == 0) return DFC_TL_AGAIN;
     if (DFC_UNLIKELY(!p->hello_sent) && send_ctl(s, p, DFC_OFI_HELLO) != 0)
-        return p->dead ? dead_err(__func__, p) : DFC_TL_AGAIN;
+        return p->dead ? dfc_ofi_dead_err(__func__, p) : DFC_TL_AGAIN;
     ofi_buf_t *b = pool_get(&s->tx);
     dfc_ofi_wire_t *w = (dfc_ofi_wire_t *)b->mem;
     *w = (dfc_ofi_wire_t){.magic = DFC_OFI_MAGIC,
@@ -307,11 +239,20 @@ static int ofi_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
                           .credits = (uint32_t)p->owed};
     memcpy(w + 1, pkt, sizeof(*pkt));
     if (plen) memcpy((char *)(w + 1) + sizeof(*pkt), payload, plen);
-    int r = post_send(s, p, b, dfc_ofi_pkt_len(plen));
+    size_t len = dfc_ofi_pkt_len(plen);
+    dfc_ofi_rkey_t *key = (dfc_ofi_rkey_t *)((char *)b->mem + len);
+    struct ofi_expo *e = s->rma ? dfc_ofi_rma_expose(s, pkt, key) : NULL; /* RTS: key */
+    if (e) {
+        w->flags = DFC_OFI_WF_RKEY;
+        len += sizeof(*key);
+    }
+    int r = post_send(s, p, b, len);
+    if (e) dfc_ofi_rma_sent(s, p, e, r == 0);
     if (r != 0) {
         pool_put(&s->tx, b);
-        return r > 0 ? DFC_TL_AGAIN : dead_err(__func__, p);
+        return r > 0 ? DFC_TL_AGAIN : dfc_ofi_dead_err(__func__, p);
     }
+    dfc_ofi_rma_on_pkt_out(s, p, pkt); /* our answer to an RTS: its key is done with */
     p->owed = 0;
     p->credits--;
     return DFC_SUCCESS;
@@ -342,6 +283,10 @@ static void on_msg(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, int kind)
     if (kind == DFC_OFI_PKT) {
         const dfc_pkt_t *pkt = (const dfc_pkt_t *)(w + 1);
         p->owed++;
+        const dfc_ofi_rkey_t *key = NULL;
+        if (w->flags & DFC_OFI_WF_RKEY) /* checked: after an RTS without payload */
+            key = (const dfc_ofi_rkey_t *)((const char *)b->mem + dfc_ofi_pkt_len(0));
+        dfc_ofi_rma_on_pkt_in(s, p, pkt, key);
         s->deliver(pkt, pkt + 1); /* may call ofi_send: our state is final here */
         s->delivered++;
         if (p->owed >= s->credits / 2) send_ctl(s, p, DFC_OFI_CREDIT); /* else next progress */
@@ -365,7 +310,7 @@ static void on_recv(ofi_t *s, ofi_buf_t *b, size_t len, fi_addr_t src)
     const char *why = NULL;
     int kind = dfc_ofi_wire_check(b->mem, len, s->size, s->max_payload, s->secret, &why);
     const dfc_ofi_wire_t *w = (const dfc_ofi_wire_t *)b->mem;
-    ofi_peer_t *p = kind >= 0 ? peer_of(s, (int)w->src_world) : NULL;
+    ofi_peer_t *p = kind >= 0 ? dfc_ofi_peer_of(s, (int)w->src_world) : NULL;
     if (kind >= 0 && !p) why = "sender is not a peer of this transport";
     else if (p && s->has_source && src != p->addr) why = "source address is not the sender's";
     else if (p && p->dead) why = "the sender has failed";
@@ -402,6 +347,12 @@ static void on_cq_error(ofi_t *s)
         DFC_LOG(DFC_LOG_INFO, "ofi", "completion error without context: %s", fi_strerror(e.err));
         return;
     }
+    if (b->kind == BUF_READ) { /* rget's: it reports the error (a bad key is not a death) */
+        DFC_LOG(DFC_LOG_INFO, "ofi", "read error: %s (%s)", fi_strerror(e.err), msg ? msg : "");
+        s->rd_busy = 0;
+        s->rd_err = e.err ? e.err : FI_EIO;
+        return;
+    }
     if (b->kind == BUF_RX) { /* a truncated or broken receive: drop it, repost the buffer */
         DFC_LOG(DFC_LOG_INFO, "ofi", "receive error: %s (%s)", fi_strerror(e.err), msg ? msg : "");
         pool_put(&s->rx, b);
@@ -412,13 +363,17 @@ static void on_cq_error(ofi_t *s)
     p->inflight--;
     pool_put(b->kind == BUF_TX ? &s->tx : &s->ctl, b);
     if (e.err != FI_ECANCELED)
-        peer_fail(s, p, "send failed: %s%s%s", fi_strerror(e.err), msg ? ": " : "", msg ? msg : "");
+        dfc_ofi_peer_fail(s, p, "send failed: %s%s%s", fi_strerror(e.err), msg ? ": " : "",
+                          msg ? msg : "");
 }
 
-static void cq_drain(ofi_t *s)
+void dfc_ofi_cq_drain(ofi_t *s, int defer)
 {
     struct fi_cq_tagged_entry e[OFI_CQ_BATCH];
     fi_addr_t src[OFI_CQ_BATCH];
+    for (int i = 0; !defer && i < s->ndeferred; i++) /* held back during a read */
+        on_recv(s, s->deferred[i].b, s->deferred[i].len, s->deferred[i].src);
+    if (!defer) s->ndeferred = 0;
     for (int round = 0; round < 4; round++) {
         ssize_t n = s->has_source ? fi_cq_readfrom(s->cq, e, OFI_CQ_BATCH, src)
                                   : fi_cq_read(s->cq, e, OFI_CQ_BATCH);
@@ -429,8 +384,13 @@ static void cq_drain(ofi_t *s)
         if (n <= 0) break;
         for (ssize_t i = 0; i < n; i++) {
             ofi_buf_t *b = e[i].op_context;
-            if (b->kind == BUF_RX) {
-                on_recv(s, b, e[i].len, s->has_source ? src[i] : FI_ADDR_NOTAVAIL);
+            fi_addr_t from = s->has_source ? src[i] : FI_ADDR_NOTAVAIL;
+            if (b->kind == BUF_READ) {
+                s->rd_busy = 0;
+            } else if (b->kind == BUF_RX && defer) { /* rget runs inside a delivery */
+                s->deferred[s->ndeferred++] = (ofi_rx_done_t){b, e[i].len, from};
+            } else if (b->kind == BUF_RX) {
+                on_recv(s, b, e[i].len, from);
             } else {
                 ofi_peer_t *p = &s->peers[b->peer];
                 p->inflight--;
@@ -464,10 +424,21 @@ static void keepalive(ofi_t *s, uint64_t now)
          * has not completed within DFC_FAULT_TIMEOUT fails the peer. */
         if ((p->inflight > 0 && p->busy_since + s->stuck_ns < now) ||
             (p->again_since && p->again_since + s->stuck_ns < now))
-            peer_fail(s, p, "sends not %s within DFC_FAULT_TIMEOUT=%.0f s",
-                      p->again_since ? "accepted by the provider" : "completed", s->stuck_ns / 1e9);
+            dfc_ofi_peer_fail(s, p, "sends not %s within DFC_FAULT_TIMEOUT=%.0f s",
+                              p->again_since ? "accepted by the provider" : "completed",
+                              s->stuck_ns / 1e9);
         else if (s->silence_ns && p->last_rx + s->silence_ns < now)
-            peer_fail(s, p, "no message for %.0f s (DFC_OFI_KEEPALIVE)", s->silence_ns / 1e9);
+            dfc_ofi_peer_fail(s, p, "no message for %.0f s (DFC_OFI_KEEPALIVE)",
+                              s->silence_ns / 1e9);
+    }
+}
+
+void dfc_ofi_tick(ofi_t *s)
+{
+    uint64_t now = dfc_time_ns();
+    if (s->last_progress + s->beat_ns / 4 <= now) {
+        keepalive(s, now);
+        s->last_progress = now;
     }
 }
 
@@ -477,14 +448,10 @@ static int ofi_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     if (!s || s->npeers == 0) return 0;
     s->deliver = deliver;
     s->delivered = 0;
-    cq_drain(s);
+    dfc_ofi_cq_drain(s, 0);
     int rc = post_recvs(s);
     if (rc) DFC_LOG(DFC_LOG_INFO, "ofi", "reposting receive buffers failed");
-    uint64_t now = dfc_time_ns();
-    if (s->last_progress + s->beat_ns / 4 <= now) {
-        keepalive(s, now);
-        s->last_progress = now;
-    }
+    dfc_ofi_tick(s);
     if (DFC_UNLIKELY(s->nunreported)) {
         for (int i = 0; i < s->npeers; i++) {
             ofi_peer_t *p = &s->peers[i];
@@ -492,7 +459,7 @@ static int ofi_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
                 p->unreported = 0;
                 s->nunreported--;
                 tl->failed_peer = p->world;
-                return -dead_err(__func__, p); /* dfc_tl.h: a failure is returned negated */
+                return -dfc_ofi_dead_err(__func__, p); /* dfc_tl.h: a failure is returned negated */
             }
         }
     }
@@ -509,17 +476,30 @@ static int ofi_pending(dfc_tl_t *tl)
     return 0;
 }
 
+/* dfc_tl.h: called with the caller's lock held; decides under it whether to sleep, drops it
+ * (tl->wait_release) on every path, and sleeps without it. */
 static void ofi_wait(dfc_tl_t *tl, long timeout_us)
 {
     ofi_t *s = tl->priv;
-    if (timeout_us == 0) return;
+    /* Receives an RMA read took off the queue wait in s->deferred: the wait object will not
+     * say so. */
+    int now = timeout_us == 0 || (s && s->ndeferred);
     long cap = s && s->npeers ? (long)(s->beat_ns / 4000) : -1; /* beats must go out */
+    /* Our buffers exposed to reads, over a provider that serves reads only inside its calls
+     * (manual data progress: tcp;ofi_rxm): a read request wakes no wait object (it makes no
+     * completion here), so sleep briefly and look again. */
+    if (s && s->nexpos && s->manual_progress) cap = 20;
     if (cap > 0 && (timeout_us < 0 || timeout_us > cap)) timeout_us = cap;
-    if (s && s->wait_fd >= 0) {
+    int fd = s ? s->wait_fd : -1;
+    if (!now && fd >= 0) {
         struct fid *f = &s->cq->fid;
-        if (fi_trywait(s->fabric, &f, 1) != FI_SUCCESS) return; /* something is there */
+        now = fi_trywait(s->fabric, &f, 1) != FI_SUCCESS; /* something is there */
+    }
+    if (tl->wait_release) tl->wait_release(); /* it used to be kept: a self-deadlock */
+    if (now) return;
+    if (fd >= 0) {
         struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000};
-        struct pollfd pf = {.fd = s->wait_fd, .events = POLLIN};
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
         ppoll(&pf, 1, timeout_us < 0 ? NULL : &ts, NULL);
         return;
     }
@@ -531,7 +511,7 @@ static void ofi_wait(dfc_tl_t *tl, long timeout_us)
 /* ---- init ------------------------------------------------------------------------------- */
 
 typedef struct ofi_params {
-    long max_payload, credits, rx_bufs, tx_bufs, keepalive;
+    long max_payload, credits, rx_bufs, tx_bufs, keepalive, rma, mr_cache;
     const char *provider;
 } ofi_params_t;
 
@@ -551,6 +531,12 @@ static void read_params(ofi_params_t *p)
     p->keepalive = dfc_env_long("DFC_OFI_KEEPALIVE", 0,
                                 "ofi: seconds without any message from a peer after which it "
                                 "is failed; 0: never (a busy peer sends nothing)");
+    p->rma = dfc_env_long("DFC_OFI_RMA", 1,
+                          "ofi: 1: large messages are read by the receiver with RMA where the "
+                          "provider offers FI_RMA; 0: sent as fragments");
+    p->mr_cache = dfc_env_long("DFC_OFI_MR_CACHE", 64,
+                               "ofi: memory registrations kept for reuse after their transfer "
+                               "(at most 256); 0: each is closed when its transfer ends");
 }
 
 void dfc_tl_ofi_register_params(void)
@@ -561,10 +547,12 @@ void dfc_tl_ofi_register_params(void)
 
 static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *namelen)
 {
-    int r, rc = dfc_ofi_prov_choose(prm->provider, 1, &s->info);
+    int r, rc = dfc_ofi_prov_choose(prm->provider, 1, prm->rma != 0, &s->info);
     if (rc) return rc;
     struct fi_info *i = s->info;
     s->has_source = (i->caps & FI_SOURCE) != 0;
+    s->rma = prm->rma != 0 && (i->caps & FI_RMA) && (i->caps & FI_READ);
+    s->manual_progress = i->domain_attr->data_progress != FI_PROGRESS_AUTO;
     int safe = i->domain_attr->threading == FI_THREAD_SAFE; /* wait may run unlocked */
     const char *what = "fi_fabric";
     if ((r = fi_fabric(i->fabric_attr, &s->fabric, NULL))) goto fail;
@@ -657,7 +645,7 @@ static int start_peers(ofi_t *s, const ofi_params_t *prm)
     if ((rc = pool_init(s, &s->rx, BUF_RX, (int)prm->rx_bufs, big)) ||
         (rc = pool_init(s, &s->tx, BUF_TX, (int)prm->tx_bufs, big)) ||
         (rc = pool_init(s, &s->ctl, BUF_CTL, 2 * s->npeers + 64, sizeof(dfc_ofi_hello_t))) ||
-        (rc = post_recvs(s)))
+        (rc = dfc_ofi_rma_init(s, prm->mr_cache)) || (rc = post_recvs(s)))
         return rc;
     /* The HELLOs the provider has no room for now go out from send or progress, first. */
     for (int k = 0; k < s->npeers; k++) send_ctl(s, &s->peers[k], DFC_OFI_HELLO);
@@ -722,9 +710,10 @@ static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     rc = connect_peers(s, job);
     if (!rc) rc = start_peers(s, &prm);
     if (!rc)
-        DFC_LOG(DFC_LOG_INFO, "ofi", "%d peers over provider %s, max payload %zu%s%s", s->npeers,
+        DFC_LOG(DFC_LOG_INFO, "ofi", "%d peers over provider %s, max payload %zu%s%s%s", s->npeers,
                 s->info->fabric_attr->prov_name, s->max_payload,
-                s->wait_fd >= 0 ? ", FI_WAIT_FD" : "", s->has_source ? ", FI_SOURCE" : "");
+                s->wait_fd >= 0 ? ", FI_WAIT_FD" : "", s->has_source ? ", FI_SOURCE" : "",
+                s->rma ? ", rendezvous by RMA read" : "");
 out:
     if (rc) ofi_fini(tl);
     return rc;
@@ -734,7 +723,8 @@ static void ofi_fini(dfc_tl_t *tl)
 {
     ofi_t *s = tl->priv;
     if (!s) return;
-    if (s->ep) fi_close(&s->ep->fid); /* first: it cancels what is posted in the pools */
+    if (s->ep) fi_close(&s->ep->fid);   /* first: it cancels what is posted in the pools */
+    if (s->domain) dfc_ofi_rma_fini(s); /* registrations, before their domain */
     pool_fini(&s->rx);
     pool_fini(&s->tx);
     pool_fini(&s->ctl);
@@ -753,7 +743,7 @@ const dfc_tl_ops_t dfc_tl_ofi_ops = {
     .name = "ofi",
     .init = ofi_init,
     .send = ofi_send,
-    .rget = NULL,
+    .rget = dfc_ofi_rget, /* DFC_ERR_UNSUPPORTED_OPERATION without RMA: fragments */
     .progress = ofi_progress,
     .wait = ofi_wait,
     .pending = ofi_pending,

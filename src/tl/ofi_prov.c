@@ -32,34 +32,59 @@ const char *dfc_tl_ofi_provider_param(void)
 
 #define OFI_API FI_VERSION(1, 9)
 
-static struct fi_info *hints_new(const char *want, int source, int safe)
+static struct fi_info *hints_new(const char *want, int source, int safe, uint64_t extra)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h) return NULL;
     h->ep_attr->type = FI_EP_RDM;
-    h->caps = FI_TAGGED | (source ? FI_SOURCE : 0);
+    h->caps = FI_TAGGED | (source ? FI_SOURCE : 0) | extra;
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     h->tx_attr->msg_order = FI_ORDER_SAS;
     h->rx_attr->msg_order = FI_ORDER_SAS;
     h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY |
                               FI_MR_ENDPOINT;
+    if (extra & FI_HMEM) h->domain_attr->mr_mode |= FI_MR_HMEM; /* providers require it */
     h->domain_attr->threading = safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
     h->domain_attr->av_type = FI_AV_TABLE;
     if (want && *want) h->fabric_attr->prov_name = strdup(want);
     return h;
 }
 
-/* All candidates: with FI_SOURCE and FI_THREAD_SAFE where offered, else without. */
-static struct fi_info *candidates(const char *want)
+/* All candidates with capabilities `extra` besides ours: with FI_SOURCE and FI_THREAD_SAFE
+ * where offered, else without. */
+static struct fi_info *candidates_with(const char *want, uint64_t extra, uint32_t api)
 {
     struct fi_info *list = NULL;
     for (int k = 3; k >= 0 && !list; k--) {
-        struct fi_info *h = hints_new(want, k & 1, k >> 1);
+        struct fi_info *h = hints_new(want, k & 1, k >> 1, extra);
         if (!h) return NULL;
-        if (fi_getinfo(OFI_API, NULL, NULL, 0, h, &list) != 0) list = NULL;
+        if (fi_getinfo(api, NULL, NULL, 0, h, &list) != 0) list = NULL;
         fi_freeinfo(h);
     }
     return list;
+}
+
+static struct fi_info *candidates(const char *want) { return candidates_with(want, 0, OFI_API); }
+
+/* The same provider and domain as i with extra capabilities, or NULL (caller frees). */
+static struct fi_info *with_caps(const struct fi_info *i, uint64_t extra, uint32_t api)
+{
+    struct fi_info *list = candidates_with(i->fabric_attr->prov_name, extra, api), *hit = NULL;
+    for (struct fi_info *j = list; j && !hit; j = j->next)
+        if (!strcmp(j->fabric_attr->prov_name, i->fabric_attr->prov_name) &&
+            (!i->domain_attr->name || !j->domain_attr->name ||
+             !strcmp(j->domain_attr->name, i->domain_attr->name)))
+            hit = j;
+    struct fi_info *out = hit ? fi_dupinfo(hit) : NULL;
+    if (list) fi_freeinfo(list);
+    return out;
+}
+
+int dfc_ofi_prov_hmem(const struct fi_info *i)
+{
+    struct fi_info *h = with_caps(i, FI_HMEM, FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION));
+    if (h) fi_freeinfo(h);
+    return h != NULL;
 }
 
 static struct fi_info *pick(struct fi_info *list, const char *want, int any_ok)
@@ -70,12 +95,14 @@ static struct fi_info *pick(struct fi_info *list, const char *want, int any_ok)
     return any_ok ? list : NULL;
 }
 
-int dfc_ofi_prov_choose(const char *want, int any_ok, struct fi_info **out)
+int dfc_ofi_prov_choose(const char *want, int any_ok, int rma, struct fi_info **out)
 {
     *out = NULL;
     struct fi_info *list = candidates(want);
     struct fi_info *i = list ? pick(list, want, any_ok) : NULL;
-    if (i) *out = fi_dupinfo(i);
+    /* The provider chosen, with FI_RMA (rendezvous by read, ofi_rma.c) where it has it. */
+    if (i && rma) *out = with_caps(i, FI_RMA | FI_READ | FI_REMOTE_READ, OFI_API);
+    if (i && !*out) *out = fi_dupinfo(i);
     if (list) fi_freeinfo(list);
     if (*out) return DFC_SUCCESS;
     if (want && *want)
@@ -117,11 +144,15 @@ void dfc_tl_ofi_providers(char *found, size_t flen, char *chosen, size_t clen)
         if (k >= flen) break;
     }
     struct fi_info *c = NULL;
-    if (dfc_ofi_prov_choose(want, 1, &c) == DFC_SUCCESS) {
-        snprintf(chosen, clen, "%s%s", c->fabric_attr->prov_name,
+    if (dfc_ofi_prov_choose(want, 1, 1, &c) == DFC_SUCCESS) {
+        snprintf(chosen, clen, "%s%s; %s; %s", c->fabric_attr->prov_name,
                  dfc_ofi_prov_is_socket(c->fabric_attr->prov_name)
                      ? " (a socket provider: auto keeps DFC's tcp between nodes)"
-                     : "");
+                     : "",
+                 (c->caps & FI_RMA) ? "FI_RMA: rendezvous by RMA read"
+                                    : "no FI_RMA: rendezvous by fragments",
+                 dfc_ofi_prov_hmem(c) ? "FI_HMEM reported, not used: device data is staged"
+                                      : "no FI_HMEM: device data is staged");
         fi_freeinfo(c);
     } else {
         snprintf(chosen, clen, "none");
@@ -129,10 +160,11 @@ void dfc_tl_ofi_providers(char *found, size_t flen, char *chosen, size_t clen)
     if (list) fi_freeinfo(list);
 }
 #else
-int dfc_ofi_prov_choose(const char *want, int any_ok, struct fi_info **out)
+int dfc_ofi_prov_choose(const char *want, int any_ok, int rma, struct fi_info **out)
 {
     (void)want;
     (void)any_ok;
+    (void)rma;
     *out = NULL;
     return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "DFC was built without libfabric "
                                                   "(configure --with-ofi)");

@@ -19,7 +19,13 @@ struct fi_info;
 int dfc_ofi_prov_is_socket(const char *name);
 
 /* The fi_info to open (the caller frees it with fi_freeinfo), or NULL with an error
- * recorded. want: DFC_OFI_PROVIDER or NULL; any_ok: a socket provider may be chosen. */
-int dfc_ofi_prov_choose(const char *want, int any_ok, struct fi_info **out);
+ * recorded. want: DFC_OFI_PROVIDER or NULL; any_ok: a socket provider may be chosen; rma:
+ * the chosen provider's entry with FI_RMA, FI_READ and FI_REMOTE_READ where it has one (the
+ * choice of provider does not depend on it). */
+int dfc_ofi_prov_choose(const char *want, int any_ok, int rma, struct fi_info **out);
+/* 1 when the provider of i reports FI_HMEM (device memory registration) on its domain.
+ * Which device kinds (FI_HMEM_CUDA ...) it covers shows only when such memory is
+ * registered, which DFC does not do yet (dfc_tl_ofi(7)). */
+int dfc_ofi_prov_hmem(const struct fi_info *i);
 
 #endif /* DFC_OFI_PROV_H */

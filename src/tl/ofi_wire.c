@@ -35,7 +35,19 @@ static int pkt_check(const void *buf, size_t len, size_t max_payload, const char
         *why = "packet of an unknown type";
         return -1;
     }
-    if (p->payload_len > max_payload || len != dfc_ofi_pkt_len(p->payload_len)) {
+    if (w->flags & ~DFC_OFI_WF_RKEY) {
+        *why = "unknown flags";
+        return -1;
+    }
+    size_t extra = 0;
+    if (w->flags & DFC_OFI_WF_RKEY) {
+        if (p->type != DFC_PKT_RTS || p->payload_len != 0 || (p->flags & DFC_PKT_FLAG_DEV)) {
+            *why = "a memory key on a packet other than a host RTS";
+            return -1;
+        }
+        extra = sizeof(dfc_ofi_rkey_t);
+    }
+    if (p->payload_len > max_payload || len != dfc_ofi_pkt_len(p->payload_len) + extra) {
         *why = "payload length does not match the message";
         return -1;
     }
@@ -66,8 +78,8 @@ int dfc_ofi_wire_check(const void *buf, size_t len, int size, size_t max_payload
     case DFC_OFI_PKT: return pkt_check(buf, len, max_payload, why);
     case DFC_OFI_HELLO: {
         const dfc_ofi_hello_t *h = buf;
-        if (len != sizeof(*h)) {
-            *why = "hello of the wrong length";
+        if (len != sizeof(*h) || w->flags) {
+            *why = "hello of the wrong length or with flags";
             return -1;
         }
         if (h->size != (uint32_t)size) {
@@ -82,7 +94,7 @@ int dfc_ofi_wire_check(const void *buf, size_t len, int size, size_t max_payload
     }
     case DFC_OFI_CREDIT:
     case DFC_OFI_BEAT:
-        if (len != sizeof(*w)) {
+        if (len != sizeof(*w) || w->flags) {
             *why = "control message of the wrong length";
             return -1;
         }

@@ -136,6 +136,8 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_OFI_RX_BUFS", 1, 65536),
     INT("DFC_OFI_TX_BUFS", 1, 65536),
     INT("DFC_OFI_KEEPALIVE", 0, DAY_S),
+    BOOL("DFC_OFI_RMA"),
+    INT("DFC_OFI_MR_CACHE", 0, 256),
     /* when CUDA is loaded (cuda/memtype.c, issue 16) */
     CHOICE("DFC_GPU_INIT", "auto|eager|lazy"),
     /* one-sided communication (comm/win.c) */

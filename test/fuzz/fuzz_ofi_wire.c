@@ -9,6 +9,8 @@
  *   - an accepted message has the magic, a sender < the world size and a length that
  *     matches its kind exactly; an accepted PKT has a deliverable type, payload_len <=
  *     the maximum, the wire's sender, and every payload byte lies inside the message;
+ *     one with a memory key (DFC_OFI_WF_RKEY) is a host RTS without payload and the key
+ *     lies inside the message; other kinds have no flags;
  *     an accepted HELLO carries the job secret and the world size;
  *   - a rejected message comes with a reason;
  *   - a HELLO built for any rank of that size is accepted (round trip), and a PKT built
@@ -35,7 +37,17 @@ static void check_accepted(const uint8_t *buf, size_t n, int kind, int wsize)
     REQUIRE(kind == w->kind);
     if (kind == DFC_OFI_PKT) {
         const dfc_pkt_t *p = (const dfc_pkt_t *)(w + 1);
-        REQUIRE(n == dfc_ofi_pkt_len(p->payload_len) && p->payload_len <= MAX_PAYLOAD);
+        size_t key = (w->flags & DFC_OFI_WF_RKEY) ? sizeof(dfc_ofi_rkey_t) : 0;
+        REQUIRE((w->flags & ~DFC_OFI_WF_RKEY) == 0);
+        REQUIRE(!key ||
+                (p->type == DFC_PKT_RTS && p->payload_len == 0 && !(p->flags & DFC_PKT_FLAG_DEV)));
+        REQUIRE(n == dfc_ofi_pkt_len(p->payload_len) + key && p->payload_len <= MAX_PAYLOAD);
+        if (key) { /* ofi.c reads the key where the payload would start */
+            dfc_ofi_rkey_t k;
+            memcpy(&k, buf + dfc_ofi_pkt_len(0), sizeof k);
+            volatile uint64_t sink = k.key ^ k.base;
+            (void)sink;
+        }
         REQUIRE(p->type >= 1 && p->type < DFC_PKT_TYPE_MAX && p->type != DFC_PKT_HELLO);
         REQUIRE(p->src_world == w->src_world);
         uint64_t sum = 0; /* ofi.c delivers the payload in place: read all of it */
@@ -49,6 +61,7 @@ static void check_accepted(const uint8_t *buf, size_t n, int kind, int wsize)
     } else {
         REQUIRE((kind == DFC_OFI_CREDIT || kind == DFC_OFI_BEAT) && n == sizeof *w);
     }
+    REQUIRE(kind == DFC_OFI_PKT || w->flags == 0);
 }
 
 static void check_built(const uint8_t *data, size_t n, int wsize)

@@ -13,6 +13,11 @@
  *               also on ranks that exchange nothing with V, while an DFC_Iallreduce on
  *               LIVE pending at the same time completes with the right sum.
  *   -case=idle  V dies between calls after a barrier; a blocking receive from it fails.
+ *   -case=read  V dies while rank 0 receives its 256 MiB message (over ofi with FI_RMA,
+ *               rank 0 reads it out of V's registered buffer; over tcp it streams): rank 0's
+ *               receive fails, and its own 256 MiB send to V, announced with a key to its
+ *               buffer that V never used, fails too (the testlist's DFC_DEBUG=1:ofi shows
+ *               a registration still exposed when the transport closes).
  * Then every case checks on the live ranks: a new send to V and a new receive from V fail;
  * a collective on ALL fails; an allreduce on LIVE and point-to-point between live ranks on
  * ALL work; then the live ranks sum their error counts over LIVE and finalize.
@@ -118,6 +123,35 @@ static void case_rndv(void)
         DFCT_OK(DFC_Irecv(in, 1, DFC_CHAR, victim, 3, all, &r[0]));
         DFCT_OK(DFC_Irecv(in, 1, DFC_CHAR, DFC_ANY_SOURCE, 4, all, &r[1]));
         expect_failed_reqs(2, r, "rank 1's receive from the victim and its ANY_SOURCE receive");
+    }
+    free(out);
+    free(in);
+}
+
+static void case_read(void)
+{
+    const int n = 256 << 20, go_tag = 9;
+    char *out = malloc(n), *in = malloc(n);
+    DFCT_CHECK(out && in, "out of memory");
+    memset(out, 3, n);
+    DFC_Request r[2];
+    int go = 1;
+    if (rank == victim) {
+        /* Rank 0's receive is posted: it matches the RTS as soon as it arrives. */
+        DFCT_OK(DFC_Recv(&go, 1, DFC_INT, 0, go_tag, all, DFC_STATUS_IGNORE));
+        DFCT_OK(DFC_Isend(out, n, DFC_CHAR, 0, 1, all, &r[1]));
+        /* The provider serves rank 0's read in V's progress calls: 20 cannot move 256 MiB. */
+        for (int i = 0; i < 20; i++) {
+            int flag;
+            DFC_Test(&r[1], &flag, DFC_STATUS_IGNORE);
+        }
+        raise(SIGKILL);
+    }
+    if (rank == 0) {
+        DFCT_OK(DFC_Irecv(in, n, DFC_CHAR, victim, 1, all, &r[0]));
+        DFCT_OK(DFC_Isend(out, n, DFC_CHAR, victim, 2, all, &r[1])); /* V never receives it */
+        DFCT_OK(DFC_Send(&go, 1, DFC_INT, victim, go_tag, all));
+        expect_failed_reqs(2, r, "rank 0's 256 MiB receive from and send to the victim");
     }
     free(out);
     free(in);
@@ -232,6 +266,7 @@ int main(int argc, char **argv)
     if (!strcmp(which, "rndv")) case_rndv();
     else if (!strcmp(which, "coll")) case_coll();
     else if (!strcmp(which, "idle")) case_idle();
+    else if (!strcmp(which, "read")) case_read();
     else {
         DFCT_CHECK(0, "unknown -case=%s", which);
         if (rank == victim) raise(SIGKILL);

@@ -14,14 +14,6 @@
 #include "api/api_win.h"
 #include "api/dfc_api.h"
 
-#define API_FAIL_EXIT(cobj)         \
-    fn_exit:                        \
-    DFC_API_EXIT();                 \
-    return rc;                      \
-    fn_fail:                        \
-    rc = dfc_api_error((cobj), rc); \
-    goto fn_exit;
-
 /* ---- Communicators --------------------------------------------------------------------- */
 int DFC_Comm_create_keyval(DFC_Comm_copy_attr_function *comm_copy_attr_fn,
                            DFC_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,

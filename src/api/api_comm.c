@@ -4,14 +4,6 @@
 
 #include "api/dfc_api.h"
 
-#define API_FAIL_EXIT(cobj)         \
-    fn_exit:                        \
-    DFC_API_EXIT();                 \
-    return rc;                      \
-    fn_fail:                        \
-    rc = dfc_api_error((cobj), rc); \
-    goto fn_exit;
-
 /* Hands a new communicator to the user (or DFC_COMM_NULL for non-members). */
 static int give_handle(dfc_comm_t *nc, DFC_Comm *newcomm)
 {

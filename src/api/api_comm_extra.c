@@ -9,14 +9,6 @@
 
 #include "api/dfc_api.h"
 
-#define API_FAIL_EXIT(cobj)         \
-    fn_exit:                        \
-    DFC_API_EXIT();                 \
-    return rc;                      \
-    fn_fail:                        \
-    rc = dfc_api_error((cobj), rc); \
-    goto fn_exit;
-
 static int check_info(DFC_Info info, const char *func, dfc_info_t **out)
 {
     *out = NULL;

@@ -11,14 +11,6 @@
  */
 #include "api/api_coll_common.h"
 
-#define API_FAIL_EXIT(cobj)         \
-    fn_exit:                        \
-    DFC_API_EXIT();                 \
-    return rc;                      \
-    fn_fail:                        \
-    rc = dfc_api_error((cobj), rc); \
-    goto fn_exit;
-
 int DFC_Intercomm_create(DFC_Comm local_comm, int local_leader, DFC_Comm peer_comm,
                          int remote_leader, int tag, DFC_Comm *newintercomm)
 {

@@ -42,6 +42,16 @@
 
 void dfc_api_not_initialized(const char *func) __attribute__((noreturn));
 
+/* The two labels that end every entry point of the shape above, for an entry point whose
+ * errors go to the handler of `cobj` (a dfc_comm_t *, NULL for DFC_COMM_WORLD's). */
+#define API_FAIL_EXIT(cobj)         \
+    fn_exit:                        \
+    DFC_API_EXIT();                 \
+    return rc;                      \
+    fn_fail:                        \
+    rc = dfc_api_error((cobj), rc); \
+    goto fn_exit;
+
 /* Applies the error handler of `c` (of DFC_COMM_WORLD when c is NULL) to `code`: under
  * DFC_ERRORS_ARE_FATAL prints the message and aborts the job; under DFC_ERRORS_RETURN
  * returns code. */

@@ -349,7 +349,7 @@ int dfc_comm_free(dfc_comm_t *c)
 
 int dfc_comm_create_group(dfc_comm_t *c, dfc_group_t *group, int tag, dfc_comm_t **out)
 {
-    return dfc_comm_create_group_on(c, group, tag, c->ctx + DFC_CTXID_MAX, out);
+    return dfc_comm_create_group_on(c, group, tag, c->ctx + DFC_CTX_SHADOW_CREATE, out);
 }
 
 int dfc_comm_create_group_on(dfc_comm_t *c, dfc_group_t *group, int tag, uint32_t shadow_ctx,

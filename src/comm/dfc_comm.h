@@ -486,6 +486,17 @@ static inline int dfc_comm_gpu_busy(void)
  * that is free on every member (an allreduce-BAND of the masks over the parent). */
 #define DFC_CTXID_MAX 4096
 #define DFC_CTXID_WORDS (DFC_CTXID_MAX / 32)
+/* Contexts above the ids communicators take: each is a shadow (a communicator's members and
+ * ranks, for internal traffic that must not match a user's). All of them are listed here, so
+ * that two users cannot pick one id: the GPU proxy once shared Intercomm_create's. The value
+ * is added to the id of the communicator shadowed. */
+enum {
+    DFC_CTX_SHADOW_CREATE = 1 * DFC_CTXID_MAX,       /* creation rounds of any parent (comm.c) */
+    DFC_CTX_SHADOW_INTER_CREATE = 2 * DFC_CTXID_MAX, /* over WORLD (intercomm.c) */
+    DFC_CTX_SHADOW_INTER_MERGE = 3 * DFC_CTXID_MAX,  /* over WORLD (intercomm.c) */
+    DFC_CTX_SHADOW_INTER_DUP = 4 * DFC_CTXID_MAX,    /* over WORLD (intercomm.c) */
+    DFC_CTX_SHADOW_GPU_PROXY = 5 * DFC_CTXID_MAX,    /* over WORLD (gpu/proxy.c) */
+};
 void dfc_ctxid_reset(void);          /* all free but WORLD (0) and SELF (1) */
 void dfc_ctxid_mask(uint32_t *mask); /* copies this process's free mask */
 void dfc_ctxid_take(uint32_t ctx);

@@ -28,9 +28,9 @@
 #define TAG_GROUP (-12) /* the leader's message to its group (local_comm's collective context) */
 #define TAG_MERGE (-13) /* merge's `high` between the rank 0s (the intercommunicator's) */
 /* The union's creation gathers on world's context plus these (comm.c uses 1 * MAX). */
-#define SHADOW_CREATE (2u * DFC_CTXID_MAX)
-#define SHADOW_MERGE (3u * DFC_CTXID_MAX)
-#define SHADOW_DUP (4u * DFC_CTXID_MAX)
+#define SHADOW_CREATE ((uint32_t)DFC_CTX_SHADOW_INTER_CREATE)
+#define SHADOW_MERGE ((uint32_t)DFC_CTX_SHADOW_INTER_MERGE)
+#define SHADOW_DUP ((uint32_t)DFC_CTX_SHADOW_INTER_DUP)
 enum { GROUP_OK = 0, GROUP_OVERLAP = -1, GROUP_BAD_LEADER = -2 };
 
 int dfc_comm_intra_check(const dfc_comm_t *c, const char *func, const char *argname)

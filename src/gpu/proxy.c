@@ -24,11 +24,11 @@
 #include "comm/dfc_comm.h"
 #include "gpu/proxy.h"
 
-/* The proxies talk on a context of their own: a shadow of WORLD (its members and ranks) whose
- * id, 2 x DFC_CTXID_MAX, no communicator and no creation shadow (comm.c: id + DFC_CTXID_MAX)
- * has, point-to-point semantics (a failure fails only what involves the failed peer, where
- * WORLD's collective context would fail everything once any rank died). */
-#define PROXY_CTX (2 * DFC_CTXID_MAX)
+/* The proxies talk on a context of their own: a shadow of WORLD (its members and ranks) on an
+ * id no communicator and no other shadow has (dfc_comm.h lists them), point-to-point semantics
+ * (a failure fails only what involves the failed peer, where WORLD's collective context would
+ * fail everything once any rank died). */
+#define PROXY_CTX ((uint32_t)DFC_CTX_SHADOW_GPU_PROXY)
 #define PROXY_TAG 0
 #define NRX 16        /* receives posted per remote peer */
 #define LINGER_S 0.05 /* keep polling this long after the last event */

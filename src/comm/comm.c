@@ -368,6 +368,7 @@ int dfc_comm_create_group_on(dfc_comm_t *c, dfc_group_t *group, int tag, uint32_
     dfc_comm_t shadow = *c;
     shadow.ctx = shadow_ctx;
     shadow.is_world = shadow.is_self = 0;
+    shadow.slots = NULL; /* c's shm slot set numbers c's collectives, not the shadow's */
     int rc = create_common(c, &shadow, n, parts, me, tag, 0, me, out);
     free(parts);
     return rc;

@@ -110,6 +110,7 @@ int dfc_gpu_proxy_create(const dfc_gpu_geom_t *g, int me, int n, const int *worl
     p->shadow = *dfc_comm_get(DFC_COMM_WORLD);
     p->shadow.ctx = PROXY_CTX;
     p->shadow.is_world = p->shadow.is_self = 0;
+    p->shadow.slots = NULL; /* no collective runs here; WORLD's slots are not the shadow's */
     p->comm = &p->shadow;
     p->last_active = dfc_time_now();
     int rc = DFC_SUCCESS;

@@ -322,9 +322,15 @@ int dfc_comm_split_type(dfc_comm_t *c, int split_type, int key, const dfc_info_t
 
 int dfc_comm_create(dfc_comm_t *c, dfc_group_t *group, dfc_comm_t **out)
 {
-    /* Every process of c takes part; members keep the group's order through the key. */
+    /* Every process of c takes part; members keep the group's order through the key. Since
+     * MPI-2.2 the processes may pass different groups as long as they are disjoint (mpi4py
+     * makes the local communicator of an intercommunicator that way): the color names the
+     * group by its lowest world rank, the same for all who pass it and distinct between
+     * disjoint ones. */
     int myidx = dfc_group_rank_of(group, c->world[c->rank]);
-    int color = myidx == DFC_UNDEFINED ? DFC_UNDEFINED : 0;
+    int color = DFC_UNDEFINED;
+    for (int i = 0; myidx != DFC_UNDEFINED && i < group->size; i++)
+        if (color == DFC_UNDEFINED || group->world[i] < color) color = group->world[i];
     return dfc_comm_split(c, color, myidx, out);
 }
 

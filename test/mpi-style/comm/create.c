@@ -3,7 +3,8 @@
  *
  * Comm_create (collective over the parent) with: the first half of the ranks; the odd
  * ranks in reverse order (new ranks follow the group's order); the whole group
- * (congruent with the parent); DFC_GROUP_EMPTY (everyone gets DFC_COMM_NULL).
+ * (congruent with the parent); DFC_GROUP_EMPTY (everyone gets DFC_COMM_NULL); disjoint
+ * groups in one call (the even and the odd ranks each pass their own, as MPI-2.2 allows).
  * Comm_create_group (collective over the group only) called by the odd ranks alone, while
  * the even ranks build their own with the same tag at the same time; and a create_group
  * of a communicator made by create. Every new communicator's size, rank, members and
@@ -74,6 +75,21 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Comm_create(DFC_COMM_WORLD, g, &c));
     check_comm(c, ranks, n, "create(odd ranks reversed)");
     DFC_Comm odd_rev = c;
+    DFCT_OK(DFC_Group_free(&g));
+
+    /* Disjoint groups in one call (MPI-2.2; mpi4py builds an intercommunicator's local
+     * communicator so): the even ranks pass theirs, the odd ranks theirs, reversed. Each must
+     * get a communicator of its own group only (it once got one of all ranks). */
+    n = 0;
+    for (int k = 0; k < wsize; k++) {
+        int w = wrank % 2 ? wsize - 1 - k : k;
+        if (w % 2 == wrank % 2) ranks[n++] = w;
+    }
+    DFCT_OK(DFC_Group_incl(world_group, n, ranks, &g));
+    DFCT_OK(DFC_Comm_create(DFC_COMM_WORLD, g, &c));
+    check_comm(c, ranks, n,
+               wrank % 2 ? "create(odd half, disjoint)" : "create(even half, disjoint)");
+    if (c != DFC_COMM_NULL) DFCT_OK(DFC_Comm_free(&c));
     DFCT_OK(DFC_Group_free(&g));
 
     /* The whole group. */

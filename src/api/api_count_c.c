@@ -143,10 +143,5 @@ int DFC_Get_count_c(const DFC_Status *status, DFC_Datatype datatype, DFC_Count *
     uint64_t bytes = dfc_status_bytes(status);
     if (dt->size == 0) *count = bytes ? DFC_UNDEFINED : 0;
     else *count = bytes % dt->size ? DFC_UNDEFINED : (DFC_Count)(bytes / dt->size);
-fn_exit:
-    DFC_API_EXIT();
-    return rc;
-fn_fail:
-    rc = dfc_api_error(NULL, rc);
-    goto fn_exit;
+    API_FAIL_EXIT(NULL)
 }

@@ -114,12 +114,7 @@ int DFC_Comm_call_errhandler(DFC_Comm comm, int errorcode)
     if (c->errhandler != DFC_ERRORS_RETURN) {
         (void)dfc_api_error(c, errorcode);
     }
-fn_exit:
-    DFC_API_EXIT();
-    return rc;
-fn_fail:
-    rc = dfc_api_error(c, rc);
-    goto fn_exit;
+    API_FAIL_EXIT(c)
 }
 
 int DFC_Add_error_class(int *errorclass)
@@ -129,12 +124,7 @@ int DFC_Add_error_class(int *errorclass)
     if ((rc = dfc_api_check_ptr(__func__, "errorclass", errorclass)) ||
         (rc = dfc_err_add_class(errorclass)))
         goto fn_fail;
-fn_exit:
-    DFC_API_EXIT();
-    return rc;
-fn_fail:
-    rc = dfc_api_error(NULL, rc);
-    goto fn_exit;
+    API_FAIL_EXIT(NULL)
 }
 
 int DFC_Add_error_code(int errorclass, int *errorcode)
@@ -148,12 +138,7 @@ int DFC_Add_error_code(int errorclass, int *errorcode)
         goto fn_fail;
     }
     if ((rc = dfc_err_add_code(errorclass, errorcode))) goto fn_fail;
-fn_exit:
-    DFC_API_EXIT();
-    return rc;
-fn_fail:
-    rc = dfc_api_error(NULL, rc);
-    goto fn_exit;
+    API_FAIL_EXIT(NULL)
 }
 
 int DFC_Add_error_string(int errorcode, const char *string)
@@ -177,12 +162,7 @@ int DFC_Add_error_string(int errorcode, const char *string)
         goto fn_fail;
     }
     if ((rc = dfc_err_add_string(errorcode, string))) goto fn_fail;
-fn_exit:
-    DFC_API_EXIT();
-    return rc;
-fn_fail:
-    rc = dfc_api_error(NULL, rc);
-    goto fn_exit;
+    API_FAIL_EXIT(NULL)
 }
 
 /* MPI-4.1 9.5: the three removals share their checks (dfc_err_remove). */

@@ -111,6 +111,33 @@ static void register_failure_events(int size)
     if (rc < 0) DFC_LOG(DFC_LOG_INFO, "boot", "no PMIx failure events: %s", PMIx_Error_string(rc));
 }
 
+/* The launcher's PMIx server is gone (mpirun or prterun killed, its node lost): the job is
+ * over, and a rank waiting for a peer that is itself orphaned would wait forever (measured:
+ * both ranks of a job stayed blocked in DFC_Recv after mpirun got SIGKILL; Open MPI's ranks
+ * exit). The PMIx client reports it on its own thread; nothing of DFC's state can be trusted
+ * to shut down from there, so the rank says why and exits at once, as Open MPI's do. */
+static void launcher_lost(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                          pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                          pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    (void)cbfunc, (void)cbdata;
+    fprintf(stderr,
+            "[dfc rank %d] fatal: lost the connection to the launcher's PMIx server (%s): "
+            "the job is over, exiting\n",
+            (int)my_proc.rank, PMIx_Error_string(status));
+    fflush(stderr);
+    _exit(1);
+}
+
+static void register_launcher_lost(void)
+{
+    pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
+    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, launcher_lost, NULL, NULL);
+    if (rc < 0)
+        DFC_LOG(DFC_LOG_INFO, "boot", "no PMIx lost-connection event: %s", PMIx_Error_string(rc));
+}
+
 int dfc_boot_failed_pending(void)
 {
     return failed_flag &&
@@ -185,6 +212,7 @@ int dfc_boot_init(dfc_boot_info_t *info)
     boot_info.appnum = get_optional(&my_proc, PMIX_APPNUM);
     boot_info.universe_size = get_optional(&wildcard, PMIX_UNIV_SIZE);
     register_failure_events((int)size);
+    register_launcher_lost();
     *info = boot_info;
     return DFC_SUCCESS;
 }

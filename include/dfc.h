@@ -812,14 +812,19 @@ int DFC_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 /* ---- end of issue 17, part 3 -------------------------------------------------------- */
 
 /* ---- Intercommunicators (issue 17) -------------------------------------------------- */
-/* Two disjoint groups; point-to-point ranks name the remote group. Barrier, Bcast (root
- * DFC_ROOT / DFC_PROC_NULL / a remote rank), Allreduce and Allgather take one (blocking
- * forms); other collectives fail on one with DFC_ERR_COMM. */
+/* Two disjoint groups; point-to-point ranks name the remote group. Every collective MPI
+ * defines on one takes one (roots: DFC_ROOT / DFC_PROC_NULL / a remote rank), blocking and
+ * nonblocking; the persistent forms fail on one with DFC_ERR_COMM. */
 int DFC_Intercomm_create(DFC_Comm local_comm, int local_leader, DFC_Comm peer_comm,
                          int remote_leader, int tag, DFC_Comm *newintercomm);
 int DFC_Intercomm_merge(DFC_Comm intercomm, int high, DFC_Comm *newintracomm);
 int DFC_Comm_remote_size(DFC_Comm comm, int *size);
 int DFC_Comm_remote_group(DFC_Comm comm, DFC_Group *group);
+/* MPI-4.0: from two disjoint groups of DFC_COMM_WORLD's processes, matched by stringtag. */
+int DFC_Intercomm_create_from_groups(DFC_Group local_group, int local_leader,
+                                     DFC_Group remote_group, int remote_leader,
+                                     const char *stringtag, DFC_Info info,
+                                     DFC_Errhandler errhandler, DFC_Comm *newintercomm);
 /* ---- end of intercommunicators -------------------------------------------------------- */
 
 /* ---- Large-count forms (issue 17) ----------------------------------------------------- */

@@ -289,6 +289,7 @@
 #define MPI_Init_thread DFC_Init_thread
 #define MPI_Initialized DFC_Initialized
 #define MPI_Intercomm_create DFC_Intercomm_create
+#define MPI_Intercomm_create_from_groups DFC_Intercomm_create_from_groups
 #define MPI_Intercomm_merge DFC_Intercomm_merge
 #define MPI_Iprobe DFC_Iprobe
 #define MPI_Irecv DFC_Irecv

@@ -13,6 +13,8 @@
 
 int dfc_api_inter_mode_check(const dfc_coll_call_t *call)
 {
+    if (call->mode == DFC_MODE_NONBLOCKING && !call->request)
+        return dfc_err(DFC_ERR_ARG, call->func, "invalid argument request: NULL pointer");
     if (call->mode != DFC_MODE_PERSISTENT) return DFC_SUCCESS;
     return dfc_err(DFC_ERR_COMM, call->func,
                    "invalid argument comm: an intercommunicator, which the persistent forms do "

@@ -8,7 +8,7 @@
  * (DFC_ROOT at the root, DFC_PROC_NULL beside it), uneven counts, gaps between blocks left
  * poisoned, a non-commutative op (reduced in rank order), 0, small and rendezvous sizes;
  * results checked element by element. Bad input: roots, DFC_IN_PLACE, negative counts,
- * Scan, the persistent forms.
+ * Scan, the persistent forms, NULL requests.
  */
 #include "../dfctest.h"
 
@@ -256,6 +256,8 @@ static void check_errors(DFC_Comm ic)
     DFCT_FAILS(DFC_Alltoallw(x, cnt, dsp, NULL, y, cnt, dsp, types, ic), DFC_ERR_ARG, "sendtypes");
     DFCT_FAILS(DFC_Scan(x, y, 1, DFC_INT, DFC_SUM, ic), DFC_ERR_COMM, "does not define Scan");
     DFCT_FAILS(DFC_Barrier_init(ic, DFC_INFO_NULL, &req), DFC_ERR_COMM, "persistent");
+    DFCT_FAILS(DFC_Ibarrier(ic, NULL), DFC_ERR_ARG, "request");
+    DFCT_FAILS(DFC_Ialltoall(x, 1, DFC_INT, y, 1, DFC_INT, ic, NULL), DFC_ERR_ARG, "request");
     DFCT_FAILS(DFC_Allgatherv_init(x, 1, DFC_INT, y, cnt, dsp, DFC_INT, ic, DFC_INFO_NULL, &req),
                DFC_ERR_COMM, "persistent");
     DFCT_FAILS(DFC_Reduce(x, y, 1, DFC_INT, DFC_OP_NULL, 0, ic), DFC_ERR_OP, "op");

@@ -812,14 +812,19 @@ int DFC_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 /* ---- end of issue 17, part 3 -------------------------------------------------------- */
 
 /* ---- Intercommunicators (issue 17) -------------------------------------------------- */
-/* Two disjoint groups; point-to-point ranks name the remote group. Barrier, Bcast (root
- * DFC_ROOT / DFC_PROC_NULL / a remote rank), Allreduce and Allgather take one (blocking
- * forms); other collectives fail on one with DFC_ERR_COMM. */
+/* Two disjoint groups; point-to-point ranks name the remote group. Every collective MPI
+ * defines on one takes one (roots: DFC_ROOT / DFC_PROC_NULL / a remote rank), blocking and
+ * nonblocking; the persistent forms fail on one with DFC_ERR_COMM. */
 int DFC_Intercomm_create(DFC_Comm local_comm, int local_leader, DFC_Comm peer_comm,
                          int remote_leader, int tag, DFC_Comm *newintercomm);
 int DFC_Intercomm_merge(DFC_Comm intercomm, int high, DFC_Comm *newintracomm);
 int DFC_Comm_remote_size(DFC_Comm comm, int *size);
 int DFC_Comm_remote_group(DFC_Comm comm, DFC_Group *group);
+/* MPI-4.0: from two disjoint groups of DFC_COMM_WORLD's processes, matched by stringtag. */
+int DFC_Intercomm_create_from_groups(DFC_Group local_group, int local_leader,
+                                     DFC_Group remote_group, int remote_leader,
+                                     const char *stringtag, DFC_Info info,
+                                     DFC_Errhandler errhandler, DFC_Comm *newintercomm);
 /* ---- end of intercommunicators -------------------------------------------------------- */
 
 /* ---- Large-count forms (issue 17) ----------------------------------------------------- */
@@ -839,6 +844,108 @@ int DFC_Allreduce_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Dat
 int DFC_Allgather_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
                     DFC_Count recvcount, DFC_Datatype recvtype, DFC_Comm comm);
 int DFC_Get_count_c(const DFC_Status *status, DFC_Datatype datatype, DFC_Count *count);
+/* More large-count forms (api_count_c_p2p.c, api_count_c_coll.c; DFC_Ssend_c(3)). */
+int DFC_Ssend_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                DFC_Comm comm);
+int DFC_Bsend_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                DFC_Comm comm);
+int DFC_Rsend_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                DFC_Comm comm);
+int DFC_Issend_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                 DFC_Comm comm, DFC_Request *request);
+int DFC_Ibsend_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                 DFC_Comm comm, DFC_Request *request);
+int DFC_Irsend_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                 DFC_Comm comm, DFC_Request *request);
+int DFC_Send_init_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                    DFC_Comm comm, DFC_Request *request);
+int DFC_Ssend_init_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                     DFC_Comm comm, DFC_Request *request);
+int DFC_Bsend_init_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                     DFC_Comm comm, DFC_Request *request);
+int DFC_Rsend_init_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
+                     DFC_Comm comm, DFC_Request *request);
+int DFC_Recv_init_c(void *buf, DFC_Count count, DFC_Datatype datatype, int source, int tag,
+                    DFC_Comm comm, DFC_Request *request);
+int DFC_Mrecv_c(void *buf, DFC_Count count, DFC_Datatype datatype, DFC_Message *message,
+                DFC_Status *status);
+int DFC_Imrecv_c(void *buf, DFC_Count count, DFC_Datatype datatype, DFC_Message *message,
+                 DFC_Request *request);
+int DFC_Sendrecv_replace_c(void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int sendtag,
+                           int source, int recvtag, DFC_Comm comm, DFC_Status *status);
+int DFC_Isendrecv_replace_c(void *buf, DFC_Count count, DFC_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, DFC_Comm comm,
+                            DFC_Request *request);
+int DFC_Sendrecv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, int dest,
+                   int sendtag, void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                   int source, int recvtag, DFC_Comm comm, DFC_Status *status);
+int DFC_Isendrecv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                    int source, int recvtag, DFC_Comm comm, DFC_Request *request);
+int DFC_Ibcast_c(void *buffer, DFC_Count count, DFC_Datatype datatype, int root, DFC_Comm comm,
+                 DFC_Request *request);
+int DFC_Bcast_init_c(void *buffer, DFC_Count count, DFC_Datatype datatype, int root, DFC_Comm comm,
+                     DFC_Info info, DFC_Request *request);
+int DFC_Ireduce_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                  DFC_Op op, int root, DFC_Comm comm, DFC_Request *request);
+int DFC_Reduce_init_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                      DFC_Op op, int root, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Iallreduce_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                     DFC_Op op, DFC_Comm comm, DFC_Request *request);
+int DFC_Allreduce_init_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                         DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Scan_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+               DFC_Op op, DFC_Comm comm);
+int DFC_Iscan_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                DFC_Op op, DFC_Comm comm, DFC_Request *request);
+int DFC_Scan_init_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                    DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Exscan_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                 DFC_Op op, DFC_Comm comm);
+int DFC_Iexscan_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                  DFC_Op op, DFC_Comm comm, DFC_Request *request);
+int DFC_Exscan_init_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
+                      DFC_Op op, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, DFC_Count recvcount,
+                               DFC_Datatype datatype, DFC_Op op, DFC_Comm comm);
+int DFC_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, DFC_Count recvcount,
+                                DFC_Datatype datatype, DFC_Op op, DFC_Comm comm,
+                                DFC_Request *request);
+int DFC_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, DFC_Count recvcount,
+                                    DFC_Datatype datatype, DFC_Op op, DFC_Comm comm, DFC_Info info,
+                                    DFC_Request *request);
+int DFC_Reduce_local_c(const void *inbuf, void *inoutbuf, DFC_Count count, DFC_Datatype datatype,
+                       DFC_Op op);
+int DFC_Gather_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                 DFC_Count recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm);
+int DFC_Igather_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                  DFC_Count recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
+                  DFC_Request *request);
+int DFC_Gather_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                      void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype, int root,
+                      DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Scatter_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                  DFC_Count recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm);
+int DFC_Iscatter_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                   DFC_Count recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
+                   DFC_Request *request);
+int DFC_Scatter_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                       void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype, int root,
+                       DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Iallgather_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                     DFC_Count recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                     DFC_Request *request);
+int DFC_Allgather_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                         void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                         DFC_Info info, DFC_Request *request);
+int DFC_Alltoall_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                   DFC_Count recvcount, DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ialltoall_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                    DFC_Count recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                    DFC_Request *request);
+int DFC_Alltoall_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                        void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype, DFC_Comm comm,
+                        DFC_Info info, DFC_Request *request);
 /* ---- end of large-count forms --------------------------------------------------------- */
 
 /* ---- One-sided communication (RMA windows) ------------------------------------------- */

@@ -93,6 +93,12 @@ static int alltoallw_common(dfc_coll_call_t call, const a2aw_side_t *s, const a2
     dfc_coll_xfer_t *sx = NULL, *rx = NULL;
     dfc_dtype_t *spk = NULL, *rpk = NULL; /* packed sides (side_blocks) */
     DFC_API_ENTER();
+    if ((c = dfc_api_inter_of(comm))) { /* api_inter_coll.c */
+        if ((rc = dfc_api_inter_alltoallw(&call, c, s->buf, s->counts, s->displs, s->types,
+                                          (void *)r->buf, r->counts, r->displs, r->types)))
+            goto fn_fail;
+        goto fn_exit;
+    }
     if ((rc = dfc_coll_check_call(&call, comm, &c))) goto fn_fail;
     if (r->buf == DFC_IN_PLACE) {
         rc = dfc_err(DFC_ERR_BUFFER, call.func,

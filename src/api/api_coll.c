@@ -13,10 +13,10 @@ int dfc_coll_check_call(const dfc_coll_call_t *call, DFC_Comm comm, dfc_comm_t *
 {
     int rc = dfc_comm_check(comm, call->func, "comm", c);
     if (rc) return rc;
-    if ((*c)->remote) /* the four that take one came through dfc_api_inter_of first */
+    if ((*c)->remote) /* those MPI defines on one came through dfc_api_inter_of first */
         return dfc_err(DFC_ERR_COMM, call->func,
-                       "invalid argument comm: an intercommunicator, which this collective does "
-                       "not take yet (Barrier, Bcast, Allreduce and Allgather do, blocking)");
+                       "invalid argument comm: an intercommunicator, on which MPI does not "
+                       "define this collective");
     if (call->mode != DFC_MODE_BLOCKING && !call->request)
         return dfc_err(DFC_ERR_ARG, call->func, "invalid argument request: NULL pointer");
     if (call->mode == DFC_MODE_PERSISTENT && call->info != DFC_INFO_NULL &&
@@ -186,8 +186,9 @@ static int reduction_common(dfc_coll_call_t call, dfc_coll_kind_t kind, const vo
     dfc_dtype_t *d = NULL;
     dfc_op_t *o = NULL;
     DFC_API_ENTER();
-    if (kind == DFC_COLL_ALLREDUCE && (c = dfc_api_inter_of(comm))) {
-        if ((rc = dfc_api_inter_allreduce(&call, c, sendbuf, recvbuf, count, datatype, op)))
+    if ((c = dfc_api_inter_of(comm))) {
+        if ((rc = dfc_api_inter_reduction(&call, c, kind, sendbuf, recvbuf, count, datatype, op,
+                                          root)))
             goto fn_fail;
         goto fn_exit;
     }
@@ -304,6 +305,12 @@ static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void
     dfc_dtype_t *d = NULL;
     dfc_op_t *o = NULL;
     DFC_API_ENTER();
+    if ((c = dfc_api_inter_of(comm))) {
+        if ((rc = dfc_api_inter_reduce_scatter(&call, c, sendbuf, recvbuf, vform, recvcount,
+                                               recvcounts, datatype, op)))
+            goto fn_fail;
+        goto fn_exit;
+    }
     if ((rc = dfc_coll_check_call(&call, comm, &c))) goto fn_fail;
     int mine = recvcount;
     int64_t total = (int64_t)recvcount * c->size;

@@ -1,6 +1,6 @@
 /*
  * api_comm_extra.c - communicator and environment extras of MPI-4.1: Comm_test_inter,
- * Comm_idup(_with_info), Comm_create_from_group, Pcontrol, Alloc_mem/Free_mem and
+ * Comm_idup(_with_info), Comm_create_from_group, Intercomm_create_from_groups, Pcontrol, Alloc_mem/Free_mem and
  * Info_create_env.
  */
 #include <stdint.h>
@@ -116,6 +116,51 @@ int DFC_Comm_create_from_group(DFC_Group group, const char *stringtag, DFC_Info 
         goto fn_fail;
     if (nc) nc->errhandler = errhandler == DFC_ERRHANDLER_NULL ? DFC_ERRORS_ARE_FATAL : errhandler;
     if ((rc = dfc_api_comm_give_handle(nc, newcomm))) goto fn_fail;
+    API_FAIL_EXIT(NULL)
+}
+
+/* A rank of group g (a leader argument), DFC_ERR_RANK naming argname otherwise. */
+static int check_leader(const char *func, const char *argname, int r, const dfc_group_t *g,
+                        const char *gname)
+{
+    if (r >= 0 && r < g->size) return DFC_SUCCESS;
+    return dfc_err(DFC_ERR_RANK, func, "invalid argument %s: %d is not a rank of %s (size %d)",
+                   argname, r, gname, g->size);
+}
+
+/* MPI-4.0: both groups from DFC_COMM_WORLD's processes (sessions are not provided). Every
+ * process knows both groups, so no leaders exchange anything: local_leader is checked (the
+ * same on every member), remote_leader is not used, and a bad one at the local leader alone
+ * is not reported (failing there alone would leave its group waiting). */
+int DFC_Intercomm_create_from_groups(DFC_Group local_group, int local_leader,
+                                     DFC_Group remote_group, int remote_leader,
+                                     const char *stringtag, DFC_Info info,
+                                     DFC_Errhandler errhandler, DFC_Comm *newintercomm)
+{
+    int rc;
+    dfc_group_t *lg = NULL, *rg = NULL;
+    dfc_info_t *inf = NULL;
+    dfc_comm_t *nc = NULL;
+    const char *f = __func__;
+    DFC_API_ENTER();
+    if ((rc = dfc_group_check(local_group, f, "local_group", &lg)) ||
+        (rc = dfc_group_check(remote_group, f, "remote_group", &rg)) ||
+        (rc = dfc_api_check_ptr(f, "stringtag", stringtag)) ||
+        (rc = check_errhandler(errhandler, f)) || (rc = check_info(info, f, &inf)) ||
+        (rc = dfc_api_check_ptr(f, "newintercomm", newintercomm)))
+        goto fn_fail;
+    if (lg->rank == DFC_UNDEFINED || rg->size == 0) {
+        rc = dfc_err(DFC_ERR_GROUP, f, "invalid argument %s",
+                     rg->size == 0 ? "remote_group: empty"
+                                   : "local_group: the calling process is not a member");
+        goto fn_fail;
+    }
+    (void)remote_leader; /* significant at the local leader only, where nothing uses it */
+    if ((rc = check_leader(f, "local_leader", local_leader, lg, "local_group"))) goto fn_fail;
+    if ((rc = dfc_intercomm_from_groups(lg, rg, inf, stringtag_hash(stringtag), f, &nc)))
+        goto fn_fail;
+    nc->errhandler = errhandler == DFC_ERRHANDLER_NULL ? DFC_ERRORS_ARE_FATAL : errhandler;
+    if ((rc = dfc_api_comm_give_handle(nc, newintercomm))) goto fn_fail;
     API_FAIL_EXIT(NULL)
 }
 

@@ -10,22 +10,16 @@
  * and that type is dense for every predefined datatype, so it moves in place like the
  * original, and reductions take it (a type built from one predefined type). Statuses count
  * bytes, so Get_count_c with the original datatype gives the large count back. The wrappers
- * hold no lock around the inner calls (those take it themselves).
+ * hold no lock around the inner calls (those take it themselves). The other large-count
+ * forms, made the same way, are in api_count_c_p2p.c and api_count_c_coll.c.
  */
 #include <limits.h>
 
-#include "api/dfc_api.h"
+#include "api/api_count_c.h"
 
 #define CHUNK (1 << 30)
 
-typedef struct big {
-    int n;            /* the count the int form gets */
-    DFC_Datatype use; /* and its datatype */
-    DFC_Datatype tmp; /* the derived type made for it, or DFC_DATATYPE_NULL */
-} big_t;
-
-/* count items of dt as (b->n, b->use). */
-static int big_type(DFC_Count count, DFC_Datatype dt, big_t *b)
+int dfc_api_big_type(DFC_Count count, DFC_Datatype dt, dfc_api_big_t *b)
 {
     int rc;
     DFC_Aint lb, ext;
@@ -53,7 +47,7 @@ out:
     return rc;
 }
 
-static int big_done(big_t *b, int rc)
+int dfc_api_big_done(dfc_api_big_t *b, int rc)
 {
     if (b->tmp != DFC_DATATYPE_NULL) DFC_Type_free(&b->tmp);
     return rc;
@@ -62,68 +56,68 @@ static int big_done(big_t *b, int rc)
 int DFC_Send_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
                DFC_Comm comm)
 {
-    big_t b;
-    int rc = big_type(count, datatype, &b);
-    return rc ? rc : big_done(&b, DFC_Send(buf, b.n, b.use, dest, tag, comm));
+    dfc_api_big_t b;
+    int rc = dfc_api_big_type(count, datatype, &b);
+    return rc ? rc : dfc_api_big_done(&b, DFC_Send(buf, b.n, b.use, dest, tag, comm));
 }
 
 int DFC_Recv_c(void *buf, DFC_Count count, DFC_Datatype datatype, int source, int tag,
                DFC_Comm comm, DFC_Status *status)
 {
-    big_t b;
-    int rc = big_type(count, datatype, &b);
-    return rc ? rc : big_done(&b, DFC_Recv(buf, b.n, b.use, source, tag, comm, status));
+    dfc_api_big_t b;
+    int rc = dfc_api_big_type(count, datatype, &b);
+    return rc ? rc : dfc_api_big_done(&b, DFC_Recv(buf, b.n, b.use, source, tag, comm, status));
 }
 
 /* The request holds what it needs of the type, so the type may go at once. */
 int DFC_Isend_c(const void *buf, DFC_Count count, DFC_Datatype datatype, int dest, int tag,
                 DFC_Comm comm, DFC_Request *request)
 {
-    big_t b;
-    int rc = big_type(count, datatype, &b);
-    return rc ? rc : big_done(&b, DFC_Isend(buf, b.n, b.use, dest, tag, comm, request));
+    dfc_api_big_t b;
+    int rc = dfc_api_big_type(count, datatype, &b);
+    return rc ? rc : dfc_api_big_done(&b, DFC_Isend(buf, b.n, b.use, dest, tag, comm, request));
 }
 
 int DFC_Irecv_c(void *buf, DFC_Count count, DFC_Datatype datatype, int source, int tag,
                 DFC_Comm comm, DFC_Request *request)
 {
-    big_t b;
-    int rc = big_type(count, datatype, &b);
-    return rc ? rc : big_done(&b, DFC_Irecv(buf, b.n, b.use, source, tag, comm, request));
+    dfc_api_big_t b;
+    int rc = dfc_api_big_type(count, datatype, &b);
+    return rc ? rc : dfc_api_big_done(&b, DFC_Irecv(buf, b.n, b.use, source, tag, comm, request));
 }
 
 int DFC_Bcast_c(void *buffer, DFC_Count count, DFC_Datatype datatype, int root, DFC_Comm comm)
 {
-    big_t b;
-    int rc = big_type(count, datatype, &b);
-    return rc ? rc : big_done(&b, DFC_Bcast(buffer, b.n, b.use, root, comm));
+    dfc_api_big_t b;
+    int rc = dfc_api_big_type(count, datatype, &b);
+    return rc ? rc : dfc_api_big_done(&b, DFC_Bcast(buffer, b.n, b.use, root, comm));
 }
 
 int DFC_Reduce_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
                  DFC_Op op, int root, DFC_Comm comm)
 {
-    big_t b;
-    int rc = big_type(count, datatype, &b);
-    return rc ? rc : big_done(&b, DFC_Reduce(sendbuf, recvbuf, b.n, b.use, op, root, comm));
+    dfc_api_big_t b;
+    int rc = dfc_api_big_type(count, datatype, &b);
+    return rc ? rc : dfc_api_big_done(&b, DFC_Reduce(sendbuf, recvbuf, b.n, b.use, op, root, comm));
 }
 
 int DFC_Allreduce_c(const void *sendbuf, void *recvbuf, DFC_Count count, DFC_Datatype datatype,
                     DFC_Op op, DFC_Comm comm)
 {
-    big_t b;
-    int rc = big_type(count, datatype, &b);
-    return rc ? rc : big_done(&b, DFC_Allreduce(sendbuf, recvbuf, b.n, b.use, op, comm));
+    dfc_api_big_t b;
+    int rc = dfc_api_big_type(count, datatype, &b);
+    return rc ? rc : dfc_api_big_done(&b, DFC_Allreduce(sendbuf, recvbuf, b.n, b.use, op, comm));
 }
 
 int DFC_Allgather_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
                     DFC_Count recvcount, DFC_Datatype recvtype, DFC_Comm comm)
 {
-    big_t s, r;
-    int rc = big_type(sendcount, sendtype, &s);
+    dfc_api_big_t s, r;
+    int rc = dfc_api_big_type(sendcount, sendtype, &s);
     if (rc) return rc;
-    if ((rc = big_type(recvcount, recvtype, &r))) return big_done(&s, rc);
+    if ((rc = dfc_api_big_type(recvcount, recvtype, &r))) return dfc_api_big_done(&s, rc);
     rc = DFC_Allgather(sendbuf, s.n, s.use, recvbuf, r.n, r.use, comm);
-    return big_done(&s, big_done(&r, rc));
+    return dfc_api_big_done(&s, dfc_api_big_done(&r, rc));
 }
 
 int DFC_Get_count_c(const DFC_Status *status, DFC_Datatype datatype, DFC_Count *count)

@@ -5,9 +5,10 @@
  * communicator is one (dfc_api_inter_*). Argument checks, then one call inward
  * (src/comm/intercomm.c, src/coll/inter_*.c).
  *
- * Only the blocking forms of those four collectives take an intercommunicator; every other
- * collective, and the nonblocking and persistent forms, fail on one with DFC_ERR_COMM
- * (dfc_coll_check_call) instead of running an intracommunicator algorithm on it.
+ * The blocking forms of those four run three-phase algorithms (src/coll/inter_*.c); their
+ * nonblocking forms, like every other intercommunicator collective (api_inter_coll.c), run
+ * the direct algorithm (src/coll/inter_direct.c). The persistent forms fail with
+ * DFC_ERR_COMM (dfc_api_inter_mode_check).
  */
 #include "api/api_coll_common.h"
 
@@ -86,19 +87,13 @@ dfc_comm_t *dfc_api_inter_of(DFC_Comm comm)
     return c && c->remote ? c : NULL;
 }
 
-/* Only the blocking forms exist. */
-static int check_blocking(const dfc_coll_call_t *call)
-{
-    if (call->mode == DFC_MODE_BLOCKING) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_COMM, call->func,
-                   "invalid argument comm: an intercommunicator, which the nonblocking and "
-                   "persistent forms do not take yet (the blocking form does)");
-}
-
 int dfc_api_inter_barrier(const dfc_coll_call_t *call, dfc_comm_t *c)
 {
-    int rc = check_blocking(call);
-    return rc ? rc : dfc_coll_inter_barrier(call->func, c);
+    int rc = dfc_api_inter_mode_check(call);
+    dfc_coll_inter_args_t a = {.kind = DFC_COLL_BARRIER};
+    if (rc) return rc;
+    if (call->mode == DFC_MODE_NONBLOCKING) return dfc_coll_inter_direct(call, c, &a);
+    return dfc_coll_inter_barrier(call->func, c);
 }
 
 int dfc_api_inter_bcast(const dfc_coll_call_t *call, dfc_comm_t *c, void *buffer, int count,
@@ -106,14 +101,22 @@ int dfc_api_inter_bcast(const dfc_coll_call_t *call, dfc_comm_t *c, void *buffer
 {
     int rc;
     dfc_dtype_t *d = NULL;
-    if ((rc = check_blocking(call))) return rc;
-    if (root != DFC_ROOT && root != DFC_PROC_NULL && (root < 0 || root >= c->remote->size))
-        return dfc_err(DFC_ERR_ROOT, call->func,
-                       "invalid argument root: %d is neither DFC_ROOT, DFC_PROC_NULL nor a rank "
-                       "of the remote group (size %d)",
-                       root, c->remote->size);
-    if (root == DFC_PROC_NULL) return DFC_SUCCESS; /* the buffer is not significant */
-    if ((rc = dfc_coll_check_buf(call->func, "buffer", buffer, count, datatype, 0, &d))) return rc;
+    int nb = call->mode == DFC_MODE_NONBLOCKING;
+    if ((rc = dfc_api_inter_mode_check(call)) ||
+        (rc = dfc_api_inter_root_check(call->func, c, root)))
+        return rc;
+    /* DFC_PROC_NULL: the buffer is not significant; the nonblocking form still makes a
+     * request and takes its sequence number. */
+    if (root == DFC_PROC_NULL && !nb) return DFC_SUCCESS;
+    if (root != DFC_PROC_NULL &&
+        (rc = dfc_coll_check_buf(call->func, "buffer", buffer, count, datatype, 0, &d)))
+        return rc;
+    dfc_coll_inter_args_t a = {.kind = DFC_COLL_BCAST,
+                               .root = root,
+                               .rbuf = buffer,
+                               .rcount = (uint64_t)count,
+                               .rtype = d};
+    if (nb) return dfc_coll_inter_direct(call, c, &a);
     return dfc_coll_inter_bcast(call->func, c, buffer, (uint64_t)count, d, root);
 }
 
@@ -124,7 +127,7 @@ int dfc_api_inter_allreduce(const dfc_coll_call_t *call, dfc_comm_t *c, const vo
     dfc_dtype_t *d = NULL;
     dfc_op_t *o = NULL;
     const char *f = call->func;
-    if ((rc = check_blocking(call)) || (rc = dfc_api_check_count(f, "count", count)) ||
+    if ((rc = dfc_api_inter_mode_check(call)) || (rc = dfc_api_check_count(f, "count", count)) ||
         (rc = dfc_dtype_check(datatype, f, "datatype", &d)) ||
         (rc = dfc_op_check(op, d, f, "op", &o)))
         return rc;
@@ -135,6 +138,13 @@ int dfc_api_inter_allreduce(const dfc_coll_call_t *call, dfc_comm_t *c, const vo
     if ((rc = dfc_coll_check_buf(f, "sendbuf", sendbuf, count, datatype, 0, &d)) ||
         (rc = dfc_coll_check_buf(f, "recvbuf", recvbuf, count, datatype, 0, &d)))
         return rc;
+    dfc_coll_inter_args_t a = {.kind = DFC_COLL_ALLREDUCE,
+                               .sbuf = sendbuf,
+                               .rbuf = recvbuf,
+                               .scount = (uint64_t)count,
+                               .stype = d,
+                               .op = o};
+    if (call->mode == DFC_MODE_NONBLOCKING) return dfc_coll_inter_direct(call, c, &a);
     return dfc_coll_inter_allreduce(f, c, sendbuf, recvbuf, (uint64_t)count, d, o);
 }
 
@@ -145,7 +155,7 @@ int dfc_api_inter_allgather(const dfc_coll_call_t *call, dfc_comm_t *c, const vo
     int rc;
     dfc_dtype_t *sd = NULL, *rd = NULL;
     const char *f = call->func;
-    if ((rc = check_blocking(call))) return rc;
+    if ((rc = dfc_api_inter_mode_check(call))) return rc;
     if (sendbuf == DFC_IN_PLACE || recvbuf == DFC_IN_PLACE)
         return dfc_err(DFC_ERR_BUFFER, f,
                        "invalid argument %s: DFC_IN_PLACE is not allowed on an intercommunicator",
@@ -155,5 +165,13 @@ int dfc_api_inter_allgather(const dfc_coll_call_t *call, dfc_comm_t *c, const vo
         return rc;
     dfc_coll_side_t s = {sendbuf, (uint64_t)sendcount, sd, 0};
     dfc_coll_side_t r = {recvbuf, (uint64_t)recvcount, rd, 0};
+    dfc_coll_inter_args_t a = {.kind = DFC_COLL_ALLGATHER,
+                               .sbuf = sendbuf,
+                               .rbuf = recvbuf,
+                               .scount = (uint64_t)sendcount,
+                               .rcount = (uint64_t)recvcount,
+                               .stype = sd,
+                               .rtype = rd};
+    if (call->mode == DFC_MODE_NONBLOCKING) return dfc_coll_inter_direct(call, c, &a);
     return dfc_coll_inter_allgather(f, c, &s, &r);
 }

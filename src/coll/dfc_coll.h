@@ -261,7 +261,7 @@ typedef struct dfc_coll_call {
 int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
                  const void *sendbuf, void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
 
-/* ---- Intercommunicator collectives (inter_*.c, blocking only) --------------------------
+/* ---- Intercommunicator collectives: three-phase blocking forms (inter_*.c) --------------
  * One side of a transfer: count items of dt at buf, with a remote peer. */
 typedef struct dfc_coll_side {
     const void *buf;
@@ -284,6 +284,45 @@ int dfc_coll_inter_allreduce(const char *func, dfc_comm_t *c, const void *sendbu
 /* s: this process's block; r: what it receives from each remote process (buf: recvbuf). */
 int dfc_coll_inter_allgather(const char *func, dfc_comm_t *c, const dfc_coll_side_t *s,
                              const dfc_coll_side_t *r);
+
+/* ---- Intercommunicator collectives as one set of direct transfers -----------------------
+ * (inter_direct.c builds the plan, inter_engine.c posts it.) The arguments of one call:
+ * block forms use the counts, v forms the arrays (items of their type; alltoallw: byte
+ * displacements and a type per peer); a reduction reduces scount items of stype with op;
+ * bcast moves (rbuf, rcount, rtype) both ways. Arrays have the size of the group they
+ * describe: the remote group's for the blocks that move across, the local group's for
+ * Reduce_scatter's recvcounts. */
+typedef struct dfc_coll_inter_args {
+    dfc_coll_kind_t kind;
+    int root; /* rooted: DFC_ROOT, DFC_PROC_NULL or the root's rank in the remote group */
+    const void *sbuf;
+    void *rbuf;
+    uint64_t scount, rcount;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    const dfc_dtype_t *stype, *rtype;
+    const dfc_dtype_t *const *stypes, *const *rtypes; /* alltoallw */
+    const dfc_op_t *op;
+} dfc_coll_inter_args_t;
+/* Runs it by call->mode: blocking (waits), nonblocking (the request goes to call->request);
+ * the caller refuses the persistent form. */
+int dfc_coll_inter_direct(const dfc_coll_call_t *call, dfc_comm_t *c,
+                          const dfc_coll_inter_args_t *a);
+/* This process's transfers: sends and recvs (peers are remote ranks), and for reductions
+ * nred contributions of count items of dt (one from each remote rank 0..nred-1), of which
+ * items [off, off + mine) are reduced with op into rbuf (mine items of dt). */
+typedef struct dfc_coll_inter_plan {
+    int nsend, nrecv, nred;
+    dfc_coll_side_t *sends, *recvs;
+    uint64_t count, off, mine;
+    const dfc_dtype_t *dt;
+    const dfc_op_t *op;
+    void *rbuf;
+} dfc_coll_inter_plan_t;
+/* Posts every transfer of p with tag on c's collective context; *out completes when all
+ * have (the request gets a user handle in *handle unless handle is NULL). */
+int dfc_coll_inter_post(const char *func, dfc_comm_t *c, int tag, const dfc_coll_inter_plan_t *p,
+                        DFC_Request *handle, dfc_req_t **out);
+void dfc_coll_inter_reap(void); /* frees what completed inside a callback (finalize) */
 
 int dfc_coll_layer_init(void);
 void dfc_coll_layer_finalize(void);

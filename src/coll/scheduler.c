@@ -227,6 +227,7 @@ void dfc_coll_layer_finalize(void)
 {
     dfc_progress_set_coll_hook(NULL);
     dfc_progress_set_coll_report_hook(NULL);
+    dfc_coll_inter_reap();
 }
 
 /* One line per queued collective: where it stands and the first transfer it waits for

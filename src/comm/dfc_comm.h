@@ -456,6 +456,10 @@ int dfc_intercomm_create(dfc_comm_t *local, int local_leader, dfc_comm_t *peer, 
                          int tag, const char *func, dfc_comm_t **out);
 int dfc_intercomm_merge(dfc_comm_t *c, int high, const char *func, dfc_comm_t **out);
 int dfc_intercomm_dup(dfc_comm_t *c, const dfc_info_t *info, dfc_comm_t **out);
+/* Intercomm_create_from_groups: local group lg (this process a member) and remote group rg,
+ * both over DFC_COMM_WORLD's processes, matched by tag on both sides (a string tag's hash). */
+int dfc_intercomm_from_groups(dfc_group_t *lg, dfc_group_t *rg, dfc_info_t *info, int tag,
+                              const char *func, dfc_comm_t **out);
 /* DFC_ERR_COMM naming func and argname when c is an intercommunicator (what does not take
  * one yet); also the converse, for calls that need one. */
 int dfc_comm_intra_check(const dfc_comm_t *c, const char *func, const char *argname);

@@ -18,7 +18,8 @@
  * user's tag (as MPICH does: MPI says the tag is for that); each leader then sends the
  * remote group, or an error, to the rest of its group (linearly, on local_comm's collective
  * context with an internal tag), so that a bad leader argument fails the whole group
- * instead of leaving it waiting.
+ * instead of leaving it waiting. Intercomm_create_from_groups (MPI-4.0) needs no leaders'
+ * exchange: both groups are arguments.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,32 @@ int dfc_intercomm_create(dfc_comm_t *local, int local_leader, dfc_comm_t *peer, 
     }
 out:
     free(msg);
+    return rc;
+}
+
+/* Every process knows both groups here, so no leader swaps anything: the local group's
+ * communicator is made from its group (matched by tag, as Comm_create_from_group does),
+ * then the intercommunicator over the union as Intercomm_create makes it. Both groups see
+ * an overlap alike and fail before any communication. */
+int dfc_intercomm_from_groups(dfc_group_t *lg, dfc_group_t *rg, dfc_info_t *info, int tag,
+                              const char *func, dfc_comm_t **out)
+{
+    dfc_comm_t *lc = NULL;
+    int rc;
+    *out = NULL;
+    for (int i = 0; i < rg->size; i++)
+        if (dfc_group_rank_of(lg, rg->world[i]) != DFC_UNDEFINED)
+            return dfc_err(DFC_ERR_GROUP, func,
+                           "invalid arguments local_group and remote_group: they overlap (rank "
+                           "%d of remote_group is in local_group; an intercommunicator needs two "
+                           "disjoint groups)",
+                           i);
+    if ((rc = dfc_comm_create_from_group(dfc_comm_get(DFC_COMM_WORLD), lg, info, tag, &lc)))
+        return rc;
+    if (!lc) return dfc_err(DFC_ERR_GROUP, func, "invalid argument local_group: not a member");
+    dfc_group_retain(rg);
+    rc = build(lc, rg, tag, SHADOW_CREATE, out);
+    dfc_comm_release(lc);
     return rc;
 }
 

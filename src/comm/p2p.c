@@ -333,8 +333,8 @@ int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int d
     if (dst == DFC_PROC_NULL) return 0;
     int world = dfc_comm_peers(c)[dst];
     dfc_tl_t *tl = dfc_route[world];
-    if (pending_per_world[world] || bytes > eager_limit_for(tl) ||
-        dfc_fault_check(c, 0, world) || (bytes && dfc_stage_ops->is_device(buf)))
+    if (pending_per_world[world] || bytes > eager_limit_for(tl) || dfc_fault_check(c, 0, world) ||
+        (bytes && dfc_stage_ops->is_device(buf)))
         return 0;
     dfc_pkt_t pkt = {0};
     pkt.type = DFC_PKT_EAGER;

@@ -816,6 +816,9 @@ static void mark_corrupt(shm_t *s, shm_peer_t *p, const char *what)
     }
 }
 
+/* How much of a record drain_peer prefetches: beyond it, the copy's own stream does. */
+#define DFC_SHM_PREFETCH_BYTES 1024
+
 /* Rings the peer's doorbell if it asked to be told when its ring to us has room. */
 static void space_freed(const shm_t *s, shm_peer_t *p)
 {
@@ -836,6 +839,13 @@ static int drain_peer(shm_t *s, shm_peer_t *p, dfc_tl_deliver_fn deliver)
                 mark_corrupt(s, p, "malformed record header in the ring");
             break;
         }
+        /* Ask for the rest of the record's lines at once, so that they travel while the
+         * header is checked and matched, not one miss after the other during the copy out
+         * (issue 16: a 128-byte message took 0.08 us more than a 64-byte one). */
+        for (size_t off = DFC_SHM_RING_ALIGN;
+             off < len + sizeof(dfc_shm_rec_t) && off <= DFC_SHM_PREFETCH_BYTES;
+             off += DFC_SHM_RING_ALIGN)
+            __builtin_prefetch(rec + off);
         const dfc_pkt_t *pkt = (const dfc_pkt_t *)rec;
         if (DFC_UNLIKELY(len < sizeof(dfc_pkt_t) || pkt->payload_len != len - sizeof(dfc_pkt_t) ||
                          pkt->type == 0 || pkt->type >= DFC_PKT_TYPE_MAX)) {

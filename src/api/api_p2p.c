@@ -174,12 +174,16 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
     int rc;
     dfc_comm_t *c = NULL;
     dfc_dtype_t *d;
-    dfc_req_t r = {0}; /* zeroed: fn_exit may release its (absent) shadows */
+    dfc_req_t r; /* zeroed by dfc_req_init_internal; before that, fn_exit finds no shadows */
+    r.nstages = 0;
+    r.stages = NULL;
     DFC_API_ENTER();
     if ((rc = check_p2p(func, comm, buf, count, datatype, dest, &SEND_ARGS, tag, 0, &c, &d)))
         goto fn_fail;
-    dfc_req_init_internal(&r, c);
     uint64_t bytes = (uint64_t)count * d->size;
+    /* A small contiguous host message: straight into the transport, no request (p2p.c). */
+    if (!sync && d->dense && dfc_p2p_send_eager_now(c, buf, bytes, dest, tag)) goto fn_exit;
+    dfc_req_init_internal(&r, c);
     void *use;
     if ((rc = dfc_req_stage_type(&r, (void *)buf, (uint64_t)count, d, 1, 0, 0, &use)) ||
         (rc = dfc_req_stage_in(&r)) ||

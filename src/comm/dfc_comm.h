@@ -754,6 +754,9 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
                   int sync, dfc_req_t *req);
 int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int src, int tag,
                   dfc_req_t *req);
+/* Blocking standard send of a small host message without a request: 1 if sent, 0 when the
+ * caller must use dfc_p2p_isend (see p2p.c). */
+int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag);
 /* Probe: looks for a matching unexpected message; fills status when found. */
 int dfc_p2p_iprobe(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
 /* Cancels a receive that has not matched yet. */

@@ -322,6 +322,33 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
     return DFC_SUCCESS;
 }
 
+/* The blocking standard send of a small host message (issue 16): its EAGER packet goes to
+ * the transport at once, without a request. Nothing can name one: a blocking send is neither
+ * cancelled nor synchronous, so sreq (which only SACK and CANCEL use) is 0. Returns 1 when
+ * the transport took the packet; 0 when the caller must take the general path, which then
+ * does everything as if this had not been tried: a device buffer, a message above the eager
+ * limit, packets queued ahead to that peer, a failed peer, a full ring. */
+int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag)
+{
+    if (dst == DFC_PROC_NULL) return 0;
+    int world = dfc_comm_peers(c)[dst];
+    dfc_tl_t *tl = dfc_route[world];
+    if (pending_per_world[world] || bytes > eager_limit_for(tl) || dfc_fault_check(c, 0, world) ||
+        (bytes && dfc_stage_ops->is_device(buf)))
+        return 0;
+    dfc_pkt_t pkt = {0};
+    pkt.type = DFC_PKT_EAGER;
+    pkt.ctx = c->ctx * 2;
+    pkt.src = c->rank;
+    pkt.tag = tag;
+    pkt.len = bytes;
+    pkt.payload_len = (uint32_t)bytes;
+    pkt.src_world = (uint32_t)dfc_proc.world_rank;
+    if (tl->ops->send(tl, world, &pkt, buf) != DFC_SUCCESS) return 0;
+    dfc_progress_changed = 1; /* as post_packet: a sleeping thread of ours may wait for it */
+    return 1;
+}
+
 static int matches(const dfc_req_t *r, const dfc_pkt_t *pkt)
 {
     return req_ctx(r) == pkt->ctx && (r->peer == DFC_ANY_SOURCE || r->peer == pkt->src) &&

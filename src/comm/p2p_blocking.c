@@ -18,7 +18,7 @@ int dfc_p2p_recv_blocking(dfc_comm_t *c, const char *func, const char *count_arg
 {
     uint64_t bytes = count * dt->size;
     int rc;
-    dfc_req_t r = {0}; /* zeroed: unstage may release its (absent) shadows */
+    dfc_req_t r; /* zeroed by dfc_req_init_internal (unstage then finds no shadows) */
     void *use;
     dfc_req_init_internal(&r, c);
     r.func = func; /* names the entry point in a truncation message */

@@ -169,14 +169,20 @@ int dfc_progress_net(void)
     return events + dfc_p2p_progress_sends();
 }
 
-int dfc_progress(void)
+/* Phase 3 of a pass and the one-sided requests, given the events of phases 1-2. */
+static int progress_hooks(int events)
 {
-    int events = dfc_progress_net();
-    if (events < 0) return events;
     if (coll_hook) events += coll_hook();
     if (dfc_win_progress_hook) events += dfc_win_progress_hook(); /* one-sided requests */
     if (events) dfc_progress_changed = 1; /* what another thread waits for may have moved */
     return events;
+}
+
+int dfc_progress(void)
+{
+    int events = dfc_progress_net();
+    if (events < 0) return events;
+    return progress_hooks(events);
 }
 
 /* ---- Sleeping and waking (dfc(7), "Waiting", is the comment of record) ------------------
@@ -280,7 +286,15 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
     int reported = 0; /* the timeout report was printed for this idle period */
     while (!ready(arg)) {
         hang_check_signal(idle_since);
-        int n = dfc_progress();
+        int n = dfc_progress_net();
+        /* The pass whose transports completed what we wait for returns before the collective
+         * phase, which the next call runs: as when the request completed before the wait
+         * (a blocking receive's reply goes out that much sooner, issue 16). */
+        if (n > 0 && ready(arg)) {
+            dfc_progress_changed = 1;
+            break;
+        }
+        if (n >= 0) n = progress_hooks(n);
         if (n < 0) return -n;
         if (n > 0) {
             idle_since = 0;

@@ -286,6 +286,7 @@ void dfc_req_unstage(dfc_req_t *r)
             dfc_stage_buf_put(st->buf);
         }
     }
+    if (!r->stages) return; /* the common case: nothing staged, no call into free */
     free(r->stages);
     r->stages = NULL;
     r->nstages = 0;

@@ -185,10 +185,13 @@ static inline int dfc_shm_ring_room_freed(dfc_shm_ring_t *r, uint64_t seen)
     return atomic_load_explicit(&r->head, memory_order_acquire) != seen;
 }
 
-/* Consumer, after releasing: 1 if the producer asked to be woken (the request is consumed). */
-static inline int dfc_shm_ring_take_space_wanted(dfc_shm_ring_t *r)
+/* Consumer, after releasing: 1 if the producer asked to be woken (the request is consumed).
+ * light: the producer's side makes the fence heavy instead (a system-wide barrier before it
+ * sleeps, see shm.c "Asymmetric fences"), so that this side needs only a compiler barrier. */
+static inline int dfc_shm_ring_take_space_wanted(dfc_shm_ring_t *r, int light)
 {
-    atomic_thread_fence(memory_order_seq_cst);
+    if (light) atomic_signal_fence(memory_order_seq_cst);
+    else atomic_thread_fence(memory_order_seq_cst);
     if (!atomic_load_explicit(&r->space_wanted, memory_order_relaxed)) return 0;
     return atomic_exchange_explicit(&r->space_wanted, 0, memory_order_relaxed) != 0;
 }

@@ -69,6 +69,7 @@ typedef struct ofi {
     int *w2p; /* world rank -> index in peers, or -1 */
     uint8_t secret[DFC_OFI_SECRET_LEN];
     size_t max_payload;
+    size_t inject_size; /* messages up to this size go out by fi_tinject (no completion) */
     int credits;
     int ntx_busy; /* TX and CTL buffers posted and not completed */
     int nunreported;

@@ -213,7 +213,8 @@ static int post_inject(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, size_t len)
         dfc_ofi_peer_fail(s, p, "fi_tinject: %s", fi_strerror((int)-r));
         return -1;
     }
-    p->tx_seq++;
+    p->inj_seq = p->tx_seq++;
+    p->injected = 1;
     pool_put(b->kind == BUF_TX ? &s->tx : &s->ctl, b);
     return 0;
 }
@@ -418,6 +419,9 @@ void dfc_ofi_cq_drain(ofi_t *s, int defer)
                 on_recv(s, b, e[i].len, from);
             } else {
                 ofi_peer_t *p = &s->peers[b->peer];
+                /* Sends to a peer leave in order: what was injected before this one is out. */
+                if (p->injected && (int32_t)(((dfc_ofi_wire_t *)b->mem)->seq - p->inj_seq) > 0)
+                    p->injected = 0;
                 p->inflight--;
                 p->busy_since = dfc_time_ns();
                 s->ntx_busy--;
@@ -491,14 +495,23 @@ static int ofi_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     return s->delivered;
 }
 
-/* Sends to failed peers may never complete (rxm keeps them): only live peers count. */
+/* Sends to failed peers may never complete (rxm keeps them): only live peers count. An
+ * injected packet has no completion, and the provider may still hold it (a connection not
+ * up yet, a full socket) while we would sit in the finalize fence that its peer never joins
+ * without it: a peer that got one since our last completed send gets a BEAT, whose
+ * completion says that everything before it left (sends to one peer go out in order). */
 static int ofi_pending(dfc_tl_t *tl)
 {
     ofi_t *s = tl->priv;
-    if (!s || s->ntx_busy == 0) return 0;
-    for (int i = 0; i < s->npeers; i++)
-        if (!s->peers[i].dead && s->peers[i].inflight) return 1;
-    return 0;
+    if (!s) return 0;
+    int busy = 0;
+    for (int i = 0; i < s->npeers; i++) {
+        ofi_peer_t *p = &s->peers[i];
+        if (p->dead || (!p->inflight && !p->injected)) continue;
+        if (!p->inflight) send_ctl(s, p, DFC_OFI_BEAT);
+        busy = 1;
+    }
+    return busy;
 }
 
 /* dfc_tl.h: called with the caller's lock held; decides under it whether to sleep, drops it

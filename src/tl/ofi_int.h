@@ -47,6 +47,8 @@ typedef struct ofi_peer {
     ofi_buf_t *stash;        /* its messages that completed before an earlier one */
     uint64_t last_rx, last_tx;
     int inflight;         /* our sends to it not completed yet */
+    int injected;         /* a packet injected since the last completed send (ofi_pending) */
+    uint32_t inj_seq;     /* the seq of the last injected packet */
     uint64_t busy_since;  /* when its sends last made progress while some were in flight */
     uint64_t again_since; /* sends to it refused (-FI_EAGAIN) since then; 0: accepted */
     char why[128];

@@ -195,9 +195,8 @@ static int post_send(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, size_t len)
 
 /* A small packet (up to the provider's inject size) goes out with fi_tinject: the provider
  * copies it before returning, so the bounce buffer is free at once and no send completion
- * comes back. Over tcp;ofi_rxm that saves, per message, a completion queue entry and the
- * wait object's signal (a write to its fd and a read back, two system calls). Without a
- * completion no error comes back either: a peer that died is found by the BEATs and other
+ * comes back (per message, one completion queue entry less to write, read and account for).
+ * Without a completion no error comes back either: a peer that died is found by the BEATs and other
  * control messages, which keep completions (and do not count injected sends as traffic:
  * last_tx). Returns as post_send; when it returns 0, b is back in its pool. */
 static int post_inject(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, size_t len)

@@ -193,6 +193,31 @@ static int post_send(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, size_t len)
     return 0;
 }
 
+/* A small packet (up to the provider's inject size) goes out with fi_tinject: the provider
+ * copies it before returning, so the bounce buffer is free at once and no send completion
+ * comes back (per message, one completion queue entry less to write, read and account for).
+ * Without a completion no error comes back either: a peer that died is found by the BEATs and other
+ * control messages, which keep completions (and do not count injected sends as traffic:
+ * last_tx). Returns as post_send; when it returns 0, b is back in its pool. */
+static int post_inject(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, size_t len)
+{
+    ((dfc_ofi_wire_t *)b->mem)->seq = p->tx_seq;
+    ssize_t r = fi_tinject(s->ep, b->mem, len, p->addr, DFC_OFI_TAG);
+    if (r == -FI_EAGAIN) {
+        if (!p->again_since) p->again_since = dfc_time_ns();
+        return 1;
+    }
+    p->again_since = 0;
+    if (r) {
+        dfc_ofi_peer_fail(s, p, "fi_tinject: %s", fi_strerror((int)-r));
+        return -1;
+    }
+    p->inj_seq = p->tx_seq++;
+    p->injected = 1;
+    pool_put(b->kind == BUF_TX ? &s->tx : &s->ctl, b);
+    return 0;
+}
+
 /* Sends a HELLO, CREDIT or BEAT from the control pool. Returns 0 when posted. */
 static int send_ctl(ofi_t *s, ofi_peer_t *p, int kind)
 {
@@ -246,7 +271,7 @@ static int ofi_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
         w->flags = DFC_OFI_WF_RKEY;
         len += sizeof(*key);
     }
-    int r = post_send(s, p, b, len);
+    int r = !e && len <= s->inject_size ? post_inject(s, p, b, len) : post_send(s, p, b, len);
     if (e) dfc_ofi_rma_sent(s, p, e, r == 0);
     if (r != 0) {
         pool_put(&s->tx, b);
@@ -393,6 +418,9 @@ void dfc_ofi_cq_drain(ofi_t *s, int defer)
                 on_recv(s, b, e[i].len, from);
             } else {
                 ofi_peer_t *p = &s->peers[b->peer];
+                /* Sends to a peer leave in order: what was injected before this one is out. */
+                if (p->injected && (int32_t)(((dfc_ofi_wire_t *)b->mem)->seq - p->inj_seq) > 0)
+                    p->injected = 0;
                 p->inflight--;
                 p->busy_since = dfc_time_ns();
                 s->ntx_busy--;
@@ -466,14 +494,23 @@ static int ofi_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     return s->delivered;
 }
 
-/* Sends to failed peers may never complete (rxm keeps them): only live peers count. */
+/* Sends to failed peers may never complete (rxm keeps them): only live peers count. An
+ * injected packet has no completion, and the provider may still hold it (a connection not
+ * up yet, a full socket) while we would sit in the finalize fence that its peer never joins
+ * without it: a peer that got one since our last completed send gets a BEAT, whose
+ * completion says that everything before it left (sends to one peer go out in order). */
 static int ofi_pending(dfc_tl_t *tl)
 {
     ofi_t *s = tl->priv;
-    if (!s || s->ntx_busy == 0) return 0;
-    for (int i = 0; i < s->npeers; i++)
-        if (!s->peers[i].dead && s->peers[i].inflight) return 1;
-    return 0;
+    if (!s) return 0;
+    int busy = 0;
+    for (int i = 0; i < s->npeers; i++) {
+        ofi_peer_t *p = &s->peers[i];
+        if (p->dead || (!p->inflight && !p->injected)) continue;
+        if (!p->inflight) send_ctl(s, p, DFC_OFI_BEAT);
+        busy = 1;
+    }
+    return busy;
 }
 
 /* dfc_tl.h: called with the caller's lock held; decides under it whether to sleep, drops it
@@ -486,9 +523,12 @@ static void ofi_wait(dfc_tl_t *tl, long timeout_us)
     int now = timeout_us == 0 || (s && s->ndeferred);
     long cap = s && s->npeers ? (long)(s->beat_ns / 4000) : -1; /* beats must go out */
     /* Our buffers exposed to reads, over a provider that serves reads only inside its calls
-     * (manual data progress: tcp;ofi_rxm): a read request wakes no wait object (it makes no
-     * completion here), so sleep briefly and look again. */
-    if (s && s->nexpos && s->manual_progress) cap = 20;
+     * (manual data progress: tcp;ofi_rxm): a peer's read request makes no completion here.
+     * rxm's wait fd still wakes for it (it polls the connections' sockets, which is how any
+     * message wakes it under manual progress), so only without one sleep briefly and look
+     * again. (It used to be 20 us naps with the fd too: a sender woke 50,000 times a second
+     * while its peer read.) */
+    if (s && s->nexpos && s->manual_progress && s->wait_fd < 0) cap = 20;
     if (cap > 0 && (timeout_us < 0 || timeout_us > cap)) timeout_us = cap;
     int fd = s ? s->wait_fd : -1;
     if (!now && fd >= 0) {
@@ -553,6 +593,7 @@ static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *
     s->has_source = (i->caps & FI_SOURCE) != 0;
     s->rma = prm->rma != 0 && (i->caps & FI_RMA) && (i->caps & FI_READ);
     s->manual_progress = i->domain_attr->data_progress != FI_PROGRESS_AUTO;
+    s->inject_size = i->tx_attr ? i->tx_attr->inject_size : 0;
     int safe = i->domain_attr->threading == FI_THREAD_SAFE; /* wait may run unlocked */
     const char *what = "fi_fabric";
     if ((r = fi_fabric(i->fabric_attr, &s->fabric, NULL))) goto fail;
@@ -710,8 +751,8 @@ static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     rc = connect_peers(s, job);
     if (!rc) rc = start_peers(s, &prm);
     if (!rc)
-        DFC_LOG(DFC_LOG_INFO, "ofi", "%d peers over provider %s, max payload %zu%s%s%s", s->npeers,
-                s->info->fabric_attr->prov_name, s->max_payload,
+        DFC_LOG(DFC_LOG_INFO, "ofi", "%d peers over provider %s, max payload %zu, inject %zu%s%s%s",
+                s->npeers, s->info->fabric_attr->prov_name, s->max_payload, s->inject_size,
                 s->wait_fd >= 0 ? ", FI_WAIT_FD" : "", s->has_source ? ", FI_SOURCE" : "",
                 s->rma ? ", rendezvous by RMA read" : "");
 out:

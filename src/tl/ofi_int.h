@@ -47,6 +47,8 @@ typedef struct ofi_peer {
     ofi_buf_t *stash;        /* its messages that completed before an earlier one */
     uint64_t last_rx, last_tx;
     int inflight;         /* our sends to it not completed yet */
+    int injected;         /* a packet injected since the last completed send (ofi_pending) */
+    uint32_t inj_seq;     /* the seq of the last injected packet */
     uint64_t busy_since;  /* when its sends last made progress while some were in flight */
     uint64_t again_since; /* sends to it refused (-FI_EAGAIN) since then; 0: accepted */
     char why[128];
@@ -69,6 +71,7 @@ typedef struct ofi {
     int *w2p; /* world rank -> index in peers, or -1 */
     uint8_t secret[DFC_OFI_SECRET_LEN];
     size_t max_payload;
+    size_t inject_size; /* messages up to this size go out by fi_tinject (no completion) */
     int credits;
     int ntx_busy; /* TX and CTL buffers posted and not completed */
     int nunreported;

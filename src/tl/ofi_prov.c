@@ -29,8 +29,17 @@ const char *dfc_tl_ofi_provider_param(void)
 
 #if HAVE_LIBFABRIC
 #include <rdma/fabric.h>
+#include <stdlib.h>
 
 #define OFI_API FI_VERSION(1, 9)
+
+/* rxm sends a message eagerly, in one piece, up to its bounce buffer size (16 KiB by default)
+ * and cuts larger ones into 16 KiB segments (SAR) or reads them (rendezvous). DFC's eager
+ * messages are up to DFC_EAGER_LIMIT (16 KiB) of payload plus our 88-byte header: without
+ * room for the header, a 16 KiB message went as two SAR segments (ping-pong 16 KiB: 25 to 80
+ * us here against 8 KiB's 8). Unless the user set it, the buffer gets that room. libfabric
+ * reads its providers' variables once, at the first fi_getinfo, so this runs before. */
+static void env_defaults(void) { setenv("FI_OFI_RXM_BUFFER_SIZE", "16512", 0); /* 16384 + 128 */ }
 
 static struct fi_info *hints_new(const char *want, int source, int safe, uint64_t extra)
 {
@@ -55,6 +64,7 @@ static struct fi_info *hints_new(const char *want, int source, int safe, uint64_
 static struct fi_info *candidates_with(const char *want, uint64_t extra, uint32_t api)
 {
     struct fi_info *list = NULL;
+    env_defaults();
     for (int k = 3; k >= 0 && !list; k--) {
         struct fi_info *h = hints_new(want, k & 1, k >> 1, extra);
         if (!h) return NULL;
@@ -95,6 +105,30 @@ static struct fi_info *pick(struct fi_info *list, const char *want, int any_ok)
     return any_ok ? list : NULL;
 }
 
+/* The same choice with the largest inject size the provider grants up to `want` bytes (asked
+ * for: rxm reports 64 unless asked, and grants up to its buffer size, 16 KiB by default), so
+ * that small messages go out by fi_tinject (ofi.c). Keeps *io where the provider refuses. */
+static void widen_inject(struct fi_info **io, size_t want)
+{
+    struct fi_info *h = fi_dupinfo(*io), *list = NULL, *hit = NULL;
+    if (!h || !h->tx_attr) goto out;
+    for (; want >= 1024 && !list; want = want > 16384 ? 16384 : want / 4) {
+        h->tx_attr->inject_size = want;
+        if (fi_getinfo(OFI_API, NULL, NULL, 0, h, &list) != 0) list = NULL;
+    }
+    for (struct fi_info *j = list; j && !hit; j = j->next)
+        if (!strcmp(j->fabric_attr->prov_name, (*io)->fabric_attr->prov_name) && j->tx_attr &&
+            j->tx_attr->inject_size > (*io)->tx_attr->inject_size && j->caps == (*io)->caps)
+            hit = j;
+    if (hit && (hit = fi_dupinfo(hit))) {
+        fi_freeinfo(*io);
+        *io = hit;
+    }
+out:
+    if (list) fi_freeinfo(list);
+    if (h) fi_freeinfo(h);
+}
+
 int dfc_ofi_prov_choose(const char *want, int any_ok, int rma, struct fi_info **out)
 {
     *out = NULL;
@@ -104,6 +138,7 @@ int dfc_ofi_prov_choose(const char *want, int any_ok, int rma, struct fi_info **
     if (i && rma) *out = with_caps(i, FI_RMA | FI_READ | FI_REMOTE_READ, OFI_API);
     if (i && !*out) *out = fi_dupinfo(i);
     if (list) fi_freeinfo(list);
+    if (*out && (*out)->tx_attr) widen_inject(out, 16512);
     if (*out) return DFC_SUCCESS;
     if (want && *want)
         return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,

@@ -100,14 +100,23 @@ static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const 
         if (w) {
             if ((rc = dfc_dtype_check(types[i], func, is_send ? "sendtypes" : "recvtypes", &d)))
                 return rc;
-            if (!*dt0) *dt0 = d;
-            if (!d->dense) /* byte displacements cannot address a packed copy */
+            /* no *dt0: the w form's transfers are byte runs, moved as they are */
+            /* Byte displacements cannot address a packed copy: a block must be one run of
+             * bytes, which it is when its type's data is (a struct at absolute addresses for
+             * DFC_BOTTOM is) and its items follow one another. */
+            if (counts[i] && (!d->contig || (counts[i] > 1 && d->extent != (DFC_Aint)d->size)))
                 return dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, func,
                                "invalid argument %s: element %d is a non-contiguous datatype, "
                                "which the w form does not support yet",
                                is_send ? "sendtypes" : "recvtypes", i);
-            x[i].off = (uint64_t)wdispls[i];
+            x[i].off = (uint64_t)(wdispls[i] + d->true_lb);
             x[i].bytes = (uint64_t)counts[i] * d->size;
+            if (!buf && x[i].bytes && peers[i] != DFC_PROC_NULL && !dfc_api_bottom_ok(d))
+                return dfc_err(DFC_ERR_BUFFER, func,
+                               "invalid argument %s: NULL while %s element %d is a datatype "
+                               "whose data starts at its origin (DFC_BOTTOM needs a type of "
+                               "absolute addresses)",
+                               bname, is_send ? "sendtypes" : "recvtypes", i);
         } else if (v) {
             x[i].off = (uint64_t)(int64_t)displs[i] * d->size;
             x[i].bytes = (uint64_t)counts[i] * d->size;
@@ -118,7 +127,11 @@ static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const 
         }
         if (peers[i] != DFC_PROC_NULL) total += x[i].bytes;
     }
-    if (total > 0 && !buf) return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL", bname);
+    if (total > 0 && !buf && !w && !dfc_api_bottom_ok(d))
+        return dfc_err(DFC_ERR_BUFFER, func,
+                       "invalid argument %s: NULL with a datatype whose data starts at its "
+                       "origin (DFC_BOTTOM needs a type of absolute addresses)",
+                       bname);
     return DFC_SUCCESS;
 }
 

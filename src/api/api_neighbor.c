@@ -111,12 +111,15 @@ static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const 
                                is_send ? "sendtypes" : "recvtypes", i);
             x[i].off = (uint64_t)(wdispls[i] + d->true_lb);
             x[i].bytes = (uint64_t)counts[i] * d->size;
-            if (!buf && x[i].bytes && peers[i] != DFC_PROC_NULL && !dfc_api_bottom_ok(d))
+            /* With DFC_BOTTOM the address may be in the displacement (a DFC_Aint) or in
+             * the type; a block whose data would start at 0 has it in neither. */
+            if (!buf && x[i].bytes && peers[i] != DFC_PROC_NULL && x[i].off == 0)
                 return dfc_err(DFC_ERR_BUFFER, func,
-                               "invalid argument %s: NULL while %s element %d is a datatype "
-                               "whose data starts at its origin (DFC_BOTTOM needs a type of "
-                               "absolute addresses)",
-                               bname, is_send ? "sendtypes" : "recvtypes", i);
+                               "invalid argument %s: NULL while block %d (%s element %d, %s "
+                               "element %d) starts at address 0 (DFC_BOTTOM needs absolute "
+                               "addresses in the displacements or the datatype)",
+                               bname, i, is_send ? "sdispls" : "rdispls", i,
+                               is_send ? "sendtypes" : "recvtypes", i);
         } else if (v) {
             x[i].off = (uint64_t)(int64_t)displs[i] * d->size;
             x[i].bytes = (uint64_t)counts[i] * d->size;

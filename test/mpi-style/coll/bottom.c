@@ -124,9 +124,27 @@ static void neighbor_bottom(int *sbuf, int *rbuf)
                            nb, p, i, rbuf[p * N + i], want);
             }
     }
+    /* The w form's displacements are DFC_Aint: they may carry the addresses instead, with
+     * predefined types (mpi4py's testNeighborAlltoallwBottom). */
+    DFC_Aint sd[2], rd[2];
+    for (int p = 0; p < 2; p++) {
+        DFCT_OK(DFC_Get_address(sbuf + p * N, &sd[p]));
+        DFCT_OK(DFC_Get_address(rbuf + p * N, &rd[p]));
+        for (int i = 0; i < N; i++) sbuf[p * N + i] = value(ct_rank, p, i);
+    }
+    for (int i = 0; i < 2 * N; i++) rbuf[i] = POISON;
+    int fives[2] = {N, N};
+    DFCT_OK(DFC_Neighbor_alltoallw(DFC_BOTTOM, fives, sd, ints, DFC_BOTTOM, fives, rd, ints, ring));
+    for (int p = 0; p < 2; p++)
+        for (int i = 0; i < N; i++)
+            DFCT_CHECK(rbuf[p * N + i] == value(from[p], 1 - p, i),
+                       "Neighbor_alltoallw(BOTTOM, address displacements): block %d element %d "
+                       "is %d, expected %d",
+                       p, i, rbuf[p * N + i], value(from[p], 1 - p, i));
     DFCT_FAILS(DFC_Neighbor_alltoallw(DFC_BOTTOM, ones, zeros, ints, rbuf, ones, zeros, rt, ring),
                DFC_ERR_BUFFER,
-               "DFC_Neighbor_alltoallw: invalid argument sendbuf: NULL while sendtypes element 0");
+               "DFC_Neighbor_alltoallw: invalid argument sendbuf: NULL while block 0 (sdispls "
+               "element 0, sendtypes element 0) starts at address 0");
     for (int p = 0; p < 2; p++) {
         DFC_Type_free(&st[p]);
         DFC_Type_free(&rt[p]);

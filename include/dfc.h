@@ -384,6 +384,11 @@ int DFC_Unpack_external(const char datarep[], const void *inbuf, DFC_Aint insize
                         DFC_Aint *position, void *outbuf, int outcount, DFC_Datatype datatype);
 int DFC_Pack_external_size(const char datarep[], int incount, DFC_Datatype datatype,
                            DFC_Aint *size);
+/* DFC_Type_match_size (issue 21): the predefined type of a class and size (MPICH's values). */
+#define DFC_TYPECLASS_REAL 1
+#define DFC_TYPECLASS_INTEGER 2
+#define DFC_TYPECLASS_COMPLEX 3
+int DFC_Type_match_size(int typeclass, int size, DFC_Datatype *datatype);
 
 /* ---- Point-to-point ----------------------------------------------------------------- */
 int DFC_Send(const void *buf, int count, DFC_Datatype datatype, int dest, int tag, DFC_Comm comm);

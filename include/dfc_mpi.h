@@ -461,6 +461,9 @@
 #define MPI_THREAD_MULTIPLE DFC_THREAD_MULTIPLE
 #define MPI_THREAD_SERIALIZED DFC_THREAD_SERIALIZED
 #define MPI_THREAD_SINGLE DFC_THREAD_SINGLE
+#define MPI_TYPECLASS_COMPLEX DFC_TYPECLASS_COMPLEX
+#define MPI_TYPECLASS_INTEGER DFC_TYPECLASS_INTEGER
+#define MPI_TYPECLASS_REAL DFC_TYPECLASS_REAL
 #define MPI_TYPE_DUP_FN DFC_TYPE_DUP_FN
 #define MPI_TYPE_NULL_COPY_FN DFC_TYPE_NULL_COPY_FN
 #define MPI_TYPE_NULL_DELETE_FN DFC_TYPE_NULL_DELETE_FN
@@ -496,6 +499,7 @@
 #define MPI_Type_get_true_extent DFC_Type_get_true_extent
 #define MPI_Type_get_true_extent_x DFC_Type_get_true_extent_x
 #define MPI_Type_indexed DFC_Type_indexed
+#define MPI_Type_match_size DFC_Type_match_size
 #define MPI_Type_set_attr DFC_Type_set_attr
 #define MPI_Type_set_name DFC_Type_set_name
 #define MPI_Type_size DFC_Type_size

@@ -100,10 +100,9 @@ static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const 
         if (w) {
             if ((rc = dfc_dtype_check(types[i], func, is_send ? "sendtypes" : "recvtypes", &d)))
                 return rc;
-            /* no *dt0: the w form's transfers are byte runs, moved as they are */
-            /* Byte displacements cannot address a packed copy: a block must be one run of
-             * bytes, which it is when its type's data is (a struct at absolute addresses for
-             * DFC_BOTTOM is) and its items follow one another. */
+            /* No *dt0: byte displacements cannot address a packed copy, so a block must be
+             * one run of bytes, as it is when its type's data is (a struct at absolute
+             * addresses for DFC_BOTTOM is) and its items follow one another. */
             if (counts[i] && (!d->contig || (counts[i] > 1 && d->extent != (DFC_Aint)d->size)))
                 return dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, func,
                                "invalid argument %s: element %d is a non-contiguous datatype, "

@@ -71,8 +71,7 @@ static int transfer(int rank, unsigned char *buf, size_t n, unsigned seed, doubl
     DFC_Status st;
     if (rank == slow) {
         /* Let the transfer start (the answer to the request to send, the first data). */
-        for (double t0 = now(); now() - t0 < 0.002 && !flag;)
-            DFC_Test(&r, &flag, &st);
+        for (double t0 = now(); now() - t0 < 0.002 && !flag;) DFC_Test(&r, &flag, &st);
         if (!flag) compute(secs);
     }
     if (!flag) DFCT_OK(DFC_Wait(&r, &st));
@@ -112,9 +111,10 @@ int main(int argc, char **argv)
     int tested = 0, attempts = 0;
     while (buf && !tested && attempts++ < 5)
         tested = transfer(rank, buf, n, seed + (unsigned)attempts, compute_s, slow_sender);
-    DFCT_CHECK(!buf || tested, "the 256 MiB transfer completed before the %s computed, %d times "
-               "of %d: nothing was tested", slow_sender ? "sender" : "receiver", attempts - 1,
-               attempts - 1);
+    DFCT_CHECK(!buf || tested,
+               "the 256 MiB transfer completed before the %s computed, %d times "
+               "of %d: nothing was tested",
+               slow_sender ? "sender" : "receiver", attempts - 1, attempts - 1);
     free(buf);
     dfct_finalize();
     return 0;

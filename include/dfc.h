@@ -843,8 +843,7 @@ int DFC_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 /* ---- Intercommunicators (issue 17) -------------------------------------------------- */
 /* Two disjoint groups; point-to-point ranks name the remote group. Barrier, Bcast (root
  * DFC_ROOT / DFC_PROC_NULL / a remote rank), Allreduce and Allgather take one (blocking
- * forms); other collectives fail on one with DFC_ERR_COMM. Issue 21: Allgatherv, Gather(v),
- * Scatter(v) (root as for Bcast) and Alltoall(v) take one too (blocking forms). */
+ * forms); other collectives fail on one with DFC_ERR_COMM. */
 int DFC_Intercomm_create(DFC_Comm local_comm, int local_leader, DFC_Comm peer_comm,
                          int remote_leader, int tag, DFC_Comm *newintercomm);
 int DFC_Intercomm_merge(DFC_Comm intercomm, int high, DFC_Comm *newintracomm);

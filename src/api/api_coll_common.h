@@ -42,24 +42,4 @@ int dfc_api_inter_allgather(const dfc_coll_call_t *call, dfc_comm_t *c, const vo
                             int sendcount, DFC_Datatype sendtype, void *recvbuf, int recvcount,
                             DFC_Datatype recvtype);
 
-/* The data-moving collectives' arguments (api_coll_move.c). Sends: (sendbuf, sendcount,
- * sendtype); receives: (recvbuf, recvcount or counts/displs, recvtype). `rooted`: only the
- * root's receive side (gather) or send side (scatter) matters. */
-typedef struct move_desc {
-    dfc_coll_kind_t kind;
-    const void *sendbuf;
-    int sendcount;
-    const int *sendcounts, *sdispls;
-    DFC_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    const int *recvcounts, *rdispls;
-    DFC_Datatype recvtype;
-    int vsend, vrecv; /* the v forms: that side is described by counts and displacements */
-    int rooted;       /* gather and scatter forms */
-    int root;
-} move_desc_t;
-/* Gather(v), Scatter(v), Allgatherv and Alltoall(v) on an intercommunicator. */
-int dfc_api_inter_move(const dfc_coll_call_t *call, dfc_comm_t *c, const move_desc_t *m);
-
 #endif

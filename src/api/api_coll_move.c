@@ -4,7 +4,24 @@
  */
 #include "api/api_coll_common.h"
 
-/* Each form fills a move_desc_t (api_coll_common.h) and shares one body. */
+/* Sends: (sendbuf, sendcount, sendtype); receives: (recvbuf, recvcount or counts/displs,
+ * recvtype). `rooted`: only the root's receive side (gather) or send side (scatter)
+ * matters. Each form fills a dfc_coll_args_t and shares one body. */
+typedef struct move_desc {
+    dfc_coll_kind_t kind;
+    const void *sendbuf;
+    int sendcount;
+    const int *sendcounts, *sdispls;
+    DFC_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    const int *recvcounts, *rdispls;
+    DFC_Datatype recvtype;
+    int vsend, vrecv; /* the v forms: that side is described by counts and displacements */
+    int rooted;       /* gather and scatter forms */
+    int root;
+} move_desc_t;
+
 /* Whether a side describes no bytes at all: MPI lets such a buffer be anything, NULL or the
  * other side's address (mpi4py passes two empty arrays that share one address). */
 static int side_empty(int v, int count, const int *counts, int n, const dfc_dtype_t *d)
@@ -61,12 +78,10 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
     dfc_comm_t *c = NULL;
     dfc_dtype_t *sd = NULL, *rd = NULL;
     DFC_API_ENTER();
-    if ((c = dfc_api_inter_of(comm))) {
-        rc = m->kind == DFC_COLL_ALLGATHER
-                 ? dfc_api_inter_allgather(&call, c, m->sendbuf, m->sendcount, m->sendtype,
-                                           m->recvbuf, m->recvcount, m->recvtype)
-                 : dfc_api_inter_move(&call, c, m);
-        if (rc) goto fn_fail;
+    if (m->kind == DFC_COLL_ALLGATHER && (c = dfc_api_inter_of(comm))) {
+        if ((rc = dfc_api_inter_allgather(&call, c, m->sendbuf, m->sendcount, m->sendtype,
+                                          m->recvbuf, m->recvcount, m->recvtype)))
+            goto fn_fail;
         goto fn_exit;
     }
     if ((rc = dfc_coll_check_call(&call, comm, &c))) goto fn_fail;

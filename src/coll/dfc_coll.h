@@ -284,10 +284,6 @@ int dfc_coll_inter_allreduce(const char *func, dfc_comm_t *c, const void *sendbu
 /* s: this process's block; r: what it receives from each remote process (buf: recvbuf). */
 int dfc_coll_inter_allgather(const char *func, dfc_comm_t *c, const dfc_coll_side_t *s,
                              const dfc_coll_side_t *r);
-/* Gather(v), Scatter(v), Allgatherv, Alltoall(v) (inter_move.c): sends the ns blocks s and
- * receives the nr blocks r (peers: remote ranks), all posted at once; waits for all. */
-int dfc_coll_inter_move(const char *func, dfc_comm_t *c, const dfc_coll_side_t *s, int ns,
-                        const dfc_coll_side_t *r, int nr);
 
 int dfc_coll_layer_init(void);
 void dfc_coll_layer_finalize(void);

@@ -226,7 +226,7 @@ static void check_errors(DFC_Comm ic, DFC_Comm local)
     DFCT_FAILS(DFC_Intercomm_create(DFC_COMM_WORLD, 0, DFC_COMM_WORLD, 0, 2, &bad), DFC_ERR_COMM,
                "overlap");
     DFCT_FAILS(DFC_Reduce(&x, &y, 1, DFC_INT, DFC_SUM, 0, ic), DFC_ERR_COMM, "intercommunicator");
-    DFCT_FAILS(DFC_Scan(&x, &y, 1, DFC_INT, DFC_SUM, ic), DFC_ERR_COMM, "intercommunicator");
+    DFCT_FAILS(DFC_Alltoall(&x, 1, DFC_INT, &y, 1, DFC_INT, ic), DFC_ERR_COMM, "intercommunicator");
     DFCT_FAILS(DFC_Ibarrier(ic, &req), DFC_ERR_COMM, "nonblocking");
     DFCT_FAILS(DFC_Comm_split(ic, 0, 0, &bad), DFC_ERR_COMM, "intercommunicator");
     int dims[1] = {lsize}, periods[1] = {0};

@@ -55,7 +55,6 @@ static int side_blocks(const char *func, const a2aw_side_t *sd, const char *cons
                        dfc_coll_xfer_t *x, dfc_dtype_t **packed)
 {
     int rc, dense = 1;
-    uint64_t total = 0;
     dfc_dtype_t **dts;
     *packed = NULL;
     if ((rc = dfc_coll_check_counts(func, names[1], sd->counts, NULL, n))) return rc;
@@ -70,14 +69,16 @@ static int side_blocks(const char *func, const a2aw_side_t *sd, const char *cons
         x[p].peer = p;
         x[p].off = (uint64_t)(int64_t)sd->displs[p];
         x[p].bytes = (uint64_t)sd->counts[p] * dts[p]->size;
-        total += x[p].bytes;
         if (sd->counts[p] && !dts[p]->dense) dense = 0;
+        if (!sd->buf && x[p].bytes && !dfc_api_bottom_ok(dts[p])) {
+            rc = dfc_err(DFC_ERR_BUFFER, func,
+                         "invalid argument %s: NULL while %s element %d is a datatype whose data "
+                         "starts at its origin (DFC_BOTTOM needs a type of absolute addresses)",
+                         names[0], names[3], p);
+            goto out;
+        }
     }
-    if (total > 0 && !sd->buf) {
-        rc = dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL pointer", names[0]);
-        goto out;
-    }
-    if (!dense && total > 0) rc = side_packed(func, sd, dts, n, x, packed);
+    if (!dense) rc = side_packed(func, sd, dts, n, x, packed);
 out:
     free(dts);
     return rc;

@@ -52,10 +52,7 @@ int dfc_coll_check_buf(const char *func, const char *bufname, const void *buf, i
     if ((rc = dfc_api_check_count(func, countname, count)) ||
         (rc = dfc_dtype_check(dt, func, typename, d)))
         return rc;
-    if (!buf && count > 0 && (*d)->dense) /* DFC_BOTTOM with absolute addresses is valid */
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL with count %d", bufname,
-                       count);
-    return DFC_SUCCESS;
+    return dfc_api_check_userbuf(func, bufname, buf, count, *d);
 }
 
 int dfc_coll_check_counts(const char *func, const char *name, const int *counts, const int *displs,
@@ -167,10 +164,9 @@ static int check_reduction(const char *func, const void *sendbuf, const void *re
     if (recvbuf == DFC_IN_PLACE)
         return dfc_err(DFC_ERR_BUFFER, func,
                        "invalid argument recvbuf: DFC_IN_PLACE is not allowed for recvbuf");
-    if (count > 0 && !sendbuf)
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument sendbuf: NULL with count %d", count);
-    if (count > 0 && recv_needed && !recvbuf)
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument recvbuf: NULL with count %d", count);
+    if ((rc = dfc_api_check_userbuf(func, "sendbuf", sendbuf, count, *d)) ||
+        (recv_needed && (rc = dfc_api_check_userbuf(func, "recvbuf", recvbuf, count, *d))))
+        return rc;
     if (count > 0 && recv_needed && sendbuf == recvbuf)
         return dfc_err(DFC_ERR_BUFFER, func,
                        "invalid arguments sendbuf and recvbuf: they alias (use DFC_IN_PLACE)");
@@ -323,8 +319,10 @@ static int reduce_scatter_common(dfc_coll_call_t call, const void *sendbuf, void
     }
     if ((rc = check_reduction(call.func, sendbuf, recvbuf, mine, datatype, op, 1, 1, &d, &o)))
         goto fn_fail;
-    if (total > 0 && !sendbuf) {
-        rc = dfc_err(DFC_ERR_BUFFER, call.func, "invalid argument sendbuf: NULL");
+    if (total > 0 && !sendbuf && !dfc_api_bottom_ok(d)) {
+        rc = dfc_err(DFC_ERR_BUFFER, call.func,
+                     "invalid argument sendbuf: NULL with a datatype whose data starts at its "
+                     "origin (DFC_BOTTOM needs a type of absolute addresses)");
         goto fn_fail;
     }
     dfc_coll_args_t a = {.kind = vform ? DFC_COLL_REDUCE_SCATTER : DFC_COLL_REDUCE_SCATTER_BLOCK,

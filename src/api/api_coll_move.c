@@ -27,8 +27,10 @@ static int check_send(const char *func, const move_desc_t *m, const dfc_comm_t *
         (rc = dfc_coll_check_counts(func, "sdispls", m->sdispls, NULL, 0)) ||
         (rc = dfc_dtype_check(m->sendtype, func, "sendtype", sd)))
         return rc;
-    if (!m->sendbuf && !side_empty(1, 0, m->sendcounts, c->size, *sd))
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument sendbuf: NULL pointer");
+    if (!m->sendbuf && !side_empty(1, 0, m->sendcounts, c->size, *sd) && !dfc_api_bottom_ok(*sd))
+        return dfc_err(DFC_ERR_BUFFER, func,
+                       "invalid argument sendbuf: NULL with a datatype whose data starts at its "
+                       "origin (DFC_BOTTOM needs a type of absolute addresses)");
     return DFC_SUCCESS;
 }
 
@@ -45,8 +47,10 @@ static int check_recv(const char *func, const move_desc_t *m, const dfc_comm_t *
         (rc = dfc_coll_check_counts(func, "rdispls", m->rdispls, NULL, 0)) ||
         (rc = dfc_dtype_check(m->recvtype, func, "recvtype", rd)))
         return rc;
-    if (!m->recvbuf && !side_empty(1, 0, m->recvcounts, c->size, *rd))
-        return dfc_err(DFC_ERR_BUFFER, func, "invalid argument recvbuf: NULL pointer");
+    if (!m->recvbuf && !side_empty(1, 0, m->recvcounts, c->size, *rd) && !dfc_api_bottom_ok(*rd))
+        return dfc_err(DFC_ERR_BUFFER, func,
+                       "invalid argument recvbuf: NULL with a datatype whose data starts at its "
+                       "origin (DFC_BOTTOM needs a type of absolute addresses)");
     return DFC_SUCCESS;
 }
 

@@ -100,14 +100,25 @@ static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const 
         if (w) {
             if ((rc = dfc_dtype_check(types[i], func, is_send ? "sendtypes" : "recvtypes", &d)))
                 return rc;
-            if (!*dt0) *dt0 = d;
-            if (!d->dense) /* byte displacements cannot address a packed copy */
+            /* No *dt0: byte displacements cannot address a packed copy, so a block must be
+             * one run of bytes, as it is when its type's data is (a struct at absolute
+             * addresses for DFC_BOTTOM is) and its items follow one another. */
+            if (counts[i] && (!d->contig || (counts[i] > 1 && d->extent != (DFC_Aint)d->size)))
                 return dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, func,
                                "invalid argument %s: element %d is a non-contiguous datatype, "
                                "which the w form does not support yet",
                                is_send ? "sendtypes" : "recvtypes", i);
-            x[i].off = (uint64_t)wdispls[i];
+            x[i].off = (uint64_t)(wdispls[i] + d->true_lb);
             x[i].bytes = (uint64_t)counts[i] * d->size;
+            /* With DFC_BOTTOM the address may be in the displacement (a DFC_Aint) or in
+             * the type; a block whose data would start at 0 has it in neither. */
+            if (!buf && x[i].bytes && peers[i] != DFC_PROC_NULL && x[i].off == 0)
+                return dfc_err(DFC_ERR_BUFFER, func,
+                               "invalid argument %s: NULL while block %d (%s element %d, %s "
+                               "element %d) starts at address 0 (DFC_BOTTOM needs absolute "
+                               "addresses in the displacements or the datatype)",
+                               bname, i, is_send ? "sdispls" : "rdispls", i,
+                               is_send ? "sendtypes" : "recvtypes", i);
         } else if (v) {
             x[i].off = (uint64_t)(int64_t)displs[i] * d->size;
             x[i].bytes = (uint64_t)counts[i] * d->size;
@@ -118,7 +129,11 @@ static int side_xfers(const char *func, const nbr_call_t *k, int is_send, const 
         }
         if (peers[i] != DFC_PROC_NULL) total += x[i].bytes;
     }
-    if (total > 0 && !buf) return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL", bname);
+    if (total > 0 && !buf && !w && !dfc_api_bottom_ok(d))
+        return dfc_err(DFC_ERR_BUFFER, func,
+                       "invalid argument %s: NULL with a datatype whose data starts at its "
+                       "origin (DFC_BOTTOM needs a type of absolute addresses)",
+                       bname);
     return DFC_SUCCESS;
 }
 

@@ -26,8 +26,7 @@ static int check_p2p(const char *func, DFC_Comm comm, const void *buf, int count
     if ((rc = dfc_comm_check(comm, func, "comm", c)) ||
         (rc = dfc_api_check_count(func, n->count, count)) ||
         (rc = dfc_dtype_check(dt, func, n->type, d)) ||
-        /* DFC_BOTTOM (NULL) is a valid buffer for a type of absolute addresses */
-        (rc = (*d)->dense ? dfc_api_check_buf(func, n->buf, buf, count) : DFC_SUCCESS) ||
+        (rc = dfc_api_check_userbuf(func, n->buf, buf, count, *d)) ||
         (rc = dfc_api_check_rank(func, n->peer, *c, peer, is_recv)) ||
         (rc = dfc_api_check_tag(func, n->tag, tag, is_recv)))
         return rc;

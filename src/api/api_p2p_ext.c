@@ -14,7 +14,7 @@ static int check_send(const char *func, DFC_Comm comm, const void *buf, int coun
     if ((rc = dfc_comm_check(comm, func, "comm", c)) ||
         (rc = dfc_api_check_count(func, "count", count)) ||
         (rc = dfc_dtype_check(dt, func, "datatype", d)) ||
-        (rc = dfc_api_check_buf(func, "buf", buf, count)) ||
+        (rc = dfc_api_check_userbuf(func, "buf", buf, count, *d)) ||
         (rc = dfc_api_check_rank(func, "dest", *c, dest, 0)) ||
         (rc = dfc_api_check_tag(func, "tag", tag, 0)))
         return rc;
@@ -70,7 +70,7 @@ static int check_mrecv(const char *func, void *buf, int count, DFC_Datatype dt,
     int rc;
     if ((rc = dfc_api_check_count(func, "count", count)) ||
         (rc = dfc_dtype_check(dt, func, "datatype", d)) ||
-        (rc = dfc_api_check_buf(func, "buf", buf, count)) ||
+        (rc = dfc_api_check_userbuf(func, "buf", buf, count, *d)) ||
         (rc = dfc_api_check_ptr(func, "message", message)) ||
         (rc = dfc_msg_check(*message, func, "message", m)))
         return rc;
@@ -241,12 +241,12 @@ int DFC_Isendrecv(const void *sendbuf, int sendcount, DFC_Datatype sendtype, int
     if ((rc = dfc_comm_check(comm, f, "comm", &c)) ||
         (rc = dfc_api_check_count(f, "sendcount", sendcount)) ||
         (rc = dfc_dtype_check(sendtype, f, "sendtype", &sd)) ||
-        (rc = dfc_api_check_buf(f, "sendbuf", sendbuf, sendcount)) ||
+        (rc = dfc_api_check_userbuf(f, "sendbuf", sendbuf, sendcount, sd)) ||
         (rc = dfc_api_check_rank(f, "dest", c, dest, 0)) ||
         (rc = dfc_api_check_tag(f, "sendtag", sendtag, 0)) ||
         (rc = dfc_api_check_count(f, "recvcount", recvcount)) ||
         (rc = dfc_dtype_check(recvtype, f, "recvtype", &rd)) ||
-        (rc = dfc_api_check_buf(f, "recvbuf", recvbuf, recvcount)) ||
+        (rc = dfc_api_check_userbuf(f, "recvbuf", recvbuf, recvcount, rd)) ||
         (rc = dfc_api_check_rank(f, "source", c, source, 1)) ||
         (rc = dfc_api_check_tag(f, "recvtag", recvtag, 1)) ||
         (rc = dfc_api_check_ptr(f, "request", request)))
@@ -273,7 +273,7 @@ int DFC_Isendrecv_replace(void *buf, int count, DFC_Datatype datatype, int dest,
     if ((rc = dfc_comm_check(comm, f, "comm", &c)) ||
         (rc = dfc_api_check_count(f, "count", count)) ||
         (rc = dfc_dtype_check(datatype, f, "datatype", &d)) ||
-        (rc = dfc_api_check_buf(f, "buf", buf, count)) ||
+        (rc = dfc_api_check_userbuf(f, "buf", buf, count, d)) ||
         (rc = dfc_api_check_rank(f, "dest", c, dest, 0)) ||
         (rc = dfc_api_check_tag(f, "sendtag", sendtag, 0)) ||
         (rc = dfc_api_check_rank(f, "source", c, source, 1)) ||

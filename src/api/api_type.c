@@ -1,6 +1,7 @@
 /*
  * api_type.c - the datatype and reduction-operation entry points: sizes and extents, the
- * contiguous constructors, commit/free, Get_count/Get_elements, user ops and Reduce_local.
+ * contiguous constructors, commit/free, Get_count/Get_elements, user ops, Reduce_local and
+ * Type_match_size.
  *
  * The other constructors and queries are in api_type_derived.c, api_type_array.c and
  * api_type_query.c.
@@ -289,4 +290,45 @@ fn_exit:
 fn_fail:
     rc = dfc_api_error(NULL, rc);
     goto fn_exit;
+}
+
+/* DFC_Type_match_size: MPI names Fortran's sized types (REAL*n ...), which DFC does not have;
+ * like MPICH it answers with the first C type of the class whose size matches. */
+int DFC_Type_match_size(int typeclass, int size, DFC_Datatype *datatype)
+{
+    static const DFC_Datatype reals[] = {DFC_FLOAT, DFC_DOUBLE, DFC_LONG_DOUBLE};
+    static const DFC_Datatype ints[] = {DFC_SIGNED_CHAR, DFC_SHORT, DFC_INT, DFC_LONG,
+                                        DFC_LONG_LONG};
+    static const DFC_Datatype cplx[] = {DFC_C_FLOAT_COMPLEX, DFC_C_DOUBLE_COMPLEX,
+                                        DFC_C_LONG_DOUBLE_COMPLEX};
+    const DFC_Datatype *list = typeclass == DFC_TYPECLASS_REAL      ? reals
+                               : typeclass == DFC_TYPECLASS_INTEGER ? ints
+                               : typeclass == DFC_TYPECLASS_COMPLEX ? cplx
+                                                                    : NULL;
+    size_t n = typeclass == DFC_TYPECLASS_INTEGER ? sizeof ints / sizeof *ints : 3;
+    int rc = DFC_SUCCESS;
+    DFC_API_ENTER();
+    if (!list) {
+        rc = dfc_err(DFC_ERR_ARG, __func__,
+                     "invalid argument typeclass: %d is not DFC_TYPECLASS_REAL, "
+                     "DFC_TYPECLASS_INTEGER or DFC_TYPECLASS_COMPLEX",
+                     typeclass);
+        goto fn_fail;
+    }
+    if ((rc = dfc_api_check_ptr(__func__, "datatype", datatype))) goto fn_fail;
+    for (size_t i = 0; i < n; i++)
+        if (dfc_dtype_mpi_size(dfc_dtype_get(list[i])) == (size_t)size) {
+            *datatype = list[i];
+            goto fn_exit;
+        }
+    rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument size: no predefined %s type has %d bytes",
+                 typeclass == DFC_TYPECLASS_REAL      ? "real"
+                 : typeclass == DFC_TYPECLASS_INTEGER ? "integer"
+                                                      : "complex",
+                 size);
+fn_fail:
+    rc = dfc_api_error(NULL, rc);
+fn_exit:
+    DFC_API_EXIT();
+    return rc;
 }

@@ -242,11 +242,10 @@ static int pack_common(pack_call_t *c, DFC_Comm comm, const char *countname)
     dfc_comm_t *cm;
     if (!c->external && (rc = dfc_comm_check(comm, c->func, "comm", &cm))) return rc;
     if ((rc = dfc_dtype_check(c->type, c->func, "datatype", &dt))) return rc;
-    if (c->count && dt->size && !c->in)
-        if (dt->dense || c->unpack)
-            return dfc_err(DFC_ERR_BUFFER, c->func, "invalid argument %s: NULL pointer",
-                           c->unpack ? "inbuf" : "inbuf");
-    if (c->count && dt->size && !c->out && (dt->dense || !c->unpack))
+    /* The typed side may be DFC_BOTTOM with a type of absolute addresses; the packed one not. */
+    if (c->count && dt->size && !c->in && (c->unpack || !dfc_api_bottom_ok(dt)))
+        return dfc_err(DFC_ERR_BUFFER, c->func, "invalid argument inbuf: NULL pointer");
+    if (c->count && dt->size && !c->out && (!c->unpack || !dfc_api_bottom_ok(dt)))
         return dfc_err(DFC_ERR_BUFFER, c->func, "invalid argument outbuf: NULL pointer");
     (void)countname;
     return pack_run(c, dt);

@@ -39,6 +39,18 @@ int dfc_api_check_buf(const char *func, const char *argname, const void *buf, in
     return dfc_err(DFC_ERR_BUFFER, func, "invalid argument %s: NULL with count %d", argname, count);
 }
 
+int dfc_api_bottom_ok(const dfc_dtype_t *d) { return d->size == 0 || d->true_lb != 0; }
+
+int dfc_api_check_userbuf(const char *func, const char *argname, const void *buf, int count,
+                          const dfc_dtype_t *d)
+{
+    if (buf || count == 0 || dfc_api_bottom_ok(d)) return DFC_SUCCESS;
+    return dfc_err(DFC_ERR_BUFFER, func,
+                   "invalid argument %s: NULL with count %d of a datatype whose data starts at "
+                   "its origin (DFC_BOTTOM needs a type of absolute addresses)",
+                   argname, count);
+}
+
 int dfc_api_check_tag(const char *func, const char *argname, int tag, int allow_any)
 {
     if ((tag >= 0 && tag <= DFC_TAG_UB_VALUE) || (allow_any && tag == DFC_ANY_TAG))

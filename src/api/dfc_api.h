@@ -60,6 +60,13 @@ int dfc_api_error(dfc_comm_t *c, int code);
 /* Common checks; each records its own message and returns an error code or DFC_SUCCESS. */
 int dfc_api_check_count(const char *func, const char *argname, int count);
 int dfc_api_check_buf(const char *func, const char *argname, const void *buf, int count);
+/* MPI's rule for a NULL buffer (DFC_BOTTOM), as MPICH applies it: legal when nothing is moved
+ * (count 0, a type of no bytes) or when the type's data does not start at its origin
+ * (true_lb != 0: built on absolute addresses, as from DFC_Get_address). With a predefined
+ * type, or a derived one whose data starts at 0, it would address memory at 0. */
+int dfc_api_bottom_ok(const dfc_dtype_t *d);
+int dfc_api_check_userbuf(const char *func, const char *argname, const void *buf, int count,
+                          const dfc_dtype_t *d);
 int dfc_api_check_tag(const char *func, const char *argname, int tag, int allow_any);
 /* rank must be in [0, size) or PROC_NULL (or ANY_SOURCE when allow_any). */
 int dfc_api_check_rank(const char *func, const char *argname, const dfc_comm_t *c, int rank,

@@ -143,10 +143,11 @@ static int stage_buffers(dfc_coll_t *coll, const dfc_coll_args_t *a)
     uint64_t sbytes, rbytes;
     buffer_spans(a, &sbytes, &rbytes);
     int rc, copy_in, copy_out;
-    if (coll->bufs[DFC_BUF_SEND] && sbytes &&
+    /* A NULL buffer (DFC_BOTTOM) with a packed type is a type of absolute addresses: packed */
+    if ((coll->bufs[DFC_BUF_SEND] || (a->stype && !a->in_place)) && sbytes &&
         (rc = stage_one(coll, DFC_BUF_SEND, sbytes, a->stype, 1, 0)))
         return rc;
-    if (coll->bufs[DFC_BUF_RECV] && rbytes) {
+    if ((coll->bufs[DFC_BUF_RECV] || a->rtype) && rbytes) {
         recv_copies(a, &copy_in, &copy_out);
         if ((rc = stage_one(coll, DFC_BUF_RECV, rbytes, a->rtype, copy_in, copy_out))) return rc;
     }

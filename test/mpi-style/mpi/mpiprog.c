@@ -100,6 +100,17 @@ static void check_misc(void)
     CHECK(MPI_Request_f2c(MPI_Request_c2f(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL, "req c2f");
     CHECK(MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN,
           "errhandler c2f/f2c");
+    CHECK(MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NO_PROC)) == MPI_MESSAGE_NO_PROC &&
+              MPI_Message_c2f(MPI_MESSAGE_NO_PROC) != MPI_Message_c2f(MPI_MESSAGE_NULL),
+          "message c2f/f2c");
+    CHECK(MPI_Win_f2c(MPI_Win_c2f(MPI_WIN_NULL)) == MPI_WIN_NULL, "win c2f/f2c");
+    MPI_Datatype matched = MPI_DATATYPE_NULL;
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &matched) == MPI_SUCCESS &&
+              matched == MPI_DOUBLE,
+          "MPI_Type_match_size(REAL, 8)");
+    CHECK(MPI_ERR_FILE != MPI_ERR_ARG && MPI_ERR_FILE <= MPI_ERR_LASTCODE &&
+              MPI_ERR_SPAWN != MPI_ERR_FILE,
+          "MPI-IO and dynamic-process error classes");
 
     MPI_Status st = {0}, back;
     MPI_Fint f[MPI_F_STATUS_SIZE];

@@ -37,8 +37,8 @@ static struct {
     uint64_t allreduce_rab_max;   /* then rabenseifner up to this one, then ring */
     uint64_t allgather_short_max; /* allgather: recursive doubling or bruck up to this
                                      gathered size, then ring */
-    long allreduce_ring_max_ranks; /* ring (allreduce, allgather) on at most this many */
-    long allgather_ring_max_ranks; /* ranks; above it the log-step algorithm */
+    /* ring allreduce, allgather on at most this many ranks; above it the log-step ones */
+    long allreduce_ring_max_ranks, allgather_ring_max_ranks;
 } thr;
 
 /* DFC_Init has checked each against its range (0 to 1 GiB, env_registry.c): none is negative. */

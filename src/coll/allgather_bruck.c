@@ -7,8 +7,9 @@
  * then fences. After ceil(log2 n) steps TMP holds all blocks rotated by r; two copies rotate
  * them into RECV (block (r + i) mod n = TMP block i).
  * Cost: ceil(log2 n) * alpha + (n - 1)/n * B * beta for a B-byte result, plus two local
- * copies of B. Chosen for results up to 64 KiB (DFC_ALLGATHER_SHORT_MAX) when n is not a
- * power of two (select.c): fewer rounds than the ring's n - 1; allgather only.
+ * copies of B. Chosen for results up to 64 KiB (DFC_ALLGATHER_SHORT_MAX), and for all on
+ * more than 64 ranks (DFC_ALLGATHER_RING_MAX_RANKS), when n is not a power of two
+ * (select.c): fewer rounds than the ring's n - 1; allgather only.
  */
 #include "coll/dfc_coll.h"
 

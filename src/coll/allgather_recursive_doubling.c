@@ -6,7 +6,8 @@
  * [r & ~(2^k - 1), + 2^k), contiguous in RECV; it exchanges them with r ^ 2^k, whose group is
  * the other half of the next larger one, and fences.
  * Cost: log2(n) * alpha + (n - 1)/n * B * beta for a B-byte result. Chosen for results up to
- * 64 KiB (DFC_ALLGATHER_SHORT_MAX) when n is a power of two (select.c); allgather only.
+ * 64 KiB (DFC_ALLGATHER_SHORT_MAX), and for all on more than 64 ranks
+ * (DFC_ALLGATHER_RING_MAX_RANKS), when n is a power of two (select.c); allgather only.
  */
 #include "coll/dfc_coll.h"
 

@@ -8,7 +8,7 @@
  * before sends, so that a message finds its receive waiting.
  * Cost: (n - 1) * alpha + (n - 1)/n * B * beta for a B-byte result; bandwidth-optimal and
  * neighbour-only. Chosen for allgather results above 64 KiB (DFC_ALLGATHER_SHORT_MAX,
- * select.c) and always for allgatherv.
+ * select.c) on up to 64 ranks (DFC_ALLGATHER_RING_MAX_RANKS), and always for allgatherv.
  */
 #include "coll/dfc_coll.h"
 

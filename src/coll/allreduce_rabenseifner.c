@@ -19,8 +19,9 @@
  * Cost (m bytes, p ranks): 2 log2(p') alpha + 2 (p'-1)/p' m beta + (p'-1)/p' m gamma, plus
  * 2 (alpha + m beta) + m gamma when p is not a power of two.
  * Chosen for allreduce of more than 16 KiB up to 512 KiB (select.c:
- * DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX, DFC_ALLREDUCE_RABENSEIFNER_MAX); usable when
- * count >= p' (every chunk holds at least one item).
+ * DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX, DFC_ALLREDUCE_RABENSEIFNER_MAX), and above that on
+ * more ranks than ring's limit (DFC_ALLREDUCE_RING_MAX_RANKS); usable when count >= p'
+ * (every chunk holds at least one item).
  */
 #include "coll/dfc_coll.h"
 

@@ -21,8 +21,9 @@
  * Cost (m bytes, p ranks, g segments per chunk): (2(p-1) + g - 1) alpha
  * + 2 (p-1)/p m beta + (p-1)/p m gamma: bandwidth-optimal.
  * Chosen for allreduce of more than 512 KiB (DFC_ALLREDUCE_RABENSEIFNER_MAX, select.c) with
- * commutative ops (especially for p not a power of two, where rabenseifner pays its extra
- * pre/post steps).
+ * commutative ops on up to 64 ranks (DFC_ALLREDUCE_RING_MAX_RANKS), or 512 when p is not a
+ * power of two, where rabenseifner pays its extra pre/post steps; above, its 2(p-1) alpha
+ * (and as many preemption points) lose to rabenseifner's 2 log2(p') alpha.
  */
 #include "coll/dfc_coll.h"
 

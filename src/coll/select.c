@@ -5,6 +5,21 @@
  * usable for the call; otherwise the rules below pick by message size and rank count,
  * after MPICH's defaults. The size thresholds are parameters (dfc_env(7)), read once; like
  * the forced algorithm, they must be the same on every process.
+ *
+ * Ring's rank limit (issue 22): ring allreduce and allgather have 2(p-1) and p-1 latency
+ * steps where rabenseifner and recursive doubling / bruck have about 2 log2(p) and log2(p),
+ * for the same bandwidth term (the cost models in the algorithm files); each of ring's
+ * waits is also a chance for the host scheduler to preempt (BENCHMARKS.md: 50 preemptions
+ * per collective at 1,024 simulated ranks). Ring's gains: it overlaps its reductions with
+ * its transfers (rabenseifner's m gamma is serial), and when p is not a power of two
+ * rabenseifner adds 2 (alpha + m beta) + m gamma for its fold. With alpha 3 us per
+ * ring step, gamma 0.25 ns/B, m gamma pays for ring's extra steps up to about 30 ranks at
+ * 512 KiB and 180 at 4 MiB; dfc_sim (default network, dfc_chaos's sizes) puts the
+ * crossover between 64 and 128 ranks for powers of two and, with the fold, between 384 and
+ * 640 otherwise. So ring runs on at most DFC_ALLREDUCE_RING_MAX_RANKS (64) ranks, or 8
+ * times as many when p is not a power of two; allgather (no reduction, and bruck has no
+ * fold) on at most DFC_ALLGATHER_RING_MAX_RANKS (64). Up to 64 ranks the choice is the size
+ * rule's alone, as before the limit.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -22,6 +37,8 @@ static struct {
     uint64_t allreduce_rab_max;   /* then rabenseifner up to this one, then ring */
     uint64_t allgather_short_max; /* allgather: recursive doubling or bruck up to this
                                      gathered size, then ring */
+    /* ring allreduce, allgather on at most this many ranks; above it the log-step ones */
+    long allreduce_ring_max_ranks, allgather_ring_max_ranks;
 } thr;
 
 /* DFC_Init has checked each against its range (0 to 1 GiB, env_registry.c): none is negative. */
@@ -40,6 +57,14 @@ static void read_thresholds(void)
         "DFC_ALLGATHER_SHORT_MAX", 65536,
         "largest gathered size in bytes for which allgather uses recursive_doubling or bruck "
         "(above: ring)");
+    thr.allreduce_ring_max_ranks = dfc_env_long(
+        "DFC_ALLREDUCE_RING_MAX_RANKS", 64,
+        "largest communicator on which a large allreduce uses ring, 8 times as many when its "
+        "size is not a power of two (above: rabenseifner)");
+    thr.allgather_ring_max_ranks = dfc_env_long(
+        "DFC_ALLGATHER_RING_MAX_RANKS", 64,
+        "largest communicator on which a large allgather uses ring (above: recursive_doubling "
+        "or bruck)");
     thr.read = 1;
 }
 
@@ -165,10 +190,15 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
         else if (bytes <= thr.allreduce_rd_max) name = "recursive_doubling";
         else if (bytes <= thr.allreduce_rab_max) name = "rabenseifner";
-        else name = "ring";
+        else if (a->size <= thr.allreduce_ring_max_ranks * (is_pow2(a->size) ? 1 : 8) ||
+                 !dfc_coll_allreduce_rabenseifner_usable(a))
+            name = "ring";
+        else name = "rabenseifner";
         break;
     case DFC_COLL_ALLGATHER:
-        if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max) name = "ring";
+        if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max &&
+            a->size <= thr.allgather_ring_max_ranks)
+            name = "ring";
         else name = is_pow2(a->size) ? "recursive_doubling" : "bruck";
         break;
     default: break;

@@ -224,8 +224,8 @@ static void test_timing(void)
     CHECK(sim_run(&cfg, &r) != DFC_SUCCESS, "a poll of no time is refused");
 }
 
-/* Issue 22: a 1,000-rank chaos run in CI (125 nodes of 8; ring replaced by Rabenseifner, as
- * at every scale where ring's 2(N-1) steps per collective would not fit). */
+/* Issue 22: a 1,000-rank chaos run in CI (125 nodes of 8; Rabenseifner, which the default
+ * selection also picks there since ring's rank limit, select.c). */
 static void test_thousand(void)
 {
     sim_config_t cfg;

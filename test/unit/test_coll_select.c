@@ -1,0 +1,140 @@
+/*
+ * test_coll_select.c - dfc_coll_select's default choices (select.c), above all ring's rank
+ * limit (issue 22): up to 64 ranks the choice is the size rule's alone (ring for allreduce
+ * above 512 KiB and allgather above 64 KiB gathered, as before the limit existed); above
+ * it rabenseifner (ring up to 512 ranks when the size is not a power of two) and recursive
+ * doubling / bruck. Then, in a forked child (the thresholds
+ * are read once per process), DFC_ALLREDUCE_RING_MAX_RANKS and DFC_ALLGATHER_RING_MAX_RANKS
+ * move the limit both ways.
+ * Runs without DFC_Init; exits 1 when a choice differs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "coll/dfc_coll.h"
+
+static int failures;
+
+typedef struct sel_case {
+    dfc_coll_kind_t kind;
+    int size;
+    uint64_t count, elem; /* allreduce, bcast: count items of elem bytes; allgather: one
+                             block of count * elem bytes */
+    int commutative;
+    const char *want;
+} sel_case_t;
+
+static void check(const sel_case_t *c, const char *what)
+{
+    dfc_coll_args_t a = {.kind = c->kind,
+                         .rank = 0,
+                         .size = c->size,
+                         .commutative = c->commutative,
+                         .count = c->count,
+                         .elem = c->elem,
+                         .sbytes = c->count * c->elem,
+                         .rbytes = c->count * c->elem,
+                         .selem = c->elem,
+                         .relem = c->elem};
+    const dfc_coll_algo_t *al = dfc_coll_select(&a);
+    const char *got = al ? al->name : "(none)";
+    if (strcmp(got, c->want)) {
+        fprintf(stderr, "test_coll_select (%s): %s on %d ranks, %llu x %llu bytes%s: %s, want %s\n",
+                what, dfc_coll_kind_name(c->kind), c->size, (unsigned long long)c->count,
+                (unsigned long long)c->elem, c->commutative ? "" : " (non-commutative)", got,
+                c->want);
+        failures++;
+    }
+}
+
+#define AR DFC_COLL_ALLREDUCE
+#define AG DFC_COLL_ALLGATHER
+#define KIB 1024
+#define MIB (1024 * 1024)
+
+/* The defaults. 4 to 64 ranks: what main chose before the rank limit. */
+static const sel_case_t defaults[] = {
+    {AR, 4, 4 * KIB, 4, 1, "recursive_doubling"},
+    {AR, 4, 64 * KIB, 4, 1, "rabenseifner"},
+    {AR, 4, 1 * MIB, 4, 1, "ring"},
+    {AR, 8, 147456, 4, 1, "ring"}, /* dfc_chaos's 576 KiB */
+    {AR, 16, 1 * MIB, 4, 1, "ring"},
+    {AR, 12, 1 * MIB, 4, 1, "ring"},
+    {AR, 64, 1 * MIB, 4, 1, "ring"},
+    {AR, 16, 1 * MIB, 4, 0, "recursive_doubling"}, /* ring is commutative only */
+    {AR, 128, 1 * MIB, 4, 1, "rabenseifner"},
+    {AR, 128, 147456, 4, 1, "rabenseifner"},
+    {AR, 1024, 1 * MIB, 4, 1, "rabenseifner"},
+    {AR, 65, 1 * MIB, 4, 1, "ring"}, /* not powers of two: up to 8 x 64 */
+    {AR, 96, 1 * MIB, 4, 1, "ring"},
+    {AR, 512, 1 * MIB, 4, 1, "rabenseifner"},
+    {AR, 511, 1 * MIB, 4, 1, "ring"},
+    {AR, 513, 1 * MIB, 4, 1, "rabenseifner"},
+    {AR, 10000, 1 * MIB, 4, 1, "rabenseifner"},
+    {AR, 128, 1 * MIB, 4, 0, "rabenseifner"}, /* rabenseifner keeps the rank order */
+    {AR, 96, 1 * MIB, 4, 0, "recursive_doubling"},
+    {AR, 128, 64, 16 * KIB, 1, "ring"}, /* 64 items < 128: no rabenseifner */
+    {AR, 128, 64 * KIB, 4, 1, "rabenseifner"},
+    {AR, 128, 1 * KIB, 4, 1, "recursive_doubling"},
+    {AG, 4, 32 * KIB, 1, 1, "ring"},
+    {AG, 8, 1 * KIB, 1, 1, "recursive_doubling"},
+    {AG, 6, 1 * KIB, 1, 1, "bruck"},
+    {AG, 16, 1 * MIB, 1, 1, "ring"},
+    {AG, 64, 2 * KIB, 1, 1, "ring"},
+    {AG, 65, 2 * KIB, 1, 1, "bruck"},
+    {AG, 128, 1 * MIB, 1, 1, "recursive_doubling"},
+    {AG, 1000, 4 * KIB, 1, 1, "bruck"},
+    {DFC_COLL_BCAST, 128, 1 * MIB, 1, 1, "scatter_allgather"}, /* unchanged */
+};
+
+/* DFC_ALLREDUCE_RING_MAX_RANKS=2: ring on 2 ranks, or up to 16 that are not a power of two;
+ * DFC_ALLGATHER_RING_MAX_RANKS=100000: ring allgather on every size. */
+static const sel_case_t moved[] = {
+    {AR, 2, 1 * MIB, 4, 1, "ring"},
+    {AR, 3, 1 * MIB, 4, 1, "ring"}, /* 3 <= 8 x 2 */
+    {AR, 4, 1 * MIB, 4, 1, "rabenseifner"},
+    {AR, 17, 1 * MIB, 4, 1, "rabenseifner"},
+    {AR, 16, 4 * KIB, 4, 1, "recursive_doubling"},
+    {AG, 128, 1 * MIB, 1, 1, "ring"},
+    {AG, 1000, 4 * KIB, 1, 1, "ring"},
+    {AG, 1000, 16, 1, 1, "bruck"},
+};
+
+int main(void)
+{
+    static const char *const unset[] = {"DFC_ALLREDUCE_ALGORITHM",
+                                        "DFC_ALLGATHER_ALGORITHM",
+                                        "DFC_BCAST_ALGORITHM",
+                                        "DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX",
+                                        "DFC_ALLREDUCE_RABENSEIFNER_MAX",
+                                        "DFC_ALLGATHER_SHORT_MAX",
+                                        "DFC_BCAST_SCATTER_ALLGATHER_MIN"};
+    for (size_t i = 0; i < sizeof unset / sizeof unset[0]; i++) unsetenv(unset[i]);
+    /* The child first: the parent's selections below read the thresholds, once. */
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("test_coll_select: fork");
+        return 1;
+    }
+    if (pid == 0) {
+        setenv("DFC_ALLREDUCE_RING_MAX_RANKS", "2", 1);
+        setenv("DFC_ALLGATHER_RING_MAX_RANKS", "100000", 1);
+        for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++) check(&moved[i], "moved");
+        _exit(failures ? 1 : 0);
+    }
+    unsetenv("DFC_ALLREDUCE_RING_MAX_RANKS");
+    unsetenv("DFC_ALLGATHER_RING_MAX_RANKS");
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+        check(&defaults[i], "defaults");
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        fprintf(stderr, "test_coll_select: the child with moved limits failed\n");
+        failures++;
+    }
+    if (failures) fprintf(stderr, "test_coll_select: %d failures\n", failures);
+    return failures ? 1 : 0;
+}

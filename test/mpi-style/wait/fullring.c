@@ -11,7 +11,7 @@
  * waiting on rank 1: polling with DFC_Testall (which never sleeps: the reference) and
  * DFC_Waitall (which sleeps once it has waited DFC_SPIN_US + DFC_YIELD_US). The first
  * quartile of the sleeping kind's rounds (-rounds=100 of each) must be within -tolerance
- * (10 %) of the polling kind's, plus 50 us for the clock, in one of -attempts=3
+ * (10 %; the testlist gives 50 %) of the polling kind's, plus 50 us for the clock, in one of -attempts=3
  * measurements. Quartiles, not medians, and attempts: on a loaded machine each wake-up may
  * wait for a core, which a sleeping sender pays several times a round and a polling one
  * does not; the defect instead adds DFC_SLEEP_US to every sleeping round. Both medians

@@ -164,7 +164,9 @@ static void rooted_bottom(int *sbuf, int *rbuf)
 
     int *counts = ct_malloc(ct_size * sizeof(int)), *displs = calloc(ct_size, sizeof(int));
     int *gath = ct_malloc(ct_size * N * sizeof(int));
-    DFC_Datatype g = abs_type(gath, N * ct_size), one;
+    /* The root's block only: its receive signature must match its N-int send (a type over
+     * the whole array made the root copy N * size ints out of an N-int send: ASan) */
+    DFC_Datatype g = abs_type(gath, N), one;
     DFCT_OK(DFC_Type_contiguous(N, DFC_INT, &one));
     DFCT_OK(DFC_Type_commit(&one));
     for (int p = 0; p < ct_size; p++) counts[p] = p == 0 ? 1 : 0;
@@ -176,6 +178,9 @@ static void rooted_bottom(int *sbuf, int *rbuf)
     if (ct_rank == 0)
         for (int i = 0; i < N; i++)
             DFCT_CHECK(gath[i] == value(0, 0, i), "Gatherv(BOTTOM): element %d is %d", i, gath[i]);
+    for (int i = N; ct_rank == 0 && i < ct_size * N; i++)
+        DFCT_CHECK(gath[i] == POISON, "Gatherv(BOTTOM): element %d past the root's block is %d", i,
+                   gath[i]);
     /* A derived type whose data starts at 0 addresses memory at 0: refused. */
     DFCT_FAILS(DFC_Bcast(DFC_BOTTOM, 1, one, 0, DFC_COMM_WORLD), DFC_ERR_BUFFER,
                "DFC_Bcast: invalid argument buffer: NULL with count 1");

@@ -630,8 +630,16 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
     }
 }
 
-/* Streams DATA fragments of one rendezvous send; returns 1 when all were accepted. A lost
- * peer is left to the caller (*gone): declaring it changes the list being walked. */
+/* Bytes one rendezvous send may hand its transport in one progress pass. Without a bound a
+ * receiver that drains as fast as we write (loopback tcp) kept one pass writing a whole
+ * 256 MiB message: no receive, no other peer and no other send moved meanwhile, and a
+ * DFC_Test after Isend did the entire transfer inside one call. 4 MiB is about a millisecond
+ * of a fast link and costs one pass (a microsecond) per 4 MiB. */
+#define P2P_PUMP_PASS_BYTES ((uint64_t)4 << 20)
+
+/* Streams DATA fragments of one rendezvous send, at most P2P_PUMP_PASS_BYTES; returns 1
+ * when all were accepted. A lost peer is left to the caller (*gone): declaring it changes
+ * the list being walked. */
 static int pump_rendezvous(dfc_req_t *r, int *events, int *gone)
 {
     dfc_tl_t *tl = dfc_route[r->peer_world];
@@ -641,7 +649,9 @@ static int pump_rendezvous(dfc_req_t *r, int *events, int *gone)
     pkt.tag = r->tag;
     pkt.rreq = r->remote_id;
     pkt.src_world = (uint32_t)dfc_proc.world_rank;
+    uint64_t pass_end = r->done + P2P_PUMP_PASS_BYTES;
     while (r->done < r->bytes) {
+        if (r->done >= pass_end) return 0; /* the rest in later passes (counted as events) */
         uint64_t frag = DFC_MIN2((uint64_t)tl->max_payload, r->bytes - r->done);
         pkt.offset = r->done;
         pkt.payload_len = (uint32_t)frag;

@@ -28,30 +28,13 @@
 
 #include "coll_sim.h"
 
+#define UNIT_CHECK_CONTEXT case_name
+#include "unit_check.h"
+
 #define NMAX 9
 #define POISON 0xEE
 
-static int failures;
-static int reported;
 static char case_name[256];
-#define FAIL(...)                                     \
-    do {                                              \
-        failures++;                                   \
-        if (reported++ < 30) {                        \
-            fprintf(stderr, "FAIL [%s] ", case_name); \
-            fprintf(stderr, __VA_ARGS__);             \
-            fputc('\n', stderr);                      \
-        }                                             \
-    } while (0)
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) /* xorshift64* */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
 
 /* ---- Buffer images: a length, poison, and segments of generated data ---------------------- */
 typedef struct seg {
@@ -89,7 +72,7 @@ static void pool_init(void)
     pool = malloc(POOL_BYTES);
     if (!pool) abort();
     for (uint64_t i = 0; i < POOL_BYTES; i += 8) {
-        uint64_t w = rnd();
+        uint64_t w = rnd64();
         memcpy(pool + i, &w, 8);
     }
 }
@@ -189,13 +172,13 @@ static uint64_t layout(int n, const int *counts, int *displs)
     int perm[NMAX];
     for (int i = 0; i < n; i++) perm[i] = i;
     for (int i = n - 1; i > 0; i--) {
-        int j = (int)(rnd() % (uint64_t)(i + 1)), t = perm[i];
+        int j = (int)(rnd64() % (uint64_t)(i + 1)), t = perm[i];
         perm[i] = perm[j], perm[j] = t;
     }
-    uint64_t cur = rnd() % 2;
+    uint64_t cur = rnd64() % 2;
     for (int i = 0; i < n; i++) {
         displs[perm[i]] = (int)cur;
-        cur += (uint64_t)counts[perm[i]] + rnd() % 3;
+        cur += (uint64_t)counts[perm[i]] + rnd64() % 3;
     }
     return cur;
 }
@@ -204,7 +187,7 @@ static uint64_t layout(int n, const int *counts, int *displs)
 static int weight(void)
 {
     static const int w[] = {0, 0, 1, 1, 2, 3};
-    return w[rnd() % 6];
+    return w[rnd64() % 6];
 }
 
 /* Rewrites a barrier schedule into one that moves "heard from" vectors (see the top). */
@@ -573,7 +556,7 @@ static void alltoall_case(const algo_t *al, int v, int n, uint64_t b, int ip, in
     tc_reset(n, v ? DFC_COLL_ALLTOALLV : DFC_COLL_ALLTOALL);
     for (int r = 0; r < n; r++)
         for (int p = 0; p < n; p++) {
-            int w = ev == 2 ? (rnd() % 5 == 0 ? 1 + (int)(rnd() % 3) : 0) : weight();
+            int w = ev == 2 ? (rnd64() % 5 == 0 ? 1 + (int)(rnd64() % 3) : 0) : weight();
             bytes[r][p] = v ? unit * (uint64_t)w : b;
         }
     if (ip)

@@ -24,29 +24,9 @@
 
 #include "comm/dfc_comm.h"
 
-static int failures, reported;
-#define FAIL(...)                                                \
-    do {                                                         \
-        failures++;                                              \
-        if (reported++ < 30) {                                   \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
-    } while (0)
-#define CHECK(c, ...)                \
-    do {                             \
-        if (!(c)) FAIL(__VA_ARGS__); \
-    } while (0)
+#define UNIT_RNG_SEED 0x243f6a8885a308d3ull
+#include "unit_check.h"
 
-static uint64_t rng_state = 0x243f6a8885a308d3ull;
-static uint64_t rnd64(void) /* xorshift64* */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
 static unsigned rnd(unsigned n) { return (unsigned)((rnd64() >> 11) % n); }
 
 typedef uint32_t mask_t[DFC_CTXID_WORDS];

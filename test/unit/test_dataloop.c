@@ -17,26 +17,9 @@
 
 #include "comm/dfc_comm.h"
 
-static int failures, reported;
-#define FAIL(...)                                                \
-    do {                                                         \
-        failures++;                                              \
-        if (reported++ < 30) {                                   \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
-    } while (0)
+#include "unit_check.h"
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
-static int rndi(int lo, int hi) { return lo + (int)(rnd() % (uint64_t)(hi - lo + 1)); }
+static int rndi(int lo, int hi) { return lo + (int)(rnd64() % (uint64_t)(hi - lo + 1)); }
 
 /* ---- The reference: a type map as a flat list of byte offsets -------------------------- */
 typedef struct {
@@ -96,7 +79,7 @@ static ref_t *leaf(void)
 {
     ref_t *r = &pool[npool++];
     memset(r, 0, sizeof *r);
-    r->dt = dfc_dtype_get(scalars[rnd() % 5]);
+    r->dt = dfc_dtype_get(scalars[rnd64() % 5]);
     r->size = r->dt->size;
     r->extent = r->dt->extent;
     return r;
@@ -116,7 +99,7 @@ static void bounds(ref_t *r, long d, int b, const ref_t *c, long *lo, long *hi, 
 
 static ref_t *random_type(int depth)
 {
-    if (depth == 0 || rnd() % 4 == 0) return leaf();
+    if (depth == 0 || rnd64() % 4 == 0) return leaf();
     ref_t *r = &pool[npool++];
     memset(r, 0, sizeof *r);
     dfc_dtype_args_t none = {.combiner = DFC_COMBINER_HVECTOR};
@@ -183,7 +166,7 @@ static void check_type(const ref_t *r, int count)
     }
     size_t span = m.n ? (size_t)(hi - lo + 1) : 1, n = m.n;
     unsigned char *user = malloc(span), *packed = malloc(n + 1), *back = malloc(span);
-    for (size_t i = 0; i < span; i++) user[i] = (unsigned char)rnd();
+    for (size_t i = 0; i < span; i++) user[i] = (unsigned char)rnd64();
     unsigned char *origin = user - lo; /* so that origin + off is inside user */
     /* whole */
     memset(packed, 0xEE, n + 1);

@@ -35,15 +35,7 @@
 #include "gpu/daemon_logic.h"
 #include "gpu_explore.h"
 
-static int failures;
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond) && failures++ < 20) {                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
-    } while (0)
+#include "unit_check.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint32_t rnd(uint32_t n)

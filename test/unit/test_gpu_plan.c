@@ -24,15 +24,7 @@
 #include "coll/dfc_coll.h"
 #include "gpu/daemon_plan.h"
 
-static int failures;
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond) && failures++ < 20) {                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
-    } while (0)
+#include "unit_check.h"
 
 static void test_slices(void)
 {

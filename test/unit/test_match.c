@@ -61,6 +61,10 @@
 
 #include "comm/dfc_comm.h"
 
+#define UNIT_CHECK_CONTEXT phase_name
+#define UNIT_RNG_SEED 0x6a09e667f3bcc908ull
+#include "unit_check.h"
+
 /* ---- stubs ------------------------------------------------------------------------------ */
 dfc_proc_t dfc_proc;
 int dfc_lock_enabled;
@@ -84,31 +88,9 @@ void dfc_comm_release(dfc_comm_t *c)
 }
 
 /* ---- failure reporting ------------------------------------------------------------------ */
-static int failures, reported;
-#define FAIL(...)                                                                 \
-    do {                                                                          \
-        failures++;                                                               \
-        if (reported++ < 30) {                                                    \
-            fprintf(stderr, "FAIL %s:%d: [%s] ", __FILE__, __LINE__, phase_name); \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fputc('\n', stderr);                                                  \
-        }                                                                         \
-    } while (0)
-#define CHECK(c, ...)                \
-    do {                             \
-        if (!(c)) FAIL(__VA_ARGS__); \
-    } while (0)
 
 static char phase_name[64];
 
-static uint64_t rng_state = 0x6a09e667f3bcc908ull;
-static uint64_t rnd64(void) /* xorshift64* */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
 static unsigned rnd(unsigned n) { return (unsigned)((rnd64() >> 11) % n); }
 
 /* ---- the world: self transport, two communicators --------------------------------------- */

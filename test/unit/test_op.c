@@ -14,27 +14,7 @@
 
 #include "comm/op.c"
 
-
-static int failures;
-static int reported;
-#define FAIL(...)                                                \
-    do {                                                         \
-        failures++;                                              \
-        if (reported++ < 30) {                                   \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
-    } while (0)
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) /* xorshift64* */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
+#include "unit_check.h"
 
 /* ---- Reference 16-bit float arithmetic ------------------------------------------------- */
 typedef struct {
@@ -122,7 +102,7 @@ static void test_conversions(void)
     if (!is_nan16(BF16, dfc_float_to_bf16(dfc_bits_float(0xff800001u)))) FAIL("bf16 NaN lost");
     /* Random floats over the whole range. */
     for (int k = 0; k < 2000000; k++) {
-        float x = dfc_bits_float((uint32_t)rnd());
+        float x = dfc_bits_float((uint32_t)rnd64());
         if (!matches(FP16, dfc_float_to_fp16(x), ref_round(FP16, x)))
             FAIL("fp16(%a) = 0x%04x", x, dfc_float_to_fp16(x));
         if (!matches(BF16, dfc_float_to_bf16(x), ref_round(BF16, x)))
@@ -305,7 +285,7 @@ static void fill(int t, void *buf, size_t n, size_t extent)
 {
     char *p = buf;
     for (size_t k = 0; k < n; k++, p += extent) {
-        uint64_t r = rnd();
+        uint64_t r = rnd64();
         switch (family(t)) {
         case F_FLOAT: {
             double v = (double)(int64_t)(r >> 40) / 1024.0 - 4096.0;
@@ -479,7 +459,7 @@ static void test_x86_matches_portable(void)
                                            max_BFLOAT16_portable, min_BFLOAT16_portable,
                                            sum_BFLOAT16_portable, prod_BFLOAT16_portable};
     for (int f = 0; f < 8; f++) {
-        for (int k = 0; k < N; k++) in[k] = (uint16_t)rnd(), a[k] = b[k] = (uint16_t)rnd();
+        for (int k = 0; k < N; k++) in[k] = (uint16_t)rnd64(), a[k] = b[k] = (uint16_t)rnd64();
         fast[f](in, a, N);
         slow[f](in, b, N);
         for (int k = 0; k < N; k++)

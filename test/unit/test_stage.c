@@ -26,15 +26,7 @@
 
 #include "comm/dfc_comm.h"
 
-static int failures;
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond) && failures++ < 20) {                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
-    } while (0)
+#include "unit_check.h"
 
 /* ---- the stand-in ---- */
 #define MAXDEV 16

@@ -176,6 +176,7 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
     dfc_req_t r; /* zeroed by dfc_req_init_internal; before that, fn_exit finds no shadows */
     r.nstages = 0;
     r.stages = NULL;
+    r.pack_dt = NULL;
     DFC_API_ENTER();
     if ((rc = check_p2p(func, comm, buf, count, datatype, dest, &SEND_ARGS, tag, 0, &c, &d)))
         goto fn_fail;

@@ -602,6 +602,11 @@ struct dfc_req {
     int dev;
     dfc_gpu_ipc_t dev_ipc;
     dfc_gpu_copy_op_t *dev_op;
+
+    /* A non-contiguous host buffer moved in pieces (p2p.c, "Non-contiguous buffers"): the
+     * buffer's datatype (retained; released by dfc_req_unstage), or NULL when the bytes at
+     * sbuf/rbuf are the message as is. */
+    const dfc_dtype_t *pack_dt;
 };
 
 /* ---- Staging device buffers through host memory (stage.c, stage_pool.c) -----------------
@@ -885,6 +890,10 @@ int dfc_p2p_idle(void);           /* 1 when nothing is queued for output */
 /* Device point-to-point (p2p.c): whether a device buffer of `bytes` skips staging (send: it
  * is larger than the eager limit; receive: always), and whether copies are in flight. */
 int dfc_p2p_dev_direct(size_t bytes, int is_recv);
+/* Whether a non-contiguous host buffer of `bytes` is packed and unpacked in pieces by the
+ * protocol instead of through a whole-message shadow (receive: always; send: above the eager
+ * limit, where the data goes by rendezvous anyway). */
+int dfc_p2p_stream_packed(size_t bytes, int is_recv);
 int dfc_p2p_dev_busy(void);
 /* Prints posted receives, queued sends and rendezvous sends, one hang-report line each. */
 void dfc_p2p_report(FILE *f);

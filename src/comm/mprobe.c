@@ -127,8 +127,8 @@ static int post(dfc_msg_t *m, void *use, uint64_t bytes, dfc_req_t *r)
     return rc;
 }
 
-/* Device buffers get a host shadow and non-dense types a packed one (unpacked, as far as
- * the message reaches, when r completes); the message stays matched until post(). */
+/* Device buffers get a host shadow; non-dense types are unpacked piece by piece as the
+ * message lands (stage.c); the message stays matched until post(). */
 static int stage(const char *func, void *buf, uint64_t count, const dfc_dtype_t *dt, dfc_req_t *r,
                  void **use)
 {

@@ -16,6 +16,13 @@
  * tests the copy, and FIN completes the send. Without an IPC name the receiver answers CTS
  * and the sender streams DATA through a host bounce buffer; host data that lands in a
  * device receive buffer (EAGER, DATA) is copied there. Matching never sees the difference.
+ * Non-contiguous buffers (a derived datatype, host memory; stage.c decides which): the
+ * request keeps the datatype (pack_dt) instead of a packed copy of the whole message. A
+ * receive unpacks each piece where it lands (EAGER payload, DATA fragment) and answers every
+ * RTS with CTS, since rget copies contiguous bytes only; a send above the eager limit marks
+ * its RTS DFC_PKT_FLAG_PACKED (no rget of its buffer either) and packs each DATA fragment into
+ * a bounce buffer just before the transport copies it. So packing, the wire and unpacking
+ * overlap fragment by fragment, and no message-sized temporary exists.
  * Matching: the posted-receive queue and the unexpected-message queue, both in arrival
  * order, keyed by (context, source, tag) with ANY_SOURCE/ANY_TAG wildcards. Transports are
  * FIFO per pair and EAGER/RTS of one pair never overtake each other in the pending queue,
@@ -63,8 +70,8 @@ static void report_cancels(FILE *f);
 
 /* Device point-to-point (see the top) */
 static dfc_list_t dev_pulls; /* receives whose copy out of a peer's device buffer runs */
-static void *dev_bounce;     /* a device send's DATA fragment in host memory */
-static size_t dev_bounce_size;
+static void *bounce;         /* a DATA fragment of a device or packed send, in host memory */
+static size_t bounce_size;
 static int dev_enabled;
 
 static inline uint32_t req_ctx(const dfc_req_t *r) { return r->comm->ctx * 2 + r->coll_ctx; }
@@ -116,9 +123,9 @@ void dfc_p2p_finalize(void)
     }
     free(pending_per_world);
     free(blocked_stamp);
-    free(dev_bounce);
-    dev_bounce = NULL;
-    dev_bounce_size = 0;
+    free(bounce);
+    bounce = NULL;
+    bounce_size = 0;
     dfc_gpu_ipc_finalize();
     pending_per_world = NULL;
     blocked_stamp = NULL;
@@ -131,6 +138,8 @@ int dfc_p2p_idle(void)
 }
 
 int dfc_p2p_dev_busy(void) { return !dfc_list_empty(&dev_pulls); }
+
+int dfc_p2p_stream_packed(size_t bytes, int is_recv) { return is_recv || bytes > eager_limit; }
 
 int dfc_p2p_dev_direct(size_t bytes, int is_recv)
 {
@@ -306,12 +315,13 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
             pkt.payload_len = sizeof req->dev_ipc;
             payload = &req->dev_ipc;
         }
-    } else if (bytes <= eager_limit_for(tl)) {
+    } else if (bytes <= eager_limit_for(tl) && !req->pack_dt) {
         pkt.type = DFC_PKT_EAGER;
         pkt.flags = sync ? DFC_PKT_FLAG_SYNC : 0;
         pkt.payload_len = (uint32_t)bytes;
     } else {
         pkt.type = DFC_PKT_RTS;
+        pkt.flags = req->pack_dt ? DFC_PKT_FLAG_PACKED : 0;
         pkt.offset = (uint64_t)(uintptr_t)buf;
     }
     int waits = pkt.type == DFC_PKT_RTS || sync; /* for CTS/FIN or SACK */
@@ -359,6 +369,10 @@ static int matches(const dfc_req_t *r, const dfc_pkt_t *pkt)
 static void land(dfc_req_t *r, uint64_t off, const void *src, uint64_t n)
 {
     if (!n) return;
+    if (r->pack_dt) { /* bytes [off, off + n) of the packed message, into their places */
+        dfc_dtype_unpack(r->pack_dt, r->rbuf, off, n, src);
+        return;
+    }
     if (!r->dev) {
         memcpy((char *)r->rbuf + off, src, n);
         return;
@@ -454,10 +468,13 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     r->msg_len = pkt->len;
     r->done = 0;
     /* DFC_RGET=0 asks for DATA packets from device senders too (tests stream with it). */
-    if ((pkt->flags & DFC_PKT_FLAG_DEV) && rget_enabled && dev_pull(r, pkt, payload, n)) return;
+    if ((pkt->flags & DFC_PKT_FLAG_DEV) && rget_enabled && !r->pack_dt &&
+        dev_pull(r, pkt, payload, n))
+        return;
     dfc_tl_t *tl = dfc_route[pkt->src_world];
     /* Cross-memory attach reads and writes host memory only. */
-    if (rget_enabled && tl->ops->rget && !r->dev && !(pkt->flags & DFC_PKT_FLAG_DEV)) {
+    if (rget_enabled && tl->ops->rget && !r->dev && !r->pack_dt &&
+        !(pkt->flags & (DFC_PKT_FLAG_DEV | DFC_PKT_FLAG_PACKED))) {
         int rc = n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n) : DFC_SUCCESS;
         if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
             fail_req(r, peer_gone((int)pkt->src_world, rc));
@@ -630,6 +647,29 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
     }
 }
 
+/* Puts bytes [r->done, r->done + frag) of send r into the bounce buffer and points *src
+ * there: a device buffer the receiver could not map is copied out, a non-contiguous one
+ * packed. The transport copies the fragment before send returns, so one buffer serves all. */
+static int fill_bounce(dfc_req_t *r, uint64_t frag, const void **src)
+{
+    if (bounce_size < frag) {
+        void *b = realloc(bounce, frag);
+        if (!b)
+            return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a %llu-byte bounce buffer",
+                           (unsigned long long)frag);
+        bounce = b;
+        bounce_size = frag;
+    }
+    if (r->pack_dt) {
+        dfc_dtype_pack(r->pack_dt, r->sbuf, r->done, frag, bounce);
+    } else {
+        int rc = dfc_gpu_copy(bounce, *src, frag);
+        if (rc) return rc;
+    }
+    *src = bounce;
+    return DFC_SUCCESS;
+}
+
 /* Bytes one rendezvous send may hand its transport in one progress pass. Without a bound a
  * receiver that drains as fast as we write (loopback tcp) kept one pass writing a whole
  * 256 MiB message: no receive, no other peer and no other send moved meanwhile, and a
@@ -656,22 +696,12 @@ static int pump_rendezvous(dfc_req_t *r, int *events, int *gone)
         pkt.offset = r->done;
         pkt.payload_len = (uint32_t)frag;
         const void *src = (const char *)r->sbuf + r->done;
-        if (r->dev) { /* a device buffer the receiver could not map: through host memory */
-            if (dev_bounce_size < frag) {
-                void *b = realloc(dev_bounce, frag);
-                if (!b) {
-                    r->status.DFC_ERROR = DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-                    return 1;
-                }
-                dev_bounce = b;
-                dev_bounce_size = frag;
-            }
-            int rc = dfc_gpu_copy(dev_bounce, src, frag);
+        if (r->dev || r->pack_dt) { /* the fragment's bytes, contiguous in host memory */
+            int rc = fill_bounce(r, frag, &src);
             if (rc) {
                 r->status.DFC_ERROR = rc;
                 return 1;
             }
-            src = dev_bounce;
         }
         int rc = tl->ops->send(tl, r->peer_world, &pkt, src);
         if (rc == DFC_TL_AGAIN) return 0;

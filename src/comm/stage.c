@@ -242,9 +242,11 @@ int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_o
     return DFC_SUCCESS;
 }
 
-/* Non-dense datatypes: a packed shadow in host memory (the whole message, packed at start,
- * unpacked at completion), so the p2p protocol and the collective schedules move contiguous
- * bytes unchanged. */
+/* Non-dense datatypes in host memory: point-to-point receives, and sends the protocol moves
+ * by rendezvous, keep the datatype and the user's buffer, and p2p.c packs and unpacks piece
+ * by piece as the data moves (no message-sized copy, packing overlaps the wire). Everything
+ * else gets a packed shadow in host memory (the whole message, packed at start, unpacked at
+ * completion), so eager sends and the collective schedules move contiguous bytes unchanged. */
 int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt, int copy_in,
                        int copy_out, int partial, void **use)
 {
@@ -256,6 +258,12 @@ int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_
         return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION,
                        "a non-contiguous datatype on a device buffer is not supported (pack it "
                        "with a contiguous type, or use host memory)");
+    if (r->kind != DFC_REQ_COLL && dfc_p2p_stream_packed(bytes, copy_out)) {
+        dfc_dtype_retain((dfc_dtype_t *)dt);
+        r->pack_dt = dt;
+        *use = buf;
+        return DFC_SUCCESS;
+    }
     dfc_stage_t *st = stage_add(r);
     if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
     if (!(st->host = malloc(bytes)))
@@ -277,6 +285,10 @@ int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_
 
 void dfc_req_unstage(dfc_req_t *r)
 {
+    if (r->pack_dt) {
+        dfc_dtype_release((dfc_dtype_t *)r->pack_dt);
+        r->pack_dt = NULL;
+    }
     for (int i = 0; i < r->nstages; i++) {
         dfc_stage_t *st = &r->stages[i];
         if (st->dt) {

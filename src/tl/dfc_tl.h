@@ -35,9 +35,9 @@ enum {
 #define DFC_PKT_FLAG_NODATA 0x2    /* FIN: the receiver will never read the announced data */
 #define DFC_PKT_FLAG_DEV 0x4       /* RTS: device buffer; payload: its CUDA IPC name (comm/p2p.c) */
 #define DFC_PKT_FLAG_CANCELLED 0x8 /* CANCEL_ACK: the message was unmatched and is gone */
-#define DFC_PKT_FLAG_PACKED \
-    0x10 /* RTS: the data is not contiguous at the sender (a derived
-                                      datatype): no rget, the receiver answers CTS (p2p.c) */
+/* RTS: the data is not contiguous at the sender (a derived datatype, packed fragment by
+ * fragment): no rget of its buffer, the receiver answers CTS (comm/p2p.c) */
+#define DFC_PKT_FLAG_PACKED 0x10
 
 typedef struct dfc_pkt {
     uint8_t type;

@@ -32,15 +32,15 @@ int dfc_io_allreduce(dfc_file_t *f, int64_t *vals, int n, int sum, const char *f
     return allreduce_comm(f->comm, vals, n, sum, func);
 }
 
-int dfc_io_agree(dfc_comm_t *c, int rc, const char *func)
+int dfc_io_agree(dfc_comm_t *c, int rc, const char *func, const char *what)
 {
     int64_t v = rc;
     int arc = allreduce_comm(c, &v, 1, 0, func);
     if (arc) return arc;
     if (v && !rc)
         return dfc_err((int)v, func,
-                       "the call failed on another process of the communicator "
+                       "%s failed on another process of the communicator "
                        "(error class %d there)",
-                       (int)v);
+                       what ? what : "the call", (int)v);
     return rc;
 }

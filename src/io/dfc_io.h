@@ -70,8 +70,9 @@ int dfc_io_errno(int err, const char *func, const char *what, const char *path);
 /* agree.c: blocking allreduces of n int64 values over the file's duplicate. */
 int dfc_io_allreduce(dfc_file_t *f, int64_t *vals, int n, int sum, const char *func);
 /* Every rank learns the worst error class (0: none); a rank whose own call succeeded records
- * a message saying that another rank failed. Returns that class. */
-int dfc_io_agree(dfc_comm_t *c, int rc, const char *func);
+ * a message saying that `what` (e.g. "opening <path>"; NULL: the call) failed on another
+ * rank. Returns that class. */
+int dfc_io_agree(dfc_comm_t *c, int rc, const char *func, const char *what);
 
 /* view.c */
 int dfc_io_set_view(dfc_file_t *f, DFC_Offset disp, dfc_dtype_t *etype, dfc_dtype_t *ftype,

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,13 +63,15 @@ static int open_flags(int amode, int first)
 static int open_all(dfc_comm_t *c, const char *path, int amode, const char *func, int *fd)
 {
     int rc = DFC_SUCCESS;
+    char what[4200];
+    snprintf(what, sizeof what, "opening %s", path);
     *fd = -1;
     if (c->rank == 0 && (*fd = open(path, open_flags(amode, 1), 0666)) < 0)
         rc = dfc_io_errno(errno, func, "cannot open", path);
-    if ((rc = dfc_io_agree(c, rc, func))) goto fail;
+    if ((rc = dfc_io_agree(c, rc, func, what))) goto fail;
     if (c->rank != 0 && (*fd = open(path, open_flags(amode, 0))) < 0)
         rc = dfc_io_errno(errno, func, "cannot open", path);
-    if ((rc = dfc_io_agree(c, rc, func))) goto fail;
+    if ((rc = dfc_io_agree(c, rc, func, what))) goto fail;
     return DFC_SUCCESS;
 fail:
     if (*fd >= 0) close(*fd);
@@ -145,7 +148,7 @@ fail:
 int dfc_io_close(dfc_file_t *f, const char *func)
 {
     /* Everyone's accesses are done before DELETE_ON_CLOSE removes the file. */
-    int rc = dfc_io_agree(f->comm, DFC_SUCCESS, func);
+    int rc = dfc_io_agree(f->comm, DFC_SUCCESS, func, NULL);
     if (!rc && (f->amode & DFC_MODE_DELETE_ON_CLOSE) && f->comm->rank == 0 && unlink(f->path) != 0)
         rc = dfc_io_errno(errno, func, "cannot delete", f->path);
     file_free(f);
@@ -168,7 +171,7 @@ int dfc_io_set_size(dfc_file_t *f, DFC_Offset size, int grow_only, const char *f
         else if ((!grow_only || size > st.st_size) && ftruncate(f->fd, (off_t)size) != 0)
             rc = dfc_io_errno(errno, func, "cannot resize", f->path);
     }
-    return dfc_io_agree(f->comm, rc, func);
+    return dfc_io_agree(f->comm, rc, func, NULL);
 }
 
 int dfc_io_get_size(dfc_file_t *f, const char *func, DFC_Offset *size)

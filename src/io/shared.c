@@ -143,7 +143,7 @@ int dfc_io_seek_shared(dfc_file_t *f, DFC_Offset offset, int whence, const char 
         if (!rc && !(rc = dfc_io_sfp_get(f, func, &old)))
             rc = dfc_io_sfp_fetch_add(f, base + offset - old, func, &old);
     }
-    return dfc_io_agree(f->comm, rc, func);
+    return dfc_io_agree(f->comm, rc, func, NULL);
 }
 
 int dfc_io_ordered_start(dfc_file_t *f, DFC_Offset netypes, const char *func, DFC_Offset *start)

@@ -97,7 +97,7 @@ int dfc_io_set_view(dfc_file_t *f, DFC_Offset disp, dfc_dtype_t *etype, dfc_dtyp
             (rc = dfc_io_sfp_fetch_add(f, -old, func, &old)))
             return rc;
     }
-    return dfc_io_agree(f->comm, DFC_SUCCESS, func);
+    return dfc_io_agree(f->comm, DFC_SUCCESS, func, NULL);
 }
 
 int dfc_io_get_view(dfc_file_t *f, const char *func, DFC_Offset *disp, DFC_Datatype *etype,

@@ -1162,14 +1162,12 @@ int DFC_File_iwrite_at(DFC_File fh, DFC_Offset offset, const void *buf, int coun
 int DFC_File_iwrite_at_all(DFC_File fh, DFC_Offset offset, const void *buf, int count,
                            DFC_Datatype datatype, DFC_Request *request);
 int DFC_File_read(DFC_File fh, void *buf, int count, DFC_Datatype datatype, DFC_Status *status);
-int DFC_File_read_all(DFC_File fh, void *buf, int count, DFC_Datatype datatype,
-                      DFC_Status *status);
+int DFC_File_read_all(DFC_File fh, void *buf, int count, DFC_Datatype datatype, DFC_Status *status);
 int DFC_File_write(DFC_File fh, const void *buf, int count, DFC_Datatype datatype,
                    DFC_Status *status);
 int DFC_File_write_all(DFC_File fh, const void *buf, int count, DFC_Datatype datatype,
                        DFC_Status *status);
-int DFC_File_iread(DFC_File fh, void *buf, int count, DFC_Datatype datatype,
-                   DFC_Request *request);
+int DFC_File_iread(DFC_File fh, void *buf, int count, DFC_Datatype datatype, DFC_Request *request);
 int DFC_File_iread_all(DFC_File fh, void *buf, int count, DFC_Datatype datatype,
                        DFC_Request *request);
 int DFC_File_iwrite(DFC_File fh, const void *buf, int count, DFC_Datatype datatype,

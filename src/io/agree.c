@@ -34,7 +34,7 @@ int dfc_io_allreduce(dfc_file_t *f, int64_t *vals, int n, int sum, const char *f
 
 int dfc_io_agree(dfc_comm_t *c, int rc, const char *func, const char *what)
 {
-    int64_t v = rc;
+    int64_t v = rc & 0xff; /* the class (a code is (message slot << 8) | class) */
     int arc = allreduce_comm(c, &v, 1, 0, func);
     if (arc) return arc;
     if (v && !rc)

@@ -159,7 +159,7 @@ int dfc_io_ordered_start(dfc_file_t *f, DFC_Offset netypes, const char *func, DF
         total += v[i];
     }
     if (me == 0) rc = dfc_io_sfp_fetch_add(f, total, func, &base);
-    int64_t b[2] = {me == 0 ? base : 0, me == 0 ? rc : 0};
+    int64_t b[2] = {me == 0 ? base : 0, me == 0 ? rc & 0xff : 0}; /* the class */
     int arc = dfc_io_allreduce(f, b, 2, 1, func);
     if (!rc && !(rc = arc) && b[1])
         rc = dfc_err((int)b[1], func, "rank 0 could not move the shared pointer");

@@ -161,11 +161,13 @@ int dfc_io_delete(const char *path, const char *func)
     return DFC_SUCCESS;
 }
 
-/* Set_size and Preallocate (grow_only): rank 0 changes the file, all agree (a barrier). */
+/* Set_size and Preallocate (grow_only): rank 0 changes the file once every rank has
+ * entered (a truncation must not cut a read still running elsewhere), then all agree. */
 int dfc_io_set_size(dfc_file_t *f, DFC_Offset size, int grow_only, const char *func)
 {
-    int rc = DFC_SUCCESS;
     struct stat st;
+    int rc = dfc_io_agree(f->comm, DFC_SUCCESS, func, NULL);
+    if (rc) return rc;
     if (f->comm->rank == 0) {
         if (fstat(f->fd, &st) != 0) rc = dfc_io_errno(errno, func, "cannot stat", f->path);
         else if ((!grow_only || size > st.st_size) && ftruncate(f->fd, (off_t)size) != 0)

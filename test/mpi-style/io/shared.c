@@ -95,6 +95,7 @@ int main(int argc, char **argv)
                           DFC_MODE_CREATE | DFC_MODE_RDWR, DFC_INFO_NULL, &fh));
     DFCT_OK(DFC_File_set_view(fh, 0, DFC_INT, DFC_INT, "native", DFC_INFO_NULL));
     ordered(fh, rank, size);
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD)); /* everyone's reads done before the truncation */
     DFCT_OK(DFC_File_set_size(fh, 0));
     independent(fh, rank, size);
     DFCT_OK(DFC_File_close(&fh));

@@ -1107,6 +1107,110 @@ int DFC_Win_create_errhandler(DFC_Win_errhandler_function *win_errhandler_fn,
                               DFC_Errhandler *errhandler);
 int DFC_Win_call_errhandler(DFC_Win win, int errorcode);
 
+/* ---- Parallel I/O (MPI-IO, MPI-4.1 chapter 14; src/io, DFC_File_open(3)) -------------- */
+typedef int DFC_File;
+#define DFC_FILE_NULL ((DFC_File)0x0d000000)
+/* Access modes (MPICH's values). */
+#define DFC_MODE_CREATE 1
+#define DFC_MODE_RDONLY 2
+#define DFC_MODE_WRONLY 4
+#define DFC_MODE_RDWR 8
+#define DFC_MODE_DELETE_ON_CLOSE 16
+#define DFC_MODE_UNIQUE_OPEN 32
+#define DFC_MODE_EXCL 64
+#define DFC_MODE_APPEND 128
+#define DFC_MODE_SEQUENTIAL 256
+#define DFC_SEEK_SET 600
+#define DFC_SEEK_CUR 602
+#define DFC_SEEK_END 604
+#define DFC_DISPLACEMENT_CURRENT (-54278278)
+#define DFC_MAX_DATAREP_STRING 128
+typedef void(DFC_File_errhandler_function)(DFC_File *file, int *error_code, ...);
+
+int DFC_File_open(DFC_Comm comm, const char *filename, int amode, DFC_Info info, DFC_File *fh);
+int DFC_File_close(DFC_File *fh);
+int DFC_File_delete(const char *filename, DFC_Info info);
+int DFC_File_set_size(DFC_File fh, DFC_Offset size);
+int DFC_File_preallocate(DFC_File fh, DFC_Offset size);
+int DFC_File_get_size(DFC_File fh, DFC_Offset *size);
+int DFC_File_get_group(DFC_File fh, DFC_Group *group);
+int DFC_File_get_amode(DFC_File fh, int *amode);
+int DFC_File_set_info(DFC_File fh, DFC_Info info);
+int DFC_File_get_info(DFC_File fh, DFC_Info *info_used);
+int DFC_File_set_view(DFC_File fh, DFC_Offset disp, DFC_Datatype etype, DFC_Datatype filetype,
+                      const char *datarep, DFC_Info info);
+int DFC_File_get_view(DFC_File fh, DFC_Offset *disp, DFC_Datatype *etype, DFC_Datatype *filetype,
+                      char *datarep);
+int DFC_File_get_type_extent(DFC_File fh, DFC_Datatype datatype, DFC_Aint *extent);
+int DFC_File_set_atomicity(DFC_File fh, int flag);
+int DFC_File_get_atomicity(DFC_File fh, int *flag);
+int DFC_File_sync(DFC_File fh);
+int DFC_File_read_at(DFC_File fh, DFC_Offset offset, void *buf, int count, DFC_Datatype datatype,
+                     DFC_Status *status);
+int DFC_File_read_at_all(DFC_File fh, DFC_Offset offset, void *buf, int count,
+                         DFC_Datatype datatype, DFC_Status *status);
+int DFC_File_write_at(DFC_File fh, DFC_Offset offset, const void *buf, int count,
+                      DFC_Datatype datatype, DFC_Status *status);
+int DFC_File_write_at_all(DFC_File fh, DFC_Offset offset, const void *buf, int count,
+                          DFC_Datatype datatype, DFC_Status *status);
+int DFC_File_iread_at(DFC_File fh, DFC_Offset offset, void *buf, int count, DFC_Datatype datatype,
+                      DFC_Request *request);
+int DFC_File_iread_at_all(DFC_File fh, DFC_Offset offset, void *buf, int count,
+                          DFC_Datatype datatype, DFC_Request *request);
+int DFC_File_iwrite_at(DFC_File fh, DFC_Offset offset, const void *buf, int count,
+                       DFC_Datatype datatype, DFC_Request *request);
+int DFC_File_iwrite_at_all(DFC_File fh, DFC_Offset offset, const void *buf, int count,
+                           DFC_Datatype datatype, DFC_Request *request);
+int DFC_File_read(DFC_File fh, void *buf, int count, DFC_Datatype datatype, DFC_Status *status);
+int DFC_File_read_all(DFC_File fh, void *buf, int count, DFC_Datatype datatype, DFC_Status *status);
+int DFC_File_write(DFC_File fh, const void *buf, int count, DFC_Datatype datatype,
+                   DFC_Status *status);
+int DFC_File_write_all(DFC_File fh, const void *buf, int count, DFC_Datatype datatype,
+                       DFC_Status *status);
+int DFC_File_iread(DFC_File fh, void *buf, int count, DFC_Datatype datatype, DFC_Request *request);
+int DFC_File_iread_all(DFC_File fh, void *buf, int count, DFC_Datatype datatype,
+                       DFC_Request *request);
+int DFC_File_iwrite(DFC_File fh, const void *buf, int count, DFC_Datatype datatype,
+                    DFC_Request *request);
+int DFC_File_iwrite_all(DFC_File fh, const void *buf, int count, DFC_Datatype datatype,
+                        DFC_Request *request);
+int DFC_File_seek(DFC_File fh, DFC_Offset offset, int whence);
+int DFC_File_get_position(DFC_File fh, DFC_Offset *offset);
+int DFC_File_get_byte_offset(DFC_File fh, DFC_Offset offset, DFC_Offset *disp);
+int DFC_File_read_shared(DFC_File fh, void *buf, int count, DFC_Datatype datatype,
+                         DFC_Status *status);
+int DFC_File_write_shared(DFC_File fh, const void *buf, int count, DFC_Datatype datatype,
+                          DFC_Status *status);
+int DFC_File_iread_shared(DFC_File fh, void *buf, int count, DFC_Datatype datatype,
+                          DFC_Request *request);
+int DFC_File_iwrite_shared(DFC_File fh, const void *buf, int count, DFC_Datatype datatype,
+                           DFC_Request *request);
+int DFC_File_read_ordered(DFC_File fh, void *buf, int count, DFC_Datatype datatype,
+                          DFC_Status *status);
+int DFC_File_write_ordered(DFC_File fh, const void *buf, int count, DFC_Datatype datatype,
+                           DFC_Status *status);
+int DFC_File_seek_shared(DFC_File fh, DFC_Offset offset, int whence);
+int DFC_File_get_position_shared(DFC_File fh, DFC_Offset *offset);
+int DFC_File_read_at_all_begin(DFC_File fh, DFC_Offset offset, void *buf, int count,
+                               DFC_Datatype datatype);
+int DFC_File_read_at_all_end(DFC_File fh, void *buf, DFC_Status *status);
+int DFC_File_write_at_all_begin(DFC_File fh, DFC_Offset offset, const void *buf, int count,
+                                DFC_Datatype datatype);
+int DFC_File_write_at_all_end(DFC_File fh, const void *buf, DFC_Status *status);
+int DFC_File_read_all_begin(DFC_File fh, void *buf, int count, DFC_Datatype datatype);
+int DFC_File_read_all_end(DFC_File fh, void *buf, DFC_Status *status);
+int DFC_File_write_all_begin(DFC_File fh, const void *buf, int count, DFC_Datatype datatype);
+int DFC_File_write_all_end(DFC_File fh, const void *buf, DFC_Status *status);
+int DFC_File_read_ordered_begin(DFC_File fh, void *buf, int count, DFC_Datatype datatype);
+int DFC_File_read_ordered_end(DFC_File fh, void *buf, DFC_Status *status);
+int DFC_File_write_ordered_begin(DFC_File fh, const void *buf, int count, DFC_Datatype datatype);
+int DFC_File_write_ordered_end(DFC_File fh, const void *buf, DFC_Status *status);
+int DFC_File_create_errhandler(DFC_File_errhandler_function *file_errhandler_fn,
+                               DFC_Errhandler *errhandler);
+int DFC_File_set_errhandler(DFC_File file, DFC_Errhandler errhandler);
+int DFC_File_get_errhandler(DFC_File file, DFC_Errhandler *errhandler);
+int DFC_File_call_errhandler(DFC_File fh, int errorcode);
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,8 @@ MPI_Fint MPI_Message_c2f(MPI_Message message);
 MPI_Message MPI_Message_f2c(MPI_Fint message);
 MPI_Fint MPI_Win_c2f(MPI_Win win);
 MPI_Win MPI_Win_f2c(MPI_Fint win);
+MPI_Fint MPI_File_c2f(MPI_File file);
+MPI_File MPI_File_f2c(MPI_Fint file);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 /* The profiling interface's control call: DFC has no profiling levels, so it does nothing

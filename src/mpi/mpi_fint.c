@@ -27,6 +27,7 @@ DFC_MPI_HANDLE_CONV(Info, MPI_Info)
 DFC_MPI_HANDLE_CONV(Errhandler, MPI_Errhandler)
 DFC_MPI_HANDLE_CONV(Message, MPI_Message) /* mpi4py's test_fortran round-trips these */
 DFC_MPI_HANDLE_CONV(Win, MPI_Win)
+DFC_MPI_HANDLE_CONV(File, MPI_File)
 
 /* A Fortran status is MPI_F_STATUS_SIZE integers; the C status is the same five ints in the
  * same order (the two count words, then MPI_SOURCE, MPI_TAG, MPI_ERROR). */

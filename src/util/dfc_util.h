@@ -171,7 +171,8 @@ enum {
     DFC_KIND_ERRHANDLER = 7,
     DFC_KIND_WIN = 10,     /* windows (one-sided communication) */
     DFC_KIND_MESSAGE = 11, /* matched-probe messages (DFC_MESSAGE_NULL, mprobe.c) */
-    DFC_KIND_KEYVAL = 12   /* attribute keys (DFC_KEYVAL_INVALID, DFC_TAG_UB, ...) */
+    DFC_KIND_KEYVAL = 12,  /* attribute keys (DFC_KEYVAL_INVALID, DFC_TAG_UB, ...) */
+    DFC_KIND_FILE = 13     /* MPI-IO files (src/io) */
 };
 
 typedef struct dfc_htable {

@@ -4,7 +4,7 @@
 # the layers below, so that what an operation does has one home there).
 #
 # For every DFC_ function defined in src/api/*.c, counts the calls in its body to functions
-# declared in the headers of the layers below api (comm, coll, gpu, cuda, tl, pmix). Not
+# declared in the headers of the layers below api (comm, coll, gpu, cuda, tl, pmix, io). Not
 # counted: util (errors, tables), the api's own helpers (static functions, check_*, dfc_api_*:
 # what they call is theirs), and argument checks by the lower layers' naming convention,
 # dfc_*_check and dfc_*_lookup (a handle checked and resolved for the argument check). Fails,
@@ -27,7 +27,7 @@ ALLOWED=''
 
 tmp=${TMPDIR:-/tmp}/check_api_inward.$$
 trap 'rm -f "$tmp"' EXIT
-for d in comm coll gpu cuda tl pmix; do
+for d in comm coll gpu cuda tl pmix io; do
     cat "$src/$d"/*.h 2>/dev/null
 done | grep -o 'dfc_[A-Za-z0-9_]*[ ]*(' | sed 's/[ (]//g' |
     grep -v -e '_check$' -e '_lookup$' | sort -u | grep -v -x -F "$(echo $ACCESSORS | tr ' ' '\n')" >"$tmp"

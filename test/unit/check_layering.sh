@@ -8,8 +8,9 @@
 #   2 tl                         transports
 #   3 comm                       communicators, p2p, requests, progress, init order
 #   4 coll, gpu                  collectives; the GPU daemon, which runs coll's schedules
-#   5 api                        argument checks, one call inward
-#   6 tools, mpi                 dfc_info; libmpi's MPI_ and PMPI_ names over dfc.h
+#   5 io                         MPI-IO files over POSIX; agrees through coll's allreduce
+#   6 api                        argument checks, one call inward
+#   7 tools, mpi                 dfc_info; libmpi's MPI_ and PMPI_ names over dfc.h
 #
 # A file of src/<dir>/ may include a header of its own directory or of a lower layer. Two
 # layers of the same level share only what is listed in SHARED: the daemon includes the
@@ -27,7 +28,7 @@ srcdir=${srcdir:-.}
 src=$srcdir/src
 [ -d "$src" ] || { echo "check_layering: $src is missing (srcdir=$srcdir)" >&2; exit 99; }
 
-LEVELS='util=0 pmix=1 cuda=1 tl=2 comm=3 coll=4 gpu=4 api=5 tools=6 mpi=6'
+LEVELS='util=0 pmix=1 cuda=1 tl=2 comm=3 coll=4 gpu=4 io=5 api=6 tools=7 mpi=7'
 
 # "<including dir> <included header>" pairs allowed between layers of the same level.
 SHARED='

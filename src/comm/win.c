@@ -395,11 +395,10 @@ int dfc_win_get_attr(dfc_win_t *w, int keyval, void *attribute_val, int *flag)
 {
     void *v;
     if (!dfc_keyval_predefined(keyval)) {
-        dfc_keyval_t *kv;
-        int rc = dfc_keyval_check(keyval, DFC_KIND_WIN, "DFC_Win_get_attr", "win_keyval", &kv);
-        if (rc) return rc;
-        if ((*flag = dfc_attr_get(w->attrs, kv, &v))) *(void **)attribute_val = v;
-        return DFC_SUCCESS;
+        int rc = dfc_attr_get_key(w->attrs, DFC_KIND_WIN, keyval, "DFC_Win_get_attr", "win_keyval",
+                                  &v, flag);
+        if (!rc && *flag) *(void **)attribute_val = v;
+        return rc;
     }
     switch (keyval) {
     case DFC_WIN_BASE:

@@ -71,6 +71,7 @@ typedef struct dfc_win {
     dfc_list_t recs;
     int *pending;
     int *touched; /* a Put or Accumulate went to the target since its last flush */
+    struct win_rec **held; /* per target: a small Put/Accumulate not yet sent (win_am.c) */
     uint32_t next_tag;
     /* AM target */
     dfc_list_t inbox;   /* received requests, applied in arrival order */
@@ -159,7 +160,9 @@ enum {
     DFC_WIN_MSG_FLUSH,
     DFC_WIN_MSG_POST,
     DFC_WIN_MSG_DONE,
-    DFC_WIN_MSG_PUT_LARGE /* a Put whose data follows in its own message (tag 1) */
+    DFC_WIN_MSG_PUT_LARGE, /* a Put whose data follows in its own message (tag 1) */
+    DFC_WIN_MSG_KIND = 0xff,
+    DFC_WIN_MSG_ACK = 0x100 /* flag on PUT and ACC: acknowledge once applied (a flush) */
 };
 typedef struct dfc_win_msg {
     uint32_t kind;
@@ -184,7 +187,13 @@ int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const vo
 /* This process's memory at a request's offset (dynamic windows: address) and length, or NULL
  * when it is not all in the window (an attached region). */
 char *dfc_win_local_addr(dfc_win_t *w, uint64_t offset, uint64_t bytes);
-/* Progresses until every operation to target (-1: every target) is complete. */
+/* A small Put or Accumulate without a request is held at the origin until the next message
+ * to its target or a synchronization (MPI lets an operation wait for the call that completes
+ * it): a flush then rides on it (DFC_WIN_MSG_ACK) instead of a FLUSH message of its own.
+ * dfc_win_am_release sends target's held message, asking for an acknowledgement with ack
+ * (it then counts as the flush); *sent (may be NULL) says whether there was one. */
+int dfc_win_am_release(dfc_win_t *w, int target, int ack, int *sent);
+/* Progresses until every operation to target (-1: every target) is complete, held ones sent. */
 int dfc_win_am_wait_target(dfc_win_t *w, int target);
 /* The progress engine's pass over windows: applies arrived requests, frees finished
  * operations. Returns the number of events. */

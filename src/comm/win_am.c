@@ -20,6 +20,7 @@
 typedef struct win_rec { /* an operation in flight at the origin */
     dfc_list_t link;
     int target;
+    size_t len; /* of msg */
     int has_reply, has_data;
     dfc_req_t sreq, rreq, dreq; /* request message, reply, separate data (large Put) */
     void *msg;
@@ -52,9 +53,45 @@ static void note_error(dfc_win_t *w, int rc)
     if (rc && !w->error) w->error = rc;
 }
 
+/* Sends r's message (built), awaiting a reply of reply_bytes into reply_buf when >= 0. */
+static int rec_start(dfc_win_t *w, win_rec_t *r, void *reply_buf, long reply_bytes)
+{
+    dfc_win_msg_t *hdr = r->msg;
+    r->has_reply = reply_bytes >= 0;
+    dfc_req_init_internal(&r->sreq, w->comm);
+    dfc_req_init_internal(&r->rreq, w->comm);
+    int rc = DFC_SUCCESS;
+    if (r->has_reply) {
+        hdr->tag = w->next_tag++ & 0x3fffffff;
+        rc = dfc_p2p_irecv(w->comm, 1, reply_buf, (uint64_t)reply_bytes, r->target, (int)hdr->tag,
+                           &r->rreq);
+    }
+    if (!rc) rc = dfc_p2p_isend(w->comm, 0, r->msg, r->len, r->target, 0, 0, &r->sreq);
+    if (rc) {
+        free(r->msg);
+        free(r);
+        return rc;
+    }
+    dfc_list_insert_tail(&w->recs, &r->link);
+    w->pending[r->target]++;
+    return DFC_SUCCESS;
+}
+
+int dfc_win_am_release(dfc_win_t *w, int target, int ack, int *sent)
+{
+    win_rec_t *r = w->held[target];
+    if (sent) *sent = r != NULL;
+    if (!r) return DFC_SUCCESS;
+    w->held[target] = NULL;
+    if (ack) ((dfc_win_msg_t *)r->msg)->kind |= DFC_WIN_MSG_ACK;
+    return rec_start(w, r, NULL, ack ? 0 : -1);
+}
+
 int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data, size_t dbytes,
                     void *reply_buf, long reply_bytes, dfc_req_t *user)
 {
+    int rc = dfc_win_am_release(w, target, 0, NULL); /* in order, before this one */
+    if (rc) return rc;
     win_rec_t *r = calloc(1, sizeof *r);
     void *msg = malloc(sizeof *hdr + dbytes);
     if (!r || !msg) {
@@ -64,32 +101,23 @@ int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *da
     }
     r->target = target;
     r->msg = msg;
+    r->len = sizeof *hdr + dbytes;
     r->user = user;
-    r->has_reply = reply_bytes >= 0;
-    dfc_req_init_internal(&r->sreq, w->comm);
-    dfc_req_init_internal(&r->rreq, w->comm);
-    int rc = DFC_SUCCESS;
-    if (r->has_reply) {
-        hdr->tag = w->next_tag++ & 0x3fffffff;
-        rc = dfc_p2p_irecv(w->comm, 1, reply_buf, (uint64_t)reply_bytes, target, (int)hdr->tag,
-                           &r->rreq);
-    }
     memcpy(msg, hdr, sizeof *hdr);
     if (dbytes) memcpy((char *)msg + sizeof *hdr, data, dbytes);
-    if (!rc) rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr + dbytes, target, 0, 0, &r->sreq);
-    if (rc) {
-        free(msg);
-        free(r);
-        return rc;
+    if (!user && reply_bytes < 0 &&
+        (hdr->kind == DFC_WIN_MSG_PUT || hdr->kind == DFC_WIN_MSG_ACC)) {
+        w->held[target] = r;
+        return DFC_SUCCESS;
     }
-    dfc_list_insert_tail(&w->recs, &r->link);
-    w->pending[target]++;
-    return DFC_SUCCESS;
+    return rec_start(w, r, reply_buf, reply_bytes);
 }
 
 int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
                           size_t bytes, dfc_req_t *user)
 {
+    int rc = dfc_win_am_release(w, target, 0, NULL); /* in order, before this one */
+    if (rc) return rc;
     win_rec_t *r = calloc(1, sizeof *r);
     void *msg = malloc(sizeof *hdr);
     if (!r || !msg) {
@@ -104,7 +132,7 @@ int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const vo
     memcpy(msg, hdr, sizeof *hdr);
     dfc_req_init_internal(&r->sreq, w->comm);
     dfc_req_init_internal(&r->dreq, w->comm);
-    int rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr, target, 0, 0, &r->sreq);
+    rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr, target, 0, 0, &r->sreq);
     if (!rc) rc = dfc_p2p_isend(w->comm, 0, data, bytes, target, 1, 0, &r->dreq);
     if (rc) { /* the header alone is harmless: the target would wait for data never sent */
         free(msg);
@@ -168,7 +196,10 @@ static int target_done(void *arg)
 
 int dfc_win_am_wait_target(dfc_win_t *w, int target)
 {
-    int rc;
+    int rc = DFC_SUCCESS;
+    for (int r = target < 0 ? 0 : target; r < (target < 0 ? w->size : target + 1) && !rc; r++)
+        rc = dfc_win_am_release(w, r, 0, NULL);
+    if (rc) return rc;
     if (target < 0) rc = dfc_progress_wait(all_done, w);
     else {
         target_arg_t a = {w, target};
@@ -282,13 +313,15 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     const char *data = (const char *)buf + sizeof m;
     char *t;
     (void)len;
-    switch (m.kind) {
+    switch (m.kind & DFC_WIN_MSG_KIND) {
     case DFC_WIN_MSG_PUT:
         if ((t = target_addr(w, &m, src)) && m.bytes) memcpy(t, data, m.bytes);
+        if (m.kind & DFC_WIN_MSG_ACK) reply(w, src, m.tag, NULL, 0);
         break;
     case DFC_WIN_MSG_ACC:
         if ((t = target_addr(w, &m, src)))
             dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), data, t, m.bytes);
+        if (m.kind & DFC_WIN_MSG_ACK) reply(w, src, m.tag, NULL, 0);
         break;
     case DFC_WIN_MSG_GET: {
         char *copy = m.bytes ? calloc(1, m.bytes) : NULL;

@@ -27,9 +27,11 @@ static int complete_at(dfc_win_t *w, int target)
     }
     for (int r = target < 0 ? 0 : target; r < (target < 0 ? w->size : target + 1); r++) {
         if (!w->touched[r]) continue;
+        int sent = 0; /* the last Put or Accumulate, when held, carries the flush */
+        int rc = dfc_win_am_release(w, r, 1, &sent);
         dfc_win_msg_t m = {0};
         m.kind = DFC_WIN_MSG_FLUSH;
-        int rc = dfc_win_am_send(w, r, &m, NULL, 0, NULL, 0, NULL);
+        if (!rc && !sent) rc = dfc_win_am_send(w, r, &m, NULL, 0, NULL, 0, NULL);
         if (rc) return rc;
         w->touched[r] = 0;
     }

@@ -161,6 +161,7 @@ enum {
     DFC_WIN_MSG_POST,
     DFC_WIN_MSG_DONE,
     DFC_WIN_MSG_PUT_LARGE, /* a Put whose data follows in its own message (tag 1) */
+    DFC_WIN_MSG_ACC_LARGE, /* the same for an Accumulate (received apart, then applied) */
     DFC_WIN_MSG_KIND = 0xff,
     DFC_WIN_MSG_ACK = 0x100 /* flag on PUT and ACC: acknowledge once applied (a flush) */
 };
@@ -177,10 +178,11 @@ typedef struct dfc_win_msg {
  * that many bytes is awaited into reply_buf. user: a request completed with the message. */
 int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data, size_t dbytes,
                     void *reply_buf, long reply_bytes, dfc_req_t *user);
-/* A Put of more than DFC_WIN_PUT_COPY_MAX bytes: the data goes straight from the origin
- * buffer (MPI lets the origin reuse it only once the Put completes) in a message of its own,
- * which the target receives into the window when it reaches the header (rendezvous: on one
- * node the target copies it across processes once). */
+/* A Put or Accumulate of more than DFC_WIN_PUT_COPY_MAX bytes: the data goes straight from
+ * the origin buffer (MPI lets the origin reuse it only once the operation completes) in a
+ * message of its own, which the target receives when it reaches the header (rendezvous: on
+ * one node the target copies it across processes once): a Put's into the window, an
+ * Accumulate's into a scratch buffer that is then applied. */
 #define DFC_WIN_PUT_COPY_MAX 16384
 int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
                           size_t bytes, dfc_req_t *user);

@@ -33,7 +33,7 @@ typedef struct win_in { /* a request at the target, received or being received *
     void *buf;
     size_t len;
     int data_phase; /* a large Put's data is being received into the window */
-    void *scratch;  /* ... or here, when it lies outside the window */
+    void *scratch;  /* ... or here: outside the window, or an Accumulate's */
 } win_in_t;
 
 typedef struct win_reply { /* a reply being sent by the target */
@@ -347,21 +347,32 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     }
 }
 
-/* The header of a large Put was reached in order: receive its data (the next message of tag
- * 1 from that origin) into the window. Returns 1 when it did (the entry stays at the head). */
+/* The header of a large Put or Accumulate was reached in order: receive its data (the next
+ * message of tag 1 from that origin) into the window (Put) or scratch (Accumulate, applied by
+ * large_acc_apply). Returns 1 when it did (the entry stays at the head). */
 static int large_put_data(dfc_win_t *w, win_in_t *in)
 {
     dfc_win_msg_t m;
     memcpy(&m, in->buf, sizeof m);
-    if (m.kind != DFC_WIN_MSG_PUT_LARGE) return 0;
+    if (m.kind != DFC_WIN_MSG_PUT_LARGE && m.kind != DFC_WIN_MSG_ACC_LARGE) return 0;
     int src = in->req.status.DFC_SOURCE;
-    void *dst = target_addr(w, &m, src);
+    void *dst = m.kind == DFC_WIN_MSG_PUT_LARGE ? target_addr(w, &m, src) : NULL;
     if (!dst && !(dst = in->scratch = malloc(m.bytes)))
         dfc_fatal("out of memory receiving a one-sided operation");
     in->data_phase = 1;
     dfc_req_init_internal(&in->req, w->comm);
     note_error(w, dfc_p2p_irecv(w->comm, 0, dst, m.bytes, src, 1, &in->req));
     return 1;
+}
+
+/* A large Accumulate's data is in scratch: apply it where it belongs. */
+static void large_acc_apply(dfc_win_t *w, win_in_t *in)
+{
+    dfc_win_msg_t m;
+    memcpy(&m, in->buf, sizeof m);
+    char *t;
+    if (m.kind == DFC_WIN_MSG_ACC_LARGE && (t = target_addr(w, &m, in->req.status.DFC_SOURCE)))
+        dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), in->scratch, t, m.bytes);
 }
 
 /* Posts a receive for every request that arrived, then applies those received, in order. */
@@ -391,6 +402,7 @@ static int target_pass(dfc_win_t *w)
         dfc_list_remove(&in->link);
         if (in->req.status.DFC_ERROR) note_error(w, in->req.status.DFC_ERROR);
         else if (!in->data_phase) apply_request(w, in->req.status.DFC_SOURCE, in->buf, in->len);
+        else large_acc_apply(w, in);
         free(in->scratch);
         free(in->buf);
         free(in);

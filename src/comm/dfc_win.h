@@ -163,7 +163,8 @@ enum {
     DFC_WIN_MSG_PUT_LARGE, /* a Put whose data follows in its own message (tag 1) */
     DFC_WIN_MSG_ACC_LARGE, /* the same for an Accumulate (received apart, then applied) */
     DFC_WIN_MSG_KIND = 0xff,
-    DFC_WIN_MSG_ACK = 0x100 /* flag on PUT and ACC: acknowledge once applied (a flush) */
+    DFC_WIN_MSG_ACK = 0x100,    /* flag on PUT and ACC: acknowledge once applied (a flush) */
+    DFC_WIN_MSG_UNLOCKS = 0x200 /* ... and then release the origin's lock (an UNLOCK) */
 };
 typedef struct dfc_win_msg {
     uint32_t kind;
@@ -195,6 +196,8 @@ char *dfc_win_local_addr(dfc_win_t *w, uint64_t offset, uint64_t bytes);
  * dfc_win_am_release sends target's held message, asking for an acknowledgement with ack
  * (it then counts as the flush); *sent (may be NULL) says whether there was one. */
 int dfc_win_am_release(dfc_win_t *w, int target, int ack, int *sent);
+/* The same for unlock: the held message, when there is one, carries the UNLOCK. */
+int dfc_win_am_release_unlock(dfc_win_t *w, int target, int *sent);
 /* Progresses until every operation to target (-1: every target) is complete, held ones sent. */
 int dfc_win_am_wait_target(dfc_win_t *w, int target);
 /* The progress engine's pass over windows: applies arrived requests, frees finished

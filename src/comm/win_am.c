@@ -87,6 +87,13 @@ int dfc_win_am_release(dfc_win_t *w, int target, int ack, int *sent)
     return rec_start(w, r, NULL, ack ? 0 : -1);
 }
 
+int dfc_win_am_release_unlock(dfc_win_t *w, int target, int *sent)
+{
+    win_rec_t *r = w->held[target];
+    if (r) ((dfc_win_msg_t *)r->msg)->kind |= DFC_WIN_MSG_UNLOCKS;
+    return dfc_win_am_release(w, target, 1, sent);
+}
+
 int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data, size_t dbytes,
                     void *reply_buf, long reply_bytes, dfc_req_t *user)
 {
@@ -306,6 +313,21 @@ static void apply_fetching(dfc_win_t *w, int src, const dfc_win_msg_t *m, const 
     reply(w, src, m->tag, old, rbytes);
 }
 
+static void unlock_request(dfc_win_t *w, int src, uint32_t tag)
+{
+    if (w->excl_holder == src) w->excl_holder = -1;
+    else if (w->nshared > 0) w->nshared--;
+    reply(w, src, tag, NULL, 0);
+    lock_grant_waiters(w);
+}
+
+/* After a PUT or ACC: its acknowledgement (and the unlock it carries), when asked for. */
+static void acknowledge(dfc_win_t *w, int src, const dfc_win_msg_t *m)
+{
+    if (m->kind & DFC_WIN_MSG_UNLOCKS) unlock_request(w, src, m->tag);
+    else if (m->kind & DFC_WIN_MSG_ACK) reply(w, src, m->tag, NULL, 0);
+}
+
 static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
 {
     dfc_win_msg_t m;
@@ -316,12 +338,12 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     switch (m.kind & DFC_WIN_MSG_KIND) {
     case DFC_WIN_MSG_PUT:
         if ((t = target_addr(w, &m, src)) && m.bytes) memcpy(t, data, m.bytes);
-        if (m.kind & DFC_WIN_MSG_ACK) reply(w, src, m.tag, NULL, 0);
+        acknowledge(w, src, &m);
         break;
     case DFC_WIN_MSG_ACC:
         if ((t = target_addr(w, &m, src)))
             dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), data, t, m.bytes);
-        if (m.kind & DFC_WIN_MSG_ACK) reply(w, src, m.tag, NULL, 0);
+        acknowledge(w, src, &m);
         break;
     case DFC_WIN_MSG_GET: {
         char *copy = m.bytes ? calloc(1, m.bytes) : NULL;
@@ -334,12 +356,7 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     case DFC_WIN_MSG_CAS: apply_fetching(w, src, &m, data); break;
     case DFC_WIN_MSG_LOCK_SHARED: lock_request(w, src, 0, m.tag); break;
     case DFC_WIN_MSG_LOCK_EXCL: lock_request(w, src, 1, m.tag); break;
-    case DFC_WIN_MSG_UNLOCK:
-        if (w->excl_holder == src) w->excl_holder = -1;
-        else if (w->nshared > 0) w->nshared--;
-        reply(w, src, m.tag, NULL, 0);
-        lock_grant_waiters(w);
-        break;
+    case DFC_WIN_MSG_UNLOCK: unlock_request(w, src, m.tag); break;
     case DFC_WIN_MSG_FLUSH: reply(w, src, m.tag, NULL, 0); break;
     case DFC_WIN_MSG_POST: w->posts_seen[src]++; break;
     case DFC_WIN_MSG_DONE: w->dones_seen[src]++; break;

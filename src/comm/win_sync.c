@@ -97,7 +97,9 @@ static int unlock_one(dfc_win_t *w, int rank)
     dfc_win_msg_t m = {0};
     m.kind = DFC_WIN_MSG_UNLOCK;
     w->touched[rank] = 0; /* the acknowledgement of UNLOCK completes them */
-    return dfc_win_am_send(w, rank, &m, NULL, 0, NULL, 0, NULL);
+    int sent = 0;         /* the last Put or Accumulate, when held, carries the UNLOCK */
+    int rc = dfc_win_am_release_unlock(w, rank, &sent);
+    return rc || sent ? rc : dfc_win_am_send(w, rank, &m, NULL, 0, NULL, 0, NULL);
 }
 
 int dfc_win_lock(dfc_win_t *w, int lock_type, int rank)

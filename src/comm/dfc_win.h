@@ -70,7 +70,7 @@ typedef struct dfc_win {
     /* AM origin: operations in flight, and how many per target */
     dfc_list_t recs;
     int *pending;
-    int *touched; /* a Put or Accumulate went to the target since its last flush */
+    int *touched;          /* a Put or Accumulate went to the target since its last flush */
     struct win_rec **held; /* per target: a small Put/Accumulate not yet sent (win_am.c) */
     uint32_t next_tag;
     /* AM target */

@@ -475,19 +475,23 @@ void dfc_win_report(FILE *f)
     dfc_list_t *e;
     for (e = dfc_win_list.next; e != &dfc_win_list; e = e->next) {
         dfc_win_t *w = DFC_CONTAINER_OF(e, dfc_win_t, link);
-        int inflight = 0, inbox = 0, waiters = 0, locks = 0;
+        int inflight = 0, held = 0, inbox = 0, waiters = 0, locks = 0;
         dfc_list_t *x;
         for (x = w->recs.next; x != &w->recs; x = x->next) inflight++;
         for (x = w->inbox.next; x != &w->inbox; x = x->next) inbox++;
         for (x = w->waiters.next; x != &w->waiters; x = x->next) waiters++;
-        for (int r = 0; r < w->size; r++) locks += w->locked[r] != 0;
+        for (int r = 0; r < w->size; r++) {
+            locks += w->locked[r] != 0;
+            held += w->held[r] != NULL;
+        }
         fprintf(f,
                 "[dfc hang report] rank %d: window 0x%x (%s, %s, %d processes): %d operations "
-                "in flight, %d requests not yet applied, %d lock requests queued, exclusive "
+                "in flight (%d more held for their synchronization), %d requests not yet "
+                "applied, %d lock requests queued, exclusive "
                 "holder %d, %d shared; epochs: fence %d, locks held %d%s%s%s\n",
                 dfc_proc.world_rank, (unsigned)w->handle, w->name[0] ? w->name : "unnamed",
                 w->backend == DFC_WIN_BACKEND_SHM ? "shared memory" : "messages", w->size, inflight,
-                inbox, waiters, w->excl_holder, w->nshared, w->fence_epoch, locks,
+                held, inbox, waiters, w->excl_holder, w->nshared, w->fence_epoch, locks,
                 w->lock_all ? ", lock_all" : "", w->start_group ? ", start" : "",
                 w->post_group ? ", post" : "");
     }

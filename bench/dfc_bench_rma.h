@@ -22,6 +22,8 @@ typedef struct rma_lib {
     int (*fence)(void);
     int (*put)(const void *buf, int bytes, int target);
     int (*get)(void *buf, int bytes, int target);
+    /* Accumulate of n doubles with SUM at displacement 0 of target */
+    int (*acc)(const double *buf, int n, int target);
     int (*finalize)(void);
 } rma_lib_t;
 

@@ -23,6 +23,10 @@ static int a_put(const void *b, int n, int t)
     return MPI_Put(b, n, MPI_BYTE, t, 0, n, MPI_BYTE, win);
 }
 static int a_get(void *b, int n, int t) { return MPI_Get(b, n, MPI_BYTE, t, 0, n, MPI_BYTE, win); }
+static int a_acc(const double *b, int n, int t)
+{
+    return MPI_Accumulate(b, n, MPI_DOUBLE, t, 0, n, MPI_DOUBLE, MPI_SUM, win);
+}
 static int a_finalize(void) { return MPI_Finalize(); }
 
 const rma_lib_t *rma_anchor_init(int *argc, char ***argv, char *why, int whylen)
@@ -48,6 +52,7 @@ const rma_lib_t *rma_anchor_init(int *argc, char ***argv, char *why, int whylen)
     lib.fence = a_fence;
     lib.put = a_put;
     lib.get = a_get;
+    lib.acc = a_acc;
     lib.finalize = a_finalize;
     return &lib;
 }

@@ -14,18 +14,14 @@
 #include "api/api_win.h"
 #include "api/dfc_api.h"
 
-/* ---- Communicators --------------------------------------------------------------------- */
-int DFC_Comm_create_keyval(DFC_Comm_copy_attr_function *comm_copy_attr_fn,
-                           DFC_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
-                           void *extra_state)
+/* What every kind's create_keyval and free_keyval do (communicators, datatypes, windows: the
+ * callbacks of each have dfc_attr_copy_fn_t's and dfc_attr_delete_fn_t's shape, handles being
+ * ints); the entry points keep DFC_API_ENTER, whose message names them. */
+static int create_keyval(int kind, dfc_attr_copy_fn_t *copy, dfc_attr_delete_fn_t *del, void *extra,
+                         const char *func, const char *argname, int *keyval)
 {
-    int rc;
-    DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "comm_keyval", comm_keyval)) ||
-        (rc = dfc_keyval_create(DFC_KIND_COMM, comm_copy_attr_fn, comm_delete_attr_fn, extra_state,
-                                __func__, comm_keyval)))
-        goto fn_fail;
-    API_FAIL_EXIT(NULL)
+    int rc = dfc_api_check_ptr(func, argname, keyval);
+    return rc ? rc : dfc_keyval_create(kind, copy, del, extra, func, keyval);
 }
 
 static int free_keyval(int *keyval, int kind, const char *func)
@@ -40,6 +36,19 @@ static int free_keyval(int *keyval, int kind, const char *func)
     return DFC_SUCCESS;
 }
 
+/* ---- Communicators --------------------------------------------------------------------- */
+int DFC_Comm_create_keyval(DFC_Comm_copy_attr_function *comm_copy_attr_fn,
+                           DFC_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                           void *extra_state)
+{
+    int rc;
+    DFC_API_ENTER();
+    if ((rc = create_keyval(DFC_KIND_COMM, comm_copy_attr_fn, comm_delete_attr_fn, extra_state,
+                            __func__, "comm_keyval", comm_keyval)))
+        goto fn_fail;
+    API_FAIL_EXIT(NULL)
+}
+
 int DFC_Comm_free_keyval(int *comm_keyval)
 {
     int rc;
@@ -52,11 +61,10 @@ int DFC_Comm_set_attr(DFC_Comm comm, int comm_keyval, void *attribute_val)
 {
     int rc;
     dfc_comm_t *c = NULL;
-    dfc_keyval_t *kv;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
-        (rc = dfc_keyval_check(comm_keyval, DFC_KIND_COMM, __func__, "comm_keyval", &kv)) ||
-        (rc = dfc_attr_set(&c->attrs, comm, kv, attribute_val, __func__)))
+        (rc = dfc_attr_set_key(&c->attrs, comm, DFC_KIND_COMM, comm_keyval, attribute_val, __func__,
+                               "comm_keyval")))
         goto fn_fail;
     API_FAIL_EXIT(c)
 }
@@ -80,11 +88,10 @@ int DFC_Comm_delete_attr(DFC_Comm comm, int comm_keyval)
 {
     int rc;
     dfc_comm_t *c = NULL;
-    dfc_keyval_t *kv;
     DFC_API_ENTER();
     if ((rc = dfc_comm_check(comm, __func__, "comm", &c)) ||
-        (rc = dfc_keyval_check(comm_keyval, DFC_KIND_COMM, __func__, "comm_keyval", &kv)) ||
-        (rc = dfc_attr_delete(&c->attrs, comm, kv)))
+        (rc = dfc_attr_delete_key(&c->attrs, comm, DFC_KIND_COMM, comm_keyval, __func__,
+                                  "comm_keyval")))
         goto fn_fail;
     API_FAIL_EXIT(c)
 }
@@ -157,9 +164,8 @@ int DFC_Type_create_keyval(DFC_Type_copy_attr_function *type_copy_attr_fn,
 {
     int rc;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "type_keyval", type_keyval)) ||
-        (rc = dfc_keyval_create(DFC_KIND_DATATYPE, type_copy_attr_fn, type_delete_attr_fn,
-                                extra_state, __func__, type_keyval)))
+    if ((rc = create_keyval(DFC_KIND_DATATYPE, type_copy_attr_fn, type_delete_attr_fn, extra_state,
+                            __func__, "type_keyval", type_keyval)))
         goto fn_fail;
     API_FAIL_EXIT(NULL)
 }
@@ -255,9 +261,8 @@ int DFC_Win_create_keyval(DFC_Win_copy_attr_function *win_copy_attr_fn,
 {
     int rc;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "win_keyval", win_keyval)) ||
-        (rc = dfc_keyval_create(DFC_KIND_WIN, win_copy_attr_fn, win_delete_attr_fn, extra_state,
-                                __func__, win_keyval)))
+    if ((rc = create_keyval(DFC_KIND_WIN, win_copy_attr_fn, win_delete_attr_fn, extra_state,
+                            __func__, "win_keyval", win_keyval)))
         goto fn_fail;
     API_FAIL_EXIT(NULL)
 }
@@ -274,11 +279,10 @@ int DFC_Win_set_attr(DFC_Win win, int win_keyval, void *attribute_val)
 {
     int rc;
     dfc_win_t *w = NULL;
-    dfc_keyval_t *kv;
     DFC_API_ENTER();
     if ((rc = dfc_win_check(win, __func__, "win", &w)) ||
-        (rc = dfc_keyval_check(win_keyval, DFC_KIND_WIN, __func__, "win_keyval", &kv)) ||
-        (rc = dfc_attr_set(&w->attrs, win, kv, attribute_val, __func__)))
+        (rc = dfc_attr_set_key(&w->attrs, win, DFC_KIND_WIN, win_keyval, attribute_val, __func__,
+                               "win_keyval")))
         rc = dfc_api_win_error(w, rc);
     DFC_API_EXIT();
     return rc;
@@ -288,11 +292,10 @@ int DFC_Win_delete_attr(DFC_Win win, int win_keyval)
 {
     int rc;
     dfc_win_t *w = NULL;
-    dfc_keyval_t *kv;
     DFC_API_ENTER();
     if ((rc = dfc_win_check(win, __func__, "win", &w)) ||
-        (rc = dfc_keyval_check(win_keyval, DFC_KIND_WIN, __func__, "win_keyval", &kv)) ||
-        (rc = dfc_attr_delete(&w->attrs, win, kv)))
+        (rc = dfc_attr_delete_key(&w->attrs, win, DFC_KIND_WIN, win_keyval, __func__,
+                                  "win_keyval")))
         rc = dfc_api_win_error(w, rc);
     DFC_API_EXIT();
     return rc;

@@ -198,6 +198,31 @@ void dfc_attr_drop_all(dfc_attr_t **list)
     while (*list) attr_unlink(list, *list);
 }
 
+int dfc_attr_set_key(dfc_attr_t **list, int obj, int kind, int keyval, void *val, const char *func,
+                     const char *argname)
+{
+    dfc_keyval_t *kv;
+    int rc = dfc_keyval_check(keyval, kind, func, argname, &kv);
+    return rc ? rc : dfc_attr_set(list, obj, kv, val, func);
+}
+
+int dfc_attr_get_key(dfc_attr_t *list, int kind, int keyval, const char *func, const char *argname,
+                     void **val, int *flag)
+{
+    dfc_keyval_t *kv;
+    int rc = dfc_keyval_check(keyval, kind, func, argname, &kv);
+    if (!rc) *flag = dfc_attr_get(list, kv, val);
+    return rc;
+}
+
+int dfc_attr_delete_key(dfc_attr_t **list, int obj, int kind, int keyval, const char *func,
+                        const char *argname)
+{
+    dfc_keyval_t *kv;
+    int rc = dfc_keyval_check(keyval, kind, func, argname, &kv);
+    return rc ? rc : dfc_attr_delete(list, obj, kv);
+}
+
 /* The values of the predefined attributes: MPI hands out pointers to them. */
 static int attr_tag_ub = DFC_TAG_UB_VALUE, attr_host = DFC_PROC_NULL, attr_io = DFC_ANY_SOURCE,
            attr_wtime_is_global = 0, attr_appnum, attr_universe_size, attr_lastusedcode;
@@ -230,12 +255,9 @@ static int predefined_attr(int keyval, void **val)
 
 int dfc_attr_comm_get(struct dfc_comm *c, int keyval, const char *func, void **val, int *flag)
 {
-    dfc_keyval_t *kv;
     if (dfc_keyval_predefined(keyval)) {
         *flag = predefined_attr(keyval, val);
         return DFC_SUCCESS;
     }
-    int rc = dfc_keyval_check(keyval, DFC_KIND_COMM, func, "comm_keyval", &kv);
-    if (!rc) *flag = dfc_attr_get(c->attrs, kv, val);
-    return rc;
+    return dfc_attr_get_key(c->attrs, DFC_KIND_COMM, keyval, func, "comm_keyval", val, flag);
 }

@@ -348,6 +348,15 @@ int dfc_attr_delete(dfc_attr_t **list, int obj, dfc_keyval_t *kv);
 int dfc_attr_delete_all(dfc_attr_t **list, int obj);
 int dfc_attr_copy_all(dfc_attr_t *src, int oldobj, dfc_attr_t **dst, const char *func);
 void dfc_attr_drop_all(dfc_attr_t **list); /* frees the list without calling callbacks */
+/* The user-key part of every object kind's Set/Get/Delete_attr (communicators, datatypes,
+ * windows): checks that keyval is a user keyval of kind (dfc_keyval_check, naming func and
+ * argname), then sets, reads (*flag 1 when set) or deletes it in list. */
+int dfc_attr_set_key(dfc_attr_t **list, int obj, int kind, int keyval, void *val, const char *func,
+                     const char *argname);
+int dfc_attr_get_key(dfc_attr_t *list, int kind, int keyval, const char *func, const char *argname,
+                     void **val, int *flag);
+int dfc_attr_delete_key(dfc_attr_t **list, int obj, int kind, int keyval, const char *func,
+                        const char *argname);
 /* DFC_Comm_get_attr: the predefined keys (DFC_TAG_UB ...) on every communicator, or a user
  * key of c; *flag 1 when set. DFC_ERR_KEYVAL naming func for a bad key. */
 struct dfc_comm;

@@ -70,7 +70,8 @@ typedef struct dfc_win {
     /* AM origin: operations in flight, and how many per target */
     dfc_list_t recs;
     int *pending;
-    int *touched; /* a Put or Accumulate went to the target since its last flush */
+    int *touched;          /* a Put or Accumulate went to the target since its last flush */
+    struct win_rec **held; /* per target: a small Put/Accumulate not yet sent (win_am.c) */
     uint32_t next_tag;
     /* AM target */
     dfc_list_t inbox;   /* received requests, applied in arrival order */
@@ -159,7 +160,11 @@ enum {
     DFC_WIN_MSG_FLUSH,
     DFC_WIN_MSG_POST,
     DFC_WIN_MSG_DONE,
-    DFC_WIN_MSG_PUT_LARGE /* a Put whose data follows in its own message (tag 1) */
+    DFC_WIN_MSG_PUT_LARGE, /* a Put whose data follows in its own message (tag 1) */
+    DFC_WIN_MSG_ACC_LARGE, /* the same for an Accumulate (received apart, then applied) */
+    DFC_WIN_MSG_KIND = 0xff,
+    DFC_WIN_MSG_ACK = 0x100,    /* flag on PUT and ACC: acknowledge once applied (a flush) */
+    DFC_WIN_MSG_UNLOCKS = 0x200 /* ... and then release the origin's lock (an UNLOCK) */
 };
 typedef struct dfc_win_msg {
     uint32_t kind;
@@ -174,17 +179,26 @@ typedef struct dfc_win_msg {
  * that many bytes is awaited into reply_buf. user: a request completed with the message. */
 int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data, size_t dbytes,
                     void *reply_buf, long reply_bytes, dfc_req_t *user);
-/* A Put of more than DFC_WIN_PUT_COPY_MAX bytes: the data goes straight from the origin
- * buffer (MPI lets the origin reuse it only once the Put completes) in a message of its own,
- * which the target receives into the window when it reaches the header (rendezvous: on one
- * node the target copies it across processes once). */
+/* A Put or Accumulate of more than DFC_WIN_PUT_COPY_MAX bytes: the data goes straight from
+ * the origin buffer (MPI lets the origin reuse it only once the operation completes) in a
+ * message of its own, which the target receives when it reaches the header (rendezvous: on
+ * one node the target copies it across processes once): a Put's into the window, an
+ * Accumulate's into a scratch buffer that is then applied. */
 #define DFC_WIN_PUT_COPY_MAX 16384
 int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
                           size_t bytes, dfc_req_t *user);
 /* This process's memory at a request's offset (dynamic windows: address) and length, or NULL
  * when it is not all in the window (an attached region). */
 char *dfc_win_local_addr(dfc_win_t *w, uint64_t offset, uint64_t bytes);
-/* Progresses until every operation to target (-1: every target) is complete. */
+/* A small Put or Accumulate without a request is held at the origin until the next message
+ * to its target or a synchronization (MPI lets an operation wait for the call that completes
+ * it): a flush then rides on it (DFC_WIN_MSG_ACK) instead of a FLUSH message of its own.
+ * dfc_win_am_release sends target's held message, asking for an acknowledgement with ack
+ * (it then counts as the flush); *sent (may be NULL) says whether there was one. */
+int dfc_win_am_release(dfc_win_t *w, int target, int ack, int *sent);
+/* The same for unlock: the held message, when there is one, carries the UNLOCK. */
+int dfc_win_am_release_unlock(dfc_win_t *w, int target, int *sent);
+/* Progresses until every operation to target (-1: every target) is complete, held ones sent. */
 int dfc_win_am_wait_target(dfc_win_t *w, int target);
 /* The progress engine's pass over windows: applies arrived requests, frees finished
  * operations. Returns the number of events. */

@@ -213,6 +213,7 @@ static dfc_win_t *win_new(int flavor, dfc_comm_t *dup)
     w->dones_seen = calloc(n, sizeof *w->dones_seen);
     w->pending = calloc(n, sizeof *w->pending);
     w->touched = calloc(n, sizeof *w->touched);
+    w->held = calloc(n, sizeof *w->held);
     return w;
 }
 
@@ -228,6 +229,7 @@ static void win_destroy(dfc_win_t *w)
     free(w->dones_seen);
     free(w->pending);
     free(w->touched);
+    free(w->held); /* empty: Win_free waited for every operation, held ones sent */
     free(w->regions);
     if (w->info) dfc_info_destroy(w->info);
     dfc_attr_drop_all(&w->attrs); /* Win_free deleted them; this frees what is left */
@@ -283,7 +285,7 @@ int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const d
     if (rc) return rc;
     dfc_win_t *w = win_new(flavor, dup);
     if (!w || !w->sizes || !w->disp_units || !w->bases || !w->locked || !w->posts_seen ||
-        !w->dones_seen || !w->pending || !w->touched) {
+        !w->dones_seen || !w->pending || !w->touched || !w->held) {
         if (w) win_destroy(w);
         else dfc_comm_release(dup);
         return DFC_ERR(DFC_ERR_NO_MEM, "out of memory creating a window");
@@ -395,11 +397,10 @@ int dfc_win_get_attr(dfc_win_t *w, int keyval, void *attribute_val, int *flag)
 {
     void *v;
     if (!dfc_keyval_predefined(keyval)) {
-        dfc_keyval_t *kv;
-        int rc = dfc_keyval_check(keyval, DFC_KIND_WIN, "DFC_Win_get_attr", "win_keyval", &kv);
-        if (rc) return rc;
-        if ((*flag = dfc_attr_get(w->attrs, kv, &v))) *(void **)attribute_val = v;
-        return DFC_SUCCESS;
+        int rc = dfc_attr_get_key(w->attrs, DFC_KIND_WIN, keyval, "DFC_Win_get_attr", "win_keyval",
+                                  &v, flag);
+        if (!rc && *flag) *(void **)attribute_val = v;
+        return rc;
     }
     switch (keyval) {
     case DFC_WIN_BASE:

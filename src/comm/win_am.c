@@ -20,6 +20,7 @@
 typedef struct win_rec { /* an operation in flight at the origin */
     dfc_list_t link;
     int target;
+    size_t len; /* of msg */
     int has_reply, has_data;
     dfc_req_t sreq, rreq, dreq; /* request message, reply, separate data (large Put) */
     void *msg;
@@ -32,7 +33,7 @@ typedef struct win_in { /* a request at the target, received or being received *
     void *buf;
     size_t len;
     int data_phase; /* a large Put's data is being received into the window */
-    void *scratch;  /* ... or here, when it lies outside the window */
+    void *scratch;  /* ... or here: outside the window, or an Accumulate's */
 } win_in_t;
 
 typedef struct win_reply { /* a reply being sent by the target */
@@ -52,9 +53,52 @@ static void note_error(dfc_win_t *w, int rc)
     if (rc && !w->error) w->error = rc;
 }
 
+/* Sends r's message (built), awaiting a reply of reply_bytes into reply_buf when >= 0. */
+static int rec_start(dfc_win_t *w, win_rec_t *r, void *reply_buf, long reply_bytes)
+{
+    dfc_win_msg_t *hdr = r->msg;
+    r->has_reply = reply_bytes >= 0;
+    dfc_req_init_internal(&r->sreq, w->comm);
+    dfc_req_init_internal(&r->rreq, w->comm);
+    int rc = DFC_SUCCESS;
+    if (r->has_reply) {
+        hdr->tag = w->next_tag++ & 0x3fffffff;
+        rc = dfc_p2p_irecv(w->comm, 1, reply_buf, (uint64_t)reply_bytes, r->target, (int)hdr->tag,
+                           &r->rreq);
+    }
+    if (!rc) rc = dfc_p2p_isend(w->comm, 0, r->msg, r->len, r->target, 0, 0, &r->sreq);
+    if (rc) {
+        free(r->msg);
+        free(r);
+        return rc;
+    }
+    dfc_list_insert_tail(&w->recs, &r->link);
+    w->pending[r->target]++;
+    return DFC_SUCCESS;
+}
+
+int dfc_win_am_release(dfc_win_t *w, int target, int ack, int *sent)
+{
+    win_rec_t *r = w->held[target];
+    if (sent) *sent = r != NULL;
+    if (!r) return DFC_SUCCESS;
+    w->held[target] = NULL;
+    if (ack) ((dfc_win_msg_t *)r->msg)->kind |= DFC_WIN_MSG_ACK;
+    return rec_start(w, r, NULL, ack ? 0 : -1);
+}
+
+int dfc_win_am_release_unlock(dfc_win_t *w, int target, int *sent)
+{
+    win_rec_t *r = w->held[target];
+    if (r) ((dfc_win_msg_t *)r->msg)->kind |= DFC_WIN_MSG_UNLOCKS;
+    return dfc_win_am_release(w, target, 1, sent);
+}
+
 int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data, size_t dbytes,
                     void *reply_buf, long reply_bytes, dfc_req_t *user)
 {
+    int rc = dfc_win_am_release(w, target, 0, NULL); /* in order, before this one */
+    if (rc) return rc;
     win_rec_t *r = calloc(1, sizeof *r);
     void *msg = malloc(sizeof *hdr + dbytes);
     if (!r || !msg) {
@@ -64,32 +108,23 @@ int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *da
     }
     r->target = target;
     r->msg = msg;
+    r->len = sizeof *hdr + dbytes;
     r->user = user;
-    r->has_reply = reply_bytes >= 0;
-    dfc_req_init_internal(&r->sreq, w->comm);
-    dfc_req_init_internal(&r->rreq, w->comm);
-    int rc = DFC_SUCCESS;
-    if (r->has_reply) {
-        hdr->tag = w->next_tag++ & 0x3fffffff;
-        rc = dfc_p2p_irecv(w->comm, 1, reply_buf, (uint64_t)reply_bytes, target, (int)hdr->tag,
-                           &r->rreq);
-    }
     memcpy(msg, hdr, sizeof *hdr);
     if (dbytes) memcpy((char *)msg + sizeof *hdr, data, dbytes);
-    if (!rc) rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr + dbytes, target, 0, 0, &r->sreq);
-    if (rc) {
-        free(msg);
-        free(r);
-        return rc;
+    if (!user && reply_bytes < 0 &&
+        (hdr->kind == DFC_WIN_MSG_PUT || hdr->kind == DFC_WIN_MSG_ACC)) {
+        w->held[target] = r;
+        return DFC_SUCCESS;
     }
-    dfc_list_insert_tail(&w->recs, &r->link);
-    w->pending[target]++;
-    return DFC_SUCCESS;
+    return rec_start(w, r, reply_buf, reply_bytes);
 }
 
 int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *data,
                           size_t bytes, dfc_req_t *user)
 {
+    int rc = dfc_win_am_release(w, target, 0, NULL); /* in order, before this one */
+    if (rc) return rc;
     win_rec_t *r = calloc(1, sizeof *r);
     void *msg = malloc(sizeof *hdr);
     if (!r || !msg) {
@@ -104,7 +139,7 @@ int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const vo
     memcpy(msg, hdr, sizeof *hdr);
     dfc_req_init_internal(&r->sreq, w->comm);
     dfc_req_init_internal(&r->dreq, w->comm);
-    int rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr, target, 0, 0, &r->sreq);
+    rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr, target, 0, 0, &r->sreq);
     if (!rc) rc = dfc_p2p_isend(w->comm, 0, data, bytes, target, 1, 0, &r->dreq);
     if (rc) { /* the header alone is harmless: the target would wait for data never sent */
         free(msg);
@@ -168,7 +203,10 @@ static int target_done(void *arg)
 
 int dfc_win_am_wait_target(dfc_win_t *w, int target)
 {
-    int rc;
+    int rc = DFC_SUCCESS;
+    for (int r = target < 0 ? 0 : target; r < (target < 0 ? w->size : target + 1) && !rc; r++)
+        rc = dfc_win_am_release(w, r, 0, NULL);
+    if (rc) return rc;
     if (target < 0) rc = dfc_progress_wait(all_done, w);
     else {
         target_arg_t a = {w, target};
@@ -275,6 +313,21 @@ static void apply_fetching(dfc_win_t *w, int src, const dfc_win_msg_t *m, const 
     reply(w, src, m->tag, old, rbytes);
 }
 
+static void unlock_request(dfc_win_t *w, int src, uint32_t tag)
+{
+    if (w->excl_holder == src) w->excl_holder = -1;
+    else if (w->nshared > 0) w->nshared--;
+    reply(w, src, tag, NULL, 0);
+    lock_grant_waiters(w);
+}
+
+/* After a PUT or ACC: its acknowledgement (and the unlock it carries), when asked for. */
+static void acknowledge(dfc_win_t *w, int src, const dfc_win_msg_t *m)
+{
+    if (m->kind & DFC_WIN_MSG_UNLOCKS) unlock_request(w, src, m->tag);
+    else if (m->kind & DFC_WIN_MSG_ACK) reply(w, src, m->tag, NULL, 0);
+}
+
 static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
 {
     dfc_win_msg_t m;
@@ -282,13 +335,15 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     const char *data = (const char *)buf + sizeof m;
     char *t;
     (void)len;
-    switch (m.kind) {
+    switch (m.kind & DFC_WIN_MSG_KIND) {
     case DFC_WIN_MSG_PUT:
         if ((t = target_addr(w, &m, src)) && m.bytes) memcpy(t, data, m.bytes);
+        acknowledge(w, src, &m);
         break;
     case DFC_WIN_MSG_ACC:
         if ((t = target_addr(w, &m, src)))
             dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), data, t, m.bytes);
+        acknowledge(w, src, &m);
         break;
     case DFC_WIN_MSG_GET: {
         char *copy = m.bytes ? calloc(1, m.bytes) : NULL;
@@ -301,12 +356,7 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     case DFC_WIN_MSG_CAS: apply_fetching(w, src, &m, data); break;
     case DFC_WIN_MSG_LOCK_SHARED: lock_request(w, src, 0, m.tag); break;
     case DFC_WIN_MSG_LOCK_EXCL: lock_request(w, src, 1, m.tag); break;
-    case DFC_WIN_MSG_UNLOCK:
-        if (w->excl_holder == src) w->excl_holder = -1;
-        else if (w->nshared > 0) w->nshared--;
-        reply(w, src, m.tag, NULL, 0);
-        lock_grant_waiters(w);
-        break;
+    case DFC_WIN_MSG_UNLOCK: unlock_request(w, src, m.tag); break;
     case DFC_WIN_MSG_FLUSH: reply(w, src, m.tag, NULL, 0); break;
     case DFC_WIN_MSG_POST: w->posts_seen[src]++; break;
     case DFC_WIN_MSG_DONE: w->dones_seen[src]++; break;
@@ -314,21 +364,32 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     }
 }
 
-/* The header of a large Put was reached in order: receive its data (the next message of tag
- * 1 from that origin) into the window. Returns 1 when it did (the entry stays at the head). */
+/* The header of a large Put or Accumulate was reached in order: receive its data (the next
+ * message of tag 1 from that origin) into the window (Put) or scratch (Accumulate, applied by
+ * large_acc_apply). Returns 1 when it did (the entry stays at the head). */
 static int large_put_data(dfc_win_t *w, win_in_t *in)
 {
     dfc_win_msg_t m;
     memcpy(&m, in->buf, sizeof m);
-    if (m.kind != DFC_WIN_MSG_PUT_LARGE) return 0;
+    if (m.kind != DFC_WIN_MSG_PUT_LARGE && m.kind != DFC_WIN_MSG_ACC_LARGE) return 0;
     int src = in->req.status.DFC_SOURCE;
-    void *dst = target_addr(w, &m, src);
+    void *dst = m.kind == DFC_WIN_MSG_PUT_LARGE ? target_addr(w, &m, src) : NULL;
     if (!dst && !(dst = in->scratch = malloc(m.bytes)))
         dfc_fatal("out of memory receiving a one-sided operation");
     in->data_phase = 1;
     dfc_req_init_internal(&in->req, w->comm);
     note_error(w, dfc_p2p_irecv(w->comm, 0, dst, m.bytes, src, 1, &in->req));
     return 1;
+}
+
+/* A large Accumulate's data is in scratch: apply it where it belongs. */
+static void large_acc_apply(dfc_win_t *w, win_in_t *in)
+{
+    dfc_win_msg_t m;
+    memcpy(&m, in->buf, sizeof m);
+    char *t;
+    if (m.kind == DFC_WIN_MSG_ACC_LARGE && (t = target_addr(w, &m, in->req.status.DFC_SOURCE)))
+        dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), in->scratch, t, m.bytes);
 }
 
 /* Posts a receive for every request that arrived, then applies those received, in order. */
@@ -358,6 +419,7 @@ static int target_pass(dfc_win_t *w)
         dfc_list_remove(&in->link);
         if (in->req.status.DFC_ERROR) note_error(w, in->req.status.DFC_ERROR);
         else if (!in->data_phase) apply_request(w, in->req.status.DFC_SOURCE, in->buf, in->len);
+        else large_acc_apply(w, in);
         free(in->scratch);
         free(in->buf);
         free(in);
@@ -413,19 +475,23 @@ void dfc_win_report(FILE *f)
     dfc_list_t *e;
     for (e = dfc_win_list.next; e != &dfc_win_list; e = e->next) {
         dfc_win_t *w = DFC_CONTAINER_OF(e, dfc_win_t, link);
-        int inflight = 0, inbox = 0, waiters = 0, locks = 0;
+        int inflight = 0, held = 0, inbox = 0, waiters = 0, locks = 0;
         dfc_list_t *x;
         for (x = w->recs.next; x != &w->recs; x = x->next) inflight++;
         for (x = w->inbox.next; x != &w->inbox; x = x->next) inbox++;
         for (x = w->waiters.next; x != &w->waiters; x = x->next) waiters++;
-        for (int r = 0; r < w->size; r++) locks += w->locked[r] != 0;
+        for (int r = 0; r < w->size; r++) {
+            locks += w->locked[r] != 0;
+            held += w->held[r] != NULL;
+        }
         fprintf(f,
                 "[dfc hang report] rank %d: window 0x%x (%s, %s, %d processes): %d operations "
-                "in flight, %d requests not yet applied, %d lock requests queued, exclusive "
+                "in flight (%d more held for their synchronization), %d requests not yet "
+                "applied, %d lock requests queued, exclusive "
                 "holder %d, %d shared; epochs: fence %d, locks held %d%s%s%s\n",
                 dfc_proc.world_rank, (unsigned)w->handle, w->name[0] ? w->name : "unnamed",
                 w->backend == DFC_WIN_BACKEND_SHM ? "shared memory" : "messages", w->size, inflight,
-                inbox, waiters, w->excl_holder, w->nshared, w->fence_epoch, locks,
+                held, inbox, waiters, w->excl_holder, w->nshared, w->fence_epoch, locks,
                 w->lock_all ? ", lock_all" : "", w->start_group ? ", start" : "",
                 w->post_group ? ", post" : "");
     }

@@ -85,6 +85,10 @@ static int am_op(dfc_win_t *w, const dfc_win_op_t *op, uint64_t off, dfc_req_t *
     case DFC_WIN_OP_ACC:
         m.kind = DFC_WIN_MSG_ACC;
         w->touched[op->target] = 1;
+        if (op->bytes > DFC_WIN_PUT_COPY_MAX) {
+            m.kind = DFC_WIN_MSG_ACC_LARGE;
+            return dfc_win_am_send_large(w, op->target, &m, op->origin, op->bytes, user);
+        }
         return dfc_win_am_send(w, op->target, &m, op->origin, op->bytes, NULL, -1, user);
     case DFC_WIN_OP_GET:
         m.kind = DFC_WIN_MSG_GET;

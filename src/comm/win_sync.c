@@ -27,9 +27,11 @@ static int complete_at(dfc_win_t *w, int target)
     }
     for (int r = target < 0 ? 0 : target; r < (target < 0 ? w->size : target + 1); r++) {
         if (!w->touched[r]) continue;
+        int sent = 0; /* the last Put or Accumulate, when held, carries the flush */
+        int rc = dfc_win_am_release(w, r, 1, &sent);
         dfc_win_msg_t m = {0};
         m.kind = DFC_WIN_MSG_FLUSH;
-        int rc = dfc_win_am_send(w, r, &m, NULL, 0, NULL, 0, NULL);
+        if (!rc && !sent) rc = dfc_win_am_send(w, r, &m, NULL, 0, NULL, 0, NULL);
         if (rc) return rc;
         w->touched[r] = 0;
     }
@@ -95,7 +97,9 @@ static int unlock_one(dfc_win_t *w, int rank)
     dfc_win_msg_t m = {0};
     m.kind = DFC_WIN_MSG_UNLOCK;
     w->touched[rank] = 0; /* the acknowledgement of UNLOCK completes them */
-    return dfc_win_am_send(w, rank, &m, NULL, 0, NULL, 0, NULL);
+    int sent = 0;         /* the last Put or Accumulate, when held, carries the UNLOCK */
+    int rc = dfc_win_am_release_unlock(w, rank, &sent);
+    return rc || sent ? rc : dfc_win_am_send(w, rank, &m, NULL, 0, NULL, 0, NULL);
 }
 
 int dfc_win_lock(dfc_win_t *w, int lock_type, int rank)

@@ -174,8 +174,9 @@ static void request_mode(DFC_Win win, int *mem)
     DFCT_OK(DFC_Win_unlock(rank, win));
 }
 
-/* Puts larger than the copy threshold travel straight from the origin buffer (win_am.c):
- * two of them back to back, then a small one into the same memory, must land in order. */
+/* Puts and Accumulates larger than the copy threshold travel straight from the origin buffer
+ * (win_am.c): two Puts back to back, then a small one into the same memory, must land in
+ * order; so must a large Accumulate and a small one after it. */
 #define BIG (300 * 1000)
 static void large_mode(void)
 {
@@ -209,6 +210,21 @@ static void large_mode(void)
         int e = i == BIG - 1 ? 7 : left * 1000000 + i;
         if (mem[i] != e && bad++ < 10)
             DFCT_CHECK(0, "large put mem[%d] = %d, expected %d", i, mem[i], e);
+    }
+    /* Large Accumulates travel the same way, applied once their data is in; a small REPLACE
+     * issued after one lands after it. */
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD)); /* every mem checked before it changes */
+    DFCT_OK(DFC_Win_lock(DFC_LOCK_EXCLUSIVE, right, 0, win));
+    DFCT_OK(DFC_Accumulate(src, BIG / 2, DFC_INT, right, 0, BIG / 2, DFC_INT, DFC_SUM, win));
+    DFCT_OK(DFC_Accumulate(&seven, 1, DFC_INT, right, 0, 1, DFC_INT, DFC_REPLACE, win));
+    DFCT_OK(DFC_Win_flush(right, win));
+    for (int i = 0; i < BIG; i++) got[i] = -1;
+    DFCT_OK(DFC_Get(got, BIG / 2, DFC_INT, right, 0, BIG / 2, DFC_INT, win));
+    DFCT_OK(DFC_Win_unlock(right, win));
+    for (int i = 0; i < BIG / 2; i++) {
+        int e = i == 0 ? 7 : 2 * (rank * 1000000 + i);
+        if (got[i] != e && bad++ < 15)
+            DFCT_CHECK(0, "large accumulate [%d] = %d, expected %d", i, got[i], e);
     }
     rmat_free(&win, mem);
     free(src);

@@ -558,7 +558,7 @@ static void ofi_wait(dfc_tl_t *tl, long timeout_us)
 /* ---- init ------------------------------------------------------------------------------- */
 
 typedef struct ofi_params {
-    long max_payload, credits, rx_bufs, tx_bufs, keepalive, rma, mr_cache;
+    long max_payload, credits, rx_bufs, tx_bufs, keepalive, rma, mr_cache, eager_limit;
     const char *provider;
 } ofi_params_t;
 
@@ -581,6 +581,12 @@ static void read_params(ofi_params_t *p)
     p->rma = dfc_env_long("DFC_OFI_RMA", 1,
                           "ofi: 1: large messages are read by the receiver with RMA where the "
                           "provider offers FI_RMA; 0: sent as fragments");
+    /* 64 KiB: over tcp;ofi_rxm a 32 or 64 KiB message went faster as one provider message
+     * (rxm cuts it into segments and streams them) than by DFC's rendezvous, whose RMA read
+     * waits for the sender's process to serve it (rxm's progress is manual); BENCHMARKS.md. */
+    p->eager_limit = dfc_env_long("DFC_OFI_EAGER_LIMIT", 65536,
+                                  "ofi: largest message sent eagerly to an ofi peer (bytes, at "
+                                  "most DFC_OFI_MAX_PAYLOAD); 0: DFC_EAGER_LIMIT");
     p->mr_cache = dfc_env_long("DFC_OFI_MR_CACHE", 64,
                                "ofi: memory registrations kept for reuse after their transfer "
                                "(at most 256); 0: each is closed when its transfer ends");
@@ -724,6 +730,7 @@ static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
                          ? (size_t)prm.max_payload
                          : 65536;
     tl->max_payload = s->max_payload;
+    tl->eager_limit = prm.eager_limit > 0 ? DFC_MIN2((size_t)prm.eager_limit, s->max_payload) : 0;
     s->credits = prm.credits >= 2 && prm.credits <= 4096 ? (int)prm.credits : 32;
     if (prm.rx_bufs < 1) prm.rx_bufs = 64;
     if (prm.tx_bufs < 1) prm.tx_bufs = 64;

@@ -2,7 +2,8 @@
  * p2p.c - point-to-point protocol and matching.
  *
  * Protocol, over the packets of dfc_tl.h:
- *   eager       (len <= the transport's eager limit): EAGER carries the data. A send
+ *   eager       (len <= the eager limit of the transport to the peer: its own where it
+ *               sets one, else DFC_EAGER_LIMIT; eager_limit_for): EAGER carries the data. A send
  *               completes once the transport accepted the packet; Ssend waits for SACK.
  *   rendezvous  (larger): RTS announces the message (and the sender's buffer address).
  *               When it matches, the receiver either pulls the data itself with the
@@ -263,9 +264,11 @@ static void fail_req(dfc_req_t *r, int code)
     dfc_req_complete(r);
 }
 
+/* The transport's own eager limit where it has one (dfc_tl.h), else DFC_EAGER_LIMIT. */
 static uint64_t eager_limit_for(const dfc_tl_t *tl)
 {
-    return DFC_MIN2(eager_limit, (uint64_t)tl->max_payload);
+    uint64_t lim = tl->eager_limit ? (uint64_t)tl->eager_limit : eager_limit;
+    return DFC_MIN2(lim, (uint64_t)tl->max_payload);
 }
 
 int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst, int tag,

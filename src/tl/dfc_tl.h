@@ -183,8 +183,15 @@ typedef struct dfc_tl_ops {
 typedef struct dfc_tl {
     const dfc_tl_ops_t *ops;
     size_t max_payload; /* set by init */
-    int failed_peer;    /* world rank named by the last negative progress return */
-    void *priv;         /* the transport's own state */
+    /* Set by init, optional: the largest message the comm layer sends to this transport's
+     * peers eagerly (data in the EAGER packet; larger: rendezvous). 0, the default: the
+     * comm layer's own DFC_EAGER_LIMIT. Either way the comm layer uses at most max_payload.
+     * A transport sets it where its own rendezvous makes a different threshold pay (ofi:
+     * DFC_OFI_EAGER_LIMIT, since a provider-level message of up to 64 KiB costs less there
+     * than the RTS, RMA read and FIN of DFC's rendezvous). Only the sender decides by it. */
+    size_t eager_limit;
+    int failed_peer; /* world rank named by the last negative progress return */
+    void *priv;      /* the transport's own state */
     /* Set by the comm layer for wait (NULL in single-threaded tests): the word its threads
      * bump when they change state another may wait for, and the function that drops the
      * lock wait is called under. */

@@ -7,14 +7,21 @@
  * arrive in the order sent, which dfc_tl.h asks for), an address vector (FI_AV_TABLE) and
  * one completion queue, with an FI_WAIT_FD wait object where the provider has one.
  *
- * Init (one fence): each process with peers publishes its fi_getname as dfc.ofi.name and
+ * Init (two fences): each process with peers publishes its fi_getname as dfc.ofi.name and
  * its provider as dfc.ofi.prov; world rank 0 publishes a fresh job secret dfc.ofi.secret.
- * After the fence every process inserts its peers' names into the address vector, checks
- * that they chose its provider (a clear error otherwise), posts its receive buffers and
- * sends each peer a HELLO carrying the secret. A message is accepted only from a peer
- * whose HELLO had the right secret, only when the provider's source address (FI_SOURCE,
- * where offered) is that peer's address vector entry, and only when it passes
- * dfc_ofi_wire_check; anything else is dropped (logged at info level).
+ * After the first fence every process inserts its peers' names into the address vector and
+ * checks that they chose its provider (a clear error otherwise); after the second, it posts
+ * its receive buffers and sends each peer a HELLO carrying the secret. The second fence
+ * makes every address vector complete before the job's first message leaves. Without it
+ * the sockets provider lost messages (jobs of 3 or more processes hung): it looks the
+ * source of an accepted connection up in the receiver's address vector once, when the
+ * connection's first message (its address) arrives, and a connection that came before the
+ * receiver inserted the sender's address reports FI_ADDR_NOTAVAIL as the source of every
+ * message on it, for good, which the source check below drops.
+ * A message is accepted only from a peer whose HELLO had the right secret, only when the
+ * provider's source address (FI_SOURCE, where offered) is that peer's address vector
+ * entry, and only when it passes dfc_ofi_wire_check; anything else is dropped (logged at
+ * info level).
  *
  * Data path: send copies header and payload into a registered bounce buffer and posts one
  * tagged send; large messages are read by the receiver with one RMA read where the provider
@@ -551,7 +558,7 @@ static void ofi_wait(dfc_tl_t *tl, long timeout_us)
 /* ---- init ------------------------------------------------------------------------------- */
 
 typedef struct ofi_params {
-    long max_payload, credits, rx_bufs, tx_bufs, keepalive, rma, mr_cache;
+    long max_payload, credits, rx_bufs, tx_bufs, keepalive, rma, mr_cache, eager_limit;
     const char *provider;
 } ofi_params_t;
 
@@ -574,6 +581,12 @@ static void read_params(ofi_params_t *p)
     p->rma = dfc_env_long("DFC_OFI_RMA", 1,
                           "ofi: 1: large messages are read by the receiver with RMA where the "
                           "provider offers FI_RMA; 0: sent as fragments");
+    /* 64 KiB: over tcp;ofi_rxm a 32 or 64 KiB message went faster as one provider message
+     * (rxm cuts it into segments and streams them) than by DFC's rendezvous, whose RMA read
+     * waits for the sender's process to serve it (rxm's progress is manual); BENCHMARKS.md. */
+    p->eager_limit = dfc_env_long("DFC_OFI_EAGER_LIMIT", 65536,
+                                  "ofi: largest message sent eagerly to an ofi peer (bytes, at "
+                                  "most DFC_OFI_MAX_PAYLOAD); 0: DFC_EAGER_LIMIT");
     p->mr_cache = dfc_env_long("DFC_OFI_MR_CACHE", 64,
                                "ofi: memory registrations kept for reuse after their transfer "
                                "(at most 256); 0: each is closed when its transfer ends");
@@ -693,6 +706,16 @@ static int start_peers(ofi_t *s, const ofi_params_t *prm)
     return DFC_SUCCESS;
 }
 
+static int alloc_and_connect(ofi_t *s, const dfc_tl_job_t *job)
+{
+    s->peers = dfc_calloc((size_t)job->npeers, sizeof(*s->peers));
+    s->w2p = dfc_malloc((size_t)job->size * sizeof(int));
+    if (!s->peers || !s->w2p)
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d ofi peers", job->npeers);
+    for (int w = 0; w < job->size; w++) s->w2p[w] = -1;
+    return connect_peers(s, job);
+}
+
 static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
 {
     ofi_t *s = dfc_calloc(1, sizeof(*s));
@@ -707,6 +730,7 @@ static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
                          ? (size_t)prm.max_payload
                          : 65536;
     tl->max_payload = s->max_payload;
+    tl->eager_limit = prm.eager_limit > 0 ? DFC_MIN2((size_t)prm.eager_limit, s->max_payload) : 0;
     s->credits = prm.credits >= 2 && prm.credits <= 4096 ? (int)prm.credits : 32;
     if (prm.rx_bufs < 1) prm.rx_bufs = 64;
     if (prm.tx_bufs < 1) prm.tx_bufs = 64;
@@ -738,18 +762,15 @@ static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
             if (!rc) rc = frc;
         }
     }
-    frc = dfc_boot_fence(); /* the only fence */
+    frc = dfc_boot_fence(); /* fence 1: names, providers and the secret are published */
+    if (!rc) rc = frc;
+    if (!rc && job->npeers > 0) rc = alloc_and_connect(s, job);
+    /* Fence 2, on every process whatever happened here (the others wait in it): every
+     * address vector is filled before any message is sent (the header says why). */
+    frc = dfc_boot_fence();
     if (!rc) rc = frc;
     if (rc || job->npeers == 0) goto out;
-    s->peers = dfc_calloc((size_t)job->npeers, sizeof(*s->peers));
-    s->w2p = dfc_malloc((size_t)job->size * sizeof(int));
-    if (!s->peers || !s->w2p) {
-        rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d ofi peers", job->npeers);
-        goto out;
-    }
-    for (int w = 0; w < job->size; w++) s->w2p[w] = -1;
-    rc = connect_peers(s, job);
-    if (!rc) rc = start_peers(s, &prm);
+    rc = start_peers(s, &prm);
     if (!rc)
         DFC_LOG(DFC_LOG_INFO, "ofi", "%d peers over provider %s, max payload %zu, inject %zu%s%s%s",
                 s->npeers, s->info->fabric_attr->prov_name, s->max_payload, s->inject_size,
@@ -792,6 +813,16 @@ const dfc_tl_ops_t dfc_tl_ofi_ops = {
 };
 
 #else /* !HAVE_LIBFABRIC: selecting ofi fails at init with a clear message */
+
+static int alloc_and_connect(ofi_t *s, const dfc_tl_job_t *job)
+{
+    s->peers = dfc_calloc((size_t)job->npeers, sizeof(*s->peers));
+    s->w2p = dfc_malloc((size_t)job->size * sizeof(int));
+    if (!s->peers || !s->w2p)
+        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d ofi peers", job->npeers);
+    for (int w = 0; w < job->size; w++) s->w2p[w] = -1;
+    return connect_peers(s, job);
+}
 
 static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
 {

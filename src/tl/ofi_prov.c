@@ -34,11 +34,12 @@ const char *dfc_tl_ofi_provider_param(void)
 #define OFI_API FI_VERSION(1, 9)
 
 /* rxm sends a message eagerly, in one piece, up to its bounce buffer size (16 KiB by default)
- * and cuts larger ones into 16 KiB segments (SAR) or reads them (rendezvous). DFC's eager
- * messages are up to DFC_EAGER_LIMIT (16 KiB) of payload plus our 88-byte header: without
- * room for the header, a 16 KiB message went as two SAR segments (ping-pong 16 KiB: 25 to 80
- * us here against 8 KiB's 8). Unless the user set it, the buffer gets that room. libfabric
- * reads its providers' variables once, at the first fi_getinfo, so this runs before. */
+ * and cuts larger ones into 16 KiB segments (SAR) or reads them (rendezvous). A DFC eager
+ * message of 16 KiB of payload plus our 88-byte header, without room for the header, went
+ * as two SAR segments (ping-pong 16 KiB: 25 to 80 us here against 8 KiB's 8). Unless the
+ * user set it, the buffer gets that room. (Eager messages above it, up to
+ * DFC_OFI_EAGER_LIMIT, go as segments, as they should.) libfabric reads its providers'
+ * variables once, at the first fi_getinfo, so this runs before. */
 static void env_defaults(void) { setenv("FI_OFI_RXM_BUFFER_SIZE", "16512", 0); /* 16384 + 128 */ }
 
 static struct fi_info *hints_new(const char *want, int source, int safe, uint64_t extra)

@@ -140,6 +140,7 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_OFI_KEEPALIVE", 0, DAY_S),
     BOOL("DFC_OFI_RMA"),
     INT("DFC_OFI_MR_CACHE", 0, 256),
+    INT("DFC_OFI_EAGER_LIMIT", 0, 64 * MIB),
     /* when CUDA is loaded (cuda/memtype.c, issue 16) */
     CHOICE("DFC_GPU_INIT", "auto|eager|lazy"),
     /* one-sided communication (comm/win.c) */

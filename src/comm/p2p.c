@@ -20,8 +20,9 @@
  * order, keyed by (context, source, tag) with ANY_SOURCE/ANY_TAG wildcards. Transports are
  * FIFO per pair and EAGER/RTS of one pair never overtake each other in the pending queue,
  * which gives MPI's non-overtaking rule.
- * Request ids on the wire are the requests' addresses: peers are members of one job,
- * authenticated at connect time.
+ * Request ids on the wire are numbers unique in the sending process (request.c), looked up
+ * in this process's lists, never dereferenced: peers are members of one job, authenticated
+ * at connect time.
  */
 #include <stdlib.h>
 #include <string.h>

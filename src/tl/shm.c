@@ -12,9 +12,8 @@
  *   header | one doorbell per local rank | collective slots (shm_slots.h), DFC_SLOT_SETS
  *   per local rank | one ring per ordered pair (sender, receiver)
  *
- * A packet is one record (dfc_pkt_t + payload; a short header for small eager messages, see
- * shm_short_t) in the sender->receiver ring (shm_ring.h: single producer, single consumer,
- * so no locks and no atomics beyond the positions).
+ * A packet is one record (dfc_pkt_t + payload) in the sender->receiver ring (shm_ring.h:
+ * single producer, single consumer, so no locks and no atomics beyond the positions).
  * The sender copies the payload into the ring and the receiver's deliver callback reads it
  * in place: two copies in total, the minimum for eager messages. Large messages skip the
  * ring: the receiver pulls them with process_vm_readv (rget, cross-memory attach): one copy.
@@ -119,7 +118,6 @@ typedef struct shm {
     char name[64];
     int created; /* this process created the segment and has not unlinked it yet */
     int local_size, me;
-    int world;        /* this process's world rank: the sender a short record implies */
     shm_bell_t *bell; /* mine */
     shm_peer_t *peers;
     int npeers;
@@ -715,7 +713,6 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
         shm_unlink(s->name);
         s->created = 0;
     }
-    s->world = job->rank;
     if (use && rc == DFC_SUCCESS) rc = setup_peers(s, job);
     if (use && rc == DFC_SUCCESS) rc = setup_slots(s, job);
     if (rc != DFC_SUCCESS) {
@@ -751,38 +748,6 @@ static void bell_ring(shm_bell_t *b)
     futex(&b->seq, FUTEX_WAKE, INT_MAX, NULL);
 }
 
-/* A small eager message travels with a short header (issue 16): the ring's 8-byte record
- * header and the 56-byte dfc_pkt_t fill a cache line by themselves, so an 8-byte message took
- * two lines, each a transfer between cores. The short form keeps only what an EAGER packet
- * without rreq/offset carries; len and payload_len are the record's length less the header,
- * src_world is the ring's producer. Up to SHM_SHORT_MAX (32) payload bytes, record and data share one
- * line. The type byte comes first in both forms: SHM_PKT_EAGER_SHORT is no dfc_pkt_t type. */
-typedef struct shm_short {
-    uint8_t type; /* SHM_PKT_EAGER_SHORT */
-    uint8_t flags;
-    uint16_t reserved;
-    uint32_t ctx;
-    int32_t src;
-    int32_t tag;
-    uint64_t sreq;
-} shm_short_t;
-#define SHM_PKT_EAGER_SHORT 0xe1
-#define SHM_SHORT_MAX (DFC_SHM_RING_ALIGN - sizeof(dfc_shm_rec_t) - sizeof(shm_short_t))
-
-static int fits_short(const dfc_pkt_t *pkt)
-{
-    return pkt->type == DFC_PKT_EAGER && pkt->payload_len <= SHM_SHORT_MAX &&
-           pkt->len == pkt->payload_len && !pkt->rreq && !pkt->offset && !pkt->reserved;
-}
-
-/* Writes the record of a packet that fits_short; the sender's world rank is implied. */
-static void put_short(char *rec, const dfc_pkt_t *pkt, const void *payload)
-{
-    shm_short_t h = {SHM_PKT_EAGER_SHORT, pkt->flags, 0, pkt->ctx, pkt->src, pkt->tag, pkt->sreq};
-    memcpy(rec, &h, sizeof h);
-    if (pkt->payload_len) memcpy(rec + sizeof h, payload, pkt->payload_len);
-}
-
 static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *payload)
 {
     shm_t *s = tl->priv;
@@ -793,21 +758,15 @@ static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
         return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu",
                        pkt->payload_len, tl->max_payload);
 
-    /* the short form implies the sender: only for packets that name this process */
-    int small = fits_short(pkt) && (int)pkt->src_world == s->world;
-    size_t hlen = small ? sizeof(shm_short_t) : sizeof(dfc_pkt_t);
-    char *rec = dfc_shm_ring_reserve(p->out, hlen + pkt->payload_len);
+    char *rec = dfc_shm_ring_reserve(p->out, sizeof(dfc_pkt_t) + pkt->payload_len);
     if (!rec) { /* shm_wait sleeps until the consumer frees space (shm_ring.h) */
         p->blocked = 1;
         p->room_seen = dfc_shm_ring_want_space(p->out);
         return DFC_TL_AGAIN;
     }
     p->blocked = 0;
-    if (small) put_short(rec, pkt, payload);
-    else {
-        memcpy(rec, pkt, sizeof(dfc_pkt_t));
-        if (pkt->payload_len) memcpy(rec + sizeof(dfc_pkt_t), payload, pkt->payload_len);
-    }
+    memcpy(rec, pkt, sizeof(dfc_pkt_t));
+    if (pkt->payload_len) memcpy(rec + sizeof(dfc_pkt_t), payload, pkt->payload_len);
     dfc_shm_ring_commit(p->out);
 
     /* Pairs with the fence (or the system-wide barrier) in shm_wait (see the top). */
@@ -868,22 +827,6 @@ static void space_freed(const shm_t *s, shm_peer_t *p)
         bell_ring(p->bell);
 }
 
-/* The dfc_pkt_t of a short record of `len` bytes from world rank `world` (see put_short). */
-static void get_short(dfc_pkt_t *pkt, const char *rec, size_t len, int world)
-{
-    shm_short_t h;
-    memcpy(&h, rec, sizeof h);
-    memset(pkt, 0, sizeof *pkt);
-    pkt->type = DFC_PKT_EAGER;
-    pkt->flags = h.flags;
-    pkt->ctx = h.ctx;
-    pkt->src = h.src;
-    pkt->tag = h.tag;
-    pkt->sreq = h.sreq;
-    pkt->len = pkt->payload_len = (uint32_t)(len - sizeof h);
-    pkt->src_world = (uint32_t)world;
-}
-
 /* Delivers up to `burst` packets from one peer; returns how many. */
 static int drain_peer(shm_t *s, shm_peer_t *p, dfc_tl_deliver_fn deliver)
 {
@@ -904,23 +847,15 @@ static int drain_peer(shm_t *s, shm_peer_t *p, dfc_tl_deliver_fn deliver)
              off += DFC_SHM_RING_ALIGN)
             __builtin_prefetch(rec + off);
         const dfc_pkt_t *pkt = (const dfc_pkt_t *)rec;
-        size_t hlen = sizeof(dfc_pkt_t);
-        dfc_pkt_t full;
-        if (len >= sizeof(shm_short_t) && len <= sizeof(shm_short_t) + SHM_SHORT_MAX &&
-            *(const uint8_t *)rec == SHM_PKT_EAGER_SHORT) {
-            get_short(&full, rec, len, p->world);
-            pkt = &full;
-            hlen = sizeof(shm_short_t);
-        } else if (DFC_UNLIKELY(len < sizeof(dfc_pkt_t) ||
-                                pkt->payload_len != len - sizeof(dfc_pkt_t) || pkt->type == 0 ||
-                                pkt->type >= DFC_PKT_TYPE_MAX)) {
+        if (DFC_UNLIKELY(len < sizeof(dfc_pkt_t) || pkt->payload_len != len - sizeof(dfc_pkt_t) ||
+                         pkt->type == 0 || pkt->type >= DFC_PKT_TYPE_MAX)) {
             char what[64];
             snprintf(what, sizeof what, "malformed packet (type %u, %zu bytes)",
-                     len ? *(const uint8_t *)rec : 0u, len);
+                     len >= sizeof(dfc_pkt_t) ? pkt->type : 0u, len);
             mark_corrupt(s, p, what);
             break;
         }
-        deliver(pkt, rec + hlen);
+        deliver(pkt, rec + sizeof(dfc_pkt_t));
         dfc_shm_ring_release(p->in);
         /* Freed space: the peer may sleep until it can send again (shm_ring.h). Told after
          * the first record already, so that its wake-up overlaps the rest of the burst. */

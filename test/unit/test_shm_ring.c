@@ -421,7 +421,7 @@ static void deliver_stream(const dfc_pkt_t *pkt, const void *payload)
     int src = (int)pkt->src_world;
     uint64_t seq = rx_seq[src]++;
     uint32_t len = pkt_len(&rx_seed[src]);
-    /* every field checked: up to 32 bytes travel with shm's short header (shm_short_t) */
+    /* every field of the header is checked */
     if (pkt->type != DFC_PKT_EAGER || pkt->tag != (int32_t)seq || pkt->payload_len != len ||
         pkt->len != len || pkt->src != src || pkt->ctx != (uint32_t)(seq * 7 + 1) ||
         pkt->flags != (seq & 1 ? DFC_PKT_FLAG_SYNC : 0) || pkt->rreq || pkt->offset ||

@@ -747,6 +747,9 @@ static inline dfc_req_t *dfc_req_get(DFC_Request h)
 /* Marks req complete and runs its callback (once). */
 void dfc_req_complete(dfc_req_t *req);
 void dfc_req_free(dfc_req_t *req); /* removes the handle and frees */
+/* The cache of freed requests (request.c): DFC_Init reads its size, DFC_Finalize empties it. */
+void dfc_req_cache_init(void);
+void dfc_req_cache_finalize(void);
 /* Restarts a persistent request (Start). */
 int dfc_req_start(dfc_req_t *req);
 /* Null or inactive persistent: nothing to wait for (MPI-4.1 3.7.3). */

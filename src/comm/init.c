@@ -216,6 +216,7 @@ int dfc_comm_layer_init(int required, int *provided)
     if (provided) *provided = dfc_proc.thread_level;
 
     dfc_htable_init(&dfc_req_table, DFC_KIND_REQUEST, 1);
+    dfc_req_cache_init();
     if ((rc = dfc_dtype_init()) || (rc = dfc_op_init()) || (rc = dfc_group_init()) ||
         (rc = dfc_info_init()) || (rc = dfc_keyval_init()) || (rc = dfc_win_init()) ||
         (rc = build_node_map()) || (rc = dfc_fault_init()) || (rc = init_gpu_and_transports()) ||
@@ -280,6 +281,7 @@ int dfc_comm_layer_finalize(void)
     dfc_op_finalize();
     dfc_dtype_finalize();
     dfc_htable_destroy(&dfc_req_table);
+    dfc_req_cache_finalize();
     int rc2 = dfc_boot_finalize();
     dfc_proc.finalized = 1;
     return rc ? rc : rc2;

@@ -28,8 +28,9 @@
  * order, keyed by (context, source, tag) with ANY_SOURCE/ANY_TAG wildcards. Transports are
  * FIFO per pair and EAGER/RTS of one pair never overtake each other in the pending queue,
  * which gives MPI's non-overtaking rule.
- * Request ids on the wire are the requests' addresses: peers are members of one job,
- * authenticated at connect time.
+ * Request ids on the wire are numbers unique in the sending process (request.c), looked up
+ * in this process's lists, never dereferenced: peers are members of one job, authenticated
+ * at connect time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,22 @@ static uint64_t eager_limit_for(const dfc_tl_t *tl)
     return DFC_MIN2(lim, (uint64_t)tl->max_payload);
 }
 
+/* The EAGER or RTS packet that starts a message (dfc_p2p_isend, dfc_p2p_send_eager_now): an
+ * EAGER packet carries the whole message; the caller adds flags, offset and a device payload. */
+static inline void msg_header(dfc_pkt_t *pkt, int type, const dfc_comm_t *c, int coll_ctx, int tag,
+                              uint64_t bytes, uint64_t sreq)
+{
+    memset(pkt, 0, sizeof *pkt);
+    pkt->type = (uint8_t)type;
+    pkt->ctx = c->ctx * 2 + (uint32_t)coll_ctx;
+    pkt->src = c->rank;
+    pkt->tag = tag;
+    pkt->len = bytes;
+    pkt->sreq = sreq;
+    pkt->payload_len = type == DFC_PKT_EAGER ? (uint32_t)bytes : 0;
+    pkt->src_world = (uint32_t)dfc_proc.world_rank;
+}
+
 int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst, int tag,
                   int sync, dfc_req_t *req)
 {
@@ -299,16 +316,10 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
         fail_req(req, rc); /* through the request, so a collective's other steps stay valid */
         return DFC_SUCCESS;
     }
-    dfc_pkt_t pkt = {0};
-    pkt.ctx = c->ctx * 2 + (uint32_t)coll_ctx;
-    pkt.src = c->rank;
-    pkt.tag = tag;
-    pkt.len = bytes;
-    pkt.sreq = req->id;
-    pkt.src_world = (uint32_t)dfc_proc.world_rank;
+    dfc_pkt_t pkt;
     const void *payload = buf;
     if (req->dev) { /* a device buffer (see the top): RTS, with its IPC name on this node */
-        pkt.type = DFC_PKT_RTS;
+        msg_header(&pkt, DFC_PKT_RTS, c, coll_ctx, tag, bytes, req->id);
         pkt.flags = DFC_PKT_FLAG_DEV;
         pkt.offset = (uint64_t)(uintptr_t)buf;
         payload = NULL;
@@ -319,11 +330,10 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
             payload = &req->dev_ipc;
         }
     } else if (bytes <= eager_limit_for(tl) && !req->pack_dt) {
-        pkt.type = DFC_PKT_EAGER;
+        msg_header(&pkt, DFC_PKT_EAGER, c, coll_ctx, tag, bytes, req->id);
         pkt.flags = sync ? DFC_PKT_FLAG_SYNC : 0;
-        pkt.payload_len = (uint32_t)bytes;
     } else {
-        pkt.type = DFC_PKT_RTS;
+        msg_header(&pkt, DFC_PKT_RTS, c, coll_ctx, tag, bytes, req->id);
         pkt.flags = req->pack_dt ? DFC_PKT_FLAG_PACKED : 0;
         pkt.offset = (uint64_t)(uintptr_t)buf;
     }
@@ -349,14 +359,8 @@ int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int d
     if (pending_per_world[world] || bytes > eager_limit_for(tl) || dfc_fault_check(c, 0, world) ||
         (bytes && dfc_stage_ops->is_device(buf)))
         return 0;
-    dfc_pkt_t pkt = {0};
-    pkt.type = DFC_PKT_EAGER;
-    pkt.ctx = c->ctx * 2;
-    pkt.src = c->rank;
-    pkt.tag = tag;
-    pkt.len = bytes;
-    pkt.payload_len = (uint32_t)bytes;
-    pkt.src_world = (uint32_t)dfc_proc.world_rank;
+    dfc_pkt_t pkt;
+    msg_header(&pkt, DFC_PKT_EAGER, c, 0, tag, bytes, 0);
     if (tl->ops->send(tl, world, &pkt, buf) != DFC_SUCCESS) return 0;
     dfc_progress_changed = 1; /* as post_packet: a sleeping thread of ours may wait for it */
     return 1;

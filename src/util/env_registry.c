@@ -118,6 +118,7 @@ static const dfc_env_spec_t specs[] = {
     BOOL("DFC_RGET"),
     INT("DFC_UNEXPECTED_LIMIT", 0, 1L << 50),
     INT("DFC_FAULT_TIMEOUT", 1, DAY_S),
+    INT("DFC_REQ_CACHE", 0, MIB), /* issue 16: request cache (comm/request.c) */
     /* transports (comm/init.c, tl) */
     CHOICE("DFC_TRANSPORT", "auto|tcp|ofi"),
     INT("DFC_SHM_RING_BYTES", 0, GIB),

@@ -421,7 +421,10 @@ static void deliver_stream(const dfc_pkt_t *pkt, const void *payload)
     int src = (int)pkt->src_world;
     uint64_t seq = rx_seq[src]++;
     uint32_t len = pkt_len(&rx_seed[src]);
+    /* every field of the header is checked */
     if (pkt->type != DFC_PKT_EAGER || pkt->tag != (int32_t)seq || pkt->payload_len != len ||
+        pkt->len != len || pkt->src != src || pkt->ctx != (uint32_t)(seq * 7 + 1) ||
+        pkt->flags != (seq & 1 ? DFC_PKT_FLAG_SYNC : 0) || pkt->rreq || pkt->offset ||
         pkt->sreq != seq * 3 || !verify(payload, len, seq * 64 + src)) {
         if (rx_bad++ < 3)
             fprintf(stderr, "[rank %d] from %d packet %llu: tag %d len %u, expected len %u\n", me,
@@ -454,6 +457,8 @@ static void stream(void)
                 busy = 1;
                 uint64_t q = tx_seq[r];
                 dfc_pkt_t p = {.type = DFC_PKT_EAGER,
+                               .flags = q & 1 ? DFC_PKT_FLAG_SYNC : 0,
+                               .ctx = (uint32_t)(q * 7 + 1),
                                .src = me,
                                .tag = (int32_t)q,
                                .len = len[r],

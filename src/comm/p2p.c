@@ -288,6 +288,14 @@ static inline void msg_header(dfc_pkt_t *pkt, int type, const dfc_comm_t *c, int
     pkt->src_world = (uint32_t)dfc_proc.world_rank;
 }
 
+/* Whether send r went as one EAGER packet (dfc_p2p_isend's choice): device and packed
+ * sends go by rendezvous at any size, since their limits are the global DFC_EAGER_LIMIT
+ * while a transport's own limit may be larger. */
+static int went_eager(const dfc_req_t *r)
+{
+    return !r->dev && !r->pack_dt && r->bytes <= eager_limit_for(dfc_route[r->peer_world]);
+}
+
 int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst, int tag,
                   int sync, dfc_req_t *req)
 {
@@ -837,7 +845,7 @@ static int depends(const dfc_req_t *r, int world, int matched)
 static int keeps_buffer(const dfc_req_t *r, int world, dfc_list_t *list)
 {
     return list == &await_reply && r->peer_world != world && r->coll_ctx &&
-           !(r->sync && r->bytes <= eager_limit_for(dfc_route[r->peer_world]));
+           !(r->sync && went_eager(r));
 }
 
 void dfc_p2p_fail_peer(int world, int code)
@@ -915,10 +923,8 @@ void dfc_p2p_report(FILE *f)
                 "[dfc hang report] rank %d: p2p send to %d tag %d comm %u%s "
                 "(%s, 0/%llu bytes, waiting for the receiver's %s)\n",
                 me, r->peer, r->tag, r->comm->ctx, r->coll_ctx ? " (collective)" : "",
-                r->sync && r->bytes <= eager_limit_for(dfc_route[r->peer_world]) ? "synchronous"
-                                                                                 : "rendezvous",
-                (unsigned long long)r->bytes,
-                r->sync && r->bytes <= eager_limit_for(dfc_route[r->peer_world]) ? "match" : "CTS");
+                r->sync && went_eager(r) ? "synchronous" : "rendezvous",
+                (unsigned long long)r->bytes, r->sync && went_eager(r) ? "match" : "CTS");
     }
     for (e = rndv_recvs.next; e != &rndv_recvs; e = e->next) {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
@@ -1054,8 +1060,7 @@ int dfc_p2p_cancel_send(dfc_req_t *req)
     }
     /* Matched already: streaming its data, or completed by the receiver's CTS/FIN/SACK. */
     if (!req->complete && !in_list(&await_reply, &req->link)) return DFC_SUCCESS;
-    if (req->complete && (req->sync || req->bytes > eager_limit_for(dfc_route[req->peer_world])))
-        return DFC_SUCCESS;
+    if (req->complete && (req->sync || !went_eager(req))) return DFC_SUCCESS;
     send_cancel_t *sc = malloc(sizeof *sc);
     if (!sc) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory cancelling a send");
     sc->req = req;

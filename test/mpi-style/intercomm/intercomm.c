@@ -9,7 +9,7 @@
  * order); Comm_dup (its traffic apart from the original's) and Comm_free; Intercomm_merge
  * with either group high. Bad input: intracommunicators where an intercommunicator is
  * needed and the converse, bad leaders, overlapping groups, out-of-range ranks, and
- * collectives that do not take an intercommunicator (Exscan, the persistent forms).
+ * collectives that do not take an intercommunicator (Exscan, Exscan_init).
  */
 #include "../dfctest.h"
 
@@ -226,7 +226,8 @@ static void check_errors(DFC_Comm ic, DFC_Comm local)
     DFCT_FAILS(DFC_Intercomm_create(DFC_COMM_WORLD, 0, DFC_COMM_WORLD, 0, 2, &bad), DFC_ERR_COMM,
                "overlap");
     DFCT_FAILS(DFC_Exscan(&x, &y, 1, DFC_INT, DFC_SUM, ic), DFC_ERR_COMM, "intercommunicator");
-    DFCT_FAILS(DFC_Barrier_init(ic, DFC_INFO_NULL, &req), DFC_ERR_COMM, "persistent");
+    DFCT_FAILS(DFC_Exscan_init(&x, &y, 1, DFC_INT, DFC_SUM, ic, DFC_INFO_NULL, &req),
+               DFC_ERR_COMM, "intercommunicator");
     DFCT_FAILS(DFC_Comm_split(ic, 0, 0, &bad), DFC_ERR_COMM, "intercommunicator");
     int dims[1] = {lsize}, periods[1] = {0};
     DFCT_FAILS(DFC_Cart_create(ic, 1, dims, periods, 0, &bad), DFC_ERR_COMM, "comm_old");

@@ -25,6 +25,7 @@ int dfc_api_big_done(dfc_api_big_t *b, int rc);
  * dfc_api_wside_done). aint: the w form takes DFC_Aint displacements (Neighbor_alltoallw). */
 typedef struct dfc_api_wside {
     int n, aint;
+    int force; /* every non-empty block gets a type of its own (absolute addresses) */
     int *counts, *displs;
     DFC_Aint *adispls;
     DFC_Datatype *types, *made;

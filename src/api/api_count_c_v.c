@@ -14,6 +14,7 @@
  * a unit of g items (g: their greatest common divisor) when that fits.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "api/api_coll_common.h"
@@ -168,11 +169,16 @@ static int v_common(const dfc_api_kcall_t *k, int kind, const vcall_t *a, DFC_Co
                                              a->rdispls[i] * ext[0]);
         }
         /* In place (allgather): this process's block is in recvbuf already, and goes from
-         * there to the others. */
+         * there to the others, described by its absolute address (the w form refuses one
+         * buffer as both sendbuf and recvbuf). */
         DFC_Count sc = ip && all ? a->recvcounts[v.rank] : a->sendcount;
         DFC_Datatype st = ip && all ? a->recvtype : a->sendtype;
-        DFC_Aint sd = ip && all ? a->rdispls[v.rank] * ext[0] : 0;
-        sb = ip ? (all ? a->recvbuf : NULL) : a->sendbuf;
+        DFC_Aint sd = 0;
+        if (ip && all) {
+            sd = (DFC_Aint)(uintptr_t)a->recvbuf + a->rdispls[v.rank] * ext[0];
+            s.force = 1;
+        }
+        sb = ip ? NULL : a->sendbuf;
         for (int i = 0; i < v.n && !rc; i++)
             if ((all && (i != v.rank || !ip)) || (!all && i == v.peer && !ip))
                 rc = dfc_api_wside_block(&s, i, sc, st, sd);

@@ -63,7 +63,7 @@ int dfc_api_wside_block(dfc_api_wside_t *w, int i, DFC_Count count, DFC_Datatype
         w->counts[i] = 0;
         return DFC_SUCCESS;
     }
-    if (count <= INT_MAX && (w->aint || int_disp)) {
+    if (count <= INT_MAX && (w->aint || int_disp) && !w->force) {
         w->counts[i] = (int)count;
         w->displs[i] = int_disp ? (int)disp : 0;
         w->adispls[i] = disp;

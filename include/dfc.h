@@ -988,18 +988,18 @@ int DFC_Gatherv_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype se
                        DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
                        DFC_Request *request);
 int DFC_Scatterv_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint displs[],
-                   DFC_Datatype sendtype, void *recvbuf, DFC_Count recvcount,
-                   DFC_Datatype recvtype, int root, DFC_Comm comm);
+                   DFC_Datatype sendtype, void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                   int root, DFC_Comm comm);
 int DFC_Iscatterv_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint displs[],
                     DFC_Datatype sendtype, void *recvbuf, DFC_Count recvcount,
                     DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request);
-int DFC_Scatterv_init_c(const void *sendbuf, const DFC_Count sendcounts[],
-                        const DFC_Aint displs[], DFC_Datatype sendtype, void *recvbuf,
-                        DFC_Count recvcount, DFC_Datatype recvtype, int root, DFC_Comm comm,
-                        DFC_Info info, DFC_Request *request);
-int DFC_Allgatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
-                     void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint displs[],
-                     DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Scatterv_init_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint displs[],
+                        DFC_Datatype sendtype, void *recvbuf, DFC_Count recvcount,
+                        DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
+                        DFC_Request *request);
+int DFC_Allgatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                     const DFC_Count recvcounts[], const DFC_Aint displs[], DFC_Datatype recvtype,
+                     DFC_Comm comm);
 int DFC_Iallgatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
                       void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint displs[],
                       DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request);
@@ -1017,8 +1017,7 @@ int DFC_Ialltoallv_c(const void *sendbuf, const DFC_Count sendcounts[], const DF
 int DFC_Alltoallv_init_c(const void *sendbuf, const DFC_Count sendcounts[],
                          const DFC_Aint sdispls[], DFC_Datatype sendtype, void *recvbuf,
                          const DFC_Count recvcounts[], const DFC_Aint rdispls[],
-                         DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
-                         DFC_Request *request);
+                         DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info, DFC_Request *request);
 int DFC_Alltoallw_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint sdispls[],
                     const DFC_Datatype sendtypes[], void *recvbuf, const DFC_Count recvcounts[],
                     const DFC_Aint rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm);
@@ -1044,10 +1043,9 @@ int DFC_Neighbor_allgather_c(const void *sendbuf, DFC_Count sendcount, DFC_Datat
 int DFC_Ineighbor_allgather_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
                               void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
                               DFC_Comm comm, DFC_Request *request);
-int DFC_Neighbor_allgather_init_c(const void *sendbuf, DFC_Count sendcount,
-                                  DFC_Datatype sendtype, void *recvbuf, DFC_Count recvcount,
-                                  DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
-                                  DFC_Request *request);
+int DFC_Neighbor_allgather_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                                  void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                                  DFC_Comm comm, DFC_Info info, DFC_Request *request);
 int DFC_Neighbor_alltoall_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
                             void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
                             DFC_Comm comm);
@@ -1058,17 +1056,15 @@ int DFC_Neighbor_alltoall_init_c(const void *sendbuf, DFC_Count sendcount, DFC_D
                                  void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
                                  DFC_Comm comm, DFC_Info info, DFC_Request *request);
 int DFC_Neighbor_allgatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
-                              void *recvbuf, const DFC_Count recvcounts[],
-                              const DFC_Aint displs[], DFC_Datatype recvtype, DFC_Comm comm);
+                              void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint displs[],
+                              DFC_Datatype recvtype, DFC_Comm comm);
 int DFC_Ineighbor_allgatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
-                               void *recvbuf, const DFC_Count recvcounts[],
-                               const DFC_Aint displs[], DFC_Datatype recvtype, DFC_Comm comm,
-                               DFC_Request *request);
-int DFC_Neighbor_allgatherv_init_c(const void *sendbuf, DFC_Count sendcount,
-                                   DFC_Datatype sendtype, void *recvbuf,
-                                   const DFC_Count recvcounts[], const DFC_Aint displs[],
-                                   DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
-                                   DFC_Request *request);
+                               void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint displs[],
+                               DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request);
+int DFC_Neighbor_allgatherv_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                                   void *recvbuf, const DFC_Count recvcounts[],
+                                   const DFC_Aint displs[], DFC_Datatype recvtype, DFC_Comm comm,
+                                   DFC_Info info, DFC_Request *request);
 int DFC_Neighbor_alltoallv_c(const void *sendbuf, const DFC_Count sendcounts[],
                              const DFC_Aint sdispls[], DFC_Datatype sendtype, void *recvbuf,
                              const DFC_Count recvcounts[], const DFC_Aint rdispls[],
@@ -1088,9 +1084,8 @@ int DFC_Neighbor_alltoallw_c(const void *sendbuf, const DFC_Count sendcounts[],
                              const DFC_Datatype recvtypes[], DFC_Comm comm);
 int DFC_Ineighbor_alltoallw_c(const void *sendbuf, const DFC_Count sendcounts[],
                               const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
-                              void *recvbuf, const DFC_Count recvcounts[],
-                              const DFC_Aint rdispls[], const DFC_Datatype recvtypes[],
-                              DFC_Comm comm, DFC_Request *request);
+                              void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint rdispls[],
+                              const DFC_Datatype recvtypes[], DFC_Comm comm, DFC_Request *request);
 int DFC_Neighbor_alltoallw_init_c(const void *sendbuf, const DFC_Count sendcounts[],
                                   const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
                                   void *recvbuf, const DFC_Count recvcounts[],

@@ -25,9 +25,9 @@ typedef struct inter_op {
     char *tmp; /* reductions: nred slots of count items of dt, packed */
     int nred;
     uint64_t count, off, mine;
-    const dfc_dtype_t *dt; /* held */
-    const dfc_op_t *op;    /* held */
-    void *ruse;            /* the result's place: the parent's (staged) receive buffer */
+    const dfc_dtype_t *dt;  /* held */
+    const dfc_op_t *op;     /* held */
+    void *ruse;             /* the result's place: the parent's (staged) receive buffer */
     dfc_coll_side_t *sides; /* the plan's sends then receives (counts in bytes once staged) */
     int nsend, nrecv;
     dfc_comm_t *c;
@@ -160,10 +160,8 @@ static void post_kid(inter_op_t *o, int tag, int i)
     dfc_req_t *k = &o->kids[i];
     int nsr = o->nsend + o->nrecv, rc = dfc_req_stage_in(k);
     const dfc_coll_side_t *s = i < nsr ? &o->sides[i] : NULL;
-    if (!rc && i < o->nsend)
-        rc = dfc_p2p_isend(o->c, 1, o->use[i], s->count, s->peer, tag, 0, k);
-    else if (!rc && s)
-        rc = dfc_p2p_irecv(o->c, 1, o->use[i], s->count, s->peer, tag, k);
+    if (!rc && i < o->nsend) rc = dfc_p2p_isend(o->c, 1, o->use[i], s->count, s->peer, tag, 0, k);
+    else if (!rc && s) rc = dfc_p2p_irecv(o->c, 1, o->use[i], s->count, s->peer, tag, k);
     else if (!rc) rc = dfc_p2p_irecv(o->c, 1, o->use[i], o->count * o->dt->size, i - nsr, tag, k);
     if (rc) {
         k->status.DFC_ERROR = rc;

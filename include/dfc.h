@@ -842,8 +842,8 @@ int DFC_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 
 /* ---- Intercommunicators (issue 17) -------------------------------------------------- */
 /* Two disjoint groups; point-to-point ranks name the remote group. Every collective MPI
- * defines on one takes one (roots: DFC_ROOT / DFC_PROC_NULL / a remote rank), blocking and
- * nonblocking; the persistent forms fail on one with DFC_ERR_COMM. */
+ * defines on one takes one (roots: DFC_ROOT / DFC_PROC_NULL / a remote rank), blocking,
+ * nonblocking and persistent. */
 int DFC_Intercomm_create(DFC_Comm local_comm, int local_leader, DFC_Comm peer_comm,
                          int remote_leader, int tag, DFC_Comm *newintercomm);
 int DFC_Intercomm_merge(DFC_Comm intercomm, int high, DFC_Comm *newintracomm);
@@ -975,6 +975,123 @@ int DFC_Ialltoall_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendt
 int DFC_Alltoall_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
                         void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype, DFC_Comm comm,
                         DFC_Info info, DFC_Request *request);
+/* The large-count v and w collectives and neighborhood collectives (api_count_c_v.c,
+ * api_count_c_nbr.c): counts DFC_Count, displacements DFC_Aint; DFC_Gatherv_c(3). */
+int DFC_Gatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                  const DFC_Count recvcounts[], const DFC_Aint displs[], DFC_Datatype recvtype,
+                  int root, DFC_Comm comm);
+int DFC_Igatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                   const DFC_Count recvcounts[], const DFC_Aint displs[], DFC_Datatype recvtype,
+                   int root, DFC_Comm comm, DFC_Request *request);
+int DFC_Gatherv_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                       void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint displs[],
+                       DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
+                       DFC_Request *request);
+int DFC_Scatterv_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint displs[],
+                   DFC_Datatype sendtype, void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                   int root, DFC_Comm comm);
+int DFC_Iscatterv_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint displs[],
+                    DFC_Datatype sendtype, void *recvbuf, DFC_Count recvcount,
+                    DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Request *request);
+int DFC_Scatterv_init_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint displs[],
+                        DFC_Datatype sendtype, void *recvbuf, DFC_Count recvcount,
+                        DFC_Datatype recvtype, int root, DFC_Comm comm, DFC_Info info,
+                        DFC_Request *request);
+int DFC_Allgatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype, void *recvbuf,
+                     const DFC_Count recvcounts[], const DFC_Aint displs[], DFC_Datatype recvtype,
+                     DFC_Comm comm);
+int DFC_Iallgatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                      void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint displs[],
+                      DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request);
+int DFC_Allgatherv_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                          void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint displs[],
+                          DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                          DFC_Request *request);
+int DFC_Alltoallv_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint sdispls[],
+                    DFC_Datatype sendtype, void *recvbuf, const DFC_Count recvcounts[],
+                    const DFC_Aint rdispls[], DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ialltoallv_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint sdispls[],
+                     DFC_Datatype sendtype, void *recvbuf, const DFC_Count recvcounts[],
+                     const DFC_Aint rdispls[], DFC_Datatype recvtype, DFC_Comm comm,
+                     DFC_Request *request);
+int DFC_Alltoallv_init_c(const void *sendbuf, const DFC_Count sendcounts[],
+                         const DFC_Aint sdispls[], DFC_Datatype sendtype, void *recvbuf,
+                         const DFC_Count recvcounts[], const DFC_Aint rdispls[],
+                         DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Alltoallw_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint sdispls[],
+                    const DFC_Datatype sendtypes[], void *recvbuf, const DFC_Count recvcounts[],
+                    const DFC_Aint rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm);
+int DFC_Ialltoallw_c(const void *sendbuf, const DFC_Count sendcounts[], const DFC_Aint sdispls[],
+                     const DFC_Datatype sendtypes[], void *recvbuf, const DFC_Count recvcounts[],
+                     const DFC_Aint rdispls[], const DFC_Datatype recvtypes[], DFC_Comm comm,
+                     DFC_Request *request);
+int DFC_Alltoallw_init_c(const void *sendbuf, const DFC_Count sendcounts[],
+                         const DFC_Aint sdispls[], const DFC_Datatype sendtypes[], void *recvbuf,
+                         const DFC_Count recvcounts[], const DFC_Aint rdispls[],
+                         const DFC_Datatype recvtypes[], DFC_Comm comm, DFC_Info info,
+                         DFC_Request *request);
+int DFC_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const DFC_Count recvcounts[],
+                         DFC_Datatype datatype, DFC_Op op, DFC_Comm comm);
+int DFC_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const DFC_Count recvcounts[],
+                          DFC_Datatype datatype, DFC_Op op, DFC_Comm comm, DFC_Request *request);
+int DFC_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const DFC_Count recvcounts[],
+                              DFC_Datatype datatype, DFC_Op op, DFC_Comm comm, DFC_Info info,
+                              DFC_Request *request);
+int DFC_Neighbor_allgather_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                             void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                             DFC_Comm comm);
+int DFC_Ineighbor_allgather_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                              void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                              DFC_Comm comm, DFC_Request *request);
+int DFC_Neighbor_allgather_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                                  void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                                  DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Neighbor_alltoall_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                            void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                            DFC_Comm comm);
+int DFC_Ineighbor_alltoall_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                             void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                             DFC_Comm comm, DFC_Request *request);
+int DFC_Neighbor_alltoall_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                                 void *recvbuf, DFC_Count recvcount, DFC_Datatype recvtype,
+                                 DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Neighbor_allgatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                              void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint displs[],
+                              DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ineighbor_allgatherv_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                               void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint displs[],
+                               DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request);
+int DFC_Neighbor_allgatherv_init_c(const void *sendbuf, DFC_Count sendcount, DFC_Datatype sendtype,
+                                   void *recvbuf, const DFC_Count recvcounts[],
+                                   const DFC_Aint displs[], DFC_Datatype recvtype, DFC_Comm comm,
+                                   DFC_Info info, DFC_Request *request);
+int DFC_Neighbor_alltoallv_c(const void *sendbuf, const DFC_Count sendcounts[],
+                             const DFC_Aint sdispls[], DFC_Datatype sendtype, void *recvbuf,
+                             const DFC_Count recvcounts[], const DFC_Aint rdispls[],
+                             DFC_Datatype recvtype, DFC_Comm comm);
+int DFC_Ineighbor_alltoallv_c(const void *sendbuf, const DFC_Count sendcounts[],
+                              const DFC_Aint sdispls[], DFC_Datatype sendtype, void *recvbuf,
+                              const DFC_Count recvcounts[], const DFC_Aint rdispls[],
+                              DFC_Datatype recvtype, DFC_Comm comm, DFC_Request *request);
+int DFC_Neighbor_alltoallv_init_c(const void *sendbuf, const DFC_Count sendcounts[],
+                                  const DFC_Aint sdispls[], DFC_Datatype sendtype, void *recvbuf,
+                                  const DFC_Count recvcounts[], const DFC_Aint rdispls[],
+                                  DFC_Datatype recvtype, DFC_Comm comm, DFC_Info info,
+                                  DFC_Request *request);
+int DFC_Neighbor_alltoallw_c(const void *sendbuf, const DFC_Count sendcounts[],
+                             const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
+                             void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint rdispls[],
+                             const DFC_Datatype recvtypes[], DFC_Comm comm);
+int DFC_Ineighbor_alltoallw_c(const void *sendbuf, const DFC_Count sendcounts[],
+                              const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
+                              void *recvbuf, const DFC_Count recvcounts[], const DFC_Aint rdispls[],
+                              const DFC_Datatype recvtypes[], DFC_Comm comm, DFC_Request *request);
+int DFC_Neighbor_alltoallw_init_c(const void *sendbuf, const DFC_Count sendcounts[],
+                                  const DFC_Aint sdispls[], const DFC_Datatype sendtypes[],
+                                  void *recvbuf, const DFC_Count recvcounts[],
+                                  const DFC_Aint rdispls[], const DFC_Datatype recvtypes[],
+                                  DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Get_elements_c(const DFC_Status *status, DFC_Datatype datatype, DFC_Count *count);
 /* ---- end of large-count forms --------------------------------------------------------- */
 
 /* ---- One-sided communication (RMA windows) ------------------------------------------- */

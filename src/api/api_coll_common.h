@@ -71,7 +71,7 @@ int dfc_api_inter_alltoallw(const dfc_coll_call_t *call, dfc_comm_t *c, const vo
                             const int *sendcounts, const int *sdispls,
                             const DFC_Datatype *sendtypes, void *recvbuf, const int *recvcounts,
                             const int *rdispls, const DFC_Datatype *recvtypes);
-/* Refuses the persistent forms, which take no intercommunicator yet, and a NULL request. */
+/* Refuses a NULL request (nonblocking and persistent forms) and an invalid info. */
 int dfc_api_inter_mode_check(const dfc_coll_call_t *call);
 /* Checks an intercommunicator root: DFC_ROOT, DFC_PROC_NULL or a rank of the remote group. */
 int dfc_api_inter_root_check(const char *func, const dfc_comm_t *c, int root);

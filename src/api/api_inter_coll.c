@@ -5,7 +5,7 @@
  * Argument checks by MPI's intercommunicator rules (a root is DFC_ROOT, DFC_PROC_NULL or a
  * rank of the remote group; arrays that describe blocks moving across have the remote
  * group's size; DFC_IN_PLACE is never allowed), then one call inward: dfc_coll_inter_direct
- * (src/coll/inter_direct.c). The persistent forms are refused.
+ * (src/coll/inter_direct.c), which also keeps the persistent forms' plans.
  */
 #include <stdlib.h>
 
@@ -13,12 +13,14 @@
 
 int dfc_api_inter_mode_check(const dfc_coll_call_t *call)
 {
-    if (call->mode == DFC_MODE_NONBLOCKING && !call->request)
+    if (call->mode != DFC_MODE_BLOCKING && !call->request)
         return dfc_err(DFC_ERR_ARG, call->func, "invalid argument request: NULL pointer");
-    if (call->mode != DFC_MODE_PERSISTENT) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_COMM, call->func,
-                   "invalid argument comm: an intercommunicator, which the persistent forms do "
-                   "not take yet (the blocking and nonblocking forms do)");
+    if (call->mode == DFC_MODE_PERSISTENT && call->info != DFC_INFO_NULL &&
+        !dfc_htable_get(&dfc_info_table, call->info))
+        return dfc_err(DFC_ERR_INFO, call->func,
+                       "invalid argument info: 0x%x is not a valid info object",
+                       (unsigned)call->info);
+    return DFC_SUCCESS;
 }
 
 int dfc_api_inter_root_check(const char *func, const dfc_comm_t *c, int root)

@@ -92,7 +92,7 @@ int dfc_api_inter_barrier(const dfc_coll_call_t *call, dfc_comm_t *c)
     int rc = dfc_api_inter_mode_check(call);
     dfc_coll_inter_args_t a = {.kind = DFC_COLL_BARRIER};
     if (rc) return rc;
-    if (call->mode == DFC_MODE_NONBLOCKING) return dfc_coll_inter_direct(call, c, &a);
+    if (call->mode != DFC_MODE_BLOCKING) return dfc_coll_inter_direct(call, c, &a);
     return dfc_coll_inter_barrier(call->func, c);
 }
 
@@ -101,12 +101,12 @@ int dfc_api_inter_bcast(const dfc_coll_call_t *call, dfc_comm_t *c, void *buffer
 {
     int rc;
     dfc_dtype_t *d = NULL;
-    int nb = call->mode == DFC_MODE_NONBLOCKING;
+    int nb = call->mode != DFC_MODE_BLOCKING; /* nonblocking or persistent: direct */
     if ((rc = dfc_api_inter_mode_check(call)) ||
         (rc = dfc_api_inter_root_check(call->func, c, root)))
         return rc;
-    /* DFC_PROC_NULL: the buffer is not significant; the nonblocking form still makes a
-     * request and takes its sequence number. */
+    /* DFC_PROC_NULL: the buffer is not significant; the nonblocking and persistent forms
+     * still make a request (and take their sequence number). */
     if (root == DFC_PROC_NULL && !nb) return DFC_SUCCESS;
     if (root != DFC_PROC_NULL &&
         (rc = dfc_coll_check_buf(call->func, "buffer", buffer, count, datatype, 0, &d)))
@@ -144,7 +144,7 @@ int dfc_api_inter_allreduce(const dfc_coll_call_t *call, dfc_comm_t *c, const vo
                                .scount = (uint64_t)count,
                                .stype = d,
                                .op = o};
-    if (call->mode == DFC_MODE_NONBLOCKING) return dfc_coll_inter_direct(call, c, &a);
+    if (call->mode != DFC_MODE_BLOCKING) return dfc_coll_inter_direct(call, c, &a);
     return dfc_coll_inter_allreduce(f, c, sendbuf, recvbuf, (uint64_t)count, d, o);
 }
 
@@ -172,6 +172,6 @@ int dfc_api_inter_allgather(const dfc_coll_call_t *call, dfc_comm_t *c, const vo
                                .rcount = (uint64_t)recvcount,
                                .stype = sd,
                                .rtype = rd};
-    if (call->mode == DFC_MODE_NONBLOCKING) return dfc_coll_inter_direct(call, c, &a);
+    if (call->mode != DFC_MODE_BLOCKING) return dfc_coll_inter_direct(call, c, &a);
     return dfc_coll_inter_allgather(f, c, &s, &r);
 }

@@ -168,6 +168,20 @@ int DFC_Get_elements_x(const DFC_Status *status, DFC_Datatype datatype, DFC_Coun
              });
 }
 
+/* MPI-4.0's name for Get_elements_x (the same DFC_Count result). */
+int DFC_Get_elements_c(const DFC_Status *status, DFC_Datatype datatype, DFC_Count *count)
+{
+    dfc_dtype_t *dt;
+    API_BODY(if (status == DFC_STATUS_IGNORE || !status)
+                 rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument status: %s",
+                              status ? "DFC_STATUS_IGNORE" : "NULL pointer");
+             else if (!(rc = dfc_dtype_check(datatype, __func__, "datatype", &dt)) &&
+                      !(rc = dfc_api_check_ptr(__func__, "count", count))) {
+                 DFC_Count n = dfc_dtype_elements_any(dt, dfc_status_bytes(status));
+                 *count = n < 0 ? DFC_UNDEFINED : n;
+             });
+}
+
 /* ---- Pack and Unpack ---------------------------------------------------------------------- */
 
 typedef struct pack_call {

@@ -303,8 +303,8 @@ typedef struct dfc_coll_inter_args {
     const dfc_dtype_t *const *stypes, *const *rtypes; /* alltoallw */
     const dfc_op_t *op;
 } dfc_coll_inter_args_t;
-/* Runs it by call->mode: blocking (waits), nonblocking (the request goes to call->request);
- * the caller refuses the persistent form. */
+/* Runs it by call->mode: blocking (waits), nonblocking (the request goes to call->request),
+ * persistent (an inactive request goes to call->request; DFC_Start posts the plan again). */
 int dfc_coll_inter_direct(const dfc_coll_call_t *call, dfc_comm_t *c,
                           const dfc_coll_inter_args_t *a);
 /* This process's transfers: sends and recvs (peers are remote ranks), and for reductions
@@ -322,6 +322,10 @@ typedef struct dfc_coll_inter_plan {
  * have (the request gets a user handle in *handle unless handle is NULL). */
 int dfc_coll_inter_post(const char *func, dfc_comm_t *c, int tag, const dfc_coll_inter_plan_t *p,
                         DFC_Request *handle, dfc_req_t **out);
+/* The same plan kept in an inactive persistent request (handle), which every start posts
+ * with a tag of its own. */
+int dfc_coll_inter_persist(const char *func, dfc_comm_t *c, const dfc_coll_inter_plan_t *p,
+                           DFC_Request *handle);
 void dfc_coll_inter_reap(void); /* frees what completed inside a callback (finalize) */
 
 int dfc_coll_layer_init(void);

@@ -16,9 +16,9 @@
  * each process (a root: r messages); the reductions add (r-1) * n * gamma. Every message
  * carries the call's own tag (the intercommunicator's collective sequence number), so
  * nonblocking calls in flight never match each other's messages. Chosen for the
- * nonblocking forms of every intercommunicator collective, and for the blocking forms
- * that have no three-phase algorithm (inter_barrier.c, inter_bcast.c, inter_allreduce.c,
- * inter_allgather.c have one, which moves less across the groups).
+ * nonblocking and persistent forms of every intercommunicator collective, and for the
+ * blocking forms that have no three-phase algorithm (inter_barrier.c, inter_bcast.c,
+ * inter_allreduce.c, inter_allgather.c have one, which moves less across the groups).
  */
 #include <stdlib.h>
 
@@ -143,10 +143,11 @@ int dfc_coll_inter_direct(const dfc_coll_call_t *call, dfc_comm_t *c,
 {
     builder_t b = {.me = c->rank, .r = c->remote->size};
     dfc_req_t *r = NULL;
+    int rc = DFC_SUCCESS, tag = 0;
     /* Every member calls the intercommunicator's collectives in one order (MPI), so the
-     * sequence number names this call alike on both groups. */
-    int tag = TAG_BASE + (int)(c->coll_seq++ & 0x3fffffffu);
-    int rc = DFC_SUCCESS;
+     * sequence number names this call alike on both groups (persistent ones number their
+     * _init calls and starts instead: inter_engine.c). */
+    if (call->mode != DFC_MODE_PERSISTENT) tag = TAG_BASE + (int)(c->coll_seq++ & 0x3fffffffu);
     b.p.sends = malloc(((size_t)b.r + 1) * sizeof *b.p.sends);
     b.p.recvs = malloc(((size_t)b.r + 1) * sizeof *b.p.recvs);
     if (!b.p.sends || !b.p.recvs) {
@@ -154,6 +155,10 @@ int dfc_coll_inter_direct(const dfc_coll_call_t *call, dfc_comm_t *c,
         goto out;
     }
     plan(&b, a, c->size);
+    if (call->mode == DFC_MODE_PERSISTENT) {
+        rc = dfc_coll_inter_persist(call->func, c, &b.p, call->request);
+        goto out;
+    }
     int nb = call->mode != DFC_MODE_BLOCKING;
     if ((rc = dfc_coll_inter_post(call->func, c, tag, &b.p, nb ? call->request : NULL, &r)) || nb)
         goto out;

@@ -7,7 +7,9 @@
  * remote process, and are reduced in rank order then (MPI's order for non-commutative ops).
  *
  * Nothing here waits: the transfers progress with every other request, so the nonblocking
- * forms need no schedule and no thread, and the blocking forms wait on the request.
+ * forms need no schedule and no thread, and the blocking forms wait on the request. The
+ * persistent forms keep the plan and the staged buffers in the request and post the same
+ * transfers again at every DFC_Start (op_start).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +19,21 @@
 typedef struct inter_op {
     dfc_req_t *parent;
     dfc_req_t *kids; /* sends, then receives, then the contributions' receives */
+    void **use;      /* where each kid moves from or to (its staged buffer) */
     int n, left;
     int in_cb; /* inside a kid's completion callback (finish) */
     char *tmp; /* reductions: nred slots of count items of dt, packed */
     int nred;
     uint64_t count, off, mine;
-    const dfc_dtype_t *dt; /* held */
-    const dfc_op_t *op;    /* held */
-    void *ruse;            /* the result's place: the parent's (staged) receive buffer */
-    struct inter_op *next; /* on the graveyard */
+    const dfc_dtype_t *dt;  /* held */
+    const dfc_op_t *op;     /* held */
+    void *ruse;             /* the result's place: the parent's (staged) receive buffer */
+    dfc_coll_side_t *sides; /* the plan's sends then receives (counts in bytes once staged) */
+    int nsend, nrecv;
+    dfc_comm_t *c;
+    const char *func;
+    uint32_t pinit_seq, starts; /* persistent: the _init call's number, starts so far */
+    struct inter_op *next;      /* on the graveyard */
 } inter_op_t;
 
 /* An op freed from inside its kid's callback (Request_free came first) cannot be freed
@@ -78,6 +86,8 @@ static void op_destroy(dfc_req_t *r)
     if (!o) return;
     for (int i = 0; i < o->n; i++) dfc_req_unstage(&o->kids[i]);
     free(o->kids);
+    free(o->use);
+    free(o->sides);
     free(o->tmp);
     if (o->dt) dfc_dtype_release((dfc_dtype_t *)o->dt);
     if (o->op) dfc_op_release((dfc_op_t *)o->op);
@@ -108,52 +118,83 @@ static int prepare_reduction(const char *func, inter_op_t *o, const dfc_coll_int
     return dfc_req_stage_type(o->parent, p->rbuf, p->mine, p->dt, 0, 1, 0, &o->ruse);
 }
 
-/* Stages kid i's buffer (a send when i < nsend) and returns where it moves from or to. */
-static int stage_kid(const char *func, inter_op_t *o, const dfc_coll_inter_plan_t *p, int i,
-                     void **use)
+/* Readies kid i for a (re)start: a fresh internal request that keeps its staged shadows. */
+static void kid_reset(inter_op_t *o, int i)
 {
     dfc_req_t *k = &o->kids[i];
-    int nsr = p->nsend + p->nrecv;
+    struct dfc_stage *stages = k->stages;
+    int nstages = k->nstages;
+    dfc_req_init_internal(k, o->c);
+    k->stages = stages;
+    k->nstages = nstages;
     k->cb = kid_done;
     k->cb_arg = o;
-    k->func = func;
+    k->func = o->func;
     k->count_arg = "recvcount";
+}
+
+/* Stages kid i's buffer once (a send when i < nsend; copied in at every start) and records
+ * where it moves from or to. */
+static int stage_kid(inter_op_t *o, int i)
+{
+    int nsr = o->nsend + o->nrecv;
+    kid_reset(o, i);
     if (i >= nsr) { /* a contribution: into its slot, packed */
-        *use = o->tmp + (uint64_t)(i - nsr) * o->count * o->dt->size;
+        o->use[i] = o->tmp + (uint64_t)(i - nsr) * o->count * o->dt->size;
         return DFC_SUCCESS;
     }
-    const dfc_coll_side_t *s = i < p->nsend ? &p->sends[i] : &p->recvs[i - p->nsend];
-    int recv = i >= p->nsend;
-    int rc = dfc_req_stage_type(k, (void *)s->buf, s->count, s->dt, 1, recv, recv, use);
-    return rc ? rc : dfc_req_stage_in(k);
+    dfc_coll_side_t *s = &o->sides[i];
+    int recv = i >= o->nsend;
+    int rc = dfc_req_stage_type(&o->kids[i], (void *)s->buf, s->count, s->dt, 1, recv, recv,
+                                &o->use[i]);
+    /* From here on the side is bytes: the user may free a derived type after _init (the
+     * stage holds what a non-dense one needs). */
+    s->count *= s->dt->size;
+    s->dt = NULL;
+    return rc;
 }
 
 /* Posts kid i; a failure completes it with the error, so the count still runs down. */
-static void post_kid(inter_op_t *o, const dfc_coll_inter_plan_t *p, dfc_comm_t *c, int tag, int i,
-                     void *use)
+static void post_kid(inter_op_t *o, int tag, int i)
 {
     dfc_req_t *k = &o->kids[i];
-    int nsr = p->nsend + p->nrecv, rc;
-    if (i < p->nsend) {
-        const dfc_coll_side_t *s = &p->sends[i];
-        rc = dfc_p2p_isend(c, 1, use, s->count * s->dt->size, s->peer, tag, 0, k);
-    } else if (i < nsr) {
-        const dfc_coll_side_t *s = &p->recvs[i - p->nsend];
-        rc = dfc_p2p_irecv(c, 1, use, s->count * s->dt->size, s->peer, tag, k);
-    } else {
-        rc = dfc_p2p_irecv(c, 1, use, o->count * o->dt->size, i - nsr, tag, k);
-    }
+    int nsr = o->nsend + o->nrecv, rc = dfc_req_stage_in(k);
+    const dfc_coll_side_t *s = i < nsr ? &o->sides[i] : NULL;
+    if (!rc && i < o->nsend) rc = dfc_p2p_isend(o->c, 1, o->use[i], s->count, s->peer, tag, 0, k);
+    else if (!rc && s) rc = dfc_p2p_irecv(o->c, 1, o->use[i], s->count, s->peer, tag, k);
+    else if (!rc) rc = dfc_p2p_irecv(o->c, 1, o->use[i], o->count * o->dt->size, i - nsr, tag, k);
     if (rc) {
         k->status.DFC_ERROR = rc;
         dfc_req_complete(k);
     }
 }
 
-int dfc_coll_inter_post(const char *func, dfc_comm_t *c, int tag, const dfc_coll_inter_plan_t *p,
-                        DFC_Request *handle, dfc_req_t **out)
+/* Posts every kid with tag. One extra count keeps the parent open until every kid is
+ * posted, and completes it when there is none. */
+static void launch(inter_op_t *o, int tag)
 {
-    int rc = DFC_SUCCESS, n = p->nsend + p->nrecv + p->nred;
-    void **use = NULL;
+    o->left = o->n + 1;
+    for (int i = 0; i < o->n; i++) post_kid(o, tag, i);
+    if (--o->left == 0) finish(o);
+}
+
+/* A persistent request's Start: the tag from the _init call's number and the start count,
+ * as the intracommunicator instances make theirs (scheduler.c), so that starts of
+ * different persistent operations never match each other's messages. */
+static int op_start(dfc_req_t *r)
+{
+    inter_op_t *o = r->ext;
+    int tag = (int)(0x40000000u | ((o->pinit_seq & 0x3fffu) << 16) | (o->starts++ & 0xffffu));
+    dfc_coll_inter_reap();
+    for (int i = 0; i < o->n; i++) kid_reset(o, i);
+    launch(o, tag);
+    return DFC_SUCCESS;
+}
+
+/* The request and its op: the plan copied, every buffer staged; nothing posted. */
+static int build(const char *func, dfc_comm_t *c, const dfc_coll_inter_plan_t *p, dfc_req_t **out)
+{
+    int rc = DFC_SUCCESS, n = p->nsend + p->nrecv + p->nred, nsr = p->nsend + p->nrecv;
     dfc_coll_inter_reap();
     dfc_req_t *r = dfc_req_new(DFC_REQ_COLL, c);
     inter_op_t *o = calloc(1, sizeof *o);
@@ -164,27 +205,52 @@ int dfc_coll_inter_post(const char *func, dfc_comm_t *c, int tag, const dfc_coll
     }
     r->ext = o;
     r->destroy = op_destroy;
-    o->parent = r;
+    *o = (inter_op_t){.parent = r, .nsend = p->nsend, .nrecv = p->nrecv, .c = c, .func = func};
     if (!(o->kids = calloc((size_t)n + 1, sizeof *o->kids)) ||
-        !(use = calloc((size_t)n + 1, sizeof *use))) {
+        !(o->use = calloc((size_t)n + 1, sizeof *o->use)) ||
+        !(o->sides = calloc((size_t)nsr + 1, sizeof *o->sides))) {
         rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory listing %d transfers", n);
         goto fail;
     }
+    for (int i = 0; i < nsr; i++) o->sides[i] = i < p->nsend ? p->sends[i] : p->recvs[i - p->nsend];
     o->n = n;
     for (int i = 0; i < n; i++) dfc_req_init_internal(&o->kids[i], c);
     if (p->nred && (rc = prepare_reduction(func, o, p))) goto fail;
-    for (int i = 0; i < n && !rc; i++) rc = stage_kid(func, o, p, i, &use[i]);
-    if (rc || (handle && (rc = dfc_req_handle(r, handle)))) goto fail;
-    /* Posted last: from here on the kids' callbacks may complete r. One extra count keeps
-     * r open until every kid is posted, and completes it when there is none. */
-    o->left = n + 1;
-    for (int i = 0; i < n; i++) post_kid(o, p, c, tag, i, use[i]);
-    free(use);
+    for (int i = 0; i < n && !rc; i++) rc = stage_kid(o, i);
+    if (rc) goto fail;
     *out = r;
-    if (--o->left == 0) finish(o);
     return DFC_SUCCESS;
 fail:
-    free(use);
     dfc_req_free(r);
+    return rc;
+}
+
+int dfc_coll_inter_post(const char *func, dfc_comm_t *c, int tag, const dfc_coll_inter_plan_t *p,
+                        DFC_Request *handle, dfc_req_t **out)
+{
+    dfc_req_t *r = NULL;
+    int rc = build(func, c, p, &r);
+    if (rc) return rc;
+    if (handle && (rc = dfc_req_handle(r, handle))) {
+        dfc_req_free(r);
+        return rc;
+    }
+    *out = r; /* before the launch, which may complete (not free) r */
+    launch(r->ext, tag);
+    return DFC_SUCCESS;
+}
+
+int dfc_coll_inter_persist(const char *func, dfc_comm_t *c, const dfc_coll_inter_plan_t *p,
+                           DFC_Request *handle)
+{
+    dfc_req_t *r = NULL;
+    int rc = build(func, c, p, &r);
+    if (rc) return rc;
+    inter_op_t *o = r->ext;
+    o->pinit_seq = c->pcoll_seq++;
+    r->persistent = 1;
+    r->active = 0;
+    r->start = op_start;
+    if ((rc = dfc_req_handle(r, handle))) dfc_req_free(r);
     return rc;
 }

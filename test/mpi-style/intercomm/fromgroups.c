@@ -8,31 +8,19 @@
  * groups, a caller outside local_group, an empty remote group, a bad local_leader, a NULL
  * stringtag, a bad error handler.
  */
-#include "../dfctest.h"
+#include "intertest.h"
 
-static int wrank, wsize, in_a, lsize, rsize;
+static int wrank, wsize, in_a, lsize, lrank, rsize;
 static int aw[64], bw[64], na, nb;
 
 static int val(int w, int d, int k) { return w * 100000 + d * 1000 + k; }
 static int rw(int j) { return in_a ? bw[j] : aw[j]; }
 
+/* The shape (intertest.h), and the error handler given at creation. */
 static void check_shape(DFC_Comm ic, DFC_Group wg)
 {
-    int flag = -1, n = -1, tr[64], idx[64];
-    DFC_Group rg;
     DFC_Errhandler eh;
-    DFCT_OK(DFC_Comm_test_inter(ic, &flag));
-    DFCT_CHECK(flag == 1, "Comm_test_inter: %d", flag);
-    DFCT_OK(DFC_Comm_size(ic, &n));
-    DFCT_CHECK(n == lsize, "local size %d, expected %d", n, lsize);
-    DFCT_OK(DFC_Comm_remote_size(ic, &n));
-    DFCT_CHECK(n == rsize, "remote size %d, expected %d", n, rsize);
-    DFCT_OK(DFC_Comm_remote_group(ic, &rg));
-    for (int i = 0; i < rsize; i++) idx[i] = i, tr[i] = -5;
-    DFCT_OK(DFC_Group_translate_ranks(rg, rsize, idx, wg, tr));
-    for (int i = 0; i < rsize; i++)
-        DFCT_CHECK(tr[i] == rw(i), "remote rank %d is world %d, expected %d", i, tr[i], rw(i));
-    DFCT_OK(DFC_Group_free(&rg));
+    intert_check_shape(ic, wg, lsize, lrank, rsize, in_a ? bw : aw);
     DFCT_OK(DFC_Comm_get_errhandler(ic, &eh));
     DFCT_CHECK(eh == DFC_ERRORS_RETURN, "error handler %d, expected DFC_ERRORS_RETURN", (int)eh);
     if (eh != DFC_ERRORS_RETURN) DFC_Errhandler_free(&eh);
@@ -101,6 +89,7 @@ int main(int argc, char **argv)
     DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
     if (wsize < 2 || wsize > 64) return dfct_finalize(); /* two groups needed */
     for (int w = 0; w < wsize; w++) {
+        if (w == wrank) lrank = w % 3 == 0 ? na : nb; /* in group order */
         if (w % 3 == 0) aw[na++] = w;
         else bw[nb++] = w;
     }

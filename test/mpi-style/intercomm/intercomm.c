@@ -9,9 +9,9 @@
  * order); Comm_dup (its traffic apart from the original's) and Comm_free; Intercomm_merge
  * with either group high. Bad input: intracommunicators where an intercommunicator is
  * needed and the converse, bad leaders, overlapping groups, out-of-range ranks, and
- * collectives that do not take an intercommunicator (Exscan, the persistent forms).
+ * collectives that do not take an intercommunicator (Exscan, Exscan_init).
  */
-#include "../dfctest.h"
+#include "intertest.h"
 
 static int wrank, wsize, in_a, lrank, lsize, rsize;
 static int aw[64], bw[64], na, nb; /* world ranks of the groups, in group order */
@@ -21,29 +21,13 @@ static const int *remote_world(void) { return in_a ? bw : aw; }
 
 static void check_basics(DFC_Comm ic)
 {
-    int flag = -1, n = -1, r = -1, res = -1;
-    DFC_Group rg, wg;
-    DFCT_OK(DFC_Comm_test_inter(ic, &flag));
-    DFCT_CHECK(flag == 1, "Comm_test_inter on an intercommunicator: %d", flag);
+    int flag = -1, n = -1, res = -1;
+    DFC_Group rg, wg, lg;
     DFCT_OK(DFC_Comm_test_inter(DFC_COMM_WORLD, &flag));
     DFCT_CHECK(flag == 0, "Comm_test_inter on WORLD: %d", flag);
-    DFCT_OK(DFC_Comm_size(ic, &n));
-    DFCT_OK(DFC_Comm_rank(ic, &r));
-    DFCT_CHECK(n == lsize && r == lrank, "local size/rank %d/%d, expected %d/%d", n, r, lsize,
-               lrank);
-    DFCT_OK(DFC_Comm_remote_size(ic, &n));
-    DFCT_CHECK(n == rsize, "remote size %d, expected %d", n, rsize);
-    DFCT_OK(DFC_Comm_remote_group(ic, &rg));
-    DFCT_OK(DFC_Group_size(rg, &n));
-    DFCT_CHECK(n == rsize, "remote group size %d", n);
     DFCT_OK(DFC_Comm_group(DFC_COMM_WORLD, &wg));
-    int idx[64], tr[64];
-    for (int i = 0; i < rsize; i++) idx[i] = i, tr[i] = -5;
-    DFCT_OK(DFC_Group_translate_ranks(rg, rsize, idx, wg, tr));
-    for (int i = 0; i < rsize; i++)
-        DFCT_CHECK(tr[i] == remote_world()[i], "remote rank %d is world %d, expected %d", i, tr[i],
-                   remote_world()[i]);
-    DFC_Group lg;
+    intert_check_shape(ic, wg, lsize, lrank, rsize, remote_world());
+    DFCT_OK(DFC_Comm_remote_group(ic, &rg));
     DFCT_OK(DFC_Comm_group(ic, &lg));
     DFCT_OK(DFC_Group_size(lg, &n));
     DFCT_CHECK(n == lsize, "local group size %d", n);
@@ -226,7 +210,8 @@ static void check_errors(DFC_Comm ic, DFC_Comm local)
     DFCT_FAILS(DFC_Intercomm_create(DFC_COMM_WORLD, 0, DFC_COMM_WORLD, 0, 2, &bad), DFC_ERR_COMM,
                "overlap");
     DFCT_FAILS(DFC_Exscan(&x, &y, 1, DFC_INT, DFC_SUM, ic), DFC_ERR_COMM, "intercommunicator");
-    DFCT_FAILS(DFC_Barrier_init(ic, DFC_INFO_NULL, &req), DFC_ERR_COMM, "persistent");
+    DFCT_FAILS(DFC_Exscan_init(&x, &y, 1, DFC_INT, DFC_SUM, ic, DFC_INFO_NULL, &req), DFC_ERR_COMM,
+               "intercommunicator");
     DFCT_FAILS(DFC_Comm_split(ic, 0, 0, &bad), DFC_ERR_COMM, "intercommunicator");
     int dims[1] = {lsize}, periods[1] = {0};
     DFCT_FAILS(DFC_Cart_create(ic, 1, dims, periods, 0, &bad), DFC_ERR_COMM, "comm_old");

@@ -814,16 +814,6 @@ const dfc_tl_ops_t dfc_tl_ofi_ops = {
 
 #else /* !HAVE_LIBFABRIC: selecting ofi fails at init with a clear message */
 
-static int alloc_and_connect(ofi_t *s, const dfc_tl_job_t *job)
-{
-    s->peers = dfc_calloc((size_t)job->npeers, sizeof(*s->peers));
-    s->w2p = dfc_malloc((size_t)job->size * sizeof(int));
-    if (!s->peers || !s->w2p)
-        return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d ofi peers", job->npeers);
-    for (int w = 0; w < job->size; w++) s->w2p[w] = -1;
-    return connect_peers(s, job);
-}
-
 static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
 {
     (void)job;

@@ -7,7 +7,8 @@
 # installed, never sees: a function left on the wrong side once broke that build only. This
 # compiles each file with -fsyntax-only under a copy of config.h that says HAVE_LIBFABRIC 0.
 #
-# automake sets $srcdir and runs this from the build directory (where config.h is).
+# automake sets $srcdir and runs this from the build directory (where config.h and the
+# generated include/dfc_version.h are; the source tree may be elsewhere: VPATH builds).
 
 srcdir=${srcdir:-.}
 cc=${CC:-cc}
@@ -17,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 sed 's/^#define HAVE_LIBFABRIC 1$/#define HAVE_LIBFABRIC 0/' config.h >"$tmp/config.h"
 fail=0
 for f in "$srcdir"/src/tl/ofi*.c; do
-    if ! $cc -fsyntax-only -I"$tmp" -I. -I"$srcdir" -I"$srcdir/src" -I"$srcdir/include" "$f"; then
+    if ! $cc -fsyntax-only -I"$tmp" -I. -I./include -I./src -I"$srcdir/include" -I"$srcdir/src" "$f"; then
         echo "check_without_ofi: $f does not compile without libfabric" >&2
         fail=1
     fi

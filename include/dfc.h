@@ -1328,6 +1328,14 @@ int DFC_File_set_errhandler(DFC_File file, DFC_Errhandler errhandler);
 int DFC_File_get_errhandler(DFC_File file, DFC_Errhandler *errhandler);
 int DFC_File_call_errhandler(DFC_File fh, int errorcode);
 
+/* MPI-4.1 f90 types, value-index pairs and hardware info (issues 17, 21) */
+int DFC_Type_create_f90_real(int p, int r, DFC_Datatype *newtype);
+int DFC_Type_create_f90_complex(int p, int r, DFC_Datatype *newtype);
+int DFC_Type_create_f90_integer(int r, DFC_Datatype *newtype);
+int DFC_Type_get_value_index(DFC_Datatype value_type, DFC_Datatype index_type,
+                             DFC_Datatype *pair_type);
+int DFC_Get_hw_resource_info(DFC_Info *hw_info);
+
 #ifdef __cplusplus
 }
 #endif

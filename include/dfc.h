@@ -176,6 +176,10 @@ extern DFC_Status dfc_status_ignore_marker[1];
 #define DFC_COMBINER_SUBARRAY 11
 #define DFC_COMBINER_DARRAY 12
 #define DFC_COMBINER_RESIZED 16
+/* MPI-4.1's parameterized predefined types (DFC_Type_create_f90_*), MPICH's values */
+#define DFC_COMBINER_F90_REAL 13
+#define DFC_COMBINER_F90_COMPLEX 14
+#define DFC_COMBINER_F90_INTEGER 15
 #define DFC_ORDER_C 56
 #define DFC_ORDER_FORTRAN 57
 #define DFC_DISTRIBUTE_BLOCK 121

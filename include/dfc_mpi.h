@@ -67,6 +67,9 @@
 #define MPI_COMBINER_CONTIGUOUS DFC_COMBINER_CONTIGUOUS
 #define MPI_COMBINER_DARRAY DFC_COMBINER_DARRAY
 #define MPI_COMBINER_DUP DFC_COMBINER_DUP
+#define MPI_COMBINER_F90_COMPLEX DFC_COMBINER_F90_COMPLEX
+#define MPI_COMBINER_F90_INTEGER DFC_COMBINER_F90_INTEGER
+#define MPI_COMBINER_F90_REAL DFC_COMBINER_F90_REAL
 #define MPI_COMBINER_HINDEXED DFC_COMBINER_HINDEXED
 #define MPI_COMBINER_HINDEXED_BLOCK DFC_COMBINER_HINDEXED_BLOCK
 #define MPI_COMBINER_HVECTOR DFC_COMBINER_HVECTOR
@@ -633,6 +636,7 @@
 #define MPI_Type_contiguous DFC_Type_contiguous
 #define MPI_Type_copy_attr_function DFC_Type_copy_attr_function
 #define MPI_Type_create_darray DFC_Type_create_darray
+#define MPI_Type_create_f90_ DFC_Type_create_f90_
 #define MPI_Type_create_f90_complex DFC_Type_create_f90_complex
 #define MPI_Type_create_f90_integer DFC_Type_create_f90_integer
 #define MPI_Type_create_f90_real DFC_Type_create_f90_real

@@ -4,9 +4,9 @@
  *
  * The f90 functions return the predefined type of the smallest C type that meets the
  * requested precision and decimal range (as Fortran's SELECTED_REAL_KIND and
- * SELECTED_INT_KIND choose). DFC has no DFC_COMBINER_F90_* yet: the returned handle is the
- * named predefined type itself (DFC_Type_get_envelope reports DFC_COMBINER_NAMED), and like
- * every predefined type it must not be freed.
+ * SELECTED_INT_KIND choose). As MPI-4.1 asks, the handle is its own type with the layout of
+ * that C type, whose envelope is DFC_COMBINER_F90_* with the arguments (p, r) or (r) as
+ * contents, and which DFC_Type_free refuses: one handle per distinct call, kept to the end.
  */
 #include <float.h>
 #include <sched.h>
@@ -25,6 +25,42 @@
 
 /* Fortran's RANGE of a real kind: min(MAX_10_EXP, -MIN_10_EXP). */
 #define F90_RANGE(mx, mn) ((mx) < -(mn) ? (mx) : -(mn))
+
+/* The handles made so far, so that equal calls share one (they are never freed). */
+#define F90_CACHE 64
+static struct {
+    int combiner, p, r;
+    DFC_Datatype handle;
+} f90_cache[F90_CACHE];
+static int f90_ncache;
+
+/* The f90 type of (combiner, p, r) with the layout of the named type base. */
+static int f90_type(const char *func, int combiner, int p, int r, DFC_Datatype base,
+                    DFC_Datatype *newtype)
+{
+    for (int i = 0; i < f90_ncache; i++) {
+        if (f90_cache[i].combiner == combiner && f90_cache[i].p == p && f90_cache[i].r == r) {
+            *newtype = f90_cache[i].handle;
+            return DFC_SUCCESS;
+        }
+    }
+    dfc_dtype_t *old, *dt;
+    int ints[2] = {p, r}, rc;
+    int n = combiner == DFC_COMBINER_F90_INTEGER ? 1 : 2;
+    if (n == 1) ints[0] = r;
+    if ((rc = dfc_dtype_lookup(base, func, "newtype", &old))) return rc;
+    dfc_dtype_args_t args = {.combiner = combiner, .n_ints = n, .ints = ints, .publish = 1};
+    if ((rc = dfc_dtype_resized(func, old, old->lb, old->extent, &args, &dt))) return rc;
+    dt->committed = 1; /* predefined types need no commit */
+    if (f90_ncache < F90_CACHE) {
+        f90_cache[f90_ncache].combiner = combiner;
+        f90_cache[f90_ncache].p = p;
+        f90_cache[f90_ncache].r = r;
+        f90_cache[f90_ncache++].handle = dt->handle;
+    }
+    *newtype = dt->handle;
+    return DFC_SUCCESS;
+}
 
 static int pick_real(const char *func, int p, int r, int cplx, DFC_Datatype *newtype)
 {
@@ -46,8 +82,8 @@ static int pick_real(const char *func, int p, int r, int cplx, DFC_Datatype *new
         return dfc_err(DFC_ERR_ARG, func, "invalid argument r: %d is negative", r);
     for (int i = 0; i < 3; i++) {
         if ((p == DFC_UNDEFINED || p <= prec[i]) && (r == DFC_UNDEFINED || r <= range[i])) {
-            *newtype = cplx ? cplxs[i] : reals[i];
-            return DFC_SUCCESS;
+            return f90_type(func, cplx ? DFC_COMBINER_F90_COMPLEX : DFC_COMBINER_F90_REAL, p, r,
+                            cplx ? cplxs[i] : reals[i], newtype);
         }
     }
     return dfc_err(DFC_ERR_ARG, func,
@@ -78,8 +114,7 @@ static int pick_integer(const char *func, int r, DFC_Datatype *newtype)
                        r == DFC_UNDEFINED ? "DFC_UNDEFINED (a range must be given)" : "negative");
     for (int i = 0; i < 4; i++) {
         if (r <= range[i]) {
-            *newtype = ints[i];
-            return DFC_SUCCESS;
+            return f90_type(func, DFC_COMBINER_F90_INTEGER, DFC_UNDEFINED, r, ints[i], newtype);
         }
     }
     return dfc_err(DFC_ERR_ARG, func,

@@ -1,8 +1,9 @@
 /*
  * f90types.c - MPI-4.1's DFC_Type_create_f90_real/_complex/_integer, DFC_Type_get_value_index
  * and DFC_Get_hw_resource_info (issues 17, 21). Each f90 answer must be the smallest type that
- * meets the precision and range asked for (checked by handle and by DFC_Type_size), be named
- * (DFC_COMBINER_NAMED) and refuse DFC_Type_free; each value-index pair must be MPI's pair type,
+ * meets the precision and range asked for (its size, extent and values), carry the f90
+ * combiner and (p, r) in its envelope and contents, be the same handle on an equal call and
+ * refuse DFC_Type_free; each value-index pair must be MPI's pair type,
  * any other pair DFC_DATATYPE_NULL; the hardware info must carry the four documented keys with
  * the values sysconf gives. Bad input fails with the class and a message naming the argument,
  * and leaves the output alone.
@@ -14,18 +15,35 @@
 
 typedef int (*real_fn)(int, int, DFC_Datatype *);
 
-static void expect(const char *what, int rc, DFC_Datatype got, DFC_Datatype want, int size)
+/* got must have want's size and extent, the f90 combiner with contents ints[0..n), refuse
+ * DFC_Type_free, and be what a second equal call returns. */
+static void expect(const char *what, int rc, DFC_Datatype got, DFC_Datatype want, int combiner,
+                   int n, const int *ints, DFC_Datatype again)
 {
-    int sz = -1, ni = -1, na = -1, nd = -1, comb = -1;
+    int sz = -1, wsz = -2, ni = -1, na = -1, nd = -1, comb = -1, ci[2] = {-9, -9};
+    DFC_Aint lb = -1, ext = -1, wlb = -2, wext = -2, ca[1];
+    DFC_Datatype ct[1];
     DFCT_CHECK(rc == DFC_SUCCESS, "%s: rc %d", what, rc);
-    DFCT_CHECK(got == want, "%s: got 0x%x, want 0x%x", what, (unsigned)got, (unsigned)want);
+    if (rc) return;
     DFCT_OK(DFC_Type_size(got, &sz));
-    DFCT_CHECK(sz == size, "%s: size %d, want %d", what, sz, size);
+    DFCT_OK(DFC_Type_size(want, &wsz));
+    DFCT_CHECK(sz == wsz, "%s: size %d, want %d", what, sz, wsz);
+    DFCT_OK(DFC_Type_get_extent(got, &lb, &ext));
+    DFCT_OK(DFC_Type_get_extent(want, &wlb, &wext));
+    DFCT_CHECK(lb == wlb && ext == wext, "%s: lb/extent %ld/%ld, want %ld/%ld", what, (long)lb,
+               (long)ext, (long)wlb, (long)wext);
     DFCT_OK(DFC_Type_get_envelope(got, &ni, &na, &nd, &comb));
-    DFCT_CHECK(comb == DFC_COMBINER_NAMED && ni == 0 && na == 0 && nd == 0,
-               "%s: combiner %d (%d, %d, %d), want DFC_COMBINER_NAMED", what, comb, ni, na, nd);
+    DFCT_CHECK(comb == combiner && ni == n && na == 0 && nd == 0,
+               "%s: envelope combiner %d (%d, %d, %d), want %d (%d, 0, 0)", what, comb, ni, na, nd,
+               combiner, n);
+    DFCT_OK(DFC_Type_get_contents(got, 2, 0, 0, ci, ca, ct));
+    for (int k = 0; k < n; k++)
+        DFCT_CHECK(ci[k] == ints[k], "%s: contents[%d] = %d, want %d", what, k, ci[k], ints[k]);
+    DFCT_CHECK(again == got, "%s: a second equal call gave 0x%x, the first 0x%x", what,
+               (unsigned)again, (unsigned)got);
     DFC_Datatype t = got;
-    DFCT_FAILS(DFC_Type_free(&t), DFC_ERR_TYPE, "predefined");
+    DFCT_FAILS(DFC_Type_free(&t), DFC_ERR_TYPE, "predefined and cannot be freed");
+    DFCT_CHECK(t == got, "%s: a refused Type_free changed the handle", what);
 }
 
 static void test_reals(void)
@@ -51,13 +69,28 @@ static void test_reals(void)
         DFC_Datatype t = DFC_DATATYPE_NULL;
         int k = cases[i].idx;
         snprintf(what, sizeof what, "f90_real(%d, %d)", cases[i].p, cases[i].r);
+        DFC_Datatype t2 = DFC_DATATYPE_NULL;
+        int pr[2] = {cases[i].p, cases[i].r};
         int rc = DFC_Type_create_f90_real(cases[i].p, cases[i].r, &t);
-        expect(what, rc, t, real[k], rsz[k]);
+        DFCT_OK(DFC_Type_create_f90_real(cases[i].p, cases[i].r, &t2));
+        expect(what, rc, t, real[k], DFC_COMBINER_F90_REAL, 2, pr, t2);
+        int sz = -1;
+        DFCT_OK(DFC_Type_size(t, &sz));
+        DFCT_CHECK(sz == rsz[k], "%s: size %d, want %d", what, sz, rsz[k]);
         t = DFC_DATATYPE_NULL;
         snprintf(what, sizeof what, "f90_complex(%d, %d)", cases[i].p, cases[i].r);
         rc = DFC_Type_create_f90_complex(cases[i].p, cases[i].r, &t);
-        expect(what, rc, t, cplx[k], 2 * rsz[k]);
+        DFCT_OK(DFC_Type_create_f90_complex(cases[i].p, cases[i].r, &t2));
+        expect(what, rc, t, cplx[k], DFC_COMBINER_F90_COMPLEX, 2, pr, t2);
+        DFCT_OK(DFC_Type_size(t, &sz));
+        DFCT_CHECK(sz == 2 * rsz[k], "%s: size %d, want %d", what, sz, 2 * rsz[k]);
     }
+    /* The type carries reals: 0.5 + 0.25 = 0.75 in a reduction over it. */
+    DFC_Datatype d;
+    double in = 0.5, io = 0.25;
+    DFCT_OK(DFC_Type_create_f90_real(15, 300, &d));
+    DFCT_OK(DFC_Reduce_local(&in, &io, 1, d, DFC_SUM));
+    DFCT_CHECK(io == 0.75, "f90_real(15, 300): 0.5 + 0.25 = %g", io);
     real_fn fns[2] = {DFC_Type_create_f90_real, DFC_Type_create_f90_complex};
     for (int f = 0; f < 2; f++) {
         DFC_Datatype t = DFC_INT;
@@ -86,8 +119,13 @@ static void test_integers(void)
         while (r > limit[k]) k++;
         DFC_Datatype t = DFC_DATATYPE_NULL;
         snprintf(what, sizeof what, "f90_integer(%d)", r);
+        DFC_Datatype t2 = DFC_DATATYPE_NULL;
         int rc = DFC_Type_create_f90_integer(r, &t); /* before t is read */
-        expect(what, rc, t, ints[k], 1 << k);
+        DFCT_OK(DFC_Type_create_f90_integer(r, &t2));
+        expect(what, rc, t, ints[k], DFC_COMBINER_F90_INTEGER, 1, &r, t2);
+        int sz = -1;
+        DFCT_OK(DFC_Type_size(t, &sz));
+        DFCT_CHECK(sz == 1 << k, "%s: size %d, want %d", what, sz, 1 << k);
     }
     DFC_Datatype t = DFC_INT;
     DFCT_FAILS(DFC_Type_create_f90_integer(19, &t), DFC_ERR_ARG,

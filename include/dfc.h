@@ -176,6 +176,10 @@ extern DFC_Status dfc_status_ignore_marker[1];
 #define DFC_COMBINER_SUBARRAY 11
 #define DFC_COMBINER_DARRAY 12
 #define DFC_COMBINER_RESIZED 16
+/* MPI-4.1's parameterized predefined types (DFC_Type_create_f90_*), MPICH's values */
+#define DFC_COMBINER_F90_REAL 13
+#define DFC_COMBINER_F90_COMPLEX 14
+#define DFC_COMBINER_F90_INTEGER 15
 #define DFC_ORDER_C 56
 #define DFC_ORDER_FORTRAN 57
 #define DFC_DISTRIBUTE_BLOCK 121
@@ -1327,6 +1331,14 @@ int DFC_File_create_errhandler(DFC_File_errhandler_function *file_errhandler_fn,
 int DFC_File_set_errhandler(DFC_File file, DFC_Errhandler errhandler);
 int DFC_File_get_errhandler(DFC_File file, DFC_Errhandler *errhandler);
 int DFC_File_call_errhandler(DFC_File fh, int errorcode);
+
+/* MPI-4.1 f90 types, value-index pairs and hardware info (issues 17, 21) */
+int DFC_Type_create_f90_real(int p, int r, DFC_Datatype *newtype);
+int DFC_Type_create_f90_complex(int p, int r, DFC_Datatype *newtype);
+int DFC_Type_create_f90_integer(int r, DFC_Datatype *newtype);
+int DFC_Type_get_value_index(DFC_Datatype value_type, DFC_Datatype index_type,
+                             DFC_Datatype *pair_type);
+int DFC_Get_hw_resource_info(DFC_Info *hw_info);
 
 #ifdef __cplusplus
 }

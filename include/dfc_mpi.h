@@ -67,6 +67,9 @@
 #define MPI_COMBINER_CONTIGUOUS DFC_COMBINER_CONTIGUOUS
 #define MPI_COMBINER_DARRAY DFC_COMBINER_DARRAY
 #define MPI_COMBINER_DUP DFC_COMBINER_DUP
+#define MPI_COMBINER_F90_COMPLEX DFC_COMBINER_F90_COMPLEX
+#define MPI_COMBINER_F90_INTEGER DFC_COMBINER_F90_INTEGER
+#define MPI_COMBINER_F90_REAL DFC_COMBINER_F90_REAL
 #define MPI_COMBINER_HINDEXED DFC_COMBINER_HINDEXED
 #define MPI_COMBINER_HINDEXED_BLOCK DFC_COMBINER_HINDEXED_BLOCK
 #define MPI_COMBINER_HVECTOR DFC_COMBINER_HVECTOR
@@ -320,6 +323,7 @@
 #define MPI_Get_elements DFC_Get_elements
 #define MPI_Get_elements_c DFC_Get_elements_c
 #define MPI_Get_elements_x DFC_Get_elements_x
+#define MPI_Get_hw_resource_info DFC_Get_hw_resource_info
 #define MPI_Get_library_version DFC_Get_library_version
 #define MPI_Get_processor_name DFC_Get_processor_name
 #define MPI_Get_version DFC_Get_version
@@ -632,6 +636,10 @@
 #define MPI_Type_contiguous DFC_Type_contiguous
 #define MPI_Type_copy_attr_function DFC_Type_copy_attr_function
 #define MPI_Type_create_darray DFC_Type_create_darray
+#define MPI_Type_create_f90_ DFC_Type_create_f90_
+#define MPI_Type_create_f90_complex DFC_Type_create_f90_complex
+#define MPI_Type_create_f90_integer DFC_Type_create_f90_integer
+#define MPI_Type_create_f90_real DFC_Type_create_f90_real
 #define MPI_Type_create_hindexed DFC_Type_create_hindexed
 #define MPI_Type_create_hindexed_block DFC_Type_create_hindexed_block
 #define MPI_Type_create_hvector DFC_Type_create_hvector
@@ -653,6 +661,7 @@
 #define MPI_Type_get_name DFC_Type_get_name
 #define MPI_Type_get_true_extent DFC_Type_get_true_extent
 #define MPI_Type_get_true_extent_x DFC_Type_get_true_extent_x
+#define MPI_Type_get_value_index DFC_Type_get_value_index
 #define MPI_Type_indexed DFC_Type_indexed
 #define MPI_Type_match_size DFC_Type_match_size
 #define MPI_Type_set_attr DFC_Type_set_attr

@@ -136,6 +136,12 @@ int DFC_Type_free(DFC_Datatype *datatype)
                      "invalid argument datatype: %s is predefined and cannot be freed", dt->name);
         goto fn_fail;
     }
+    if (dt->combiner >= DFC_COMBINER_F90_REAL && dt->combiner <= DFC_COMBINER_F90_INTEGER) {
+        rc = dfc_err(DFC_ERR_TYPE, __func__,
+                     "invalid argument datatype: a DFC_Type_create_f90_* type is predefined and "
+                     "cannot be freed");
+        goto fn_fail;
+    }
     if ((rc = dfc_api_type_attr_free(*datatype))) goto fn_fail; /* attr hook */
     dfc_dtype_free_handle(dt);
     *datatype = DFC_DATATYPE_NULL;

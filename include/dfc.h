@@ -1328,6 +1328,17 @@ int DFC_File_set_errhandler(DFC_File file, DFC_Errhandler errhandler);
 int DFC_File_get_errhandler(DFC_File file, DFC_Errhandler *errhandler);
 int DFC_File_call_errhandler(DFC_File fh, int errorcode);
 
+
+/* ---- Partitioned communication (issue 17, MPI-4.1 chapter 4; DFC_Psend_init(3)) ------- */
+int DFC_Psend_init(const void *buf, int partitions, DFC_Count count, DFC_Datatype datatype,
+                   int dest, int tag, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Precv_init(void *buf, int partitions, DFC_Count count, DFC_Datatype datatype, int source,
+                   int tag, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Pready(int partition, DFC_Request request);
+int DFC_Pready_range(int partition_low, int partition_high, DFC_Request request);
+int DFC_Pready_list(int length, const int array_of_partitions[], DFC_Request request);
+int DFC_Parrived(DFC_Request request, int partition, int *flag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -221,8 +221,7 @@ int DFC_Precv_init(void *buf, int partitions, DFC_Count count, DFC_Datatype data
                    int tag, DFC_Comm comm, DFC_Info info, DFC_Request *request)
 {
     (void)info;
-    return pinit_common(__func__, buf, partitions, count, datatype, source, tag, comm, 0,
-                        request);
+    return pinit_common(__func__, buf, partitions, count, datatype, source, tag, comm, 0, request);
 }
 
 static int send_common(const char *func, const void *buf, int count, DFC_Datatype datatype,

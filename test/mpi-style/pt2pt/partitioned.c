@@ -26,23 +26,39 @@ static void shuffle(int *a, int n, unsigned *seed)
     }
 }
 
-/* Round 0: Pready one by one; 1: Pready_range on the shuffled order cut in runs of
- * consecutive partitions; 2: Pready_list in two halves. */
+/* Writes partition p of this round's send data: only just before it is marked ready, so that
+ * a send that went early would carry poison. */
+static int *g_sbuf, g_rank, g_round;
+static void fill(int p)
+{
+    for (int k = p * COUNT; k < (p + 1) * COUNT; k++) g_sbuf[k] = value(g_rank, g_round, k);
+}
+
+/* Round 0: Pready one by one; 1: Pready_range on runs of consecutive partitions in a mixed
+ * order; 2: Pready_list in two halves of a shuffled order. */
 static void mark_ready(DFC_Request req, int round, unsigned *seed)
 {
     int order[NPART];
     shuffle(order, NPART, seed);
     if (round % 3 == 0) {
-        for (int i = 0; i < NPART; i++) DFCT_OK(DFC_Pready(order[i], req));
+        for (int i = 0; i < NPART; i++) {
+            fill(order[i]);
+            DFCT_OK(DFC_Pready(order[i], req));
+        }
     } else if (round % 3 == 1) {
-        int lows[3] = {4, 0, 6}, highs[3] = {5, 3, 7}; /* a fixed cut, in a mixed order */
-        for (int i = 0; i < 3; i++) DFCT_OK(DFC_Pready_range(lows[i], highs[i], req));
+        int lows[3] = {4, 0, 6}, highs[3] = {5, 3, 7};
+        for (int i = 0; i < 3; i++) {
+            for (int p = lows[i]; p <= highs[i]; p++) fill(p);
+            DFCT_OK(DFC_Pready_range(lows[i], highs[i], req));
+        }
     } else {
         /* A duplicate in a list is refused and marks nothing. */
         int dup[3] = {order[0], order[1], order[0]};
         DFCT_FAILS(DFC_Pready_list(3, dup, req), DFC_ERR_ARG, "already ready");
+        for (int i = 0; i < NPART / 2; i++) fill(order[i]);
         DFCT_OK(DFC_Pready_list(NPART / 2, order, req));
         DFCT_FAILS(DFC_Pready(order[0], req), DFC_ERR_ARG, "already ready");
+        for (int i = NPART / 2; i < NPART; i++) fill(order[i]);
         DFCT_OK(DFC_Pready_list(NPART - NPART / 2, order + NPART / 2, req));
     }
 }
@@ -120,11 +136,14 @@ int main(int argc, char **argv)
 
     for (int round = 0; round < NROUND; round++) {
         for (int k = 0; k < n; k++) {
-            sbuf[k] = value(rank, round, k);
+            sbuf[k] = POISON;
             rbuf[k] = POISON;
         }
         rbuf[n] = POISON;
         plain_s = round * 10 + rank;
+        g_sbuf = sbuf;
+        g_rank = rank;
+        g_round = round;
         plain_r = -1;
         DFCT_OK(DFC_Startall(4, req));
         if (round == 0) bad_active(req[0]);

@@ -1340,6 +1340,16 @@ int DFC_Type_get_value_index(DFC_Datatype value_type, DFC_Datatype index_type,
                              DFC_Datatype *pair_type);
 int DFC_Get_hw_resource_info(DFC_Info *hw_info);
 
+/* ---- Partitioned communication (issue 17, MPI-4.1 chapter 4; DFC_Psend_init(3)) ------- */
+int DFC_Psend_init(const void *buf, int partitions, DFC_Count count, DFC_Datatype datatype,
+                   int dest, int tag, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Precv_init(void *buf, int partitions, DFC_Count count, DFC_Datatype datatype, int source,
+                   int tag, DFC_Comm comm, DFC_Info info, DFC_Request *request);
+int DFC_Pready(int partition, DFC_Request request);
+int DFC_Pready_range(int partition_low, int partition_high, DFC_Request request);
+int DFC_Pready_list(int length, const int array_of_partitions[], DFC_Request request);
+int DFC_Parrived(DFC_Request request, int partition, int *flag);
+
 #ifdef __cplusplus
 }
 #endif

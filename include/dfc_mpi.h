@@ -523,8 +523,14 @@
 #define MPI_Pack_external DFC_Pack_external
 #define MPI_Pack_external_size DFC_Pack_external_size
 #define MPI_Pack_size DFC_Pack_size
+#define MPI_Parrived DFC_Parrived
 #define MPI_Pcontrol DFC_Pcontrol
+#define MPI_Pready DFC_Pready
+#define MPI_Pready_list DFC_Pready_list
+#define MPI_Pready_range DFC_Pready_range
+#define MPI_Precv_init DFC_Precv_init
 #define MPI_Probe DFC_Probe
+#define MPI_Psend_init DFC_Psend_init
 #define MPI_Put DFC_Put
 #define MPI_Query_thread DFC_Query_thread
 #define MPI_REPLACE DFC_REPLACE

@@ -1,4 +1,5 @@
 /* api_p2p.c - point-to-point entry points: argument checks, then the protocol in p2p.c. */
+#include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,62 @@ int DFC_Recv_init(void *buf, int count, DFC_Datatype datatype, int source, int t
 }
 
 /* Blocking forms run the nonblocking protocol on a request on the stack. */
+/* Partitioned send and receive (MPI-4.1 4.2; part.c): a persistent send or receive of
+ * partitions * count items, with the partitions' state attached. */
+static int pinit_check(const char *func, int partitions, DFC_Count count, DFC_Comm comm)
+{
+    int rc = DFC_SUCCESS;
+    DFC_API_ENTER();
+    if (partitions < 1)
+        rc = dfc_err(DFC_ERR_ARG, func, "invalid argument partitions: %d is less than 1",
+                     partitions);
+    else if (count < 0)
+        rc = dfc_err(DFC_ERR_COUNT, func, "invalid argument count: %lld is negative",
+                     (long long)count);
+    else if ((DFC_Count)partitions * count > INT_MAX)
+        rc = dfc_err(DFC_ERR_COUNT, func,
+                     "invalid argument count: partitions * count = %lld is more than %d",
+                     (long long)partitions * count, INT_MAX);
+    if (rc) rc = dfc_api_error(dfc_comm_get(comm), rc);
+    DFC_API_EXIT();
+    return rc;
+}
+
+static int pinit_common(const char *func, const void *buf, int partitions, DFC_Count count,
+                        DFC_Datatype datatype, int peer, int tag, DFC_Comm comm, int is_send,
+                        DFC_Request *request)
+{
+    int rc = pinit_check(func, partitions, count, comm);
+    if (rc) return rc;
+    int n = (int)(partitions * count);
+    rc = is_send ? isend_common(func, buf, n, datatype, peer, tag, comm, 0, 1, request)
+                 : irecv_common(func, (void *)buf, n, datatype, peer, tag, comm, 1, request);
+    if (rc) return rc;
+    DFC_API_ENTER();
+    dfc_req_t *r = dfc_req_get(*request);
+    if ((rc = dfc_part_attach(r, partitions, is_send))) {
+        dfc_req_free(r);
+        *request = DFC_REQUEST_NULL;
+        rc = dfc_api_error(dfc_comm_get(comm), rc);
+    }
+    DFC_API_EXIT();
+    return rc;
+}
+
+int DFC_Psend_init(const void *buf, int partitions, DFC_Count count, DFC_Datatype datatype,
+                   int dest, int tag, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+{
+    (void)info; /* no hints are read */
+    return pinit_common(__func__, buf, partitions, count, datatype, dest, tag, comm, 1, request);
+}
+
+int DFC_Precv_init(void *buf, int partitions, DFC_Count count, DFC_Datatype datatype, int source,
+                   int tag, DFC_Comm comm, DFC_Info info, DFC_Request *request)
+{
+    (void)info;
+    return pinit_common(__func__, buf, partitions, count, datatype, source, tag, comm, 0, request);
+}
+
 static int send_common(const char *func, const void *buf, int count, DFC_Datatype datatype,
                        int dest, int tag, DFC_Comm comm, int sync)
 {

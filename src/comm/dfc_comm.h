@@ -771,6 +771,13 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
                   int sync, dfc_req_t *req);
 int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int src, int tag,
                   dfc_req_t *req);
+/* Partitioned requests (part.c): state attached to a persistent send or receive; the
+ * check fails (naming func) unless r is a partitioned send (want_send) or receive, and an
+ * active one for sends; ready marks [lo, hi] or list[0..n) and sends when all are ready. */
+int dfc_part_attach(dfc_req_t *r, int partitions, int is_send);
+int dfc_part_check(dfc_req_t *r, const char *func, int want_send);
+int dfc_part_ready(dfc_req_t *r, const char *func, int lo, int hi, const int *list, int n);
+int dfc_part_arrived(dfc_req_t *r, int partition, int *flag);
 /* Blocking standard send of a small host message without a request: 1 if sent, 0 when the
  * caller must use dfc_p2p_isend (see p2p.c). */
 int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag);

@@ -167,7 +167,6 @@ int DFC_Recv_init(void *buf, int count, DFC_Datatype datatype, int source, int t
     return irecv_common(__func__, buf, count, datatype, source, tag, comm, 1, request);
 }
 
-/* Blocking forms run the nonblocking protocol on a request on the stack. */
 /* Partitioned send and receive (MPI-4.1 4.2; part.c): a persistent send or receive of
  * partitions * count items, with the partitions' state attached. */
 static int pinit_check(const char *func, int partitions, DFC_Count count, DFC_Comm comm)
@@ -224,6 +223,7 @@ int DFC_Precv_init(void *buf, int partitions, DFC_Count count, DFC_Datatype data
     return pinit_common(__func__, buf, partitions, count, datatype, source, tag, comm, 0, request);
 }
 
+/* Blocking forms run the nonblocking protocol on a request on the stack. */
 static int send_common(const char *func, const void *buf, int count, DFC_Datatype datatype,
                        int dest, int tag, DFC_Comm comm, int sync)
 {

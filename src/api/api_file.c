@@ -8,19 +8,6 @@
 
 #include "api/api_file.h"
 
-/* The shape of most entry points: fh checked into f, then `call`. */
-#define FILE_ENTRY(call)                                                       \
-    int rc;                                                                    \
-    dfc_file_t *f = NULL;                                                      \
-    DFC_API_ENTER();                                                           \
-    if ((rc = dfc_file_check(fh, __func__, "fh", &f)) || (call)) goto fn_fail; \
-    fn_exit:                                                                   \
-    DFC_API_EXIT();                                                            \
-    return rc;                                                                 \
-    fn_fail:                                                                   \
-    rc = dfc_api_file_error(f, rc);                                            \
-    goto fn_exit;
-
 static int check_info(DFC_Info info, const char *func, dfc_info_t **out)
 {
     *out = NULL;

@@ -24,4 +24,18 @@ int dfc_api_file_end(DFC_File fh, int write, const char *func, DFC_Status *statu
                    .offset = (off_),             \
                    .func = __func__})
 
+/* The shape of most file entry points (api_file.c, api_file_pos.c): fh checked into f,
+ * then `call`; an error goes through the file's handler. */
+#define FILE_ENTRY(call)                                                       \
+    int rc;                                                                    \
+    dfc_file_t *f = NULL;                                                      \
+    DFC_API_ENTER();                                                           \
+    if ((rc = dfc_file_check(fh, __func__, "fh", &f)) || (call)) goto fn_fail; \
+    fn_exit:                                                                   \
+    DFC_API_EXIT();                                                            \
+    return rc;                                                                 \
+    fn_fail:                                                                   \
+    rc = dfc_api_file_error(f, rc);                                            \
+    goto fn_exit;
+
 #endif /* DFC_API_FILE_H */

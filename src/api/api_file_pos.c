@@ -21,47 +21,35 @@ static int check_indiv(const dfc_file_t *f, const char *func)
                    "invalid argument fh: opened DFC_MODE_SEQUENTIAL (no individual pointer)");
 }
 
-#define POS_ENTRY(call)                                                        \
-    int rc;                                                                    \
-    dfc_file_t *f = NULL;                                                      \
-    DFC_API_ENTER();                                                           \
-    if ((rc = dfc_file_check(fh, __func__, "fh", &f)) || (call)) goto fn_fail; \
-    fn_exit:                                                                   \
-    DFC_API_EXIT();                                                            \
-    return rc;                                                                 \
-    fn_fail:                                                                   \
-    rc = dfc_api_file_error(f, rc);                                            \
-    goto fn_exit;
-
 int DFC_File_seek(DFC_File fh, DFC_Offset offset, int whence)
 {
-    POS_ENTRY((rc = check_indiv(f, __func__)) || (rc = check_whence(whence, __func__)) ||
-              (rc = dfc_io_seek(f, offset, whence, __func__)))
+    FILE_ENTRY((rc = check_indiv(f, __func__)) || (rc = check_whence(whence, __func__)) ||
+               (rc = dfc_io_seek(f, offset, whence, __func__)))
 }
 
 int DFC_File_get_position(DFC_File fh, DFC_Offset *offset)
 {
-    POS_ENTRY((rc = check_indiv(f, __func__)) ||
-              (rc = dfc_api_check_ptr(__func__, "offset", offset)) || ((*offset = f->pos), 0))
+    FILE_ENTRY((rc = check_indiv(f, __func__)) ||
+               (rc = dfc_api_check_ptr(__func__, "offset", offset)) || ((*offset = f->pos), 0))
 }
 
 int DFC_File_get_byte_offset(DFC_File fh, DFC_Offset offset, DFC_Offset *disp)
 {
-    POS_ENTRY((rc = dfc_api_check_ptr(__func__, "disp", disp)) ||
-              (offset < 0 &&
-               (rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument offset: %lld is negative",
-                             (long long)offset))) ||
-              (rc = dfc_io_byte_offset(f, offset, disp)))
+    FILE_ENTRY((rc = dfc_api_check_ptr(__func__, "disp", disp)) ||
+               (offset < 0 &&
+                (rc = dfc_err(DFC_ERR_ARG, __func__, "invalid argument offset: %lld is negative",
+                              (long long)offset))) ||
+               (rc = dfc_io_byte_offset(f, offset, disp)))
 }
 
 int DFC_File_seek_shared(DFC_File fh, DFC_Offset offset, int whence)
 {
-    POS_ENTRY((rc = check_whence(whence, __func__)) ||
-              (rc = dfc_io_seek_shared(f, offset, whence, __func__)))
+    FILE_ENTRY((rc = check_whence(whence, __func__)) ||
+               (rc = dfc_io_seek_shared(f, offset, whence, __func__)))
 }
 
 int DFC_File_get_position_shared(DFC_File fh, DFC_Offset *offset)
 {
-    POS_ENTRY((rc = dfc_api_check_ptr(__func__, "offset", offset)) ||
-              (rc = dfc_io_sfp_get(f, __func__, offset)))
+    FILE_ENTRY((rc = dfc_api_check_ptr(__func__, "offset", offset)) ||
+               (rc = dfc_io_sfp_get(f, __func__, offset)))
 }

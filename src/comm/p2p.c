@@ -63,6 +63,7 @@ static unsigned *blocked_stamp; /* destinations found full in the current pass *
 static unsigned pass_stamp;
 static size_t unexpected_bytes, unexpected_limit;
 static uint64_t eager_limit;
+static uint64_t dev_eager_limit; /* DFC_GPU_EAGER_LIMIT: device sends staged up to it */
 static int rget_enabled;
 static dfc_list_t send_cancels; /* cancels asked of receivers (issue 17: see the end) */
 static void cancel_arrived(const dfc_pkt_t *pkt);
@@ -97,11 +98,16 @@ int dfc_p2p_init(void)
     unexpected_limit = (size_t)dfc_env_long(
         "DFC_UNEXPECTED_LIMIT", 1L << 30,
         "bytes of unexpected eager data a process buffers before it aborts with a message");
+    dev_eager_limit = (uint64_t)dfc_env_long(
+        "DFC_GPU_EAGER_LIMIT", (long)eager_limit,
+        "largest device-buffer send staged and sent eagerly (bytes); larger ones are copied "
+        "directly by the receiver on this node (default: DFC_EAGER_LIMIT)");
     dev_enabled = (int)dfc_env_long(
         "DFC_GPU_P2P", 1,
         "1: point-to-point on device buffers of one node copies them directly with CUDA IPC "
         "(sends above DFC_EAGER_LIMIT); 0: stages them through host memory");
     dfc_gpu_ipc_params();
+    dfc_gpu_kcopy_params();
     rget_enabled = (int)dfc_env_long(
         "DFC_RGET", 1,
         "1: receivers pull large messages with cross-memory attach where the transport can");
@@ -128,6 +134,7 @@ void dfc_p2p_finalize(void)
     free(bounce);
     bounce = NULL;
     bounce_size = 0;
+    dfc_gpu_kcopy_finalize(); /* before the mappings its last copies may have read close */
     dfc_gpu_ipc_finalize();
     pending_per_world = NULL;
     blocked_stamp = NULL;
@@ -145,7 +152,7 @@ int dfc_p2p_stream_packed(size_t bytes, int is_recv) { return is_recv || bytes >
 
 int dfc_p2p_dev_direct(size_t bytes, int is_recv)
 {
-    return dev_enabled && (is_recv || bytes > eager_limit);
+    return dev_enabled && (is_recv || bytes > dev_eager_limit);
 }
 
 /* A transport's "peer is gone" declares the failure (if progress has not yet) and becomes
@@ -392,7 +399,8 @@ static void land(dfc_req_t *r, uint64_t off, const void *src, uint64_t n)
         memcpy((char *)r->rbuf + off, src, n);
         return;
     }
-    int rc = dfc_gpu_copy((char *)r->rbuf + off, src, n);
+    int rc = dfc_gpu_kcopy((char *)r->rbuf + off, 1, src, 0, n); /* small: the kernel */
+    if (rc) rc = dfc_gpu_copy((char *)r->rbuf + off, src, n);
     if (rc && !r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
 }
 

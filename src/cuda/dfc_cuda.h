@@ -80,4 +80,32 @@ int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done);
 /* Closes every mapping (at finalize, after the last copy). */
 void dfc_gpu_ipc_finalize(void);
 
+/* ---- Small copies by a resident kernel (kcopy.c; the ring: kcopy_abi.h) ----
+ * For device point-to-point copies of up to DFC_GPU_KCOPY_MAX bytes into receive buffers, a
+ * kernel polling a ring in mapped host memory instead of the copy engine (7-11 us of CUDA
+ * calls each under MPS). Not ordered after the program's streams (dfc_env(7)). Each returns DFC_ERR_UNSUPPORTED_OPERATION,
+ * without recording a message, when the copy must take the copy engine instead: too large,
+ * disabled, no kernel, another device, the ring full. */
+void dfc_gpu_kcopy_params(void); /* reads DFC_GPU_KCOPY_MAX and DFC_GPU_KCOPY_LINGER_US */
+/* Copies and waits. dst_dev/src_dev: whether dst/src is device memory of the kernel's device
+ * (or mapped into its context); a host side goes through the ring entry. */
+int dfc_gpu_kcopy(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes);
+/* Starts a copy between two addresses the kernel's context maps (dst on its device); the
+ * ticket is tested with dfc_gpu_kcopy_test: 1 done, 0 not yet, -1 never (the kernel can no
+ * longer be launched: copy again with the copy engine). */
+int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *ticket);
+int dfc_gpu_kcopy_test(uint64_t ticket);
+/* Stops the kernel and frees the ring (at finalize; the next copy sets it up again). */
+void dfc_gpu_kcopy_finalize(void);
+/* Kernel launches so far (tests, dfc_info). */
+unsigned long dfc_gpu_kcopy_launches(void);
+/* Tests: replaces the kernel's launch by fn (a host thread serving the ring: kcopy_abi.h),
+ * with the ring in ordinary memory, and the memory type by device_of (the device of a
+ * pointer, -1 for host memory), so that the protocol runs without CUDA. Before first use or
+ * after dfc_gpu_kcopy_finalize; NULL restores CUDA's. */
+struct dfc_kcopy_ring;
+typedef int (*dfc_gpu_kcopy_launch_fn)(struct dfc_kcopy_ring *ring, uint64_t linger_ns,
+                                       uint32_t epoch);
+void dfc_gpu_kcopy_set_launcher(dfc_gpu_kcopy_launch_fn fn, int (*device_of)(const void *));
+
 #endif /* DFC_CUDA_H */

@@ -66,8 +66,13 @@ static int nopens;
 static uint64_t use_clock;
 
 struct dfc_gpu_copy_op {
-    cudaEvent_t ev;
+    cudaEvent_t ev;  /* the copy engine's copy, or NULL */
+    uint64_t ticket; /* the small-copy kernel's copy (kcopy.c), or 0 */
     open_ent_t *src; /* the mapping the copy reads, or NULL */
+    void *dst;       /* what to copy with the copy engine if the kernel goes away */
+    const void *from;
+    size_t bytes;
+    int dev;
 };
 
 static void *sym(void *lib, void *drv, const char *name)
@@ -208,6 +213,7 @@ static int open_entry(int owner, const dfc_gpu_ipc_t *in, open_ent_t **out)
 
 static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in,
                      size_t bytes, dfc_gpu_copy_op_t **op);
+static int engine_copy(dfc_gpu_copy_op_t *c);
 
 int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
                        dfc_gpu_copy_op_t **op)
@@ -227,26 +233,56 @@ static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_g
     open_ent_t *o = NULL;
     if (in && (rc = open_entry(owner, in, &o))) return rc;
     if (o) src = (const char *)o->base + in->offset;
-    cudaError_t ce = cudaSuccess;
-    cudaStream_t *st = &ipc.stream[dev];
-    if (!*st) ce = dfc_cuda.cudaStreamCreateWithFlags(st, cudaStreamNonBlocking);
     dfc_gpu_copy_op_t *c = calloc(1, sizeof *c);
     if (!c) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-    if (ce == cudaSuccess) ce = dfc_cuda.cudaEventCreateWithFlags(&c->ev, cudaEventDisableTiming);
-    if (ce == cudaSuccess && bytes) ce = ipc.memcpy_async(dst, src, bytes, cudaMemcpyDefault, *st);
-    if (ce == cudaSuccess) ce = dfc_cuda.cudaEventRecord(c->ev, *st);
-    if (ce != cudaSuccess) {
-        if (c->ev) dfc_cuda.cudaEventDestroy(c->ev);
-        free(c);
-        return dfc_cuda_error("device point-to-point copy", ce);
+    c->dst = dst, c->from = src, c->bytes = bytes, c->dev = dev;
+    if (!bytes || dfc_gpu_kcopy_start(dst, src, bytes, &c->ticket)) { /* not a small copy */
+        if ((rc = engine_copy(c))) {
+            free(c);
+            return rc;
+        }
     }
     if ((c->src = o)) o->refs++;
     *op = c;
     return DFC_SUCCESS;
 }
 
+/* The copy engine's copy of op, on the device's stream of DFC's own, and its event. */
+static int engine_copy(dfc_gpu_copy_op_t *c)
+{
+    cudaError_t ce = cudaSuccess;
+    cudaStream_t *st = &ipc.stream[c->dev];
+    if (!*st) ce = dfc_cuda.cudaStreamCreateWithFlags(st, cudaStreamNonBlocking);
+    if (ce == cudaSuccess) ce = dfc_cuda.cudaEventCreateWithFlags(&c->ev, cudaEventDisableTiming);
+    if (ce == cudaSuccess && c->bytes)
+        ce = ipc.memcpy_async(c->dst, c->from, c->bytes, cudaMemcpyDefault, *st);
+    if (ce == cudaSuccess) ce = dfc_cuda.cudaEventRecord(c->ev, *st);
+    if (ce == cudaSuccess) return DFC_SUCCESS;
+    if (c->ev) dfc_cuda.cudaEventDestroy(c->ev);
+    c->ev = NULL;
+    return dfc_cuda_error("device point-to-point copy", ce);
+}
+
 int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
 {
+    *done = 0;
+    if (op->ticket) { /* the small-copy kernel's; the copy engine's if the kernel went away */
+        int k = dfc_gpu_kcopy_test(op->ticket);
+        if (k == 0) return DFC_SUCCESS;
+        op->ticket = 0;
+        int rc = DFC_SUCCESS;
+        if (k < 0) {
+            int saved;
+            enter_device(op->dst, &saved);
+            rc = engine_copy(op);
+            leave_device(saved);
+            if (rc == DFC_SUCCESS) return DFC_SUCCESS; /* tested as the engine's from now */
+        }
+        *done = 1;
+        if (op->src) op->src->refs--;
+        free(op);
+        return rc;
+    }
     cudaError_t ce = dfc_cuda.cudaEventQuery(op->ev);
     *done = ce != cudaErrorNotReady;
     if (!*done) return DFC_SUCCESS;

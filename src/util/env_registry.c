@@ -90,6 +90,8 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_STAGE_POOL_MAX", 0, 1L << 40),
     BOOL("DFC_GPU_P2P"), /* device point-to-point (comm/p2p.c, cuda/ipc.c) */
     INT("DFC_GPU_IPC_CACHE", 1, 4096),
+    INT("DFC_GPU_KCOPY_MAX", 0, 4096),
+    INT("DFC_GPU_KCOPY_LINGER_US", 0, MINUTE_US),
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
     ALGO("DFC_BARRIER_ALGORITHM", "dissemination|shm_slots"),
     ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather|shm_slots"),
@@ -115,6 +117,7 @@ static const dfc_env_spec_t specs[] = {
     ALGO("DFC_ALLTOALLW_ALGORITHM", "pairwise"), /* issue 17, part 3 */
     /* point-to-point protocol and process failure (comm) */
     INT("DFC_EAGER_LIMIT", 0, GIB),
+    INT("DFC_GPU_EAGER_LIMIT", 0, GIB),
     BOOL("DFC_RGET"),
     INT("DFC_UNEXPECTED_LIMIT", 0, 1L << 50),
     INT("DFC_FAULT_TIMEOUT", 1, DAY_S),

@@ -69,7 +69,7 @@ static void test_p2p(size_t n)
     DFCT_OK(DFC_Isend(sd, (int)n, DFC_INT, right, 5, DFC_COMM_WORLD, &req[1]));
     DFCT_OK(DFC_Waitall(2, req, DFC_STATUSES_IGNORE));
     check_ints("Isend/Irecv ring", rd, want, n);
-    CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFCT_OK(DFC_Sendrecv(sd, (int)n, DFC_INT, right, 6, rd, (int)n, DFC_INT, left, 6,
                          DFC_COMM_WORLD, DFC_STATUS_IGNORE));
     check_ints("Sendrecv ring", rd, want, n);
@@ -95,14 +95,14 @@ static void test_collectives(size_t n)
     DFCT_OK(DFC_Allreduce(sd, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
     check_ints("Allreduce", rd, want, n);
     DFC_Request req;
-    CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFCT_OK(DFC_Iallreduce(sd, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD, &req));
     DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
     check_ints("Iallreduce", rd, want, n);
     DFCT_OK(
         DFC_Allreduce_init(sd, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL, &req));
     for (int it = 0; it < 2; it++) {
-        CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+        DEV_MEMSET(rd, 0xff, n * sizeof(int));
         DFCT_OK(DFC_Start(&req));
         DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
         check_ints("Allreduce_init", rd, want, n);
@@ -113,7 +113,7 @@ static void test_collectives(size_t n)
     int root = size - 1;
     for (size_t i = 0; i < n; i++) want[i] = input(root, i, 1);
     if (rank == root) to_dev(rd, want, n);
-    else CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    else DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFCT_OK(DFC_Bcast(rd, (int)n, DFC_INT, root, DFC_COMM_WORLD));
     check_ints("Bcast", rd, want, n);
 
@@ -123,33 +123,33 @@ static void test_collectives(size_t n)
         for (int r = 1; r < size; r++)
             want[i] = input(r, i, 1) > want[i] ? input(r, i, 1) : want[i];
     }
-    CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFCT_OK(DFC_Reduce(sd, rd, (int)n, DFC_INT, DFC_MAX, 0, DFC_COMM_WORLD));
     if (rank == 0) check_ints("Reduce", rd, want, n);
 
     /* Allgather, Alltoall, Reduce_scatter_block, Scan */
     for (int r = 0; r < size; r++)
         for (size_t i = 0; i < n; i++) want[r * n + i] = input(r, i, 1);
-    CUDA_OK(cudaMemset(rd, 0xff, N * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, N * sizeof(int));
     DFCT_OK(DFC_Allgather(sd, (int)n, DFC_INT, rd, (int)n, DFC_INT, DFC_COMM_WORLD));
     check_ints("Allgather", rd, want, N);
     for (int r = 0; r < size; r++)
         for (size_t i = 0; i < n; i++) want[r * n + i] = input(r, rank * n + i, 1);
-    CUDA_OK(cudaMemset(rd, 0xff, N * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, N * sizeof(int));
     DFCT_OK(DFC_Alltoall(sd, (int)n, DFC_INT, rd, (int)n, DFC_INT, DFC_COMM_WORLD));
     check_ints("Alltoall", rd, want, N);
     for (size_t i = 0; i < n; i++) {
         want[i] = 0;
         for (int r = 0; r < size; r++) want[i] += input(r, rank * n + i, 1);
     }
-    CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFCT_OK(DFC_Reduce_scatter_block(sd, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
     check_ints("Reduce_scatter_block", rd, want, n);
     for (size_t i = 0; i < n; i++) {
         want[i] = 0;
         for (int r = 0; r <= rank; r++) want[i] += input(r, i, 1);
     }
-    CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFCT_OK(DFC_Scan(sd, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
     check_ints("Scan", rd, want, n);
     cudaFree(sd);

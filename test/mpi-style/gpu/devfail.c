@@ -119,7 +119,7 @@ static void checked_allreduce(DFC_Comm comm, int dev, const char *what)
     }
     if (dev) {
         CUDA_OK(cudaMemcpy(s, h, bytes, cudaMemcpyHostToDevice));
-        CUDA_OK(cudaMemset(r, 0xa5, bytes));
+        DEV_MEMSET(r, 0xa5, bytes);
     } else {
         memcpy(s, h, bytes);
         memset(r, 0xa5, bytes);
@@ -257,7 +257,7 @@ static void check_device_usable(int *s, int *r)
     CUDA_OK(cudaFree(r));
     void *p;
     CUDA_OK(cudaMalloc(&p, (size_t)BIG * sizeof(int)));
-    CUDA_OK(cudaMemset(p, 0, (size_t)BIG * sizeof(int)));
+    DEV_MEMSET(p, 0, (size_t)BIG * sizeof(int));
     CUDA_OK(cudaDeviceSynchronize());
     CUDA_OK(cudaFree(p));
     sync_after = now() - t0;
@@ -381,8 +381,8 @@ int main(int argc, char **argv)
         checked_allreduce(DFC_COMM_WORLD, 1, "device DFC_Allreduce on WORLD");
     share_errors();
     int *s = buf_new((size_t)BIG * sizeof(int), 1), *r = buf_new((size_t)BIG * sizeof(int), 1);
-    CUDA_OK(cudaMemset(s, 1, (size_t)BIG * sizeof(int)));
-    CUDA_OK(cudaMemset(r, 0xa5, (size_t)BIG * sizeof(int)));
+    DEV_MEMSET(s, 1, (size_t)BIG * sizeof(int));
+    DEV_MEMSET(r, 0xa5, (size_t)BIG * sizeof(int));
     if (!strcmp(which, "coll")) case_coll(s, r);
     else if (!strcmp(which, "before")) case_before(s, r);
     else if (!strcmp(which, "p2p")) case_p2p(s, r);

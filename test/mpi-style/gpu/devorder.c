@@ -65,7 +65,7 @@ static void test_chaos(void)
         for (int c = 0; c < NCOLL; c++) {
             for (int i = 0; i < n[c]; i++) h[i] = (float)((rank + 1) * (it % 7 + 1) + i % 5);
             CUDA_OK(cudaMemcpy(in[c], h, n[c] * sizeof(float), cudaMemcpyHostToDevice));
-            CUDA_OK(cudaMemset(out[c], 0xff, n[c] * sizeof(float))); /* poison: NaN */
+            DEV_MEMSET(out[c], 0xff, n[c] * sizeof(float)); /* poison: NaN */
         }
         shuffle(order, NCOLL, &local_rng);
         for (int c = 0; c < NCOLL; c++) DFCT_OK(DFC_Start(&req[order[c]]));

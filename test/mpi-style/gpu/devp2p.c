@@ -223,7 +223,7 @@ static void burst(int seed)
     memcpy(hs, img, NB * SLICE);
     CUDA_OK(cudaMemcpy(ds, img, NB * SLICE, cudaMemcpyHostToDevice));
     memset(hr, 0x5a, NB * SLICE);
-    CUDA_OK(cudaMemset(dr, 0x5a, NB * SLICE));
+    DEV_MEMSET(dr, 0x5a, NB * SLICE);
     DFC_Request q[2 * NB];
     DFC_Status st[2 * NB];
     for (int half = 0; half < 2; half++) {

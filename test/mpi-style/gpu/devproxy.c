@@ -49,7 +49,7 @@ static void get(int *host, const int *dev, size_t n)
 }
 static void poison(int *dev, size_t n)
 {
-    if (n) CUDA_OK(cudaMemset(dev, 0xA5, n * sizeof(int)));
+    if (n) DEV_MEMSET(dev, 0xA5, n * sizeof(int));
 }
 
 /* Small values: sums of 4 ranks never overflow an int. */

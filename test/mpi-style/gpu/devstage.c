@@ -82,7 +82,7 @@ static void test_allreduce(size_t n, int *want, DFC_Op umax)
     check("Allreduce in place", n, rd, want, -5);
     int *hs = malloc((n + 1) * sizeof(int)); /* host send, device receive */
     for (size_t i = 0; i < n; i++) hs[i] = input(rank, i, 1);
-    CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFCT_OK(DFC_Allreduce(hs, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
     check("Allreduce host to device", n, rd, want, -5);
     for (size_t i = 0; i < n; i++) {
@@ -90,7 +90,7 @@ static void test_allreduce(size_t n, int *want, DFC_Op umax)
         for (int r = 1; r < size; r++)
             want[i] = input(r, i, 1) > want[i] ? input(r, i, 1) : want[i];
     }
-    CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFCT_OK(DFC_Allreduce(sd, rd, (int)n, DFC_INT, umax, DFC_COMM_WORLD));
     check("Allreduce user op", n, rd, want, -5);
     free(hs);
@@ -133,7 +133,7 @@ static void test_shadowed(size_t n, int *want)
     DFCT_OK(
         DFC_Allreduce_init(sd, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD, DFC_INFO_NULL, &req));
     for (int it = 0; it < 2; it++) {
-        CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+        DEV_MEMSET(rd, 0xff, n * sizeof(int));
         DFCT_OK(DFC_Start(&req));
         DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
         check("Allreduce_init", n, rd, want, -8);
@@ -143,7 +143,7 @@ static void test_shadowed(size_t n, int *want)
         want[i] = 0;
         for (int r = 0; r <= rank; r++) want[i] += input(r, i, 4);
     }
-    CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFCT_OK(DFC_Scan(sd, rd, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
     check("Scan", n, rd, want, -8);
     cudaFree(rd);
@@ -176,13 +176,13 @@ static void test_p2p(size_t n, int *want)
     DFC_Get_count(&st, DFC_INT, &got);
     DFCT_CHECK(got == (int)n, "Recv: count %d, expected %zu", got, n);
     check("Send/Recv", n + 3, rd, want, -10);
-    CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFC_Request req[2];
     DFCT_OK(DFC_Irecv(rd, (int)n, DFC_INT, left, 2, DFC_COMM_WORLD, &req[0]));
     DFCT_OK(DFC_Isend(sd, (int)n, DFC_INT, right, 2, DFC_COMM_WORLD, &req[1]));
     DFCT_OK(DFC_Waitall(2, req, DFC_STATUSES_IGNORE));
     check("Isend/Irecv", n + 3, rd, want, -10);
-    CUDA_OK(cudaMemset(rd, 0xff, n * sizeof(int)));
+    DEV_MEMSET(rd, 0xff, n * sizeof(int));
     DFCT_OK(DFC_Sendrecv(sd, (int)n, DFC_INT, right, 3, rd, (int)n, DFC_INT, left, 3,
                          DFC_COMM_WORLD, DFC_STATUS_IGNORE));
     check("Sendrecv", n + 3, rd, want, -10);

@@ -44,7 +44,7 @@ static void checked(DFC_Comm comm, int members, size_t n, unsigned k, int *ds, i
 {
     for (size_t i = 0; i < n; i++) h[i] = input(k, rank, i);
     CUDA_OK(cudaMemcpy(ds, h, n * sizeof(int), cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemset(dr, 0xa5, n * sizeof(int)));
+    DEV_MEMSET(dr, 0xa5, n * sizeof(int));
     int rc = DFC_Allreduce(ds, dr, (int)n, DFC_INT, DFC_SUM, comm);
     DFCT_CHECK(rc == DFC_SUCCESS, "%s %u: DFC_Allreduce returned %d", what, k, rc);
     if (rc) return;
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
     if (surv != DFC_COMM_NULL) DFC_Comm_set_errhandler(surv, DFC_ERRORS_RETURN);
 
     DFC_Request req;
-    CUDA_OK(cudaMemset(ds, 1, (size_t)BIG * sizeof(int)));
+    DEV_MEMSET(ds, 1, (size_t)BIG * sizeof(int));
     DFCT_OK(DFC_Iallreduce(ds, dr, BIG, DFC_INT, DFC_SUM, DFC_COMM_WORLD, &req));
     if (rank == size - 1) {
         for (double t0 = now(); now() - t0 < 0.02;) {

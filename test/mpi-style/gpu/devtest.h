@@ -25,6 +25,15 @@
         }                                                                                      \
     } while (0)
 
+/* cudaMemset, then waits for it: DFC's small point-to-point copies (DFC_GPU_KCOPY_MAX in
+ * dfc_env(7)) are not ordered after work queued on the program's streams, as in CUDA-aware
+ * MPI, so a buffer is made ready before DFC reads or writes it. */
+#define DEV_MEMSET(p, v, n)                 \
+    do {                                    \
+        CUDA_OK(cudaMemset((p), (v), (n))); \
+        CUDA_OK(cudaDeviceSynchronize());   \
+    } while (0)
+
 static void dev_watchdog_fire(int sig)
 {
     (void)sig;

@@ -1,0 +1,282 @@
+/*
+ * kcopy.c - small device copies by a resident kernel instead of the copy engine (the ring and
+ * its protocol: kcopy_abi.h). Point-to-point on device buffers uses it for copies of up to
+ * DFC_GPU_KCOPY_MAX bytes into receive buffers: an eager message's copy into device memory,
+ * and the direct pull out of a peer's buffer on this node.
+ *
+ * Like the copies of CUDA-aware MPIs that bypass the copy engine (GDRCopy in UCX), these are
+ * not ordered after work the program queued on a stream, the legacy default stream included:
+ * the program synchronizes work on a receive buffer before it starts the receive
+ * (dfc_env(7)). Copies out of send buffers stay on the copy engine's stream, which waits for
+ * the legacy default stream. DFC_GPU_KCOPY_MAX=0 puts every copy there.
+ *
+ * The kernel runs on the device of the first buffer copied; a buffer on another device takes
+ * the copy engine. Launches, publications and relaunches hold kc.lock; a synchronous copy
+ * holds it until its bytes are out of the entry. The protocol half (tickets, exits,
+ * relaunches) runs without CUDA as well, with the launch replaced by a test's stand-in
+ * (dfc_gpu_kcopy_set_launcher), so CI exercises it (test/unit/test_kcopy.c).
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/dfc_cuda.h"
+#include "cuda/kcopy_abi.h"
+#include "util/dfc_util.h"
+
+static struct {
+    pthread_mutex_t lock;
+    int state;  /* 0: not set up, 1: ready, -1: unavailable (copies take the copy engine) */
+    int device; /* the kernel's device */
+    dfc_kcopy_ring_t *ring;
+    uint64_t posted;                /* the last ticket handed out */
+    uint32_t epoch;                 /* of the last launch */
+    int running;                    /* launched and not seen to exit */
+    size_t max;                     /* DFC_GPU_KCOPY_MAX */
+    uint64_t linger;                /* ns */
+    dfc_gpu_kcopy_launch_fn launch; /* the CUDA launch, or a test's stand-in */
+    int (*device_of)(const void *); /* dfc_gpu_ptr_device, or the stand-in's */
+    unsigned long launches;
+} kc = {PTHREAD_MUTEX_INITIALIZER, 0, -1, NULL, 0, 0, 0, 0, 0, NULL, dfc_gpu_ptr_device, 0};
+
+void dfc_gpu_kcopy_params(void)
+{
+    long m = dfc_env_long("DFC_GPU_KCOPY_MAX", DFC_KCOPY_INLINE,
+                          "device point-to-point copies up to this many bytes are made by a "
+                          "resident kernel instead of the copy engine (0 to 4096; 0: never)");
+    kc.max = m < 0 ? 0 : m > DFC_KCOPY_INLINE ? DFC_KCOPY_INLINE : (size_t)m;
+    long us = dfc_env_long("DFC_GPU_KCOPY_LINGER_US", 200,
+                           "the small-copy kernel exits after this long without a copy");
+    kc.linger = us < 0 ? 0 : (uint64_t)us * 1000;
+}
+
+void dfc_gpu_kcopy_set_launcher(dfc_gpu_kcopy_launch_fn fn, int (*device_of)(const void *))
+{
+    pthread_mutex_lock(&kc.lock);
+    kc.launch = fn;
+    kc.device_of = fn ? device_of : dfc_gpu_ptr_device;
+    pthread_mutex_unlock(&kc.lock);
+}
+
+static uint64_t ring_done(void) { return __atomic_load_n(&kc.ring->done, __ATOMIC_ACQUIRE); }
+static uint32_t ring_exited(void) { return __atomic_load_n(&kc.ring->exited, __ATOMIC_ACQUIRE); }
+
+/* kc.lock held: launches the kernel again when it has exited with tickets left or none was
+ * launched yet. Returns DFC_SUCCESS or the launch's error (then kc.state is -1). */
+static int ensure_running(void)
+{
+    if (kc.running && ring_exited() == kc.epoch) kc.running = 0;
+    if (kc.running) return DFC_SUCCESS;
+    int rc = kc.launch(kc.ring, kc.linger, kc.epoch + 1);
+    if (rc) {
+        kc.state = -1;
+        return rc;
+    }
+    kc.epoch++;
+    kc.running = 1;
+    kc.launches++;
+    return DFC_SUCCESS;
+}
+
+static int cuda_setup(int device); /* below: the ring in mapped memory and the CUDA launch */
+static dfc_gpu_kcopy_launch_fn cuda_launch_fn(void);
+
+/* kc.lock held: 1 when copies for `device` can go to the kernel. */
+static int usable(int device)
+{
+    if (device < 0) return 0; /* host memory on both sides: not ours */
+    if (kc.state == 0) {
+        dfc_gpu_kcopy_params();
+        if (!kc.max) kc.state = -1;
+        else if (kc.launch) { /* a test's stand-in: host memory plays mapped memory */
+            kc.ring = calloc(1, sizeof *kc.ring);
+            kc.state = kc.ring ? 1 : -1;
+            kc.device = device;
+        } else kc.state = cuda_setup(device) == DFC_SUCCESS ? 1 : -1;
+    }
+    return kc.state == 1 && device == kc.device;
+}
+
+/* kc.lock held: a ticket for an entry filled by fill(); 0 when the ring is full or the kernel
+ * cannot run (the caller takes the copy engine). */
+static uint64_t post(void *dst, const void *src, int src_dev, size_t bytes)
+{
+    if (kc.posted - ring_done() >= DFC_KCOPY_ENTRIES) return 0;
+    uint64_t t = kc.posted + 1;
+    dfc_kcopy_entry_t *e = &kc.ring->e[(t - 1) % DFC_KCOPY_ENTRIES];
+    e->dst = (uint64_t)(uintptr_t)dst;
+    e->bytes = bytes;
+    e->src = src_dev ? (uint64_t)(uintptr_t)src : 0;
+    if (!src_dev) memcpy(e->data, src, bytes);
+    if (ensure_running()) return 0; /* before seq: a failed launch leaves nothing published */
+    __atomic_store_n(&e->seq, t, __ATOMIC_RELEASE);
+    kc.posted = t;
+    return t;
+}
+
+/* kc.lock held: waits for ticket t, launching again if the kernel left before it. Returns 0
+ * when the kernel cannot be launched any more (the ticket then never completes). */
+static int wait_ticket(uint64_t t)
+{
+    while (ring_done() < t)
+        if (ring_exited() == kc.epoch && ring_done() < t) {
+            kc.running = 0;
+            if (ensure_running()) return 0;
+        }
+    return 1;
+}
+
+/* Without the lock: 1 when no copy of `bytes` can go to the kernel (the common large copy
+ * and the disabled kernel skip the lock). State and max are set once, max first. */
+static int surely_not(size_t bytes)
+{
+    int st = __atomic_load_n(&kc.state, __ATOMIC_ACQUIRE);
+    return bytes > DFC_KCOPY_INLINE || st < 0 || (st > 0 && bytes > kc.max);
+}
+
+int dfc_gpu_kcopy(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes)
+{
+    if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION;
+    int ok = 0;
+    pthread_mutex_lock(&kc.lock);
+    uint64_t t = 0;
+    if (usable(kc.device_of(dst_dev ? dst : src)) && bytes <= kc.max)
+        t = post(dst_dev ? dst : NULL, src, src_dev, bytes);
+    if (t && (ok = wait_ticket(t)) && !dst_dev)
+        memcpy(dst, kc.ring->e[(t - 1) % DFC_KCOPY_ENTRIES].data, bytes);
+    pthread_mutex_unlock(&kc.lock);
+    return ok ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION;
+}
+
+int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *ticket)
+{
+    *ticket = 0;
+    if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION;
+    pthread_mutex_lock(&kc.lock);
+    if (usable(kc.device_of(dst)) && bytes <= kc.max) *ticket = post(dst, src, 1, bytes);
+    pthread_mutex_unlock(&kc.lock);
+    return *ticket ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION;
+}
+
+int dfc_gpu_kcopy_test(uint64_t ticket)
+{
+    if (ring_done() >= ticket) return 1;
+    int alive = 1;
+    pthread_mutex_lock(&kc.lock);
+    if (ring_exited() == kc.epoch && ring_done() < ticket) {
+        kc.running = 0;
+        alive = ensure_running() == DFC_SUCCESS;
+    }
+    pthread_mutex_unlock(&kc.lock);
+    return ring_done() >= ticket ? 1 : alive ? 0 : -1;
+}
+
+unsigned long dfc_gpu_kcopy_launches(void) { return kc.launches; }
+
+static void cuda_teardown(void);
+
+void dfc_gpu_kcopy_finalize(void)
+{
+    pthread_mutex_lock(&kc.lock);
+    if (kc.state == 1) {
+        if (kc.running) { /* ask it to leave, and give it a second */
+            __atomic_store_n(&kc.ring->stop, 1, __ATOMIC_RELEASE);
+            uint64_t until = dfc_time_ns() + 1000000000ull;
+            while (ring_exited() != kc.epoch && dfc_time_ns() < until) {}
+        }
+        if (kc.launch == cuda_launch_fn()) cuda_teardown();
+        else free(kc.ring);
+    }
+    if (kc.launch == cuda_launch_fn()) kc.launch = NULL;
+    kc.ring = NULL;
+    kc.state = kc.running = 0;
+    kc.posted = kc.epoch = 0;
+    kc.device = -1;
+    pthread_mutex_unlock(&kc.lock);
+}
+
+#ifdef HAVE_CUDA
+#include "cuda/cuda_fns.h"
+
+extern const unsigned char dfc_kcopy_fatbin[]; /* kcopy_fatbin.c, made by src/gpu/embed.sh */
+
+static struct {
+    cudaStream_t stream;
+    const void *kernel;
+    void *ring_dev; /* the ring as the kernel addresses it */
+    cudaError_t (*get_device)(int *);
+} cu;
+
+/* The launch of kc.launch: one block on DFC's own non-blocking stream, on kc.device. */
+static int cuda_launch(dfc_kcopy_ring_t *ring, uint64_t linger_ns, uint32_t epoch)
+{
+    (void)ring;
+    int cur = -1;
+    if (cu.get_device(&cur) == cudaSuccess && cur != kc.device) dfc_cuda.cudaSetDevice(kc.device);
+    void *args[] = {&cu.ring_dev, &linger_ns, &epoch};
+    cudaError_t e = dfc_cuda.cudaLaunchKernel(cu.kernel, (dim3){1, 1, 1},
+                                              (dim3){DFC_KCOPY_THREADS, 1, 1}, args, 0, cu.stream);
+    if (cur >= 0 && cur != kc.device) dfc_cuda.cudaSetDevice(cur);
+    if (e == cudaSuccess) return DFC_SUCCESS;
+    DFC_LOG(DFC_LOG_INFO, "gpu", "small-copy kernel not launched (%s): copy engine from now on",
+            dfc_cuda.cudaGetErrorString(e));
+    dfc_cuda.cudaGetLastError();
+    return DFC_ERR_OTHER;
+}
+
+static dfc_gpu_kcopy_launch_fn cuda_launch_fn(void) { return cuda_launch; }
+
+/* The ring in pinned memory the kernel maps, the kernel from the embedded fat binary, a
+ * stream; on kc.device. Any failure leaves the copy engine to do every copy. */
+static int cuda_setup(int device)
+{
+    if (device < 0 || !dfc_gpu_available()) return DFC_ERR_UNSUPPORTED_OPERATION;
+    void *lib = dfc_gpu_cudart_open();
+    cu.get_device = lib ? (cudaError_t(*)(int *))dlsym(lib, "cudaGetDevice") : NULL;
+    int cur = -1;
+    if (!cu.get_device || cu.get_device(&cur) != cudaSuccess) return DFC_ERR_UNSUPPORTED_OPERATION;
+    if (cur != device) dfc_cuda.cudaSetDevice(device);
+    void *p = NULL;
+    cudaLibrary_t klib;
+    cudaKernel_t k;
+    cudaError_t e = dfc_cuda.cudaLibraryLoadData(&klib, dfc_kcopy_fatbin, NULL, NULL, 0, NULL, NULL,
+                                                 0);
+    if (!e) e = dfc_cuda.cudaLibraryGetKernel(&k, klib, "dfc_kcopy_kernel");
+    if (!e)
+        e = dfc_cuda.cudaHostAlloc(&p, sizeof *kc.ring,
+                                   cudaHostAllocMapped | cudaHostAllocPortable);
+    if (!e) memset(p, 0, sizeof *kc.ring);
+    if (!e) e = dfc_cuda.cudaHostGetDevicePointer(&cu.ring_dev, p, 0);
+    if (!e) e = dfc_cuda.cudaStreamCreateWithFlags(&cu.stream, cudaStreamNonBlocking);
+    if (cur != device) dfc_cuda.cudaSetDevice(cur);
+    if (e) {
+        DFC_LOG(DFC_LOG_INFO, "gpu", "no small-copy kernel (%s): copy engine for every copy",
+                dfc_cuda.cudaGetErrorString(e));
+        dfc_cuda.cudaGetLastError();
+        if (p) dfc_cuda.cudaFreeHost(p);
+        return DFC_ERR_UNSUPPORTED_OPERATION;
+    }
+    cu.kernel = (const void *)k;
+    kc.ring = p;
+    kc.device = device;
+    kc.launch = cuda_launch;
+    return DFC_SUCCESS;
+}
+
+static void cuda_teardown(void)
+{
+    if (cu.stream) dfc_cuda.cudaStreamSynchronize(cu.stream); /* the kernel has gone */
+    if (cu.stream) dfc_cuda.cudaStreamDestroy(cu.stream);
+    dfc_cuda.cudaFreeHost(kc.ring);
+    memset(&cu, 0, sizeof cu);
+}
+#else
+static dfc_gpu_kcopy_launch_fn cuda_launch_fn(void) { return NULL; }
+static int cuda_setup(int device)
+{
+    (void)device;
+    return DFC_ERR_UNSUPPORTED_OPERATION;
+}
+static void cuda_teardown(void) {}
+#endif

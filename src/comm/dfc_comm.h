@@ -646,7 +646,6 @@ typedef struct dfc_stage {
     const dfc_dtype_t *dt;
     uint64_t count;
     int partial;
-    int on_stream; /* copy_all: this shadow's copy goes to the stream (not a small copy) */
 } dfc_stage_t;
 
 /* If buf is device memory, gives the request a host shadow of `bytes` and returns it in
@@ -671,9 +670,6 @@ typedef struct dfc_stage_ops {
     int (*event_record)(void *e, void *stream);
     int (*event_sync)(void *e);
     int (*stream_sync)(void *s);
-    /* A small copy made and waited for at once (the small-copy kernel, kcopy.c); returns
-     * DFC_ERR_UNSUPPORTED_OPERATION when it cannot (the stream copy is taken). May be NULL. */
-    int (*copy_small)(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes);
 } dfc_stage_ops_t;
 extern const dfc_stage_ops_t *dfc_stage_ops;
 /* Finalizes the pool, then uses `ops` (NULL: CUDA's) from now on. For tests. */

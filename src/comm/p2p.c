@@ -399,8 +399,7 @@ static void land(dfc_req_t *r, uint64_t off, const void *src, uint64_t n)
         memcpy((char *)r->rbuf + off, src, n);
         return;
     }
-    int rc = dfc_gpu_kcopy((char *)r->rbuf + off, 1, src, 0, n); /* small: the kernel */
-    if (rc) rc = dfc_gpu_copy((char *)r->rbuf + off, src, n);
+    int rc = dfc_gpu_copy((char *)r->rbuf + off, src, n);
     if (rc && !r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
 }
 

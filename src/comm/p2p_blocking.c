@@ -79,7 +79,7 @@ int dfc_p2p_tmp_unpack(const dfc_p2p_tmp_t *t, void *buf, const dfc_dtype_t *dt,
 {
     if (!n) return DFC_SUCCESS;
     if (!dt->dense) dfc_dtype_unpack(dt, buf, 0, n, t->p); /* host only: staging refuses device */
-    else if (t->dev) return dfc_gpu_kcopy(buf, 1, t->p, 0, n) ? dfc_gpu_copy(buf, t->p, n) : 0;
+    else if (t->dev) return dfc_gpu_copy(buf, t->p, n);
     else memcpy(buf, t->p, n);
     return DFC_SUCCESS;
 }

@@ -320,32 +320,23 @@ static void pack_all(dfc_req_t *r, int dir)
     }
 }
 
-/* Whether shadow st needs a copy in direction dir on the stream. A small copy out (into a
- * receive buffer) is made at once by the small-copy kernel where it can; copies in stay on
- * the stream, which waits for the program's legacy-stream work that writes the buffer
- * (a cudaMemcpy from pageable memory returns before its data lands). */
-static int needs_stream_copy(const dfc_stage_t *st, int dir)
-{
-    if (st->dt || !(dir == IN ? st->copy_in : st->copy_out)) return 0; /* packed: pack_all */
-    if (dir == IN || !dfc_stage_ops->copy_small) return 1;
-    return dfc_stage_ops->copy_small(st->dev, 1, st->host, 0, st->bytes) != 0;
-}
-
 /* Issues the request's copies in one direction together on one stream, then waits once. */
 static int copy_all(dfc_req_t *r, int dir)
 {
     int any = 0;
     for (int i = 0; i < r->nstages; i++)
-        any |= r->stages[i].on_stream = needs_stream_copy(&r->stages[i], dir);
+        if (!r->stages[i].dt) any |= dir == IN ? r->stages[i].copy_in : r->stages[i].copy_out;
     if (!any) return DFC_SUCCESS;
     dfc_stage_ctx_t *x;
     int rc = dfc_stage_ctx_get(&x), rc2;
     if (rc) return rc;
     for (int i = 0; i < r->nstages && !rc; i++) {
         dfc_stage_t *st = &r->stages[i];
-        if (!st->on_stream) continue;
-        if (dir == IN) rc = dfc_stage_ops->copy_async(st->host, st->dev, st->bytes, x->stream[IN]);
-        else rc = dfc_stage_ops->copy_async(st->dev, st->host, st->bytes, x->stream[OUT]);
+        if (st->dt) continue; /* packed, not copied (pack_all) */
+        if (dir == IN && st->copy_in)
+            rc = dfc_stage_ops->copy_async(st->host, st->dev, st->bytes, x->stream[IN]);
+        else if (dir == OUT && st->copy_out)
+            rc = dfc_stage_ops->copy_async(st->dev, st->host, st->bytes, x->stream[OUT]);
     }
     if ((rc2 = dfc_stage_ops->stream_sync(x->stream[dir])) && !rc) rc = rc2;
     dfc_stage_ctx_put(x);

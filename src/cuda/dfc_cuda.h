@@ -81,18 +81,16 @@ int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done);
 void dfc_gpu_ipc_finalize(void);
 
 /* ---- Small copies by a resident kernel (kcopy.c; the ring: kcopy_abi.h) ----
- * For device point-to-point copies of up to DFC_GPU_KCOPY_MAX bytes into receive buffers, a
- * kernel polling a ring in mapped host memory instead of the copy engine (7-11 us of CUDA
- * calls each under MPS). Not ordered after the program's streams (dfc_env(7)). Each returns DFC_ERR_UNSUPPORTED_OPERATION,
- * without recording a message, when the copy must take the copy engine instead: too large,
- * disabled, no kernel, another device, the ring full. */
+ * For the direct device point-to-point copies (above) of up to DFC_GPU_KCOPY_MAX bytes, a
+ * kernel polling a ring in mapped host memory instead of the copy engine (11-15 us of CUDA
+ * calls per copy under MPS). Not ordered after the program's streams, as the copy engine's
+ * copies there are not either. */
 void dfc_gpu_kcopy_params(void); /* reads DFC_GPU_KCOPY_MAX and DFC_GPU_KCOPY_LINGER_US */
-/* Copies and waits. dst_dev/src_dev: whether dst/src is device memory of the kernel's device
- * (or mapped into its context); a host side goes through the ring entry. */
-int dfc_gpu_kcopy(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes);
 /* Starts a copy between two addresses the kernel's context maps (dst on its device); the
  * ticket is tested with dfc_gpu_kcopy_test: 1 done, 0 not yet, -1 never (the kernel can no
- * longer be launched: copy again with the copy engine). */
+ * longer be launched: copy again with the copy engine). Returns
+ * DFC_ERR_UNSUPPORTED_OPERATION, without recording a message, when the copy must take the
+ * copy engine instead: too large, disabled, no kernel, another device, the ring full. */
 int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *ticket);
 int dfc_gpu_kcopy_test(uint64_t ticket);
 /* Stops the kernel and frees the ring (at finalize; the next copy sets it up again). */

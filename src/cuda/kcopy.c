@@ -1,20 +1,16 @@
 /*
  * kcopy.c - small device copies by a resident kernel instead of the copy engine (the ring and
- * its protocol: kcopy_abi.h). Point-to-point on device buffers uses it for copies of up to
- * DFC_GPU_KCOPY_MAX bytes into receive buffers: an eager message's copy into device memory,
- * and the direct pull out of a peer's buffer on this node.
+ * its protocol: kcopy_abi.h). Device point-to-point on one node uses it for the direct copy
+ * out of a peer's buffer (cuda/ipc.c) of up to DFC_GPU_KCOPY_MAX bytes: the copy engine's
+ * cudaMemcpyAsync, event record and event queries cost 11-15 us under MPS whatever the size,
+ * the kernel's copy a read of the ring across PCIe and a completion write. Neither is ordered
+ * after the receiving program's streams (the copy engine's stream is non-blocking too).
  *
- * Like the copies of CUDA-aware MPIs that bypass the copy engine (GDRCopy in UCX), these are
- * not ordered after work the program queued on a stream, the legacy default stream included:
- * the program synchronizes work on a receive buffer before it starts the receive
- * (dfc_env(7)). Copies out of send buffers stay on the copy engine's stream, which waits for
- * the legacy default stream. DFC_GPU_KCOPY_MAX=0 puts every copy there.
- *
- * The kernel runs on the device of the first buffer copied; a buffer on another device takes
- * the copy engine. Launches, publications and relaunches hold kc.lock; a synchronous copy
- * holds it until its bytes are out of the entry. The protocol half (tickets, exits,
- * relaunches) runs without CUDA as well, with the launch replaced by a test's stand-in
- * (dfc_gpu_kcopy_set_launcher), so CI exercises it (test/unit/test_kcopy.c).
+ * The kernel runs on the device of the first destination copied into; a destination on
+ * another device takes the copy engine. Launches, publications and relaunches hold kc.lock.
+ * The protocol half (tickets, exits, relaunches) runs without CUDA as well, with the launch
+ * replaced by a test's stand-in (dfc_gpu_kcopy_set_launcher), so CI exercises it
+ * (test/unit/test_kcopy.c).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -42,10 +38,10 @@ static struct {
 
 void dfc_gpu_kcopy_params(void)
 {
-    long m = dfc_env_long("DFC_GPU_KCOPY_MAX", DFC_KCOPY_INLINE,
-                          "device point-to-point copies up to this many bytes are made by a "
-                          "resident kernel instead of the copy engine (0 to 4096; 0: never)");
-    kc.max = m < 0 ? 0 : m > DFC_KCOPY_INLINE ? DFC_KCOPY_INLINE : (size_t)m;
+    long m = dfc_env_long("DFC_GPU_KCOPY_MAX", 65536,
+                          "direct device point-to-point copies up to this many bytes are made "
+                          "by a resident kernel instead of the copy engine (0: never)");
+    kc.max = m < 0 ? 0 : m > DFC_KCOPY_MAX_BYTES ? DFC_KCOPY_MAX_BYTES : (size_t)m;
     long us = dfc_env_long("DFC_GPU_KCOPY_LINGER_US", 200,
                            "the small-copy kernel exits after this long without a copy");
     kc.linger = us < 0 ? 0 : (uint64_t)us * 1000;
@@ -98,33 +94,20 @@ static int usable(int device)
     return kc.state == 1 && device == kc.device;
 }
 
-/* kc.lock held: a ticket for an entry filled by fill(); 0 when the ring is full or the kernel
- * cannot run (the caller takes the copy engine). */
-static uint64_t post(void *dst, const void *src, int src_dev, size_t bytes)
+/* kc.lock held: a ticket for the copy; 0 when the ring is full or the kernel cannot run (the
+ * caller takes the copy engine). */
+static uint64_t post(void *dst, const void *src, size_t bytes)
 {
     if (kc.posted - ring_done() >= DFC_KCOPY_ENTRIES) return 0;
     uint64_t t = kc.posted + 1;
     dfc_kcopy_entry_t *e = &kc.ring->e[(t - 1) % DFC_KCOPY_ENTRIES];
     e->dst = (uint64_t)(uintptr_t)dst;
     e->bytes = bytes;
-    e->src = src_dev ? (uint64_t)(uintptr_t)src : 0;
-    if (!src_dev) memcpy(e->data, src, bytes);
+    e->src = (uint64_t)(uintptr_t)src;
     if (ensure_running()) return 0; /* before seq: a failed launch leaves nothing published */
     __atomic_store_n(&e->seq, t, __ATOMIC_RELEASE);
     kc.posted = t;
     return t;
-}
-
-/* kc.lock held: waits for ticket t, launching again if the kernel left before it. Returns 0
- * when the kernel cannot be launched any more (the ticket then never completes). */
-static int wait_ticket(uint64_t t)
-{
-    while (ring_done() < t)
-        if (ring_exited() == kc.epoch && ring_done() < t) {
-            kc.running = 0;
-            if (ensure_running()) return 0;
-        }
-    return 1;
 }
 
 /* Without the lock: 1 when no copy of `bytes` can go to the kernel (the common large copy
@@ -132,21 +115,7 @@ static int wait_ticket(uint64_t t)
 static int surely_not(size_t bytes)
 {
     int st = __atomic_load_n(&kc.state, __ATOMIC_ACQUIRE);
-    return bytes > DFC_KCOPY_INLINE || st < 0 || (st > 0 && bytes > kc.max);
-}
-
-int dfc_gpu_kcopy(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes)
-{
-    if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION;
-    int ok = 0;
-    pthread_mutex_lock(&kc.lock);
-    uint64_t t = 0;
-    if (usable(kc.device_of(dst_dev ? dst : src)) && bytes <= kc.max)
-        t = post(dst_dev ? dst : NULL, src, src_dev, bytes);
-    if (t && (ok = wait_ticket(t)) && !dst_dev)
-        memcpy(dst, kc.ring->e[(t - 1) % DFC_KCOPY_ENTRIES].data, bytes);
-    pthread_mutex_unlock(&kc.lock);
-    return ok ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION;
+    return bytes > DFC_KCOPY_MAX_BYTES || st < 0 || (st > 0 && bytes > kc.max);
 }
 
 int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *ticket)
@@ -154,7 +123,7 @@ int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *tick
     *ticket = 0;
     if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION;
     pthread_mutex_lock(&kc.lock);
-    if (usable(kc.device_of(dst)) && bytes <= kc.max) *ticket = post(dst, src, 1, bytes);
+    if (usable(kc.device_of(dst)) && bytes <= kc.max) *ticket = post(dst, src, bytes);
     pthread_mutex_unlock(&kc.lock);
     return *ticket ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION;
 }

@@ -1,18 +1,16 @@
 /*
  * kcopy_abi.h - the ring between the host and the small-copy kernel (kcopy.c, kcopy_kernel.cu).
  *
- * A copy engine pays 7-11 us of CUDA calls for any copy under MPS, however small (BENCHMARKS.md,
+ * A copy engine pays 11-15 us of CUDA calls for any copy under MPS, however small (BENCHMARKS.md,
  * "Small device messages"). The small-copy kernel is resident while copies come: it polls this
- * ring in pinned, mapped host memory and moves up to DFC_KCOPY_INLINE bytes per entry with
- * loads and stores, so a small copy costs a read across PCIe and a completion write.
+ * ring in pinned, mapped host memory and moves up to DFC_KCOPY_MAX_BYTES per entry with loads
+ * and stores, so a small copy costs two reads across PCIe and a completion write.
  *
  * Ticket t (1, 2, ...) lives in entry (t - 1) % DFC_KCOPY_ENTRIES. The host fills dst, src and
- * bytes (and data, for a copy from host memory), then publishes seq = t with a release store.
+ * bytes (addresses the kernel's context maps), then publishes seq = t with a release store.
  * The kernel takes tickets in order: it waits for seq == done + 1 in the next entry, copies,
- * makes the bytes visible system-wide, then writes done = t. An address of 0 means the entry's
- * own data: src 0 copies from data (host to device), dst 0 copies into data (device to host,
- * read by the host once done reaches the ticket). The host reuses an entry only once done has
- * passed it, so the ring never holds more than DFC_KCOPY_ENTRIES tickets.
+ * makes the bytes visible system-wide, then writes done = t. The host reuses an entry only once
+ * done has passed it, so the ring never holds more than DFC_KCOPY_ENTRIES tickets.
  *
  * The kernel exits after DFC_GPU_KCOPY_LINGER_US without a ticket (or at once when stop is
  * set), writing exited = the epoch it was launched with after its last done. A host that finds
@@ -25,15 +23,15 @@
 #include <stdint.h>
 
 #define DFC_KCOPY_ENTRIES 32
-#define DFC_KCOPY_INLINE 4096 /* the largest copy, and an entry's data */
-#define DFC_KCOPY_THREADS 256
+#define DFC_KCOPY_MAX_BYTES (1 << 20) /* the largest copy DFC_GPU_KCOPY_MAX may allow */
+#define DFC_KCOPY_THREADS 512
 
+/* The kernel reads dst and src with one 16-byte load and bytes and seq with another, once
+ * seq has matched: two reads across PCIe per copy, issued together. */
 typedef struct dfc_kcopy_entry {
-    uint64_t dst, src; /* addresses valid in the kernel's context; 0: data */
+    uint64_t dst, src; /* addresses valid in the kernel's context */
     uint64_t bytes;
     uint64_t seq; /* the ticket, published last */
-    uint64_t pad[4];
-    unsigned char data[DFC_KCOPY_INLINE];
 } dfc_kcopy_entry_t;
 
 typedef struct dfc_kcopy_ring {

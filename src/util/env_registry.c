@@ -90,7 +90,7 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_STAGE_POOL_MAX", 0, 1L << 40),
     BOOL("DFC_GPU_P2P"), /* device point-to-point (comm/p2p.c, cuda/ipc.c) */
     INT("DFC_GPU_IPC_CACHE", 1, 4096),
-    INT("DFC_GPU_KCOPY_MAX", 0, 4096),
+    INT("DFC_GPU_KCOPY_MAX", 0, 1 << 20),
     INT("DFC_GPU_KCOPY_LINGER_US", 0, MINUTE_US),
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
     ALGO("DFC_BARRIER_ALGORITHM", "dissemination|shm_slots"),

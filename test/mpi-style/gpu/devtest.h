@@ -25,9 +25,9 @@
         }                                                                                      \
     } while (0)
 
-/* cudaMemset, then waits for it: DFC's small point-to-point copies (DFC_GPU_KCOPY_MAX in
- * dfc_env(7)) are not ordered after work queued on the program's streams, as in CUDA-aware
- * MPI, so a buffer is made ready before DFC reads or writes it. */
+/* cudaMemset, then waits for it: DFC's direct device point-to-point copies (dfc(7)) are not
+ * ordered after work queued on the program's streams, as in CUDA-aware MPI, so a buffer is
+ * made ready before DFC reads or writes it. */
 #define DEV_MEMSET(p, v, n)                 \
     do {                                    \
         CUDA_OK(cudaMemset((p), (v), (n))); \

@@ -752,10 +752,11 @@ int dfc_stage_pipeline(const dfc_stage_pipe_t *p);
  * only what arrived and needs no copy-in. */
 int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt, int copy_in,
                        int copy_out, int partial, void **use);
-/* Bytes [0, bytes) of the packed form of items of dt between a device buffer and host
- * memory: each contiguous run of the type map is one copy, a strided set of equal runs one
- * 2D copy; pack copies the type's span whole first and packs on the host when the runs would
- * take more than DFC_STAGE_DT_COPIES (64) copies. Bytes outside the type map are never written.
+/* The packed form of items of dt between a device buffer and host memory (pack: count
+ * items; unpack: the first `bytes` packed bytes, a partial receive's): each contiguous run
+ * of the type map is one copy, a strided set of equal runs one 2D copy; pack copies the
+ * type's span whole first and packs on the host when the runs would take more than
+ * DFC_STAGE_DT_COPIES (64) copies. Bytes outside the type map are never written.
  * Synchronous: returns once the copies are done. */
 int dfc_stage_dev_pack(const dfc_dtype_t *dt, const void *dev, uint64_t count, void *packed);
 int dfc_stage_dev_unpack(const dfc_dtype_t *dt, void *dev, uint64_t bytes, const void *packed);

@@ -7,8 +7,9 @@
  * Sendrecv_replace shift of a face; a struct type with gaps (small and large counts, device
  * to device, host to device, device to host, a partial receive, blocking Send/Recv); Allgather
  * with a strided send type and a resized vector receive type, Bcast and Ibcast of a vector
- * type; and bad input (a datatype whose span covers device and host memory: DFC_ERR_BUFFER,
- * nothing sent). Each case runs on host buffers, then on device buffers.
+ * type; Bsend of a vector type; and bad input (a datatype whose span covers device and
+ * host memory: DFC_ERR_BUFFER, nothing sent). Each case runs on host buffers, then on device
+ * buffers.
  *
  * Every element of every buffer is checked after each operation: interior cells keep their
  * values, each halo holds its neighbour's face, and the cells no type map covers (grid edges
@@ -427,6 +428,38 @@ static void bcast(int where, int M, int gen)
     DFCT_OK(DFC_Type_free(&v));
 }
 
+/* Bsend of a vector from `where` to this rank itself, received contiguous on the host. */
+static void bsend(int where, int M, int gen)
+{
+    DFC_Datatype v;
+    DFCT_OK(DFC_Type_vector(M, 3, 4, DFC_FLOAT, &v));
+    DFCT_OK(DFC_Type_commit(&v));
+    size_t n = 4 * (size_t)M, att = 3 * M * sizeof(float) + 4 * DFC_BSEND_OVERHEAD;
+    float *h = malloc(n * sizeof(float)), *r = malloc(3 * M * sizeof(float) + 4);
+    for (size_t i = 0; i < n; i++) h[i] = i % 4 == 3 ? -1.0f : (float)(gen * 100000 + (int)i);
+    float *b = mk(where, n * sizeof(float));
+    void *mem = malloc(att), *back;
+    int sz;
+    put(where, b, h, n * sizeof(float));
+    DFCT_OK(DFC_Buffer_attach(mem, (int)att));
+    DFCT_OK(DFC_Bsend(b, 1, v, rank, 11, DFC_COMM_WORLD));
+    DFCT_OK(DFC_Recv(r, 3 * M, DFC_FLOAT, rank, 11, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    DFCT_OK(DFC_Buffer_detach(&back, &sz));
+    int bad = 0;
+    for (int k = 0; k < 3 * M; k++) {
+        float e = (float)(gen * 100000 + (k / 3) * 4 + k % 3);
+        if (r[k] != e && bad++ < 3)
+            DFCT_CHECK(0, "bsend from %s: element %d is %g, expected %g", where_name[where], k,
+                       r[k], e);
+    }
+    DFCT_CHECK(!bad, "bsend from %s: %d elements wrong", where_name[where], bad);
+    release(where, b);
+    free(h);
+    free(r);
+    free(mem);
+    DFCT_OK(DFC_Type_free(&v));
+}
+
 /* ---- Bad input --------------------------------------------------------------------------- */
 
 /* A struct of absolute addresses (DFC_BOTTOM) with one block in device memory and one in
@@ -473,6 +506,7 @@ int main(int argc, char **argv)
         halo(3, l3, 0, where);
         allgather(where, 1000, 3 + where);
         bcast(where, 700, 5 + where);
+        bsend(where, 500, 7 + where);
         for (int other = HOST; other <= DEV; other++) {
             structs(where, other, 5, 5, 1);
             structs(where, other, 1000, 1000, 2);

@@ -494,6 +494,11 @@ static void mixed_span(void)
 
 int main(int argc, char **argv)
 {
+    int ndev = 0; /* one GPU per local rank where there are several */
+    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    if (!lr) lr = getenv("SLURM_LOCALID");
+    CUDA_OK(cudaGetDeviceCount(&ndev));
+    if (ndev > 1) CUDA_OK(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
     dfct_init(&argc, &argv);
     dev_watchdog(240);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);

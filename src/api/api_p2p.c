@@ -56,6 +56,7 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
         goto fn_fail;
     }
     r->bytes = (uint64_t)count * d->size;
+    r->func = func; /* names the entry point in a staging error */
     void *use;
     if ((rc = dfc_req_stage_type(r, (void *)buf, (uint64_t)count, d, 1, 0, 0, &use))) goto fn_fail;
     r->sbuf = use;
@@ -241,6 +242,7 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
     /* A small contiguous host message: straight into the transport, no request (p2p.c). */
     if (!sync && d->dense && dfc_p2p_send_eager_now(c, buf, bytes, dest, tag)) goto fn_exit;
     dfc_req_init_internal(&r, c);
+    r.func = func; /* names the entry point in a staging error */
     void *use;
     if ((rc = dfc_req_stage_type(&r, (void *)buf, (uint64_t)count, d, 1, 0, 0, &use)) ||
         (rc = dfc_req_stage_in(&r)) ||

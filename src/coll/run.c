@@ -229,7 +229,7 @@ static int route_of(const char *func, dfc_comm_t *c, const dfc_coll_args_t *a, c
     int sdev = sb ? dfc_gpu_ptr_device(sb) : -1, rdev = rb ? dfc_gpu_ptr_device(rb) : -1;
     *route = ROUTE_HOST;
     if (sdev < 0 && rdev < 0 && !a->stype && !a->rtype) return DFC_SUCCESS;
-    *route = ROUTE_STAGE; /* non-dense types: packed host copies (device ones fail there) */
+    *route = ROUTE_STAGE; /* non-dense types: packed copies (pinned ones for device buffers) */
     if (a->stype || a->rtype) return DFC_SUCCESS;
     if (!dfc_coll_gpu_eligible(c, dt, op)) return DFC_SUCCESS;
     int mine = dfc_gpu_daemon_device();
@@ -300,6 +300,7 @@ static int build_instance(const dfc_coll_call_t *call, dfc_comm_t *c, const dfc_
     req->destroy = destroy_coll;
     req->start = start_coll;
     coll->req = req;
+    req->func = call->func; /* names the entry point in a staging error */
     if ((rc = prepare_route(coll, a, route))) {
         dfc_req_free(req);
         return rc;

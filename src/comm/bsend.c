@@ -194,6 +194,10 @@ static int fill(const char *func, void *mem, const void *buf, uint64_t count, co
     uint64_t bytes = count * dt->size;
     if (!bytes) return DFC_SUCCESS;
     if (!dt->dense) {
+        DFC_Aint lo, hi;
+        dfc_dtype_span(dt, count, &lo, &hi);
+        if (dfc_gpu_is_device_ptr((const char *)buf + lo))
+            return dfc_stage_dev_pack(dt, buf, count, mem); /* the type map's runs */
         dfc_dtype_pack(dt, buf, 0, bytes, mem);
         return DFC_SUCCESS;
     }
@@ -201,20 +205,6 @@ static int fill(const char *func, void *mem, const void *buf, uint64_t count, co
     (void)func;
     memcpy(mem, buf, bytes);
     return DFC_SUCCESS;
-}
-
-/* A non-dense type on device memory cannot be packed here (no device pack kernel). */
-static int check_host_layout(const char *func, const void *buf, uint64_t count,
-                             const dfc_dtype_t *dt)
-{
-    DFC_Aint lo, hi;
-    if (dt->dense || !count || !dt->size) return DFC_SUCCESS;
-    dfc_dtype_span(dt, count, &lo, &hi);
-    if (!dfc_gpu_is_device_ptr((const char *)buf + lo)) return DFC_SUCCESS;
-    return dfc_err(DFC_ERR_UNSUPPORTED_OPERATION, func,
-                   "invalid argument buf: a non-contiguous datatype on a device buffer is not "
-                   "supported by buffered sends (pack it with a contiguous type, or use host "
-                   "memory); nothing was sent");
 }
 
 /* Copies and sends one message (Bsend; and Ibsend/Bsend_init through their requests): the
@@ -232,8 +222,7 @@ static int post(dfc_comm_t *c, const char *func, const void *buf, uint64_t count
         return dfc_err(DFC_ERR_BUFFER, func,
                        "no buffer is attached for buffered sends (DFC_Buffer_attach or "
                        "DFC_Comm_attach_buffer): nothing was sent");
-    if ((rc = check_host_layout(func, buf, count, dt)) || (rc = take(b, func, bytes, &s, &mem)))
-        return rc;
+    if ((rc = take(b, func, bytes, &s, &mem))) return rc;
     rc = fill(func, mem, buf, count, dt);
     dfc_req_t *r = rc ? NULL : dfc_req_new(DFC_REQ_SEND, c);
     if (!r) {

@@ -259,8 +259,21 @@ void dfc_dtype_span(const dfc_dtype_t *dt, uint64_t count, DFC_Aint *lo, DFC_Ain
             for (size_t k = 0; k < nblk; k++, u += stride, p += (N)) memcpy(p, u, (N)); \
     } while (0)
 
-static void strided_runs(char *u, DFC_Aint stride, char *p, size_t run, size_t nblk, int unpack)
+/* How a walk moves bytes: unpack or pack, with memcpy, or through a mover's calls (the
+ * first error stops further calls and is kept in m->rc). */
+typedef struct walk_how {
+    int unpack;
+    dfc_dtype_mover_t *m;
+} walk_how_t;
+
+static void strided_runs(char *u, DFC_Aint stride, char *p, size_t run, size_t nblk,
+                         const walk_how_t *w)
 {
+    int unpack = w->unpack;
+    if (w->m) {
+        if (!w->m->rc) w->m->rc = w->m->strided(w->m->arg, u, stride, p, run, nblk, unpack);
+        return;
+    }
     switch (run) {
     case 1: RUNS(1); break;
     case 2: RUNS(2); break;
@@ -272,26 +285,29 @@ static void strided_runs(char *u, DFC_Aint stride, char *p, size_t run, size_t n
 }
 #undef RUNS
 
-static inline void copy(char *u, char *p, size_t n, int unpack)
+static inline void copy(char *u, char *p, size_t n, const walk_how_t *w)
 {
-    if (unpack) memcpy(u, p, n);
+    if (w->m) {
+        if (!w->m->rc) w->m->rc = w->m->strided(w->m->arg, u, (DFC_Aint)n, p, n, 1, w->unpack);
+    } else if (w->unpack) memcpy(u, p, n);
     else memcpy(p, u, n);
 }
 
-static void walk(const dfc_dtype_t *dt, char *origin, char *p, size_t lo, size_t hi, int unpack);
+static void walk(const dfc_dtype_t *dt, char *origin, char *p, size_t lo, size_t hi,
+                 const walk_how_t *w);
 
 /* Packed bytes [lo, hi) of b items of t, the first at origin. */
 static void walk_items(const dfc_dtype_t *t, size_t b, char *origin, char *p, size_t lo, size_t hi,
-                       int unpack)
+                       const walk_how_t *w)
 {
     if (run_of(t, b)) {
-        copy(origin + t->true_lb + lo, p, hi - lo, unpack);
+        copy(origin + t->true_lb + lo, p, hi - lo, w);
         return;
     }
     size_t j = lo / t->size;
     while (lo < hi) {
         size_t base = j * t->size, end = DFC_MIN2(hi - base, t->size);
-        walk(t, origin + (DFC_Aint)j * t->extent, p, lo - base, end, unpack);
+        walk(t, origin + (DFC_Aint)j * t->extent, p, lo - base, end, w);
         p += end - (lo - base);
         lo = base + end;
         j++;
@@ -299,7 +315,7 @@ static void walk_items(const dfc_dtype_t *t, size_t b, char *origin, char *p, si
 }
 
 static void walk_vector(const dfc_dtype_t *dt, char *origin, char *p, size_t lo, size_t hi,
-                        int unpack)
+                        const walk_how_t *w)
 {
     const dfc_dtype_t *t = dt->dl_child;
     size_t bsize = dt->dl_blen * t->size;
@@ -307,8 +323,7 @@ static void walk_vector(const dfc_dtype_t *dt, char *origin, char *p, size_t lo,
     /* A partial first block. */
     if (lo % bsize) {
         size_t end = DFC_MIN2(hi - i * bsize, bsize);
-        walk_items(t, dt->dl_blen, origin + (DFC_Aint)i * dt->dl_stride, p, lo % bsize, end,
-                   unpack);
+        walk_items(t, dt->dl_blen, origin + (DFC_Aint)i * dt->dl_stride, p, lo % bsize, end, w);
         p += end - lo % bsize;
         lo = i * bsize + end;
         i++;
@@ -317,19 +332,18 @@ static void walk_vector(const dfc_dtype_t *dt, char *origin, char *p, size_t lo,
     size_t nwhole = (hi - lo) / bsize;
     if (nwhole && run_of(t, dt->dl_blen)) {
         strided_runs(origin + (DFC_Aint)i * dt->dl_stride + t->true_lb, dt->dl_stride, p, bsize,
-                     nwhole, unpack);
+                     nwhole, w);
         p += nwhole * bsize;
         lo += nwhole * bsize;
         i += nwhole;
     } else
         for (; nwhole; nwhole--, i++, p += bsize, lo += bsize)
-            walk_items(t, dt->dl_blen, origin + (DFC_Aint)i * dt->dl_stride, p, 0, bsize, unpack);
-    if (lo < hi)
-        walk_items(t, dt->dl_blen, origin + (DFC_Aint)i * dt->dl_stride, p, 0, hi - lo, unpack);
+            walk_items(t, dt->dl_blen, origin + (DFC_Aint)i * dt->dl_stride, p, 0, bsize, w);
+    if (lo < hi) walk_items(t, dt->dl_blen, origin + (DFC_Aint)i * dt->dl_stride, p, 0, hi - lo, w);
 }
 
 static void walk_blocks(const dfc_dtype_t *dt, char *origin, char *p, size_t lo, size_t hi,
-                        int unpack)
+                        const walk_how_t *w)
 {
     /* The last block whose packed offset is <= lo. */
     size_t a = 0, b = dt->dl_count;
@@ -343,37 +357,49 @@ static void walk_blocks(const dfc_dtype_t *dt, char *origin, char *p, size_t lo,
         if (!bsize || lo >= start + bsize) continue;
         size_t end = DFC_MIN2(hi, start + bsize);
         walk_items(dt->dl_types[i], dt->dl_blens[i], origin + dt->dl_displs[i], p, lo - start,
-                   end - start, unpack);
+                   end - start, w);
         p += end - lo;
         lo = end;
     }
 }
 
 /* Packed bytes [lo, hi) of one item of dt whose origin (displacement 0) is at origin. */
-static void walk(const dfc_dtype_t *dt, char *origin, char *p, size_t lo, size_t hi, int unpack)
+static void walk(const dfc_dtype_t *dt, char *origin, char *p, size_t lo, size_t hi,
+                 const walk_how_t *w)
 {
     if (lo >= hi) return;
-    if (dt->contig) copy(origin + dt->true_lb + lo, p, hi - lo, unpack);
-    else if (dt->dl_kind == DFC_DL_VECTOR) walk_vector(dt, origin, p, lo, hi, unpack);
-    else walk_blocks(dt, origin, p, lo, hi, unpack);
+    if (dt->contig) copy(origin + dt->true_lb + lo, p, hi - lo, w);
+    else if (dt->dl_kind == DFC_DL_VECTOR) walk_vector(dt, origin, p, lo, hi, w);
+    else walk_blocks(dt, origin, p, lo, hi, w);
 }
 
 static void walk_top(const dfc_dtype_t *dt, char *buf, uint64_t first, uint64_t len, char *p,
-                     int unpack)
+                     const walk_how_t *w)
 {
     if (!len || !dt->size) return;
-    walk_items(dt, SIZE_MAX, buf, p, (size_t)first, (size_t)(first + len), unpack);
+    walk_items(dt, SIZE_MAX, buf, p, (size_t)first, (size_t)(first + len), w);
 }
 
 void dfc_dtype_pack(const dfc_dtype_t *dt, const void *buf, uint64_t first, uint64_t len, void *out)
 {
-    walk_top(dt, (char *)buf, first, len, out, 0);
+    walk_how_t w = {0, NULL};
+    walk_top(dt, (char *)buf, first, len, out, &w);
 }
 
 void dfc_dtype_unpack(const dfc_dtype_t *dt, void *buf, uint64_t first, uint64_t len,
                       const void *in)
 {
-    walk_top(dt, buf, first, len, (char *)in, 1);
+    walk_how_t w = {1, NULL};
+    walk_top(dt, buf, first, len, (char *)in, &w);
+}
+
+int dfc_dtype_move(const dfc_dtype_t *dt, void *buf, uint64_t first, uint64_t len, void *packed,
+                   int unpack, dfc_dtype_mover_t *m)
+{
+    walk_how_t w = {unpack, m};
+    m->rc = DFC_SUCCESS;
+    walk_top(dt, buf, first, len, packed, &w);
+    return m->rc;
 }
 
 /* ---- Elements ----------------------------------------------------------------------------- */

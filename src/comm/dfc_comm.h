@@ -263,6 +263,18 @@ void dfc_dtype_pack(const dfc_dtype_t *dt, const void *buf, uint64_t first, uint
                     void *out);
 void dfc_dtype_unpack(const dfc_dtype_t *dt, void *buf, uint64_t first, uint64_t len,
                       const void *in);
+/* The same walk with the runs handed to a mover instead of memcpy (stage.c: CUDA copies
+ * between a device buffer and packed host memory). strided: nblk runs of `run` bytes,
+ * `stride` apart at u (the user's buffer), consecutive at p (packed); a single run comes
+ * with nblk 1. unpack: p -> u. After the first error no further call is made; returns it. */
+typedef struct dfc_dtype_mover {
+    int (*strided)(void *arg, char *u, DFC_Aint stride, char *p, size_t run, size_t nblk,
+                   int unpack);
+    void *arg;
+    int rc;
+} dfc_dtype_mover_t;
+int dfc_dtype_move(const dfc_dtype_t *dt, void *buf, uint64_t first, uint64_t len, void *packed,
+                   int unpack, dfc_dtype_mover_t *m);
 /* Get_elements for `bytes` received as items of dt: basic elements, -1 when the bytes end
  * inside one. */
 DFC_Count dfc_dtype_elements_any(const dfc_dtype_t *dt, uint64_t bytes);
@@ -642,7 +654,9 @@ typedef struct dfc_stage {
     size_t bytes;
     int copy_in, copy_out;
     /* a non-dense datatype: `host` holds count items of dt packed (pack at copy-in, unpack
-     * at copy-out; partial: only the bytes the status says arrived) */
+     * at copy-out; partial: only the bytes the status says arrived). On a device buffer
+     * `host` is `buf`'s pinned memory and the copies move the type map's runs only
+     * (dfc_stage_dev_pack/unpack); on a host buffer buf is NULL and `host` malloc'd. */
     const dfc_dtype_t *dt;
     uint64_t count;
     int partial;
@@ -670,6 +684,9 @@ typedef struct dfc_stage_ops {
     int (*event_record)(void *e, void *stream);
     int (*event_sync)(void *e);
     int (*stream_sync)(void *s);
+    /* height rows of width bytes, pitches apart (cudaMemcpy2DAsync); NULL: row by row */
+    int (*copy2d_async)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                        size_t height, void *stream);
 } dfc_stage_ops_t;
 extern const dfc_stage_ops_t *dfc_stage_ops;
 /* Finalizes the pool, then uses `ops` (NULL: CUDA's) from now on. For tests. */
@@ -729,11 +746,20 @@ typedef struct dfc_stage_pipe {
  * that of a copy, with everything given back and no copy in flight. */
 int dfc_stage_pipeline(const dfc_stage_pipe_t *p);
 /* The same for count items of dt: a non-dense type gets a packed shadow in host memory
- * (host buffers too; packed at start, unpacked at completion); device buffers with a
- * non-dense type fail with DFC_ERR_UNSUPPORTED_OPERATION. partial: a receive, which unpacks
+ * (host buffers too; packed at start, unpacked at completion; on a device buffer a pinned
+ * one from the pool, filled and emptied by dfc_stage_dev_pack/unpack). partial: a receive,
+ * which unpacks
  * only what arrived and needs no copy-in. */
 int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt, int copy_in,
                        int copy_out, int partial, void **use);
+/* The packed form of items of dt between a device buffer and host memory (pack: count
+ * items; unpack: the first `bytes` packed bytes, a partial receive's): each contiguous run
+ * of the type map is one copy, a strided set of equal runs one 2D copy; pack copies the
+ * type's span whole first and packs on the host when the runs would take more than
+ * DFC_STAGE_DT_COPIES (64) copies. Bytes outside the type map are never written.
+ * Synchronous: returns once the copies are done. */
+int dfc_stage_dev_pack(const dfc_dtype_t *dt, const void *dev, uint64_t count, void *packed);
+int dfc_stage_dev_unpack(const dfc_dtype_t *dt, void *dev, uint64_t bytes, const void *packed);
 
 extern dfc_htable_t dfc_req_table;
 dfc_req_t *dfc_req_new(int kind, dfc_comm_t *comm);   /* zeroed, active, not complete */

@@ -42,7 +42,7 @@ int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendb
     void *suse, *ruse;
     dfc_req_init_internal(&sr, c);
     dfc_req_init_internal(&rr, c);
-    rr.func = func;
+    rr.func = sr.func = func;
     rr.count_arg = "recvcount";
     if (!(rc = dfc_req_stage_type(&sr, (void *)sendbuf, scount, sdt, 1, 0, 0, &suse)) &&
         !(rc = dfc_req_stage_in(&sr)) &&
@@ -78,7 +78,8 @@ int dfc_p2p_tmp_get(const char *func, const void *buf, uint64_t bytes, dfc_p2p_t
 int dfc_p2p_tmp_unpack(const dfc_p2p_tmp_t *t, void *buf, const dfc_dtype_t *dt, uint64_t n)
 {
     if (!n) return DFC_SUCCESS;
-    if (!dt->dense) dfc_dtype_unpack(dt, buf, 0, n, t->p); /* host only: staging refuses device */
+    if (!dt->dense && t->dev) return dfc_stage_dev_unpack(dt, buf, n, t->p);
+    else if (!dt->dense) dfc_dtype_unpack(dt, buf, 0, n, t->p);
     else if (t->dev) return dfc_gpu_copy(buf, t->p, n);
     else memcpy(buf, t->p, n);
     return DFC_SUCCESS;
@@ -107,7 +108,7 @@ static int replace(dfc_comm_t *c, int coll, const char *func, void *buf, uint64_
     if ((rc = dfc_p2p_tmp_get(func, buf, bytes, &tmp))) return rc;
     dfc_req_init_internal(&sr, c);
     dfc_req_init_internal(&rr, c);
-    rr.func = func;
+    rr.func = sr.func = func;
     rr.count_arg = "count";
     if ((rc = dfc_req_stage_type(&sr, buf, count, dt, 1, 0, 0, &suse)) ||
         (rc = dfc_req_stage_in(&sr)) ||

@@ -242,6 +242,30 @@ int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_o
     return DFC_SUCCESS;
 }
 
+/* A non-dense datatype on a device buffer: a packed shadow in pinned memory from the pool,
+ * which stage_in fills and stage_out empties through the type map's runs (stage_dtype.c).
+ * Staged whole, not streamed in pieces as host types are (p2p.c). */
+static int stage_dev_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt,
+                          int copy_in, int copy_out, int partial, void **use)
+{
+    dfc_stage_t *st = stage_add(r);
+    if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    int rc = dfc_stage_buf_get(count * dt->size, &st->buf);
+    if (rc) return rc;
+    st->host = st->buf->p;
+    st->dev = buf;
+    st->bytes = count * dt->size;
+    st->copy_in = partial ? 0 : copy_in;
+    st->copy_out = copy_out;
+    st->dt = dt;
+    st->count = count;
+    st->partial = partial;
+    dfc_dtype_retain((dfc_dtype_t *)dt);
+    r->nstages++;
+    *use = st->host;
+    return DFC_SUCCESS;
+}
+
 /* Non-dense datatypes in host memory: point-to-point receives, and sends the protocol moves
  * by rendezvous, keep the datatype and the user's buffer, and p2p.c packs and unpacks piece
  * by piece as the data moves (no message-sized copy, packing overlaps the wire). Everything
@@ -254,10 +278,15 @@ int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_
     if (dt->dense || !bytes) return dfc_req_stage(r, buf, bytes, copy_in, copy_out, use);
     DFC_Aint lo, hi;
     dfc_dtype_span(dt, count, &lo, &hi);
-    if (dfc_stage_ops->is_device((char *)buf + lo))
-        return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION,
-                       "a non-contiguous datatype on a device buffer is not supported (pack it "
-                       "with a contiguous type, or use host memory)");
+    int dev = dfc_stage_ops->is_device((char *)buf + lo);
+    if (dev != dfc_stage_ops->is_device((char *)buf + hi - 1))
+        return dfc_err(DFC_ERR_BUFFER, r->func ? r->func : __func__,
+                       "invalid argument buf: the %llu items of its datatype%s%s span device and "
+                       "host memory (bytes %lld to %lld from the buffer's address): a buffer must "
+                       "be one or the other; nothing was moved",
+                       (unsigned long long)count, *dfc_dtype_name(dt) ? " " : "",
+                       dfc_dtype_name(dt), (long long)lo, (long long)hi);
+    if (dev) return stage_dev_type(r, buf, count, dt, copy_in, copy_out, partial, use);
     if (r->kind != DFC_REQ_COLL && dfc_p2p_stream_packed(bytes, copy_out)) {
         dfc_dtype_retain((dfc_dtype_t *)dt);
         r->pack_dt = dt;
@@ -293,7 +322,8 @@ void dfc_req_unstage(dfc_req_t *r)
         dfc_stage_t *st = &r->stages[i];
         if (st->dt) {
             dfc_dtype_release((dfc_dtype_t *)st->dt);
-            free(st->host);
+            if (st->buf) dfc_stage_buf_put(st->buf); /* a device buffer's */
+            else free(st->host);
         } else {
             dfc_stage_buf_put(st->buf);
         }
@@ -304,20 +334,25 @@ void dfc_req_unstage(dfc_req_t *r)
     r->nstages = 0;
 }
 
-/* Packs (IN) or unpacks (OUT) the request's packed shadows; these are host memory. */
-static void pack_all(dfc_req_t *r, int dir)
+/* Packs (IN) or unpacks (OUT) the request's packed shadows, from and into host buffers
+ * here, device ones through their runs' copies (stage_dtype.c). */
+static int pack_all(dfc_req_t *r, int dir)
 {
-    for (int i = 0; i < r->nstages; i++) {
+    int rc = DFC_SUCCESS;
+    for (int i = 0; i < r->nstages && !rc; i++) {
         dfc_stage_t *st = &r->stages[i];
         if (!st->dt) continue;
         if (dir == IN && st->copy_in) {
-            dfc_dtype_pack(st->dt, st->dev, 0, st->bytes, st->host);
+            if (st->buf) rc = dfc_stage_dev_pack(st->dt, st->dev, st->count, st->host);
+            else dfc_dtype_pack(st->dt, st->dev, 0, st->bytes, st->host);
         } else if (dir == OUT && st->copy_out && !r->cancelled) {
             uint64_t n = st->partial ? DFC_MIN2(dfc_status_bytes(&r->status), st->bytes)
                                      : st->bytes;
-            dfc_dtype_unpack(st->dt, st->dev, 0, n, st->host);
+            if (st->buf) rc = dfc_stage_dev_unpack(st->dt, st->dev, n, st->host);
+            else dfc_dtype_unpack(st->dt, st->dev, 0, n, st->host);
         }
     }
+    return rc;
 }
 
 /* Issues the request's copies in one direction together on one stream, then waits once. */
@@ -350,13 +385,13 @@ static int copy_all(dfc_req_t *r, int dir)
 int dfc_req_stage_in(dfc_req_t *r)
 {
     if (!r->nstages) return DFC_SUCCESS;
-    pack_all(r, IN);
-    return copy_all(r, IN);
+    int rc = pack_all(r, IN);
+    return rc ? rc : copy_all(r, IN);
 }
 
 int dfc_req_stage_out(dfc_req_t *r)
 {
     if (!r->nstages) return DFC_SUCCESS;
-    pack_all(r, OUT);
-    return copy_all(r, OUT);
+    int rc = pack_all(r, OUT), rc2 = copy_all(r, OUT);
+    return rc ? rc : rc2;
 }

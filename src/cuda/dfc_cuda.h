@@ -55,6 +55,10 @@ int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream);
 int dfc_gpu_event_record(void *e, void *stream);
 int dfc_gpu_event_sync(void *e);  /* waits until the copies before the record are done */
 int dfc_gpu_stream_sync(void *s); /* waits until every copy on s is done */
+/* height rows of width bytes from src to dst, rows spitch and dpitch bytes apart
+ * (cudaMemcpy2DAsync; row by row where the runtime lacks it) */
+int dfc_gpu_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, void *stream);
 /* ---- CUDA IPC for device point-to-point on one node (ipc.c) ----
  * The sender exports its buffer (once per allocation); the receiver's copy engine copies out
  * of it through a mapping opened once per peer allocation, and progress tests the copy. */

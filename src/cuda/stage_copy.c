@@ -40,10 +40,16 @@ static struct {
 static pthread_once_t fn_once = PTHREAD_ONCE_INIT;
 static int fn_ok;
 
+/* Optional: a runtime (or a stand-in) without it copies 2D layouts row by row. */
+typedef cudaError_t copy2d_fn(void *, size_t, const void *, size_t, size_t, size_t,
+                              enum cudaMemcpyKind, cudaStream_t);
+static copy2d_fn *copy2d;
+
 static void resolve(void)
 {
     void *lib = dfc_gpu_cudart_open();
     if (!lib) return;
+    copy2d = (copy2d_fn *)dlsym(lib, "cudaMemcpy2DAsync");
     int missing = 0;
 #define DFC_STAGE_RESOLVE(name, ret, params)    \
     fn.name = (ret(*) params)dlsym(lib, #name); \
@@ -118,6 +124,20 @@ int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream)
                  fn.cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream));
 }
 
+int dfc_gpu_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, void *stream)
+{
+    if (copy2d)
+        return check(__func__, "cudaMemcpy2DAsync",
+                     copy2d(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault,
+                            (cudaStream_t)stream));
+    int rc = DFC_SUCCESS;
+    for (size_t k = 0; k < height && !rc; k++)
+        rc = dfc_gpu_copy_async((char *)dst + k * dpitch, (const char *)src + k * spitch, width,
+                                stream);
+    return rc;
+}
+
 int dfc_gpu_event_record(void *e, void *stream)
 {
     return check(__func__, "cudaEventRecord",
@@ -163,6 +183,14 @@ int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream)
 {
     (void)stream;
     memcpy(dst, src, bytes);
+    return DFC_SUCCESS;
+}
+int dfc_gpu_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, void *stream)
+{
+    (void)stream;
+    for (size_t k = 0; k < height; k++)
+        memcpy((char *)dst + k * dpitch, (const char *)src + k * spitch, width);
     return DFC_SUCCESS;
 }
 int dfc_gpu_event_record(void *e, void *stream)

@@ -17,7 +17,8 @@
  *   - errors: a copy failing at any position, a segment failing, a pinned allocation
  *     failing: the error comes back with a message naming the chunk and the direction, and
  *     nothing is left in use or in flight;
- *   - request shadows (dfc_req_stage, _in, _out, unstage) on device and host buffers.
+ *   - request shadows (dfc_req_stage, _in, _out, unstage) on device and host buffers;
+ *   - non-contiguous datatypes on device buffers (test_dev_types).
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
  */
 #include <stdio.h>
@@ -151,7 +152,25 @@ static int f_stream_sync(void *stream)
 static const dfc_stage_ops_t fake = {f_is_device,     f_host_alloc,     f_host_free,
                                      f_stream_create, f_stream_destroy, f_event_create,
                                      f_event_destroy, f_copy_async,     f_event_record,
-                                     f_event_sync,    f_stream_sync};
+                                     f_event_sync,    f_stream_sync,    NULL /* rows */};
+/* cudaMemcpy2DAsync: deferred like the others, one row per queued copy; counted. */
+static long copies2d;
+static int f_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                          size_t height, void *stream)
+{
+    copies2d++;
+    for (size_t k = 0; k < height; k++) {
+        fstream_t *s = stream;
+        if (s->nq - s->done == MAXQ) abort();
+        s->q[s->nq++ % MAXQ] = (fcopy_t){(char *)dst + k * dpitch, (const char *)src + k * spitch,
+                                         width};
+    }
+    return DFC_SUCCESS;
+}
+static const dfc_stage_ops_t fake2d = {f_is_device,     f_host_alloc,     f_host_free,
+                                       f_stream_create, f_stream_destroy, f_event_create,
+                                       f_event_destroy, f_copy_async,     f_event_record,
+                                       f_event_sync,    f_stream_sync,    f_copy2d_async};
 
 /* ---- the pipeline ---- */
 static unsigned char src_byte(size_t i) { return (unsigned char)(i * 131 + 17 + (i >> 9)); }
@@ -546,6 +565,89 @@ static void test_requests(void)
     printf("ok: request shadows (stage, in, out, a failing copy, unstage)\n");
 }
 
+/* Non-contiguous datatypes on device buffers (stage.c, stage_dtype.c): a request's packed
+ * shadow holds exactly what dfc_dtype_pack makes of the device data (through the runs, or
+ * the span when the runs are many), and its copy out writes the type map and nothing else
+ * (the gaps and the bytes past the span keep their values); with and without a 2D copy in
+ * the ops table; a failing copy comes back named; nothing is left in use. */
+static void test_dev_types(void)
+{
+    dfc_dtype_init();
+    dfc_dtype_t *i32 = dfc_dtype_get(DFC_INT), *dbl = dfc_dtype_get(DFC_DOUBLE), *vec, *st;
+    dfc_dtype_args_t va = {.combiner = DFC_COMBINER_VECTOR}, sa = {.combiner = DFC_COMBINER_STRUCT};
+    size_t blens[3] = {1, 2, 1};
+    DFC_Aint displs[3] = {0, 8, 28};
+    dfc_dtype_t *types[3] = {i32, i32, dbl};
+    CHECK(!dfc_dtype_vector("test", 50, 3, 28, i32, &va, &vec), "vector");
+    CHECK(!dfc_dtype_blocks("test", 3, blens, displs, types, &sa, &st), "struct");
+    static const struct {
+        int which;
+        uint64_t count;
+        long copies2d; /* with the 2D op: the vector is one 2D copy */
+    } cases[] = {{0, 1, 1}, {0, 3, 3}, {1, 2, 0}, {1, 40, 0}};
+    for (int o = 0; o < 2; o++)
+        for (int ci = 0; ci < 4; ci++) {
+            set_params("4096", "3", "1048576");
+            dfc_stage_set_ops(o ? &fake2d : &fake);
+            dfc_dtype_t *dt = cases[ci].which ? st : vec;
+            uint64_t count = cases[ci].count, bytes = count * dt->size;
+            DFC_Aint lo, hi;
+            dfc_dtype_span(dt, count, &lo, &hi);
+            size_t n = (size_t)hi + 64;
+            unsigned char *d = dev_alloc(n), *ref = malloc(n), *pk = malloc(bytes);
+            for (size_t i = 0; i < n; i++) d[i] = ref[i] = src_byte(i);
+            dfc_dtype_pack(dt, ref, 0, bytes, pk);
+            dfc_req_t r;
+            memset(&r, 0, sizeof r);
+            void *use = NULL;
+            long c2 = copies2d;
+            CHECK(!dfc_req_stage_type(&r, d, count, dt, 1, 1, 0, &use) && use != d &&
+                      !f_is_device(use),
+                  "stage of a device buffer of a non-contiguous type");
+            CHECK(!dfc_req_stage_in(&r) && !memcmp(use, pk, bytes),
+                  "case %d/%d: the shadow does not hold the packed data", o, ci);
+            for (size_t i = 0; i < bytes; i++) ((unsigned char *)use)[i] = out_byte(i);
+            dfc_dtype_unpack(dt, ref, 0, bytes, use);
+            CHECK(!dfc_req_stage_out(&r) && !memcmp(d, ref, n),
+                  "case %d/%d: the copy out wrote other bytes than the type map's", o, ci);
+            CHECK(!o || copies2d - c2 >= cases[ci].copies2d, "case %d: %ld 2D copies", ci,
+                  copies2d - c2);
+            fail_copy_at = copies;
+            int rc = dfc_req_stage_out(&r);
+            fail_copy_at = -1;
+            if (o == 0 || cases[ci].which) /* the 2D op does not fail; single copies do */
+                check_msg(rc, "non-contiguous datatype", "fake copy failure");
+            dfc_req_unstage(&r);
+            dfc_stage_stats_t sts;
+            dfc_stage_get_stats(&sts);
+            CHECK(sts.in_use == 0 && sts.ctx_in_use == 0 && !r.stages, "unstage left buffers");
+            dev_free(d);
+            free(ref);
+            free(pk);
+        }
+    /* a type spanning device and host memory: refused, nothing staged */
+    unsigned char *d = dev_alloc(64), h[64];
+    size_t bl2[2] = {4, 4};
+    DFC_Aint ad[2] = {(DFC_Aint)(uintptr_t)d, (DFC_Aint)(uintptr_t)h};
+    dfc_dtype_t *t2[2] = {i32, i32}, *mix;
+    CHECK(!dfc_dtype_blocks("test", 2, bl2, ad, t2, &sa, &mix), "mixed struct");
+    dfc_req_t r;
+    memset(&r, 0, sizeof r);
+    void *use;
+    int rc = dfc_req_stage_type(&r, NULL, 1, mix, 1, 0, 0, &use);
+    CHECK(DFC_ERR_CLASS(rc) == DFC_ERR_BUFFER && r.nstages == 0, "mixed span: class %d",
+          DFC_ERR_CLASS(rc));
+    dfc_req_unstage(&r);
+    dev_free(d);
+    dfc_dtype_release(mix);
+    dfc_dtype_release(vec);
+    dfc_dtype_release(st);
+    dfc_stage_finalize();
+    CHECK(live_host == 0, "device datatypes leaked %ld buffers", live_host);
+    dfc_dtype_finalize();
+    printf("ok: non-contiguous datatypes on device buffers (runs, 2D copies, span, errors)\n");
+}
+
 int main(void)
 {
     test_pipeline();
@@ -555,6 +657,7 @@ int main(void)
     test_pool();
     test_errors();
     test_requests();
+    test_dev_types();
     dfc_stage_set_ops(NULL);
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     return failures ? 1 : 0;

@@ -111,7 +111,12 @@ int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *da
     r->len = sizeof *hdr + dbytes;
     r->user = user;
     memcpy(msg, hdr, sizeof *hdr);
-    if (dbytes) memcpy((char *)msg + sizeof *hdr, data, dbytes);
+    int rc2 = dfc_win_copy((char *)msg + sizeof *hdr, data, dbytes); /* a device origin */
+    if (rc2) {
+        free(r);
+        free(msg);
+        return rc2;
+    }
     if (!user && reply_bytes < 0 &&
         (hdr->kind == DFC_WIN_MSG_PUT || hdr->kind == DFC_WIN_MSG_ACC)) {
         w->held[target] = r;
@@ -187,7 +192,7 @@ static int sweep_recs(dfc_win_t *w)
 static int all_done(void *arg)
 {
     dfc_win_t *w = arg;
-    return dfc_list_empty(&w->recs);
+    return dfc_list_empty(&w->recs) && dfc_list_empty(&w->devops);
 }
 
 typedef struct {
@@ -297,13 +302,34 @@ static void lock_request(dfc_win_t *w, int src, int excl, uint32_t tag)
     dfc_list_insert_tail(&w->waiters, &q->link);
 }
 
+/* Device memory at t (win_dev.c): the operation of kind `kind` as copies to host, arithmetic
+ * and copies back, done before the next request is applied (so atomic like the rest). */
+static void dev_access(dfc_win_t *w, int kind, const dfc_win_msg_t *m, char *t, const char *data,
+                       char *result)
+{
+    dfc_win_op_t op = {0};
+    op.kind = kind;
+    op.origin = data;
+    op.compare = kind == DFC_WIN_OP_CAS ? data + m->bytes : NULL;
+    op.result = result;
+    op.bytes = m->bytes;
+    if (kind == DFC_WIN_OP_ACC || kind == DFC_WIN_OP_GACC) {
+        op.op = dfc_op_get(m->op);
+        op.base = dfc_dtype_get(m->dtype);
+    }
+    note_error(w, dfc_win_dev_local(&op, t, 1));
+}
+
 static void apply_fetching(dfc_win_t *w, int src, const dfc_win_msg_t *m, const char *data)
 {
     char *t = target_addr(w, m, src);
     uint64_t rbytes = m->kind == DFC_WIN_MSG_CAS ? m->bytes : m->bytes;
     char *old = rbytes ? calloc(1, rbytes) : NULL;
     if (rbytes && !old) dfc_fatal("out of memory replying to a one-sided operation");
-    if (t) {
+    if (t && dfc_win_dev_at(w, t))
+        dev_access(w, m->kind == DFC_WIN_MSG_CAS ? DFC_WIN_OP_CAS : DFC_WIN_OP_GACC, m, t, data,
+                   old);
+    else if (t) {
         memcpy(old, t, rbytes);
         if (m->kind == DFC_WIN_MSG_GACC)
             dfc_win_apply(dfc_op_get(m->op), dfc_dtype_get(m->dtype), data, t, m->bytes);
@@ -337,18 +363,23 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     (void)len;
     switch (m.kind & DFC_WIN_MSG_KIND) {
     case DFC_WIN_MSG_PUT:
-        if ((t = target_addr(w, &m, src)) && m.bytes) memcpy(t, data, m.bytes);
+        if ((t = target_addr(w, &m, src)) && dfc_win_dev_at(w, t))
+            dev_access(w, DFC_WIN_OP_PUT, &m, t, data, NULL);
+        else if (t && m.bytes) memcpy(t, data, m.bytes);
         acknowledge(w, src, &m);
         break;
     case DFC_WIN_MSG_ACC:
-        if ((t = target_addr(w, &m, src)))
-            dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), data, t, m.bytes);
+        if ((t = target_addr(w, &m, src)) && dfc_win_dev_at(w, t))
+            dev_access(w, DFC_WIN_OP_ACC, &m, t, data, NULL);
+        else if (t) dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), data, t, m.bytes);
         acknowledge(w, src, &m);
         break;
     case DFC_WIN_MSG_GET: {
         char *copy = m.bytes ? calloc(1, m.bytes) : NULL;
         if (m.bytes && !copy) dfc_fatal("out of memory replying to a one-sided operation");
-        if ((t = target_addr(w, &m, src)) && m.bytes) memcpy(copy, t, m.bytes);
+        if ((t = target_addr(w, &m, src)) && dfc_win_dev_at(w, t))
+            dev_access(w, DFC_WIN_OP_GET, &m, t, NULL, copy);
+        else if (t && m.bytes) memcpy(copy, t, m.bytes);
         reply(w, src, m.tag, copy, m.bytes);
         break;
     }
@@ -388,8 +419,10 @@ static void large_acc_apply(dfc_win_t *w, win_in_t *in)
     dfc_win_msg_t m;
     memcpy(&m, in->buf, sizeof m);
     char *t;
-    if (m.kind == DFC_WIN_MSG_ACC_LARGE && (t = target_addr(w, &m, in->req.status.DFC_SOURCE)))
-        dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), in->scratch, t, m.bytes);
+    if (m.kind != DFC_WIN_MSG_ACC_LARGE || !(t = target_addr(w, &m, in->req.status.DFC_SOURCE)))
+        return;
+    if (dfc_win_dev_at(w, t)) dev_access(w, DFC_WIN_OP_ACC, &m, t, in->scratch, NULL);
+    else dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), in->scratch, t, m.bytes);
 }
 
 /* Posts a receive for every request that arrived, then applies those received, in order. */
@@ -447,6 +480,7 @@ int dfc_win_progress(void)
         dfc_win_t *w = DFC_CONTAINER_OF(e, dfc_win_t, link);
         events += target_pass(w);
         events += sweep_recs(w);
+        events += dfc_win_dev_progress(w);
     }
     return events;
 }

@@ -75,6 +75,13 @@ int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out);
  * the buffer world rank `owner` exported as *in (src is then ignored). Never waits. */
 int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
                        dfc_gpu_copy_op_t **op);
+/* The reverse direction, for one-sided Put (comm/win_dev.c): starts copying `bytes` from src
+ * (device or host) into the buffer world rank `owner` exported as *in. Never waits. */
+int dfc_gpu_copy_start_to(int owner, const dfc_gpu_ipc_t *in, const void *src, size_t bytes,
+                          dfc_gpu_copy_op_t **op);
+/* A copy between this process's buffers (either may be device memory) on DFC's own stream of
+ * the device involved, waited for: the target's read-modify-write of device windows. */
+int dfc_gpu_copy_wait(void *dst, const void *src, size_t bytes);
 /* *done = 1 when the copy finished (op is then freed; the return value is its error). */
 int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done);
 /* Closes every mapping (at finalize, after the last copy). */

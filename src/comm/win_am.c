@@ -25,7 +25,19 @@ typedef struct win_rec { /* an operation in flight at the origin */
     dfc_req_t sreq, rreq, dreq; /* request message, reply, separate data (large Put) */
     void *msg;
     dfc_req_t *user;
+    /* Point-to-point inside the library takes host buffers only (the API stages device
+     * ones): a device origin's data, or a device result's reply, passes through here. */
+    void *stage;      /* host copy, freed with the record */
+    void *stage_out;  /* the device result the reply in stage is copied to, or NULL */
+    uint64_t stage_n; /* its bytes */
 } win_rec_t;
+
+static void rec_free(win_rec_t *r)
+{
+    free(r->stage);
+    free(r->msg);
+    free(r);
+}
 
 typedef struct win_in { /* a request at the target, received or being received */
     dfc_list_t link;
@@ -61,6 +73,14 @@ static int rec_start(dfc_win_t *w, win_rec_t *r, void *reply_buf, long reply_byt
     dfc_req_init_internal(&r->sreq, w->comm);
     dfc_req_init_internal(&r->rreq, w->comm);
     int rc = DFC_SUCCESS;
+    if (reply_bytes > 0 && dfc_gpu_is_device_ptr(reply_buf)) { /* received here, copied */
+        r->stage_out = reply_buf;
+        r->stage_n = (uint64_t)reply_bytes;
+        if (!(reply_buf = r->stage = malloc((size_t)reply_bytes))) {
+            rec_free(r);
+            return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a one-sided operation");
+        }
+    }
     if (r->has_reply) {
         hdr->tag = w->next_tag++ & 0x3fffffff;
         rc = dfc_p2p_irecv(w->comm, 1, reply_buf, (uint64_t)reply_bytes, r->target, (int)hdr->tag,
@@ -68,8 +88,7 @@ static int rec_start(dfc_win_t *w, win_rec_t *r, void *reply_buf, long reply_byt
     }
     if (!rc) rc = dfc_p2p_isend(w->comm, 0, r->msg, r->len, r->target, 0, 0, &r->sreq);
     if (rc) {
-        free(r->msg);
-        free(r);
+        rec_free(r);
         return rc;
     }
     dfc_list_insert_tail(&w->recs, &r->link);
@@ -142,13 +161,23 @@ int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const vo
     r->user = user;
     r->has_data = 1;
     memcpy(msg, hdr, sizeof *hdr);
+    if (dfc_gpu_is_device_ptr(data)) { /* sent from a host copy */
+        if (!(r->stage = malloc(bytes))) {
+            rec_free(r);
+            return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a one-sided operation");
+        }
+        if ((rc = dfc_gpu_copy_wait(r->stage, data, bytes))) {
+            rec_free(r);
+            return rc;
+        }
+        data = r->stage;
+    }
     dfc_req_init_internal(&r->sreq, w->comm);
     dfc_req_init_internal(&r->dreq, w->comm);
     rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr, target, 0, 0, &r->sreq);
     if (!rc) rc = dfc_p2p_isend(w->comm, 0, data, bytes, target, 1, 0, &r->dreq);
     if (rc) { /* the header alone is harmless: the target would wait for data never sent */
-        free(msg);
-        free(r);
+        rec_free(r);
         return rc;
     }
     dfc_list_insert_tail(&w->recs, &r->link);
@@ -175,6 +204,7 @@ static int sweep_recs(dfc_win_t *w)
                   : r->has_reply           ? r->rreq.status.DFC_ERROR
                   : r->has_data            ? r->dreq.status.DFC_ERROR
                                            : 0;
+        if (!err && r->stage_out) err = dfc_gpu_copy_wait(r->stage_out, r->stage, r->stage_n);
         note_error(w, err);
         dfc_list_remove(e);
         w->pending[r->target]--;
@@ -182,8 +212,7 @@ static int sweep_recs(dfc_win_t *w)
             r->user->status.DFC_ERROR = err;
             dfc_req_complete(r->user);
         }
-        free(r->msg);
-        free(r);
+        rec_free(r);
         events++;
     }
     return events;
@@ -404,7 +433,9 @@ static int large_put_data(dfc_win_t *w, win_in_t *in)
     memcpy(&m, in->buf, sizeof m);
     if (m.kind != DFC_WIN_MSG_PUT_LARGE && m.kind != DFC_WIN_MSG_ACC_LARGE) return 0;
     int src = in->req.status.DFC_SOURCE;
+    /* a Put into device memory lands in scratch too: receives take host memory here */
     void *dst = m.kind == DFC_WIN_MSG_PUT_LARGE ? target_addr(w, &m, src) : NULL;
+    if (dst && dfc_win_dev_at(w, dst)) dst = NULL;
     if (!dst && !(dst = in->scratch = malloc(m.bytes)))
         dfc_fatal("out of memory receiving a one-sided operation");
     in->data_phase = 1;
@@ -413,15 +444,16 @@ static int large_put_data(dfc_win_t *w, win_in_t *in)
     return 1;
 }
 
-/* A large Accumulate's data is in scratch: apply it where it belongs. */
+/* A large Accumulate's data (or a large Put's into device memory) is in scratch: apply it. */
 static void large_acc_apply(dfc_win_t *w, win_in_t *in)
 {
     dfc_win_msg_t m;
     memcpy(&m, in->buf, sizeof m);
     char *t;
-    if (m.kind != DFC_WIN_MSG_ACC_LARGE || !(t = target_addr(w, &m, in->req.status.DFC_SOURCE)))
-        return;
-    if (dfc_win_dev_at(w, t)) dev_access(w, DFC_WIN_OP_ACC, &m, t, in->scratch, NULL);
+    if (!in->scratch || !(t = target_addr(w, &m, in->req.status.DFC_SOURCE))) return;
+    if (m.kind == DFC_WIN_MSG_PUT_LARGE) /* device memory (large_put_data) */
+        dev_access(w, DFC_WIN_OP_PUT, &m, t, in->scratch, NULL);
+    else if (dfc_win_dev_at(w, t)) dev_access(w, DFC_WIN_OP_ACC, &m, t, in->scratch, NULL);
     else dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), in->scratch, t, m.bytes);
 }
 

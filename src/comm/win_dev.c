@@ -62,9 +62,16 @@ int dfc_win_dev_direct(dfc_win_t *w, const dfc_win_op_t *op, uint64_t off, dfc_r
     int owner = w->comm->world[op->target];
     win_devop_t *d = calloc(1, sizeof *d);
     if (!d) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a one-sided operation");
-    int rc = op->kind == DFC_WIN_OP_PUT
+    int rc = DFC_SUCCESS;
+    /* A copy in flight holds its mapping open: with every one of DFC_GPU_IPC_CACHE's taken
+     * by ours, they are waited for and the start tried once more. */
+    for (int again = 0; again < 2; again++) {
+        if (again && (rc = dfc_win_dev_drain(w, -1))) break;
+        rc = op->kind == DFC_WIN_OP_PUT
                  ? dfc_gpu_copy_start_to(owner, &at, op->origin, op->bytes, &d->op)
                  : dfc_gpu_copy_start(op->result, NULL, owner, &at, op->bytes, &d->op);
+        if (!rc || dfc_list_empty(&w->devops)) break;
+    }
     if (rc) {
         free(d);
         return rc;

@@ -10,6 +10,10 @@
  * process maps it through /proc/<pid>/fd/<fd>. Copies are memcpy. An event reports "not
  * ready" to its first two queries, so the path that polls a copy runs too. What the GPU
  * daemon needs (kernels, mapped host memory, pools) fails: run with DFC_GPU_DAEMON=0.
+ * FAKE_CUDART_GUARD=1 makes device memory what it is on a GPU, memory the host cannot touch:
+ * the pointers handed out map it PROT_NONE, and copies go through a second, writable mapping
+ * of the same pages, so a load or store of DFC's on a device pointer ends in SIGSEGV (the
+ * device-window test, gpu/devwin, runs so).
  * The signatures use plain C types of the same ABI as CUDA's.
  */
 #define _GNU_SOURCE
@@ -39,6 +43,7 @@ typedef struct {
 
 typedef struct region {
     char *base;
+    char *shadow; /* the writable mapping copies use: base unless FAKE_CUDART_GUARD=1 */
     size_t size;
     int fd; /* own allocations; -1 for a peer's mapping */
     unsigned long long id;
@@ -67,14 +72,45 @@ static region_t *find(const void *p)
     return NULL;
 }
 
-static int add(char *base, size_t size, int fd)
+static int add(char *base, char *shadow, size_t size, int fd)
 {
     for (int i = 0; i < MAX_REGIONS; i++)
         if (!regions[i].base) {
-            regions[i] = (region_t){base, size, fd, next_id++};
+            regions[i] = (region_t){base, shadow, size, fd, next_id++};
             return OK;
         }
     return NOMEM;
+}
+
+/* Maps fd's n bytes: *shadow writable, and what the program sees: the same mapping, or under
+ * FAKE_CUDART_GUARD=1 a second one the host cannot access. */
+static char *map_pages(int fd, size_t n, char **shadow)
+{
+    const char *g = getenv("FAKE_CUDART_GUARD");
+    void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) return NULL;
+    *shadow = m;
+    if (!g || *g != '1') return m;
+    void *d = mmap(NULL, n, PROT_NONE, MAP_SHARED, fd, 0);
+    if (d != MAP_FAILED) return d;
+    munmap(m, n);
+    return NULL;
+}
+
+static void unmap_pages(region_t *r)
+{
+    if (r->shadow != r->base) munmap(r->shadow, r->size);
+    munmap(r->base, r->size);
+}
+
+/* Where a copy reads or writes p: its writable mapping when p is device memory. */
+static void *xl(const void *p)
+{
+    pthread_mutex_lock(&lock);
+    region_t *r = find(p);
+    void *q = r ? r->shadow + ((const char *)p - r->base) : (void *)p;
+    pthread_mutex_unlock(&lock);
+    return q;
 }
 
 int cudaMalloc(void **p, size_t size)
@@ -82,10 +118,10 @@ int cudaMalloc(void **p, size_t size)
     size_t n = size ? (size + 4095) & ~(size_t)4095 : 4096;
     int fd = memfd_create("fakecudart", MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, (off_t)n)) return NOMEM;
-    void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED) return NOMEM;
+    char *shadow, *m = map_pages(fd, n, &shadow);
+    if (!m) return NOMEM;
     pthread_mutex_lock(&lock);
-    int rc = add(m, n, fd);
+    int rc = add(m, shadow, n, fd);
     pthread_mutex_unlock(&lock);
     *p = m;
     return rc;
@@ -98,7 +134,7 @@ int cudaFree(void *p)
     region_t *r = find(p);
     int rc = r && r->fd >= 0 && r->base == p ? OK : INVALID;
     if (rc == OK) {
-        munmap(r->base, r->size);
+        unmap_pages(r);
         close(r->fd);
         r->base = NULL;
     }
@@ -175,11 +211,11 @@ int cudaIpcOpenMemHandle(void **p, ipc_handle_t h, unsigned flags)
     snprintf(path, sizeof path, "/proc/%d/fd/%d", b.pid, b.fd);
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) return INVALID;
-    void *m = mmap(NULL, b.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    char *shadow, *m = map_pages(fd, b.size, &shadow);
     close(fd);
-    if (m == MAP_FAILED) return INVALID;
+    if (!m) return INVALID;
     pthread_mutex_lock(&lock);
-    int rc = add(m, b.size, -1);
+    int rc = add(m, shadow, b.size, -1);
     opens++;
     pthread_mutex_unlock(&lock);
     *p = m;
@@ -192,7 +228,7 @@ int cudaIpcCloseMemHandle(void *p)
     region_t *r = find(p);
     int rc = r && r->fd < 0 && r->base == p ? OK : INVALID;
     if (rc == OK) {
-        munmap(r->base, r->size);
+        unmap_pages(r);
         r->base = NULL;
     }
     pthread_mutex_unlock(&lock);
@@ -202,7 +238,7 @@ int cudaIpcCloseMemHandle(void *p)
 int cudaMemcpy(void *d, const void *s, size_t n, int kind)
 {
     (void)kind;
-    memmove(d, s, n);
+    if (n) memmove(xl(d), xl(s), n);
     return OK;
 }
 int cudaMemcpyAsync(void *d, const void *s, size_t n, int kind, void *stream)
@@ -212,7 +248,7 @@ int cudaMemcpyAsync(void *d, const void *s, size_t n, int kind, void *stream)
 }
 int cudaMemset(void *p, int v, size_t n)
 {
-    memset(p, v, n);
+    if (n) memset(xl(p), v, n);
     return OK;
 }
 

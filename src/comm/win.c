@@ -205,6 +205,7 @@ static dfc_win_t *win_new(int flavor, dfc_comm_t *dup)
     dfc_list_init(&w->inbox);
     dfc_list_init(&w->replies);
     dfc_list_init(&w->waiters);
+    dfc_list_init(&w->devops);
     int n = w->size;
     w->sizes = calloc(n, sizeof *w->sizes);
     w->disp_units = calloc(n, sizeof *w->disp_units);

@@ -25,7 +25,6 @@ void dfc_win_dev_mine(dfc_win_t *w, void *base, DFC_Aint size, dfc_win_devinfo_t
 {
     memset(mine, 0, sizeof *mine);
     mine->dev = -1;
-    dfc_list_init(&w->devops);
     if (w->flavor != DFC_WIN_FLAVOR_CREATE || size <= 0) return;
     mine->dev = dfc_gpu_ptr_device(base); /* the memory-type cache, once per window */
     w->dev_mem = mine->dev >= 0;

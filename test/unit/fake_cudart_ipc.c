@@ -13,7 +13,10 @@
  * FAKE_CUDART_GUARD=1 makes device memory what it is on a GPU, memory the host cannot touch:
  * the pointers handed out map it PROT_NONE, and copies go through a second, writable mapping
  * of the same pages, so a load or store of DFC's on a device pointer ends in SIGSEGV (the
- * device-window test, gpu/devwin, runs so).
+ * device-window test, gpu/devwin, runs so). FAKE_CUDART_ASYNC=1 makes cudaMemcpyAsync what it
+ * is on a GPU, late: the copy is done only when an event recorded after it is seen complete,
+ * or a synchronization (stream, event, device, or a synchronous copy of this process) comes,
+ * so that a caller who uses the data before that sees the old bytes.
  * The signatures use plain C types of the same ABI as CUDA's.
  */
 #define _GNU_SOURCE
@@ -235,16 +238,52 @@ int cudaIpcCloseMemHandle(void *p)
     return rc;
 }
 
+/* FAKE_CUDART_ASYNC=1: the asynchronous copies not yet done, in issue order (under lock). */
+typedef struct late_copy {
+    void *d;
+    const void *s;
+    size_t n;
+    unsigned long seq;
+    struct late_copy *next;
+} late_copy_t;
+static late_copy_t *late_head, **late_tail = &late_head;
+static unsigned long late_seq;
+
+/* Does the late copies issued up to seq (~0UL: all). */
+static void late_run(unsigned long seq)
+{
+    pthread_mutex_lock(&lock);
+    while (late_head && late_head->seq <= seq) {
+        late_copy_t *c = late_head;
+        memmove(c->d, c->s, c->n);
+        if (!(late_head = c->next)) late_tail = &late_head;
+        free(c);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 int cudaMemcpy(void *d, const void *s, size_t n, int kind)
 {
     (void)kind;
+    late_run(~0UL);
     if (n) memmove(xl(d), xl(s), n);
     return OK;
 }
 int cudaMemcpyAsync(void *d, const void *s, size_t n, int kind, void *stream)
 {
     (void)stream;
-    return cudaMemcpy(d, s, n, kind);
+    const char *a = getenv("FAKE_CUDART_ASYNC");
+    late_copy_t *c = a && *a == '1' && n ? calloc(1, sizeof *c) : NULL;
+    if (!c) return cudaMemcpy(d, s, n, kind);
+    c->d = xl(d);
+    c->s = xl(s);
+    c->n = n;
+    pthread_mutex_lock(&lock);
+    c->seq = ++late_seq;
+    *late_tail = c;
+    late_tail = &c->next;
+    pthread_mutex_unlock(&lock);
+    return OK;
 }
 int cudaMemset(void *p, int v, size_t n)
 {
@@ -252,7 +291,12 @@ int cudaMemset(void *p, int v, size_t n)
     return OK;
 }
 
-/* Streams and events: an event is a counter of the queries it answered. */
+/* Streams and events: an event counts the queries it answered and remembers the last late
+ * copy issued before it was recorded (any stream's: stricter than CUDA, never looser). */
+typedef struct {
+    int polls;
+    unsigned long seq;
+} event_t;
 int cudaStreamCreateWithFlags(void **s, unsigned f)
 {
     (void)f;
@@ -267,36 +311,43 @@ int cudaStreamDestroy(void *s)
 int cudaStreamSynchronize(void *s)
 {
     (void)s;
+    late_run(~0UL);
     return OK;
 }
 int cudaStreamQuery(void *s)
 {
     (void)s;
+    late_run(~0UL);
     return OK;
 }
-int cudaEventCreateWithFlags(int **e, unsigned f)
+int cudaEventCreateWithFlags(event_t **e, unsigned f)
 {
     (void)f;
     *e = calloc(1, sizeof **e);
     return *e ? OK : NOMEM;
 }
-int cudaEventRecord(int *e, void *s)
+int cudaEventRecord(event_t *e, void *s)
 {
     (void)s;
-    *e = 0;
+    e->polls = 0;
+    pthread_mutex_lock(&lock);
+    e->seq = late_seq;
+    pthread_mutex_unlock(&lock);
     return OK;
 }
-int cudaEventQuery(int *e)
+int cudaEventQuery(event_t *e)
 {
     polls++;
-    return ++*e > 2 ? OK : NOT_READY;
+    if (++e->polls <= 2) return NOT_READY;
+    late_run(e->seq);
+    return OK;
 }
-int cudaEventSynchronize(int *e)
+int cudaEventSynchronize(event_t *e)
 {
-    (void)e;
-    return OK; /* copies are done at once */
+    late_run(e->seq);
+    return OK;
 }
-int cudaEventDestroy(int *e)
+int cudaEventDestroy(event_t *e)
 {
     free(e);
     return OK;
@@ -314,7 +365,11 @@ int cudaGetDevice(int *d)
     *d = 0;
     return OK;
 }
-int cudaDeviceSynchronize(void) { return OK; }
+int cudaDeviceSynchronize(void)
+{
+    late_run(~0UL);
+    return OK;
+}
 int cudaGetLastError(void) { return OK; }
 const char *cudaGetErrorString(int e) { return e == OK ? "no error" : "fake CUDA error"; }
 int cudaDeviceGetPCIBusId(char *s, int len, int d)

@@ -34,6 +34,7 @@ typedef struct dfc_win_ctl {
 typedef struct dfc_win_region {
     uintptr_t base;
     size_t size;
+    int dev; /* device memory (asked of the memory-type cache once, at attach) */
 } dfc_win_region_t;
 
 typedef struct dfc_win {
@@ -79,8 +80,13 @@ typedef struct dfc_win {
     dfc_list_t waiters; /* lock requests not yet granted */
     int excl_holder;    /* -1 or the rank holding the exclusive lock */
     int nshared;
-    int error;       /* first error of an operation in flight (reported by the next sync call) */
-    dfc_list_t link; /* all windows */
+    int error; /* first error of an operation in flight (reported by the next sync call) */
+    /* Device windows (win_dev.c) */
+    int dev_mem;        /* this process's memory (Win_create) is device memory */
+    dfc_gpu_ipc_t *ipc; /* per member: its device memory, exported, which this process copies
+                           to and from directly (buffer_id 0: through messages); NULL: none */
+    dfc_list_t devops;  /* those direct copies in flight (counted in pending[]) */
+    dfc_list_t link;    /* all windows */
 } dfc_win_t;
 
 extern dfc_htable_t dfc_win_table;
@@ -216,6 +222,41 @@ int dfc_win_allgather(dfc_win_t *w, const void *mine, size_t bytes, void *all);
 /* Applies an accumulate: target = origin (op) target, as MPI's accumulate. */
 void dfc_win_apply(const dfc_op_t *op, const dfc_dtype_t *base, const void *origin, void *target,
                    uint64_t bytes);
+/* ---- Device memory (win_dev.c; dfc(7), "Device-memory windows") ------------------------
+ * Win_create over device memory: each process exports its memory's CUDA IPC handle once
+ * (cuda/ipc.c, the export cache of device point-to-point) and the members gather them; an
+ * origin on the same node then Puts and Gets with copies on DFC's stream straight to and from
+ * the target's memory, mapped through ipc.c's cache of open handles, completed by the next
+ * synchronization. Everything else (accumulates, which the target must apply one at a time,
+ * other nodes, dynamic windows, memory IPC cannot export) goes through the messages of
+ * win_am.c, with the target copying device memory where it used memcpy. */
+/* At creation, after the members' information was gathered: info of every member. */
+typedef struct dfc_win_devinfo {
+    int32_t dev;       /* device ordinal of the member's memory, -1 host */
+    int32_t node;      /* node id */
+    dfc_gpu_ipc_t ipc; /* buffer_id 0: not exported */
+} dfc_win_devinfo_t;
+/* This process's part: sets w->dev_mem and exports base when it is device memory. */
+void dfc_win_dev_mine(dfc_win_t *w, void *base, DFC_Aint size, dfc_win_devinfo_t *mine);
+/* Keeps the handles of same-node device members this process can map (w->ipc). */
+int dfc_win_dev_setup(dfc_win_t *w, const dfc_win_devinfo_t *all);
+/* 1 when the operation goes straight to the target's memory (a Put or Get to a mapped
+ * member); dfc_win_dev_direct then starts it. */
+int dfc_win_dev_is_direct(const dfc_win_t *w, const dfc_win_op_t *op);
+int dfc_win_dev_direct(dfc_win_t *w, const dfc_win_op_t *op, uint64_t off, dfc_req_t *user);
+/* Waits until the direct copies to target (-1: all) are done (before an UNLOCK or DONE). */
+int dfc_win_dev_drain(dfc_win_t *w, int target);
+/* Progress: completes finished direct copies. Returns the number of events. */
+int dfc_win_dev_progress(dfc_win_t *w);
+/* Whether this process's window memory at t is device memory. */
+int dfc_win_dev_at(const dfc_win_t *w, const void *t);
+/* memcpy where either side may be device memory (the memory-type cache says which). */
+int dfc_win_copy(void *dst, const void *src, uint64_t bytes);
+/* An operation's data movement on memory t of this process (tdev: device memory), with the
+ * origin, compare and result buffers anywhere: loads and stores, or copies to host,
+ * arithmetic, and copies back. The caller makes it atomic. */
+int dfc_win_dev_local(const dfc_win_op_t *op, char *t, int tdev);
+
 /* SHM: the accumulate lock of target. */
 void dfc_win_shm_acc_lock(dfc_win_t *w, int target);
 void dfc_win_shm_acc_unlock(dfc_win_t *w, int target);

@@ -95,7 +95,8 @@ typedef struct shm_info {
     int64_t size;
     int32_t disp_unit;
     int32_t node;
-    char name[64]; /* rank 0's segment name */
+    char name[64];         /* rank 0's segment name */
+    dfc_win_devinfo_t dev; /* device memory (win_dev.c) */
 } shm_info_t;
 
 static int all_on_one_node(const shm_info_t *all, int n)
@@ -204,6 +205,7 @@ static dfc_win_t *win_new(int flavor, dfc_comm_t *dup)
     dfc_list_init(&w->inbox);
     dfc_list_init(&w->replies);
     dfc_list_init(&w->waiters);
+    dfc_list_init(&w->devops);
     int n = w->size;
     w->sizes = calloc(n, sizeof *w->sizes);
     w->disp_units = calloc(n, sizeof *w->disp_units);
@@ -231,6 +233,7 @@ static void win_destroy(dfc_win_t *w)
     free(w->touched);
     free(w->held); /* empty: Win_free waited for every operation, held ones sent */
     free(w->regions);
+    free(w->ipc);
     if (w->info) dfc_info_destroy(w->info);
     dfc_attr_drop_all(&w->attrs); /* Win_free deleted them; this frees what is left */
     if (w->comm) dfc_comm_release(w->comm);
@@ -277,6 +280,17 @@ static int setup_memory(dfc_win_t *w, void *base, DFC_Aint size, shm_info_t *all
     return DFC_SUCCESS;
 }
 
+/* Device memory (win_dev.c): the members' handles, laid out as win_dev.c takes them. */
+static int setup_device(dfc_win_t *w, const shm_info_t *all)
+{
+    dfc_win_devinfo_t *dev = calloc((size_t)w->size, sizeof *dev);
+    if (!dev) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory creating a window");
+    for (int i = 0; i < w->size; i++) dev[i] = all[i].dev;
+    int rc = dfc_win_dev_setup(w, dev);
+    free(dev);
+    return rc;
+}
+
 int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const dfc_info_t *info,
                    dfc_comm_t *comm, void *baseptr, DFC_Win *out)
 {
@@ -294,6 +308,8 @@ int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const d
     mine.size = size;
     mine.disp_unit = disp_unit;
     mine.node = dfc_node_of ? dfc_node_of[comm->world[comm->rank]] : 0;
+    dfc_win_dev_mine(w, base, size, &mine.dev);
+    mine.dev.node = mine.node;
     if (!all) rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory creating a window");
     /* Rank 0 names a segment whenever one might be used; unused, it is unlinked below. */
     int maybe_shm = flavor == DFC_WIN_FLAVOR_ALLOCATE || flavor == DFC_WIN_FLAVOR_SHARED;
@@ -305,6 +321,7 @@ int dfc_win_create(int flavor, void *base, DFC_Aint size, int disp_unit, const d
                                                            : "DFC_Win_create";
     if (!rc) rc = choose_backend(w, all, func);
     if (!rc) rc = setup_memory(w, base, size, all, baseptr);
+    if (!rc) rc = setup_device(w, all);
     if (w->rank == 0 && maybe_shm && all && all[0].name[0] &&
         (rc || w->backend != DFC_WIN_BACKEND_SHM))
         shm_unlink(all[0].name);
@@ -340,6 +357,8 @@ int dfc_win_free(dfc_win_t *w, int *kept)
      * the window still there. */
     int rc = dfc_attr_delete_all(&w->attrs, w->handle);
     if ((*kept = rc != DFC_SUCCESS)) return rc;
+    rc = dfc_win_dev_drain(w, -1); /* direct copies, before the barrier lets targets go */
+    if (rc) return rc;
     /* Our operations are complete at every target and every member's at ours (their sync
      * calls waited for our acknowledgements) once all members pass the barrier. */
     rc = dfc_win_am_wait_target(w, -1);
@@ -375,6 +394,7 @@ int dfc_win_attach(dfc_win_t *w, void *base, DFC_Aint size)
     w->regions = r;
     r[w->nregions].base = (uintptr_t)base;
     r[w->nregions].size = (size_t)size;
+    r[w->nregions].dev = dfc_gpu_is_device_ptr(base); /* the memory-type cache, once */
     w->nregions++;
     return DFC_SUCCESS;
 }

@@ -25,7 +25,19 @@ typedef struct win_rec { /* an operation in flight at the origin */
     dfc_req_t sreq, rreq, dreq; /* request message, reply, separate data (large Put) */
     void *msg;
     dfc_req_t *user;
+    /* Point-to-point inside the library takes host buffers only (the API stages device
+     * ones): a device origin's data, or a device result's reply, passes through here. */
+    void *stage;      /* host copy, freed with the record */
+    void *stage_out;  /* the device result the reply in stage is copied to, or NULL */
+    uint64_t stage_n; /* its bytes */
 } win_rec_t;
+
+static void rec_free(win_rec_t *r)
+{
+    free(r->stage);
+    free(r->msg);
+    free(r);
+}
 
 typedef struct win_in { /* a request at the target, received or being received */
     dfc_list_t link;
@@ -61,6 +73,14 @@ static int rec_start(dfc_win_t *w, win_rec_t *r, void *reply_buf, long reply_byt
     dfc_req_init_internal(&r->sreq, w->comm);
     dfc_req_init_internal(&r->rreq, w->comm);
     int rc = DFC_SUCCESS;
+    if (reply_bytes > 0 && dfc_gpu_is_device_ptr(reply_buf)) { /* received here, copied */
+        r->stage_out = reply_buf;
+        r->stage_n = (uint64_t)reply_bytes;
+        if (!(reply_buf = r->stage = malloc((size_t)reply_bytes))) {
+            rec_free(r);
+            return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a one-sided operation");
+        }
+    }
     if (r->has_reply) {
         hdr->tag = w->next_tag++ & 0x3fffffff;
         rc = dfc_p2p_irecv(w->comm, 1, reply_buf, (uint64_t)reply_bytes, r->target, (int)hdr->tag,
@@ -68,8 +88,7 @@ static int rec_start(dfc_win_t *w, win_rec_t *r, void *reply_buf, long reply_byt
     }
     if (!rc) rc = dfc_p2p_isend(w->comm, 0, r->msg, r->len, r->target, 0, 0, &r->sreq);
     if (rc) {
-        free(r->msg);
-        free(r);
+        rec_free(r);
         return rc;
     }
     dfc_list_insert_tail(&w->recs, &r->link);
@@ -111,7 +130,12 @@ int dfc_win_am_send(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const void *da
     r->len = sizeof *hdr + dbytes;
     r->user = user;
     memcpy(msg, hdr, sizeof *hdr);
-    if (dbytes) memcpy((char *)msg + sizeof *hdr, data, dbytes);
+    int rc2 = dfc_win_copy((char *)msg + sizeof *hdr, data, dbytes); /* a device origin */
+    if (rc2) {
+        free(r);
+        free(msg);
+        return rc2;
+    }
     if (!user && reply_bytes < 0 &&
         (hdr->kind == DFC_WIN_MSG_PUT || hdr->kind == DFC_WIN_MSG_ACC)) {
         w->held[target] = r;
@@ -137,13 +161,23 @@ int dfc_win_am_send_large(dfc_win_t *w, int target, dfc_win_msg_t *hdr, const vo
     r->user = user;
     r->has_data = 1;
     memcpy(msg, hdr, sizeof *hdr);
+    if (dfc_gpu_is_device_ptr(data)) { /* sent from a host copy */
+        if (!(r->stage = malloc(bytes))) {
+            rec_free(r);
+            return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a one-sided operation");
+        }
+        if ((rc = dfc_gpu_copy_wait(r->stage, data, bytes))) {
+            rec_free(r);
+            return rc;
+        }
+        data = r->stage;
+    }
     dfc_req_init_internal(&r->sreq, w->comm);
     dfc_req_init_internal(&r->dreq, w->comm);
     rc = dfc_p2p_isend(w->comm, 0, msg, sizeof *hdr, target, 0, 0, &r->sreq);
     if (!rc) rc = dfc_p2p_isend(w->comm, 0, data, bytes, target, 1, 0, &r->dreq);
     if (rc) { /* the header alone is harmless: the target would wait for data never sent */
-        free(msg);
-        free(r);
+        rec_free(r);
         return rc;
     }
     dfc_list_insert_tail(&w->recs, &r->link);
@@ -170,6 +204,7 @@ static int sweep_recs(dfc_win_t *w)
                   : r->has_reply           ? r->rreq.status.DFC_ERROR
                   : r->has_data            ? r->dreq.status.DFC_ERROR
                                            : 0;
+        if (!err && r->stage_out) err = dfc_gpu_copy_wait(r->stage_out, r->stage, r->stage_n);
         note_error(w, err);
         dfc_list_remove(e);
         w->pending[r->target]--;
@@ -177,8 +212,7 @@ static int sweep_recs(dfc_win_t *w)
             r->user->status.DFC_ERROR = err;
             dfc_req_complete(r->user);
         }
-        free(r->msg);
-        free(r);
+        rec_free(r);
         events++;
     }
     return events;
@@ -187,7 +221,7 @@ static int sweep_recs(dfc_win_t *w)
 static int all_done(void *arg)
 {
     dfc_win_t *w = arg;
-    return dfc_list_empty(&w->recs);
+    return dfc_list_empty(&w->recs) && dfc_list_empty(&w->devops);
 }
 
 typedef struct {
@@ -297,13 +331,34 @@ static void lock_request(dfc_win_t *w, int src, int excl, uint32_t tag)
     dfc_list_insert_tail(&w->waiters, &q->link);
 }
 
+/* Device memory at t (win_dev.c): the operation of kind `kind` as copies to host, arithmetic
+ * and copies back, done before the next request is applied (so atomic like the rest). */
+static void dev_access(dfc_win_t *w, int kind, const dfc_win_msg_t *m, char *t, const char *data,
+                       char *result)
+{
+    dfc_win_op_t op = {0};
+    op.kind = kind;
+    op.origin = data;
+    op.compare = kind == DFC_WIN_OP_CAS ? data + m->bytes : NULL;
+    op.result = result;
+    op.bytes = m->bytes;
+    if (kind == DFC_WIN_OP_ACC || kind == DFC_WIN_OP_GACC) {
+        op.op = dfc_op_get(m->op);
+        op.base = dfc_dtype_get(m->dtype);
+    }
+    note_error(w, dfc_win_dev_local(&op, t, 1));
+}
+
 static void apply_fetching(dfc_win_t *w, int src, const dfc_win_msg_t *m, const char *data)
 {
     char *t = target_addr(w, m, src);
     uint64_t rbytes = m->kind == DFC_WIN_MSG_CAS ? m->bytes : m->bytes;
     char *old = rbytes ? calloc(1, rbytes) : NULL;
     if (rbytes && !old) dfc_fatal("out of memory replying to a one-sided operation");
-    if (t) {
+    if (t && dfc_win_dev_at(w, t))
+        dev_access(w, m->kind == DFC_WIN_MSG_CAS ? DFC_WIN_OP_CAS : DFC_WIN_OP_GACC, m, t, data,
+                   old);
+    else if (t) {
         memcpy(old, t, rbytes);
         if (m->kind == DFC_WIN_MSG_GACC)
             dfc_win_apply(dfc_op_get(m->op), dfc_dtype_get(m->dtype), data, t, m->bytes);
@@ -337,18 +392,23 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     (void)len;
     switch (m.kind & DFC_WIN_MSG_KIND) {
     case DFC_WIN_MSG_PUT:
-        if ((t = target_addr(w, &m, src)) && m.bytes) memcpy(t, data, m.bytes);
+        if ((t = target_addr(w, &m, src)) && dfc_win_dev_at(w, t))
+            dev_access(w, DFC_WIN_OP_PUT, &m, t, data, NULL);
+        else if (t && m.bytes) memcpy(t, data, m.bytes);
         acknowledge(w, src, &m);
         break;
     case DFC_WIN_MSG_ACC:
-        if ((t = target_addr(w, &m, src)))
-            dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), data, t, m.bytes);
+        if ((t = target_addr(w, &m, src)) && dfc_win_dev_at(w, t))
+            dev_access(w, DFC_WIN_OP_ACC, &m, t, data, NULL);
+        else if (t) dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), data, t, m.bytes);
         acknowledge(w, src, &m);
         break;
     case DFC_WIN_MSG_GET: {
         char *copy = m.bytes ? calloc(1, m.bytes) : NULL;
         if (m.bytes && !copy) dfc_fatal("out of memory replying to a one-sided operation");
-        if ((t = target_addr(w, &m, src)) && m.bytes) memcpy(copy, t, m.bytes);
+        if ((t = target_addr(w, &m, src)) && dfc_win_dev_at(w, t))
+            dev_access(w, DFC_WIN_OP_GET, &m, t, NULL, copy);
+        else if (t && m.bytes) memcpy(copy, t, m.bytes);
         reply(w, src, m.tag, copy, m.bytes);
         break;
     }
@@ -373,7 +433,9 @@ static int large_put_data(dfc_win_t *w, win_in_t *in)
     memcpy(&m, in->buf, sizeof m);
     if (m.kind != DFC_WIN_MSG_PUT_LARGE && m.kind != DFC_WIN_MSG_ACC_LARGE) return 0;
     int src = in->req.status.DFC_SOURCE;
+    /* a Put into device memory lands in scratch too: receives take host memory here */
     void *dst = m.kind == DFC_WIN_MSG_PUT_LARGE ? target_addr(w, &m, src) : NULL;
+    if (dst && dfc_win_dev_at(w, dst)) dst = NULL;
     if (!dst && !(dst = in->scratch = malloc(m.bytes)))
         dfc_fatal("out of memory receiving a one-sided operation");
     in->data_phase = 1;
@@ -382,14 +444,17 @@ static int large_put_data(dfc_win_t *w, win_in_t *in)
     return 1;
 }
 
-/* A large Accumulate's data is in scratch: apply it where it belongs. */
+/* A large Accumulate's data (or a large Put's into device memory) is in scratch: apply it. */
 static void large_acc_apply(dfc_win_t *w, win_in_t *in)
 {
     dfc_win_msg_t m;
     memcpy(&m, in->buf, sizeof m);
     char *t;
-    if (m.kind == DFC_WIN_MSG_ACC_LARGE && (t = target_addr(w, &m, in->req.status.DFC_SOURCE)))
-        dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), in->scratch, t, m.bytes);
+    if (!in->scratch || !(t = target_addr(w, &m, in->req.status.DFC_SOURCE))) return;
+    if (m.kind == DFC_WIN_MSG_PUT_LARGE) /* device memory (large_put_data) */
+        dev_access(w, DFC_WIN_OP_PUT, &m, t, in->scratch, NULL);
+    else if (dfc_win_dev_at(w, t)) dev_access(w, DFC_WIN_OP_ACC, &m, t, in->scratch, NULL);
+    else dfc_win_apply(dfc_op_get(m.op), dfc_dtype_get(m.dtype), in->scratch, t, m.bytes);
 }
 
 /* Posts a receive for every request that arrived, then applies those received, in order. */
@@ -447,6 +512,7 @@ int dfc_win_progress(void)
         dfc_win_t *w = DFC_CONTAINER_OF(e, dfc_win_t, link);
         events += target_pass(w);
         events += sweep_recs(w);
+        events += dfc_win_dev_progress(w);
     }
     return events;
 }

@@ -45,10 +45,20 @@ static int check_target(dfc_win_t *w, const char *func, const dfc_win_op_t *op, 
  * target is this process (locked 0: atomic with other origins' requests, which the progress
  * engine applies, because this caller excludes it: one thread, or the library lock held).
  * The operation is done when this returns (a Get's data is there). */
-static void local_op(dfc_win_t *w, const dfc_win_op_t *op, char *t, int locked)
+static int local_op(dfc_win_t *w, const dfc_win_op_t *op, char *t, int locked)
 {
-    if (op->bytes == 0) return;
+    if (op->bytes == 0) return DFC_SUCCESS;
     int atomic = locked && op->kind != DFC_WIN_OP_PUT && op->kind != DFC_WIN_OP_GET;
+    /* Device memory on either side (an own device window, a device origin or result buffer:
+     * the memory-type cache answers) takes copies (win_dev.c). */
+    int tdev = !locked && dfc_win_dev_at(w, t);
+    if (tdev || dfc_gpu_is_device_ptr(op->origin) || dfc_gpu_is_device_ptr(op->result) ||
+        dfc_gpu_is_device_ptr(op->compare)) {
+        if (atomic) dfc_win_shm_acc_lock(w, op->target);
+        int rc = dfc_win_dev_local(op, t, tdev);
+        if (atomic) dfc_win_shm_acc_unlock(w, op->target);
+        return rc;
+    }
     if (atomic) dfc_win_shm_acc_lock(w, op->target);
     switch (op->kind) {
     case DFC_WIN_OP_PUT: memcpy(t, op->origin, op->bytes); break;
@@ -64,6 +74,7 @@ static void local_op(dfc_win_t *w, const dfc_win_op_t *op, char *t, int locked)
         break;
     }
     if (atomic) dfc_win_shm_acc_unlock(w, op->target);
+    return DFC_SUCCESS;
 }
 
 static int am_op(dfc_win_t *w, const dfc_win_op_t *op, uint64_t off, dfc_req_t *user)
@@ -100,8 +111,9 @@ static int am_op(dfc_win_t *w, const dfc_win_op_t *op, uint64_t off, dfc_req_t *
                                (long)op->bytes, user);
     default: { /* CAS: the new value, then the compare value */
         char pair[64];
-        memcpy(pair, op->origin, op->bytes);
-        memcpy(pair + op->bytes, op->compare, op->bytes);
+        int rc = dfc_win_copy(pair, op->origin, op->bytes); /* either may be device memory */
+        if (!rc) rc = dfc_win_copy(pair + op->bytes, op->compare, op->bytes);
+        if (rc) return rc;
         m.kind = DFC_WIN_MSG_CAS;
         return dfc_win_am_send(w, op->target, &m, pair, 2 * op->bytes, op->result, (long)op->bytes,
                                user);
@@ -144,11 +156,16 @@ int dfc_win_op(dfc_win_t *w, const char *func, const dfc_win_op_t *op, DFC_Reque
     if (w->backend == DFC_WIN_BACKEND_SHM && op->target != DFC_PROC_NULL)
         t = w->bases[op->target] + off;
     if (op->target == DFC_PROC_NULL || t) {
-        if (t) local_op(w, op, t, w->backend == DFC_WIN_BACKEND_SHM);
-        if (user) dfc_req_complete(user);
-        return DFC_SUCCESS;
+        if (t) rc = local_op(w, op, t, w->backend == DFC_WIN_BACKEND_SHM);
+        if (user && !rc) dfc_req_complete(user);
+        if (user && rc) {
+            *request = DFC_REQUEST_NULL;
+            dfc_req_free(user);
+        }
+        return rc;
     }
-    rc = am_op(w, op, off, user);
+    rc = dfc_win_dev_is_direct(w, op) ? dfc_win_dev_direct(w, op, off, user)
+                                      : am_op(w, op, off, user);
     if (rc && user) {
         *request = DFC_REQUEST_NULL;
         dfc_req_free(user);

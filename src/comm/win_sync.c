@@ -94,11 +94,13 @@ static int unlock_one(dfc_win_t *w, int rank)
         else atomic_fetch_sub(&w->ctl[rank].lock, 1);
         return DFC_SUCCESS;
     }
+    int rc = dfc_win_dev_drain(w, rank); /* direct copies land before the lock is released */
+    if (rc) return rc;
     dfc_win_msg_t m = {0};
     m.kind = DFC_WIN_MSG_UNLOCK;
     w->touched[rank] = 0; /* the acknowledgement of UNLOCK completes them */
     int sent = 0;         /* the last Put or Accumulate, when held, carries the UNLOCK */
-    int rc = dfc_win_am_release_unlock(w, rank, &sent);
+    rc = dfc_win_am_release_unlock(w, rank, &sent);
     return rc || sent ? rc : dfc_win_am_send(w, rank, &m, NULL, 0, NULL, 0, NULL);
 }
 
@@ -250,7 +252,8 @@ int dfc_win_complete(dfc_win_t *w)
                         "invalid argument win: no access epoch of DFC_Win_start is open");
     atomic_thread_fence(memory_order_seq_cst);
     dfc_group_t *g = w->start_group;
-    int rc = send_all(w, g, DFC_WIN_MSG_DONE);
+    int rc = dfc_win_dev_drain(w, -1); /* direct copies land before the targets' Wait ends */
+    if (!rc) rc = send_all(w, g, DFC_WIN_MSG_DONE);
     for (int i = 0; i < g->size; i++) w->touched[member(w, g, i)] = 0; /* DONE follows them */
     if (!rc) rc = dfc_win_am_wait_target(w, -1);
     w->start_group = NULL;

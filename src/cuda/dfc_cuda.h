@@ -79,6 +79,13 @@ int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out);
  * the buffer world rank `owner` exported as *in (src is then ignored). Never waits. */
 int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
                        dfc_gpu_copy_op_t **op);
+/* The reverse direction, for one-sided Put (comm/win_dev.c): starts copying `bytes` from src
+ * (device or host) into the buffer world rank `owner` exported as *in. Never waits. */
+int dfc_gpu_copy_start_to(int owner, const dfc_gpu_ipc_t *in, const void *src, size_t bytes,
+                          dfc_gpu_copy_op_t **op);
+/* A copy between this process's buffers (either may be device memory) on DFC's own stream of
+ * the device involved, waited for: the target's read-modify-write of device windows. */
+int dfc_gpu_copy_wait(void *dst, const void *src, size_t bytes);
 /* *done = 1 when the copy finished (op is then freed; the return value is its error). */
 int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done);
 /* Closes every mapping (at finalize, after the last copy). */
@@ -90,8 +97,8 @@ void dfc_gpu_ipc_finalize(void);
  * calls per copy under MPS). Not ordered after the program's streams, as the copy engine's
  * copies there are not either. */
 void dfc_gpu_kcopy_params(void); /* reads DFC_GPU_KCOPY_MAX and DFC_GPU_KCOPY_LINGER_US */
-/* Starts a copy between two addresses the kernel's context maps (dst on its device); the
- * ticket is tested with dfc_gpu_kcopy_test: 1 done, 0 not yet, -1 never (the kernel can no
+/* Starts a copy between two device addresses the kernel's context maps (dst on its device,
+ * src device memory too: a host src takes the copy engine); the ticket is tested with dfc_gpu_kcopy_test: 1 done, 0 not yet, -1 never (the kernel can no
  * longer be launched: copy again with the copy engine). Returns
  * DFC_ERR_UNSUPPORTED_OPERATION, without recording a message, when the copy must take the
  * copy engine instead: too large, disabled, no kernel, another device, the ring full. */

@@ -111,12 +111,13 @@ void dfc_gpu_ipc_params(void)
     nopens = n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
 }
 
-/* Makes the device of `p` current in this thread (the progress thread of
- * DFC_ASYNC_PROGRESS=1 matches messages too, and its current device is 0), saving the one
- * it replaces in *saved (-1: none replaced). Host memory leaves the current device. */
-static int enter_device(const void *p, int *saved)
+/* Makes the device of `p` (else of `q`, when not NULL) current in this thread (the progress
+ * thread of DFC_ASYNC_PROGRESS=1 matches messages too, and its current device is 0), saving
+ * the one it replaces in *saved (-1: none replaced). Host memory leaves the current device. */
+static int enter_device(const void *p, const void *q, int *saved)
 {
     int dev = dfc_gpu_ptr_device(p), cur = -1;
+    if (dev < 0 && q) dev = dfc_gpu_ptr_device(q);
     *saved = -1;
     if (dev < 0 && ipc.get_device(&cur) == cudaSuccess) dev = cur; /* host memory */
     if (dev < 0 || dev >= DFC_IPC_DEVICES) return 0;
@@ -136,7 +137,7 @@ int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
 {
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
     int saved;
-    enter_device(ptr, &saved);
+    enter_device(ptr, NULL, &saved);
     int rc = export_here(ptr, out);
     leave_device(saved);
     return rc;
@@ -212,7 +213,7 @@ static int open_entry(int owner, const dfc_gpu_ipc_t *in, open_ent_t **out)
 }
 
 static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in,
-                     size_t bytes, dfc_gpu_copy_op_t **op);
+                     int to_peer, size_t bytes, dfc_gpu_copy_op_t **op);
 static int engine_copy(dfc_gpu_copy_op_t *c);
 
 int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
@@ -220,19 +221,42 @@ int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_
 {
     *op = NULL;
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
-    int saved, dev = enter_device(dst, &saved); /* the receiving device maps and copies */
-    int rc = copy_here(dev, dst, src, owner, in, bytes, op);
+    /* the receiving device maps and copies (a host dst: the device of a device src) */
+    int saved, dev = enter_device(dst, in ? NULL : src, &saved);
+    int rc = copy_here(dev, dst, src, owner, in, 0, bytes, op);
     leave_device(saved);
     return rc;
 }
 
+int dfc_gpu_copy_start_to(int owner, const dfc_gpu_ipc_t *in, const void *src, size_t bytes,
+                          dfc_gpu_copy_op_t **op)
+{
+    *op = NULL;
+    if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
+    int saved, dev = enter_device(src, NULL, &saved); /* the sending device maps and copies */
+    int rc = copy_here(dev, NULL, src, owner, in, 1, bytes, op);
+    leave_device(saved);
+    return rc;
+}
+
+int dfc_gpu_copy_wait(void *dst, const void *src, size_t bytes)
+{
+    dfc_gpu_copy_op_t *op;
+    int done = 0, rc = dfc_gpu_copy_start(dst, src, -1, NULL, bytes, &op);
+    while (!rc && !done) rc = dfc_gpu_copy_test(op, &done);
+    return rc;
+}
+
+/* in: the peer's buffer is the copy's source (to_peer 0: src is ignored) or its destination
+ * (to_peer 1: dst is ignored). */
 static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in,
-                     size_t bytes, dfc_gpu_copy_op_t **op)
+                     int to_peer, size_t bytes, dfc_gpu_copy_op_t **op)
 {
     int rc;
     open_ent_t *o = NULL;
     if (in && (rc = open_entry(owner, in, &o))) return rc;
-    if (o) src = (const char *)o->base + in->offset;
+    if (o && to_peer) dst = (char *)o->base + in->offset;
+    else if (o) src = (const char *)o->base + in->offset;
     dfc_gpu_copy_op_t *c = calloc(1, sizeof *c);
     if (!c) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
     c->dst = dst, c->from = src, c->bytes = bytes, c->dev = dev;
@@ -273,7 +297,7 @@ int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
         int rc = DFC_SUCCESS;
         if (k < 0) {
             int saved;
-            enter_device(op->dst, &saved);
+            enter_device(op->dst, op->from, &saved);
             rc = engine_copy(op);
             leave_device(saved);
             if (rc == DFC_SUCCESS) return DFC_SUCCESS; /* tested as the engine's from now */
@@ -320,6 +344,18 @@ int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_
     (void)dst, (void)src, (void)owner, (void)in, (void)bytes;
     *op = NULL;
     return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "built without CUDA");
+}
+int dfc_gpu_copy_start_to(int owner, const dfc_gpu_ipc_t *in, const void *src, size_t bytes,
+                          dfc_gpu_copy_op_t **op)
+{
+    (void)owner, (void)in, (void)src, (void)bytes;
+    *op = NULL;
+    return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "built without CUDA");
+}
+int dfc_gpu_copy_wait(void *dst, const void *src, size_t bytes)
+{
+    memcpy(dst, src, bytes);
+    return DFC_SUCCESS;
 }
 int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
 {

@@ -123,7 +123,8 @@ int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *tick
     *ticket = 0;
     if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION;
     pthread_mutex_lock(&kc.lock);
-    if (usable(kc.device_of(dst)) && bytes <= kc.max) *ticket = post(dst, src, bytes);
+    if (usable(kc.device_of(dst)) && kc.device_of(src) >= 0 && bytes <= kc.max)
+        *ticket = post(dst, src, bytes);
     pthread_mutex_unlock(&kc.lock);
     return *ticket ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION;
 }

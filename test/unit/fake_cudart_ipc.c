@@ -10,6 +10,13 @@
  * process maps it through /proc/<pid>/fd/<fd>. Copies are memcpy. An event reports "not
  * ready" to its first two queries, so the path that polls a copy runs too. What the GPU
  * daemon needs (kernels, mapped host memory, pools) fails: run with DFC_GPU_DAEMON=0.
+ * FAKE_CUDART_GUARD=1 makes device memory what it is on a GPU, memory the host cannot touch:
+ * the pointers handed out map it PROT_NONE, and copies go through a second, writable mapping
+ * of the same pages, so a load or store of DFC's on a device pointer ends in SIGSEGV (the
+ * device-window test, gpu/devwin, runs so). FAKE_CUDART_ASYNC=1 makes cudaMemcpyAsync what it
+ * is on a GPU, late: the copy is done only when an event recorded after it is seen complete,
+ * or a synchronization (stream, event, device, or a synchronous copy of this process) comes,
+ * so that a caller who uses the data before that sees the old bytes.
  * The signatures use plain C types of the same ABI as CUDA's.
  */
 #define _GNU_SOURCE
@@ -39,6 +46,7 @@ typedef struct {
 
 typedef struct region {
     char *base;
+    char *shadow; /* the writable mapping copies use: base unless FAKE_CUDART_GUARD=1 */
     size_t size;
     int fd; /* own allocations; -1 for a peer's mapping */
     unsigned long long id;
@@ -67,14 +75,45 @@ static region_t *find(const void *p)
     return NULL;
 }
 
-static int add(char *base, size_t size, int fd)
+static int add(char *base, char *shadow, size_t size, int fd)
 {
     for (int i = 0; i < MAX_REGIONS; i++)
         if (!regions[i].base) {
-            regions[i] = (region_t){base, size, fd, next_id++};
+            regions[i] = (region_t){base, shadow, size, fd, next_id++};
             return OK;
         }
     return NOMEM;
+}
+
+/* Maps fd's n bytes: *shadow writable, and what the program sees: the same mapping, or under
+ * FAKE_CUDART_GUARD=1 a second one the host cannot access. */
+static char *map_pages(int fd, size_t n, char **shadow)
+{
+    const char *g = getenv("FAKE_CUDART_GUARD");
+    void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) return NULL;
+    *shadow = m;
+    if (!g || *g != '1') return m;
+    void *d = mmap(NULL, n, PROT_NONE, MAP_SHARED, fd, 0);
+    if (d != MAP_FAILED) return d;
+    munmap(m, n);
+    return NULL;
+}
+
+static void unmap_pages(region_t *r)
+{
+    if (r->shadow != r->base) munmap(r->shadow, r->size);
+    munmap(r->base, r->size);
+}
+
+/* Where a copy reads or writes p: its writable mapping when p is device memory. */
+static void *xl(const void *p)
+{
+    pthread_mutex_lock(&lock);
+    region_t *r = find(p);
+    void *q = r ? r->shadow + ((const char *)p - r->base) : (void *)p;
+    pthread_mutex_unlock(&lock);
+    return q;
 }
 
 int cudaMalloc(void **p, size_t size)
@@ -82,10 +121,10 @@ int cudaMalloc(void **p, size_t size)
     size_t n = size ? (size + 4095) & ~(size_t)4095 : 4096;
     int fd = memfd_create("fakecudart", MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, (off_t)n)) return NOMEM;
-    void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED) return NOMEM;
+    char *shadow, *m = map_pages(fd, n, &shadow);
+    if (!m) return NOMEM;
     pthread_mutex_lock(&lock);
-    int rc = add(m, n, fd);
+    int rc = add(m, shadow, n, fd);
     pthread_mutex_unlock(&lock);
     *p = m;
     return rc;
@@ -98,7 +137,7 @@ int cudaFree(void *p)
     region_t *r = find(p);
     int rc = r && r->fd >= 0 && r->base == p ? OK : INVALID;
     if (rc == OK) {
-        munmap(r->base, r->size);
+        unmap_pages(r);
         close(r->fd);
         r->base = NULL;
     }
@@ -175,11 +214,11 @@ int cudaIpcOpenMemHandle(void **p, ipc_handle_t h, unsigned flags)
     snprintf(path, sizeof path, "/proc/%d/fd/%d", b.pid, b.fd);
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) return INVALID;
-    void *m = mmap(NULL, b.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    char *shadow, *m = map_pages(fd, b.size, &shadow);
     close(fd);
-    if (m == MAP_FAILED) return INVALID;
+    if (!m) return INVALID;
     pthread_mutex_lock(&lock);
-    int rc = add(m, b.size, -1);
+    int rc = add(m, shadow, b.size, -1);
     opens++;
     pthread_mutex_unlock(&lock);
     *p = m;
@@ -192,23 +231,59 @@ int cudaIpcCloseMemHandle(void *p)
     region_t *r = find(p);
     int rc = r && r->fd < 0 && r->base == p ? OK : INVALID;
     if (rc == OK) {
-        munmap(r->base, r->size);
+        unmap_pages(r);
         r->base = NULL;
     }
     pthread_mutex_unlock(&lock);
     return rc;
 }
 
+/* FAKE_CUDART_ASYNC=1: the asynchronous copies not yet done, in issue order (under lock). */
+typedef struct late_copy {
+    void *d;
+    const void *s;
+    size_t n;
+    unsigned long seq;
+    struct late_copy *next;
+} late_copy_t;
+static late_copy_t *late_head, **late_tail = &late_head;
+static unsigned long late_seq;
+
+/* Does the late copies issued up to seq (~0UL: all). */
+static void late_run(unsigned long seq)
+{
+    pthread_mutex_lock(&lock);
+    while (late_head && late_head->seq <= seq) {
+        late_copy_t *c = late_head;
+        memmove(c->d, c->s, c->n);
+        if (!(late_head = c->next)) late_tail = &late_head;
+        free(c);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 int cudaMemcpy(void *d, const void *s, size_t n, int kind)
 {
     (void)kind;
-    memmove(d, s, n);
+    late_run(~0UL);
+    if (n) memmove(xl(d), xl(s), n);
     return OK;
 }
 int cudaMemcpyAsync(void *d, const void *s, size_t n, int kind, void *stream)
 {
     (void)stream;
-    return cudaMemcpy(d, s, n, kind);
+    const char *a = getenv("FAKE_CUDART_ASYNC");
+    late_copy_t *c = a && *a == '1' && n ? calloc(1, sizeof *c) : NULL;
+    if (!c) return cudaMemcpy(d, s, n, kind);
+    c->d = xl(d);
+    c->s = xl(s);
+    c->n = n;
+    pthread_mutex_lock(&lock);
+    c->seq = ++late_seq;
+    *late_tail = c;
+    late_tail = &c->next;
+    pthread_mutex_unlock(&lock);
+    return OK;
 }
 /* rows of width bytes, pitches apart (what DFC issues for strided datatypes) */
 int cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch, size_t width,
@@ -222,11 +297,16 @@ int cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch, size
 }
 int cudaMemset(void *p, int v, size_t n)
 {
-    memset(p, v, n);
+    if (n) memset(xl(p), v, n);
     return OK;
 }
 
-/* Streams and events: an event is a counter of the queries it answered. */
+/* Streams and events: an event counts the queries it answered and remembers the last late
+ * copy issued before it was recorded (any stream's: stricter than CUDA, never looser). */
+typedef struct {
+    int polls;
+    unsigned long seq;
+} event_t;
 int cudaStreamCreateWithFlags(void **s, unsigned f)
 {
     (void)f;
@@ -241,36 +321,43 @@ int cudaStreamDestroy(void *s)
 int cudaStreamSynchronize(void *s)
 {
     (void)s;
+    late_run(~0UL);
     return OK;
 }
 int cudaStreamQuery(void *s)
 {
     (void)s;
+    late_run(~0UL);
     return OK;
 }
-int cudaEventCreateWithFlags(int **e, unsigned f)
+int cudaEventCreateWithFlags(event_t **e, unsigned f)
 {
     (void)f;
     *e = calloc(1, sizeof **e);
     return *e ? OK : NOMEM;
 }
-int cudaEventRecord(int *e, void *s)
+int cudaEventRecord(event_t *e, void *s)
 {
     (void)s;
-    *e = 0;
+    e->polls = 0;
+    pthread_mutex_lock(&lock);
+    e->seq = late_seq;
+    pthread_mutex_unlock(&lock);
     return OK;
 }
-int cudaEventQuery(int *e)
+int cudaEventQuery(event_t *e)
 {
     polls++;
-    return ++*e > 2 ? OK : NOT_READY;
+    if (++e->polls <= 2) return NOT_READY;
+    late_run(e->seq);
+    return OK;
 }
-int cudaEventSynchronize(int *e)
+int cudaEventSynchronize(event_t *e)
 {
-    (void)e;
-    return OK; /* copies are done at once */
+    late_run(e->seq);
+    return OK;
 }
-int cudaEventDestroy(int *e)
+int cudaEventDestroy(event_t *e)
 {
     free(e);
     return OK;
@@ -288,7 +375,11 @@ int cudaGetDevice(int *d)
     *d = 0;
     return OK;
 }
-int cudaDeviceSynchronize(void) { return OK; }
+int cudaDeviceSynchronize(void)
+{
+    late_run(~0UL);
+    return OK;
+}
 int cudaGetLastError(void) { return OK; }
 const char *cudaGetErrorString(int e) { return e == OK ? "no error" : "fake CUDA error"; }
 int cudaDeviceGetPCIBusId(char *s, int len, int d)

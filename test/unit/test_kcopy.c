@@ -198,6 +198,8 @@ int main(void)
           "a copy above DFC_GPU_KCOPY_MAX was taken");
     CHECK(dfc_gpu_kcopy_start(host, dev_pool, 8, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
           "a copy into host memory was taken");
+    CHECK(dfc_gpu_kcopy_start(dev_pool, host, 8, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
+          "a copy from host memory was taken");
     for (size_t n = 0; n <= 4096; n += n < 64 ? 1 : 61) one_copy(n, 5);
     for (size_t n = 4097; n <= 65536; n += 4093) one_copy(n, 5);
     one_copy(65536, 5);

@@ -12,7 +12,9 @@
  * requests are complete (Waitall gives the right sources and counts), and the attribute's
  * delete callback ran once. Bad input under DFC_ERRORS_RETURN: WORLD, SELF, COMM_NULL, a
  * freed handle (DFC_ERR_COMM), NULL pointers (DFC_ERR_ARG), each naming the function.
- * Argument -n=N repeats the three cases N times (default 2).
+ * Argument -n=N repeats the three cases N times (default 2). -before calls Comm_get_parent
+ * before DFC_Init, -after calls Comm_disconnect after DFC_Finalize: both must end the process
+ * with a fatal message naming the function (testlist checks the line and the exit status).
  */
 #include <unistd.h>
 
@@ -210,6 +212,21 @@ static void bad_input(void)
 int main(int argc, char **argv)
 {
     int rounds = 2, keyval;
+    DFC_Comm parent = (DFC_Comm)12345;
+    if (argc > 1 && !strcmp(argv[1], "-before")) {
+        DFC_Comm_get_parent(&parent); /* aborts */
+        fprintf(stderr, "Comm_get_parent before DFC_Init returned\n");
+        return 0; /* exit status 0: the runner's exitStatus=nonzero fails the test */
+    }
+    if (argc > 1 && !strcmp(argv[1], "-after")) {
+        DFC_Init(&argc, &argv);
+        DFC_Comm c = DFC_COMM_SELF;
+        DFC_Comm_dup(DFC_COMM_SELF, &c);
+        DFC_Finalize();
+        DFC_Comm_disconnect(&c); /* aborts */
+        fprintf(stderr, "Comm_disconnect after DFC_Finalize returned\n");
+        return 0;
+    }
     dfct_init(&argc, &argv);
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "-n=", 3)) rounds = atoi(argv[i] + 3);
@@ -218,7 +235,6 @@ int main(int argc, char **argv)
     DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
     DFC_Comm_set_errhandler(DFC_COMM_SELF, DFC_ERRORS_RETURN);
 
-    DFC_Comm parent = (DFC_Comm)12345;
     DFCT_OK(DFC_Comm_get_parent(&parent));
     DFCT_CHECK(parent == DFC_COMM_NULL, "Comm_get_parent gave 0x%x", (unsigned)parent);
     bad_input();

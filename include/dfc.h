@@ -1350,6 +1350,10 @@ int DFC_Pready_range(int partition_low, int partition_high, DFC_Request request)
 int DFC_Pready_list(int length, const int array_of_partitions[], DFC_Request request);
 int DFC_Parrived(DFC_Request request, int partition, int *flag);
 
+/* ---- Process creation without spawn (issue 21, MPI-4.1 11; DFC_Comm_get_parent(3)) ---- */
+int DFC_Comm_get_parent(DFC_Comm *parent);
+int DFC_Comm_disconnect(DFC_Comm *comm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -117,6 +117,7 @@
 #define MPI_Comm_delete_attr DFC_Comm_delete_attr
 #define MPI_Comm_delete_attr_function DFC_Comm_delete_attr_function
 #define MPI_Comm_detach_buffer DFC_Comm_detach_buffer
+#define MPI_Comm_disconnect DFC_Comm_disconnect
 #define MPI_Comm_dup DFC_Comm_dup
 #define MPI_Comm_dup_with_info DFC_Comm_dup_with_info
 #define MPI_Comm_errhandler_function DFC_Comm_errhandler_function
@@ -127,6 +128,7 @@
 #define MPI_Comm_get_errhandler DFC_Comm_get_errhandler
 #define MPI_Comm_get_info DFC_Comm_get_info
 #define MPI_Comm_get_name DFC_Comm_get_name
+#define MPI_Comm_get_parent DFC_Comm_get_parent
 #define MPI_Comm_group DFC_Comm_group
 #define MPI_Comm_idup DFC_Comm_idup
 #define MPI_Comm_idup_with_info DFC_Comm_idup_with_info

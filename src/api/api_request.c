@@ -401,8 +401,7 @@ int DFC_Request_free(DFC_Request *request)
         r->handle = 0;
     }
     *request = DFC_REQUEST_NULL;
-    if (r->complete || dfc_req_is_inert(r)) dfc_req_free(r);
-    else r->user_freed = 1; /* freed when the operation completes */
+    dfc_req_release_user(r); /* now, or when the operation completes */
 fn_exit:
     DFC_API_EXIT();
     return rc;

@@ -276,6 +276,9 @@ int dfc_coll_inter_xfer(dfc_comm_t *c, int tag, const dfc_coll_side_t *s, const 
 int dfc_coll_inter_local(const char *func, dfc_comm_t *c, dfc_coll_args_t *a, const void *sendbuf,
                          void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
 int dfc_coll_inter_barrier(const char *func, dfc_comm_t *c);
+/* Comm_disconnect (disconnect.c): waits for c's pending operations, a barrier over c (both
+ * groups of an intercommunicator), then dfc_comm_free. */
+int dfc_coll_comm_disconnect(const char *func, dfc_comm_t *c);
 /* root: DFC_ROOT, DFC_PROC_NULL, or the root's rank in the remote group. */
 int dfc_coll_inter_bcast(const char *func, dfc_comm_t *c, void *buf, uint64_t count,
                          const dfc_dtype_t *dt, int root);

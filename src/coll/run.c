@@ -334,7 +334,7 @@ static int start_instance(const dfc_coll_call_t *call, const dfc_coll_args_t *a,
     }
     if (call->mode == DFC_MODE_NONBLOCKING) {
         rc = dfc_req_handle(req, call->request);
-        if (rc) req->user_freed = 1; /* cannot be waited for */
+        if (rc) dfc_req_orphan(req); /* cannot be waited for */
         return rc;
     }
     rc = dfc_progress_until(&req->complete);

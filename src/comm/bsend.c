@@ -231,7 +231,7 @@ static int post(dfc_comm_t *c, const char *func, const void *buf, uint64_t count
     }
     r->cb = seg_done; /* frees the space once the transport is done with it */
     r->cb_arg = s;
-    r->user_freed = 1; /* nobody waits for it: freed at completion */
+    dfc_req_orphan(r); /* nobody waits for it: freed at completion */
     return dfc_p2p_isend(c, 0, mem, bytes, dst, tag, 0, r);
 }
 

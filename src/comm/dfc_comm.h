@@ -410,6 +410,9 @@ typedef struct dfc_comm {
     dfc_group_t *remote;
     struct dfc_comm *local;
     struct dfc_tl_slot_comm *slots; /* see dfc_comm_slots; NULL on the predefined ones */
+    /* Requests on it that the user freed while active (Request_free, Bsend's own): no handle
+     * names them, so Comm_disconnect counts them here to wait for them (request.c). */
+    int orphans;
 } dfc_comm_t;
 
 /* The world ranks that point-to-point ranks of c name, and how many: the remote group's on
@@ -773,6 +776,14 @@ static inline dfc_req_t *dfc_req_get(DFC_Request h)
 /* Marks req complete and runs its callback (once). */
 void dfc_req_complete(dfc_req_t *req);
 void dfc_req_free(dfc_req_t *req); /* removes the handle and frees */
+/* Nobody will wait for req (Request_free while active, Bsend's internal sends): freed at its
+ * completion, counted in its communicator's orphans meanwhile. */
+void dfc_req_orphan(dfc_req_t *req);
+/* Request_free: frees req now when complete or inert, else orphans it. */
+void dfc_req_release_user(dfc_req_t *req);
+/* Comm_disconnect: makes progress until no request on c is pending (active and incomplete,
+ * with a handle or orphaned). */
+int dfc_req_wait_comm(dfc_comm_t *c);
 /* The cache of freed requests (request.c): DFC_Init reads its size, DFC_Finalize empties it. */
 void dfc_req_cache_init(void);
 void dfc_req_cache_finalize(void);

@@ -133,8 +133,42 @@ void dfc_req_free(dfc_req_t *req)
     if (req->destroy) req->destroy(req);
     dfc_req_unstage(req);
     if (req->handle) dfc_htable_remove(&dfc_req_table, req->handle);
-    if (req->comm) dfc_comm_release(req->comm);
+    if (req->comm) {
+        if (req->user_freed) req->comm->orphans--;
+        dfc_comm_release(req->comm);
+    }
     req_release(req);
+}
+
+void dfc_req_orphan(dfc_req_t *req)
+{
+    req->user_freed = 1;
+    if (req->comm) req->comm->orphans++;
+}
+
+void dfc_req_release_user(dfc_req_t *req)
+{
+    if (req->complete || dfc_req_is_inert(req)) dfc_req_free(req);
+    else dfc_req_orphan(req); /* freed when the operation completes */
+}
+
+/* True when no request on c is pending. Scans the whole request table, which only
+ * Comm_disconnect, a rare call, pays for. */
+static int comm_quiet(void *arg)
+{
+    const dfc_comm_t *c = arg;
+    if (c->orphans > 0) return 0;
+    for (uint32_t i = 1; i < dfc_req_table.next; i++) {
+        const dfc_req_t *r = dfc_req_table.slots[i];
+        if (r && r->comm == c && r->active && !r->complete) return 0;
+    }
+    return 1;
+}
+
+int dfc_req_wait_comm(dfc_comm_t *c)
+{
+    if (comm_quiet(c)) return DFC_SUCCESS;
+    return dfc_progress_wait(comm_quiet, c);
 }
 
 int dfc_req_start(dfc_req_t *req)

@@ -604,7 +604,8 @@ static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *
     if (rc) return rc;
     struct fi_info *i = s->info;
     s->has_source = (i->caps & FI_SOURCE) != 0;
-    s->rma = prm->rma != 0 && (i->caps & FI_RMA) && (i->caps & FI_READ);
+    s->rma = prm->rma != 0 && (i->caps & FI_RMA) && (i->caps & FI_READ) &&
+             dfc_ofi_prov_reads_ok(i->fabric_attr->prov_name);
     s->manual_progress = i->domain_attr->data_progress != FI_PROGRESS_AUTO;
     s->inject_size = i->tx_attr ? i->tx_attr->inject_size : 0;
     int safe = i->domain_attr->threading == FI_THREAD_SAFE; /* wait may run unlocked */

@@ -381,8 +381,7 @@ static void on_cq_error(ofi_t *s)
     }
     if (b->kind == BUF_READ) { /* rget's: it reports the error (a bad key is not a death) */
         DFC_LOG(DFC_LOG_INFO, "ofi", "read error: %s (%s)", fi_strerror(e.err), msg ? msg : "");
-        s->rd_busy = 0;
-        s->rd_err = e.err ? e.err : FI_EIO;
+        dfc_ofi_read_done(s, b, e.err ? e.err : FI_EIO);
         return;
     }
     if (b->kind == BUF_RX) { /* a truncated or broken receive: drop it, repost the buffer */
@@ -418,7 +417,7 @@ void dfc_ofi_cq_drain(ofi_t *s, int defer)
             ofi_buf_t *b = e[i].op_context;
             fi_addr_t from = s->has_source ? src[i] : FI_ADDR_NOTAVAIL;
             if (b->kind == BUF_READ) {
-                s->rd_busy = 0;
+                dfc_ofi_read_done(s, b, 0);
             } else if (b->kind == BUF_RX && defer) { /* rget runs inside a delivery */
                 s->deferred[s->ndeferred++] = (ofi_rx_done_t){b, e[i].len, from};
             } else if (b->kind == BUF_RX) {
@@ -807,6 +806,8 @@ const dfc_tl_ops_t dfc_tl_ofi_ops = {
     .init = ofi_init,
     .send = ofi_send,
     .rget = dfc_ofi_rget, /* DFC_ERR_UNSUPPORTED_OPERATION without RMA: fragments */
+    .rget_start = dfc_ofi_rget_start,
+    .rget_test = dfc_ofi_rget_test,
     .progress = ofi_progress,
     .wait = ofi_wait,
     .pending = ofi_pending,

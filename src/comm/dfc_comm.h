@@ -626,6 +626,7 @@ struct dfc_req {
     int dev;
     dfc_gpu_ipc_t dev_ipc;
     dfc_gpu_copy_op_t *dev_op;
+    void *tl_op; /* a receive's transport copy in flight (rget_start, p2p.c) */
 
     /* A non-contiguous host buffer moved in pieces (p2p.c, "Non-contiguous buffers"): the
      * buffer's datatype (retained; released by dfc_req_unstage), or NULL when the bytes at

@@ -7,7 +7,9 @@
  *               completes once the transport accepted the packet; Ssend waits for SACK.
  *   rendezvous  (larger): RTS announces the message (and the sender's buffer address).
  *               When it matches, the receiver either pulls the data itself with the
- *               transport's rget (cross-memory attach) and answers FIN, or answers CTS,
+ *               transport's rget (cross-memory attach; or rget_start, whose copies
+ *               progress tests, so that several run at once: ofi) and answers FIN, or
+ *               answers CTS,
  *               after which the sender streams DATA fragments. Nothing large is ever
  *               buffered unexpectedly, so a flood of big messages costs headers only.
  * Device buffers (dfc(7) "Device buffers") are not staged through host memory, except sends
@@ -73,6 +75,7 @@ static void report_cancels(FILE *f);
 
 /* Device point-to-point (see the top) */
 static dfc_list_t dev_pulls; /* receives whose copy out of a peer's device buffer runs */
+static dfc_list_t tl_pulls;  /* receives whose transport copy runs (rget_start) */
 static void *bounce;         /* a DATA fragment of a device or packed send, in host memory */
 static size_t bounce_size;
 static int dev_enabled;
@@ -88,6 +91,7 @@ int dfc_p2p_init(void)
     dfc_list_init(&await_reply);
     dfc_list_init(&rndv_recvs);
     dfc_list_init(&dev_pulls);
+    dfc_list_init(&tl_pulls);
     dfc_list_init(&send_cancels);
     pending_per_world = calloc(dfc_proc.world_size, sizeof *pending_per_world);
     blocked_stamp = calloc(dfc_proc.world_size, sizeof *blocked_stamp);
@@ -143,7 +147,7 @@ void dfc_p2p_finalize(void)
 int dfc_p2p_idle(void)
 {
     return dfc_list_empty(&pending_pkts) && dfc_list_empty(&rndv_sends) &&
-           dfc_list_empty(&dev_pulls);
+           dfc_list_empty(&dev_pulls) && dfc_list_empty(&tl_pulls);
 }
 
 int dfc_p2p_dev_busy(void) { return !dfc_list_empty(&dev_pulls); }
@@ -454,6 +458,53 @@ static int progress_dev_pulls(void)
     return events;
 }
 
+/* A transport copy (rget_start) ended: FIN to the sender, then complete; as dev_pull_done,
+ * but a failed sender fails the receive. */
+static int progress_tl_pulls(void)
+{
+    int events = 0, done, rc;
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &tl_pulls)
+    {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        dfc_tl_t *tl = dfc_route[r->peer_world];
+        done = 0;
+        rc = tl->ops->rget_test(tl, r->tl_op, &done);
+        if (!done) continue;
+        r->tl_op = NULL;
+        events++;
+        if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
+            fail_req(r, peer_gone(r->peer_world, rc)); /* off the list too */
+            continue;
+        }
+        if (rc) { /* this message only: the data comes as packets after a CTS */
+            dfc_list_remove(e);
+            dfc_pkt_t msg = {0};
+            msg.ctx = req_ctx(r);
+            msg.tag = r->status.DFC_TAG;
+            msg.sreq = r->remote_id;
+            msg.src_world = (uint32_t)r->peer_world;
+            dfc_list_insert_tail(&rndv_recvs, &r->link);
+            rc = send_ctrl(DFC_PKT_CTS, &msg, r->id);
+            if (rc) fail_req(r, rc);
+            continue;
+        }
+        dev_pull_done(r, 0); /* FIN, complete */
+    }
+    return events;
+}
+
+/* Starts a transport copy of a matched RTS where the transport can run several at once;
+ * returns 1 when it runs, 0 when the caller goes on with rget or CTS. */
+static int tl_pull(dfc_tl_t *tl, dfc_req_t *r, const dfc_pkt_t *pkt, uint64_t n)
+{
+    if (!tl->ops->rget_start || !n) return 0;
+    int rc = tl->ops->rget_start(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n, &r->tl_op);
+    if (rc != DFC_SUCCESS) return 0; /* rget says the same (or runs, when out of slots) */
+    dfc_list_insert_tail(&tl_pulls, &r->link);
+    return 1;
+}
+
 /* A receive met its message (EAGER data in hand, or an RTS). */
 static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload)
 {
@@ -497,6 +548,7 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     /* Cross-memory attach reads and writes host memory only. */
     if (rget_enabled && tl->ops->rget && !r->dev && !r->pack_dt &&
         !(pkt->flags & (DFC_PKT_FLAG_DEV | DFC_PKT_FLAG_PACKED))) {
+        if (tl_pull(tl, r, pkt, n)) return;
         int rc = n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n) : DFC_SUCCESS;
         if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
             fail_req(r, peer_gone((int)pkt->src_world, rc));
@@ -746,6 +798,7 @@ int dfc_p2p_progress_sends(void)
     int events = 0, gone_world = -1, gone_rc = 0, rc;
     dfc_list_t *e, *t;
     if (!dfc_list_empty(&dev_pulls)) events += progress_dev_pulls();
+    if (!dfc_list_empty(&tl_pulls)) events += progress_tl_pulls();
     if (!dfc_list_empty(&pending_pkts)) {
         /* A destination that refuses a packet is skipped for the rest of the pass, so that
          * later packets to it cannot overtake; other destinations still move. */
@@ -857,14 +910,17 @@ static int keeps_buffer(const dfc_req_t *r, int world, dfc_list_t *list)
 
 void dfc_p2p_fail_peer(int world, int code)
 {
-    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply, &rndv_sends, &dev_pulls};
+    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply,
+                           &rndv_sends,   &dev_pulls,  &tl_pulls};
     dfc_list_t *e, *t;
-    for (int i = 0; i < 5; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
+    for (int i = 0; i < 6; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
         {
             dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
             if (!depends(r, world, i > 0)) continue;
-            /* A device copy in flight still writes the buffer: it completes when it ends. */
-            if (keeps_buffer(r, world, lists[i]) || lists[i] == &dev_pulls) {
+            /* A copy in flight still writes the buffer: it completes when it ends (a
+             * transport copy from a failed peer ends with the failure, rget_test). */
+            if (keeps_buffer(r, world, lists[i]) || lists[i] == &dev_pulls ||
+                lists[i] == &tl_pulls) {
                 if (!r->status.DFC_ERROR) r->status.DFC_ERROR = code; /* at FIN or CTS */
                 continue;
             }
@@ -949,6 +1005,14 @@ void dfc_p2p_report(FILE *f)
                 "(device, %llu bytes, matched, copying out of the sender's buffer)\n",
                 me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
                 (unsigned long long)r->msg_len);
+    }
+    for (e = tl_pulls.next; e != &tl_pulls; e = e->next) {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u%s "
+                "(rendezvous, %llu bytes, matched, reading the sender's buffer)\n",
+                me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
+                r->coll_ctx ? " (collective)" : "", (unsigned long long)r->msg_len);
     }
     for (e = rndv_sends.next; e != &rndv_sends; e = e->next) {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);

@@ -137,6 +137,17 @@ typedef struct dfc_tl_ops {
      * buffer may no longer be read: the comm layer answers every RTS it matched. */
     int (*rget)(struct dfc_tl *tl, int peer, void *local, uint64_t remote_addr, size_t len);
 
+    /* Optional (NULL if absent): rget without blocking, so that several copies overlap (ofi:
+     * RMA reads in flight together). rget_start returns DFC_SUCCESS with *op set (the copy
+     * runs; `local` stays the transport's until rget_test says done), DFC_TL_AGAIN when no
+     * more copies may run now (the caller uses rget), or what rget would return.
+     * rget_test never blocks: *done = 0 while the copy runs; with *done = 1 it returns the
+     * copy's result as rget would (op is gone then). A copy from a peer that failed ends
+     * with DFC_ERR_PROC_FAILED. Called from the comm layer's progress, under its lock. */
+    int (*rget_start)(struct dfc_tl *tl, int peer, void *local, uint64_t remote_addr, size_t len,
+                      void **op);
+    int (*rget_test)(struct dfc_tl *tl, void *op, int *done);
+
     /* Delivers arrived packets through `deliver` and flushes queued output. Never blocks.
      * Returns the number of packets delivered (>= 0) or, when a peer failed, the NEGATED
      * error code (-code; the message names the peer) with tl->failed_peer set to its world

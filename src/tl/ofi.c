@@ -381,8 +381,7 @@ static void on_cq_error(ofi_t *s)
     }
     if (b->kind == BUF_READ) { /* rget's: it reports the error (a bad key is not a death) */
         DFC_LOG(DFC_LOG_INFO, "ofi", "read error: %s (%s)", fi_strerror(e.err), msg ? msg : "");
-        s->rd_busy = 0;
-        s->rd_err = e.err ? e.err : FI_EIO;
+        dfc_ofi_read_done(s, b, e.err ? e.err : FI_EIO);
         return;
     }
     if (b->kind == BUF_RX) { /* a truncated or broken receive: drop it, repost the buffer */
@@ -418,7 +417,7 @@ void dfc_ofi_cq_drain(ofi_t *s, int defer)
             ofi_buf_t *b = e[i].op_context;
             fi_addr_t from = s->has_source ? src[i] : FI_ADDR_NOTAVAIL;
             if (b->kind == BUF_READ) {
-                s->rd_busy = 0;
+                dfc_ofi_read_done(s, b, 0);
             } else if (b->kind == BUF_RX && defer) { /* rget runs inside a delivery */
                 s->deferred[s->ndeferred++] = (ofi_rx_done_t){b, e[i].len, from};
             } else if (b->kind == BUF_RX) {
@@ -604,7 +603,8 @@ static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *
     if (rc) return rc;
     struct fi_info *i = s->info;
     s->has_source = (i->caps & FI_SOURCE) != 0;
-    s->rma = prm->rma != 0 && (i->caps & FI_RMA) && (i->caps & FI_READ);
+    s->rma = prm->rma != 0 && (i->caps & FI_RMA) && (i->caps & FI_READ) &&
+             dfc_ofi_prov_reads_ok(i->fabric_attr->prov_name);
     s->manual_progress = i->domain_attr->data_progress != FI_PROGRESS_AUTO;
     s->inject_size = i->tx_attr ? i->tx_attr->inject_size : 0;
     int safe = i->domain_attr->threading == FI_THREAD_SAFE; /* wait may run unlocked */
@@ -806,6 +806,8 @@ const dfc_tl_ops_t dfc_tl_ofi_ops = {
     .init = ofi_init,
     .send = ofi_send,
     .rget = dfc_ofi_rget, /* DFC_ERR_UNSUPPORTED_OPERATION without RMA: fragments */
+    .rget_start = dfc_ofi_rget_start,
+    .rget_test = dfc_ofi_rget_test,
     .progress = ofi_progress,
     .wait = ofi_wait,
     .pending = ofi_pending,

@@ -86,7 +86,9 @@ typedef struct ofi {
     dfc_ofi_mrc_t mrc;      /* registration cache */
     struct ofi_expo *expos; /* our buffers exposed to peers' reads (RTS sent, no answer) */
     int nexpos;
-    ofi_buf_t rd;                 /* the context of the read in flight */
+    ofi_buf_t rd;                 /* the context of rget's read in flight */
+    struct ofi_read *reads;       /* rget_start's reads (ofi_rma.c), OFI_READS of them */
+    int nreads;                   /* of those, started and not yet answered by rget_test */
     int rd_busy, rd_err;          /* rd posted and not completed; its completion's error */
     struct ofi_rx_done *deferred; /* receives completed during a read, delivered later */
     int ndeferred;
@@ -130,5 +132,10 @@ void dfc_ofi_rma_on_pkt_out(ofi_t *s, ofi_peer_t *p, const dfc_pkt_t *pkt);
 /* p failed: its exposures and offers go. */
 void dfc_ofi_rma_peer_gone(ofi_t *s, ofi_peer_t *p);
 int dfc_ofi_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len);
+int dfc_ofi_rget_start(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len,
+                       void **op);
+int dfc_ofi_rget_test(dfc_tl_t *tl, void *op, int *done);
+/* A read's completion (ok) or completion error (err != 0) came for context b. */
+void dfc_ofi_read_done(ofi_t *s, ofi_buf_t *b, int err);
 
 #endif /* DFC_OFI_INT_H */

@@ -18,6 +18,11 @@ struct fi_info;
 /* 1 when the provider name is a socket provider (see above). */
 int dfc_ofi_prov_is_socket(const char *name);
 
+/* 1 when the rendezvous may read from the provider's RMA (ofi_rma.c), given FI_RMA: not over
+ * the sockets provider, whose progress thread leaves a read's response unsent for seconds
+ * when peers read from each other at once (ofi_prov.c says what was measured). */
+int dfc_ofi_prov_reads_ok(const char *name);
+
 /* The fi_info to open (the caller frees it with fi_freeinfo), or NULL with an error
  * recorded. want: DFC_OFI_PROVIDER or NULL; any_ok: a socket provider may be chosen; rma:
  * the chosen provider's entry with FI_RMA, FI_READ and FI_REMOTE_READ where it has one (the

@@ -26,6 +26,9 @@
  * until evicted or freed, so a rank of the job that once got its key could read that range
  * again; DFC_OFI_MR_CACHE=0 closes each registration when its transfer is answered.
  *
+ * The comm layer starts reads with rget_start and tests them from progress (up to OFI_READS
+ * at once, each in its own context, below), so that a window of large messages is read
+ * together; where all are taken it calls rget.
  * rget blocks (dfc_tl.h): it waits for its read, reading the completion queue; receives
  * completed meanwhile are held in s->deferred and delivered by the next progress call (the
  * comm layer called rget from inside a delivery). The read fails with the peer (see
@@ -57,6 +60,23 @@ typedef struct ofi_expo {
     uint64_t sreq;
     dfc_ofi_mr_t *mr;
 } ofi_expo_t;
+
+/* rget_start's reads in flight at most (16: the comm layer matches a window of RTS in one
+ * progress call, and rxm streams each read's data over the connection as it comes). */
+#define OFI_READS 16
+
+/* One read of rget_start: a message read in pieces of at most max_msg bytes, one at a time. */
+typedef struct ofi_read {
+    ofi_buf_t ctx; /* first: its completion gives the read back (dfc_ofi_read_done) */
+    int used;      /* started and not yet ended by rget_test */
+    int busy;      /* a piece is posted and its completion has not come */
+    int err;       /* the completion error of a piece */
+    int peer;      /* index in s->peers */
+    char *dst;
+    size_t len, off, n; /* the message, what has been read, the piece in flight */
+    uint64_t raddr, key;
+    dfc_ofi_mr_t *mr;
+} ofi_read_t;
 
 typedef struct ofi_offer {
     struct ofi_offer *next;
@@ -103,7 +123,9 @@ int dfc_ofi_rma_init(ofi_t *s, long cache_entries)
         s->rma = 0;
     s->rd.kind = BUF_READ;
     s->deferred = dfc_calloc((size_t)s->rx.n + 1, sizeof(*s->deferred));
-    if (!s->deferred) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    s->reads = dfc_calloc(OFI_READS, sizeof(ofi_read_t));
+    if (!s->deferred || !s->reads) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < OFI_READS; i++) s->reads[i].ctx.kind = BUF_READ;
     dfc_ofi_mrc_init(&s->mrc, (int)cache_entries, mr_reg, mr_dereg, s);
     return DFC_SUCCESS;
 }
@@ -132,6 +154,10 @@ void dfc_ofi_rma_fini(ofi_t *s)
     }
     s->nexpos = 0;
     for (int i = 0; i < s->npeers; i++) offers_free(&s->peers[i]);
+    for (int i = 0; i < OFI_READS && s->reads; i++)
+        if (s->reads[i].used && s->reads[i].mr) dfc_ofi_mrc_put(&s->mrc, s->reads[i].mr);
+    dfc_free(s->reads);
+    s->reads = NULL;
     dfc_ofi_mrc_fini(&s->mrc);
     dfc_free(s->deferred);
     s->deferred = NULL;
@@ -334,6 +360,115 @@ int dfc_ofi_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size
     }
     if (mr) dfc_ofi_mrc_put(&s->mrc, mr);
     return rc;
+}
+
+/* ---- receiver: reads that overlap (rget_start, rget_test) ---------------------------------
+ * The comm layer starts a read per matched RTS and tests it from progress, so that a window
+ * of large messages is read together instead of one blocking rget after the other (over
+ * tcp;ofi_rxm each read waits for the sender's process to serve it). Completions come
+ * through dfc_ofi_cq_drain (the transport's progress); a message longer than max_msg is read
+ * piece after piece by rget_test. */
+
+void dfc_ofi_read_done(ofi_t *s, ofi_buf_t *b, int err)
+{
+    if (b == &s->rd) { /* rget's */
+        s->rd_busy = 0;
+        s->rd_err = err;
+        return;
+    }
+    ofi_read_t *r = (ofi_read_t *)b; /* ctx is its first member */
+    r->busy = 0;
+    if (err) r->err = err;
+    else r->off += r->n;
+}
+
+/* Posts the next piece of r; 0 also when the provider is full now (the next test retries). */
+static int read_piece(ofi_t *s, ofi_read_t *r)
+{
+    size_t n = DFC_MIN2(s->max_msg, r->len - r->off);
+    ssize_t rc = fi_read(s->ep, r->dst + r->off, n, r->mr ? r->mr->desc : NULL,
+                         s->peers[r->peer].addr, r->raddr + r->off, r->key, &r->ctx.ctx);
+    if (rc == -FI_EAGAIN) return DFC_SUCCESS;
+    if (rc) return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "fi_read: %s", fi_strerror((int)-rc));
+    r->n = n;
+    r->busy = 1;
+    return DFC_SUCCESS;
+}
+
+/* Ends r for the comm layer: its registration goes back; a read still posted (its peer
+ * failed) keeps the slot until its completion comes. */
+static int read_end(ofi_t *s, ofi_read_t *r, int rc, int *done)
+{
+    if (r->mr) dfc_ofi_mrc_put(&s->mrc, r->mr);
+    r->mr = NULL;
+    r->used = 0;
+    s->nreads--;
+    *done = 1;
+    return rc;
+}
+
+int dfc_ofi_rget_start(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len,
+                       void **op)
+{
+    ofi_t *s = tl->priv;
+    ofi_peer_t *p = s ? dfc_ofi_peer_of(s, peer) : NULL;
+    if (!p) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an ofi peer", peer);
+    if (p->dead) return dfc_ofi_dead_err(__func__, p);
+    ofi_offer_t *o = p->offers;
+    while (o && (o->addr != remote_addr || o->len < len)) o = o->next;
+    if (!o) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no remote key for this message");
+    ofi_read_t *r = NULL;
+    for (int i = 0; i < OFI_READS && !r; i++)
+        if (!s->reads[i].used && !s->reads[i].busy) r = &s->reads[i];
+    if (!r) return DFC_TL_AGAIN;
+    *r = (ofi_read_t){.ctx = r->ctx,
+                      .used = 1,
+                      .peer = (int)(p - s->peers),
+                      .dst = local,
+                      .len = len,
+                      .key = o->key.key};
+    r->raddr = s->mr_mode & FI_MR_VIRT_ADDR ? remote_addr : remote_addr - o->key.base;
+    int rc = DFC_SUCCESS;
+    if (s->mr_mode & FI_MR_LOCAL) rc = dfc_ofi_mrc_get(&s->mrc, local, len, FI_READ, &r->mr);
+    if (!rc) rc = read_piece(s, r);
+    s->nreads++;
+    if (rc) {
+        int done;
+        return read_end(s, r, rc, &done);
+    }
+    *op = r;
+    return DFC_SUCCESS;
+}
+
+int dfc_ofi_rget_test(dfc_tl_t *tl, void *op, int *done)
+{
+    ofi_t *s = tl->priv;
+    ofi_read_t *r = op;
+    ofi_peer_t *p = &s->peers[r->peer];
+    *done = 0;
+    if (p->dead) return read_end(s, r, dfc_ofi_dead_err("ofi_rget", p), done);
+    if (r->busy) return DFC_SUCCESS;
+    switch (r->err) {
+    case 0: break;
+    case FI_EACCES: /* the key or range was refused: this message only (as read_wait) */
+    case FI_EINVAL:
+    case FI_EKEYREJECTED:
+    case FI_ENOKEY:
+    case FI_EFAULT:
+    case FI_ETRUNC:
+        return read_end(s, r,
+                        DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "fi_read from world rank %d: %s",
+                                p->world, fi_strerror(r->err)),
+                        done);
+    default: /* the connection broke: the peer is gone */
+        dfc_ofi_peer_fail(s, p, "a read failed: %s", fi_strerror(r->err));
+        return read_end(s, r, dfc_ofi_dead_err("ofi_rget", p), done);
+    }
+    if (r->off < r->len) {
+        int rc = read_piece(s, r);
+        return rc ? read_end(s, r, rc, done) : DFC_SUCCESS;
+    }
+    return read_end(s, r, DFC_SUCCESS, done);
 }
 
 #endif /* HAVE_LIBFABRIC */

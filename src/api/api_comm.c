@@ -194,19 +194,26 @@ int DFC_Comm_create_group(DFC_Comm comm, DFC_Group group, int tag, DFC_Comm *new
     API_FAIL_EXIT(c)
 }
 
+int dfc_api_comm_releasable(const char *func, const DFC_Comm *comm, const char *what,
+                            dfc_comm_t **out)
+{
+    int rc;
+    if ((rc = dfc_api_check_ptr(func, "comm", comm)) ||
+        (rc = dfc_comm_check(*comm, func, "comm", out)))
+        return rc;
+    if ((*out)->is_world || (*out)->is_self)
+        return dfc_err(DFC_ERR_COMM, func, "invalid argument comm: %s cannot be %s", (*out)->name,
+                       what);
+    return DFC_SUCCESS;
+}
+
 int DFC_Comm_free(DFC_Comm *comm)
 {
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "comm", comm)) ||
-        (rc = dfc_comm_check(*comm, __func__, "comm", &c)))
+    if ((rc = dfc_api_comm_releasable(__func__, comm, "freed", &c)) || (rc = dfc_comm_free(c)))
         goto fn_fail;
-    if (c->is_world || c->is_self) {
-        rc = DFC_ERR(DFC_ERR_COMM, "invalid argument comm: %s cannot be freed", c->name);
-        goto fn_fail;
-    }
-    if ((rc = dfc_comm_free(c))) goto fn_fail;
     *comm = DFC_COMM_NULL;
     c = NULL;
     API_FAIL_EXIT(c)

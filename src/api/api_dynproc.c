@@ -21,14 +21,9 @@ int DFC_Comm_disconnect(DFC_Comm *comm)
     int rc;
     dfc_comm_t *c = NULL;
     DFC_API_ENTER();
-    if ((rc = dfc_api_check_ptr(__func__, "comm", comm)) ||
-        (rc = dfc_comm_check(*comm, __func__, "comm", &c)))
+    if ((rc = dfc_api_comm_releasable(__func__, comm, "disconnected", &c)) ||
+        (rc = dfc_coll_comm_disconnect(__func__, c)))
         goto fn_fail;
-    if (c->is_world || c->is_self) {
-        rc = DFC_ERR(DFC_ERR_COMM, "invalid argument comm: %s cannot be disconnected", c->name);
-        goto fn_fail;
-    }
-    if ((rc = dfc_coll_comm_disconnect(__func__, c))) goto fn_fail;
     *comm = DFC_COMM_NULL;
     c = NULL;
     API_FAIL_EXIT(c)

@@ -72,6 +72,11 @@ int dfc_api_check_tag(const char *func, const char *argname, int tag, int allow_
 int dfc_api_check_rank(const char *func, const char *argname, const dfc_comm_t *c, int rank,
                        int allow_any);
 int dfc_api_check_ptr(const char *func, const char *argname, const void *p);
+/* *comm (checked, non-NULL) names a communicator the program may release: not
+ * DFC_COMM_WORLD or DFC_COMM_SELF. *out is set once *comm names one (for the error handler);
+ * `what` completes "cannot be ..." in the message. (api_comm.c) */
+int dfc_api_comm_releasable(const char *func, const DFC_Comm *comm, const char *what,
+                            dfc_comm_t **out);
 
 /* Attributes (api_attr.c). Copies comm's attributes to a duplicate (undone on failure);
  * the datatype hooks of DFC_Type_dup and DFC_Type_free (the engine keeps no attributes);

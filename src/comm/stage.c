@@ -242,17 +242,11 @@ int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_o
     return DFC_SUCCESS;
 }
 
-/* A non-dense datatype on a device buffer: a packed shadow in pinned memory from the pool,
- * which stage_in fills and stage_out empties through the type map's runs (stage_dtype.c).
- * Staged whole, not streamed in pieces as host types are (p2p.c). */
-static int stage_dev_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt,
-                          int copy_in, int copy_out, int partial, void **use)
+/* The rest of a packed shadow st (host memory set) of count items of dt for buf, counted in
+ * the request. A receive unpacks only what arrived, so partial ones pack nothing in. */
+static int packed_shadow(dfc_req_t *r, dfc_stage_t *st, void *buf, uint64_t count,
+                         const dfc_dtype_t *dt, int copy_in, int copy_out, int partial, void **use)
 {
-    dfc_stage_t *st = stage_add(r);
-    if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-    int rc = dfc_stage_buf_get(count * dt->size, &st->buf);
-    if (rc) return rc;
-    st->host = st->buf->p;
     st->dev = buf;
     st->bytes = count * dt->size;
     st->copy_in = partial ? 0 : copy_in;
@@ -264,6 +258,20 @@ static int stage_dev_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dty
     r->nstages++;
     *use = st->host;
     return DFC_SUCCESS;
+}
+
+/* A non-dense datatype on a device buffer: a packed shadow in pinned memory from the pool,
+ * which stage_in fills and stage_out empties through the type map's runs (stage_dtype.c).
+ * Staged whole, not streamed in pieces as host types are (p2p.c). */
+static int stage_dev_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_t *dt,
+                          int copy_in, int copy_out, int partial, void **use)
+{
+    dfc_stage_t *st = stage_add(r);
+    if (!st) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
+    int rc = dfc_stage_buf_get(count * dt->size, &st->buf);
+    if (rc) return rc;
+    st->host = st->buf->p;
+    return packed_shadow(r, st, buf, count, dt, copy_in, copy_out, partial, use);
 }
 
 /* Non-dense datatypes in host memory: point-to-point receives, and sends the protocol moves
@@ -299,17 +307,7 @@ int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_
         return DFC_ERR(DFC_ERR_NO_MEM,
                        "out of memory for a %llu-byte packed copy of a non-contiguous buffer",
                        (unsigned long long)bytes);
-    st->dev = buf;
-    st->bytes = bytes;
-    st->copy_in = partial ? 0 : copy_in; /* a receive unpacks only what arrived */
-    st->copy_out = copy_out;
-    st->dt = dt;
-    st->count = count;
-    st->partial = partial;
-    dfc_dtype_retain((dfc_dtype_t *)dt);
-    r->nstages++;
-    *use = st->host;
-    return DFC_SUCCESS;
+    return packed_shadow(r, st, buf, count, dt, copy_in, copy_out, partial, use);
 }
 
 void dfc_req_unstage(dfc_req_t *r)

@@ -338,19 +338,33 @@ static int read_post(ofi_t *s, ofi_peer_t *p, char *dst, size_t n, void *desc, u
     }
 }
 
+/* The live peer of world rank `peer` and the offer (remote key) that covers [remote_addr,
+ * + len) of its memory; an error for an unknown or failed peer or when no offer covers it
+ * (RMA off on its side). `func` names the caller in the failure's message. */
+static int find_offer(ofi_t *s, const char *func, int peer, uint64_t remote_addr, size_t len,
+                      ofi_peer_t **pp, ofi_offer_t **oo)
+{
+    ofi_peer_t *p = s ? dfc_ofi_peer_of(s, peer) : NULL;
+    if (!p) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an ofi peer", peer);
+    if (p->dead) return dfc_ofi_dead_err(func, p);
+    ofi_offer_t *o = p->offers;
+    while (o && (o->addr != remote_addr || o->len < len)) o = o->next;
+    if (!o) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no remote key for this message");
+    *pp = p, *oo = o;
+    return DFC_SUCCESS;
+}
+
 int dfc_ofi_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len)
 {
     ofi_t *s = tl->priv;
-    ofi_peer_t *p = s ? dfc_ofi_peer_of(s, peer) : NULL;
-    if (!p) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an ofi peer", peer);
-    if (p->dead) return dfc_ofi_dead_err(__func__, p);
-    ofi_offer_t *o = p->offers;
-    while (o && (o->addr != remote_addr || o->len < len)) o = o->next;
-    if (!o || s->rd_busy) /* no key for it (RMA off there), or a read abandoned earlier */
+    ofi_peer_t *p;
+    ofi_offer_t *o;
+    int rc = find_offer(s, __func__, peer, remote_addr, len, &p, &o);
+    if (rc) return rc;
+    if (s->rd_busy) /* a read abandoned earlier */
         return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no remote key for this message");
     dfc_ofi_rkey_t key = o->key; /* o may go with the peer while we wait */
     dfc_ofi_mr_t *mr = NULL;
-    int rc = DFC_SUCCESS;
     if (s->mr_mode & FI_MR_LOCAL) rc = dfc_ofi_mrc_get(&s->mrc, local, len, FI_READ, &mr);
     uint64_t raddr = s->mr_mode & FI_MR_VIRT_ADDR ? remote_addr : remote_addr - key.base;
     for (size_t off = 0; !rc && off < len; off += s->max_msg) {
@@ -411,12 +425,10 @@ int dfc_ofi_rget_start(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr
                        void **op)
 {
     ofi_t *s = tl->priv;
-    ofi_peer_t *p = s ? dfc_ofi_peer_of(s, peer) : NULL;
-    if (!p) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an ofi peer", peer);
-    if (p->dead) return dfc_ofi_dead_err(__func__, p);
-    ofi_offer_t *o = p->offers;
-    while (o && (o->addr != remote_addr || o->len < len)) o = o->next;
-    if (!o) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no remote key for this message");
+    ofi_peer_t *p;
+    ofi_offer_t *o;
+    int rc = find_offer(s, __func__, peer, remote_addr, len, &p, &o);
+    if (rc) return rc;
     ofi_read_t *r = NULL;
     for (int i = 0; i < OFI_READS && !r; i++)
         if (!s->reads[i].used && !s->reads[i].busy) r = &s->reads[i];
@@ -428,7 +440,6 @@ int dfc_ofi_rget_start(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr
                       .len = len,
                       .key = o->key.key};
     r->raddr = s->mr_mode & FI_MR_VIRT_ADDR ? remote_addr : remote_addr - o->key.base;
-    int rc = DFC_SUCCESS;
     if (s->mr_mode & FI_MR_LOCAL) rc = dfc_ofi_mrc_get(&s->mrc, local, len, FI_READ, &r->mr);
     if (!rc) rc = read_piece(s, r);
     s->nreads++;

@@ -24,15 +24,12 @@ static int *dev_ints(size_t n, int poison)
     CUDA_OK(cudaMalloc((void **)&d, n * sizeof(int) + 1));
     int *h = malloc(n * sizeof(int) + 1);
     for (size_t i = 0; i < n; i++) h[i] = poison;
-    CUDA_OK(cudaMemcpy(d, h, n * sizeof(int), cudaMemcpyHostToDevice));
+    DEV_UPLOAD(d, h, n * sizeof(int));
     free(h);
     return d;
 }
 
-static void to_dev(int *d, const int *h, size_t n)
-{
-    CUDA_OK(cudaMemcpy(d, h, n * sizeof(int), cudaMemcpyHostToDevice));
-}
+static void to_dev(int *d, const int *h, size_t n) { DEV_UPLOAD(d, h, n * sizeof(int)); }
 
 static int *to_host(const int *d, size_t n)
 {

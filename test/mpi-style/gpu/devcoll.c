@@ -213,8 +213,8 @@ static void one_case(int k, int mode, DFC_Datatype dt, DFC_Op op, int count)
     memset(got, 0xa5, bytes);
     if (k != ALLREDUCE_INPLACE && !(k == BCAST && rank == root))
         memset(hr, 0xa5, bytes); /* poison */
-    CUDA_OK(cudaMemcpy(ds, hs, bytes, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(dr, hr, bytes, cudaMemcpyHostToDevice));
+    DEV_UPLOAD(ds, hs, bytes);
+    DEV_UPLOAD(dr, hr, bytes);
     for (int i = 0; i < size; i++) {
         counts[i] = count + i;
         displs[i] = i ? displs[i - 1] + counts[i - 1] + 2 : 1;

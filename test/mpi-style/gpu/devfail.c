@@ -118,7 +118,7 @@ static void checked_allreduce(DFC_Comm comm, int dev, const char *what)
             if (comm == DFC_COMM_WORLD || p == rank) want[i] += input(k, p, i);
     }
     if (dev) {
-        CUDA_OK(cudaMemcpy(s, h, bytes, cudaMemcpyHostToDevice));
+        DEV_UPLOAD(s, h, bytes);
         DEV_MEMSET(r, 0xa5, bytes);
     } else {
         memcpy(s, h, bytes);

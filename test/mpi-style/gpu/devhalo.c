@@ -50,7 +50,7 @@ static void release(int where, void *p)
 
 static void put(int where, void *dst, const void *src, size_t n)
 {
-    if (where == DEV) CUDA_OK(cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice));
+    if (where == DEV) DEV_UPLOAD(dst, src, n);
     else memcpy(dst, src, n);
 }
 

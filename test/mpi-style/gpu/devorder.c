@@ -64,7 +64,7 @@ static void test_chaos(void)
     for (int it = 0; it < ITERS; it++) {
         for (int c = 0; c < NCOLL; c++) {
             for (int i = 0; i < n[c]; i++) h[i] = (float)((rank + 1) * (it % 7 + 1) + i % 5);
-            CUDA_OK(cudaMemcpy(in[c], h, n[c] * sizeof(float), cudaMemcpyHostToDevice));
+            DEV_UPLOAD(in[c], h, n[c] * sizeof(float));
             DEV_MEMSET(out[c], 0xff, n[c] * sizeof(float)); /* poison: NaN */
         }
         shuffle(order, NCOLL, &local_rng);
@@ -111,9 +111,8 @@ static void post(op_t *o, DFC_Comm *comms)
     for (size_t i = 0; i < sitems; i++) h[i] = value(o->seed, cr, (int)i);
     CUDA_OK(cudaMalloc((void **)&o->sdev, sitems * sizeof(int)));
     CUDA_OK(cudaMalloc((void **)&o->rdev, ritems * sizeof(int)));
-    CUDA_OK(cudaMemcpy(o->sdev, h, sitems * sizeof(int), cudaMemcpyHostToDevice));
-    CUDA_OK(
-        cudaMemcpy(o->rdev, h, o->kind == OP_BCAST ? n * sizeof(int) : 0, cudaMemcpyHostToDevice));
+    DEV_UPLOAD(o->sdev, h, sitems * sizeof(int));
+    DEV_UPLOAD(o->rdev, h, o->kind == OP_BCAST ? n * sizeof(int) : 0);
     free(h);
     switch (o->kind) {
     case OP_ALLREDUCE:

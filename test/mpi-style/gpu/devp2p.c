@@ -50,7 +50,7 @@ static void fill(int where, void *buf, size_t n, int src, int seed, unsigned cha
     unsigned char *h = where == DEV ? malloc(n + 1) : buf;
     for (size_t i = 0; i <= n; i++) h[i] = i == n ? 0xa5 : src < 0 ? poison : pattern(src, i, seed);
     if (where == DEV) {
-        CUDA_OK(cudaMemcpy(buf, h, n + 1, cudaMemcpyHostToDevice));
+        DEV_UPLOAD(buf, h, n + 1);
         free(h);
     }
 }
@@ -221,7 +221,7 @@ static void burst(int seed)
     for (int i = 0; i < NB; i++)
         for (size_t j = 0; j < SLICE; j++) img[i * SLICE + j] = pattern(rank, j, seed + i);
     memcpy(hs, img, NB * SLICE);
-    CUDA_OK(cudaMemcpy(ds, img, NB * SLICE, cudaMemcpyHostToDevice));
+    DEV_UPLOAD(ds, img, NB * SLICE);
     memset(hr, 0x5a, NB * SLICE);
     DEV_MEMSET(dr, 0x5a, NB * SLICE);
     DFC_Request q[2 * NB];

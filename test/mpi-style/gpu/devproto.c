@@ -83,7 +83,7 @@ static void vec_fill(vec_t *v, int salt)
 {
     float *h = host_scratch(v->n);
     for (size_t i = 0; i < v->n; i++) h[i] = (float)((rank + 1) * (int)(i % 7 + salt));
-    CUDA_OK(cudaMemcpy(v->in, h, v->n * sizeof(float), cudaMemcpyHostToDevice));
+    DEV_UPLOAD(v->in, h, v->n * sizeof(float));
     DEV_MEMSET(v->out, 0xff, v->n * sizeof(float));
 }
 

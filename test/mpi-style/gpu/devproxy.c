@@ -41,7 +41,7 @@ static int *dev_alloc(size_t n)
 
 static void put(int *dev, const int *host, size_t n)
 {
-    if (n) CUDA_OK(cudaMemcpy(dev, host, n * sizeof(int), cudaMemcpyHostToDevice));
+    if (n) DEV_UPLOAD(dev, host, n * sizeof(int));
 }
 static void get(int *host, const int *dev, size_t n)
 {

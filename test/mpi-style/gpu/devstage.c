@@ -33,7 +33,7 @@ static int *dev_fill(size_t n, int r, int salt, int poison)
     int *d, *h = malloc((n + GUARD) * sizeof(int));
     CUDA_OK(cudaMalloc((void **)&d, (n + GUARD) * sizeof(int)));
     for (size_t i = 0; i < n + GUARD; i++) h[i] = i < n && r >= 0 ? input(r, i, salt) : poison;
-    CUDA_OK(cudaMemcpy(d, h, (n + GUARD) * sizeof(int), cudaMemcpyHostToDevice));
+    DEV_UPLOAD(d, h, (n + GUARD) * sizeof(int));
     free(h);
     return d;
 }

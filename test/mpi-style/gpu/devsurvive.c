@@ -43,7 +43,7 @@ static void checked(DFC_Comm comm, int members, size_t n, unsigned k, int *ds, i
                     const char *what)
 {
     for (size_t i = 0; i < n; i++) h[i] = input(k, rank, i);
-    CUDA_OK(cudaMemcpy(ds, h, n * sizeof(int), cudaMemcpyHostToDevice));
+    DEV_UPLOAD(ds, h, n * sizeof(int));
     DEV_MEMSET(dr, 0xa5, n * sizeof(int));
     int rc = DFC_Allreduce(ds, dr, (int)n, DFC_INT, DFC_SUM, comm);
     DFCT_CHECK(rc == DFC_SUCCESS, "%s %u: DFC_Allreduce returned %d", what, k, rc);

@@ -25,6 +25,15 @@
         }                                                                                      \
     } while (0)
 
+/* cudaMemcpy from (pageable) host memory to the device, then waits for it: such a copy
+ * returns once the bytes are staged, before they land, and DFC's direct device copies
+ * (dfc(7)) are not ordered after it, as in CUDA-aware MPI. */
+#define DEV_UPLOAD(d, h, n)                                         \
+    do {                                                            \
+        CUDA_OK(cudaMemcpy((d), (h), (n), cudaMemcpyHostToDevice)); \
+        CUDA_OK(cudaDeviceSynchronize());                           \
+    } while (0)
+
 /* cudaMemset, then waits for it: DFC's direct device point-to-point copies (dfc(7)) are not
  * ordered after work queued on the program's streams, as in CUDA-aware MPI, so a buffer is
  * made ready before DFC reads or writes it. */

@@ -50,7 +50,7 @@ static void release(int where, void *p)
 /* Host copies in and out of a buffer of either kind. */
 static void put_in(int where, int *dst, const int *h, size_t n)
 {
-    if (where == DEV) CUDA_OK(cudaMemcpy(dst, h, n * sizeof(int), cudaMemcpyHostToDevice));
+    if (where == DEV) DEV_UPLOAD(dst, h, n * sizeof(int));
     else memcpy(dst, h, n * sizeof(int));
 }
 
@@ -319,9 +319,9 @@ static void halo(void)
             col[0][y] = h[(size_t)(y + 1) * HX];
             col[1][y] = h[(size_t)(y + 1) * HX + HX - 1];
         }
-        CUDA_OK(cudaMemcpy(tile, h, cells * sizeof(double), cudaMemcpyHostToDevice));
-        CUDA_OK(cudaMemcpy(wcol, col[0], sizeof col[0], cudaMemcpyHostToDevice));
-        CUDA_OK(cudaMemcpy(ecol, col[1], sizeof col[1], cudaMemcpyHostToDevice));
+        DEV_UPLOAD(tile, h, cells * sizeof(double));
+        DEV_UPLOAD(wcol, col[0], sizeof col[0]);
+        DEV_UPLOAD(ecol, col[1], sizeof col[1]);
         CUDA_OK(cudaDeviceSynchronize());
         DFCT_OK(DFC_Win_fence(0, win));
         DFCT_OK(DFC_Put(tile + HX, HX, DFC_DOUBLE, north, (DFC_Aint)(HY + 1) * HX, HX, DFC_DOUBLE,

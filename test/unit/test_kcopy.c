@@ -187,6 +187,7 @@ static void case_launch_fails(void)
 
 int main(void)
 {
+    alarm(300); /* a ticket that is never served (no relaunch) hangs: fail instead */
     setenv("DFC_GPU_KCOPY_LINGER_US", "5", 1);
     dev_pool = calloc(1, POOL);
     unsigned char host[64];

@@ -46,7 +46,7 @@ typedef struct launch {
     uint32_t epoch;
 } launch_t;
 
-static volatile int hold;    /* the stand-in waits before its first look while set */
+static int hold;             /* the stand-in waits before its first look while set (atomic) */
 static int fail_launch_from; /* launches from this number on fail (0: none) */
 static int launches;
 
@@ -55,7 +55,7 @@ static void *kernel_standin(void *arg)
 {
     launch_t l = *(launch_t *)arg;
     free(arg);
-    while (hold) usleep(100);
+    while (__atomic_load_n(&hold, __ATOMIC_ACQUIRE)) usleep(100);
     dfc_kcopy_ring_t *r = l.r;
     uint64_t done = __atomic_load_n(&r->done, __ATOMIC_ACQUIRE), idle_since = now_ns();
     for (;;) {
@@ -141,7 +141,7 @@ static void case_full_ring(void)
 {
     uint64_t t[DFC_KCOPY_ENTRIES + 1];
     unsigned char *a = dev_pool + 6 * SLOT, *b = a + 64 * DFC_KCOPY_ENTRIES;
-    hold = 1;
+    __atomic_store_n(&hold, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < DFC_KCOPY_ENTRIES; i++) {
         memset(a + 64 * i, i + 1, 64);
         CHECK(dfc_gpu_kcopy_start(b + 64 * i, a + 64 * i, 64, &t[i]) == DFC_SUCCESS,
@@ -150,7 +150,7 @@ static void case_full_ring(void)
     }
     CHECK(dfc_gpu_kcopy_start(b, a, 64, &t[DFC_KCOPY_ENTRIES]) == DFC_ERR_UNSUPPORTED_OPERATION,
           "a 33rd ticket was taken by a full ring");
-    hold = 0;
+    __atomic_store_n(&hold, 0, __ATOMIC_RELEASE);
     for (int i = 0; i < DFC_KCOPY_ENTRIES; i++) {
         while (dfc_gpu_kcopy_test(t[i]) == 0) {}
         for (int j = 0; j < 64; j++) CHECK(b[64 * i + j] == i + 1, "ticket %d, byte %d", i, j);

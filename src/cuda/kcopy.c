@@ -149,7 +149,7 @@ static void cuda_teardown(void);
 void dfc_gpu_kcopy_finalize(void)
 {
     pthread_mutex_lock(&kc.lock);
-    if (kc.ring) { /* set up, and usable or not (a launch that failed leaves it -1) */
+    if (kc.ring) {        /* set up, and usable or not (a launch that failed leaves it -1) */
         if (kc.running) { /* ask it to leave, and give it a second */
             __atomic_store_n(&kc.ring->stop, 1, __ATOMIC_RELEASE);
             uint64_t until = dfc_time_ns() + 1000000000ull;

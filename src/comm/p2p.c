@@ -9,14 +9,15 @@
  *               When it matches, the receiver either pulls the data itself with the
  *               transport's rget (cross-memory attach; or rget_start, whose copies
  *               progress tests, so that several run at once: ofi) and answers FIN, or
- *               answers CTS,
- *               after which the sender streams DATA fragments. Nothing large is ever
- *               buffered unexpectedly, so a flood of big messages costs headers only.
+ *               answers CTS, after which the sender streams DATA fragments. Nothing
+ *               large is ever buffered unexpectedly, so a flood of big messages costs
+ *               headers only.
  * Device buffers (dfc(7) "Device buffers") are not staged through host memory, except sends
- * up to the eager limit (staged, so that they keep eager semantics): a device send is an RTS
- * with DFC_PKT_FLAG_DEV whose payload names the buffer by CUDA IPC (peer on this node); once
- * matched, the receiver's copy engine copies straight out of it (cuda/ipc.c), progress
- * tests the copy, and FIN completes the send. Without an IPC name the receiver answers CTS
+ * up to DFC_GPU_EAGER_LIMIT (staged, so that they keep eager semantics): a device send is an
+ * RTS with DFC_PKT_FLAG_DEV whose payload names the buffer by CUDA IPC (peer on this node);
+ * once matched, the receiver copies straight out of it (cuda/ipc.c: the small-copy kernel up
+ * to DFC_GPU_KCOPY_MAX, else the copy engine), progress tests the copy, and FIN completes the
+ * send. Without an IPC name the receiver answers CTS
  * and the sender streams DATA through a host bounce buffer; host data that lands in a
  * device receive buffer (EAGER, DATA) is copied there. Matching never sees the difference.
  * Non-contiguous buffers (a derived datatype, host memory; stage.c decides which): the
@@ -109,7 +110,7 @@ int dfc_p2p_init(void)
     dev_enabled = (int)dfc_env_long(
         "DFC_GPU_P2P", 1,
         "1: point-to-point on device buffers of one node copies them directly with CUDA IPC "
-        "(sends above DFC_EAGER_LIMIT); 0: stages them through host memory");
+        "(sends above DFC_GPU_EAGER_LIMIT); 0: stages them through host memory");
     dfc_gpu_ipc_params();
     dfc_gpu_kcopy_params();
     rget_enabled = (int)dfc_env_long(

@@ -48,14 +48,6 @@ static int check_common(const char *func, int count, DFC_Datatype oldtype, DFC_D
     return DFC_SUCCESS;
 }
 
-#define API_BODY(stmts)                   \
-    int rc = DFC_SUCCESS;                 \
-    DFC_API_ENTER();                      \
-    stmts;                                \
-    DFC_API_EXIT();                       \
-    if (rc) rc = dfc_api_error(NULL, rc); \
-    return rc
-
 static int vector_common(const char *func, int count, int blocklength, DFC_Aint stride_bytes,
                          DFC_Datatype oldtype, DFC_Datatype *newtype, const dfc_dtype_args_t *a)
 {

@@ -15,14 +15,6 @@
 
 #include "api/dfc_api.h"
 
-#define API_BODY(stmts)                   \
-    int rc = DFC_SUCCESS;                 \
-    DFC_API_ENTER();                      \
-    stmts;                                \
-    DFC_API_EXIT();                       \
-    if (rc) rc = dfc_api_error(NULL, rc); \
-    return rc
-
 /* Fortran's RANGE of a real kind: min(MAX_10_EXP, -MIN_10_EXP). */
 #define F90_RANGE(mx, mn) ((mx) < -(mn) ? (mx) : -(mn))
 

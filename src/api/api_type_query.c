@@ -13,14 +13,6 @@
 
 #include "api/dfc_api.h"
 
-#define API_BODY(stmts)                   \
-    int rc = DFC_SUCCESS;                 \
-    DFC_API_ENTER();                      \
-    stmts;                                \
-    DFC_API_EXIT();                       \
-    if (rc) rc = dfc_api_error(NULL, rc); \
-    return rc
-
 static int extent_query(const char *func, DFC_Datatype datatype, int true_, const char *a,
                         const char *b, DFC_Aint *lb, DFC_Aint *extent)
 {

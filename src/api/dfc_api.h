@@ -52,6 +52,16 @@ void dfc_api_not_initialized(const char *func) __attribute__((noreturn));
     rc = dfc_api_error((cobj), rc); \
     goto fn_exit;
 
+/* A whole entry point of one statement list that sets rc, whose errors go to
+ * DFC_COMM_WORLD's handler (the datatype functions: no communicator to name). */
+#define API_BODY(stmts)                   \
+    int rc = DFC_SUCCESS;                 \
+    DFC_API_ENTER();                      \
+    stmts;                                \
+    DFC_API_EXIT();                       \
+    if (rc) rc = dfc_api_error(NULL, rc); \
+    return rc
+
 /* Applies the error handler of `c` (of DFC_COMM_WORLD when c is NULL) to `code`: under
  * DFC_ERRORS_ARE_FATAL prints the message and aborts the job; under DFC_ERRORS_RETURN
  * returns code. */

@@ -627,6 +627,7 @@ struct dfc_req {
     dfc_gpu_ipc_t dev_ipc;
     dfc_gpu_copy_op_t *dev_op;
     void *tl_op; /* a receive's transport copy in flight (rget_start, p2p.c) */
+    struct dfc_p2p_devstream *devstream; /* DATA of a device buffer through pinned slots */
 
     /* A non-contiguous host buffer moved in pieces (p2p.c, "Non-contiguous buffers"): the
      * buffer's datatype (retained; released by dfc_req_unstage), or NULL when the bytes at
@@ -691,6 +692,8 @@ typedef struct dfc_stage_ops {
     /* height rows of width bytes, pitches apart (cudaMemcpy2DAsync); NULL: row by row */
     int (*copy2d_async)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                         size_t height, void *stream);
+    /* *done = 1 once the copies recorded before e are done; NULL: event_sync stands in */
+    int (*event_query)(void *e, int *done);
 } dfc_stage_ops_t;
 extern const dfc_stage_ops_t *dfc_stage_ops;
 /* Finalizes the pool, then uses `ops` (NULL: CUDA's) from now on. For tests. */
@@ -763,6 +766,21 @@ int dfc_req_stage_type(dfc_req_t *r, void *buf, uint64_t count, const dfc_dtype_
  * DFC_STAGE_DT_COPIES (64) copies. Bytes outside the type map are never written.
  * Synchronous: returns once the copies are done. */
 int dfc_stage_dev_pack(const dfc_dtype_t *dt, const void *dev, uint64_t count, void *packed);
+
+/* ---- A device buffer's rendezvous bytes through pinned slots (p2p_dev.c says how) -------
+ * open: r->devstream for `bytes` of `dev` (a send issues its first copies to host memory);
+ * on failure nothing is left and the caller copies synchronously. peek (send): how many bytes
+ * from `off` are in host memory now, and where; sent: the transport took `upto` bytes. land
+ * (receive): a DATA fragment, its full chunks' copies to the device issued; drained: the
+ * last copy is done. close: gives everything back (after a failure, once its copies end). */
+typedef struct dfc_p2p_devstream dfc_p2p_devstream_t;
+int dfc_p2p_devstream_open(dfc_req_t *r, int is_recv, void *dev, uint64_t bytes);
+int dfc_p2p_devstream_peek(dfc_req_t *r, uint64_t off, uint64_t *avail, const void **src);
+int dfc_p2p_devstream_sent(dfc_req_t *r, uint64_t upto);
+int dfc_p2p_devstream_land(dfc_req_t *r, uint64_t off, const void *src, uint64_t n);
+int dfc_p2p_devstream_drained(dfc_req_t *r, int *done);
+void dfc_p2p_devstream_close(dfc_req_t *r);
+int dfc_p2p_devstreams_open(void); /* streams not yet closed (progress must poll them) */
 int dfc_stage_dev_unpack(const dfc_dtype_t *dt, void *dev, uint64_t bytes, const void *packed);
 
 extern dfc_htable_t dfc_req_table;

@@ -77,6 +77,7 @@ static void report_cancels(FILE *f);
 /* Device point-to-point (see the top) */
 static dfc_list_t dev_pulls; /* receives whose copy out of a peer's device buffer runs */
 static dfc_list_t tl_pulls;  /* receives whose transport copy runs (rget_start) */
+static dfc_list_t dev_lands; /* receives whose last chunks go to the device (p2p_dev.c) */
 static void *bounce;         /* a DATA fragment of a device or packed send, in host memory */
 static size_t bounce_size;
 static int dev_enabled;
@@ -93,6 +94,7 @@ int dfc_p2p_init(void)
     dfc_list_init(&rndv_recvs);
     dfc_list_init(&dev_pulls);
     dfc_list_init(&tl_pulls);
+    dfc_list_init(&dev_lands);
     dfc_list_init(&send_cancels);
     pending_per_world = calloc(dfc_proc.world_size, sizeof *pending_per_world);
     blocked_stamp = calloc(dfc_proc.world_size, sizeof *blocked_stamp);
@@ -148,10 +150,14 @@ void dfc_p2p_finalize(void)
 int dfc_p2p_idle(void)
 {
     return dfc_list_empty(&pending_pkts) && dfc_list_empty(&rndv_sends) &&
-           dfc_list_empty(&dev_pulls) && dfc_list_empty(&tl_pulls);
+           dfc_list_empty(&dev_pulls) && dfc_list_empty(&tl_pulls) && dfc_list_empty(&dev_lands);
 }
 
-int dfc_p2p_dev_busy(void) { return !dfc_list_empty(&dev_pulls); }
+/* Copies that no peer can signal: a waiting thread polls rather than sleeps. */
+int dfc_p2p_dev_busy(void)
+{
+    return !dfc_list_empty(&dev_pulls) || !dfc_list_empty(&dev_lands) || dfc_p2p_devstreams_open();
+}
 
 int dfc_p2p_stream_packed(size_t bytes, int is_recv) { return is_recv || bytes > eager_limit; }
 
@@ -274,6 +280,7 @@ static void fail_req(dfc_req_t *r, int code)
     if (r->complete) return;
     dfc_list_remove(&r->link);
     if (!r->status.DFC_ERROR) r->status.DFC_ERROR = code;
+    dfc_p2p_devstream_close(r); /* once its copies end */
     dfc_req_complete(r);
 }
 
@@ -406,6 +413,45 @@ static void land(dfc_req_t *r, uint64_t off, const void *src, uint64_t n)
     }
     int rc = dfc_gpu_copy((char *)r->rbuf + off, src, n);
     if (rc && !r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
+}
+
+/* A device buffer's DATA through pinned slots (p2p_dev.c); where that cannot start, the
+ * fragments are copied one by one and synchronously, as before (fill_bounce, land). */
+static void stream_dev(dfc_req_t *r, int is_recv, void *dev, uint64_t bytes)
+{
+    int rc = dfc_p2p_devstream_open(r, is_recv, dev, bytes);
+    if (!rc) return;
+    char why[256];
+    dfc_err_message(rc, why, sizeof why);
+    DFC_LOG(DFC_LOG_INFO, "p2p", "device %s of %llu bytes copied fragment by fragment: %s",
+            is_recv ? "receive" : "send", (unsigned long long)bytes, why);
+}
+
+static void land_streamed(dfc_req_t *r, uint64_t off, const void *src, uint64_t n)
+{
+    int rc = dfc_p2p_devstream_land(r, off, src, n);
+    if (!rc) return;
+    if (!r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
+    dfc_p2p_devstream_close(r); /* the rest lands synchronously, the error reported */
+}
+
+/* Receives whose last chunks were copying to the device: complete once the copies end. */
+static int progress_dev_lands(void)
+{
+    int events = 0, done, rc;
+    dfc_list_t *e, *t;
+    DFC_LIST_FOREACH_SAFE(e, t, &dev_lands)
+    {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        rc = r->devstream ? dfc_p2p_devstream_drained(r, &done) : (done = 1, 0);
+        if (!done && !rc) continue;
+        if (rc && !r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
+        dfc_list_remove(e);
+        dfc_p2p_devstream_close(r);
+        dfc_req_complete(r);
+        events++;
+    }
+    return events;
 }
 
 /* Starts the copy out of the sender's device buffer for a matched DFC_PKT_FLAG_DEV RTS;
@@ -680,16 +726,22 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
         r->remote_id = pkt->rreq;
         r->done = 0;
         dfc_list_insert_tail(&rndv_sends, &r->link);
+        if (r->dev && !r->pack_dt && r->bytes) stream_dev(r, 0, (void *)r->sbuf, r->bytes);
         return;
     case DFC_PKT_DATA:
         if (!(r = find_waiting(&rndv_recvs, pkt->rreq, pkt, 1))) return;
-        if (pkt->offset < r->bytes)
-            land(r, pkt->offset, payload,
-                 DFC_MIN2((uint64_t)pkt->payload_len, r->bytes - pkt->offset));
+        if (pkt->offset < r->bytes) {
+            uint64_t n = DFC_MIN2((uint64_t)pkt->payload_len, r->bytes - pkt->offset);
+            if (r->dev && !r->pack_dt && !r->done)
+                stream_dev(r, 1, r->rbuf, DFC_MIN2(r->bytes, r->msg_len));
+            if (r->devstream) land_streamed(r, pkt->offset, payload, n);
+            else land(r, pkt->offset, payload, n);
+        }
         r->done += pkt->payload_len;
         if (r->done >= r->msg_len) {
             dfc_list_remove(&r->link);
-            dfc_req_complete(r);
+            if (r->devstream) dfc_list_insert_tail(&dev_lands, &r->link); /* copies run */
+            else dfc_req_complete(r);
         }
         return;
     case DFC_PKT_FIN:
@@ -771,7 +823,17 @@ static int pump_rendezvous(dfc_req_t *r, int *events, int *gone)
         pkt.offset = r->done;
         pkt.payload_len = (uint32_t)frag;
         const void *src = (const char *)r->sbuf + r->done;
-        if (r->dev || r->pack_dt) { /* the fragment's bytes, contiguous in host memory */
+        if (r->devstream) { /* from the chunk's slot, once its copy is done */
+            uint64_t avail;
+            int rc = dfc_p2p_devstream_peek(r, r->done, &avail, &src);
+            if (rc) {
+                r->status.DFC_ERROR = rc;
+                return 1;
+            }
+            if (!avail) return 0;
+            frag = DFC_MIN2(frag, avail);
+            pkt.payload_len = (uint32_t)frag;
+        } else if (r->dev || r->pack_dt) { /* the fragment's bytes, contiguous in host memory */
             int rc = fill_bounce(r, frag, &src);
             if (rc) {
                 r->status.DFC_ERROR = rc;
@@ -790,6 +852,10 @@ static int pump_rendezvous(dfc_req_t *r, int *events, int *gone)
         }
         r->done += frag;
         (*events)++;
+        if (r->devstream && (rc = dfc_p2p_devstream_sent(r, r->done))) {
+            r->status.DFC_ERROR = rc;
+            return 1;
+        }
     }
     return 1;
 }
@@ -800,6 +866,7 @@ int dfc_p2p_progress_sends(void)
     dfc_list_t *e, *t;
     if (!dfc_list_empty(&dev_pulls)) events += progress_dev_pulls();
     if (!dfc_list_empty(&tl_pulls)) events += progress_tl_pulls();
+    if (!dfc_list_empty(&dev_lands)) events += progress_dev_lands();
     if (!dfc_list_empty(&pending_pkts)) {
         /* A destination that refuses a packet is skipped for the rest of the pass, so that
          * later packets to it cannot overtake; other destinations still move. */
@@ -834,6 +901,7 @@ int dfc_p2p_progress_sends(void)
             continue;
         }
         dfc_list_remove(e);
+        dfc_p2p_devstream_close(r); /* every chunk was taken: no copy runs */
         dfc_req_complete(r);
     }
     if (gone_rc) { /* outside the walks: the failure's code names the rank (EPIPE, reset) */
@@ -911,17 +979,17 @@ static int keeps_buffer(const dfc_req_t *r, int world, dfc_list_t *list)
 
 void dfc_p2p_fail_peer(int world, int code)
 {
-    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply,
-                           &rndv_sends,   &dev_pulls,  &tl_pulls};
+    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply, &rndv_sends,
+                           &dev_pulls,    &tl_pulls,   &dev_lands};
     dfc_list_t *e, *t;
-    for (int i = 0; i < 6; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
+    for (int i = 0; i < 7; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
         {
             dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
             if (!depends(r, world, i > 0)) continue;
             /* A copy in flight still writes the buffer: it completes when it ends (a
              * transport copy from a failed peer ends with the failure, rget_test). */
             if (keeps_buffer(r, world, lists[i]) || lists[i] == &dev_pulls ||
-                lists[i] == &tl_pulls) {
+                lists[i] == &tl_pulls || lists[i] == &dev_lands) {
                 if (!r->status.DFC_ERROR) r->status.DFC_ERROR = code; /* at FIN or CTS */
                 continue;
             }
@@ -1006,6 +1074,14 @@ void dfc_p2p_report(FILE *f)
                 "(device, %llu bytes, matched, copying out of the sender's buffer)\n",
                 me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
                 (unsigned long long)r->msg_len);
+    }
+    for (e = dev_lands.next; e != &dev_lands; e = e->next) {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u%s "
+                "(device, %llu bytes arrived, copying the last chunks to the device)\n",
+                me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
+                r->coll_ctx ? " (collective)" : "", (unsigned long long)r->msg_len);
     }
     for (e = tl_pulls.next; e != &tl_pulls; e = e->next) {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);

@@ -53,7 +53,9 @@ int dfc_gpu_event_create(void **out); /* without timing */
 void dfc_gpu_event_destroy(void *e);
 int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream);
 int dfc_gpu_event_record(void *e, void *stream);
-int dfc_gpu_event_sync(void *e);  /* waits until the copies before the record are done */
+int dfc_gpu_event_sync(void *e); /* waits until the copies before the record are done */
+/* *done = 1 once the copies before the record are done (an error counts as done) */
+int dfc_gpu_event_query(void *e, int *done);
 int dfc_gpu_stream_sync(void *s); /* waits until every copy on s is done */
 /* height rows of width bytes from src to dst, rows spitch and dpitch bytes apart
  * (cudaMemcpy2DAsync; row by row where the runtime lacks it) */

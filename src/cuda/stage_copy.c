@@ -29,6 +29,7 @@
     X(cudaEventDestroy, cudaError_t, (cudaEvent_t))                           \
     X(cudaEventRecord, cudaError_t, (cudaEvent_t, cudaStream_t))              \
     X(cudaEventSynchronize, cudaError_t, (cudaEvent_t))                       \
+    X(cudaEventQuery, cudaError_t, (cudaEvent_t))                             \
     X(cudaMemcpyAsync, cudaError_t,                                           \
       (void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t))
 
@@ -149,6 +150,13 @@ int dfc_gpu_event_sync(void *e)
     return check(__func__, "cudaEventSynchronize", fn.cudaEventSynchronize((cudaEvent_t)e));
 }
 
+int dfc_gpu_event_query(void *e, int *done)
+{
+    cudaError_t q = fn.cudaEventQuery((cudaEvent_t)e);
+    *done = q != cudaErrorNotReady;
+    return q == cudaErrorNotReady ? DFC_SUCCESS : check(__func__, "cudaEventQuery", q);
+}
+
 int dfc_gpu_stream_sync(void *s)
 {
     return check(__func__, "cudaStreamSynchronize", fn.cudaStreamSynchronize((cudaStream_t)s));
@@ -202,6 +210,12 @@ int dfc_gpu_event_record(void *e, void *stream)
 int dfc_gpu_event_sync(void *e)
 {
     (void)e;
+    return DFC_SUCCESS;
+}
+int dfc_gpu_event_query(void *e, int *done)
+{
+    (void)e;
+    *done = 1;
     return DFC_SUCCESS;
 }
 int dfc_gpu_stream_sync(void *s)

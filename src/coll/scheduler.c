@@ -130,6 +130,9 @@ static int scheduler_pass(void)
     return events;
 }
 
+/* For the progress thread: scheduled collectives wait on their peers; it must not sleep. */
+static int scheduler_active(void) { return !dfc_list_empty(&run_queue); }
+
 int dfc_coll_start(dfc_coll_t *c)
 {
     int rc = dfc_req_stage_in(c->req); /* device buffers: fresh host shadows */
@@ -219,6 +222,7 @@ int dfc_coll_layer_init(void)
         "1: a collective that moved while the head waited becomes the head; 0: queue order only");
     policy = dfc_policy_make(init, min, max, move != 0);
     dfc_progress_set_coll_hook(scheduler_pass);
+    dfc_progress_set_coll_active_hook(scheduler_active);
     dfc_progress_set_coll_report_hook(dfc_coll_report);
     return DFC_SUCCESS;
 }
@@ -226,6 +230,7 @@ int dfc_coll_layer_init(void)
 void dfc_coll_layer_finalize(void)
 {
     dfc_progress_set_coll_hook(NULL);
+    dfc_progress_set_coll_active_hook(NULL);
     dfc_progress_set_coll_report_hook(NULL);
     dfc_coll_inter_reap();
 }

@@ -1003,6 +1003,8 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg);
 /* The coll layer registers its scheduler here; called once per progress pass. */
 typedef int (*dfc_progress_hook_fn)(void);
 void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn);
+/* 1 while the coll layer has scheduled collectives (the progress thread does not sleep) */
+void dfc_progress_set_coll_active_hook(dfc_progress_hook_fn fn);
 /* The hang report (progress.c): on SIGUSR1 or after DFC_HANG_REPORT_SECONDS without a
  * progress event in a blocking wait, the progress loop prints a header and then each
  * layer's pending operations, one line each. The coll layer registers its dump here, so

@@ -17,6 +17,8 @@
  *   -no-preempt              issue order: the head never gives up, never moves aside
  *   -move-to-head 0|1 -budget INIT,MIN,MAX   the policy (default 0; 64,4,4096: the host's)
  *   -intra L,o,G,EAGER -inter L,o,G,EAGER -jitter J   the network (ns, ns, ns/byte, bytes)
+ *   -bus G                   ns per byte on a node's memory, shared by all its intra-node
+ *                            messages (default 0: no shared limit)
  *   -cpu POLL,EXEC,PASS,START,GAMMA          executor costs (ns, ns/byte)
  *   -slow N,FACTOR -late N,NS                slow links, late ranks
  *   -alg KIND=NAME           force an algorithm (sets DFC_<KIND>_ALGORITHM)
@@ -200,6 +202,8 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
             sim_link_t *l = &cfg->link[!strcmp(a, "-intra") ? SIM_INTRA : SIM_INTER];
             if (parse_list(TAKE(), x, 4) != 4) return usage("-intra/-inter take L,o,G,EAGER");
             l->L = x[0], l->o = x[1], l->G = x[2], l->eager = x[3];
+        } else if (!strcmp(a, "-bus")) {
+            cfg->bus_G = atof(TAKE());
         } else if (!strcmp(a, "-jitter")) {
             cfg->link[0].jitter = cfg->link[1].jitter = atof(TAKE());
         } else if (!strcmp(a, "-cpu")) {

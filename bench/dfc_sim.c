@@ -20,6 +20,7 @@
  *   -bus G                   ns per byte on a node's memory, shared by all its intra-node
  *                            messages (default 0: no shared limit)
  *   -cpu POLL,EXEC,PASS,START,GAMMA          executor costs (ns, ns/byte)
+ *   -poll-peer NS            a poll costs NS more for each other rank on the node (default 0)
  *   -slow N,FACTOR -late N,NS                slow links, late ranks
  *   -alg KIND=NAME           force an algorithm (sets DFC_<KIND>_ALGORITHM)
  *   -learn                   experiment: stickiness also counts the polls of earlier passes
@@ -202,6 +203,8 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
             sim_link_t *l = &cfg->link[!strcmp(a, "-intra") ? SIM_INTRA : SIM_INTER];
             if (parse_list(TAKE(), x, 4) != 4) return usage("-intra/-inter take L,o,G,EAGER");
             l->L = x[0], l->o = x[1], l->G = x[2], l->eager = x[3];
+        } else if (!strcmp(a, "-poll-peer")) {
+            cfg->cpu.poll_peer = atof(TAKE());
         } else if (!strcmp(a, "-bus")) {
             cfg->bus_G = atof(TAKE());
         } else if (!strcmp(a, "-jitter")) {

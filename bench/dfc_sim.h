@@ -122,13 +122,15 @@ typedef struct sim_cdef {
 
 /* The costs of the executor itself (fitted: BENCHMARKS.md). */
 typedef struct sim_cpu {
-    double poll;     /* one network poll of the spinning head (and its re-check), ns */
-    double exec;     /* one executor call on a collective that does not move, ns */
-    double pass;     /* the rest of one progress pass (the network poll before the walk), ns */
-    double start;    /* DFC_Start of one persistent collective, ns (plus its first exec) */
-    double gamma;    /* ns per byte reduced */
-    double copy;     /* ns per byte copied (COPY steps) */
-    double iter_gap; /* between Waitall's return and the next iteration's first start, ns */
+    double poll;      /* one network poll of the spinning head (and its re-check), ns */
+    double poll_peer; /* more per poll for each other rank on the node: the shm transport
+                         drains every peer's ring on each poll (src/tl/shm.c), ns */
+    double exec;      /* one executor call on a collective that does not move, ns */
+    double pass;      /* the rest of one progress pass (the network poll before the walk), ns */
+    double start;     /* DFC_Start of one persistent collective, ns (plus its first exec) */
+    double gamma;     /* ns per byte reduced */
+    double copy;      /* ns per byte copied (COPY steps) */
+    double iter_gap;  /* between Waitall's return and the next iteration's first start, ns */
 } sim_cpu_t;
 
 typedef struct sim_config {

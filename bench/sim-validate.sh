@@ -15,18 +15,20 @@
 #     budget   8 allreduces of 64 KiB (rabenseifner) under a fixed spin budget of BUDGET polls
 #              (DFC_SPIN_BUDGET=_MIN=_MAX=BUDGET, default 4096): a preempted head has spent
 #              BUDGET polls, so the chaos overhead is large and of one sign, and the
-#              factor-of-2 test applies. The simulator's cost of one poll is fitted here, at
-#              the first rank count of -n only (chaos time per iteration), and used for every
-#              workload and rank count: the other rank counts are the test
+#              factor-of-2 test applies. The simulator's cost of one poll per peer (the shm
+#              transport drains every peer's ring on each poll) is fitted here, at the first
+#              rank count of -n only (chaos order's extra time per iteration), and used for
+#              every workload and rank count: the other rank counts are the test
 #     small    8 allreduces of 1 KiB, the host's budget (a check: no bandwidth at stake)
 # Environment: MPIRUN (default "mpirun --allow-run-as-root --oversubscribe --bind-to core"),
 # NCPU (processors of the node, default nproc: above it the real ranks are oversubscribed,
 # so the host's spin budget is 1,1,1 and the simulator gets that and -cores NCPU),
 # SIM_PARAMS (the simulator's fitted node, default "-intra 600,300,0.4,16384 -bus 0.04":
 # BENCHMARKS.md), SIM_EXTRA (more dfc_sim options, e.g. "-cores 2" for an oversubscribed
-# node; default none: a core per rank), BUDGET (default 4096), POLLS (the poll costs tried in
-# the fit, ns; default "25 50 75 100 150 200"), DFC_BENCH_DIR (where dfc_chaos and dfc_sim
-# are; default bench).
+# node; default none: a core per rank), BUDGET (default 4096), POLL (a poll's fixed cost in
+# the simulator, ns; default 5), PEERS (its costs per other rank on the node tried in the
+# fit, ns; default "0 2 5 10 15 20 30 50 75"), DFC_BENCH_DIR (where dfc_chaos and dfc_sim are;
+# default bench).
 # Run from the build tree after `make`. About 2 to 3 minutes on 16 cores with the defaults.
 #
 # Output (stdout, and DIR/validate.csv): one CSV line per workload and rank count:
@@ -43,7 +45,8 @@
 #   real_overhead_cfirst, real_overhead_xfirst: the real overhead's median over the rounds
 #   that timed consistent order first, and chaos order first (a gap between them is an
 #   effect of the phase order or of drift, not of chaos);
-#   poll_ns: the simulator's poll cost used (fitted on the first rank count's budget row).
+#   poll_ns: the simulator's poll cost at this rank count (POLL + fitted per-peer cost x
+#   (ranks - 1); fitted on the first rank count's budget row).
 # The rows of the first rank count's budget workload are the fit, not a test.
 set -eu
 cd "$(dirname "$0")/.."
@@ -67,8 +70,9 @@ MPIRUN=${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bind-to core}
 SIM_EXTRA=${SIM_EXTRA:-}
 SIM_PARAMS=${SIM_PARAMS:--intra 600,300,0.4,16384 -bus 0.04}
 BUDGET=${BUDGET:-4096}
-POLLS=${POLLS:-25 50 75 100 150 200}
-POLL=150 # dfc_sim's default, until the budget workload has fitted it
+POLL=${POLL:-5}
+PEERS=${PEERS:-0 2 5 10 15 20 30 50 75}
+PEER=10 # until the budget workload has fitted it
 NCPU=${NCPU:-$(nproc)}
 for b in dfc_chaos dfc_sim; do
     [ -x "$BIN/$b" ] || { echo "sim-validate.sh: $BIN/$b is not built (make first)" >&2; exit 1; }
@@ -97,12 +101,12 @@ point_args() {
     esac
 }
 
-# dfc_sim with the fitted node and the poll cost $1; the rest of the options follow
+# dfc_sim with the fitted node and a poll's cost per peer $1; the rest of the options follow
 sim() {
-    p=$1
+    _peer=$1
     shift
     # shellcheck disable=SC2086
-    "$BIN/dfc_sim" "$@" $SIM_PARAMS -cpu "$p,100,300,500,0.25" $SIM_EXTRA -csv
+    "$BIN/dfc_sim" "$@" $SIM_PARAMS -cpu "$POLL,100,300,500,0.25" -poll-peer "$_peer" $SIM_EXTRA -csv
 }
 
 # median of the numbers on stdin (one a line)
@@ -137,27 +141,32 @@ for p in $POINTS; do
         echo "$MPIRUN $ENVX -n $n $BIN/dfc_chaos $CHAOS -rounds 2 -csv" > "$OUT/cmd-$p-n$n.txt"
         # real: ranks,iters,consistent_s,chaos_s,overhead_pct,preempt,errors,round,first,cpreempt
         rc=$(awk -F, '{print 1e3 * $4 / $2}' "$real" | median)
-        if [ "$p" = budget ] && [ "$n" = "$FIRST_N" ]; then # fit the poll: closest chaos time
+        rs=$(awk -F, '{print 1e3 * $3 / $2}' "$real" | median)
+        if [ "$p" = budget ] && [ "$n" = "$FIRST_N" ]; then
+            # fit the poll's cost per peer on chaos order's extra time per iteration (the
+            # preemptions' cost: BUDGET polls each), not on the time, which the node's
+            # bandwidth decides
             best=
-            for q in $POLLS; do
+            for q in $PEERS; do
                 # shellcheck disable=SC2086
-                m=$(sim "$q" -ranks "$n" -rpn "$n" $SIM $OVER -seeds 3 | awk -F, 'NR > 1 {print $11 / $5}' |
-                    median)
-                e=$(awk -v a="$m" -v b="$rc" 'BEGIN {r = a / b; if (r < 1) r = 1 / r; print r}')
-                echo "sim-validate.sh: fit: poll $q ns gives $m ms per chaos iteration (real $rc)" >&2
+                m=$(sim "$q" -ranks "$n" -rpn "$n" $SIM $OVER -seeds 3 |
+                    awk -F, 'NR > 1 {print ($11 - $12) / $5}' | median)
+                e=$(awk -v a="$m" -v b="$rc" -v c="$rs" 'BEGIN {d = b - c; if (d <= 0 || a <= 0) {print 1e9; exit}
+                    r = a / d; if (r < 1) r = 1 / r; print r}')
+                echo "sim-validate.sh: fit: $q ns per peer gives $m ms more per chaos iteration" \
+                    "(real $rc - $rs)" >&2
                 if [ -z "$best" ] || awk -v e="$e" -v b="$best" 'BEGIN {exit !(e < b)}'; then
                     best=$e
-                    POLL=$q
+                    PEER=$q
                 fi
             done
-            echo "sim-validate.sh: fitted poll $POLL ns" >&2
+            echo "sim-validate.sh: fitted: a poll costs $POLL ns + $PEER ns per other rank" >&2
         fi
         sim="$OUT/sim-$p-n$n.csv"
         # shellcheck disable=SC2086
-        sim "$POLL" -ranks "$n" -rpn "$n" $SIM $OVER -seeds 3 > "$sim" || true
-        echo "$BIN/dfc_sim -ranks $n -rpn $n $SIM $OVER -seeds 3 $SIM_PARAMS -cpu $POLL,100,300,500,0.25 \
-$SIM_EXTRA -csv" >> "$OUT/cmd-$p-n$n.txt"
-        rs=$(awk -F, '{print 1e3 * $3 / $2}' "$real" | median)
+        sim "$PEER" -ranks "$n" -rpn "$n" $SIM $OVER -seeds 3 > "$sim" || true
+        echo "$BIN/dfc_sim -ranks $n -rpn $n $SIM $OVER -seeds 3 $SIM_PARAMS \
+-cpu $POLL,100,300,500,0.25 -poll-peer $PEER $SIM_EXTRA -csv" >> "$OUT/cmd-$p-n$n.txt"
         ro=$(awk -F, '{print $5}' "$real" | median)
         rmin=$(awk -F, '{print $5}' "$real" | sort -g | head -1)
         rmax=$(awk -F, '{print $5}' "$real" | sort -g | tail -1)
@@ -173,7 +182,7 @@ $SIM_EXTRA -csv" >> "$OUT/cmd-$p-n$n.txt"
         sp=$(awk -F, 'NR > 1 {print $14}' "$sim" | median)
         spc=$(awk -F, 'NR > 1 {print $22}' "$sim" | median)
         echo "$p,$n,$ns,$rc,$rs,$ro,$rmin,$rmax,$rp,$rpc,$sc,$ss,$so,$sp,$spc" |
-            awk -F, -v cf="$rof" -v xf="$rox" -v poll="$POLL" '
+            awk -F, -v cf="$rof" -v xf="$rox" -v poll="$(awk -v a="$POLL" -v b="$PEER" -v n="$n" 'BEGIN {print a + b * (n - 1)}')" '
             function within2(x) { return x >= 0.5 && x <= 2 }
             {
                 # preemptions near 0 on both sides (under 0.05 per collective) agree

@@ -263,7 +263,14 @@ static void test_timing(void)
     CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");
     CHECK(r.time_ns >= 3536 && r.time_ns <= 3536 + 3 * 63, "with the bus: %g ns, want 3536 .. 3725",
           r.time_ns);
+    /* a poll of 0.25 ns plus 0.75 per other rank on the node is the 1 ns poll at 2 ranks */
+    double t_bus = r.time_ns;
+    cfg.cpu.poll = 0.25;
+    cfg.cpu.poll_peer = 0.75;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && r.time_ns == t_bus,
+          "poll_peer: %g ns, want %g as with a poll of 1 ns", r.time_ns, t_bus);
     cfg.bus_G = 0;
+    cfg.cpu.poll_peer = 0;
     cfg.cpu.poll = 0;
     CHECK(sim_run(&cfg, &r) != DFC_SUCCESS, "a poll of no time is refused");
 }

@@ -28,6 +28,8 @@
  *   -grow                    experiment: a collective that moves past the wait point where
  *                            it was preempted gets its budget back to INIT (no collapse to
  *                            MIN; not DFC's policy; BENCHMARKS.md)
+ *   -pull                    intra-node rendezvous data pulled by the receiver's CPU (shm's
+ *                            process_vm_readv), not moved by the network beside it
  *   -dump                    on a deadlock, every rank's queue and open transfers (stderr)
  *   -no-consistent -csv -q
  * Exit status: 0 when every run completed, 2 when one deadlocked, 1 on a usage error.
@@ -168,6 +170,7 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
         else if (!strcmp(a, "-q")) o->quiet = 1;
         else if (!strcmp(a, "-learn")) cfg->learn = 1;
         else if (!strcmp(a, "-grow")) cfg->grow = 1;
+        else if (!strcmp(a, "-pull")) cfg->pull = 1;
         else if (!strcmp(a, "-dump")) cfg->verbose = 1;
         else if (!v) return usage("an option without its value");
         else if (!strcmp(a, "-workload")) o->workload = TAKE();

@@ -157,6 +157,10 @@ typedef struct sim_config {
                            shm moves with the CPU) takes rpn / cores times as long */
     uint64_t seed;
     int verbose;
+    int pull;  /* intra-node rendezvous data is pulled by the receiver's CPU (the shm
+                  transport's process_vm_readv): no answer round trip, the receiver's CPU is
+                  busy for the copy (it cannot poll or run collectives meanwhile), the sender
+                  completes on a FIN one latency after the copy */
     int grow;  /* experiment, not DFC's policy: a collective that moves past the wait point where
                 * it was preempted gets budget_init back (its budget never stays below it) */
     int learn; /* experiment (issue 22's stretch goal), not DFC's policy: a head that
@@ -176,6 +180,7 @@ typedef struct sim_result {
     uint64_t max_rank_preemptions;
     uint64_t hist[SIM_HIST];
     uint64_t events, messages;
+    double pull_ns; /* CPU time that receivers spent copying pulled data (cfg->pull) */
     double wall_s;
     size_t sched_bytes; /* memory held by the schedules */
 } sim_result_t;

@@ -271,6 +271,17 @@ static void test_timing(void)
           "poll_peer: %g ns, want %g as with a poll of 1 ns", r.time_ns, t_bus);
     cfg.bus_G = 0;
     cfg.cpu.poll_peer = 0;
+    /* the receiver pulls (shm's process_vm_readv): the request (L), its copy (512 + L), the
+     * FIN (L) to the sender: 3L + 512 per exchange as with request, answer and data, but
+     * each of the 4 messages costs its receiver 1512 ns of CPU; a pull waits up to a
+     * sleeping pass (63 ns) to be seen */
+    cfg.link[SIM_INTRA].eager = 256;
+    cfg.pull = 1;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");
+    CHECK(r.time_ns >= 7024 && r.time_ns <= 7024 + 2 * 63, "pull: %g ns, want 7024 .. 7150",
+          r.time_ns);
+    CHECK(near(r.pull_ns, 4 * 1512), "pull: %g ns of copies, want 6048", r.pull_ns);
+    cfg.pull = 0;
     cfg.cpu.poll = 0;
     CHECK(sim_run(&cfg, &r) != DFC_SUCCESS, "a poll of no time is refused");
 }

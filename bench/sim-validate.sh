@@ -23,10 +23,10 @@
 # Environment: MPIRUN (default "mpirun --allow-run-as-root --oversubscribe --bind-to core"),
 # NCPU (processors of the node, default nproc: above it the real ranks are oversubscribed,
 # so the host's spin budget is 1,1,1 and the simulator gets that and -cores NCPU),
-# SIM_PARAMS (the simulator's fitted node, default "-intra 600,300,0.4,16384 -bus 0.04":
+# SIM_PARAMS (the simulator's fitted node, default "-pull -intra 600,300,0.1,16384 -bus 0.03":
 # BENCHMARKS.md), SIM_EXTRA (more dfc_sim options, e.g. "-cores 2" for an oversubscribed
-# node; default none: a core per rank), BUDGET (default 4096), POLL (a poll's fixed cost in
-# the simulator, ns; default 5), PEERS (its costs per other rank on the node tried in the
+# node; default none: a core per rank), SEEDS (default 7), BUDGET (default 4096), POLL (a
+# poll's fixed cost in the simulator, ns; default 5), PEERS (its costs per other rank on the node tried in the
 # fit, ns; default "0 2 5 10 15 20 30 50 75"), DFC_BENCH_DIR (where dfc_chaos and dfc_sim are;
 # default bench).
 # Run from the build tree after `make`. About 2 to 3 minutes on 16 cores with the defaults.
@@ -36,8 +36,8 @@
 #   real_overhead_pct (median), real_overhead_min, real_overhead_max,
 #   real_preempt_chaos, real_preempt_consistent  (per collective, medians),
 #   sim_chaos_ms_iter, sim_consistent_ms_iter, sim_overhead_pct, sim_preempt_chaos,
-#   sim_preempt_consistent  (medians of seeds 0, 1, 2 - seed 0 starts exactly dfc_chaos's
-#   permutations, the others shift them - with the fitted poll),
+#   sim_preempt_consistent  (medians of seeds 0 .. SEEDS-1 - seed 0 starts exactly
+#   dfc_chaos's permutations, the others shift them and the jitter - with the fitted poll),
 #   preempt_ratio (sim / real, chaos order), time_ratio (sim / real chaos time per iteration),
 #   overhead_test: "inside" or "outside" (the real range holds 0: is the simulator's overhead
 #   within [min, max]?), or "ratio R" (the real range is of one sign: R = sim / real median),
@@ -47,7 +47,9 @@
 #   that timed consistent order first, and chaos order first (a gap between them is an
 #   effect of the phase order or of drift, not of chaos);
 #   poll_ns: the simulator's poll cost at this rank count (POLL + fitted per-peer cost x
-#   (ranks - 1); fitted on the first rank count's budget row).
+#   (ranks - 1); fitted on the first rank count's budget row);
+#   sim_overhead_min, sim_overhead_max: the simulator's range over the seeds (with -pull its
+#   overhead changes sign between seeds, as the real one does between runs).
 # The rows of the first rank count's budget workload are the fit, not a test.
 set -eu
 cd "$(dirname "$0")/.."
@@ -69,8 +71,9 @@ mkdir -p "$OUT"
 BIN=${DFC_BENCH_DIR:-bench}
 MPIRUN=${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bind-to core}
 SIM_EXTRA=${SIM_EXTRA:-}
-SIM_PARAMS=${SIM_PARAMS:--intra 600,300,0.4,16384 -bus 0.04}
+SIM_PARAMS=${SIM_PARAMS:--pull -intra 600,300,0.1,16384 -bus 0.03}
 BUDGET=${BUDGET:-4096}
+SEEDS=${SEEDS:-7}
 POLL=${POLL:-5}
 PEERS=${PEERS:-0 2 5 10 15 20 30 50 75}
 PEER=10 # until the budget workload has fitted it
@@ -107,16 +110,22 @@ sim() {
     _peer=$1
     shift
     # shellcheck disable=SC2086
-    "$BIN/dfc_sim" "$@" $SIM_PARAMS -cpu "$POLL,100,300,500,0.25" -poll-peer "$_peer" $SIM_EXTRA -csv
+    "$BIN/dfc_sim" "$@" $SIM_PARAMS -cpu "$POLL,100,300,500,0.25" -poll-peer "$_peer" \
+        $SIM_EXTRA -csv
 }
 
 # median of the numbers on stdin (one a line)
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+median() {
+    sort -g | awk '{v[NR] = $1}
+        END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
+             else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
 
 echo "workload,ranks,samples,real_chaos_ms_iter,real_consistent_ms_iter,real_overhead_pct,\
 real_overhead_min,real_overhead_max,real_preempt_chaos,real_preempt_consistent,sim_chaos_ms_iter,\
 sim_consistent_ms_iter,sim_overhead_pct,sim_preempt_chaos,sim_preempt_consistent,preempt_ratio,\
-time_ratio,overhead_test,verdict,real_overhead_cfirst,real_overhead_xfirst,poll_ns" |
+time_ratio,overhead_test,verdict,real_overhead_cfirst,real_overhead_xfirst,poll_ns,\
+sim_overhead_min,sim_overhead_max" |
     tee "$OUT/validate.csv"
 # the budget workload first: it fits the poll cost
 case " $POINTS " in *" budget "*) POINTS="budget $(echo " $POINTS " | sed 's/ budget / /')" ;; esac
@@ -150,9 +159,10 @@ for p in $POINTS; do
             best=
             for q in $PEERS; do
                 # shellcheck disable=SC2086
-                m=$(sim "$q" -ranks "$n" -rpn "$n" $SIM $OVER -seed 0 -seeds 3 |
+                m=$(sim "$q" -ranks "$n" -rpn "$n" $SIM $OVER -seed 0 -seeds "$SEEDS" |
                     awk -F, 'NR > 1 {print ($11 - $12) / $5}' | median)
-                e=$(awk -v a="$m" -v b="$rc" -v c="$rs" 'BEGIN {d = b - c; if (d <= 0 || a <= 0) {print 1e9; exit}
+                e=$(awk -v a="$m" -v b="$rc" -v c="$rs" 'BEGIN {d = b - c
+                    if (d <= 0 || a <= 0) {print 1e9; exit}
                     r = a / d; if (r < 1) r = 1 / r; print r}')
                 echo "sim-validate.sh: fit: $q ns per peer gives $m ms more per chaos iteration" \
                     "(real $rc - $rs)" >&2
@@ -165,8 +175,8 @@ for p in $POINTS; do
         fi
         sim="$OUT/sim-$p-n$n.csv"
         # shellcheck disable=SC2086
-        sim "$PEER" -ranks "$n" -rpn "$n" $SIM $OVER -seed 0 -seeds 3 > "$sim" || true
-        echo "$BIN/dfc_sim -ranks $n -rpn $n $SIM $OVER -seed 0 -seeds 3 $SIM_PARAMS \
+        sim "$PEER" -ranks "$n" -rpn "$n" $SIM $OVER -seed 0 -seeds "$SEEDS" > "$sim" || true
+        echo "$BIN/dfc_sim -ranks $n -rpn $n $SIM $OVER -seed 0 -seeds $SEEDS $SIM_PARAMS \
 -cpu $POLL,100,300,500,0.25 -poll-peer $PEER $SIM_EXTRA -csv" >> "$OUT/cmd-$p-n$n.txt"
         ro=$(awk -F, '{print $5}' "$real" | median)
         rmin=$(awk -F, '{print $5}' "$real" | sort -g | head -1)
@@ -182,17 +192,27 @@ for p in $POINTS; do
         so=$(awk -F, 'NR > 1 {print $13}' "$sim" | median)
         sp=$(awk -F, 'NR > 1 {print $14}' "$sim" | median)
         spc=$(awk -F, 'NR > 1 {print $22}' "$sim" | median)
+        somin=$(awk -F, 'NR > 1 {print $13}' "$sim" | sort -g | head -1)
+        somax=$(awk -F, 'NR > 1 {print $13}' "$sim" | sort -g | tail -1)
+        pn=$(awk -v a="$POLL" -v b="$PEER" -v n="$n" 'BEGIN {print a + b * (n - 1)}')
         echo "$p,$n,$ns,$rc,$rs,$ro,$rmin,$rmax,$rp,$rpc,$sc,$ss,$so,$sp,$spc" |
-            awk -F, -v cf="$rof" -v xf="$rox" -v poll="$(awk -v a="$POLL" -v b="$PEER" -v n="$n" 'BEGIN {print a + b * (n - 1)}')" '
+            awk -F, -v cf="$rof" -v xf="$rox" -v smin="$somin" -v smax="$somax" -v poll="$pn" '
             function within2(x) { return x >= 0.5 && x <= 2 }
             {
                 # preemptions near 0 on both sides (under 0.05 per collective) agree
                 pr = ($9 < 0.05 && $14 < 0.05) ? 1 : ($9 > 0 ? $14 / $9 : 99)
                 tr = $4 > 0 ? $11 / $4 : 99
-                if ($7 <= 0 && $8 >= 0) { ot = ($13 >= $7 && $13 <= $8) ? "inside" : "outside"; ok = ot == "inside" }
-                else { r = $6 != 0 ? $13 / $6 : 99; ot = sprintf("ratio %.2f", r); ok = within2(r) }
+                if ($7 <= 0 && $8 >= 0) {
+                    ot = ($13 >= $7 && $13 <= $8) ? "inside" : "outside"
+                    ok = ot == "inside"
+                } else {
+                    r = $6 != 0 ? $13 / $6 : 99
+                    ot = sprintf("ratio %.2f", r)
+                    ok = within2(r)
+                }
                 v = within2(pr) && within2(tr) && ok ? "pass" : "fail"
-                printf "%s,%.3f,%.3f,%s,%s,%s,%s,%s\n", $0, pr, tr, ot, v, cf, xf, poll
+                printf "%s,%.3f,%.3f,%s,%s,%s,%s,%s,%s,%s\n", $0, pr, tr, ot, v, cf, xf, poll,
+                    smin, smax
             }' | tee -a "$OUT/validate.csv"
     done
 done

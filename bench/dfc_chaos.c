@@ -8,13 +8,17 @@
  * the collectives that wait on a peer and completes them all. The same work is then timed
  * with every rank using the same order, and the overhead of chaos is reported.
  *
- * Usage: dfc_chaos [-iters N] [-warmup N] [-counts c1,c2,..] [-rounds R] [-chaos-first] [-csv]
+ * Usage: dfc_chaos [-iters N] [-warmup N] [-counts c1,c2,..] [-rounds R] [-chaos-first]
+ *                  [-fill-once] [-csv]
  *   -counts   the allreduces (floats each, up to 64 of them; default the eight above)
  *   -rounds   R pairs of timed phases in one run, one CSV line each; the phase timed first
  *             alternates (consistent first in even rounds, unless -chaos-first), so that a
  *             drift of the machine or an advantage of the later phase shows as a difference
  *             between the rounds instead of as an overhead
- * Results are checked every iteration (inputs change per iteration). The CSV's last columns
+ *   -fill-once  the inputs are filled once and the results checked after each phase only,
+ *             so that no rank reads or writes its buffers between iterations (as in
+ *             bench/dfc_sim); a wrong result of an earlier iteration may then go unseen
+ * Otherwise results are checked every iteration (inputs change per iteration). The CSV's last columns
  * (round, chaos_first, consistent_preemptions_per_coll) follow the original seven.
  */
 #include <stdio.h>
@@ -72,23 +76,29 @@ static void rank_permutation(int *perm, int chaos, unsigned seed)
     }
 }
 
+/* -fill-once: the inputs of iteration 0 stay, and only each phase's last results are checked,
+ * so that no rank touches its buffers between iterations (the simulator's iterations) */
+static int fill_once;
+
 static double run(int iters, int chaos, int *errs)
 {
     int perm[MAXCOLL];
+    if (fill_once) fill_inputs(0);
     DFC_Barrier(DFC_COMM_WORLD);
     double t0 = DFC_Wtime(), busy = 0;
     for (int it = 0; it < iters; it++) {
         double f0 = DFC_Wtime();
-        fill_inputs(it);
+        if (!fill_once) fill_inputs(it);
         rank_permutation(perm, chaos, (unsigned)it);
         busy += DFC_Wtime() - f0;
         for (int k = 0; k < ncoll; k++) DFC_Start(&reqs[perm[k]]);
         DFC_Waitall(ncoll, reqs, DFC_STATUSES_IGNORE);
         f0 = DFC_Wtime();
-        *errs += check_results(it);
+        if (!fill_once) *errs += check_results(it);
         busy += DFC_Wtime() - f0;
     }
     double t = DFC_Wtime() - t0 - busy;
+    if (fill_once) *errs += check_results(0);
     double tmax;
     DFC_Allreduce(&t, &tmax, 1, DFC_DOUBLE, DFC_MAX, DFC_COMM_WORLD);
     return tmax;
@@ -165,6 +175,7 @@ int main(int argc, char **argv)
                 return 1;
             }
         } else if (!strcmp(argv[i], "-chaos-first")) chaos_first = 1;
+        else if (!strcmp(argv[i], "-fill-once")) fill_once = 1;
         else if (!strcmp(argv[i], "-csv")) csv = 1;
     }
     if (iters < 1 || rounds < 1) {

@@ -3,12 +3,12 @@
 # (host buffers, one node), as one table: for each workload and rank count, the real medians
 # and ranges over runs and rounds beside the simulator's medians over seeds, and a verdict.
 #
-# Usage: bench/sim-validate.sh [-o DIR] [-n "4 8 16"] [-r RUNS] [-p "default budget small"]
+# Usage: bench/sim-validate.sh [-o DIR] [-n "4 8 16"] [-r RUNS] [-p "budget default small fillonce"]
 #   -o DIR   raw outputs (default bench/results/sim-validate-YYYYmmdd-HHMMSS)
 #   -n LIST  rank counts (default "4 8 16")
 #   -r RUNS  mpirun jobs per workload and rank count (default 5); each job times 2 rounds
 #            (consistent order first, then chaos order first), so 2 x RUNS samples
-#   -p LIST  workloads (default all three):
+#   -p LIST  workloads (default all four):
 #     default  dfc_chaos as is: 8 allreduces, 1 KiB .. 4 MiB, the host's spin budget; the
 #              chaos overhead is small and changes sign between runs, so its test is whether
 #              the simulator's overhead lies inside the measured range
@@ -20,16 +20,19 @@
 #              rank count of -n only (chaos order's extra time per iteration), and used for
 #              every workload and rank count: the other rank counts are the test
 #     small    8 allreduces of 1 KiB, the host's budget (a check: no bandwidth at stake)
+#     fillonce default, but dfc_chaos -fill-once: no rank touches its buffers between
+#              iterations (as in the simulator), a check of whether the real 16-rank gain of
+#              chaos order comes from the filling and checking that the timing leaves out
 # Environment: MPIRUN (default "mpirun --allow-run-as-root --oversubscribe --bind-to core"),
 # NCPU (processors of the node, default nproc: above it the real ranks are oversubscribed,
 # so the host's spin budget is 1,1,1 and the simulator gets that and -cores NCPU),
 # SIM_PARAMS (the simulator's fitted node, default "-pull -intra 600,300,0.1,16384 -bus 0.03":
 # BENCHMARKS.md), SIM_EXTRA (more dfc_sim options, e.g. "-cores 2" for an oversubscribed
 # node; default none: a core per rank), SEEDS (default 7), BUDGET (default 4096), POLL (a
-# poll's fixed cost in the simulator, ns; default 5), PEERS (its costs per other rank on the node tried in the
-# fit, ns; default "0 2 5 10 15 20 30 50 75"), DFC_BENCH_DIR (where dfc_chaos and dfc_sim are;
-# default bench).
-# Run from the build tree after `make`. About 2 to 3 minutes on 16 cores with the defaults.
+# poll's fixed cost in the simulator, ns; default 5), PEERS (its costs per other rank on the
+# node tried in the fit, ns; default "0 2 5 10 15 20 30 50 75"), DFC_BENCH_DIR (where
+# dfc_chaos and dfc_sim are; default bench).
+# Run from the build tree after `make`. About 3 minutes on 16 cores with the defaults.
 #
 # Output (stdout, and DIR/validate.csv): one CSV line per workload and rank count:
 #   workload,ranks,samples,  real_chaos_ms_iter, real_consistent_ms_iter  (medians),
@@ -56,7 +59,7 @@ cd "$(dirname "$0")/.."
 OUT=
 RANKS="4 8 16"
 RUNS=5
-POINTS="default budget small"
+POINTS="budget default small fillonce"
 while [ $# -gt 0 ]; do
     case "$1" in
         -o) OUT=$2; shift 2 ;;
@@ -101,6 +104,7 @@ point_args() {
             ENVX="$ENVX -x DFC_SPIN_BUDGET_MAX=$BUDGET"
             SIM="-iters 20 -counts $C64 -budget $BUDGET,$BUDGET,$BUDGET" ;;
         small) CHAOS="-iters 200 -counts $C1"; ENVX=""; SIM="-iters 200 -counts $C1" ;;
+        fillonce) CHAOS="-iters 10 -fill-once"; ENVX=""; SIM="-iters 10" ;;
         *) echo "sim-validate.sh: unknown workload $1" >&2; exit 1 ;;
     esac
 }

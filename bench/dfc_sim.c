@@ -17,7 +17,10 @@
  *   -no-preempt              issue order: the head never gives up, never moves aside
  *   -move-to-head 0|1 -budget INIT,MIN,MAX   the policy (default 0; 64,4,4096: the host's)
  *   -intra L,o,G,EAGER -inter L,o,G,EAGER -jitter J   the network (ns, ns, ns/byte, bytes)
+ *   -bus G                   ns per byte on a node's memory, shared by all its intra-node
+ *                            messages (default 0: no shared limit)
  *   -cpu POLL,EXEC,PASS,START,GAMMA          executor costs (ns, ns/byte)
+ *   -poll-peer NS            a poll costs NS more for each other rank on the node (default 0)
  *   -slow N,FACTOR -late N,NS                slow links, late ranks
  *   -alg KIND=NAME           force an algorithm (sets DFC_<KIND>_ALGORITHM)
  *   -learn                   experiment: stickiness also counts the polls of earlier passes
@@ -25,6 +28,8 @@
  *   -grow                    experiment: a collective that moves past the wait point where
  *                            it was preempted gets its budget back to INIT (no collapse to
  *                            MIN; not DFC's policy; BENCHMARKS.md)
+ *   -pull                    intra-node rendezvous data pulled by the receiver's CPU (shm's
+ *                            process_vm_readv), not moved by the network beside it
  *   -dump                    on a deadlock, every rank's queue and open transfers (stderr)
  *   -no-consistent -csv -q
  * Exit status: 0 when every run completed, 2 when one deadlocked, 1 on a usage error.
@@ -165,6 +170,7 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
         else if (!strcmp(a, "-q")) o->quiet = 1;
         else if (!strcmp(a, "-learn")) cfg->learn = 1;
         else if (!strcmp(a, "-grow")) cfg->grow = 1;
+        else if (!strcmp(a, "-pull")) cfg->pull = 1;
         else if (!strcmp(a, "-dump")) cfg->verbose = 1;
         else if (!v) return usage("an option without its value");
         else if (!strcmp(a, "-workload")) o->workload = TAKE();
@@ -200,6 +206,10 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
             sim_link_t *l = &cfg->link[!strcmp(a, "-intra") ? SIM_INTRA : SIM_INTER];
             if (parse_list(TAKE(), x, 4) != 4) return usage("-intra/-inter take L,o,G,EAGER");
             l->L = x[0], l->o = x[1], l->G = x[2], l->eager = x[3];
+        } else if (!strcmp(a, "-poll-peer")) {
+            cfg->cpu.poll_peer = atof(TAKE());
+        } else if (!strcmp(a, "-bus")) {
+            cfg->bus_G = atof(TAKE());
         } else if (!strcmp(a, "-jitter")) {
             cfg->link[0].jitter = cfg->link[1].jitter = atof(TAKE());
         } else if (!strcmp(a, "-cpu")) {

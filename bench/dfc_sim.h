@@ -59,12 +59,29 @@ typedef struct sim_link {
     double jitter; /* each message's latency gets a uniform extra in [0, jitter * L) */
 } sim_link_t;
 
+/* The intervals in which one node's memory is taken, sorted, disjoint: a message takes the
+ * earliest gap long enough at or after its start (messages are not posted in time order:
+ * a rank that ran ahead in its pass may have taken a later slot already). */
+typedef struct sim_busy {
+    double *t; /* start, end, start, end, ... */
+    size_t n, cap;
+} sim_busy_t;
+
+/* Takes the earliest free interval of length d at or after t; returns its start (-1: out of
+ * memory). Intervals that end at or before `now` are dropped first. */
+double sim_busy_take(sim_busy_t *b, double t, double d, double now);
+
 typedef struct sim_net {
     sim_link_t link[SIM_NCLASS];
     int32_t nranks, rpn;        /* ranks per node (block layout: node = rank / rpn) */
     double slow_factor;         /* L and G of every message to or from a slow rank, multiplied */
     uint8_t *slow;              /* per rank, or NULL */
     double *port_out, *port_in; /* per rank and class: when the port is free again */
+    double bus_G;               /* ns per byte on the node's memory, shared by all its ranks'
+                                   intra-node messages (0: no such limit; the per-rank ports
+                                   then are the only bandwidth bound) */
+    sim_busy_t *bus;            /* per node: when its memory is taken (bus_G > 0) */
+    double now;                 /* the clock: bus intervals that end before it are dropped */
     uint64_t rng;
 } sim_net_t;
 
@@ -76,7 +93,8 @@ static inline int sim_net_class(const sim_net_t *n, int32_t a, int32_t b)
 }
 uint64_t sim_rand(uint64_t *s);
 /* Data of `bytes` leaves src no earlier than t (after the sender's overhead is spent) and
- * arrives at dst: returns the arrival time; occupies both ports for bytes * G. */
+ * arrives at dst: returns the arrival time; occupies both ports for bytes * G, and an
+ * intra-node message also the node's memory for bytes * bus_G (first come, first served). */
 double sim_net_data(sim_net_t *n, int32_t src, int32_t dst, uint64_t bytes, double t);
 /* A small control message (rendezvous request or answer) sent at t: arrival time. */
 double sim_net_ctrl(sim_net_t *n, int32_t src, int32_t dst, double t);
@@ -104,13 +122,15 @@ typedef struct sim_cdef {
 
 /* The costs of the executor itself (fitted: BENCHMARKS.md). */
 typedef struct sim_cpu {
-    double poll;     /* one network poll of the spinning head (and its re-check), ns */
-    double exec;     /* one executor call on a collective that does not move, ns */
-    double pass;     /* the rest of one progress pass (the network poll before the walk), ns */
-    double start;    /* DFC_Start of one persistent collective, ns (plus its first exec) */
-    double gamma;    /* ns per byte reduced */
-    double copy;     /* ns per byte copied (COPY steps) */
-    double iter_gap; /* between Waitall's return and the next iteration's first start, ns */
+    double poll;      /* one network poll of the spinning head (and its re-check), ns */
+    double poll_peer; /* more per poll for each other rank on the node: the shm transport
+                         drains every peer's ring on each poll (src/tl/shm.c), ns */
+    double exec;      /* one executor call on a collective that does not move, ns */
+    double pass;      /* the rest of one progress pass (the network poll before the walk), ns */
+    double start;     /* DFC_Start of one persistent collective, ns (plus its first exec) */
+    double gamma;     /* ns per byte reduced */
+    double copy;      /* ns per byte copied (COPY steps) */
+    double iter_gap;  /* between Waitall's return and the next iteration's first start, ns */
 } sim_cpu_t;
 
 typedef struct sim_config {
@@ -128,6 +148,8 @@ typedef struct sim_config {
     sim_link_t link[SIM_NCLASS];
     int32_t nslow; /* ranks with slow links (random, by seed) */
     double slow_factor;
+    double bus_G;  /* ns per byte on each node's memory, shared by its intra-node messages
+                      (sim_net_t.bus_G; 0: off) */
     int32_t nlate; /* stragglers: ranks that start every iteration late by `late` ns */
     double late;
     int32_t cores; /* cores per node (0: one per rank); with more ranks on a node than
@@ -135,6 +157,10 @@ typedef struct sim_config {
                            shm moves with the CPU) takes rpn / cores times as long */
     uint64_t seed;
     int verbose;
+    int pull;  /* intra-node rendezvous data is pulled by the receiver's CPU (the shm
+                  transport's process_vm_readv): no answer round trip, the receiver's CPU is
+                  busy for the copy (it cannot poll or run collectives meanwhile), the sender
+                  completes on a FIN one latency after the copy */
     int grow;  /* experiment, not DFC's policy: a collective that moves past the wait point where
                 * it was preempted gets budget_init back (its budget never stays below it) */
     int learn; /* experiment (issue 22's stretch goal), not DFC's policy: a head that
@@ -154,6 +180,7 @@ typedef struct sim_result {
     uint64_t max_rank_preemptions;
     uint64_t hist[SIM_HIST];
     uint64_t events, messages;
+    double pull_ns; /* CPU time that receivers spent copying pulled data (cfg->pull) */
     double wall_s;
     size_t sched_bytes; /* memory held by the schedules */
 } sim_result_t;

@@ -176,10 +176,31 @@ static void xfer_done(sim_t *S, int32_t r, int32_t ci, int32_t step, double t)
     notify(S, r, ci);
 }
 
+/* The receiver dst pulls the data at tm (cfg->pull): its CPU copies until the data is in. A
+ * rank that had already run past tm was interrupted (debt); one that had not reached tm is
+ * busy from then on (busy_until); the rank running now pays at once. */
+static void pull(sim_t *S, int32_t src, int32_t sci, int32_t sstep, int32_t dst, int32_t dci,
+                 int32_t dstep, uint64_t bytes, double tm)
+{
+    double td = sim_net_data(&S->net, src, dst, bytes, tm);
+    srank_t *D = &S->ranks[dst];
+    S->res->messages++;
+    S->res->pull_ns += td - tm;
+    if (dst == S->running && tm <= D->t + SIM_EPS) D->t += td - tm;
+    else if (D->t > tm) D->debt += td - tm;
+    else if (td > D->busy_until) D->busy_until = td;
+    xfer_done(S, dst, dci, dstep, td);
+    xfer_done(S, src, sci, sstep, sim_net_ctrl(&S->net, dst, src, td)); /* FIN */
+}
+
 /* Both sides of a rendezvous are known at tm: answer, then the data. */
 static void rendezvous(sim_t *S, int32_t src, int32_t sci, int32_t sstep, int32_t dst, int32_t dci,
                        int32_t dstep, uint64_t bytes, double tm)
 {
+    if (S->cfg->pull && sim_net_class(&S->net, src, dst) == SIM_INTRA) {
+        pull(S, src, sci, sstep, dst, dci, dstep, bytes, tm);
+        return;
+    }
     double answer = sim_net_ctrl(&S->net, dst, src, tm);
     double td = sim_net_data(&S->net, src, dst, bytes, answer);
     S->res->messages++;
@@ -552,6 +573,10 @@ int sim_step_rank(sim_t *S, int32_t r, double t)
 {
     srank_t *R = &S->ranks[r];
     if (t > R->t) R->t = t;
+    S->running = r;
+    R->t += R->debt; /* copies of pulled data (cfg->pull) took its CPU */
+    R->debt = 0;
+    if (R->t < R->busy_until) R->t = R->busy_until;
     switch (R->phase) {
     case PH_START: return start_iteration(S, r);
     case PH_PASS:
@@ -559,7 +584,10 @@ int sim_step_rank(sim_t *S, int32_t r, double t)
         return begin_head(S, r, 0);
     case PH_SPIN:
         if (group_ready(COLL(S, r, QUEUE(S, r)[0]), R->t)) {
-            R->polls = R->spin_polls0 + (int32_t)llround((R->t - R->spin_t0) / S->cpu.poll);
+            /* polls until the event (a copy that took the CPU since is no poll) */
+            double since = (t > R->spin_t0 ? t : R->spin_t0) - R->spin_t0;
+            int64_t polls = llround(since / S->cpu.poll);
+            R->polls = R->spin_polls0 + (int32_t)(polls < R->spin_left ? polls : R->spin_left);
             return head_run(S, r);
         }
         return preempt_head(S, r);

@@ -37,6 +37,8 @@ typedef struct srank {
     uint32_t gen;
     int32_t polls, budget, head_prio, spin_polls0, wake_pos, wake_polls;
     double wake_periods; /* whole sleeping passes before the wake-up */
+    double debt;         /* copy time (pull) to add to this rank's clock at its next event */
+    double busy_until;   /* its CPU copies (pull) until then, from a time it had not reached */
     int32_t iter, remaining, nq, walk_pos;
     uint8_t phase, moved, late;
 } srank_t;
@@ -64,6 +66,7 @@ typedef struct sim {
     sim_result_t *res;
     int32_t *perm;
     uint64_t rng;
+    int32_t running; /* the rank whose event is being processed */
 } sim_t;
 
 #define COLL(S, r, ci) (&(S)->colls[(size_t)(r) * (S)->k + (ci)])

@@ -5,7 +5,11 @@
  * the sender's port for that class no earlier than t + o and when the port is free, holds
  * it for b * G, arrives L later (plus jitter), and also holds the receiver's port for
  * b * G (so that many senders into one rank share its bandwidth). Ranks on one node
- * (rank / rpn) use the intra-node class.
+ * (rank / rpn) use the intra-node class. With bus_G > 0 an intra-node message also holds its
+ * node's memory for b * bus_G, first come first served: shared-memory copies of all the
+ * node's ranks share one memory bandwidth, so a node on which every rank copies at once
+ * (consistent order, in lockstep) waits for it where ranks that copy at different times
+ * (chaos order) do not (BENCHMARKS.md, validation of the simulator).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -92,13 +96,16 @@ int sim_net_init(sim_net_t *n, int32_t nranks, int32_t rpn, uint64_t seed)
     if (!n->rng) n->rng = 1;
     n->port_out = calloc((size_t)nranks * SIM_NCLASS, sizeof *n->port_out);
     n->port_in = calloc((size_t)nranks * SIM_NCLASS, sizeof *n->port_in);
-    return n->port_out && n->port_in ? 0 : -1;
+    n->bus = calloc((size_t)(nranks / n->rpn + 1), sizeof *n->bus);
+    return n->port_out && n->port_in && n->bus ? 0 : -1;
 }
 
 void sim_net_destroy(sim_net_t *n)
 {
     free(n->port_out);
     free(n->port_in);
+    for (int32_t i = 0; n->bus && i <= n->nranks / n->rpn; i++) free(n->bus[i].t);
+    free(n->bus);
     free(n->slow);
     memset(n, 0, sizeof *n);
 }
@@ -123,12 +130,45 @@ double sim_net_data(sim_net_t *n, int32_t src, int32_t dst, uint64_t bytes, doub
     double *out = &n->port_out[(size_t)src * SIM_NCLASS + cls];
     double *in = &n->port_in[(size_t)dst * SIM_NCLASS + cls];
     double start = t > *out ? t : *out;
+    double done = start + busy; /* the last byte has left */
+    if (cls == SIM_INTRA && n->bus_G > 0 && bytes > 0) {
+        double bb = (double)bytes * n->bus_G,
+               s = sim_busy_take(&n->bus[src / n->rpn], start, bb, n->now);
+        if (s >= 0 && s + bb > done) done = s + bb;
+    }
     *out = start + busy;
-    double arrive = start + busy + latency(n, l, f);
+    double arrive = done + latency(n, l, f);
     /* The receiving end takes the bytes at its own rate: a second sender waits. */
     if (arrive < *in + busy) arrive = *in + busy;
     *in = arrive;
     return arrive;
+}
+
+double sim_busy_take(sim_busy_t *b, double t, double d, double now)
+{
+    size_t drop = 0;
+    while (drop < b->n && b->t[2 * drop + 1] <= now) drop++;
+    if (drop) {
+        memmove(b->t, b->t + 2 * drop, (b->n - drop) * 2 * sizeof *b->t);
+        b->n -= drop;
+    }
+    size_t i = 0; /* the new interval goes before interval i */
+    for (; i < b->n; i++) {
+        if (t + d <= b->t[2 * i]) break; /* fits in the gap before interval i */
+        if (t < b->t[2 * i + 1]) t = b->t[2 * i + 1];
+    }
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 16;
+        double *nt = realloc(b->t, cap * 2 * sizeof *nt);
+        if (!nt) return -1;
+        b->t = nt;
+        b->cap = cap;
+    }
+    memmove(b->t + 2 * i + 2, b->t + 2 * i, (b->n - i) * 2 * sizeof *b->t);
+    b->t[2 * i] = t;
+    b->t[2 * i + 1] = t + d;
+    b->n++;
+    return t;
 }
 
 double sim_net_ctrl(sim_net_t *n, int32_t src, int32_t dst, double t)

@@ -178,7 +178,10 @@ static int setup(sim_t *S, const sim_config_t *cfg, sim_result_t *res)
     if (!S->ranks || !S->colls || !S->queues || !S->perm || sim_clock_init(&S->clock) ||
         sim_net_init(&S->net, S->n, cfg->rpn, cfg->seed))
         return -1;
+    int32_t on_node = cfg->rpn < S->n ? cfg->rpn : S->n;
+    S->cpu.poll += cfg->cpu.poll_peer * (double)(on_node - 1); /* before the scaling below */
     memcpy(S->net.link, cfg->link, sizeof S->net.link);
+    S->net.bus_G = cfg->bus_G;
     double f = cfg->cores > 0 && cfg->rpn > cfg->cores ? (double)cfg->rpn / cfg->cores : 1;
     if (f > 1) { /* oversubscribed: the CPUs are shared (time slicing, as on the 2-core machine) */
         S->cpu.poll *= f, S->cpu.exec *= f, S->cpu.pass *= f, S->cpu.start *= f;
@@ -231,6 +234,7 @@ int sim_run(const sim_config_t *cfg, sim_result_t *res)
         if (ev.gen != S.ranks[ev.rank].gen) continue; /* moved earlier since */
         res->events++;
         S.ranks[ev.rank].wake = SIM_INF;
+        S.net.now = ev.t;
         rc = sim_step_rank(&S, ev.rank, ev.t);
     }
     if (!rc && res->ranks_done < S.n) {

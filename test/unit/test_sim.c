@@ -88,6 +88,39 @@ static void test_network(void)
     sim_net_destroy(&n);
 }
 
+/* The node's memory (bus_G): a message takes the earliest gap long enough at or after its
+ * start, so messages of different ports on one node serialize there, other nodes do not. */
+static void test_bus(void)
+{
+    sim_busy_t b = {0};
+    CHECK(sim_busy_take(&b, 100, 50, 0) == 100, "an empty bus: at once");
+    CHECK(sim_busy_take(&b, 0, 50, 0) == 0, "a gap before a later interval is used");
+    CHECK(sim_busy_take(&b, 0, 60, 0) == 150, "a gap too short is skipped");
+    CHECK(sim_busy_take(&b, 120, 10, 0) == 210, "after the intervals it overlaps");
+    CHECK(b.n == 4, "%zu intervals, want 4", b.n);
+    CHECK(sim_busy_take(&b, 300, 10, 160) == 300 && b.n == 3,
+          "intervals ended by now are dropped: %zu left, want 3", b.n);
+    free(b.t);
+
+    sim_net_t n;
+    CHECK(sim_net_init(&n, 8, 4, 1) == 0, "init");
+    n.link[SIM_INTRA] = (sim_link_t){.L = 100, .o = 0, .G = 0.5, .eager = 1 << 20, .jitter = 0};
+    n.link[SIM_INTER] = (sim_link_t){.L = 1000, .o = 0, .G = 0.1, .eager = 1 << 20, .jitter = 0};
+    n.bus_G = 1;
+    double t = sim_net_data(&n, 0, 1, 1000, 0);
+    CHECK(near(t, 1000 + 100), "the bus is slower than the port: %g, want 1100", t);
+    t = sim_net_data(&n, 2, 3, 1000, 0); /* other ports, same node: waits for the bus */
+    CHECK(near(t, 2000 + 100), "second message on one node's bus: %g, want 2100", t);
+    t = sim_net_data(&n, 4, 5, 1000, 0);
+    CHECK(near(t, 1100), "another node has its own bus: %g, want 1100", t);
+    t = sim_net_data(&n, 0, 6, 1000, 0); /* inter-node: its own port class, no bus */
+    CHECK(near(t, 100 + 1000), "inter-node messages do not take the bus: %g, want 1100", t);
+    n.now = 5000; /* the bus is free again: a message at 6000 leaves at once */
+    t = sim_net_data(&n, 1, 2, 100, 6000);
+    CHECK(near(t, 6000 + 100 + 100), "a free bus: %g, want 6200", t);
+    sim_net_destroy(&n);
+}
+
 /* The engine jumps over spins with sim_spin_left; it must agree with the policy's loop. */
 static void test_policy(void)
 {
@@ -220,6 +253,35 @@ static void test_timing(void)
     CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");
     CHECK(r.time_ns >= 3224 && r.time_ns <= 3426, "with o = 100: %g ns, want 3224 .. 3426",
           r.time_ns);
+    /* the node's memory at 1 ns per byte: the two 512-byte messages of an exchange take turns
+     * on it. Rank 1 gets rank 0's first at 1512 and sends its second at once (bus 1512 ..
+     * 2024, arrives 3024); rank 0 waits for rank 1's first until 2024 (it had the bus after
+     * rank 0's), so its second arrives at 3536; each wait may end up to one sleeping pass
+     * (63 polls of 1 ns) late. */
+    cfg.link[SIM_INTRA].o = 0;
+    cfg.bus_G = 1;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");
+    CHECK(r.time_ns >= 3536 && r.time_ns <= 3536 + 3 * 63, "with the bus: %g ns, want 3536 .. 3725",
+          r.time_ns);
+    /* a poll of 0.25 ns plus 0.75 per other rank on the node is the 1 ns poll at 2 ranks */
+    double t_bus = r.time_ns;
+    cfg.cpu.poll = 0.25;
+    cfg.cpu.poll_peer = 0.75;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && r.time_ns == t_bus,
+          "poll_peer: %g ns, want %g as with a poll of 1 ns", r.time_ns, t_bus);
+    cfg.bus_G = 0;
+    cfg.cpu.poll_peer = 0;
+    /* the receiver pulls (shm's process_vm_readv): the request (L), its copy (512 + L), the
+     * FIN (L) to the sender: 3L + 512 per exchange as with request, answer and data, but
+     * each of the 4 messages costs its receiver 1512 ns of CPU; a pull waits up to a
+     * sleeping pass (63 ns) to be seen */
+    cfg.link[SIM_INTRA].eager = 256;
+    cfg.pull = 1;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");
+    CHECK(r.time_ns >= 7024 && r.time_ns <= 7024 + 2 * 63, "pull: %g ns, want 7024 .. 7150",
+          r.time_ns);
+    CHECK(near(r.pull_ns, 4 * 1512), "pull: %g ns of copies, want 6048", r.pull_ns);
+    cfg.pull = 0;
     cfg.cpu.poll = 0;
     CHECK(sim_run(&cfg, &r) != DFC_SUCCESS, "a poll of no time is refused");
 }
@@ -248,6 +310,7 @@ int main(void)
     setenv("DFC_ALLREDUCE_ALGORITHM", "rabenseifner", 1);
     test_clock();
     test_network();
+    test_bus();
     test_policy();
     test_runs();
     test_timing();

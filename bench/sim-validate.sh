@@ -1,0 +1,225 @@
+#!/bin/sh
+# sim-validate.sh - issue 22's validation of bench/dfc_sim against real runs of bench/dfc_chaos
+# (host buffers, one node), as one table: for each workload and rank count, the real medians
+# and ranges over runs and rounds beside the simulator's medians over seeds, and a verdict.
+#
+# Usage: bench/sim-validate.sh [-o DIR] [-n "4 8 16"] [-r RUNS] [-p "budget default small fillonce"]
+#   -o DIR   raw outputs (default bench/results/sim-validate-YYYYmmdd-HHMMSS)
+#   -n LIST  rank counts (default "4 8 16")
+#   -r RUNS  mpirun jobs per workload and rank count (default 5); each job times 2 rounds
+#            (consistent order first, then chaos order first), so 2 x RUNS samples
+#   -p LIST  workloads (default all four):
+#     default  dfc_chaos as is: 8 allreduces, 1 KiB .. 4 MiB, the host's spin budget; the
+#              chaos overhead is small and changes sign between runs, so its test is whether
+#              the simulator's overhead lies inside the measured range
+#     budget   8 allreduces of 64 KiB (rabenseifner) under a fixed spin budget of BUDGET polls
+#              (DFC_SPIN_BUDGET=_MIN=_MAX=BUDGET, default 4096): a preempted head has spent
+#              BUDGET polls, so the chaos overhead is large and of one sign, and the
+#              factor-of-2 test applies. The simulator's cost of one poll per peer (the shm
+#              transport drains every peer's ring on each poll) is fitted here, at the first
+#              rank count of -n only (chaos order's extra time per iteration), and used for
+#              every workload and rank count: the other rank counts are the test
+#     small    8 allreduces of 1 KiB, the host's budget (a check: no bandwidth at stake)
+#     fillonce default, but dfc_chaos -fill-once: no rank touches its buffers between
+#              iterations (as in the simulator), a check of whether the real 16-rank gain of
+#              chaos order comes from the filling and checking that the timing leaves out
+# Environment: MPIRUN (default "mpirun --allow-run-as-root --oversubscribe --bind-to core"),
+# NCPU (processors of the node, default nproc: above it the real ranks are oversubscribed,
+# so the host's spin budget is 1,1,1 and the simulator gets that and -cores NCPU),
+# SIM_PARAMS (the simulator's fitted node, default "-pull -intra 600,300,0.1,16384 -bus 0.03":
+# BENCHMARKS.md), SIM_EXTRA (more dfc_sim options, e.g. "-cores 2" for an oversubscribed
+# node; default none: a core per rank), SEEDS (default 7), BUDGET (default 4096), POLL (a
+# poll's fixed cost in the simulator, ns; default 5), PEERS (its costs per other rank on the
+# node tried in the fit, ns; default "0 2 5 10 15 20 30 50 75"), DFC_BENCH_DIR (where
+# dfc_chaos and dfc_sim are; default bench).
+# Run from the build tree after `make`. About 3 minutes on 16 cores with the defaults.
+#
+# Output (stdout, and DIR/validate.csv): one CSV line per workload and rank count:
+#   workload,ranks,samples,  real_chaos_ms_iter, real_consistent_ms_iter  (medians),
+#   real_overhead_pct (median), real_overhead_min, real_overhead_max,
+#   real_preempt_chaos, real_preempt_consistent  (per collective, medians),
+#   sim_chaos_ms_iter, sim_consistent_ms_iter, sim_overhead_pct, sim_preempt_chaos,
+#   sim_preempt_consistent  (medians of seeds 0 .. SEEDS-1 - seed 0 starts exactly
+#   dfc_chaos's permutations, the others shift them and the jitter - with the fitted poll),
+#   preempt_ratio (sim / real, chaos order), time_ratio (sim / real chaos time per iteration),
+#   overhead_test: "inside" or "outside" (the real range holds 0: is the simulator's overhead
+#   within [min, max]?), or "ratio R" (the real range is of one sign: R = sim / real median),
+#   verdict: "pass" when preempt_ratio and time_ratio are within 0.5 .. 2 and the overhead
+#   test is "inside" or a ratio within 0.5 .. 2, else "fail";
+#   real_overhead_cfirst, real_overhead_xfirst: the real overhead's median over the rounds
+#   that timed consistent order first, and chaos order first (a gap between them is an
+#   effect of the phase order or of drift, not of chaos);
+#   poll_ns: the simulator's poll cost at this rank count (POLL + fitted per-peer cost x
+#   (ranks - 1); fitted on the first rank count's budget row);
+#   sim_overhead_min, sim_overhead_max: the simulator's range over the seeds (with -pull its
+#   overhead changes sign between seeds, as the real one does between runs).
+# The rows of the first rank count's budget workload are the fit, not a test.
+set -eu
+cd "$(dirname "$0")/.."
+OUT=
+RANKS="4 8 16"
+RUNS=5
+POINTS="budget default small fillonce"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -o) OUT=$2; shift 2 ;;
+        -n) RANKS=$2; shift 2 ;;
+        -r) RUNS=$2; shift 2 ;;
+        -p) POINTS=$2; shift 2 ;;
+        *) echo "sim-validate.sh: unknown option $1 (see the comment at the top)" >&2; exit 1 ;;
+    esac
+done
+[ -n "$OUT" ] || OUT=bench/results/sim-validate-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$OUT"
+BIN=${DFC_BENCH_DIR:-bench}
+MPIRUN=${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bind-to core}
+SIM_EXTRA=${SIM_EXTRA:-}
+SIM_PARAMS=${SIM_PARAMS:--pull -intra 600,300,0.1,16384 -bus 0.03}
+BUDGET=${BUDGET:-4096}
+SEEDS=${SEEDS:-7}
+POLL=${POLL:-5}
+PEERS=${PEERS:-0 2 5 10 15 20 30 50 75}
+PEER=10 # until the budget workload has fitted it
+NCPU=${NCPU:-$(nproc)}
+for b in dfc_chaos dfc_sim; do
+    [ -x "$BIN/$b" ] || { echo "sim-validate.sh: $BIN/$b is not built (make first)" >&2; exit 1; }
+done
+{
+    echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); host: $(hostname); $(nproc) cpus"
+    echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "git: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+    echo "mpirun: $MPIRUN; sim: $SIM_PARAMS $SIM_EXTRA; runs: $RUNS; ranks: $RANKS; budget: $BUDGET"
+} > "$OUT/machine.txt"
+cat "$OUT/machine.txt" >&2
+
+# The workloads: dfc_chaos options, environment (mpirun -x), dfc_sim options.
+point_args() {
+    C64=16384,16384,16384,16384,16384,16384,16384,16384
+    C1=256,256,256,256,256,256,256,256
+    case "$1" in
+        default) CHAOS="-iters 10"; ENVX=""; SIM="-iters 10" ;;
+        budget)
+            CHAOS="-iters 20 -counts $C64"
+            ENVX="-x DFC_SPIN_BUDGET=$BUDGET -x DFC_SPIN_BUDGET_MIN=$BUDGET"
+            ENVX="$ENVX -x DFC_SPIN_BUDGET_MAX=$BUDGET"
+            SIM="-iters 20 -counts $C64 -budget $BUDGET,$BUDGET,$BUDGET" ;;
+        small) CHAOS="-iters 200 -counts $C1"; ENVX=""; SIM="-iters 200 -counts $C1" ;;
+        fillonce) CHAOS="-iters 10 -fill-once"; ENVX=""; SIM="-iters 10" ;;
+        *) echo "sim-validate.sh: unknown workload $1" >&2; exit 1 ;;
+    esac
+}
+
+# dfc_sim with the fitted node and a poll's cost per peer $1; the rest of the options follow
+sim() {
+    _peer=$1
+    shift
+    # shellcheck disable=SC2086
+    "$BIN/dfc_sim" "$@" $SIM_PARAMS -cpu "$POLL,100,300,500,0.25" -poll-peer "$_peer" \
+        $SIM_EXTRA -csv
+}
+
+# median of the numbers on stdin (one a line)
+median() {
+    sort -g | awk '{v[NR] = $1}
+        END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
+             else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+
+echo "workload,ranks,samples,real_chaos_ms_iter,real_consistent_ms_iter,real_overhead_pct,\
+real_overhead_min,real_overhead_max,real_preempt_chaos,real_preempt_consistent,sim_chaos_ms_iter,\
+sim_consistent_ms_iter,sim_overhead_pct,sim_preempt_chaos,sim_preempt_consistent,preempt_ratio,\
+time_ratio,overhead_test,verdict,real_overhead_cfirst,real_overhead_xfirst,poll_ns,\
+sim_overhead_min,sim_overhead_max" |
+    tee "$OUT/validate.csv"
+# the budget workload first: it fits the poll cost
+case " $POINTS " in *" budget "*) POINTS="budget $(echo " $POINTS " | sed 's/ budget / /')" ;; esac
+FIRST_N=${RANKS%% *}
+for p in $POINTS; do
+    point_args "$p"
+    for n in $RANKS; do
+        OVER=
+        if [ "$n" -gt "$NCPU" ]; then # the host's oversubscribed defaults (dfc_env(7))
+            OVER="-cores $NCPU"
+            [ "$p" = budget ] || OVER="$OVER -budget 1,1,1"
+        fi
+        real="$OUT/real-$p-n$n.csv"
+        : > "$real"
+        i=0
+        while [ "$i" -lt "$RUNS" ]; do
+            # shellcheck disable=SC2086
+            $MPIRUN $ENVX -n "$n" "$BIN/dfc_chaos" $CHAOS -rounds 2 -csv > "$OUT/run.tmp" ||
+                echo "sim-validate.sh: $p at $n ranks, run $i failed" >&2
+            grep -v '^ranks' "$OUT/run.tmp" >> "$real" || true
+            i=$((i + 1))
+        done
+        echo "$MPIRUN $ENVX -n $n $BIN/dfc_chaos $CHAOS -rounds 2 -csv" > "$OUT/cmd-$p-n$n.txt"
+        # real: ranks,iters,consistent_s,chaos_s,overhead_pct,preempt,errors,round,first,cpreempt
+        rc=$(awk -F, '{print 1e3 * $4 / $2}' "$real" | median)
+        rs=$(awk -F, '{print 1e3 * $3 / $2}' "$real" | median)
+        if [ "$p" = budget ] && [ "$n" = "$FIRST_N" ]; then
+            # fit the poll's cost per peer on chaos order's extra time per iteration (the
+            # preemptions' cost: BUDGET polls each), not on the time, which the node's
+            # bandwidth decides
+            best=
+            for q in $PEERS; do
+                # shellcheck disable=SC2086
+                m=$(sim "$q" -ranks "$n" -rpn "$n" $SIM $OVER -seed 0 -seeds "$SEEDS" |
+                    awk -F, 'NR > 1 {print ($11 - $12) / $5}' | median)
+                e=$(awk -v a="$m" -v b="$rc" -v c="$rs" 'BEGIN {d = b - c
+                    if (d <= 0 || a <= 0) {print 1e9; exit}
+                    r = a / d; if (r < 1) r = 1 / r; print r}')
+                echo "sim-validate.sh: fit: $q ns per peer gives $m ms more per chaos iteration" \
+                    "(real $rc - $rs)" >&2
+                if [ -z "$best" ] || awk -v e="$e" -v b="$best" 'BEGIN {exit !(e < b)}'; then
+                    best=$e
+                    PEER=$q
+                fi
+            done
+            echo "sim-validate.sh: fitted: a poll costs $POLL ns + $PEER ns per other rank" >&2
+        fi
+        sim="$OUT/sim-$p-n$n.csv"
+        # shellcheck disable=SC2086
+        sim "$PEER" -ranks "$n" -rpn "$n" $SIM $OVER -seed 0 -seeds "$SEEDS" > "$sim" || true
+        echo "$BIN/dfc_sim -ranks $n -rpn $n $SIM $OVER -seed 0 -seeds $SEEDS $SIM_PARAMS \
+-cpu $POLL,100,300,500,0.25 -poll-peer $PEER $SIM_EXTRA -csv" >> "$OUT/cmd-$p-n$n.txt"
+        ro=$(awk -F, '{print $5}' "$real" | median)
+        rmin=$(awk -F, '{print $5}' "$real" | sort -g | head -1)
+        rmax=$(awk -F, '{print $5}' "$real" | sort -g | tail -1)
+        rp=$(awk -F, '{print $6}' "$real" | median)
+        rpc=$(awk -F, '{print $10}' "$real" | median)
+        ns=$(wc -l < "$real" | tr -d ' ')
+        rof=$(awk -F, '$9 == 0 {print $5}' "$real" | median)
+        rox=$(awk -F, '$9 == 1 {print $5}' "$real" | median)
+        # sim: ...,iters(5),...,time_ms(11),consistent_ms(12),overhead(13),ppc(14),...,cppc(22)
+        sc=$(awk -F, 'NR > 1 {print $11 / $5}' "$sim" | median)
+        ss=$(awk -F, 'NR > 1 {print $12 / $5}' "$sim" | median)
+        so=$(awk -F, 'NR > 1 {print $13}' "$sim" | median)
+        sp=$(awk -F, 'NR > 1 {print $14}' "$sim" | median)
+        spc=$(awk -F, 'NR > 1 {print $22}' "$sim" | median)
+        somin=$(awk -F, 'NR > 1 {print $13}' "$sim" | sort -g | head -1)
+        somax=$(awk -F, 'NR > 1 {print $13}' "$sim" | sort -g | tail -1)
+        pn=$(awk -v a="$POLL" -v b="$PEER" -v n="$n" 'BEGIN {print a + b * (n - 1)}')
+        echo "$p,$n,$ns,$rc,$rs,$ro,$rmin,$rmax,$rp,$rpc,$sc,$ss,$so,$sp,$spc" |
+            awk -F, -v cf="$rof" -v xf="$rox" -v smin="$somin" -v smax="$somax" -v poll="$pn" '
+            function within2(x) { return x >= 0.5 && x <= 2 }
+            {
+                # preemptions near 0 on both sides (under 0.05 per collective) agree
+                pr = ($9 < 0.05 && $14 < 0.05) ? 1 : ($9 > 0 ? $14 / $9 : 99)
+                tr = $4 > 0 ? $11 / $4 : 99
+                if ($7 <= 0 && $8 >= 0) {
+                    ot = ($13 >= $7 && $13 <= $8) ? "inside" : "outside"
+                    ok = ot == "inside"
+                } else {
+                    r = $6 != 0 ? $13 / $6 : 99
+                    ot = sprintf("ratio %.2f", r)
+                    ok = within2(r)
+                }
+                v = within2(pr) && within2(tr) && ok ? "pass" : "fail"
+                printf "%s,%.3f,%.3f,%s,%s,%s,%s,%s,%s,%s\n", $0, pr, tr, ot, v, cf, xf, poll,
+                    smin, smax
+            }' | tee -a "$OUT/validate.csv"
+    done
+done
+rm -f "$OUT/run.tmp"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
+echo "sim-validate.sh: raw outputs and the commands in $OUT" >&2

@@ -249,6 +249,7 @@ static void print_paths(int n, int parsable)
     if (parsable) {
         printf("gpu:path:collectives:%s\ngpu:path:p2p:%s\n", coll, p2p);
         printf("gpu:path:collectives_other_nodes:%s\ngpu:path:proxy_forced:%d\n", remote, force);
+        printf("gpu:path:p2p_other_nodes:%s\n", ipc ? "streamed" : "staged");
         return;
     }
     printf("  Device collectives with members on other nodes: %s\n",
@@ -260,8 +261,12 @@ static void print_paths(int n, int parsable)
     printf("  Device buffers: collectives %s; point-to-point on one node %s\n",
            daemon ? "in the GPU daemon (one GPU per rank, or shared under MPS; else staged)"
                   : "staged through host memory",
-           ipc ? "copied directly with CUDA IPC above DFC_EAGER_LIMIT, staged below it"
+           ipc ? "copied directly with CUDA IPC above DFC_GPU_EAGER_LIMIT, staged below it"
                : "staged through host memory");
+    printf("  Device point-to-point with other nodes: %s\n",
+           ipc ? "streamed through pinned host slots above the eager limit (DFC_STAGE_CHUNK, "
+                 "_DEPTH), staged below it"
+               : "staged through host memory (DFC_GPU_P2P=0)");
 }
 
 void dfc_info_gpus(int parsable)

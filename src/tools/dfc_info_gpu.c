@@ -266,7 +266,8 @@ static void print_paths(int n, int parsable)
     printf("  Device point-to-point with other nodes: %s\n",
            ipc ? "streamed through pinned host slots above the eager limit (DFC_STAGE_CHUNK, "
                  "_DEPTH), staged below it"
-               : "staged through host memory (DFC_GPU_P2P=0)");
+           : n ? "staged through host memory (DFC_GPU_P2P=0)"
+               : "staged through host memory");
 }
 
 void dfc_info_gpus(int parsable)

@@ -979,17 +979,18 @@ static int keeps_buffer(const dfc_req_t *r, int world, dfc_list_t *list)
 
 void dfc_p2p_fail_peer(int world, int code)
 {
-    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply, &rndv_sends,
-                           &dev_pulls,    &tl_pulls,   &dev_lands};
+    /* Not dev_lands: every byte of those arrived; they complete as a host receive would. */
+    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply,
+                           &rndv_sends,   &dev_pulls,  &tl_pulls};
     dfc_list_t *e, *t;
-    for (int i = 0; i < 7; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
+    for (int i = 0; i < 6; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
         {
             dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
             if (!depends(r, world, i > 0)) continue;
             /* A copy in flight still writes the buffer: it completes when it ends (a
              * transport copy from a failed peer ends with the failure, rget_test). */
             if (keeps_buffer(r, world, lists[i]) || lists[i] == &dev_pulls ||
-                lists[i] == &tl_pulls || lists[i] == &dev_lands) {
+                lists[i] == &tl_pulls) {
                 if (!r->status.DFC_ERROR) r->status.DFC_ERROR = code; /* at FIN or CTS */
                 continue;
             }

@@ -38,6 +38,38 @@ static int complete_at(dfc_win_t *w, int target)
     return dfc_win_am_wait_target(w, target);
 }
 
+/* SHM windows: a dissemination barrier on flags in the segment (dfc_win_ctl_t.bar), the
+ * window's own: no message, no request, no pass over the transports while the partner's
+ * flag is already up. Round k stores this fence's number into bar[k] of rank + 2^k and waits
+ * for rank - 2^k's; the numbers only grow and each flag has one writer, so a partner already
+ * in the next fence (its number one higher) also lets this one through. Release and acquire
+ * carry every member's stores before its fence to every member after it. */
+typedef struct {
+    _Atomic uint32_t *flag;
+    uint32_t seq;
+} bar_arg_t;
+
+static int bar_up(void *arg)
+{
+    bar_arg_t *a = arg;
+    return (int32_t)(atomic_load_explicit(a->flag, memory_order_acquire) - a->seq) >= 0;
+}
+
+static int shm_barrier(dfc_win_t *w)
+{
+    uint32_t seq = ++w->fences;
+    for (int d = 1, k = 0; d < w->size; d *= 2, k++) {
+        atomic_store_explicit(&w->ctl[(w->rank + d) % w->size].bar[k], seq, memory_order_release);
+        bar_arg_t a = {&w->ctl[w->rank].bar[k], seq};
+        /* A short look before the progress engine's first pass: the partner of a balanced
+         * fence is about that far behind */
+        for (int spin = 0; spin < 128 && !bar_up(&a); spin++) continue;
+        int rc = dfc_progress_wait(bar_up, &a); /* progresses the rest meanwhile */
+        if (rc) return rc;
+    }
+    return DFC_SUCCESS;
+}
+
 int dfc_win_fence(dfc_win_t *w, int assert)
 {
     if (w->start_group || w->post_group || w->lock_all)
@@ -47,7 +79,10 @@ int dfc_win_fence(dfc_win_t *w, int assert)
         if (w->locked[r])
             return sync_err("DFC_Win_fence", "invalid argument win: a lock epoch is open");
     int rc = complete_at(w, -1);
-    if (!rc) rc = dfc_win_barrier(w);
+    if (!rc)
+        rc = w->backend == DFC_WIN_BACKEND_SHM && w->size < (1 << DFC_WIN_BAR_ROUNDS)
+                 ? shm_barrier(w)
+                 : dfc_win_barrier(w);
     w->fence_epoch = !(assert &DFC_MODE_NOSUCCEED);
     return rc;
 }
@@ -61,16 +96,7 @@ typedef struct {
 static int shm_try_lock(void *arg)
 {
     shm_lock_arg_t *a = arg;
-    _Atomic int *l = &a->w->ctl[a->rank].lock;
-    if (a->excl) {
-        int expect = 0;
-        return atomic_compare_exchange_strong(l, &expect, DFC_WIN_LOCK_EXCL);
-    }
-    if (atomic_fetch_add(l, 1) & DFC_WIN_LOCK_EXCL) {
-        atomic_fetch_sub(l, 1);
-        return 0;
-    }
-    return 1;
+    return dfc_win_shm_try_lock(a->w, a->rank, a->excl);
 }
 
 static int lock_one(dfc_win_t *w, int rank, int excl)
@@ -89,9 +115,7 @@ static int unlock_one(dfc_win_t *w, int rank)
     int excl = w->locked[rank] == DFC_LOCK_EXCLUSIVE;
     w->locked[rank] = 0;
     if (w->backend == DFC_WIN_BACKEND_SHM) {
-        atomic_thread_fence(memory_order_seq_cst);
-        if (excl) atomic_store(&w->ctl[rank].lock, 0);
-        else atomic_fetch_sub(&w->ctl[rank].lock, 1);
+        dfc_win_shm_unlock(w, rank, excl); /* a full fence itself */
         return DFC_SUCCESS;
     }
     int rc = dfc_win_dev_drain(w, rank); /* direct copies land before the lock is released */

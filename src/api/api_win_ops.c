@@ -88,8 +88,8 @@ static inline char *shm_fast_target(int count, DFC_Datatype type, int trank, DFC
                                     const dfc_dtype_t **dtp)
 {
     dfc_win_t *w = dfc_win_get(win);
-    if (!w || w->backend != DFC_WIN_BACKEND_SHM || type != ttype || count != tcount ||
-        count <= 0 || trank < 0 || trank >= w->size || tdisp < 0 ||
+    if (!w || w->backend != DFC_WIN_BACKEND_SHM || type != ttype || count != tcount || count <= 0 ||
+        trank < 0 || trank >= w->size || tdisp < 0 ||
         !(w->fence_epoch || w->lock_all || w->locked[trank]))
         return NULL;
     const dfc_dtype_t *dt = dfc_dtype_get(type);
@@ -121,9 +121,9 @@ static int shm_fast_acc(const char *func, const void *oaddr, int count, DFC_Data
     const dfc_dtype_t *dt;
     dfc_op_t *op;
     char *t = shm_fast_target(count, type, trank, tdisp, tcount, ttype, win, &dt);
-    if (!t || !oaddr || !dt->builtin || dt->base != (int)DFC_HANDLE_INDEX(type) ||
-        o == DFC_NO_OP || !(op = dfc_op_get(o)) || !op->builtin ||
-        dfc_op_check(o, dt, func, "op", &op) || dfc_gpu_is_device_ptr(oaddr))
+    if (!t || !oaddr || !dt->builtin || dt->base != (int)DFC_HANDLE_INDEX(type) || o == DFC_NO_OP ||
+        !(op = dfc_op_get(o)) || !op->builtin || dfc_op_check(o, dt, func, "op", &op) ||
+        dfc_gpu_is_device_ptr(oaddr))
         return FAST_NO;
     dfc_win_t *w = dfc_win_get(win);
     dfc_win_shm_acc_lock(w, trank);
@@ -142,8 +142,8 @@ static int put_get(const char *func, int kind, const void *oaddr, int ocount, DF
     uint64_t obytes = 0;
     const dfc_dtype_t *obase, *tbase;
     DFC_API_ENTER();
-    if (!request && (rc = shm_fast_put_get(kind, (void *)oaddr, ocount, otype, trank, tdisp,
-                                           tcount, ttype, win)) != FAST_NO)
+    if (!request && (rc = shm_fast_put_get(kind, (void *)oaddr, ocount, otype, trank, tdisp, tcount,
+                                           ttype, win)) != FAST_NO)
         goto fn_exit;
     if ((rc = dfc_win_check(win, func, "win", &w)) ||
         (rc = check_side(func, "origin_addr", oaddr, "origin_count", ocount, "origin_datatype",

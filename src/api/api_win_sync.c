@@ -76,14 +76,14 @@ static int shm_fast_flush(int rank, DFC_Win win)
 }
 
 /* WIN_SYNC_BODY with a fast path tried first. */
-#define WIN_SYNC_FAST_BODY(fast, checks, call)                                            \
-    int rc;                                                                               \
-    dfc_win_t *w = NULL;                                                                  \
-    DFC_API_ENTER();                                                                      \
-    if ((rc = (fast)) == FAST_NO && ((rc = dfc_win_check(win, __func__, "win", &w)) ||    \
-                                     (rc = (checks)) || (rc = (call))))                   \
-        rc = dfc_api_win_error(w, rc);                                                    \
-    DFC_API_EXIT();                                                                       \
+#define WIN_SYNC_FAST_BODY(fast, checks, call)                                                \
+    int rc;                                                                                   \
+    dfc_win_t *w = NULL;                                                                      \
+    DFC_API_ENTER();                                                                          \
+    if ((rc = (fast)) == FAST_NO &&                                                           \
+        ((rc = dfc_win_check(win, __func__, "win", &w)) || (rc = (checks)) || (rc = (call)))) \
+        rc = dfc_api_win_error(w, rc);                                                        \
+    DFC_API_EXIT();                                                                           \
     return rc
 
 int DFC_Win_fence(int assert, DFC_Win win)

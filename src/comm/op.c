@@ -122,13 +122,13 @@ typedef void dfc_op_loop_fn(const void *in, void *inout, size_t n);
 
 #define DEFINE_LOOP(name, T, EXPR)                                                              \
     DFC_LOOP_CLONES static void name(const void *restrict in_, void *restrict inout_, size_t n) \
-    {                                                                           \
-        const T *restrict in = in_;                                             \
-        T *restrict io = inout_;                                                \
-        for (size_t i = 0; i < n; i++) {                                        \
-            T a = in[i], b = io[i];                                             \
-            io[i] = (EXPR);                                                     \
-        }                                                                       \
+    {                                                                                           \
+        const T *restrict in = in_;                                                             \
+        T *restrict io = inout_;                                                                \
+        for (size_t i = 0; i < n; i++) {                                                        \
+            T a = in[i], b = io[i];                                                             \
+            io[i] = (EXPR);                                                                     \
+        }                                                                                       \
     }
 
 /* Logical ops yield 0 or 1 whatever non-zero values come in. */

@@ -26,13 +26,15 @@ enum { DFC_WIN_BACKEND_AM = 0, DFC_WIN_BACKEND_SHM = 1 };
 
 /* Per-target control words in a SHM window's segment: the words origins take, then on a
  * cache line of their own the member's fence flags (win_sync.c: round k of the dissemination
- * barrier stores the fence's sequence number into bar[k] of its partner, which waits there). */
-#define DFC_WIN_BAR_ROUNDS 16 /* up to 65536 members; more use the window's message barrier */
+ * barrier stores the fence's sequence number into bar[k] of its partner, which waits there,
+ * asleep on the word (futex) after a long wait, counted in bar_sleepers so the store wakes it). */
+#define DFC_WIN_BAR_ROUNDS 15 /* up to 32768 members; more use the window's message barrier */
 typedef struct dfc_win_ctl {
     _Atomic int lock; /* passive-target lock: DFC_WIN_LOCK_EXCL bit, or a count of readers */
     _Atomic int acc;  /* accumulate spinlock: 0 free, 1 held */
     char pad[56];
     _Atomic uint32_t bar[DFC_WIN_BAR_ROUNDS];
+    _Atomic uint32_t bar_sleepers;
 } dfc_win_ctl_t;
 #define DFC_WIN_LOCK_EXCL (1 << 30)
 

@@ -8,8 +8,13 @@
  * words in the segment (dfc_win_ctl_t) taken with atomics, so the target takes no part.
  * Post/start/complete/wait use POST and DONE messages on both backends.
  */
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "comm/dfc_win.h"
 
@@ -42,29 +47,54 @@ static int complete_at(dfc_win_t *w, int target)
  * window's own: no message, no request, no pass over the transports while the partner's
  * flag is already up. Round k stores this fence's number into bar[k] of rank + 2^k and waits
  * for rank - 2^k's; the numbers only grow and each flag has one writer, so a partner already
- * in the next fence (its number one higher) also lets this one through. Release and acquire
- * carry every member's stores before its fence to every member after it. */
-typedef struct {
-    _Atomic uint32_t *flag;
-    uint32_t seq;
-} bar_arg_t;
+ * in the next fence (its number one higher) also lets this one through. The stores and loads
+ * are sequentially consistent: every member's stores before its fence reach every member
+ * after it, and a waiter that went to sleep on its flag (after BAR_SLEEP_NS: no transport
+ * would wake it for a store) is seen by the store, which wakes it (Dekker: count yourself,
+ * then look; store, then look for sleepers). */
+#define BAR_SLEEP_NS 2000000ull /* 2 ms: past DFC_SPIN_US and DFC_YIELD_US's defaults */
+#define BAR_NAP_NS 1000000      /* 1 ms asleep at most: the rest of progress goes on after it */
 
-static int bar_up(void *arg)
+static int bar_up(const _Atomic uint32_t *flag, uint32_t seq)
 {
-    bar_arg_t *a = arg;
-    return (int32_t)(atomic_load_explicit(a->flag, memory_order_acquire) - a->seq) >= 0;
+    return (int32_t)(atomic_load(flag) - seq) >= 0;
+}
+
+static void bar_store(dfc_win_ctl_t *to, int k, uint32_t seq)
+{
+    atomic_store(&to->bar[k], seq);
+    if (atomic_load(&to->bar_sleepers))
+        syscall(SYS_futex, (uint32_t *)&to->bar[k], FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static int bar_wait(dfc_win_ctl_t *me, int k, uint32_t seq)
+{
+    for (int spin = 0; spin < 128; spin++) /* the partner of a balanced fence is that close */
+        if (bar_up(&me->bar[k], seq)) return DFC_SUCCESS;
+    uint64_t t0 = dfc_time_ns();
+    while (!bar_up(&me->bar[k], seq)) {
+        int n = dfc_progress_poll(); /* one pass; yields once idle past DFC_SPIN_US */
+        if (n < 0) return -n;
+        if (n > 0 || dfc_time_ns() - t0 < BAR_SLEEP_NS) continue;
+        atomic_fetch_add(&me->bar_sleepers, 1);
+        uint32_t v = atomic_load(&me->bar[k]);
+        if ((int32_t)(v - seq) < 0) {
+            struct timespec ts = {0, BAR_NAP_NS};
+            DFC_UNLOCK();
+            syscall(SYS_futex, (uint32_t *)&me->bar[k], FUTEX_WAIT, v, &ts, NULL, 0);
+            DFC_LOCK();
+        }
+        atomic_fetch_sub(&me->bar_sleepers, 1);
+    }
+    return DFC_SUCCESS;
 }
 
 static int shm_barrier(dfc_win_t *w)
 {
     uint32_t seq = ++w->fences;
     for (int d = 1, k = 0; d < w->size; d *= 2, k++) {
-        atomic_store_explicit(&w->ctl[(w->rank + d) % w->size].bar[k], seq, memory_order_release);
-        bar_arg_t a = {&w->ctl[w->rank].bar[k], seq};
-        /* A short look before the progress engine's first pass: the partner of a balanced
-         * fence is about that far behind */
-        for (int spin = 0; spin < 128 && !bar_up(&a); spin++) continue;
-        int rc = dfc_progress_wait(bar_up, &a); /* progresses the rest meanwhile */
+        bar_store(&w->ctl[(w->rank + d) % w->size], k, seq);
+        int rc = bar_wait(&w->ctl[w->rank], k, seq);
         if (rc) return rc;
     }
     return DFC_SUCCESS;

@@ -14,13 +14,16 @@
  *  3. Fence epochs: FENCES rounds, each rank Puts a fresh pattern (length and place change
  *     every round) into its right neighbour and Gets its left neighbour's previous one; after
  *     the fence each side checks every element. A fence that let a rank through early shows
- *     the previous round's values.
+ *     the previous round's values. In four rounds one rank is 5 ms late, so that the others
+ *     wait asleep (woken by its store).
  *  4. Put then flush then Get of the same target memory, of DFC_DOUBLE, DFC_BYTE and a
  *     contiguous derived type; a Put of two ints into one DFC_LONG_LONG of the target (the
  *     general path); the window's last element (in range) and one past it (DFC_ERR_RMA_RANGE),
  *     an operation outside any epoch (DFC_ERR_RMA_SYNC), Accumulate with DFC_NO_OP
  *     (DFC_ERR_OP), flush and unlock without a lock (DFC_ERR_RMA_SYNC).
  */
+#include <unistd.h>
+
 #include "rmatest.h"
 
 #define ITERS 300
@@ -82,6 +85,9 @@ static void fences(DFC_Win win, int *mem, int rank, int size)
          * place reads what no one writes in this round */
         int n = 1 + r % 64, at = (r % 2) * 128 + (r * 7) % 64;
         for (int i = 0; i < 64; i++) buf[i] = pattern(r, rank, i), got[i] = -7;
+        /* now and then one rank is late: the others wait long enough to sleep on their flags
+         * (win_sync.c, BAR_SLEEP_NS), and its store must wake them */
+        if (r % 100 == 50 && rank == r / 100 % size) usleep(5000);
         DFCT_OK(DFC_Put(buf, n, DFC_INT, right, at, n, DFC_INT, win));
         /* the left neighbour's Put of the previous round sits in its own window at its
          * previous place (my Put went to my right, not to it) */

@@ -9,6 +9,7 @@
  * Post/start/complete/wait use POST and DONE messages on both backends.
  */
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -52,8 +53,9 @@ static int complete_at(dfc_win_t *w, int target)
  * after it, and a waiter that went to sleep on its flag (after BAR_SLEEP_NS: no transport
  * would wake it for a store) is seen by the store, which wakes it (Dekker: count yourself,
  * then look; store, then look for sleepers). */
-#define BAR_SLEEP_NS 2000000ull /* 2 ms: past DFC_SPIN_US and DFC_YIELD_US's defaults */
-#define BAR_NAP_NS 1000000      /* 1 ms asleep at most: the rest of progress goes on after it */
+#define BAR_SPIN_NS 20000ull    /* progress passes without yielding: DFC_SPIN_US's default */
+#define BAR_SLEEP_NS 2000000ull /* then yielding, until 2 ms: past DFC_YIELD_US's default */
+#define BAR_NAP_NS 1000000      /* then asleep, 1 ms at most: the rest of progress goes on */
 
 static int bar_up(const _Atomic uint32_t *flag, uint32_t seq)
 {
@@ -67,24 +69,38 @@ static void bar_store(dfc_win_ctl_t *to, int k, uint32_t seq)
         syscall(SYS_futex, (uint32_t *)&to->bar[k], FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+static void bar_nap(dfc_win_ctl_t *me, int k, uint32_t seq)
+{
+    atomic_fetch_add(&me->bar_sleepers, 1);
+    uint32_t v = atomic_load(&me->bar[k]);
+    if ((int32_t)(v - seq) < 0) {
+        struct timespec ts = {0, BAR_NAP_NS};
+        DFC_UNLOCK();
+        syscall(SYS_futex, (uint32_t *)&me->bar[k], FUTEX_WAIT, v, &ts, NULL, 0);
+        DFC_LOCK();
+    }
+    atomic_fetch_sub(&me->bar_sleepers, 1);
+}
+
+/* Waits for flag k, progressing the rest meanwhile: passes, then passes that yield (from
+ * the first when the node is oversubscribed, as dfc_progress_wait), then naps. */
 static int bar_wait(dfc_win_ctl_t *me, int k, uint32_t seq)
 {
     for (int spin = 0; spin < 128; spin++) /* the partner of a balanced fence is that close */
         if (bar_up(&me->bar[k], seq)) return DFC_SUCCESS;
-    uint64_t t0 = dfc_time_ns();
+    uint64_t spin_ns = dfc_progress_oversubscribed() ? 0 : BAR_SPIN_NS;
+    uint64_t idle_since = dfc_time_ns();
     while (!bar_up(&me->bar[k], seq)) {
-        int n = dfc_progress_poll(); /* one pass; yields once idle past DFC_SPIN_US */
+        int n = dfc_progress();
         if (n < 0) return -n;
-        if (n > 0 || dfc_time_ns() - t0 < BAR_SLEEP_NS) continue;
-        atomic_fetch_add(&me->bar_sleepers, 1);
-        uint32_t v = atomic_load(&me->bar[k]);
-        if ((int32_t)(v - seq) < 0) {
-            struct timespec ts = {0, BAR_NAP_NS};
+        uint64_t now = dfc_time_ns();
+        if (n > 0) idle_since = now;
+        else if (now - idle_since >= BAR_SLEEP_NS) bar_nap(me, k, seq);
+        else if (now - idle_since >= spin_ns) {
             DFC_UNLOCK();
-            syscall(SYS_futex, (uint32_t *)&me->bar[k], FUTEX_WAIT, v, &ts, NULL, 0);
+            sched_yield();
             DFC_LOCK();
         }
-        atomic_fetch_sub(&me->bar_sleepers, 1);
     }
     return DFC_SUCCESS;
 }

@@ -3,8 +3,6 @@
  * the request-based forms: argument checks, then one call into the window engine
  * (dfc_win_op). Each pair (Put/Rput...) shares one static body.
  */
-#include <string.h>
-
 #include "api/api_win.h"
 
 /* A (count, datatype) buffer: its bytes and predefined element type. */
@@ -76,10 +74,11 @@ static int check_acc(const char *func, DFC_Op op, const dfc_dtype_t *obase,
  * Put, Get and Accumulate without a request to a SHM window (dfc_win.h), from and to host
  * memory, with one dense type (the same handle and count on both sides), in a fence or lock
  * epoch: the shapes of OSU's one-sided benchmarks and of most programs. It makes the general
- * path's checks inline (no calls, no messages recorded) and the load or store itself; what it
- * does not cover, every error among it, returns FAST_NO and takes the general path, which
- * does the same operation or reports the error. A small Put took about 620 instructions the
- * general way, most of them calls through the library's PLT (BENCHMARKS.md). */
+ * path's checks inline (no calls, no messages recorded), then the engine's inline operation
+ * (dfc_win_shm_fast_op); what it does not cover, every error among it, returns FAST_NO and
+ * takes the general path, which does the same operation or reports the error. A small Put took
+ * about 620 instructions the general way, most of them calls through the library's PLT
+ * (BENCHMARKS.md). */
 #define FAST_NO (-1)
 
 /* The target memory of a fast operation, or NULL when it is not one; *dtp: the type. */
@@ -107,8 +106,7 @@ static int shm_fast_put_get(int kind, void *oaddr, int count, DFC_Datatype type,
     const dfc_dtype_t *dt;
     char *t = shm_fast_target(count, type, trank, tdisp, tcount, ttype, win, &dt);
     if (!t || !oaddr || dfc_gpu_is_device_ptr(oaddr)) return FAST_NO;
-    if (kind == DFC_WIN_OP_PUT) memcpy(t, oaddr, (size_t)count * dt->size);
-    else memcpy(oaddr, t, (size_t)count * dt->size);
+    dfc_win_shm_fast_op(dfc_win_get(win), kind, oaddr, t, (size_t)count, dt, NULL, trank);
     return DFC_SUCCESS;
 }
 
@@ -125,10 +123,8 @@ static int shm_fast_acc(const char *func, const void *oaddr, int count, DFC_Data
         !(op = dfc_op_get(o)) || !op->builtin || dfc_op_check(o, dt, func, "op", &op) ||
         dfc_gpu_is_device_ptr(oaddr))
         return FAST_NO;
-    dfc_win_t *w = dfc_win_get(win);
-    dfc_win_shm_acc_lock(w, trank);
-    dfc_op_reduce(op, dt, oaddr, t, (size_t)count);
-    dfc_win_shm_acc_unlock(w, trank);
+    dfc_win_shm_fast_op(dfc_win_get(win), DFC_WIN_OP_ACC, (void *)oaddr, t, (size_t)count, dt, op,
+                        trank);
     return DFC_SUCCESS;
 }
 

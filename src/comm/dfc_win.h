@@ -19,6 +19,7 @@
 #define DFC_WIN_H
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include "comm/dfc_comm.h"
 
@@ -290,6 +291,22 @@ static inline void dfc_win_shm_unlock(dfc_win_t *w, int rank, int excl)
 {
     if (excl) atomic_store(&w->ctl[rank].lock, 0);
     else atomic_fetch_sub(&w->ctl[rank].lock, 1);
+}
+/* SHM: the operation of the api's fast path (api_win_ops.c), once the arguments were found
+ * right there, inline so that a small Put costs no call through the library's PLT: count items
+ * of the dense type dt between origin (host memory) and t, the target's memory in the segment;
+ * an Accumulate (DFC_WIN_OP_ACC, a predefined dt and op) under the target's accumulate lock,
+ * as local_op (win_ops.c) applies it. */
+static inline void dfc_win_shm_fast_op(dfc_win_t *w, int kind, void *origin, char *t, size_t count,
+                                       const dfc_dtype_t *dt, const dfc_op_t *op, int target)
+{
+    if (kind == DFC_WIN_OP_PUT) memcpy(t, origin, count * dt->size);
+    else if (kind == DFC_WIN_OP_GET) memcpy(origin, t, count * dt->size);
+    else {
+        dfc_win_shm_acc_lock(w, target);
+        dfc_op_reduce(op, dt, origin, t, count);
+        dfc_win_shm_acc_unlock(w, target);
+    }
 }
 
 #endif /* DFC_WIN_H */

@@ -90,13 +90,16 @@ static int bar_wait(dfc_win_ctl_t *me, int k, uint32_t seq)
         if (bar_up(&me->bar[k], seq)) return DFC_SUCCESS;
     uint64_t spin_ns = dfc_progress_oversubscribed() ? 0 : BAR_SPIN_NS;
     uint64_t idle_since = dfc_time_ns();
+    int reported = 0;
     while (!bar_up(&me->bar[k], seq)) {
         int n = dfc_progress();
         if (n < 0) return -n;
         uint64_t now = dfc_time_ns();
-        if (n > 0) idle_since = now;
-        else if (now - idle_since >= BAR_SLEEP_NS) bar_nap(me, k, seq);
-        else if (now - idle_since >= spin_ns) {
+        if (n > 0) idle_since = now, reported = 0;
+        else if (now - idle_since >= BAR_SLEEP_NS) {
+            dfc_progress_hang_check(idle_since, &reported);
+            bar_nap(me, k, seq);
+        } else if (now - idle_since >= spin_ns) {
             DFC_UNLOCK();
             sched_yield();
             DFC_LOCK();

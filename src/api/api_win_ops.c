@@ -70,6 +70,64 @@ static int check_acc(const char *func, DFC_Op op, const dfc_dtype_t *obase,
     return DFC_SUCCESS;
 }
 
+/* ---- The fast path to shared-memory windows ----------------------------------------------
+ * Put, Get and Accumulate without a request to a SHM window (dfc_win.h), from and to host
+ * memory, with one dense type (the same handle and count on both sides), in a fence or lock
+ * epoch: the shapes of OSU's one-sided benchmarks and of most programs. It makes the general
+ * path's checks inline (no calls, no messages recorded), then the engine's inline operation
+ * (dfc_win_shm_fast_op); what it does not cover, every error among it, returns FAST_NO and
+ * takes the general path, which does the same operation or reports the error. A small Put took
+ * about 620 instructions the general way, most of them calls through the library's PLT
+ * (BENCHMARKS.md). */
+#define FAST_NO (-1)
+
+/* The target memory of a fast operation, or NULL when it is not one; *dtp: the type. */
+static inline char *shm_fast_target(int count, DFC_Datatype type, int trank, DFC_Aint tdisp,
+                                    int tcount, DFC_Datatype ttype, DFC_Win win,
+                                    const dfc_dtype_t **dtp)
+{
+    dfc_win_t *w = dfc_win_get(win);
+    if (!w || w->backend != DFC_WIN_BACKEND_SHM || type != ttype || count != tcount || count <= 0 ||
+        trank < 0 || trank >= w->size || tdisp < 0 ||
+        !(w->fence_epoch || w->lock_all || w->locked[trank]))
+        return NULL;
+    const dfc_dtype_t *dt = dfc_dtype_get(type);
+    if (!dt || !dt->committed || !dt->dense) return NULL;
+    uint64_t bytes = (uint64_t)count * dt->size, unit = (uint64_t)w->disp_units[trank];
+    uint64_t wsize = (uint64_t)w->sizes[trank];
+    if ((uint64_t)tdisp > wsize / unit || bytes > wsize - (uint64_t)tdisp * unit) return NULL;
+    *dtp = dt;
+    return w->bases[trank] + (uint64_t)tdisp * unit;
+}
+
+static int shm_fast_put_get(int kind, void *oaddr, int count, DFC_Datatype type, int trank,
+                            DFC_Aint tdisp, int tcount, DFC_Datatype ttype, DFC_Win win)
+{
+    const dfc_dtype_t *dt;
+    char *t = shm_fast_target(count, type, trank, tdisp, tcount, ttype, win, &dt);
+    if (!t || !oaddr || dfc_gpu_is_device_ptr(oaddr)) return FAST_NO;
+    dfc_win_shm_fast_op(dfc_win_get(win), kind, oaddr, t, (size_t)count, dt, NULL, trank);
+    return DFC_SUCCESS;
+}
+
+/* Accumulate of a predefined type with a predefined op (not NO_OP) defined on it, under the
+ * target's accumulate lock as the general path applies it. */
+static int shm_fast_acc(const char *func, const void *oaddr, int count, DFC_Datatype type,
+                        int trank, DFC_Aint tdisp, int tcount, DFC_Datatype ttype, DFC_Op o,
+                        DFC_Win win)
+{
+    const dfc_dtype_t *dt;
+    dfc_op_t *op;
+    char *t = shm_fast_target(count, type, trank, tdisp, tcount, ttype, win, &dt);
+    if (!t || !oaddr || !dt->builtin || dt->base != (int)DFC_HANDLE_INDEX(type) || o == DFC_NO_OP ||
+        !(op = dfc_op_get(o)) || !op->builtin || dfc_op_check(o, dt, func, "op", &op) ||
+        dfc_gpu_is_device_ptr(oaddr))
+        return FAST_NO;
+    dfc_win_shm_fast_op(dfc_win_get(win), DFC_WIN_OP_ACC, (void *)oaddr, t, (size_t)count, dt, op,
+                        trank);
+    return DFC_SUCCESS;
+}
+
 static int put_get(const char *func, int kind, const void *oaddr, int ocount, DFC_Datatype otype,
                    int trank, DFC_Aint tdisp, int tcount, DFC_Datatype ttype, DFC_Win win,
                    DFC_Request *request)
@@ -80,6 +138,9 @@ static int put_get(const char *func, int kind, const void *oaddr, int ocount, DF
     uint64_t obytes = 0;
     const dfc_dtype_t *obase, *tbase;
     DFC_API_ENTER();
+    if (!request && (rc = shm_fast_put_get(kind, (void *)oaddr, ocount, otype, trank, tdisp, tcount,
+                                           ttype, win)) != FAST_NO)
+        goto fn_exit;
     if ((rc = dfc_win_check(win, func, "win", &w)) ||
         (rc = check_side(func, "origin_addr", oaddr, "origin_count", ocount, "origin_datatype",
                          otype, &obytes, &obase)) ||
@@ -164,6 +225,10 @@ static int accumulate(const char *func, const acc_bufs_t *b, int trank, DFC_Aint
     const dfc_dtype_t *obase = NULL, *rbase = NULL, *tbase;
     int no_op = o == DFC_NO_OP && b->raddr; /* origin buffer ignored (MPI-4.1 12.3.4) */
     DFC_API_ENTER();
+    if (!request && !b->raddr &&
+        (rc = shm_fast_acc(func, b->oaddr, b->ocount, b->otype, trank, tdisp, tcount, ttype, o,
+                           win)) != FAST_NO)
+        goto fn_exit;
     if ((rc = dfc_win_check(win, func, "win", &w)) ||
         (rc = check_target(func, w, trank, tdisp, tcount, ttype, &op.bytes, &tbase)) ||
         (!no_op && ((rc = check_side(func, "origin_addr", b->oaddr, "origin_count", b->ocount,

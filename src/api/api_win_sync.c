@@ -32,6 +32,60 @@ static int check_win_rank(const char *func, const dfc_win_t *w, int rank)
     DFC_API_EXIT();                                                                         \
     return rc
 
+/* ---- Fast paths of passive target on shared-memory windows ---------------------------------
+ * Lock, unlock and flush of a SHM window (dfc_win.h) are atomics on a word of the segment and
+ * a memory fence: these take them inline when every argument is right and the call cannot
+ * wait (a lock not free goes the general way, which waits for it). FAST_NO: not taken. */
+#define FAST_NO (-1)
+
+static dfc_win_t *shm_win(DFC_Win win, int rank)
+{
+    dfc_win_t *w = dfc_win_get(win);
+    return w && w->backend == DFC_WIN_BACKEND_SHM && rank >= 0 && rank < w->size ? w : NULL;
+}
+
+static int shm_fast_lock(int lock_type, int rank, int assert, DFC_Win win)
+{
+    dfc_win_t *w = shm_win(win, rank);
+    if (!w || (lock_type != DFC_LOCK_SHARED && lock_type != DFC_LOCK_EXCLUSIVE) ||
+        (assert & ~DFC_MODE_NOCHECK) || w->locked[rank] || w->lock_all || w->start_group ||
+        w->post_group || !dfc_win_shm_try_lock(w, rank, lock_type == DFC_LOCK_EXCLUSIVE))
+        return FAST_NO;
+    w->locked[rank] = lock_type;
+    return DFC_SUCCESS;
+}
+
+static int shm_fast_unlock(int rank, DFC_Win win)
+{
+    dfc_win_t *w = shm_win(win, rank);
+    if (!w || !w->locked[rank] || w->lock_all) return FAST_NO;
+    int excl = w->locked[rank] == DFC_LOCK_EXCLUSIVE;
+    w->locked[rank] = 0;
+    dfc_win_shm_unlock(w, rank, excl);
+    return DFC_SUCCESS;
+}
+
+/* Flush (and flush_local: DFC completes at the store) of rank: the stores are done, a
+ * fence makes them visible before what this process does next. */
+static int shm_fast_flush(int rank, DFC_Win win)
+{
+    dfc_win_t *w = shm_win(win, rank);
+    if (!w || !(w->lock_all || w->locked[rank])) return FAST_NO;
+    atomic_thread_fence(memory_order_seq_cst);
+    return DFC_SUCCESS;
+}
+
+/* WIN_SYNC_BODY with a fast path tried first. */
+#define WIN_SYNC_FAST_BODY(fast, checks, call)                                                \
+    int rc;                                                                                   \
+    dfc_win_t *w = NULL;                                                                      \
+    DFC_API_ENTER();                                                                          \
+    if ((rc = (fast)) == FAST_NO &&                                                           \
+        ((rc = dfc_win_check(win, __func__, "win", &w)) || (rc = (checks)) || (rc = (call)))) \
+        rc = dfc_api_win_error(w, rc);                                                        \
+    DFC_API_EXIT();                                                                           \
+    return rc
+
 int DFC_Win_fence(int assert, DFC_Win win)
 {
     WIN_SYNC_BODY(check_assert(__func__, assert,
@@ -60,12 +114,14 @@ static int check_lock(const dfc_win_t *w, int lock_type, int rank, int assert)
 
 int DFC_Win_lock(int lock_type, int rank, int assert, DFC_Win win)
 {
-    WIN_SYNC_BODY(check_lock(w, lock_type, rank, assert), dfc_win_lock(w, lock_type, rank));
+    WIN_SYNC_FAST_BODY(shm_fast_lock(lock_type, rank, assert, win),
+                       check_lock(w, lock_type, rank, assert), dfc_win_lock(w, lock_type, rank));
 }
 
 int DFC_Win_unlock(int rank, DFC_Win win)
 {
-    WIN_SYNC_BODY(check_win_rank(__func__, w, rank), dfc_win_unlock(w, rank));
+    WIN_SYNC_FAST_BODY(shm_fast_unlock(rank, win), check_win_rank(__func__, w, rank),
+                       dfc_win_unlock(w, rank));
 }
 
 int DFC_Win_lock_all(int assert, DFC_Win win)
@@ -92,7 +148,8 @@ static int check_passive(const char *func, const dfc_win_t *w, int rank)
 
 int DFC_Win_flush(int rank, DFC_Win win)
 {
-    WIN_SYNC_BODY(check_passive(__func__, w, rank), dfc_win_flush(w, rank));
+    WIN_SYNC_FAST_BODY(shm_fast_flush(rank, win), check_passive(__func__, w, rank),
+                       dfc_win_flush(w, rank));
 }
 
 int DFC_Win_flush_all(DFC_Win win)
@@ -104,7 +161,8 @@ int DFC_Win_flush_all(DFC_Win win)
  * remote completion of flush (stronger, as MPI allows). */
 int DFC_Win_flush_local(int rank, DFC_Win win)
 {
-    WIN_SYNC_BODY(check_passive(__func__, w, rank), dfc_win_flush(w, rank));
+    WIN_SYNC_FAST_BODY(shm_fast_flush(rank, win), check_passive(__func__, w, rank),
+                       dfc_win_flush(w, rank));
 }
 
 int DFC_Win_flush_local_all(DFC_Win win)

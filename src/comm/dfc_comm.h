@@ -1015,6 +1015,10 @@ void dfc_hang_report(FILE *f, const char *reason, double waited_s);
 void dfc_hang_report_init(void);         /* reads the parameters, installs the SIGUSR1 handler */
 void dfc_progress_register_params(void); /* reads DFC_SPIN_US.. as the first wait would */
 void dfc_hang_report_finalize(void);     /* restores the previous SIGUSR1 action */
+/* For a wait that loops by itself (win_sync.c's fence on flags), idle since idle_since: the
+ * report SIGUSR1 asked for, and DFC_HANG_REPORT_SECONDS's once per wait (*reported), as in
+ * dfc_progress_wait. */
+void dfc_progress_hang_check(uint64_t idle_since, int *reported);
 /* 1 when this node runs more ranks than it has processors (waits yield, budgets shrink). */
 int dfc_progress_oversubscribed(void);
 /* Starts the progress thread if DFC_ASYNC_PROGRESS=1 (end of init); stops it (called with

@@ -18,15 +18,24 @@
 #ifndef DFC_WIN_H
 #define DFC_WIN_H
 
+#include <stdatomic.h>
+#include <string.h>
+
 #include "comm/dfc_comm.h"
 
 enum { DFC_WIN_BACKEND_AM = 0, DFC_WIN_BACKEND_SHM = 1 };
 
-/* Per-target control words in a SHM window's segment, one cache line each. */
+/* Per-target control words in a SHM window's segment: the words origins take, then on a
+ * cache line of their own the member's fence flags (win_sync.c: round k of the dissemination
+ * barrier stores the fence's sequence number into bar[k] of its partner, which waits there,
+ * asleep on the word (futex) after a long wait, counted in bar_sleepers so the store wakes it). */
+#define DFC_WIN_BAR_ROUNDS 15 /* up to 32768 members; more use the window's message barrier */
 typedef struct dfc_win_ctl {
     _Atomic int lock; /* passive-target lock: DFC_WIN_LOCK_EXCL bit, or a count of readers */
     _Atomic int acc;  /* accumulate spinlock: 0 free, 1 held */
     char pad[56];
+    _Atomic uint32_t bar[DFC_WIN_BAR_ROUNDS];
+    _Atomic uint32_t bar_sleepers;
 } dfc_win_ctl_t;
 #define DFC_WIN_LOCK_EXCL (1 << 30)
 
@@ -63,6 +72,7 @@ typedef struct dfc_win {
     dfc_attr_t *attrs; /* the user's attributes (api_attr.c), deleted by Win_free */
     /* epochs at the origin */
     int fence_epoch; /* a fence opened an epoch (no DFC_MODE_NOSUCCEED) */
+    uint32_t fences; /* SHM: fences so far (the sequence number of the barrier flags) */
     int *locked;     /* per target: 0, DFC_LOCK_SHARED or DFC_LOCK_EXCLUSIVE */
     int lock_all;
     dfc_group_t *start_group;     /* access epoch of Win_start, or NULL */
@@ -260,5 +270,43 @@ int dfc_win_dev_local(const dfc_win_op_t *op, char *t, int tdev);
 /* SHM: the accumulate lock of target. */
 void dfc_win_shm_acc_lock(dfc_win_t *w, int target);
 void dfc_win_shm_acc_unlock(dfc_win_t *w, int target);
+/* SHM: one attempt at rank's passive-target lock (1: taken), and its release. Inline: the
+ * api's fast paths (api_win_sync.c) take them without a call. The release is a sequentially
+ * consistent read-modify-write or store, so the epoch's stores are visible before the lock is
+ * free (and, on x86, before the unlock returns). */
+static inline int dfc_win_shm_try_lock(dfc_win_t *w, int rank, int excl)
+{
+    _Atomic int *l = &w->ctl[rank].lock;
+    if (excl) {
+        int expect = 0;
+        return atomic_compare_exchange_strong(l, &expect, DFC_WIN_LOCK_EXCL);
+    }
+    if (atomic_fetch_add(l, 1) & DFC_WIN_LOCK_EXCL) {
+        atomic_fetch_sub(l, 1);
+        return 0;
+    }
+    return 1;
+}
+static inline void dfc_win_shm_unlock(dfc_win_t *w, int rank, int excl)
+{
+    if (excl) atomic_store(&w->ctl[rank].lock, 0);
+    else atomic_fetch_sub(&w->ctl[rank].lock, 1);
+}
+/* SHM: the operation of the api's fast path (api_win_ops.c), once the arguments were found
+ * right there, inline so that a small Put costs no call through the library's PLT: count items
+ * of the dense type dt between origin (host memory) and t, the target's memory in the segment;
+ * an Accumulate (DFC_WIN_OP_ACC, a predefined dt and op) under the target's accumulate lock,
+ * as local_op (win_ops.c) applies it. */
+static inline void dfc_win_shm_fast_op(dfc_win_t *w, int kind, void *origin, char *t, size_t count,
+                                       const dfc_dtype_t *dt, const dfc_op_t *op, int target)
+{
+    if (kind == DFC_WIN_OP_PUT) memcpy(t, origin, count * dt->size);
+    else if (kind == DFC_WIN_OP_GET) memcpy(origin, t, count * dt->size);
+    else {
+        dfc_win_shm_acc_lock(w, target);
+        dfc_op_reduce(op, dt, origin, t, count);
+        dfc_win_shm_acc_unlock(w, target);
+    }
+}
 
 #endif /* DFC_WIN_H */

@@ -109,15 +109,26 @@ static inline uint16_t dfc_float_to_fp16(float f)
  * Each loop reads a = in[i] and b = inout[i] and stores EXPR into inout[i]. */
 typedef void dfc_op_loop_fn(const void *in, void *inout, size_t n);
 
-#define DEFINE_LOOP(name, T, EXPR)                                              \
-    static void name(const void *restrict in_, void *restrict inout_, size_t n) \
-    {                                                                           \
-        const T *restrict in = in_;                                             \
-        T *restrict io = inout_;                                                \
-        for (size_t i = 0; i < n; i++) {                                        \
-            T a = in[i], b = io[i];                                             \
-            io[i] = (EXPR);                                                     \
-        }                                                                       \
+/* On x86 with GCC each loop is also built for AVX2 and AVX-512, chosen at load time by the
+ * CPU (ifunc): the default build vectorizes 16 bytes wide, Open MPI's op/avx 64 (one-sided
+ * Accumulate of 32 KiB to 1 MiB took 1.23-1.41x Open MPI's time on a 16-core AVX-512 machine,
+ * BENCHMARKS.md). Element by element, so the result is the same at every width. */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__) && \
+    __GNUC__ >= 8
+#define DFC_LOOP_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
+#else
+#define DFC_LOOP_CLONES
+#endif
+
+#define DEFINE_LOOP(name, T, EXPR)                                                              \
+    DFC_LOOP_CLONES static void name(const void *restrict in_, void *restrict inout_, size_t n) \
+    {                                                                                           \
+        const T *restrict in = in_;                                                             \
+        T *restrict io = inout_;                                                                \
+        for (size_t i = 0; i < n; i++) {                                                        \
+            T a = in[i], b = io[i];                                                             \
+            io[i] = (EXPR);                                                                     \
+        }                                                                                       \
     }
 
 /* Logical ops yield 0 or 1 whatever non-zero values come in. */

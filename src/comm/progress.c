@@ -129,6 +129,16 @@ static void hang_check_signal(uint64_t idle_since)
     dfc_hang_report(stderr, "SIGUSR1", waited);
 }
 
+void dfc_progress_hang_check(uint64_t idle_since, int *reported)
+{
+    hang_check_signal(idle_since);
+    uint64_t idle = dfc_time_ns() - idle_since;
+    if (hang_report_ns && !*reported && idle >= hang_report_ns) {
+        *reported = 1;
+        dfc_hang_report(stderr, "DFC_HANG_REPORT_SECONDS", (double)idle / 1e9);
+    }
+}
+
 void dfc_hang_report_init(void)
 {
     long secs = dfc_env_long(

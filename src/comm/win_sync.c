@@ -8,8 +8,14 @@
  * words in the segment (dfc_win_ctl_t) taken with atomics, so the target takes no part.
  * Post/start/complete/wait use POST and DONE messages on both backends.
  */
+#include <limits.h>
+#include <sched.h>
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "comm/dfc_win.h"
 
@@ -38,6 +44,81 @@ static int complete_at(dfc_win_t *w, int target)
     return dfc_win_am_wait_target(w, target);
 }
 
+/* SHM windows: a dissemination barrier on flags in the segment (dfc_win_ctl_t.bar), the
+ * window's own: no message, no request, no pass over the transports while the partner's
+ * flag is already up. Round k stores this fence's number into bar[k] of rank + 2^k and waits
+ * for rank - 2^k's; the numbers only grow and each flag has one writer, so a partner already
+ * in the next fence (its number one higher) also lets this one through. The stores and loads
+ * are sequentially consistent: every member's stores before its fence reach every member
+ * after it, and a waiter that went to sleep on its flag (after BAR_SLEEP_NS: no transport
+ * would wake it for a store) is seen by the store, which wakes it (Dekker: count yourself,
+ * then look; store, then look for sleepers). */
+#define BAR_SPIN_NS 20000ull    /* progress passes without yielding: DFC_SPIN_US's default */
+#define BAR_SLEEP_NS 2000000ull /* then yielding, until 2 ms: past DFC_YIELD_US's default */
+#define BAR_NAP_NS 1000000      /* then asleep, 1 ms at most: the rest of progress goes on */
+
+static int bar_up(const _Atomic uint32_t *flag, uint32_t seq)
+{
+    return (int32_t)(atomic_load(flag) - seq) >= 0;
+}
+
+static void bar_store(dfc_win_ctl_t *to, int k, uint32_t seq)
+{
+    atomic_store(&to->bar[k], seq);
+    if (atomic_load(&to->bar_sleepers))
+        syscall(SYS_futex, (uint32_t *)&to->bar[k], FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static void bar_nap(dfc_win_ctl_t *me, int k, uint32_t seq)
+{
+    atomic_fetch_add(&me->bar_sleepers, 1);
+    uint32_t v = atomic_load(&me->bar[k]);
+    if ((int32_t)(v - seq) < 0) {
+        struct timespec ts = {0, BAR_NAP_NS};
+        DFC_UNLOCK();
+        syscall(SYS_futex, (uint32_t *)&me->bar[k], FUTEX_WAIT, v, &ts, NULL, 0);
+        DFC_LOCK();
+    }
+    atomic_fetch_sub(&me->bar_sleepers, 1);
+}
+
+/* Waits for flag k, progressing the rest meanwhile: passes, then passes that yield (from
+ * the first when the node is oversubscribed, as dfc_progress_wait), then naps. */
+static int bar_wait(dfc_win_ctl_t *me, int k, uint32_t seq)
+{
+    for (int spin = 0; spin < 128; spin++) /* the partner of a balanced fence is that close */
+        if (bar_up(&me->bar[k], seq)) return DFC_SUCCESS;
+    uint64_t spin_ns = dfc_progress_oversubscribed() ? 0 : BAR_SPIN_NS;
+    uint64_t idle_since = dfc_time_ns();
+    int reported = 0;
+    while (!bar_up(&me->bar[k], seq)) {
+        int n = dfc_progress();
+        if (n < 0) return -n;
+        uint64_t now = dfc_time_ns();
+        if (n > 0) idle_since = now, reported = 0;
+        else if (now - idle_since >= BAR_SLEEP_NS) {
+            dfc_progress_hang_check(idle_since, &reported);
+            bar_nap(me, k, seq);
+        } else if (now - idle_since >= spin_ns) {
+            DFC_UNLOCK();
+            sched_yield();
+            DFC_LOCK();
+        }
+    }
+    return DFC_SUCCESS;
+}
+
+static int shm_barrier(dfc_win_t *w)
+{
+    uint32_t seq = ++w->fences;
+    for (int d = 1, k = 0; d < w->size; d *= 2, k++) {
+        bar_store(&w->ctl[(w->rank + d) % w->size], k, seq);
+        int rc = bar_wait(&w->ctl[w->rank], k, seq);
+        if (rc) return rc;
+    }
+    return DFC_SUCCESS;
+}
+
 int dfc_win_fence(dfc_win_t *w, int assert)
 {
     if (w->start_group || w->post_group || w->lock_all)
@@ -47,7 +128,10 @@ int dfc_win_fence(dfc_win_t *w, int assert)
         if (w->locked[r])
             return sync_err("DFC_Win_fence", "invalid argument win: a lock epoch is open");
     int rc = complete_at(w, -1);
-    if (!rc) rc = dfc_win_barrier(w);
+    if (!rc)
+        rc = w->backend == DFC_WIN_BACKEND_SHM && w->size < (1 << DFC_WIN_BAR_ROUNDS)
+                 ? shm_barrier(w)
+                 : dfc_win_barrier(w);
     w->fence_epoch = !(assert &DFC_MODE_NOSUCCEED);
     return rc;
 }
@@ -61,16 +145,7 @@ typedef struct {
 static int shm_try_lock(void *arg)
 {
     shm_lock_arg_t *a = arg;
-    _Atomic int *l = &a->w->ctl[a->rank].lock;
-    if (a->excl) {
-        int expect = 0;
-        return atomic_compare_exchange_strong(l, &expect, DFC_WIN_LOCK_EXCL);
-    }
-    if (atomic_fetch_add(l, 1) & DFC_WIN_LOCK_EXCL) {
-        atomic_fetch_sub(l, 1);
-        return 0;
-    }
-    return 1;
+    return dfc_win_shm_try_lock(a->w, a->rank, a->excl);
 }
 
 static int lock_one(dfc_win_t *w, int rank, int excl)
@@ -89,9 +164,7 @@ static int unlock_one(dfc_win_t *w, int rank)
     int excl = w->locked[rank] == DFC_LOCK_EXCLUSIVE;
     w->locked[rank] = 0;
     if (w->backend == DFC_WIN_BACKEND_SHM) {
-        atomic_thread_fence(memory_order_seq_cst);
-        if (excl) atomic_store(&w->ctl[rank].lock, 0);
-        else atomic_fetch_sub(&w->ctl[rank].lock, 1);
+        dfc_win_shm_unlock(w, rank, excl); /* a full fence itself */
         return DFC_SUCCESS;
     }
     int rc = dfc_win_dev_drain(w, rank); /* direct copies land before the lock is released */

@@ -170,6 +170,8 @@ extern const int dfc_coll_nalgos;
 /* Picks the algorithm for a call: DFC_<KIND>_ALGORITHM when set and usable, else by size
  * and rank count. Returns NULL only if nothing is usable (a bug). */
 const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a);
+/* The algorithm DFC_<KIND>_ALGORITHM forces, or NULL (auto). */
+const char *dfc_coll_forced_algorithm(dfc_coll_kind_t kind);
 const char *dfc_coll_kind_name(dfc_coll_kind_t kind); /* "allreduce" */
 
 #define DFC_COLL_DECLARE(kind_, algo_) \
@@ -201,6 +203,13 @@ int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* b
 /* bcast (<= 1 KiB) and barrier through the slots (issue 16) */
 int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a);
+/* A blocking bcast of `bytes` at buf (a dense buffer; arguments checked) that would select
+ * shm_slots, run without an instance (bcast_shm_slots.c): the api layer's fast path and
+ * run.c call it; DFC_COLL_NOT_DIRECT where it does not apply (run the call as usual). The
+ * hang report's lines for those waiting. */
+#define DFC_COLL_NOT_DIRECT (-1)
+int dfc_coll_bcast_direct(dfc_comm_t *c, void *buf, uint64_t bytes, int root);
+void dfc_coll_bcast_shm_slots_report(FILE *f);
 int dfc_coll_barrier_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_barrier_shm_slots_usable(const dfc_coll_args_t *a);
 int dfc_coll_alltoall_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);

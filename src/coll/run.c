@@ -353,6 +353,11 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     if (rc) return rc;
     if (route == ROUTE_STAGE && pipelinable(call, a))
         return run_pipelined(call, c, a, sendbuf, recvbuf, dt, op);
+    if (route == ROUTE_HOST && a->kind == DFC_COLL_BCAST && call->mode == DFC_MODE_BLOCKING &&
+        !a->rtype &&
+        (rc = dfc_coll_bcast_direct(c, recvbuf, a->count * a->elem, a->root)) !=
+            DFC_COLL_NOT_DIRECT) /* the slot exchange without an instance */
+        return rc;
     a->gpu = route == ROUTE_GPU;
     /* Not for a user op: the slot exchange reduces inside the transport's call, where the
      * library lock cannot be dropped for it (exec.c, exec_reduce). */

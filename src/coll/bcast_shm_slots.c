@@ -6,8 +6,10 @@
  * publishes it with the exchange's stamp; every other rank waits for that stamp, copies the
  * message out and publishes that it has finished reading. The root does not wait for the
  * readers: it only needs its slot buffer free, which the slots' sixteen buffers make a wait
- * for the exchange sixteen back, so the root runs ahead like an eager send. No packets, no
- * matching, no requests.
+ * for the exchange sixteen back, so the root runs ahead like an eager send (and once it
+ * had to wait, it waits for DFC_SLOT_SLACK free buffers, so that it stays ahead instead of
+ * trailing its reader by one). No packets, no matching, no requests; a blocking call does
+ * not even make an instance (below).
  *
  * Cost (m bytes, p ranks on one node): one copy in at the root, one cache-line transfer per
  * 64 bytes to each reader and one copy out there; no alpha of the message path.

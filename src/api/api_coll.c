@@ -114,7 +114,7 @@ static int bcast_common(dfc_coll_call_t call, void *buffer, int count, DFC_Datat
      * dfc_coll_bcast_direct; anything else takes the general path. */
     if (call.mode == DFC_MODE_BLOCKING && (c = dfc_comm_get(comm)) && !c->remote &&
         (d = dfc_dtype_get(datatype)) && d->committed && d->dense && count > 0 && buffer &&
-        root >= 0 && root < c->size &&
+        buffer != DFC_IN_PLACE && root >= 0 && root < c->size &&
         (rc = dfc_coll_bcast_direct(c, buffer, (uint64_t)count * d->size, root)) !=
             DFC_COLL_NOT_DIRECT) {
         if (rc) goto fn_fail;

@@ -260,7 +260,7 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
         goto fn_fail;
     uint64_t bytes = (uint64_t)count * d->size;
     /* A small contiguous host message: straight into the transport, no request (p2p.c). */
-    if (!sync && d->dense && dfc_p2p_send_eager_now(c, buf, bytes, dest, tag)) goto fn_exit;
+    if (!sync && d->dense && dfc_p2p_send_eager_now(c, buf, bytes, dest, tag)) goto sent;
     dfc_req_init_internal(&r, c);
     r.func = func; /* names the entry point in a staging error */
     void *use;
@@ -271,6 +271,7 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
         goto fn_fail;
 fn_exit:
     dfc_req_unstage(&r);
+sent: /* nothing staged */
     DFC_API_EXIT();
     return rc;
 fn_fail:

@@ -43,7 +43,8 @@
 typedef struct dfc_p2p_msg { /* dfc_p2p_msg_t: a matched-probe message (dfc_comm.h) */
     dfc_list_t link;
     dfc_pkt_t pkt; /* EAGER or RTS */
-    void *data;    /* EAGER payload copy */
+    void *data;    /* EAGER payload copy: in the same allocation, after the struct (one
+                      malloc and free per unexpected message, issue 16), or NULL */
 } unexp_msg_t;
 
 /* A packet the transport could not take yet (DFC_TL_AGAIN). */
@@ -126,8 +127,7 @@ void dfc_p2p_finalize(void)
     {
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
         dfc_list_remove(e);
-        free(u->data);
-        free(u);
+        free(u); /* its data with it */
     }
     DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
     {
@@ -638,8 +638,7 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
         dfc_list_remove(e);
         if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
         recv_matched(req, &u->pkt, u->data);
-        free(u->data);
-        free(u);
+        free(u); /* its data with it */
         return DFC_SUCCESS;
     }
     dfc_list_init(&req->link);
@@ -653,8 +652,7 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
 
 static void store_unexpected(const dfc_pkt_t *pkt, const void *payload)
 {
-    unexp_msg_t *u = malloc(sizeof *u);
-    void *data = NULL;
+    size_t keep = 0; /* EAGER data, or a device buffer's IPC name in an RTS */
     if (pkt->type == DFC_PKT_EAGER && pkt->payload_len) {
         unexpected_bytes += pkt->payload_len;
         if (unexpected_bytes > unexpected_limit)
@@ -662,13 +660,14 @@ static void store_unexpected(const dfc_pkt_t *pkt, const void *payload)
                 "rank %d holds %zu bytes of unexpected messages (limit DFC_UNEXPECTED_LIMIT=%zu): "
                 "a sender floods it with messages that are not received",
                 dfc_proc.world_rank, unexpected_bytes, unexpected_limit);
-        data = malloc(pkt->payload_len);
-    } else if (pkt->type == DFC_PKT_RTS && pkt->payload_len) /* a device buffer's IPC name */
-        data = malloc(pkt->payload_len);
-    if (!u || (pkt->payload_len && !data))
+        keep = pkt->payload_len;
+    } else if (pkt->type == DFC_PKT_RTS && pkt->payload_len) keep = pkt->payload_len;
+    unexp_msg_t *u = malloc(sizeof *u + keep);
+    if (!u)
         dfc_fatal("out of memory buffering an unexpected message from world rank %u",
                   pkt->src_world);
-    if (data) memcpy(data, payload, pkt->payload_len);
+    void *data = keep ? (void *)(u + 1) : NULL;
+    if (data) memcpy(data, payload, keep);
     u->pkt = *pkt;
     u->data = data;
     dfc_list_insert_tail(&unexpected_msgs, &u->link);
@@ -956,8 +955,7 @@ void dfc_p2p_fail_peer(int world, int code)
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
         if (!refuse_dead_rts(&u->pkt)) continue;
         dfc_list_remove(e);
-        free(u->data);
-        free(u);
+        free(u); /* its data with it */
     }
     DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
     {
@@ -1096,16 +1094,11 @@ int dfc_p2p_imrecv(dfc_comm_t *c, dfc_p2p_msg_t *m, void *buf, uint64_t bytes, d
     dfc_status_empty(&req->status);
     dfc_list_init(&req->link);
     recv_matched(req, &m->pkt, m->data);
-    free(m->data);
-    free(m);
+    free(m); /* its data with it */
     return DFC_SUCCESS;
 }
 
-void dfc_p2p_msg_free(dfc_p2p_msg_t *m)
-{
-    free(m->data);
-    free(m);
-}
+void dfc_p2p_msg_free(dfc_p2p_msg_t *m) { free(m); /* its data with it */ }
 
 /* Cancelling a send (MPI-4.1 3.8.4: it succeeds only if the message has not matched).
  * While its first packet (EAGER or RTS) still waits in this process, it is dropped here.
@@ -1200,8 +1193,7 @@ static void cancel_arrived(const dfc_pkt_t *pkt)
             continue;
         dfc_list_remove(e);
         if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
-        free(u->data);
-        free(u);
+        free(u); /* its data with it */
         flags = DFC_PKT_FLAG_CANCELLED;
         break;
     }

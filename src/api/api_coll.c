@@ -46,7 +46,8 @@ int dfc_coll_check_buf(const char *func, const char *bufname, const void *buf, i
         return DFC_SUCCESS;
     }
     /* The count and type arguments are named after the buffer, as in MPI's prototypes. */
-    int is_send = !strcmp(bufname, "sendbuf"), is_recv = !strcmp(bufname, "recvbuf");
+    int is_send = bufname[0] == 's' && !strcmp(bufname, "sendbuf"),
+        is_recv = bufname[0] == 'r' && !strcmp(bufname, "recvbuf");
     const char *countname = is_send ? "sendcount" : is_recv ? "recvcount" : "count";
     const char *typename = is_send ? "sendtype" : is_recv ? "recvtype" : "datatype";
     if ((rc = dfc_api_check_count(func, countname, count)) ||
@@ -108,6 +109,19 @@ static int bcast_common(dfc_coll_call_t call, void *buffer, int count, DFC_Datat
     dfc_comm_t *c = NULL;
     dfc_dtype_t *d = NULL;
     DFC_API_ENTER();
+    /* A blocking bcast whose arguments are plainly valid may go without an instance straight
+     * into the shm slots (issue 16): the checks below in short, then the coll layer's
+     * dfc_coll_bcast_direct; anything else takes the general path. */
+    if (call.mode == DFC_MODE_BLOCKING && (c = dfc_comm_get(comm)) && !c->remote &&
+        (d = dfc_dtype_get(datatype)) && d->committed && d->dense && count > 0 && buffer &&
+        buffer != DFC_IN_PLACE && root >= 0 && root < c->size &&
+        (rc = dfc_coll_bcast_direct(c, buffer, (uint64_t)count * d->size, root)) !=
+            DFC_COLL_NOT_DIRECT) {
+        if (rc) goto fn_fail;
+        goto fn_exit;
+    }
+    c = NULL;
+    d = NULL;
     if ((c = dfc_api_inter_of(comm))) {
         if ((rc = dfc_api_inter_bcast(&call, c, buffer, count, datatype, root))) goto fn_fail;
         goto fn_exit;

@@ -66,7 +66,7 @@ static int finish(DFC_Request *h, dfc_req_t *r, DFC_Status *status)
     } else {
         /* A generalized request's free_fn runs after its query_fn; its error is returned
          * when the operation itself had none (MPI-4.1 13.2). */
-        int ferr = dfc_greq_free_fn(r);
+        int ferr = r->kind == DFC_REQ_GREQ ? dfc_greq_free_fn(r) : DFC_SUCCESS;
         if (!err) err = ferr;
         dfc_req_free(r);
         *h = DFC_REQUEST_NULL;

@@ -20,6 +20,8 @@
  * nonblocking calls (not persistent ones, whose Starts may come in any order across ranks
  * while slots are taken in initiation order). DFC_SHM_SLOTS=0 turns it off.
  */
+#include <string.h>
+
 #include "coll/dfc_coll.h"
 
 int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a)
@@ -37,4 +39,38 @@ int dfc_coll_allreduce_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     /* scratch: one vector per tree leaf, except with two ranks (straight into RECV) */
     uint64_t tmp = a->size > 2 ? dfc_sched_tmp(s, (uint64_t)pof2 * bytes) : 0;
     return dfc_sched_slot_allreduce(s, dfc_coll_input_buf(a), a->count, bytes, tmp);
+}
+
+/* A blocking allreduce without an instance (dfc_coll_slot_direct, bcast_shm_slots.c): the
+ * same exchange and the same bracketing (dfc_coll_slot_reduce) as the executor's step. Its
+ * scratch is on the stack, so only where the tree's leaves fit DIRECT_TMP bytes. */
+#define DIRECT_TMP 8192
+typedef struct allreduce_direct {
+    void *out;
+    const dfc_op_t *op;
+    const dfc_dtype_t *dt;
+    uint64_t count, bytes;
+} allreduce_direct_t;
+
+static void allreduce_reduce(void *ctx, const void *const *in, int n)
+{
+    const allreduce_direct_t *r = ctx;
+    char tmp[DIRECT_TMP];
+    dfc_coll_slot_reduce(r->op, r->dt, in, n, r->out, r->count, r->bytes, tmp);
+}
+
+int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
+                              void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op)
+{
+    uint64_t bytes = a->count * a->elem;
+    if (!dfc_comm_slots(c) || bytes == 0 || bytes > DFC_COMM_SLOT_BYTES || c->size < 2 ||
+        (c->size > 2 && (uint64_t)dfc_coll_pof2(c->size) * bytes > DIRECT_TMP) ||
+        !dfc_coll_slots_not_forced_away(DFC_COLL_ALLREDUCE))
+        return DFC_COLL_NOT_DIRECT;
+    allreduce_direct_t r = {recvbuf, op, dt, a->count, bytes};
+    dfc_tl_slot_xchg_t x = {.src = a->in_place ? recvbuf : sendbuf,
+                            .bytes = bytes,
+                            .reduce = allreduce_reduce,
+                            .ctx = &r};
+    return dfc_coll_slot_direct(c, &x, "allreduce");
 }

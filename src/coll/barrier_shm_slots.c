@@ -25,3 +25,19 @@ int dfc_coll_barrier_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     if (a->size == 1) return DFC_SUCCESS;
     return dfc_sched_slot_allreduce(s, DFC_BUF_RECV, 0, 0, 0);
 }
+
+/* A blocking barrier without an instance (dfc_coll_slot_direct, bcast_shm_slots.c). */
+static void barrier_none(void *ctx, const void *const *in, int n)
+{
+    (void)ctx;
+    (void)in;
+    (void)n;
+}
+
+int dfc_coll_barrier_direct(dfc_comm_t *c)
+{
+    if (!dfc_comm_slots(c) || c->size < 2 || !dfc_coll_slots_not_forced_away(DFC_COLL_BARRIER))
+        return DFC_COLL_NOT_DIRECT;
+    dfc_tl_slot_xchg_t x = {.reduce = barrier_none};
+    return dfc_coll_slot_direct(c, &x, "barrier");
+}

@@ -170,6 +170,8 @@ extern const int dfc_coll_nalgos;
 /* Picks the algorithm for a call: DFC_<KIND>_ALGORITHM when set and usable, else by size
  * and rank count. Returns NULL only if nothing is usable (a bug). */
 const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a);
+/* The algorithm DFC_<KIND>_ALGORITHM forces, or NULL (auto). */
+const char *dfc_coll_forced_algorithm(dfc_coll_kind_t kind);
 const char *dfc_coll_kind_name(dfc_coll_kind_t kind); /* "allreduce" */
 
 #define DFC_COLL_DECLARE(kind_, algo_) \
@@ -201,6 +203,27 @@ int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* b
 /* bcast (<= 1 KiB) and barrier through the slots (issue 16) */
 int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a);
+/* A blocking bcast of `bytes` at buf (a dense buffer; arguments checked) that would select
+ * shm_slots, run without an instance (bcast_shm_slots.c): the api layer's fast path and
+ * run.c call it; DFC_COLL_NOT_DIRECT where it does not apply (run the call as usual). The
+ * hang report's lines for those waiting. */
+#define DFC_COLL_NOT_DIRECT (-1)
+int dfc_coll_bcast_direct(dfc_comm_t *c, void *buf, uint64_t bytes, int root);
+/* The same for a blocking allreduce (arguments checked, host buffers, a built-in op) and
+ * barrier that would select shm_slots (allreduce_shm_slots.c, barrier_shm_slots.c). */
+int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
+                              void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
+int dfc_coll_barrier_direct(dfc_comm_t *c);
+/* Runs slot exchange x (src, bytes, reduce, ctx, rooted, root set; named `kind` in the hang
+ * report) to completion for a blocking call, without an instance (bcast_shm_slots.c). */
+int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind);
+void dfc_coll_slot_direct_report(FILE *f);
+/* 1 unless DFC_<KIND>_ALGORITHM forces an algorithm other than shm_slots. */
+int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind);
+/* The slot allreduce's reduction (exec.c): recursive doubling's bracketing of in[0..n) into
+ * out; tmp holds dfc_coll_pof2(n) * bytes (unused for n <= 2). */
+void dfc_coll_slot_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *const *in, int n,
+                          void *out, uint64_t count, uint64_t bytes, char *tmp);
 int dfc_coll_barrier_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_barrier_shm_slots_usable(const dfc_coll_args_t *a);
 int dfc_coll_alltoall_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);

@@ -80,11 +80,9 @@ static int fence_reached(dfc_coll_t *c, int *err)
  * for the first 2*rem ranks, (x_2j op x_2j+1) stands for new rank j, then new ranks combine
  * pairwise at distance 1, 2, 4, ... with the lower operand first. dfc_op_reduce(in, inout)
  * computes inout = in op inout. */
-static void slot_reduce(dfc_coll_t *c, const void *const *in, int n, void *out, uint64_t count,
-                        uint64_t bytes, char *tmp)
+void dfc_coll_slot_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *const *in, int n,
+                          void *out, uint64_t count, uint64_t bytes, char *tmp)
 {
-    const dfc_op_t *op = c->op;
-    const dfc_dtype_t *dt = c->dtype;
     if (n == 2) {
         memcpy(out, in[1], bytes);
         dfc_op_reduce(op, dt, in[0], out, count);
@@ -141,8 +139,8 @@ static void slot_step_reduce(void *ctx, const void *const *in, int n)
         if (st->peer != c->comm->rank) memcpy(buf_at(c, st->dst_buf, 0), in[st->peer], st->bytes);
         return;
     }
-    slot_reduce(c, in, n, buf_at(c, st->dst_buf, 0), st->count, st->bytes,
-                buf_at(c, DFC_BUF_TMP, st->tmp_off));
+    dfc_coll_slot_reduce(c->op, c->dtype, in, n, buf_at(c, st->dst_buf, 0), st->count, st->bytes,
+                         buf_at(c, DFC_BUF_TMP, st->tmp_off));
 }
 
 int dfc_coll_slot_begin(dfc_coll_t *c)

@@ -353,6 +353,17 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     if (rc) return rc;
     if (route == ROUTE_STAGE && pipelinable(call, a))
         return run_pipelined(call, c, a, sendbuf, recvbuf, dt, op);
+    if (route == ROUTE_HOST && a->kind == DFC_COLL_BCAST && call->mode == DFC_MODE_BLOCKING &&
+        !a->rtype &&
+        (rc = dfc_coll_bcast_direct(c, recvbuf, a->count * a->elem, a->root)) !=
+            DFC_COLL_NOT_DIRECT) /* the slot exchange without an instance */
+        return rc;
+    if (route == ROUTE_HOST && call->mode == DFC_MODE_BLOCKING && !a->stype && !a->rtype &&
+        ((a->kind == DFC_COLL_BARRIER &&
+          (rc = dfc_coll_barrier_direct(c)) != DFC_COLL_NOT_DIRECT) ||
+         (a->kind == DFC_COLL_ALLREDUCE && op && !op->user_fn &&
+          (rc = dfc_coll_allreduce_direct(c, a, sendbuf, recvbuf, dt, op)) != DFC_COLL_NOT_DIRECT)))
+        return rc;
     a->gpu = route == ROUTE_GPU;
     /* Not for a user op: the slot exchange reduces inside the transport's call, where the
      * library lock cannot be dropped for it (exec.c, exec_reduce). */

@@ -240,6 +240,7 @@ void dfc_coll_layer_finalize(void)
 void dfc_coll_report(FILE *f)
 {
     dfc_coll_gpu_report(f);
+    dfc_coll_slot_direct_report(f);
     dfc_list_t *e;
     for (e = run_queue.next; e != &run_queue; e = e->next) {
         dfc_coll_t *c = DFC_CONTAINER_OF(e, dfc_coll_t, link);

@@ -159,12 +159,13 @@ static const char *forced_name(dfc_coll_kind_t kind)
         for (; *k && i < (int)sizeof names[kind] - 11; k++)
             names[kind][i++] = (char)toupper((unsigned char)*k);
         snprintf(names[kind] + i, sizeof names[kind] - i, "_ALGORITHM");
-        cache[kind] =
+        const char *v =
             dfc_env_str(names[kind], "auto",
                         "force the algorithm of this collective (see dfc_env(7) for names)");
+        cache[kind] = strcmp(v, "auto") ? v : NULL; /* no strcmp per call */
         read[kind] = 1;
     }
-    return strcmp(cache[kind], "auto") ? cache[kind] : NULL;
+    return cache[kind];
 }
 
 const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
@@ -210,6 +211,8 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
             return &dfc_coll_algos[i];
     return NULL;
 }
+
+const char *dfc_coll_forced_algorithm(dfc_coll_kind_t kind) { return forced_name(kind); }
 
 /* For dfc_env_register_all (dfc_info): reads every DFC_<KIND>_ALGORITHM and threshold, and
  * builds each algorithm's schedule once for a small two-rank call, so that the parameters a

@@ -837,6 +837,10 @@ int dfc_part_arrived(dfc_req_t *r, int partition, int *flag);
 /* Blocking standard send of a small host message without a request: 1 if sent, 0 when the
  * caller must use dfc_p2p_isend (see p2p.c). */
 int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag);
+/* The same for DFC_Isend on its new request `req` (from dfc_req_new): 1 when sent, and req
+ * complete; 0: nothing done, take dfc_p2p_isend. */
+int dfc_p2p_isend_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag,
+                            dfc_req_t *req);
 /* Probe: looks for a matching unexpected message; fills status when found. */
 int dfc_p2p_iprobe(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
 /* Cancels a receive that has not matched yet. */

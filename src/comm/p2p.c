@@ -43,7 +43,8 @@
 typedef struct dfc_p2p_msg { /* dfc_p2p_msg_t: a matched-probe message (dfc_comm.h) */
     dfc_list_t link;
     dfc_pkt_t pkt; /* EAGER or RTS */
-    void *data;    /* EAGER payload copy */
+    void *data;    /* EAGER payload copy: in the same allocation, after the struct (one
+                      malloc and free per unexpected message, issue 16), or NULL */
 } unexp_msg_t;
 
 /* A packet the transport could not take yet (DFC_TL_AGAIN). */
@@ -128,8 +129,7 @@ void dfc_p2p_finalize(void)
     {
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
         dfc_list_remove(e);
-        free(u->data);
-        free(u);
+        free(u); /* its data with it */
     }
     DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
     {
@@ -372,13 +372,17 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
     return DFC_SUCCESS;
 }
 
-/* The blocking standard send of a small host message (issue 16): its EAGER packet goes to
- * the transport at once, without a request. Nothing can name one: a blocking send is neither
- * cancelled nor synchronous, so sreq (which only SACK and CANCEL use) is 0. Returns 1 when
- * the transport took the packet; 0 when the caller must take the general path, which then
- * does everything as if this had not been tried: a device buffer, a message above the eager
- * limit, packets queued ahead to that peer, a failed peer, a full ring. */
-int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag)
+/* The standard send of a small host message (issue 16): its EAGER packet goes to the
+ * transport at once. Returns 1 when the transport took the packet; 0 when the caller must take
+ * the general path, which then does everything as if this had not been tried: a device
+ * buffer, a message above the eager limit, packets queued ahead to that peer, a failed peer,
+ * a full ring. A blocking send (req NULL) has no request: nothing can name one, since a
+ * blocking send is neither cancelled nor synchronous, so sreq (which only SACK and CANCEL
+ * use) is 0. A nonblocking one (DFC_Isend) names its request, which leaves complete, as
+ * dfc_p2p_isend leaves an eager send that the transport took (a cancel then asks the
+ * receiver, as for any eager send). */
+static int send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag,
+                          dfc_req_t *req)
 {
     if (dst == DFC_PROC_NULL) return 0;
     int world = dfc_comm_peers(c)[dst];
@@ -387,10 +391,30 @@ int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int d
         (bytes && dfc_stage_ops->is_device(buf)))
         return 0;
     dfc_pkt_t pkt;
-    msg_header(&pkt, DFC_PKT_EAGER, c, 0, tag, bytes, 0);
+    msg_header(&pkt, DFC_PKT_EAGER, c, 0, tag, bytes, req ? req->id : 0);
     if (tl->ops->send(tl, world, &pkt, buf) != DFC_SUCCESS) return 0;
     dfc_progress_changed = 1; /* as post_packet: a sleeping thread of ours may wait for it */
+    if (req) {
+        req->kind = DFC_REQ_SEND;
+        req->sbuf = buf;
+        req->bytes = bytes;
+        req->peer = dst;
+        req->tag = tag;
+        req->peer_world = world;
+        req->complete = 1; /* new: no callback, no shadows, not freed by the user */
+    }
     return 1;
+}
+
+int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag)
+{
+    return send_eager_now(c, buf, bytes, dst, tag, NULL);
+}
+
+int dfc_p2p_isend_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag,
+                            dfc_req_t *req)
+{
+    return send_eager_now(c, buf, bytes, dst, tag, req);
 }
 
 static int matches(const dfc_req_t *r, const dfc_pkt_t *pkt)
@@ -660,8 +684,7 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
         dfc_list_remove(e);
         if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
         recv_matched(req, &u->pkt, u->data);
-        free(u->data);
-        free(u);
+        free(u); /* its data with it */
         return DFC_SUCCESS;
     }
     dfc_list_init(&req->link);
@@ -675,8 +698,7 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
 
 static void store_unexpected(const dfc_pkt_t *pkt, const void *payload)
 {
-    unexp_msg_t *u = malloc(sizeof *u);
-    void *data = NULL;
+    size_t keep = 0; /* EAGER data, or a device buffer's IPC name in an RTS */
     if (pkt->type == DFC_PKT_EAGER && pkt->payload_len) {
         unexpected_bytes += pkt->payload_len;
         if (unexpected_bytes > unexpected_limit)
@@ -684,13 +706,14 @@ static void store_unexpected(const dfc_pkt_t *pkt, const void *payload)
                 "rank %d holds %zu bytes of unexpected messages (limit DFC_UNEXPECTED_LIMIT=%zu): "
                 "a sender floods it with messages that are not received",
                 dfc_proc.world_rank, unexpected_bytes, unexpected_limit);
-        data = malloc(pkt->payload_len);
-    } else if (pkt->type == DFC_PKT_RTS && pkt->payload_len) /* a device buffer's IPC name */
-        data = malloc(pkt->payload_len);
-    if (!u || (pkt->payload_len && !data))
+        keep = pkt->payload_len;
+    } else if (pkt->type == DFC_PKT_RTS && pkt->payload_len) keep = pkt->payload_len;
+    unexp_msg_t *u = malloc(sizeof *u + keep);
+    if (!u)
         dfc_fatal("out of memory buffering an unexpected message from world rank %u",
                   pkt->src_world);
-    if (data) memcpy(data, payload, pkt->payload_len);
+    void *data = keep ? (void *)(u + 1) : NULL;
+    if (data) memcpy(data, payload, keep);
     u->pkt = *pkt;
     u->data = data;
     dfc_list_insert_tail(&unexpected_msgs, &u->link);
@@ -1001,8 +1024,7 @@ void dfc_p2p_fail_peer(int world, int code)
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
         if (!refuse_dead_rts(&u->pkt)) continue;
         dfc_list_remove(e);
-        free(u->data);
-        free(u);
+        free(u); /* its data with it */
     }
     DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
     {
@@ -1149,16 +1171,11 @@ int dfc_p2p_imrecv(dfc_comm_t *c, dfc_p2p_msg_t *m, void *buf, uint64_t bytes, d
     dfc_status_empty(&req->status);
     dfc_list_init(&req->link);
     recv_matched(req, &m->pkt, m->data);
-    free(m->data);
-    free(m);
+    free(m); /* its data with it */
     return DFC_SUCCESS;
 }
 
-void dfc_p2p_msg_free(dfc_p2p_msg_t *m)
-{
-    free(m->data);
-    free(m);
-}
+void dfc_p2p_msg_free(dfc_p2p_msg_t *m) { free(m); /* its data with it */ }
 
 /* Cancelling a send (MPI-4.1 3.8.4: it succeeds only if the message has not matched).
  * While its first packet (EAGER or RTS) still waits in this process, it is dropped here.
@@ -1253,8 +1270,7 @@ static void cancel_arrived(const dfc_pkt_t *pkt)
             continue;
         dfc_list_remove(e);
         if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
-        free(u->data);
-        free(u);
+        free(u); /* its data with it */
         flags = DFC_PKT_FLAG_CANCELLED;
         break;
     }

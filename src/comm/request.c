@@ -131,11 +131,12 @@ void dfc_req_complete(dfc_req_t *req)
 void dfc_req_free(dfc_req_t *req)
 {
     if (req->destroy) req->destroy(req);
-    dfc_req_unstage(req);
+    if (req->stages || req->pack_dt) dfc_req_unstage(req); /* no call for the usual one */
     if (req->handle) dfc_htable_remove(&dfc_req_table, req->handle);
     if (req->comm) {
         if (req->user_freed) req->comm->orphans--;
-        dfc_comm_release(req->comm);
+        if (req->comm->refcount > 1) req->comm->refcount--; /* dfc_comm_release's no-op case */
+        else dfc_comm_release(req->comm);
     }
     req_release(req);
 }

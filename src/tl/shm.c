@@ -551,7 +551,8 @@ int dfc_tl_shm_slot_waiting_for(const dfc_tl_slot_comm_t *sc, uint64_t stamp, in
                                             memory_order_acquire) != stamp)
             return r;
         if (!written && stamp > sc->base + DFC_SLOT_NBUF &&
-            atomic_load_explicit(&sc->slot[r]->ctrl.done, memory_order_acquire) + DFC_SLOT_NBUF <
+            atomic_load_explicit(&sc->slot[r]->ctrl.done, memory_order_acquire) + DFC_SLOT_NBUF -
+                    DFC_SLOT_SLACK <
                 stamp)
             return r;
     }
@@ -588,7 +589,7 @@ static int slot_write(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
         for (int r = 0; r < sc->n; r++) {
             if (r == sc->me || sc->done_cache[r] + DFC_SLOT_NBUF >= k) continue;
             sc->done_cache[r] = atomic_load_explicit(&sc->slot[r]->ctrl.done, memory_order_acquire);
-            if (sc->done_cache[r] + DFC_SLOT_NBUF < k) return DFC_TL_AGAIN;
+            if (sc->done_cache[r] + DFC_SLOT_NBUF - DFC_SLOT_SLACK < k) return DFC_TL_AGAIN;
         }
     } else if (DFC_UNLIKELY(sc->draining) && !slot_drained(S, sc)) {
         return DFC_TL_AGAIN;
@@ -598,6 +599,19 @@ static int slot_write(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
     atomic_store_explicit(&sb->stamp, k, memory_order_release);
     x->phase = DFC_TL_SLOT_READ;
     return DFC_SUCCESS;
+}
+
+/* A reader of a rooted exchange asks for the root's next two buffers (the lines the same
+ * size would fill) as it finishes one: a root that runs ahead has written them already, and
+ * the next exchange then finds them here instead of waiting for a miss per line (issue 16:
+ * 2-rank 8-byte bcast). A buffer not yet written is only fetched once more when it is. */
+static inline void slot_read_ahead(const dfc_slot_rank_t *root, uint64_t k, uint64_t bytes)
+{
+    size_t end = offsetof(dfc_slot_buf_t, data) + (bytes < 256 ? bytes : 256);
+    for (uint64_t j = k + 1; j <= k + 2; j++) {
+        const char *b = (const char *)&root->buf[j % DFC_SLOT_NBUF];
+        for (size_t off = 0; off < end; off += 64) __builtin_prefetch(b + off);
+    }
 }
 
 /* The slot exchange's READ: in order (the exchanges before this one have finished reading
@@ -619,6 +633,7 @@ static int slot_read(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
     }
     x->reduce(x->ctx, in, sc->n);
     atomic_store_explicit(&mine->ctrl.done, k, memory_order_release);
+    if (x->rooted && x->root != sc->me) slot_read_ahead(sc->slot[x->root], k, x->bytes);
     S->inflight--;
     x->phase = DFC_TL_SLOT_DONE;
     return DFC_SUCCESS;

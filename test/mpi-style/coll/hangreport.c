@@ -14,6 +14,8 @@
  *    then tells rank 1 to receive and stays out of the library for 1.5 s, so rank 1's
  *    matched DFC_Irecv waits for DATA: rank 1's SIGUSR1 report must list it with
  *    0/1048576 bytes. Both then complete and the data is checked.
+ * 4. SIGUSR1 while rank 0 waits in a blocking DFC_Bcast whose root (rank 1) joins 0.5 s
+ *    late: the report lists the bcast waiting for rank 1.
  */
 #include <signal.h>
 #include <unistd.h>
@@ -158,6 +160,23 @@ int main(int argc, char **argv)
         DFCT_CHECK(bad == 0, "%d of %d received bytes are wrong", bad, n);
     }
     free(big);
+
+    /* 4. A blocking bcast waiting for its root (on one node it waits in the shm slots without
+     * an instance, src/coll/bcast_shm_slots.c; across nodes in the run queue). */
+    int v = rank == 1 ? 4242 : -1;
+    if (rank == 1) usleep(500000);
+    saved = rank == 0 ? capture_stderr(&tmp) : -1;
+    if (rank == 0) raise(SIGUSR1);
+    DFCT_OK(DFC_Bcast(&v, 1, DFC_INT, 1, comm));
+    DFCT_CHECK(v == 4242, "bcast gave %d, expected 4242", v);
+    if (saved >= 0) {
+        char *text = restore_stderr(saved, tmp);
+        DFCT_CHECK(has_line(text, "[dfc hang report]", "collective bcast", "waiting for rank 1"),
+                   "no hang-report line for the blocking bcast waiting for its root after "
+                   "SIGUSR1; stderr was:\n%s",
+                   text);
+        free(text);
+    }
 
     DFCT_OK(DFC_Comm_free(&comm));
     return dfct_finalize();

@@ -608,6 +608,9 @@ static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *
     s->manual_progress = i->domain_attr->data_progress != FI_PROGRESS_AUTO;
     s->inject_size = i->tx_attr ? i->tx_attr->inject_size : 0;
     int safe = i->domain_attr->threading == FI_THREAD_SAFE; /* wait may run unlocked */
+    /* Every packet, an RTS's key trailer included, as one rxm eager message (ofi_prov.h). */
+    dfc_ofi_prov_rxm_defaults(i->fabric_attr->prov_name,
+                              dfc_ofi_pkt_len((uint32_t)s->max_payload) + sizeof(dfc_ofi_rkey_t));
     const char *what = "fi_fabric";
     if ((r = fi_fabric(i->fabric_attr, &s->fabric, NULL))) goto fail;
     what = "fi_domain";

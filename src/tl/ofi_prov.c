@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tl/dfc_tl.h"
@@ -37,6 +38,20 @@ int dfc_ofi_prov_reads_ok(const char *name)
     return 1;
 }
 
+int dfc_ofi_prov_env_default(const char *name, unsigned long value)
+{
+    if (getenv(name)) return 0; /* the user's, even an empty one */
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%lu", value);
+    return setenv(name, buf, 0) == 0;
+}
+
+int dfc_ofi_prov_rxm_defaults(const char *prov_name, size_t largest_msg)
+{
+    if (!prov_name || !strstr(prov_name, "ofi_rxm")) return 0;
+    return dfc_ofi_prov_env_default("FI_OFI_RXM_EAGER_LIMIT", (unsigned long)largest_msg);
+}
+
 const char *dfc_tl_ofi_provider_param(void)
 {
     return dfc_env_str("DFC_OFI_PROVIDER", NULL,
@@ -47,7 +62,6 @@ const char *dfc_tl_ofi_provider_param(void)
 
 #if HAVE_LIBFABRIC
 #include <rdma/fabric.h>
-#include <stdlib.h>
 
 #define OFI_API FI_VERSION(1, 9)
 
@@ -58,7 +72,7 @@ const char *dfc_tl_ofi_provider_param(void)
  * user set it, the buffer gets that room. (Eager messages above it, up to
  * DFC_OFI_EAGER_LIMIT, go as segments, as they should.) libfabric reads its providers'
  * variables once, at the first fi_getinfo, so this runs before. */
-static void env_defaults(void) { setenv("FI_OFI_RXM_BUFFER_SIZE", "16512", 0); /* 16384 + 128 */ }
+static void env_defaults(void) { dfc_ofi_prov_env_default("FI_OFI_RXM_BUFFER_SIZE", 16512); }
 
 static struct fi_info *hints_new(const char *want, int source, int safe, uint64_t extra)
 {

@@ -65,13 +65,13 @@ const char *dfc_tl_ofi_provider_param(void)
 
 #define OFI_API FI_VERSION(1, 9)
 
-/* rxm sends a message eagerly, in one piece, up to its bounce buffer size (16 KiB by default)
- * and cuts larger ones into 16 KiB segments (SAR) or reads them (rendezvous). A DFC eager
- * message of 16 KiB of payload plus our 88-byte header, without room for the header, went
- * as two SAR segments (ping-pong 16 KiB: 25 to 80 us here against 8 KiB's 8). Unless the
- * user set it, the buffer gets that room. (Eager messages above it, up to
- * DFC_OFI_EAGER_LIMIT, go as segments, as they should.) libfabric reads its providers'
- * variables once, at the first fi_getinfo, so this runs before. */
+/* rxm sends a message eagerly, in one piece, up to its eager limit (its bounce buffer size,
+ * 16 KiB, by default) and moves larger ones by segments (SAR) or its own rendezvous. A DFC
+ * eager message of 16 KiB of payload plus our 88-byte header, without room for the header,
+ * did not go in one piece (ping-pong 16 KiB: 25 to 80 us here against 8 KiB's 8). Unless the
+ * user set it, the buffer gets that room; it is also the inject size. (Larger messages, up
+ * to a full packet, go in one piece by FI_OFI_RXM_EAGER_LIMIT: dfc_ofi_prov_rxm_defaults.)
+ * libfabric reads the buffer size once, at the first fi_getinfo, so this runs before. */
 static void env_defaults(void) { dfc_ofi_prov_env_default("FI_OFI_RXM_BUFFER_SIZE", 16512); }
 
 static struct fi_info *hints_new(const char *want, int source, int safe, uint64_t extra)

@@ -586,10 +586,10 @@ static void read_params(ofi_params_t *p)
     p->eager_limit = dfc_env_long("DFC_OFI_EAGER_LIMIT", 65536,
                                   "ofi: largest message sent eagerly to an ofi peer (bytes, at "
                                   "most DFC_OFI_MAX_PAYLOAD); 0: DFC_EAGER_LIMIT");
-    /* 256 KiB: over tcp;ofi_rxm a 128 KiB message went faster in two 64 KiB fragments (each
-     * one tcp message) than by one read, which rxm serves only inside the sender's calls,
-     * in bw and allreduce; from 256 KiB up the read was faster (BENCHMARKS.md). */
-    p->rma_min = dfc_env_long("DFC_OFI_RMA_MIN", 262144,
+    /* 0: over tcp;ofi_rxm, fragments (each one tcp message) were no faster than the read at
+     * 128 KiB in A/B runs (ping-pong slower, bw about the same), slower from 256 KiB
+     * (BENCHMARKS.md); the switch stays for providers where a read costs more. */
+    p->rma_min = dfc_env_long("DFC_OFI_RMA_MIN", 0,
                               "ofi: smallest rendezvous message read by RMA (bytes); smaller "
                               "ones go as fragments; 0: every one is read");
     p->mr_cache = dfc_env_long("DFC_OFI_MR_CACHE", 64,

@@ -557,7 +557,7 @@ static void ofi_wait(dfc_tl_t *tl, long timeout_us)
 /* ---- init ------------------------------------------------------------------------------- */
 
 typedef struct ofi_params {
-    long max_payload, credits, rx_bufs, tx_bufs, keepalive, rma, mr_cache, eager_limit;
+    long max_payload, credits, rx_bufs, tx_bufs, keepalive, rma, mr_cache, eager_limit, rma_min;
     const char *provider;
 } ofi_params_t;
 
@@ -586,6 +586,12 @@ static void read_params(ofi_params_t *p)
     p->eager_limit = dfc_env_long("DFC_OFI_EAGER_LIMIT", 65536,
                                   "ofi: largest message sent eagerly to an ofi peer (bytes, at "
                                   "most DFC_OFI_MAX_PAYLOAD); 0: DFC_EAGER_LIMIT");
+    /* 0: over tcp;ofi_rxm, fragments (each one tcp message) were no faster than the read at
+     * 128 KiB in A/B runs (ping-pong slower, bw about the same), slower from 256 KiB
+     * (BENCHMARKS.md); the switch stays for providers where a read costs more. */
+    p->rma_min = dfc_env_long("DFC_OFI_RMA_MIN", 0,
+                              "ofi: smallest rendezvous message read by RMA (bytes); smaller "
+                              "ones go as fragments; 0: every one is read");
     p->mr_cache = dfc_env_long("DFC_OFI_MR_CACHE", 64,
                                "ofi: memory registrations kept for reuse after their transfer "
                                "(at most 256); 0: each is closed when its transfer ends");
@@ -605,9 +611,13 @@ static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *
     s->has_source = (i->caps & FI_SOURCE) != 0;
     s->rma = prm->rma != 0 && (i->caps & FI_RMA) && (i->caps & FI_READ) &&
              dfc_ofi_prov_reads_ok(i->fabric_attr->prov_name);
+    s->rma_min = prm->rma_min > 0 ? (size_t)prm->rma_min : 0;
     s->manual_progress = i->domain_attr->data_progress != FI_PROGRESS_AUTO;
     s->inject_size = i->tx_attr ? i->tx_attr->inject_size : 0;
     int safe = i->domain_attr->threading == FI_THREAD_SAFE; /* wait may run unlocked */
+    /* Every packet, an RTS's key trailer included, as one rxm eager message (ofi_prov.h). */
+    dfc_ofi_prov_rxm_defaults(i->fabric_attr->prov_name,
+                              dfc_ofi_pkt_len((uint32_t)s->max_payload) + sizeof(dfc_ofi_rkey_t));
     const char *what = "fi_fabric";
     if ((r = fi_fabric(i->fabric_attr, &s->fabric, NULL))) goto fail;
     what = "fi_domain";

@@ -80,6 +80,7 @@ typedef struct ofi {
     int delivered;
     /* RMA rendezvous (ofi_rma.c) */
     int rma;                /* FI_RMA offered and DFC_OFI_RMA not 0 */
+    size_t rma_min;         /* DFC_OFI_RMA_MIN: smaller rendezvous messages go as fragments */
     uint64_t mr_mode;       /* the domain's FI_MR_* requirements */
     uint64_t next_key;      /* keys we choose ourselves (without FI_MR_PROV_KEY) */
     size_t max_msg;         /* largest single read */

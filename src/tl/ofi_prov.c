@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tl/dfc_tl.h"
@@ -37,6 +38,20 @@ int dfc_ofi_prov_reads_ok(const char *name)
     return 1;
 }
 
+int dfc_ofi_prov_env_default(const char *name, unsigned long value)
+{
+    if (getenv(name)) return 0; /* the user's, even an empty one */
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%lu", value);
+    return setenv(name, buf, 0) == 0;
+}
+
+int dfc_ofi_prov_rxm_defaults(const char *prov_name, size_t largest_msg)
+{
+    if (!prov_name || !strstr(prov_name, "ofi_rxm")) return 0;
+    return dfc_ofi_prov_env_default("FI_OFI_RXM_EAGER_LIMIT", (unsigned long)largest_msg);
+}
+
 const char *dfc_tl_ofi_provider_param(void)
 {
     return dfc_env_str("DFC_OFI_PROVIDER", NULL,
@@ -47,18 +62,17 @@ const char *dfc_tl_ofi_provider_param(void)
 
 #if HAVE_LIBFABRIC
 #include <rdma/fabric.h>
-#include <stdlib.h>
 
 #define OFI_API FI_VERSION(1, 9)
 
-/* rxm sends a message eagerly, in one piece, up to its bounce buffer size (16 KiB by default)
- * and cuts larger ones into 16 KiB segments (SAR) or reads them (rendezvous). A DFC eager
- * message of 16 KiB of payload plus our 88-byte header, without room for the header, went
- * as two SAR segments (ping-pong 16 KiB: 25 to 80 us here against 8 KiB's 8). Unless the
- * user set it, the buffer gets that room. (Eager messages above it, up to
- * DFC_OFI_EAGER_LIMIT, go as segments, as they should.) libfabric reads its providers'
- * variables once, at the first fi_getinfo, so this runs before. */
-static void env_defaults(void) { setenv("FI_OFI_RXM_BUFFER_SIZE", "16512", 0); /* 16384 + 128 */ }
+/* rxm sends a message eagerly, in one piece, up to its eager limit (its bounce buffer size,
+ * 16 KiB, by default) and moves larger ones by segments (SAR) or its own rendezvous. A DFC
+ * eager message of 16 KiB of payload plus our 88-byte header, without room for the header,
+ * did not go in one piece (ping-pong 16 KiB: 25 to 80 us here against 8 KiB's 8). Unless the
+ * user set it, the buffer gets that room; it is also the inject size. (Larger messages, up
+ * to a full packet, go in one piece by FI_OFI_RXM_EAGER_LIMIT: dfc_ofi_prov_rxm_defaults.)
+ * libfabric reads the buffer size once, at the first fi_getinfo, so this runs before. */
+static void env_defaults(void) { dfc_ofi_prov_env_default("FI_OFI_RXM_BUFFER_SIZE", 16512); }
 
 static struct fi_info *hints_new(const char *want, int source, int safe, uint64_t extra)
 {

@@ -23,6 +23,21 @@ int dfc_ofi_prov_is_socket(const char *name);
  * when peers read from each other at once (ofi_prov.c says what was measured). */
 int dfc_ofi_prov_reads_ok(const char *name);
 
+/* Sets environment variable name to value unless the environment already has it (the
+ * user's choice stands, even an empty one). Returns 1 when it set it. */
+int dfc_ofi_prov_env_default(const char *name, unsigned long value);
+
+/* Over rxm (prov_name contains ofi_rxm): FI_OFI_RXM_EAGER_LIMIT defaults to largest_msg, the
+ * longest message the transport sends (a full packet), unless the user set it. rxm over the
+ * tcp provider (dynamic receive buffers) sends a message up to that limit as one tcp
+ * message straight into the receiver's posted buffer; above it (16 KiB by default, its
+ * buffer size) it used its own rendezvous: a request, an RMA read served only inside the
+ * sender's libfabric calls, and an acknowledgement, for each DFC packet of 16 to 64 KiB
+ * (ping-pong 32 KiB 40 us against 12 with the limit raised; BENCHMARKS.md). rxm reads the
+ * variable when it opens an endpoint, so this runs before fi_endpoint. Other providers (and
+ * rxm over verbs) ignore it. Returns 1 when it set it. */
+int dfc_ofi_prov_rxm_defaults(const char *prov_name, size_t largest_msg);
+
 /* The fi_info to open (the caller frees it with fi_freeinfo), or NULL with an error
  * recorded. want: DFC_OFI_PROVIDER or NULL; any_ok: a socket provider may be chosen; rma:
  * the chosen provider's entry with FI_RMA, FI_READ and FI_REMOTE_READ where it has one (the

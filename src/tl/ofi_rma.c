@@ -171,8 +171,9 @@ void dfc_ofi_rma_fini(ofi_t *s)
 
 ofi_expo_t *dfc_ofi_rma_expose(ofi_t *s, const dfc_pkt_t *pkt, dfc_ofi_rkey_t *key)
 {
+    /* Below rma_min a plain RTS too: the receiver finds no key and asks for fragments. */
     if (!s->rma || pkt->type != DFC_PKT_RTS || (pkt->flags & DFC_PKT_FLAG_DEV) ||
-        pkt->payload_len || !pkt->len || !pkt->offset)
+        pkt->payload_len || !pkt->len || !pkt->offset || pkt->len < s->rma_min)
         return NULL;
     ofi_expo_t *e = dfc_malloc(sizeof(*e));
     if (!e) return NULL;

@@ -146,6 +146,7 @@ static const dfc_env_spec_t specs[] = {
     BOOL("DFC_OFI_RMA"),
     INT("DFC_OFI_MR_CACHE", 0, 256),
     INT("DFC_OFI_EAGER_LIMIT", 0, 64 * MIB),
+    INT("DFC_OFI_RMA_MIN", 0, 1L << 40),
     /* when CUDA is loaded (cuda/memtype.c, issue 16) */
     CHOICE("DFC_GPU_INIT", "auto|eager|lazy"),
     /* one-sided communication (comm/win.c) */

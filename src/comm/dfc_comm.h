@@ -38,10 +38,18 @@ extern dfc_proc_t dfc_proc;
 extern int dfc_lock_enabled;
 extern pthread_mutex_t dfc_big_lock;
 extern int dfc_lock_sleepers, dfc_progress_changed;
+/* Threads in DFC_LOCK now, waiting or about to: the progress thread lets them take the lock
+ * before it takes it again (progress.c), since a thread woken from the mutex arrives too late
+ * to win against one that never slept. Atomic: read without the lock. */
+extern int dfc_lock_wanted;
 void dfc_progress_wake(void);
-#define DFC_LOCK()                                               \
-    do {                                                         \
-        if (dfc_lock_enabled) pthread_mutex_lock(&dfc_big_lock); \
+#define DFC_LOCK()                                                     \
+    do {                                                               \
+        if (dfc_lock_enabled) {                                        \
+            __atomic_add_fetch(&dfc_lock_wanted, 1, __ATOMIC_RELAXED); \
+            pthread_mutex_lock(&dfc_big_lock);                         \
+            __atomic_sub_fetch(&dfc_lock_wanted, 1, __ATOMIC_RELAXED); \
+        }                                                              \
     } while (0)
 #define DFC_UNLOCK()                                                            \
     do {                                                                        \

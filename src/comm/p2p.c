@@ -1047,6 +1047,18 @@ void dfc_p2p_fail_peer(int world, int code)
  * receiver's CTS/FIN (its RTS perhaps still queued), or streaming DATA. */
 static const char *ctx_note(uint32_t ctx) { return (ctx & 1) ? " (collective)" : ""; }
 
+/* Receives that matched and whose bytes are on their way by a copy of ours. */
+static void report_matched(FILE *f, dfc_list_t *l, const char *what)
+{
+    for (dfc_list_t *e = l->next; e != l; e = e->next) {
+        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u%s (%s: %llu bytes)\n",
+                dfc_proc.world_rank, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
+                r->coll_ctx ? " (collective)" : "", what, (unsigned long long)r->msg_len);
+    }
+}
+
 void dfc_p2p_report(FILE *f)
 {
     int me = dfc_proc.world_rank;
@@ -1090,30 +1102,9 @@ void dfc_p2p_report(FILE *f)
                 r->coll_ctx ? " (collective)" : "", (unsigned long long)r->done,
                 (unsigned long long)r->msg_len);
     }
-    for (e = dev_pulls.next; e != &dev_pulls; e = e->next) {
-        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
-        fprintf(f,
-                "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u "
-                "(device, %llu bytes, matched, copying out of the sender's buffer)\n",
-                me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
-                (unsigned long long)r->msg_len);
-    }
-    for (e = dev_lands.next; e != &dev_lands; e = e->next) {
-        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
-        fprintf(f,
-                "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u%s "
-                "(device, %llu bytes arrived, copying the last chunks to the device)\n",
-                me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
-                r->coll_ctx ? " (collective)" : "", (unsigned long long)r->msg_len);
-    }
-    for (e = tl_pulls.next; e != &tl_pulls; e = e->next) {
-        dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
-        fprintf(f,
-                "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u%s "
-                "(rendezvous, %llu bytes, matched, reading the sender's buffer)\n",
-                me, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
-                r->coll_ctx ? " (collective)" : "", (unsigned long long)r->msg_len);
-    }
+    report_matched(f, &dev_pulls, "device, matched, copying out of the sender's buffer");
+    report_matched(f, &dev_lands, "device, every byte arrived, copying the last chunks in");
+    report_matched(f, &tl_pulls, "rendezvous, matched, reading the sender's buffer");
     for (e = rndv_sends.next; e != &rndv_sends; e = e->next) {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
         fprintf(f,

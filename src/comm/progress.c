@@ -356,8 +356,9 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
  * the application computes. It holds the library lock for one pass at a time and yields the
  * processor between passes. It never sleeps while work it could move is in flight (scheduled
  * collectives, rendezvous data, device copies): a sleep's wake-up (tens of microseconds)
- * is longer than the whole of a small nonblocking collective, which is why overlap stayed
- * near 0 below 32 KiB. Without such work it polls DFC_ASYNC_SPIN_US after its last event
+ * is longer than the whole of a small nonblocking collective. (Overlap below 32 KiB still
+ * measured 0 on 16 cores with this: BENCHMARKS.md, stop 18; the cause is not found.)
+ * Without such work it polls DFC_ASYNC_SPIN_US after its last event
  * (the next operation usually comes within that), then sleeps in the transports, so that
  * an idle rank does not keep a core busy. */
 static int work_in_flight(void)
@@ -371,8 +372,8 @@ static int progress_thread_running; /* the application's thread only */
 static int progress_thread_stop;    /* under the lock */
 
 /* The progress thread takes the lock again only once no other thread waits for it (up to
- * about 50 us of yields): a rank's Iallreduce, Test or Wait must not queue behind a run of
- * the thread's passes, which left the overlap at 0 below 32 KiB. */
+ * 200 yields): a rank's Iallreduce, Test or Wait, woken from the mutex, would otherwise lose
+ * every race against the thread that never slept and queue behind a run of its passes. */
 static void thread_lock(void)
 {
     for (int i = 0; i < 200 && __atomic_load_n(&dfc_lock_wanted, __ATOMIC_RELAXED); i++)

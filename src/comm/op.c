@@ -113,8 +113,10 @@ typedef void dfc_op_loop_fn(const void *in, void *inout, size_t n);
  * CPU (ifunc): the default build vectorizes 16 bytes wide, Open MPI's op/avx 64 (one-sided
  * Accumulate of 32 KiB to 1 MiB took 1.23-1.41x Open MPI's time on a 16-core AVX-512 machine,
  * BENCHMARKS.md). Element by element, so the result is the same at every width. */
+/* Not under ThreadSanitizer: the ifunc resolvers run while the library is relocated, before
+ * its runtime is set up, and every process crashed at load (CI's tsan stage). */
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__) && \
-    __GNUC__ >= 8
+    __GNUC__ >= 8 && !defined(__SANITIZE_THREAD__)
 #define DFC_LOOP_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
 #else
 #define DFC_LOOP_CLONES

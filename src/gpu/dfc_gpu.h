@@ -40,7 +40,7 @@ int dfc_gpu_daemon_remote(int world_rank);
 void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in);
 
 #define DFC_GPU_MAX_LOCAL \
-    8                         /* processes the daemon connects (a node's, or with the proxy the
+    16                        /* processes the daemon connects (a node's, or with the proxy the
                              * job's: beyond it, members on other nodes stay staged) */
 #define DFC_GPU_MAX_STEPS 512 /* steps of one schedule the daemon runs */
 

@@ -72,7 +72,7 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
     const char *proxy = dfc_env_str(
         "DFC_GPU_PROXY", "auto",
         "auto: the GPU daemon reaches peers on other nodes through a host proxy (mapped host "
-        "memory and the host transport) when the job has at most 8 daemon processes; force: "
+        "memory and the host transport) when the job has at most 16 daemon processes; force: "
         "every other process counts as remote, also on this node (testing); off: device "
         "collectives with a member on another node are staged through host memory");
     p.proxy = !strcmp(proxy, "off")     ? DFC_GPU_PROXY_OFF

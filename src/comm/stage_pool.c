@@ -49,7 +49,7 @@ const dfc_stage_params_t *dfc_stage_params(void)
     if (!params_read) {
         params.chunk = (size_t)dfc_env_long("DFC_STAGE_CHUNK", 4L << 20,
                                             "bytes of one chunk of a pipelined staged collective");
-        params.depth = (int)dfc_env_long("DFC_STAGE_DEPTH", 4,
+        params.depth = (int)dfc_env_long("DFC_STAGE_DEPTH", 3,
                                          "chunks of a staged collective in flight (buffers)");
         params.pool_max = (size_t)dfc_env_long("DFC_STAGE_POOL_MAX", 256L << 20,
                                                "bytes of pinned staging memory kept for reuse");

@@ -300,9 +300,9 @@ static void print_run(const opts_t *o, const sim_config_t *cfg, const sim_result
            ppc, percentile(r->hist, r->instances, 0.5), percentile(r->hist, r->instances, 0.9),
            percentile(r->hist, r->instances, 0.99), percentile(r->hist, r->instances, 1.0),
            (unsigned long long)r->max_rank_preemptions);
-    printf("  %llu events, %llu messages, schedules %.1f MB, %.2f s wall\n",
+    printf("  %llu events, %llu messages (%llu unexpected), schedules %.1f MB, %.2f s wall\n",
            (unsigned long long)r->events, (unsigned long long)r->messages,
-           (double)r->sched_bytes / 1e6, r->wall_s);
+           (unsigned long long)r->unexpected, (double)r->sched_bytes / 1e6, r->wall_s);
 }
 
 int main(int argc, char **argv)

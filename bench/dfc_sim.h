@@ -180,7 +180,10 @@ typedef struct sim_result {
     uint64_t max_rank_preemptions;
     uint64_t hist[SIM_HIST];
     uint64_t events, messages;
-    double pull_ns; /* CPU time that receivers spent copying pulled data (cfg->pull) */
+    double pull_ns;      /* CPU time that receivers spent copying pulled data (cfg->pull) */
+    uint64_t unexpected; /* eager messages whose data was in before the receive was posted:
+                            src/comm/p2p.c buffered them, and the receiver pays a second copy
+                            (sim_cpu_t.copy per byte) when it posts the receive */
     double wall_s;
     size_t sched_bytes; /* memory held by the schedules */
 } sim_result_t;

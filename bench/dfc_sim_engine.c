@@ -253,8 +253,13 @@ static int post_recv(sim_t *S, int32_t r, int32_t ci, int32_t step)
     int state = e->state;
     int32_t sci = e->coll, sstep = e->step;
     msg_del(S, e);
-    if (state == M_EAGER) c->xt[step - c->fence_start] = te > R->t ? te : R->t;
-    else rendezvous(S, src, sci, sstep, r, ci, step, st->bytes, te > R->t ? te : R->t);
+    if (state == M_EAGER) {
+        if (te <= R->t) { /* it waited in the unexpected queue (src/comm/p2p.c): a second copy */
+            S->res->unexpected++;
+            R->t += S->cpu.copy * (double)st->bytes;
+        }
+        c->xt[step - c->fence_start] = te > R->t ? te : R->t;
+    } else rendezvous(S, src, sci, sstep, r, ci, step, st->bytes, te > R->t ? te : R->t);
     return 0;
 }
 

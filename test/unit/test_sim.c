@@ -244,6 +244,23 @@ static void test_timing(void)
           r.time_ns);
     CHECK(r.messages == 4 && r.instances == 2, "%llu messages, %llu instances",
           (unsigned long long)r.messages, (unsigned long long)r.instances);
+    /* a rank that starts 10 us late finds the other's first message in (unexpected) and pays
+     * a second copy of its 512 bytes (cpu.copy per byte) when it posts the receive. Without
+     * it the end is the early rank's second message at the late one: 10000 + 2 x 1512; with 5
+     * ns per byte the late rank's second send leaves 2560 ns later: 10000 + 1512 + 2560 */
+    cfg.nlate = 1;
+    cfg.late = 10000;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock && r.unexpected == 1,
+          "late rank: %llu unexpected messages, want 1", (unsigned long long)r.unexpected);
+    CHECK(r.time_ns >= 13024 && r.time_ns <= 13024 + 3 * 63, "late rank: %g ns, want 13024",
+          r.time_ns);
+    cfg.cpu.copy = 5;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && r.unexpected == 1 && r.time_ns >= 14072 &&
+              r.time_ns <= 14072 + 3 * 63,
+          "the second copy: %g ns, want 14072", r.time_ns);
+    cfg.cpu.copy = 0;
+    cfg.nlate = 0;
+    cfg.late = 0;
     /* above the eager limit: request (L), answer (L), then the data (512 + L), twice */
     cfg.link[SIM_INTRA].eager = 256;
     CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");

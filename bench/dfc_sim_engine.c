@@ -573,8 +573,8 @@ static int start_iteration(sim_t *S, int32_t r)
     return 0;
 }
 
-/* One event of rank r at time t. */
-int sim_step_rank(sim_t *S, int32_t r, double t)
+/* One event of rank r at time t, on a core it holds. */
+static int step_phase(sim_t *S, int32_t r, double t)
 {
     srank_t *R = &S->ranks[r];
     if (t > R->t) R->t = t;
@@ -609,4 +609,13 @@ int sim_step_rank(sim_t *S, int32_t r, double t)
         return walk(S, r);
     default: return 0;
     }
+}
+
+int sim_step_rank(sim_t *S, int32_t r, double t)
+{
+    if (!S->ncores) return step_phase(S, r, t);
+    if (!sim_cpu_acquire(S, r, t)) return 0;
+    int rc = step_phase(S, r, t);
+    sim_cpu_release(S, r);
+    return rc;
 }

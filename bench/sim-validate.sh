@@ -36,6 +36,9 @@
 # SIM_PARAMS (the simulator's fitted node, default "-pull -bus 0.03"; the intra-node link is
 # "-intra 600,O,0.1,16384" before it, with O fitted or from the environment: BENCHMARKS.md),
 # O (the per-message overhead, ns, used when small is not run; default 75, the 16-core fit),
+# FIT (1: fit O and PEER as described; 0: no fit, O and PEER from the environment, default 75
+# and 30 ns per other rank, the 16-core fit: for a machine whose load from other jobs makes
+# a fit meaningless),
 # OS (the overheads tried in its fit, default "25 50 75 100 150 200 300"), SIM_EXTRA (more dfc_sim options, e.g. "-cores 2" for an oversubscribed
 # node; default none: a core per rank), SEEDS (default 15), BUDGET (default 4096), POLL (a
 # poll's fixed cost in the simulator, ns; default 5), PEERS (its costs per other rank on the
@@ -95,7 +98,8 @@ BUDGET=${BUDGET:-4096}
 SEEDS=${SEEDS:-15}
 POLL=${POLL:-5}
 PEERS=${PEERS:-0 2 5 10 15 20 30 50 75}
-PEER=10 # until the budget workload has fitted it
+PEER=${PEER:-30} # the 16-core fit, until the budget workload fits it (FIT=1)
+FIT=${FIT:-1}
 NCPU=${NCPU:-$(nproc)}
 for b in dfc_chaos dfc_sim; do
     [ -x "$BIN/$b" ] || { echo "sim-validate.sh: $BIN/$b is not built (make first)" >&2; exit 1; }
@@ -104,8 +108,16 @@ done
     echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); host: $(hostname); $(nproc) cpus"
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "git: $(git describe --always --dirty 2>/dev/null || echo unknown)"
-    echo "mpirun: $MPIRUN; sim: $SIM_PARAMS $SIM_EXTRA; runs: $RUNS; ranks: $RANKS; budget: $BUDGET"
+    if [ -n "$REUSE" ]; then
+        echo "real runs: those of $REUSE (its machine.txt: real-machine.txt)"
+    else
+        echo "mpirun: $MPIRUN; runs: $RUNS"
+    fi
+    echo "sim: $SIM_PARAMS $SIM_EXTRA; ranks: $RANKS; budget: $BUDGET; cpus: $NCPU"
 } > "$OUT/machine.txt"
+if [ -n "$REUSE" ] && [ "$(cd "$REUSE" && pwd)" != "$(cd "$OUT" && pwd)" ]; then
+    cp "$REUSE/machine.txt" "$OUT/real-machine.txt" 2> /dev/null || true
+fi
 cat "$OUT/machine.txt" >&2
 
 # The workloads: dfc_chaos options, environment (mpirun -x), dfc_sim options.
@@ -235,6 +247,7 @@ fit_o() {
     O=$keep
 }
 for _ in 1 2; do
+    [ "$FIT" = 1 ] || break
     case " $POINTS " in *" budget "*) fit_peer ;; esac
     case " $POINTS " in *" small "*) fit_o ;; esac
 done

@@ -72,6 +72,7 @@ int sim_cpu_acquire(sim_t *S, int32_t r, double t)
 {
     srank_t *R = &S->ranks[r];
     if (R->core >= 0) return 1;
+    if (R->cpu_queued) return 0; /* release hands it a core in its turn */
     int32_t node = r / S->net.rpn, base = node * S->ncores, best = -1;
     for (int32_t i = base; i < base + S->ncores; i++) /* the free core that was free first */
         if (S->core_owner[i] < 0 && (best < 0 || S->core_free[i] < S->core_free[best])) best = i;

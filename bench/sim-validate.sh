@@ -32,19 +32,23 @@
 #              chaos order comes from the filling and checking that the timing leaves out
 # Environment: MPIRUN (default "mpirun --allow-run-as-root --oversubscribe --bind-to core"),
 # NCPU (processors of the node, default nproc: above it the real ranks are oversubscribed,
-# so the host's spin budget is 1,1,1 and the simulator gets that and -cores NCPU),
+# so the host's spin budget is 1,1,1 and the simulator gets that and -cores NCPU: at most
+# NCPU ranks run at once, dfc_sim_cpu.c),
 # SIM_PARAMS (the simulator's fitted node, default "-pull -bus 0.03"; the intra-node link is
 # "-intra 600,O,0.1,16384" before it, with O fitted or from the environment: BENCHMARKS.md),
 # O (the per-message overhead, ns, used when small is not run; default 75, the 16-core fit),
 # FIT (1: fit O and PEER as described; 0: no fit, O and PEER from the environment, default 75
 # and 30 ns per other rank, the 16-core fit: for a machine whose load from other jobs makes
 # a fit meaningless),
-# OS (the overheads tried in its fit, default "25 50 75 100 150 200 300"), SIM_EXTRA (more dfc_sim options, e.g. "-cores 2" for an oversubscribed
-# node; default none: a core per rank), SEEDS (default 15), BUDGET (default 4096), POLL (a
+# OS (the overheads tried in its fit, default "25 50 75 100 150 200 300"), SIM_EXTRA (more
+# dfc_sim options, last on its command line; e.g. "-cores 0" to leave the cores unshared),
+# SEEDS (default 15), BUDGET (default 4096), POLL (a
 # poll's fixed cost in the simulator, ns; default 5), PEERS (its costs per other rank on the
 # node tried in the fit, ns; default "0 2 5 10 15 20 30 50 75"), DFC_BENCH_DIR (where
-# dfc_chaos and dfc_sim are; default bench).
-# Run from the build tree after `make`. About 3 minutes on 16 cores with the defaults.
+# dfc_chaos and dfc_sim are; default bench, next to this script; give an absolute path for
+# a separate build directory).
+# Run from the top of an in-tree build after `make` (the merged tree, or a `make dist`
+# tarball's: ./configure && make). About 2 minutes on 16 cores with the defaults.
 #
 # Output (stdout, and DIR/validate.csv): one CSV line per workload and rank count:
 #   workload,ranks,samples,  real_chaos_ms_iter, real_consistent_ms_iter  (medians),
@@ -63,9 +67,9 @@
 #   effect of the phase order or of drift, not of chaos);
 #   poll_ns: the simulator's poll cost at this rank count (POLL + fitted per-peer cost x
 #   (ranks - 1); fitted on the first rank count's budget row);
-#   o_ns: the simulator's per-message overhead (fitted on the first rank count's small row);
 #   sim_overhead_min, sim_overhead_max: the simulator's range over the seeds (with -pull its
-#   overhead changes sign between seeds, as the real one does between runs).
+#   overhead changes sign between seeds, as the real one does between runs);
+#   o_ns: the simulator's per-message overhead (fitted on the first rank count's small row).
 # The rows of the first rank count's budget and small workloads are the fits, not tests.
 # The real runs come first (all of them), then the two fits (each twice, in turn, since each
 # moves the other a little), then the simulator.

@@ -6,8 +6,10 @@
  * Usage: dfc_sim [options]
  *   -workload chaos|crossed|megatron|FILE   (default chaos)
  *   -ranks N -rpn R          ranks, ranks per node (default 8, 8)
- *   -cores C                 cores per node: CPU costs scale by rpn / C above it (default:
- *                            one core per rank)
+ *   -cores C[,SWITCH,SLICE]  cores per node: at most C of its ranks run at once, a rank that
+ *                            takes a core another ran on pays SWITCH ns (default 2000), one
+ *                            with work keeps it up to SLICE ns while others wait (default
+ *                            1.5e6) (default: one core per rank; dfc_sim_cpu.c)
  *   -k K -counts c1,c2,..    chaos: K persistent allreduces of these float counts (default
  *                            dfc_chaos's eight, 256 .. 1048576)
  *   -rows R                  crossed: an R x (N/R) grid, K allreduces on each row and column
@@ -176,7 +178,6 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
         else if (!strcmp(a, "-workload")) o->workload = TAKE();
         else if (!strcmp(a, "-ranks")) cfg->nranks = atoi(TAKE());
         else if (!strcmp(a, "-rpn")) cfg->rpn = atoi(TAKE());
-        else if (!strcmp(a, "-cores")) cfg->cores = atoi(TAKE());
         else if (!strcmp(a, "-k")) o->k = atoi(TAKE());
         else if (!strcmp(a, "-rows")) o->rows = atoi(TAKE());
         else if (!strcmp(a, "-tp")) o->tp = atoi(TAKE());
@@ -206,6 +207,11 @@ static int parse_args(int argc, char **argv, opts_t *o, sim_config_t *cfg)
             sim_link_t *l = &cfg->link[!strcmp(a, "-intra") ? SIM_INTRA : SIM_INTER];
             if (parse_list(TAKE(), x, 4) != 4) return usage("-intra/-inter take L,o,G,EAGER");
             l->L = x[0], l->o = x[1], l->G = x[2], l->eager = x[3];
+        } else if (!strcmp(a, "-cores")) {
+            if ((n = parse_list(TAKE(), x, 3)) < 1) return usage("-cores takes C[,SWITCH,SLICE]");
+            cfg->cores = (int32_t)x[0];
+            if (n > 1) cfg->cpu_switch = x[1];
+            if (n > 2) cfg->cpu_slice = x[2];
         } else if (!strcmp(a, "-poll-peer")) {
             cfg->cpu.poll_peer = atof(TAKE());
         } else if (!strcmp(a, "-bus")) {
@@ -300,9 +306,12 @@ static void print_run(const opts_t *o, const sim_config_t *cfg, const sim_result
            ppc, percentile(r->hist, r->instances, 0.5), percentile(r->hist, r->instances, 0.9),
            percentile(r->hist, r->instances, 0.99), percentile(r->hist, r->instances, 1.0),
            (unsigned long long)r->max_rank_preemptions);
-    printf("  %llu events, %llu messages, schedules %.1f MB, %.2f s wall\n",
+    printf("  %llu events, %llu messages (%llu unexpected), schedules %.1f MB, %.2f s wall\n",
            (unsigned long long)r->events, (unsigned long long)r->messages,
-           (double)r->sched_bytes / 1e6, r->wall_s);
+           (unsigned long long)r->unexpected, (double)r->sched_bytes / 1e6, r->wall_s);
+    if (cfg->cores > 0 && cfg->cores < cfg->rpn)
+        printf("  %d cores per node: %llu switches, %llu waits for a core\n", cfg->cores,
+               (unsigned long long)r->switches, (unsigned long long)r->cpu_waits);
 }
 
 int main(int argc, char **argv)

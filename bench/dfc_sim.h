@@ -152,9 +152,11 @@ typedef struct sim_config {
                       (sim_net_t.bus_G; 0: off) */
     int32_t nlate; /* stragglers: ranks that start every iteration late by `late` ns */
     double late;
-    int32_t cores; /* cores per node (0: one per rank); with more ranks on a node than
-                           cores, every CPU cost (executor, overheads, intra-node bytes, which
-                           shm moves with the CPU) takes rpn / cores times as long */
+    int32_t cores;     /* cores per node (0: one per rank); with fewer cores than ranks on a
+                          node, at most `cores` of its ranks run at once (dfc_sim_cpu.c) */
+    double cpu_switch; /* ns: a rank that takes a core another rank ran on last (a yield and a
+                          context switch) */
+    double cpu_slice;  /* ns: a rank with work keeps its core this long while others wait */
     uint64_t seed;
     int verbose;
     int pull;  /* intra-node rendezvous data is pulled by the receiver's CPU (the shm
@@ -180,7 +182,12 @@ typedef struct sim_result {
     uint64_t max_rank_preemptions;
     uint64_t hist[SIM_HIST];
     uint64_t events, messages;
-    double pull_ns; /* CPU time that receivers spent copying pulled data (cfg->pull) */
+    double pull_ns;      /* CPU time that receivers spent copying pulled data (cfg->pull) */
+    uint64_t unexpected; /* eager messages whose data was in before the receive was posted:
+                            src/comm/p2p.c buffered them, and the receiver pays a second copy
+                            (sim_cpu_t.copy per byte) when it posts the receive */
+    uint64_t switches;   /* a rank took a core another had run on (cfg->cores) */
+    uint64_t cpu_waits;  /* an event of a rank waited for a core (cfg->cores) */
     double wall_s;
     size_t sched_bytes; /* memory held by the schedules */
 } sim_result_t;

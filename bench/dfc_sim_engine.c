@@ -253,8 +253,13 @@ static int post_recv(sim_t *S, int32_t r, int32_t ci, int32_t step)
     int state = e->state;
     int32_t sci = e->coll, sstep = e->step;
     msg_del(S, e);
-    if (state == M_EAGER) c->xt[step - c->fence_start] = te > R->t ? te : R->t;
-    else rendezvous(S, src, sci, sstep, r, ci, step, st->bytes, te > R->t ? te : R->t);
+    if (state == M_EAGER) {
+        if (te <= R->t) { /* it waited in the unexpected queue (src/comm/p2p.c): a second copy */
+            S->res->unexpected++;
+            R->t += S->cpu.copy * (double)st->bytes;
+        }
+        c->xt[step - c->fence_start] = te > R->t ? te : R->t;
+    } else rendezvous(S, src, sci, sstep, r, ci, step, st->bytes, te > R->t ? te : R->t);
     return 0;
 }
 
@@ -568,8 +573,8 @@ static int start_iteration(sim_t *S, int32_t r)
     return 0;
 }
 
-/* One event of rank r at time t. */
-int sim_step_rank(sim_t *S, int32_t r, double t)
+/* One event of rank r at time t, on a core it holds. */
+static int step_phase(sim_t *S, int32_t r, double t)
 {
     srank_t *R = &S->ranks[r];
     if (t > R->t) R->t = t;
@@ -604,4 +609,13 @@ int sim_step_rank(sim_t *S, int32_t r, double t)
         return walk(S, r);
     default: return 0;
     }
+}
+
+int sim_step_rank(sim_t *S, int32_t r, double t)
+{
+    if (!S->ncores) return step_phase(S, r, t);
+    if (!sim_cpu_acquire(S, r, t)) return 0;
+    int rc = step_phase(S, r, t);
+    sim_cpu_release(S, r);
+    return rc;
 }

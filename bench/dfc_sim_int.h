@@ -40,7 +40,9 @@ typedef struct srank {
     double debt;         /* copy time (pull) to add to this rank's clock at its next event */
     double busy_until;   /* its CPU copies (pull) until then, from a time it had not reached */
     int32_t iter, remaining, nq, walk_pos;
-    uint8_t phase, moved, late;
+    int32_t core;     /* the core it runs on (sim_config_t.cores; -1: none) */
+    double run_since; /* since when it holds that core */
+    uint8_t phase, moved, late, cpu_queued;
 } srank_t;
 
 enum { M_RECV = 1, M_EAGER, M_RNDV };
@@ -67,6 +69,11 @@ typedef struct sim {
     int32_t *perm;
     uint64_t rng;
     int32_t running; /* the rank whose event is being processed */
+    /* cores shared by the ranks of a node (dfc_sim_cpu.c; ncores 0: a core per rank) */
+    int32_t ncores;
+    int32_t *core_owner, *core_last;         /* [node * ncores + i]: its rank now (-1) and last */
+    double *core_free;                       /* [node * ncores + i]: free from then on */
+    int32_t *cpu_queue, *cpu_head, *cpu_len; /* per node: ranks waiting for a core (FIFO) */
 } sim_t;
 
 #define COLL(S, r, ci) (&(S)->colls[(size_t)(r) * (S)->k + (ci)])
@@ -78,5 +85,13 @@ int sim_msg_grow(sim_t *S);
 void sim_wake_at(sim_t *S, int32_t r, double t);
 /* One event of rank r at time t: 0, or -1 when out of memory. */
 int sim_step_rank(sim_t *S, int32_t r, double t);
+/* The shared cores (dfc_sim_cpu.c): -1 when out of memory. */
+int sim_cpu_init(sim_t *S);
+void sim_cpu_destroy(sim_t *S);
+/* Rank r's event at t may run (1), or waits for a core (0: queued, or moved to when one is
+ * free); after the event, release gives the core away where the rank has no work left or
+ * its slice is over and others wait. */
+int sim_cpu_acquire(sim_t *S, int32_t r, double t);
+void sim_cpu_release(sim_t *S, int32_t r);
 
 #endif /* DFC_SIM_INT_H */

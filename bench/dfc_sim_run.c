@@ -182,13 +182,7 @@ static int setup(sim_t *S, const sim_config_t *cfg, sim_result_t *res)
     S->cpu.poll += cfg->cpu.poll_peer * (double)(on_node - 1); /* before the scaling below */
     memcpy(S->net.link, cfg->link, sizeof S->net.link);
     S->net.bus_G = cfg->bus_G;
-    double f = cfg->cores > 0 && cfg->rpn > cfg->cores ? (double)cfg->rpn / cfg->cores : 1;
-    if (f > 1) { /* oversubscribed: the CPUs are shared (time slicing, as on the 2-core machine) */
-        S->cpu.poll *= f, S->cpu.exec *= f, S->cpu.pass *= f, S->cpu.start *= f;
-        S->cpu.gamma *= f, S->cpu.copy *= f, S->cpu.iter_gap *= f;
-        S->net.link[SIM_INTRA].o *= f, S->net.link[SIM_INTRA].G *= f, S->net.link[SIM_INTER].o *= f;
-    }
-    if (sim_msg_grow(S)) return -1;
+    if (sim_msg_grow(S) || sim_cpu_init(S)) return -1;
     S->rng = sim_mix(cfg->seed + 77) | 1;
     if (cfg->nslow > 0) {
         S->net.slow = calloc((size_t)S->n, 1);
@@ -214,6 +208,7 @@ static void teardown(sim_t *S)
     free(S->queues);
     free(S->perm);
     free(S->msgs);
+    sim_cpu_destroy(S);
     sim_clock_destroy(&S->clock);
     sim_net_destroy(&S->net);
 }
@@ -284,5 +279,7 @@ void sim_config_defaults(sim_config_t *cfg)
     cfg->link[SIM_INTER] =
         (sim_link_t){.L = 2000, .o = 500, .G = 0.08, .eager = 16384, .jitter = 0.1};
     cfg->slow_factor = 1;
+    cfg->cpu_switch = 2000; /* a sched_yield to a peer on the same core (2-core machine) */
+    cfg->cpu_slice = 1.5e6; /* EEVDF's base slice on 2 CPUs: 0.75 ms x (1 + log2 2) */
     cfg->seed = 1;
 }

@@ -4,7 +4,10 @@
 # and ranges over runs and rounds beside the simulator's medians over seeds, and a verdict.
 #
 # Usage: bench/sim-validate.sh [-o DIR] [-n "4 8 16"] [-r RUNS] [-p "budget default small fillonce"]
+#                              [-R DIR]
 #   -o DIR   raw outputs (default bench/results/sim-validate-YYYYmmdd-HHMMSS)
+#   -R DIR   no real runs: reuse DIR's real-*.csv (an earlier run's -o), only the fits and the
+#            simulator run again (for a change of the model or of its parameters)
 #   -n LIST  rank counts (default "4 8 16")
 #   -r RUNS  mpirun jobs per workload and rank count (default 5); each job times 2 rounds
 #            (consistent order first, then chaos order first), so 2 x RUNS samples
@@ -19,20 +22,33 @@
 #              transport drains every peer's ring on each poll) is fitted here, at the first
 #              rank count of -n only (chaos order's extra time per iteration), and used for
 #              every workload and rank count: the other rank counts are the test
-#     small    8 allreduces of 1 KiB, the host's budget (a check: no bandwidth at stake)
+#     small    8 allreduces of 1 KiB, the host's budget (no bandwidth at stake). Its
+#              consistent order, at the first rank count of -n only, fits the simulator's
+#              per-message CPU overhead o of intra-node messages (the only cost of the
+#              model that bounds a stream of small eager messages; the default workload
+#              never constrained it): the overheads of all rows are then tests
 #     fillonce default, but dfc_chaos -fill-once: no rank touches its buffers between
 #              iterations (as in the simulator), a check of whether the real 16-rank gain of
 #              chaos order comes from the filling and checking that the timing leaves out
 # Environment: MPIRUN (default "mpirun --allow-run-as-root --oversubscribe --bind-to core"),
 # NCPU (processors of the node, default nproc: above it the real ranks are oversubscribed,
-# so the host's spin budget is 1,1,1 and the simulator gets that and -cores NCPU),
-# SIM_PARAMS (the simulator's fitted node, default "-pull -intra 600,300,0.1,16384 -bus 0.03":
-# BENCHMARKS.md), SIM_EXTRA (more dfc_sim options, e.g. "-cores 2" for an oversubscribed
-# node; default none: a core per rank), SEEDS (default 7), BUDGET (default 4096), POLL (a
+# so the host's spin budget is 1,1,1 and the simulator gets that and -cores NCPU: at most
+# NCPU ranks run at once, dfc_sim_cpu.c),
+# SIM_PARAMS (the simulator's fitted node, default "-pull -bus 0.03"; the intra-node link is
+# "-intra 600,O,0.1,16384" before it, with O fitted or from the environment: BENCHMARKS.md),
+# O (the per-message overhead, ns, used when small is not run; default 75, the 16-core fit),
+# FIT (1: fit O and PEER as described; 0: no fit, O and PEER from the environment, default 75
+# and 30 ns per other rank, the 16-core fit: for a machine whose load from other jobs makes
+# a fit meaningless),
+# OS (the overheads tried in its fit, default "25 50 75 100 150 200 300"), SIM_EXTRA (more
+# dfc_sim options, last on its command line; e.g. "-cores 0" to leave the cores unshared),
+# SEEDS (default 15), BUDGET (default 4096), POLL (a
 # poll's fixed cost in the simulator, ns; default 5), PEERS (its costs per other rank on the
 # node tried in the fit, ns; default "0 2 5 10 15 20 30 50 75"), DFC_BENCH_DIR (where
-# dfc_chaos and dfc_sim are; default bench).
-# Run from the build tree after `make`. About 3 minutes on 16 cores with the defaults.
+# dfc_chaos and dfc_sim are; default bench, next to this script; give an absolute path for
+# a separate build directory).
+# Run from the top of an in-tree build after `make` (the merged tree, or a `make dist`
+# tarball's: ./configure && make). About 2 minutes on 16 cores with the defaults.
 #
 # Output (stdout, and DIR/validate.csv): one CSV line per workload and rank count:
 #   workload,ranks,samples,  real_chaos_ms_iter, real_consistent_ms_iter  (medians),
@@ -52,11 +68,15 @@
 #   poll_ns: the simulator's poll cost at this rank count (POLL + fitted per-peer cost x
 #   (ranks - 1); fitted on the first rank count's budget row);
 #   sim_overhead_min, sim_overhead_max: the simulator's range over the seeds (with -pull its
-#   overhead changes sign between seeds, as the real one does between runs).
-# The rows of the first rank count's budget workload are the fit, not a test.
+#   overhead changes sign between seeds, as the real one does between runs);
+#   o_ns: the simulator's per-message overhead (fitted on the first rank count's small row).
+# The rows of the first rank count's budget and small workloads are the fits, not tests.
+# The real runs come first (all of them), then the two fits (each twice, in turn, since each
+# moves the other a little), then the simulator.
 set -eu
 cd "$(dirname "$0")/.."
 OUT=
+REUSE=
 RANKS="4 8 16"
 RUNS=5
 POINTS="budget default small fillonce"
@@ -66,6 +86,7 @@ while [ $# -gt 0 ]; do
         -n) RANKS=$2; shift 2 ;;
         -r) RUNS=$2; shift 2 ;;
         -p) POINTS=$2; shift 2 ;;
+        -R) REUSE=$2; shift 2 ;;
         *) echo "sim-validate.sh: unknown option $1 (see the comment at the top)" >&2; exit 1 ;;
     esac
 done
@@ -74,12 +95,15 @@ mkdir -p "$OUT"
 BIN=${DFC_BENCH_DIR:-bench}
 MPIRUN=${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bind-to core}
 SIM_EXTRA=${SIM_EXTRA:-}
-SIM_PARAMS=${SIM_PARAMS:--pull -intra 600,300,0.1,16384 -bus 0.03}
+SIM_PARAMS=${SIM_PARAMS:--pull -bus 0.03}
+O=${O:-75}
+OS=${OS:-25 50 75 100 150 200 300}
 BUDGET=${BUDGET:-4096}
-SEEDS=${SEEDS:-7}
+SEEDS=${SEEDS:-15}
 POLL=${POLL:-5}
 PEERS=${PEERS:-0 2 5 10 15 20 30 50 75}
-PEER=10 # until the budget workload has fitted it
+PEER=${PEER:-30} # the 16-core fit, until the budget workload fits it (FIT=1)
+FIT=${FIT:-1}
 NCPU=${NCPU:-$(nproc)}
 for b in dfc_chaos dfc_sim; do
     [ -x "$BIN/$b" ] || { echo "sim-validate.sh: $BIN/$b is not built (make first)" >&2; exit 1; }
@@ -88,8 +112,16 @@ done
     echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); host: $(hostname); $(nproc) cpus"
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "git: $(git describe --always --dirty 2>/dev/null || echo unknown)"
-    echo "mpirun: $MPIRUN; sim: $SIM_PARAMS $SIM_EXTRA; runs: $RUNS; ranks: $RANKS; budget: $BUDGET"
+    if [ -n "$REUSE" ]; then
+        echo "real runs: those of $REUSE (its machine.txt: real-machine.txt)"
+    else
+        echo "mpirun: $MPIRUN; runs: $RUNS"
+    fi
+    echo "sim: $SIM_PARAMS $SIM_EXTRA; ranks: $RANKS; budget: $BUDGET; cpus: $NCPU"
 } > "$OUT/machine.txt"
+if [ -n "$REUSE" ] && [ "$(cd "$REUSE" && pwd)" != "$(cd "$OUT" && pwd)" ]; then
+    cp "$REUSE/machine.txt" "$OUT/real-machine.txt" 2> /dev/null || true
+fi
 cat "$OUT/machine.txt" >&2
 
 # The workloads: dfc_chaos options, environment (mpirun -x), dfc_sim options.
@@ -114,8 +146,8 @@ sim() {
     _peer=$1
     shift
     # shellcheck disable=SC2086
-    "$BIN/dfc_sim" "$@" $SIM_PARAMS -cpu "$POLL,100,300,500,0.25" -poll-peer "$_peer" \
-        $SIM_EXTRA -csv
+    "$BIN/dfc_sim" "$@" -intra "600,$O,0.1,16384" $SIM_PARAMS -cpu "$POLL,100,300,500,0.25" \
+        -poll-peer "$_peer" $SIM_EXTRA -csv
 }
 
 # median of the numbers on stdin (one a line)
@@ -125,24 +157,29 @@ median() {
              else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
 
-echo "workload,ranks,samples,real_chaos_ms_iter,real_consistent_ms_iter,real_overhead_pct,\
-real_overhead_min,real_overhead_max,real_preempt_chaos,real_preempt_consistent,sim_chaos_ms_iter,\
-sim_consistent_ms_iter,sim_overhead_pct,sim_preempt_chaos,sim_preempt_consistent,preempt_ratio,\
-time_ratio,overhead_test,verdict,real_overhead_cfirst,real_overhead_xfirst,poll_ns,\
-sim_overhead_min,sim_overhead_max" |
-    tee "$OUT/validate.csv"
-# the budget workload first: it fits the poll cost
-case " $POINTS " in *" budget "*) POINTS="budget $(echo " $POINTS " | sed 's/ budget / /')" ;; esac
-FIRST_N=${RANKS%% *}
+# The host's oversubscribed defaults (dfc_env(7)) where the node has fewer processors than
+# ranks: sets OVER (dfc_sim options) for workload $1 at $2 ranks.
+over_args() {
+    OVER=
+    if [ "$2" -gt "$NCPU" ]; then
+        OVER="-cores $NCPU"
+        [ "$1" = budget ] || OVER="$OVER -budget 1,1,1"
+    fi
+}
+
+# 1. The real runs (or those of an earlier run, -R)
 for p in $POINTS; do
     point_args "$p"
     for n in $RANKS; do
-        OVER=
-        if [ "$n" -gt "$NCPU" ]; then # the host's oversubscribed defaults (dfc_env(7))
-            OVER="-cores $NCPU"
-            [ "$p" = budget ] || OVER="$OVER -budget 1,1,1"
-        fi
         real="$OUT/real-$p-n$n.csv"
+        if [ -n "$REUSE" ]; then
+            if [ "$(cd "$REUSE" && pwd)" != "$(cd "$OUT" && pwd)" ]; then
+                cp "$REUSE/real-$p-n$n.csv" "$real"
+                cp "$REUSE/cmd-$p-n$n.txt" "$OUT/cmd-$p-n$n.txt" 2> /dev/null || true
+                sed -i '2,$d' "$OUT/cmd-$p-n$n.txt" 2> /dev/null || true # the real command only
+            fi
+            continue
+        fi
         : > "$real"
         i=0
         while [ "$i" -lt "$RUNS" ]; do
@@ -153,35 +190,95 @@ for p in $POINTS; do
             i=$((i + 1))
         done
         echo "$MPIRUN $ENVX -n $n $BIN/dfc_chaos $CHAOS -rounds 2 -csv" > "$OUT/cmd-$p-n$n.txt"
-        # real: ranks,iters,consistent_s,chaos_s,overhead_pct,preempt,errors,round,first,cpreempt
-        rc=$(awk -F, '{print 1e3 * $4 / $2}' "$real" | median)
-        rs=$(awk -F, '{print 1e3 * $3 / $2}' "$real" | median)
-        if [ "$p" = budget ] && [ "$n" = "$FIRST_N" ]; then
-            # fit the poll's cost per peer on chaos order's extra time per iteration (the
-            # preemptions' cost: BUDGET polls each), not on the time, which the node's
-            # bandwidth decides
-            best=
-            for q in $PEERS; do
-                # shellcheck disable=SC2086
-                m=$(sim "$q" -ranks "$n" -rpn "$n" $SIM $OVER -seed 0 -seeds "$SEEDS" |
-                    awk -F, 'NR > 1 {print ($11 - $12) / $5}' | median)
-                e=$(awk -v a="$m" -v b="$rc" -v c="$rs" 'BEGIN {d = b - c
-                    if (d <= 0 || a <= 0) {print 1e9; exit}
-                    r = a / d; if (r < 1) r = 1 / r; print r}')
-                echo "sim-validate.sh: fit: $q ns per peer gives $m ms more per chaos iteration" \
-                    "(real $rc - $rs)" >&2
-                if [ -z "$best" ] || awk -v e="$e" -v b="$best" 'BEGIN {exit !(e < b)}'; then
-                    best=$e
-                    PEER=$q
-                fi
-            done
-            echo "sim-validate.sh: fitted: a poll costs $POLL ns + $PEER ns per other rank" >&2
+    done
+done
+rm -f "$OUT/run.tmp"
+
+# real: ranks,iters,consistent_s,chaos_s,overhead_pct,preempt,errors,round,first,cpreempt
+real_ms() { # the median ms per iteration of column $2 in real-$1.csv
+    awk -F, -v c="$2" '{print 1e3 * $c / $2}' "$3" | median
+}
+# how far a from b, as a factor >= 1 (1e9 when either is not positive)
+miss() {
+    awk -v a="$1" -v b="$2" 'BEGIN {if (a <= 0 || b <= 0) {print 1e9; exit}
+        r = a / b; if (r < 1) r = 1 / r; print r}'
+}
+
+# 2. The fits at the first rank count: the poll's cost per peer on the budget workload's
+# extra chaos time per iteration (the preemptions' cost: BUDGET polls each; not on the time,
+# which the node's bandwidth decides), the per-message overhead on the small workload's
+# consistent time per iteration (a stream of small eager messages: o is what bounds it)
+FIRST_N=${RANKS%% *}
+fit_peer() {
+    point_args budget
+    over_args budget "$FIRST_N"
+    real="$OUT/real-budget-n$FIRST_N.csv"
+    d=$(awk -v a="$(real_ms budget 4 "$real")" -v b="$(real_ms budget 3 "$real")" \
+        'BEGIN {print a - b}')
+    best=
+    for q in $PEERS; do
+        # shellcheck disable=SC2086
+        m=$(sim "$q" -ranks "$FIRST_N" -rpn "$FIRST_N" $SIM $OVER -seed 0 -seeds "$SEEDS" |
+            awk -F, 'NR > 1 {print ($11 - $12) / $5}' | median)
+        e=$(miss "$m" "$d")
+        echo "sim-validate.sh: fit: $q ns per peer (o $O ns) gives $m ms more per chaos" \
+            "iteration (real $d)" >&2
+        if [ -z "$best" ] || awk -v e="$e" -v b="$best" 'BEGIN {exit !(e < b)}'; then
+            best=$e
+            PEER=$q
         fi
+    done
+}
+fit_o() {
+    point_args small
+    over_args small "$FIRST_N"
+    rs=$(real_ms small 3 "$OUT/real-small-n$FIRST_N.csv")
+    best=
+    keep=$O
+    for v in $OS; do
+        O=$v
+        # shellcheck disable=SC2086
+        m=$(sim "$PEER" -ranks "$FIRST_N" -rpn "$FIRST_N" $SIM $OVER -seed 0 -seeds "$SEEDS" |
+            awk -F, 'NR > 1 {print $12 / $5}' | median)
+        e=$(miss "$m" "$rs")
+        echo "sim-validate.sh: fit: o $v ns (poll peer $PEER ns) gives consistent $m ms per" \
+            "iteration (real $rs)" >&2
+        if [ -z "$best" ] || awk -v e="$e" -v b="$best" 'BEGIN {exit !(e < b)}'; then
+            best=$e
+            keep=$v
+        fi
+    done
+    O=$keep
+}
+for _ in 1 2; do
+    [ "$FIT" = 1 ] || break
+    case " $POINTS " in *" budget "*) fit_peer ;; esac
+    case " $POINTS " in *" small "*) fit_o ;; esac
+done
+echo "sim-validate.sh: fitted: a poll costs $POLL ns + $PEER ns per other rank; a message's" \
+    "overhead o is $O ns" >&2
+echo "fitted: poll $POLL + $PEER ns per other rank on the node; o $O ns" >> "$OUT/machine.txt"
+
+# 3. The simulator, and the table
+echo "workload,ranks,samples,real_chaos_ms_iter,real_consistent_ms_iter,real_overhead_pct,\
+real_overhead_min,real_overhead_max,real_preempt_chaos,real_preempt_consistent,sim_chaos_ms_iter,\
+sim_consistent_ms_iter,sim_overhead_pct,sim_preempt_chaos,sim_preempt_consistent,preempt_ratio,\
+time_ratio,overhead_test,verdict,real_overhead_cfirst,real_overhead_xfirst,poll_ns,\
+sim_overhead_min,sim_overhead_max,o_ns" |
+    tee "$OUT/validate.csv"
+for p in $POINTS; do
+    point_args "$p"
+    for n in $RANKS; do
+        over_args "$p" "$n"
+        real="$OUT/real-$p-n$n.csv"
+        rc=$(real_ms "$p" 4 "$real")
+        rs=$(real_ms "$p" 3 "$real")
         sim="$OUT/sim-$p-n$n.csv"
         # shellcheck disable=SC2086
         sim "$PEER" -ranks "$n" -rpn "$n" $SIM $OVER -seed 0 -seeds "$SEEDS" > "$sim" || true
-        echo "$BIN/dfc_sim -ranks $n -rpn $n $SIM $OVER -seed 0 -seeds $SEEDS $SIM_PARAMS \
--cpu $POLL,100,300,500,0.25 -poll-peer $PEER $SIM_EXTRA -csv" >> "$OUT/cmd-$p-n$n.txt"
+        echo "$BIN/dfc_sim -ranks $n -rpn $n $SIM $OVER -seed 0 -seeds $SEEDS \
+-intra 600,$O,0.1,16384 $SIM_PARAMS -cpu $POLL,100,300,500,0.25 -poll-peer $PEER $SIM_EXTRA -csv" \
+            >> "$OUT/cmd-$p-n$n.txt"
         ro=$(awk -F, '{print $5}' "$real" | median)
         rmin=$(awk -F, '{print $5}' "$real" | sort -g | head -1)
         rmax=$(awk -F, '{print $5}' "$real" | sort -g | tail -1)
@@ -200,7 +297,8 @@ for p in $POINTS; do
         somax=$(awk -F, 'NR > 1 {print $13}' "$sim" | sort -g | tail -1)
         pn=$(awk -v a="$POLL" -v b="$PEER" -v n="$n" 'BEGIN {print a + b * (n - 1)}')
         echo "$p,$n,$ns,$rc,$rs,$ro,$rmin,$rmax,$rp,$rpc,$sc,$ss,$so,$sp,$spc" |
-            awk -F, -v cf="$rof" -v xf="$rox" -v smin="$somin" -v smax="$somax" -v poll="$pn" '
+            awk -F, -v cf="$rof" -v xf="$rox" -v smin="$somin" -v smax="$somax" -v poll="$pn" \
+                -v o="$O" '
             function within2(x) { return x >= 0.5 && x <= 2 }
             {
                 # preemptions near 0 on both sides (under 0.05 per collective) agree
@@ -215,11 +313,10 @@ for p in $POINTS; do
                     ok = within2(r)
                 }
                 v = within2(pr) && within2(tr) && ok ? "pass" : "fail"
-                printf "%s,%.3f,%.3f,%s,%s,%s,%s,%s,%s,%s\n", $0, pr, tr, ot, v, cf, xf, poll,
-                    smin, smax
+                printf "%s,%.3f,%.3f,%s,%s,%s,%s,%s,%s,%s,%s\n", $0, pr, tr, ot, v, cf, xf, poll,
+                    smin, smax, o
             }' | tee -a "$OUT/validate.csv"
     done
 done
-rm -f "$OUT/run.tmp"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
 echo "sim-validate.sh: raw outputs and the commands in $OUT" >&2

@@ -244,6 +244,23 @@ static void test_timing(void)
           r.time_ns);
     CHECK(r.messages == 4 && r.instances == 2, "%llu messages, %llu instances",
           (unsigned long long)r.messages, (unsigned long long)r.instances);
+    /* a rank that starts 10 us late finds the other's first message in (unexpected) and pays
+     * a second copy of its 512 bytes (cpu.copy per byte) when it posts the receive. Without
+     * it the end is the early rank's second message at the late one: 10000 + 2 x 1512; with 5
+     * ns per byte the late rank's second send leaves 2560 ns later: 10000 + 1512 + 2560 */
+    cfg.nlate = 1;
+    cfg.late = 10000;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock && r.unexpected == 1,
+          "late rank: %llu unexpected messages, want 1", (unsigned long long)r.unexpected);
+    CHECK(r.time_ns >= 13024 && r.time_ns <= 13024 + 3 * 63, "late rank: %g ns, want 13024",
+          r.time_ns);
+    cfg.cpu.copy = 5;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && r.unexpected == 1 && r.time_ns >= 14072 &&
+              r.time_ns <= 14072 + 3 * 63,
+          "the second copy: %g ns, want 14072", r.time_ns);
+    cfg.cpu.copy = 0;
+    cfg.nlate = 0;
+    cfg.late = 0;
     /* above the eager limit: request (L), answer (L), then the data (512 + L), twice */
     cfg.link[SIM_INTRA].eager = 256;
     CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");
@@ -286,6 +303,50 @@ static void test_timing(void)
     CHECK(sim_run(&cfg, &r) != DFC_SUCCESS, "a poll of no time is refused");
 }
 
+/* Shared cores (dfc_sim_cpu.c): the timing case of test_timing (2 ranks, one 1 KiB allreduce
+ * as two exchanges of 512 bytes, L 1 us, 1 ns per byte, 1 ns per poll) with an exec of 100 ns
+ * and the host's oversubscribed budget of 1. As many cores as ranks change nothing. On one
+ * core: rank 0 runs first (a switch: 1000 ns), sends at 1000 (in at 2512) and sleeps at 1100;
+ * rank 1 gets the core (switch: 2100), sends (in at 3612), sleeps; it wakes for rank 0's data
+ * at 2512 on the free core it ran on last (no switch), sends its second message (in at 4124)
+ * and sleeps; rank 0 takes the core at 3612 (switch: 4612), sends its second (in at 6124),
+ * completes; rank 1 takes it at 6124 (switch: 7124) and completes after its execs: 7300. A
+ * spinning head keeps its core: with a budget of 4096 polls rank 1 waits for rank 0's spins. */
+static void test_cores(void)
+{
+    sim_config_t cfg;
+    sim_result_t r, off;
+    chaos_config(&cfg, 2, 2, 1, 1);
+    cdefs[0].count = 256;
+    cdefs[0].bytes = 1024;
+    cfg.iters = 1;
+    cfg.cpu = (sim_cpu_t){.poll = 1, .exec = 100};
+    cfg.link[SIM_INTRA] = (sim_link_t){.L = 1000, .o = 0, .G = 1, .eager = 1 << 20, .jitter = 0};
+    cfg.policy = dfc_policy_make(1, 1, 1, 0);
+    cfg.cpu_switch = 1000;
+    CHECK(sim_run(&cfg, &off) == DFC_SUCCESS && !off.deadlock, "run");
+    cfg.cores = 2;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && r.time_ns == off.time_ns && r.switches == 0,
+          "a core per rank: %g ns, want %g as without the model", r.time_ns, off.time_ns);
+    cfg.cores = 1;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run on one core");
+    CHECK(near(r.time_ns, 7300) && r.switches == 4,
+          "one core: %g ns and %llu switches, want 7300 and 4", r.time_ns,
+          (unsigned long long)r.switches);
+    double one = r.time_ns;
+    cfg.policy = dfc_policy_make(4096, 4, 4096, 0);
+    double spin_off = 0;
+    cfg.cores = 0;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock, "run");
+    spin_off = r.time_ns;
+    cfg.cores = 1;
+    CHECK(sim_run(&cfg, &r) == DFC_SUCCESS && !r.deadlock && r.time_ns > 7300 + 4000,
+          "one core, spins of 4096 polls: %g ns, want above 11300 (without sharing %g)", r.time_ns,
+          spin_off);
+    printf("test_sim: 2 ranks on one core: %.0f ns (a core each: %.0f); spinning: %.0f (%.0f)\n",
+           one, off.time_ns, r.time_ns, spin_off);
+}
+
 /* Issue 22: a 1,000-rank chaos run in CI (125 nodes of 8; Rabenseifner, which the default
  * selection also picks there since ring's rank limit, select.c). */
 static void test_thousand(void)
@@ -314,6 +375,7 @@ int main(void)
     test_policy();
     test_runs();
     test_timing();
+    test_cores();
     test_thousand();
     if (failures) fprintf(stderr, "test_sim: %d failures\n", failures);
     return failures ? 1 : 0;

@@ -81,6 +81,10 @@ typedef struct dfc_coll_args {
     const dfc_dtype_t *stype, *rtype;
     /* alltoallw uses recvs and sends too: one entry per rank, indexed by rank (nrecvs ==
        nsends == size), each with its byte offset and length (alltoall_pairwise.c) */
+    /* where the ranks are (hierarchical algorithms; NULL: not known, as for a test's own
+       arguments): the world rank of each communicator rank and the node of each world
+       rank (run.c points them at the communicator's peers and dfc_node_of) */
+    const int *world, *world_node;
 } dfc_coll_args_t;
 
 /* Host-only step kinds (dfc_sched.h leaves 0x80 and up to the host executor). Only host
@@ -183,6 +187,7 @@ DFC_COLL_DECLARE(reduce, binomial);
 DFC_COLL_DECLARE(allreduce, recursive_doubling);
 DFC_COLL_DECLARE(allreduce, rabenseifner);
 DFC_COLL_DECLARE(allreduce, ring);
+DFC_COLL_DECLARE(allreduce, hierarchical);
 DFC_COLL_DECLARE(allreduce, shm_slots);
 DFC_COLL_DECLARE(gather, linear);  /* also gatherv */
 DFC_COLL_DECLARE(scatter, linear); /* also scatterv */
@@ -194,8 +199,11 @@ DFC_COLL_DECLARE(reduce_scatter, pairwise); /* also reduce_scatter_block */
 DFC_COLL_DECLARE(scan, linear);             /* also exscan */
 DFC_COLL_DECLARE(neighbor, linear);         /* every neighborhood collective */
 /* Usability rules that belong to an algorithm (select.c consults them). */
-int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a);       /* count >= pof2 */
-int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);               /* commutative op */
+int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a); /* count >= pof2 */
+int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);         /* commutative op */
+int dfc_coll_allreduce_hierarchical_usable(const dfc_coll_args_t *a); /* N x L ranks, op commutes */
+/* The number of nodes N of a hierarchical allreduce's layout, 0 when it has none. */
+int dfc_coll_allreduce_hierarchical_nodes(const dfc_coll_args_t *a);
 int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);          /* slots, <= 1 KiB */
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */

@@ -349,6 +349,8 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
 {
     a->rank = c->rank;
     a->size = c->size;
+    a->world = dfc_comm_peers(c);
+    a->world_node = dfc_node_of;
     int route, rc = route_of(call->func, c, a, sendbuf, recvbuf, dt, op, &route);
     if (rc) return rc;
     if (route == ROUTE_STAGE && pipelinable(call, a))

@@ -79,6 +79,8 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
     {DFC_COLL_ALLREDUCE, "rabenseifner", dfc_coll_allreduce_rabenseifner_build,
      dfc_coll_allreduce_rabenseifner_usable},
     {DFC_COLL_ALLREDUCE, "ring", dfc_coll_allreduce_ring_build, dfc_coll_allreduce_ring_usable},
+    {DFC_COLL_ALLREDUCE, "hierarchical", dfc_coll_allreduce_hierarchical_build,
+     dfc_coll_allreduce_hierarchical_usable},
     {DFC_COLL_ALLREDUCE, "shm_slots", dfc_coll_allreduce_shm_slots_build,
      dfc_coll_allreduce_shm_slots_usable},
     {DFC_COLL_GATHER, "linear", dfc_coll_gather_linear_build, NULL},
@@ -176,6 +178,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     if (DFC_UNLIKELY(!thr.read)) read_thresholds();
     uint64_t bytes = a->count * a->elem;
     const char *name = NULL;
+    int nodes;
     switch (a->kind) {
     case DFC_COLL_BARRIER:
         if (dfc_coll_barrier_shm_slots_usable(a)) name = "shm_slots";
@@ -191,6 +194,9 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
         else if (bytes <= thr.allreduce_rd_max) name = "recursive_doubling";
         else if (bytes <= thr.allreduce_rab_max) name = "rabenseifner";
+        else if (a->commutative && (nodes = dfc_coll_allreduce_hierarchical_nodes(a)) > 0 &&
+                 nodes <= thr.allreduce_ring_max_ranks * (is_pow2(nodes) ? 1 : 8))
+            name = "hierarchical"; /* its ring across nodes: the rank limit applies to N */
         else if (a->size <= thr.allreduce_ring_max_ranks * (is_pow2(a->size) ? 1 : 8) ||
                  !dfc_coll_allreduce_rabenseifner_usable(a))
             name = "ring";

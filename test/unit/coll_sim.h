@@ -71,6 +71,8 @@ typedef struct coll_sim_case {
     const dfc_op_t *op;
     int mode;      /* COLL_SIM_ORDERED or COLL_SIM_RANDOM */
     uint64_t seed; /* inputs and random scheduling */
+    /* as dfc_coll_args_t.world and .world_node (hierarchical algorithms), or NULL */
+    const int *world, *world_node;
 } coll_sim_case_t;
 
 /* The arguments a generator gets on `rank` for this case (also for calling `usable`). */

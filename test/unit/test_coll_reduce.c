@@ -7,7 +7,10 @@
  * order) and a non-commutative op (2x2 integer matrix product on a 16-byte item, built by
  * hand as a user op), in place and not, every root for reduce, in ordered and random
  * scheduling. The ring's pipeline segment is set to 4 KiB (DFC_COLL_RING_SEGMENT) so that
- * large counts use several segments.
+ * large counts use several segments. The hierarchical allreduce gets a node layout of N >= 2
+ * nodes of L >= 2 ranks where n allows one (4, 6, 8, 9), the nodes in blocks of consecutive
+ * ranks in ordered scheduling and interleaved (rank r on node r mod N) in random scheduling;
+ * its `usable` refuses the other n and the non-commutative op.
  * Prints one line per failure and a summary; exits 1 when anything failed.
  * TEST_COLL_ALGO=<substring> and TEST_COLL_OP=<substring> restrict the run (debugging).
  * Runs without DFC_Init: only dfc_dtype_init and dfc_op_init are needed.
@@ -40,6 +43,8 @@ static const algo_t algos[] = {
      dfc_coll_allreduce_rabenseifner_usable},
     {"allreduce/ring", DFC_COLL_ALLREDUCE, dfc_coll_allreduce_ring_build,
      dfc_coll_allreduce_ring_usable},
+    {"allreduce/hierarchical", DFC_COLL_ALLREDUCE, dfc_coll_allreduce_hierarchical_build,
+     dfc_coll_allreduce_hierarchical_usable},
     {"reduce_scatter_block/pairwise", DFC_COLL_REDUCE_SCATTER_BLOCK,
      dfc_coll_reduce_scatter_pairwise_build, NULL},
     {"reduce_scatter/pairwise", DFC_COLL_REDUCE_SCATTER, dfc_coll_reduce_scatter_pairwise_build,
@@ -282,8 +287,15 @@ int main(void)
 
     const char *only_algo = getenv("TEST_COLL_ALGO"), *only_op = getenv("TEST_COLL_OP");
     long cases = 0, failures = sim_selftest(&mat_t, &mat_op), skipped = 0;
-    int rcounts[16];
-    for (int n = 1; n <= 9; n++)
+    int rcounts[16], world[16], world_node[2][16];
+    for (int n = 1; n <= 9; n++) {
+        int N = 2;
+        while (N < n && (n % N || n / N < 2)) N++; /* the fewest nodes of >= 2 ranks */
+        for (int r = 0; r < n; r++) {
+            world[r] = r;
+            world_node[0][r] = r / DFC_MAX2(1, n / N); /* blocks (no layout below 4 ranks) */
+            world_node[1][r] = r % N;                  /* interleaved */
+        }
         for (int ci = 0; ci < ncounts; ci++) {
             uint64_t count = counts[ci];
             for (int j = 0; j < n; j++) /* reduce_scatter: uneven, some empty */
@@ -313,6 +325,8 @@ int main(void)
                                      (uint64_t)ai) *
                                         64 +
                                     (uint64_t)k + 1, /* same when filtered */
+                            .world = world,
+                            .world_node = world_node[(k >> 1) & 1],
                         };
                         if (al->usable) {
                             dfc_coll_args_t a;
@@ -333,6 +347,7 @@ int main(void)
                     }
                 }
         }
+    }
     printf("test_coll_reduce: %ld cases, %ld failed, %ld skipped (algorithm not usable)\n", cases,
            failures, skipped);
     dfc_op_finalize();

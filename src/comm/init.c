@@ -224,6 +224,8 @@ int dfc_comm_layer_init(int required, int *provided)
         (rc = dfc_p2p_init()) || (rc = dfc_comm_init_predefined()))
         return rc;
     dfc_hang_report_init();
+    /* Before a second thread can call in: the contended lock reads DFC_LOCK_SPIN_US. */
+    if (dfc_lock_enabled) dfc_progress_register_params();
     dfc_proc.initialized = 1;
     return DFC_SUCCESS;
 }

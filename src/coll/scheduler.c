@@ -61,6 +61,13 @@ static int run_head(dfc_coll_t *c, int *events)
             /* The wait ended: in step with the peers, so be stickier next time. */
             budget = dfc_policy_budget_moved(&policy, budget, polls);
             polls = 0;
+        } else if (DFC_UNLIKELY(__atomic_load_n(&dfc_lock_wanted, __ATOMIC_RELAXED))) {
+            /* Another thread waits for the lock that this spin holds (the progress thread's
+             * pass, up to budget_max polls, against the application's Wait or next call,
+             * issue 16): leave the pass to it, not a preemption; the budget stays. */
+            if (c->pc != start_pc) (*events)++;
+            c->budget = budget;
+            return 0;
         } else if (!dfc_policy_spin_on(&polls, budget)) {
             break;
         }

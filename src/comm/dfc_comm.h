@@ -36,7 +36,12 @@ extern dfc_proc_t dfc_proc;
  * of its process asleep in a wait (dfc_lock_sleepers) as it drops the lock: both are read
  * and written only under the lock (progress.c, dfc(7) "Waiting"). */
 extern int dfc_lock_enabled;
-extern pthread_mutex_t dfc_big_lock;
+/* Alone on its cache line: a thread that spins on the lock takes the line, and each
+ * API call reads dfc_lock_enabled and dfc_proc beside it. */
+typedef struct dfc_lock_line {
+    _Alignas(64) pthread_mutex_t mutex;
+} dfc_lock_line_t;
+extern dfc_lock_line_t dfc_big_lock;
 extern int dfc_lock_sleepers, dfc_progress_changed;
 /* Threads that found the lock held and wait for it now (dfc_lock_contended): the progress
  * thread lets them take it before it takes it again (progress.c), since a spinning or woken
@@ -48,15 +53,15 @@ void dfc_progress_wake(void);
  * mutex (progress.c). A thread that sleeps there pays a futex wake-up (microseconds, more
  * than a small nonblocking call) and makes the holder's unlock a system call. */
 void dfc_lock_contended(void);
-#define DFC_LOCK()                                                                          \
-    do {                                                                                    \
-        if (dfc_lock_enabled && pthread_mutex_trylock(&dfc_big_lock)) dfc_lock_contended(); \
+#define DFC_LOCK()                                                                                \
+    do {                                                                                          \
+        if (dfc_lock_enabled && pthread_mutex_trylock(&dfc_big_lock.mutex)) dfc_lock_contended(); \
     } while (0)
 #define DFC_UNLOCK()                                                            \
     do {                                                                        \
         if (dfc_lock_enabled) {                                                 \
             if (dfc_lock_sleepers && dfc_progress_changed) dfc_progress_wake(); \
-            pthread_mutex_unlock(&dfc_big_lock);                                \
+            pthread_mutex_unlock(&dfc_big_lock.mutex);                          \
         }                                                                       \
     } while (0)
 

@@ -16,8 +16,8 @@
 
 dfc_proc_t dfc_proc;
 int dfc_lock_enabled;
-pthread_mutex_t dfc_big_lock = PTHREAD_MUTEX_INITIALIZER;
-int dfc_lock_wanted;
+dfc_lock_line_t dfc_big_lock = {PTHREAD_MUTEX_INITIALIZER};
+_Alignas(64) int dfc_lock_wanted; /* written by contending threads only */
 
 dfc_tl_t **dfc_route;
 dfc_tl_t *dfc_tls[4];

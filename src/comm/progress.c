@@ -410,7 +410,9 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
  * processor between passes. It never sleeps while work it could move is in flight (scheduled
  * collectives, rendezvous data, device copies): a sleep's wake-up (tens of microseconds)
  * is longer than the whole of a small nonblocking collective. (Overlap below 32 KiB still
- * measured 0 on 16 cores with this: BENCHMARKS.md, stop 18; the cause is not found.)
+ * measured 0 on 16 cores with this, BENCHMARKS.md stop 18; the likely cause, seen on 2
+ * cores: the application's calls slept in the mutex behind the thread's passes and spins,
+ * see dfc_lock_contended and scheduler.c's run_head.)
  * Without such work it polls DFC_ASYNC_SPIN_US after its last event
  * (the next operation usually comes within that), then sleeps in the transports, so that
  * an idle rank does not keep a core busy. */

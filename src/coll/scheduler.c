@@ -97,6 +97,9 @@ static int scheduler_pass(void)
      * (e, t below): no other pass may run until it is back (exec.c, exec_reduce). */
     static int pass_running;
     if (pass_running) return 0;
+    /* Every empty poll of a wait comes here; with no collective queued only the GPU's part has
+     * work (issue 16: the walk's setup was most of the pass's cost then). */
+    if (dfc_list_empty(&run_queue)) return dfc_coll_gpu_pass();
     pass_running = 1;
     int events = dfc_coll_gpu_pass();
     dfc_list_t *e, *t;

@@ -239,10 +239,11 @@ void dfc_progress_wake(void)
  * With the progress thread (or several application threads) the lock changes hands often,
  * and each pass of the thread holds it for well under a microsecond. A thread that slept in
  * the mutex whenever it found it held paid a futex wake-up and made the holder's unlock a
- * system call: beside the thread, a 1-rank Iallreduce call of 0.2 us (median) took 1.5-5 us
- * on average and 13-22 us at the 90th percentile on the 2-core machine, more than a whole
- * small nonblocking collective, which is what the overlap benchmark's Iallreduce + Wait
- * measure (issue 16: 0 % below 32 KiB). So a contended thread first spins on the lock for
+ * system call: beside the thread, a 1-rank Iallreduce call of 0.2 us (median) took up to
+ * 5 us on average and 13-17 us at the 99th percentile in a third of the runs on the 2-core
+ * machine (13-22 us at the 90th when the thread slept between operations), more than a
+ * whole small nonblocking collective, which is what the overlap benchmark's Iallreduce +
+ * Wait measure (issue 16: 0 % below 32 KiB; BENCHMARKS.md, sixth pass). So a contended thread first spins on the lock for
  * DFC_LOCK_SPIN_US (0 when oversubscribed: the holder may need our core), then sleeps. */
 static inline void cpu_relax(void)
 {

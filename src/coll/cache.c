@@ -64,6 +64,7 @@ dfc_coll_t *dfc_coll_cache_take(dfc_comm_t *comm, const dfc_coll_args_t *a, cons
 static void free_idle(dfc_coll_t *c)
 {
     dfc_req_t *req = c->req;
+    req->keep = NULL; /* freed for good */
     req->comm = NULL; /* its reference was given back when it went idle */
     dfc_req_free(req);
 }

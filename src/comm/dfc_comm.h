@@ -621,6 +621,10 @@ struct dfc_req {
     void *coll;
     int (*start)(dfc_req_t *req);    /* persistent restart (Start); NULL for p2p */
     void (*destroy)(dfc_req_t *req); /* releases coll state */
+    /* A completed nonblocking collective's request, freed by the user's Wait or Test: 1 when
+     * the coll layer kept it (with its instance) for the next call of the same arguments
+     * instead (its handle is gone; dfc_req_free then frees nothing). */
+    int (*keep)(dfc_req_t *req);
 
     DFC_Request_callback *cb;
     void *cb_arg;

@@ -5,7 +5,9 @@
  * scratch buffer and its request, and frees all of it on return: at 8 bytes that was most of
  * the call. The last few completed blocking instances of a communicator are kept instead
  * (with their requests) and reused by the next blocking call with the same arguments,
- * buffers rebound; the oldest is replaced. Instances with more than CACHE_TMP_MAX bytes of
+ * buffers rebound; the oldest is replaced. Nonblocking instances come back too, when the
+ * user's Wait or Test frees their completed request (run.c, keep_nonblocking), and either
+ * kind of call takes either kind of instance. Instances with more than CACHE_TMP_MAX bytes of
  * scratch are not kept (their setup is small beside their transfer, their memory is not).
  * A cached request gives its reference on the communicator back while idle; the
  * communicator's destroy hook (dfc_coll_cache_destroy) frees the cache.
@@ -64,6 +66,7 @@ dfc_coll_t *dfc_coll_cache_take(dfc_comm_t *comm, const dfc_coll_args_t *a, cons
 static void free_idle(dfc_coll_t *c)
 {
     dfc_req_t *req = c->req;
+    req->keep = NULL; /* freed for good */
     req->comm = NULL; /* its reference was given back when it went idle */
     dfc_req_free(req);
 }

@@ -271,6 +271,7 @@ struct dfc_coll {
     dfc_gpu_handle_t gpu;
     int gpu_type, gpu_op, gpu_elem, gpu_item;
     int8_t gpu_peer[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index */
+    dfc_coll_args_t key; /* nonblocking: its arguments, for the cache when its request ends */
 };
 
 /* ---- The pipeline of every collective call (run.c) ------------------------------------- */

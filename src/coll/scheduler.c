@@ -61,6 +61,13 @@ static int run_head(dfc_coll_t *c, int *events)
             /* The wait ended: in step with the peers, so be stickier next time. */
             budget = dfc_policy_budget_moved(&policy, budget, polls);
             polls = 0;
+        } else if (DFC_UNLIKELY(__atomic_load_n(&dfc_lock_wanted, __ATOMIC_RELAXED))) {
+            /* Another thread waits for the lock that this spin holds (the progress thread's
+             * pass, up to budget_max polls, against the application's Wait or next call,
+             * issue 16): leave the pass to it, not a preemption; the budget stays. */
+            if (c->pc != start_pc) (*events)++;
+            c->budget = budget;
+            return 0;
         } else if (!dfc_policy_spin_on(&polls, budget)) {
             break;
         }
@@ -90,6 +97,9 @@ static int scheduler_pass(void)
      * (e, t below): no other pass may run until it is back (exec.c, exec_reduce). */
     static int pass_running;
     if (pass_running) return 0;
+    /* Every empty poll of a wait comes here; with no collective queued only the GPU's part has
+     * work (issue 16: the walk's setup was most of the pass's cost then). */
+    if (dfc_list_empty(&run_queue)) return dfc_coll_gpu_pass();
     pass_running = 1;
     int events = dfc_coll_gpu_pass();
     dfc_list_t *e, *t;

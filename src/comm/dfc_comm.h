@@ -36,26 +36,32 @@ extern dfc_proc_t dfc_proc;
  * of its process asleep in a wait (dfc_lock_sleepers) as it drops the lock: both are read
  * and written only under the lock (progress.c, dfc(7) "Waiting"). */
 extern int dfc_lock_enabled;
-extern pthread_mutex_t dfc_big_lock;
+/* Alone on its cache line: a thread that spins on the lock takes the line, and each
+ * API call reads dfc_lock_enabled and dfc_proc beside it. */
+typedef struct dfc_lock_line {
+    _Alignas(64) pthread_mutex_t mutex;
+} dfc_lock_line_t;
+extern dfc_lock_line_t dfc_big_lock;
 extern int dfc_lock_sleepers, dfc_progress_changed;
-/* Threads in DFC_LOCK now, waiting or about to: the progress thread lets them take the lock
- * before it takes it again (progress.c), since a thread woken from the mutex arrives too late
- * to win against one that never slept. Atomic: read without the lock. */
+/* Threads that found the lock held and wait for it now (dfc_lock_contended): the progress
+ * thread lets them take it before it takes it again (progress.c), since a spinning or woken
+ * thread would otherwise lose every race against one that never stopped. Atomic: read
+ * without the lock. */
 extern int dfc_lock_wanted;
 void dfc_progress_wake(void);
-#define DFC_LOCK()                                                     \
-    do {                                                               \
-        if (dfc_lock_enabled) {                                        \
-            __atomic_add_fetch(&dfc_lock_wanted, 1, __ATOMIC_RELAXED); \
-            pthread_mutex_lock(&dfc_big_lock);                         \
-            __atomic_sub_fetch(&dfc_lock_wanted, 1, __ATOMIC_RELAXED); \
-        }                                                              \
+/* Takes the lock when a first try found it held: spins DFC_LOCK_SPIN_US, then sleeps in the
+ * mutex (progress.c). A thread that sleeps there pays a futex wake-up (microseconds, more
+ * than a small nonblocking call) and makes the holder's unlock a system call. */
+void dfc_lock_contended(void);
+#define DFC_LOCK()                                                                                \
+    do {                                                                                          \
+        if (dfc_lock_enabled && pthread_mutex_trylock(&dfc_big_lock.mutex)) dfc_lock_contended(); \
     } while (0)
 #define DFC_UNLOCK()                                                            \
     do {                                                                        \
         if (dfc_lock_enabled) {                                                 \
             if (dfc_lock_sleepers && dfc_progress_changed) dfc_progress_wake(); \
-            pthread_mutex_unlock(&dfc_big_lock);                                \
+            pthread_mutex_unlock(&dfc_big_lock.mutex);                          \
         }                                                                       \
     } while (0)
 
@@ -615,6 +621,10 @@ struct dfc_req {
     void *coll;
     int (*start)(dfc_req_t *req);    /* persistent restart (Start); NULL for p2p */
     void (*destroy)(dfc_req_t *req); /* releases coll state */
+    /* A completed nonblocking collective's request, freed by the user's Wait or Test: 1 when
+     * the coll layer kept it (with its instance) for the next call of the same arguments
+     * instead (its handle is gone; dfc_req_free then frees nothing). */
+    int (*keep)(dfc_req_t *req);
 
     DFC_Request_callback *cb;
     void *cb_arg;

@@ -16,8 +16,8 @@
 
 dfc_proc_t dfc_proc;
 int dfc_lock_enabled;
-pthread_mutex_t dfc_big_lock = PTHREAD_MUTEX_INITIALIZER;
-int dfc_lock_wanted;
+dfc_lock_line_t dfc_big_lock = {PTHREAD_MUTEX_INITIALIZER};
+_Alignas(64) int dfc_lock_wanted; /* written by contending threads only */
 
 dfc_tl_t **dfc_route;
 dfc_tl_t *dfc_tls[4];
@@ -224,6 +224,8 @@ int dfc_comm_layer_init(int required, int *provided)
         (rc = dfc_p2p_init()) || (rc = dfc_comm_init_predefined()))
         return rc;
     dfc_hang_report_init();
+    /* Before a second thread can call in: the contended lock reads DFC_LOCK_SPIN_US. */
+    if (dfc_lock_enabled) dfc_progress_register_params();
     dfc_proc.initialized = 1;
     return DFC_SUCCESS;
 }

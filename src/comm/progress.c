@@ -40,6 +40,7 @@ extern dfc_tl_t *dfc_tls[];
 extern int dfc_ntls;
 
 static long spin_ns = -1, yield_ns, sleep_us, thread_spin_ns;
+static long lock_spin_ns = 10000; /* DFC_LOCK_SPIN_US; read before a second thread calls in */
 static int oversubscribed = -1;
 
 /* More ranks on this node than processors online (PMIx's local size against the machine):
@@ -83,6 +84,11 @@ static void read_wait_params(void)
                             "microseconds the progress thread keeps polling after its last event "
                             "before it sleeps (default 1000, or 0 when the node has more ranks "
                             "than processors)");
+    lock_spin_ns =
+        1000 * dfc_env_long("DFC_LOCK_SPIN_US", oversubscribed ? 0 : 10,
+                            "microseconds a thread that finds the library lock held spins for it "
+                            "before it sleeps in the mutex (default 10, or 0 when the node has "
+                            "more ranks than processors)");
 }
 
 /* For dfc_env_register_all (dfc_info): a job that never waits reads them nowhere else. */
@@ -229,9 +235,57 @@ void dfc_progress_wake(void)
     futex_private(&wake_seq, FUTEX_WAKE, INT_MAX, NULL);
 }
 
+/* ---- The library lock under contention (dfc_comm.h, DFC_LOCK) ----------------------------
+ * With the progress thread (or several application threads) the lock changes hands often,
+ * and each pass of the thread holds it for well under a microsecond. A thread that slept in
+ * the mutex whenever it found it held paid a futex wake-up and made the holder's unlock a
+ * system call: beside the thread, a 1-rank Iallreduce call of 0.2 us (median) took up to
+ * 5 us on average and 13-17 us at the 99th percentile in a third of the runs on the 2-core
+ * machine (13-22 us at the 90th when the thread slept between operations), more than a
+ * whole small nonblocking collective, which is what the overlap benchmark's Iallreduce +
+ * Wait measure (issue 16: 0 % below 32 KiB; BENCHMARKS.md, sixth pass). So a contended thread first spins on the lock for
+ * DFC_LOCK_SPIN_US (0 when oversubscribed: the holder may need our core), then sleeps. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* What the lock cost, logged when the progress thread stops (DFC_DEBUG=2:sched), so that a
+ * run on another machine shows where an overlap figure went. Written under the lock. */
+static struct {
+    uint64_t waits, slept, wait_ns, wait_max_ns;   /* dfc_lock_contended */
+    uint64_t passes, sleeps, hold_ns, hold_max_ns; /* the progress thread */
+} lock_stats;
+
+void dfc_lock_contended(void)
+{
+    __atomic_add_fetch(&dfc_lock_wanted, 1, __ATOMIC_RELAXED);
+    uint64_t start = dfc_time_ns(), t = start;
+    int slept = 0;
+    for (unsigned i = 1; lock_spin_ns > 0; i++) {
+        cpu_relax();
+        if (!pthread_mutex_trylock(&dfc_big_lock.mutex)) goto locked;
+        if (i % 64) continue; /* the clock costs more than a look at the lock */
+        if ((t = dfc_time_ns()) - start > (uint64_t)lock_spin_ns) break;
+    }
+    slept = 1;
+    pthread_mutex_lock(&dfc_big_lock.mutex);
+locked:
+    __atomic_sub_fetch(&dfc_lock_wanted, 1, __ATOMIC_RELAXED);
+    t = dfc_time_ns() - start;
+    lock_stats.waits++;
+    lock_stats.slept += slept;
+    lock_stats.wait_ns += t;
+    if (t > lock_stats.wait_max_ns) lock_stats.wait_max_ns = t;
+}
+
 static void release_lock(void)
 {
-    if (dfc_lock_enabled) pthread_mutex_unlock(&dfc_big_lock);
+    if (dfc_lock_enabled) pthread_mutex_unlock(&dfc_big_lock.mutex);
 }
 
 /* Sleeps in the transport that can wake us; with several, the one with a wait op and a
@@ -357,7 +411,9 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
  * processor between passes. It never sleeps while work it could move is in flight (scheduled
  * collectives, rendezvous data, device copies): a sleep's wake-up (tens of microseconds)
  * is longer than the whole of a small nonblocking collective. (Overlap below 32 KiB still
- * measured 0 on 16 cores with this: BENCHMARKS.md, stop 18; the cause is not found.)
+ * measured 0 on 16 cores with this, BENCHMARKS.md stop 18; the likely cause, seen on 2
+ * cores: the application's calls slept in the mutex behind the thread's passes and spins,
+ * see dfc_lock_contended and scheduler.c's run_head.)
  * Without such work it polls DFC_ASYNC_SPIN_US after its last event
  * (the next operation usually comes within that), then sleeps in the transports, so that
  * an idle rank does not keep a core busy. */
@@ -371,14 +427,28 @@ static pthread_t progress_thread;
 static int progress_thread_running; /* the application's thread only */
 static int progress_thread_stop;    /* under the lock */
 
-/* The progress thread takes the lock again only once no other thread waits for it (up to
- * 200 yields): a rank's Iallreduce, Test or Wait, woken from the mutex, would otherwise lose
- * every race against the thread that never slept and queue behind a run of its passes. */
+/* The progress thread takes the lock again only once no other thread waits for it: a
+ * rank's Iallreduce, Test or Wait would otherwise lose every race against the thread and
+ * queue behind a run of its passes. It does not sleep in the mutex either while it polls
+ * anyway (DFC_ASYNC_SPIN_US): a sleeper there turns the application's every unlock into a
+ * futex wake, a system call on the application's time. It tries, yielding in between, and
+ * sleeps in the mutex only after that budget (an application thread that holds the lock
+ * so long waits in a blocking call, which moves the operations itself). */
 static void thread_lock(void)
 {
-    for (int i = 0; i < 200 && __atomic_load_n(&dfc_lock_wanted, __ATOMIC_RELAXED); i++)
-        sched_yield();
-    pthread_mutex_lock(&dfc_big_lock);
+    uint64_t t0 = 0;
+    for (;;) {
+        if (!__atomic_load_n(&dfc_lock_wanted, __ATOMIC_RELAXED) &&
+            !pthread_mutex_trylock(&dfc_big_lock.mutex))
+            return;
+        /* Not a tight loop of tries: each takes the lock's cache line from the holder, whose
+         * call then runs slower (a 0.2 us Iallreduce took 0.9 us in some runs). */
+        sched_yield(); /* also: a core shared with the application's thread goes to it */
+        uint64_t now = dfc_time_ns();
+        if (!t0) t0 = now;
+        else if (now - t0 > (uint64_t)(spin_ns + thread_spin_ns)) break;
+    }
+    pthread_mutex_lock(&dfc_big_lock.mutex);
 }
 
 static void *progress_thread_main(void *arg)
@@ -386,21 +456,27 @@ static void *progress_thread_main(void *arg)
     (void)arg;
     uint64_t idle_since = 0;
     thread_lock();
+    uint64_t locked_at = dfc_time_ns();
     while (!progress_thread_stop) {
         hang_check_signal(idle_since);
         int n = dfc_progress();
-        uint64_t now = dfc_time_ns();
+        uint64_t now = dfc_time_ns(), held = now - locked_at;
+        lock_stats.passes++;
+        lock_stats.hold_ns += held;
+        if (held > lock_stats.hold_max_ns) lock_stats.hold_max_ns = held;
         if (n != 0) idle_since = 0;
         else if (!idle_since) idle_since = now;
         int sleepy = idle_since && now - idle_since > (uint64_t)(spin_ns + thread_spin_ns) &&
                      !work_in_flight();
         if (sleepy) {
+            lock_stats.sleeps++;
             sleep_in_transports();
-            continue;
+        } else {
+            DFC_UNLOCK();
+            sched_yield(); /* let the application thread take the lock */
+            thread_lock();
         }
-        DFC_UNLOCK();
-        sched_yield(); /* let the application thread take the lock */
-        thread_lock();
+        locked_at = dfc_time_ns();
     }
     DFC_UNLOCK();
     return NULL;
@@ -429,7 +505,7 @@ int dfc_progress_thread_ensure(void)
     read_wait_params();
     if (!dfc_lock_enabled) {
         dfc_lock_enabled = 1;
-        pthread_mutex_lock(&dfc_big_lock);
+        pthread_mutex_lock(&dfc_big_lock.mutex);
     }
     progress_thread_stop = 0;
     if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL))
@@ -447,4 +523,14 @@ void dfc_progress_thread_stop(void)
     pthread_join(progress_thread, NULL);
     DFC_LOCK();
     progress_thread_running = 0;
+    uint64_t w = lock_stats.waits ? lock_stats.waits : 1,
+             p = lock_stats.passes ? lock_stats.passes : 1;
+    DFC_LOG(DFC_LOG_INFO, "sched",
+            "progress thread: %llu passes (mean %.2f us, longest %.1f us under the lock), %llu "
+            "sleeps; lock found held %llu times (mean wait %.2f us, longest %.1f us, %llu slept "
+            "in the mutex)",
+            (unsigned long long)lock_stats.passes, lock_stats.hold_ns / 1e3 / p,
+            lock_stats.hold_max_ns / 1e3, (unsigned long long)lock_stats.sleeps,
+            (unsigned long long)lock_stats.waits, lock_stats.wait_ns / 1e3 / w,
+            lock_stats.wait_max_ns / 1e3, (unsigned long long)lock_stats.slept);
 }

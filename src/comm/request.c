@@ -130,6 +130,11 @@ void dfc_req_complete(dfc_req_t *req)
 
 void dfc_req_free(dfc_req_t *req)
 {
+    if (req->keep && req->complete && !req->user_freed && !req->status.DFC_ERROR && !req->cb) {
+        if (req->handle) dfc_htable_remove(&dfc_req_table, req->handle);
+        req->handle = 0;
+        if (req->keep(req)) return;
+    }
     if (req->destroy) req->destroy(req);
     if (req->stages || req->pack_dt) dfc_req_unstage(req); /* no call for the usual one */
     if (req->handle) dfc_htable_remove(&dfc_req_table, req->handle);

@@ -47,6 +47,7 @@ static const dfc_env_spec_t specs[] = {
     BOOL("DFC_ASYNC_PROGRESS"),
     INT("DFC_SPIN_US", 0, MINUTE_US),
     INT("DFC_ASYNC_SPIN_US", 0, MINUTE_US),
+    INT("DFC_LOCK_SPIN_US", 0, MINUTE_US),
     INT("DFC_YIELD_US", 0, MINUTE_US),
     INT("DFC_SLEEP_US", 0, MINUTE_US),
     INT("DFC_HANG_REPORT_SECONDS", 0, DAY_S),

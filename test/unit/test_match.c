@@ -68,7 +68,7 @@
 /* ---- stubs ------------------------------------------------------------------------------ */
 dfc_proc_t dfc_proc;
 int dfc_lock_enabled;
-pthread_mutex_t dfc_big_lock = PTHREAD_MUTEX_INITIALIZER;
+dfc_lock_line_t dfc_big_lock = {PTHREAD_MUTEX_INITIALIZER};
 int dfc_lock_wanted;
 dfc_tl_t **dfc_route;
 int *dfc_node_of; /* device sends (the only readers) do not occur here */

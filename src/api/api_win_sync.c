@@ -38,7 +38,8 @@ static int check_win_rank(const char *func, const dfc_win_t *w, int rank)
  * wait (a lock not free goes the general way, which waits for it). FAST_NO: not taken. */
 #define FAST_NO (-1)
 
-static dfc_win_t *shm_win(DFC_Win win, int rank)
+/* Inline in every fast path (as a separate function it was a tenth of a small flush's time). */
+static inline __attribute__((always_inline)) dfc_win_t *shm_win(DFC_Win win, int rank)
 {
     dfc_win_t *w = dfc_win_get(win);
     return w && w->backend == DFC_WIN_BACKEND_SHM && rank >= 0 && rank < w->size ? w : NULL;

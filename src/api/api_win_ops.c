@@ -111,7 +111,7 @@ static int shm_fast_put_get(int kind, void *oaddr, int count, DFC_Datatype type,
     dfc_win_t *w;
     const dfc_dtype_t *dt;
     char *t = shm_fast_target(count, type, trank, tdisp, tcount, ttype, win, &w, &dt);
-    if (!t || !oaddr || dfc_gpu_is_device_ptr(oaddr)) return FAST_NO;
+    if (!t || !oaddr || dfc_gpu_ptr_device(oaddr) >= 0) return FAST_NO;
     dfc_win_shm_fast_op(w, kind, oaddr, t, (size_t)count, dt, NULL, trank);
     return DFC_SUCCESS;
 }
@@ -163,7 +163,7 @@ static int shm_fast_acc(const char *func, const void *oaddr, int count, DFC_Data
             : (!dt->builtin || dt->base != (int)DFC_HANDLE_INDEX(type) || o == DFC_NO_OP ||
                !(op = dfc_op_get(o)) || !op->builtin || dfc_op_check(o, dt, func, "op", &op)))
         return FAST_NO;
-    if (dfc_gpu_is_device_ptr(oaddr)) return FAST_NO;
+    if (dfc_gpu_ptr_device(oaddr) >= 0) return FAST_NO;
     if (!sum || count > FAST_SUM_MAX) {
         dfc_win_shm_fast_op(w, DFC_WIN_OP_ACC, (void *)oaddr, t, (size_t)count, dt, op, trank);
         return DFC_SUCCESS;

@@ -55,6 +55,8 @@ ompi=(--mca pml ob1 --mca btl "tcp,self" --mca osc pt2pt "${extra[@]}")
 } | tee "$OUT/machine.txt"
 
 log=$OUT/rma-nodes.txt
+# Each mpirun gets RMA_NODES_TIMEOUT seconds (default 280): both forms fit in 10 minutes.
+limit=${RMA_NODES_TIMEOUT:-280}
 # The second form: a hostfile, other node names, and mpirun saying how it maps (on the lent
 # machine Open MPI 4.1.6 answered dfc-mpirun-nodes with "All nodes which are allocated for this
 # job are already filled", which 4.1.4 here never did; the verbose output says which node it
@@ -62,7 +64,7 @@ log=$OUT/rma-nodes.txt
 hostfile_run() {
     printf 'dfcsim1 slots=2\ndfcsim2 slots=2\n' >"$OUT/hostfile"
     echo "getent hosts n1 n2 dfcsim1 dfcsim2: $(getent hosts n1 n2 dfcsim1 dfcsim2 | tr '\n' ' ')"
-    timeout 1200 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 \
+    timeout "$limit" mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 \
         --hostfile "$OUT/hostfile" --map-by node --display-allocation \
         --mca rmaps_base_verbose 10 --mca plm_rsh_agent "$top/test/launch/rsh-agent" \
         --mca plm_rsh_no_tree_spawn 1 "${ompi[@]}" "$bin" "$@"
@@ -71,7 +73,7 @@ rc=0
 if [ "${RMA_NODES_HOSTFILE:-0}" = 1 ]; then
     hostfile_run "$@" >"$log" 2>&1 || rc=$?
 else
-    timeout 1200 "$launch" 2 "${ompi[@]}" -- "$bin" "$@" >"$log" 2>&1 || rc=$?
+    timeout "$limit" "$launch" 2 "${ompi[@]}" -- "$bin" "$@" >"$log" 2>&1 || rc=$?
     if [ $rc -ne 0 ] && ! grep -q '^put_\|^get_\|^acc_' "$log"; then
         cat "$log"
         echo "== run-rma-nodes.sh: mpirun failed ($rc); again with a hostfile (dfcsim1, dfcsim2)"

@@ -140,9 +140,9 @@ static void one_workload(const rma_lib_t *anchor, const char *wl, long maxsize, 
         if (dlib.rank != 0) continue;
         double md = median(td, reps), ma = anchor ? median(ta, reps) : 0;
         if (anchor)
-            printf("%-10s %8ld %10.2f %10.2f %7.2f %10.2f %10.2f\n", wl, b, md, ma, md / ma, td[0],
+            printf("%-10s %8ld %10.3f %10.3f %7.2f %10.3f %10.3f\n", wl, b, md, ma, md / ma, td[0],
                    ta[0]);
-        else printf("%-10s %8ld %10.2f %10s %7s %10.2f %10s\n", wl, b, md, "-", "-", td[0], "-");
+        else printf("%-10s %8ld %10.3f %10s %7s %10.3f %10s\n", wl, b, md, "-", "-", td[0], "-");
         fflush(stdout);
     }
 }

@@ -292,6 +292,19 @@ static inline void dfc_win_shm_unlock(dfc_win_t *w, int rank, int excl)
     if (excl) atomic_store(&w->ctl[rank].lock, 0);
     else atomic_fetch_sub(&w->ctl[rank].lock, 1);
 }
+/* SHM: the accumulate lock of target as the fast paths take it: one attempt inline, the
+ * waiting loop (dfc_win_shm_acc_lock) only when it is held; the release is a store. */
+static inline void dfc_win_shm_acc_enter(dfc_win_t *w, int target)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong_explicit(&w->ctl[target].acc, &expect, 1,
+                                                 memory_order_acquire, memory_order_relaxed))
+        dfc_win_shm_acc_lock(w, target);
+}
+static inline void dfc_win_shm_acc_exit(dfc_win_t *w, int target)
+{
+    atomic_store_explicit(&w->ctl[target].acc, 0, memory_order_release);
+}
 /* SHM: the operation of the api's fast path (api_win_ops.c), once the arguments were found
  * right there, inline so that a small Put costs no call through the library's PLT: count items
  * of the dense type dt between origin (host memory) and t, the target's memory in the segment;
@@ -303,9 +316,9 @@ static inline void dfc_win_shm_fast_op(dfc_win_t *w, int kind, void *origin, cha
     if (kind == DFC_WIN_OP_PUT) memcpy(t, origin, count * dt->size);
     else if (kind == DFC_WIN_OP_GET) memcpy(origin, t, count * dt->size);
     else {
-        dfc_win_shm_acc_lock(w, target);
+        dfc_win_shm_acc_enter(w, target);
         dfc_op_reduce(op, dt, origin, t, count);
-        dfc_win_shm_acc_unlock(w, target);
+        dfc_win_shm_acc_exit(w, target);
     }
 }
 

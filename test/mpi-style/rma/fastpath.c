@@ -10,7 +10,8 @@
  *     loses an increment: the total must be exact.
  *  2. Concurrent accumulates: every rank adds to one int at rank 0 with Accumulate (the fast
  *     path) and Fetch_and_op (the general path) in turn, under a shared lock (and lock_all),
- *     and to a vector of 37 doubles: exact totals.
+ *     and to vectors of 37 doubles and 70 ints (the op table's loop) and of 3 ints of both
+ *     signs and 4 doubles (the inline DFC_SUM of at most 16 items): exact totals.
  *  3. Fence epochs: FENCES rounds, each rank Puts a fresh pattern (length and place change
  *     every round) into its right neighbour and Gets its left neighbour's previous one; after
  *     the fence each side checks every element. A fence that let a rank through early shows
@@ -50,7 +51,10 @@ static void excl_counter(DFC_Win win, int *mem, int rank, int size)
 static void accumulates(DFC_Win win, int *mem, int rank, int size)
 {
     double dv[37];
+    int iv[70], sv[3] = {-3, 5, -7};
+    double sd[4] = {0.25, -1.5, 3.0, 1e10};
     for (int i = 0; i < 37; i++) dv[i] = i + 0.5;
+    for (int i = 0; i < 70; i++) iv[i] = i + 1;
     for (int k = 0; k < ITERS; k++) {
         int one = 1, old = -1;
         if (k % 2) DFCT_OK(DFC_Win_lock_all(0, win));
@@ -59,6 +63,9 @@ static void accumulates(DFC_Win win, int *mem, int rank, int size)
         DFCT_OK(DFC_Fetch_and_op(&one, &old, DFC_INT, 0, 4, DFC_SUM, win));
         /* 37 doubles from int 8 on (disp_unit 4: byte 32, aligned for doubles) */
         DFCT_OK(DFC_Accumulate(dv, 37, DFC_DOUBLE, 0, 8, 37, DFC_DOUBLE, DFC_SUM, win));
+        DFCT_OK(DFC_Accumulate(iv, 70, DFC_INT, 0, 100, 70, DFC_INT, DFC_SUM, win));
+        DFCT_OK(DFC_Accumulate(sv, 3, DFC_INT, 0, 200, 3, DFC_INT, DFC_SUM, win));
+        DFCT_OK(DFC_Accumulate(sd, 4, DFC_DOUBLE, 0, 210, 4, DFC_DOUBLE, DFC_SUM, win));
         DFCT_OK(DFC_Win_flush(0, win));
         DFCT_CHECK(old >= 0 && old < 2 * ITERS * size, "Fetch_and_op saw %d", old);
         if (k % 2) DFCT_OK(DFC_Win_unlock_all(win));
@@ -71,6 +78,16 @@ static void accumulates(DFC_Win win, int *mem, int rank, int size)
     for (int i = 0; i < 37; i++)
         DFCT_CHECK(d[i] == (i + 0.5) * ITERS * size, "double %d: %g, expected %g", i, d[i],
                    (i + 0.5) * ITERS * size);
+    for (int i = 0; i < 70; i++)
+        DFCT_CHECK(mem[100 + i] == (i + 1) * ITERS * size, "int %d: %d, expected %d", 100 + i,
+                   mem[100 + i], (i + 1) * ITERS * size);
+    for (int i = 0; i < 3; i++)
+        DFCT_CHECK(mem[200 + i] == sv[i] * ITERS * size, "int %d: %d, expected %d", 200 + i,
+                   mem[200 + i], sv[i] * ITERS * size);
+    const double *e = (const double *)(mem + 210);
+    for (int i = 0; i < 4; i++)
+        DFCT_CHECK(e[i] == sd[i] * ITERS * size, "double at int 210, %d: %g, expected %g", i, e[i],
+                   sd[i] * ITERS * size);
 }
 
 static int pattern(int round, int from, int i) { return round * 100003 + from * 1009 + i + 1; }

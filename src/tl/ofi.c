@@ -537,7 +537,10 @@ static void ofi_wait(dfc_tl_t *tl, long timeout_us)
     if (s && s->nexpos && s->manual_progress && s->wait_fd < 0) cap = 20;
     if (cap > 0 && (timeout_us < 0 || timeout_us > cap)) timeout_us = cap;
     int fd = s ? s->wait_fd : -1;
-    if (!now && fd >= 0) {
+    if (!now && fd >= 0 && s->waitset) {
+        /* Resets the set's signal and looks at the queue; -FI_ETIMEDOUT: nothing there. */
+        now = fi_wait(s->waitset, 0) != -FI_ETIMEDOUT;
+    } else if (!now && fd >= 0) {
         struct fid *f = &s->cq->fid;
         now = fi_trywait(s->fabric, &f, 1) != FI_SUCCESS; /* something is there */
     }
@@ -603,6 +606,34 @@ void dfc_tl_ofi_register_params(void)
     read_params(&p);
 }
 
+/* The completion queue, with an fd to sleep on where the provider has one and the domain is
+ * thread safe (wait runs outside the comm layer's lock): the queue's own FI_WAIT_FD, or a
+ * wait set of ours where the provider's fi_trywait cannot be trusted (ofi_prov.h). Returns
+ * 0 or a negative libfabric error. */
+static int open_cq(ofi_t *s, size_t size, int safe)
+{
+    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_FD, .size = size};
+    struct fi_wait_attr wa = {.wait_obj = FI_WAIT_FD};
+    if (safe && dfc_ofi_prov_needs_waitset(s->info->fabric_attr->prov_name) &&
+        fi_wait_open(s->fabric, &wa, &s->waitset) == 0) {
+        cq.wait_obj = FI_WAIT_SET;
+        cq.wait_set = s->waitset;
+    }
+    struct fid *w = s->waitset ? &s->waitset->fid : NULL;
+    if (safe && fi_cq_open(s->domain, &cq, &s->cq, NULL) == 0 &&
+        fi_control(w ? w : &s->cq->fid, FI_GETWAIT, &s->wait_fd) != 0) {
+        fi_close(&s->cq->fid); /* a wait object we cannot sleep on: none */
+        s->cq = NULL;
+    }
+    if (s->cq) return 0;
+    if (s->waitset) fi_close(&s->waitset->fid);
+    s->waitset = NULL;
+    s->wait_fd = -1;
+    cq.wait_obj = FI_WAIT_NONE;
+    cq.wait_set = NULL;
+    return fi_cq_open(s->domain, &cq, &s->cq, NULL);
+}
+
 static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *namelen)
 {
     int r, rc = dfc_ofi_prov_choose(prm->provider, 1, prm->rma != 0, &s->info);
@@ -625,20 +656,8 @@ static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *
     struct fi_av_attr av = {.type = FI_AV_TABLE};
     what = "fi_av_open";
     if ((r = fi_av_open(s->domain, &av, &s->av, NULL))) goto fail;
-    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_TAGGED,
-                            .wait_obj = FI_WAIT_FD,
-                            .size = (size_t)(prm->rx_bufs + prm->tx_bufs) * 4};
     what = "fi_cq_open";
-    if (safe && fi_cq_open(s->domain, &cq, &s->cq, NULL) == 0 &&
-        fi_control(&s->cq->fid, FI_GETWAIT, &s->wait_fd) != 0) {
-        fi_close(&s->cq->fid); /* a wait object we cannot sleep on: none */
-        s->cq = NULL;
-    }
-    if (!s->cq) {
-        s->wait_fd = -1;
-        cq.wait_obj = FI_WAIT_NONE;
-        if ((r = fi_cq_open(s->domain, &cq, &s->cq, NULL))) goto fail;
-    }
+    if ((r = open_cq(s, (size_t)(prm->rx_bufs + prm->tx_bufs) * 4, safe))) goto fail;
     what = "fi_endpoint";
     if ((r = fi_endpoint(s->domain, i, &s->ep, NULL))) goto fail;
     what = "fi_ep_bind";
@@ -802,6 +821,7 @@ static void ofi_fini(dfc_tl_t *tl)
     pool_fini(&s->ctl);
     if (s->av) fi_close(&s->av->fid);
     if (s->cq) fi_close(&s->cq->fid);
+    if (s->waitset) fi_close(&s->waitset->fid); /* after the queue bound to it */
     if (s->domain) fi_close(&s->domain->fid);
     if (s->fabric) fi_close(&s->fabric->fid);
     if (s->info) fi_freeinfo(s->info);

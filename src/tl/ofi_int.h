@@ -64,6 +64,9 @@ typedef struct ofi {
     struct fid_cq *cq;
     struct fid_ep *ep;
     int wait_fd; /* -1 without FI_WAIT_FD */
+    /* A wait set of our own (FI_WAIT_SET) whose fd is wait_fd, where the provider's
+     * fi_trywait does not prepare its CQ's fd for sleeping (net: ofi_prov.h); else NULL. */
+    struct fid_wait *waitset;
     int has_source;
     ofi_pool_t rx, tx, ctl;
     ofi_peer_t *peers;

@@ -38,6 +38,8 @@ int dfc_ofi_prov_reads_ok(const char *name)
     return 1;
 }
 
+int dfc_ofi_prov_needs_waitset(const char *name) { return name && !strcmp(name, "net"); }
+
 int dfc_ofi_prov_env_default(const char *name, unsigned long value)
 {
     if (getenv(name)) return 0; /* the user's, even an empty one */

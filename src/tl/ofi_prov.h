@@ -23,6 +23,16 @@ int dfc_ofi_prov_is_socket(const char *name);
  * when peers read from each other at once (ofi_prov.c says what was measured). */
 int dfc_ofi_prov_reads_ok(const char *name);
 
+/* 1 when the provider's fi_trywait does not prepare its completion queue's wait fd for
+ * sleeping, so the transport sleeps on a wait set of its own (ofi.c, ofi_wait). libfabric
+ * 1.17's net provider (native FI_EP_RDM over tcp): its fabric's trywait returns success
+ * without looking at the queue, and the wait object's signal, set by the first completion,
+ * is reset only inside util's own wait code (fi_wait, fi_trywait of other providers); the
+ * fd stayed readable for good, and a rank waiting 2 s for a message used 1.9 s of CPU.
+ * fi_wait(set, 0) runs that code: it resets the signal and says whether the queue has
+ * entries. */
+int dfc_ofi_prov_needs_waitset(const char *name);
+
 /* Sets environment variable name to value unless the environment already has it (the
  * user's choice stands, even an empty one). Returns 1 when it set it. */
 int dfc_ofi_prov_env_default(const char *name, unsigned long value);

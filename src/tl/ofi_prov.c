@@ -59,7 +59,8 @@ const char *dfc_tl_ofi_provider_param(void)
     return dfc_env_str("DFC_OFI_PROVIDER", NULL,
                        "ofi: libfabric provider, e.g. 'tcp;ofi_rxm', 'verbs;ofi_rxm', 'efa'; "
                        "default: the first that is not a socket provider (DFC_TRANSPORT=ofi: "
-                       "else the first found); every rank must choose the same");
+                       "else net where offered, else the first found); every rank must choose "
+                       "the same");
 }
 
 #if HAVE_LIBFABRIC
@@ -132,12 +133,19 @@ int dfc_ofi_prov_hmem(const struct fi_info *i)
     return h != NULL;
 }
 
+/* Unnamed: the first provider that is not a socket provider; else, where a socket provider
+ * may do (DFC_TRANSPORT=ofi), net where listed, else the first listed (tcp;ofi_rxm). net is
+ * libfabric's tcp path with a native FI_EP_RDM endpoint, without rxm on top: fewer system
+ * calls and locks a message, so faster at small sizes (BENCHMARKS.md, dfc_tl_ofi(7)). */
 static struct fi_info *pick(struct fi_info *list, const char *want, int any_ok)
 {
     if (want && *want) return list;
     for (struct fi_info *i = list; i; i = i->next)
         if (!dfc_ofi_prov_is_socket(i->fabric_attr->prov_name)) return i;
-    return any_ok ? list : NULL;
+    if (!any_ok) return NULL;
+    for (struct fi_info *i = list; i; i = i->next)
+        if (!strcmp(i->fabric_attr->prov_name, DFC_OFI_SOCKET_DEFAULT)) return i;
+    return list;
 }
 
 /* The same choice with the largest inject size the provider grants up to `want` bytes (asked

@@ -4,14 +4,19 @@
  * Candidates are the providers fi_getinfo lists for FI_EP_RDM with FI_TAGGED and
  * FI_ORDER_SAS. DFC_OFI_PROVIDER names one ("tcp;ofi_rxm", "verbs;ofi_rxm", "efa", ...);
  * unset, the first one that is not a socket provider is chosen (verbs, efa, cxi, psm3 ...
- * in libfabric's own order), and DFC_TRANSPORT=ofi falls back to the first candidate (on
- * machines with only sockets: tcp;ofi_rxm). Socket providers are those whose name has a
+ * in libfabric's own order), and DFC_TRANSPORT=ofi falls back to net where listed (libfabric
+ * 1.17 and later: its tcp path with a native RDM endpoint), else to the first candidate
+ * (tcp;ofi_rxm on older libfabric). Socket providers are those whose name has a
  * component tcp, udp, sockets, net or shm (shm reaches one node only).
  */
 #ifndef DFC_OFI_PROV_H
 #define DFC_OFI_PROV_H
 
 #include <stddef.h>
+
+/* The provider DFC_TRANSPORT=ofi chooses unnamed where only socket providers exist (when
+ * libfabric lists it; else the first listed): libfabric's tcp path without rxm (ofi_prov.c). */
+#define DFC_OFI_SOCKET_DEFAULT "net"
 
 struct fi_info;
 

@@ -4,8 +4,9 @@
 # to 16 MiB, one run per variant, then a table of medians and the ratio variant/tcp per size
 # (inline python below). Variants (-v, default "tcp net rxm"):
 #
-#   tcp       DFC_TRANSPORT=tcp, with the Open MPI anchor restricted to its tcp BTL
-#             (--mca btl tcp,self): the ompi-tcp column
+#   tcp       DFC_TRANSPORT=tcp; the Open MPI anchor of this run, restricted to its tcp BTL
+#             (--mca btl tcp,self), is the ompi-tcp column (every variant runs the anchor,
+#             unless -noanchor, so that all run the same processes)
 #   net       DFC_TRANSPORT=ofi over libfabric's net provider (its tcp path with a native
 #             reliable-datagram endpoint, no rxm; what DFC_TRANSPORT=ofi chooses where
 #             libfabric offers it and nothing but socket providers exists)
@@ -50,9 +51,9 @@ mkdir -p "$OUT"
 cat "$OUT/machine.txt"
 for i in $(seq 1 "$RUNS"); do
     for run in $VARIANTS; do
-        t=ofi rma=1 prov= anchor=-noanchor
+        t=ofi rma=1 prov=
         case $run in
-        tcp) t=tcp prov="tcp;ofi_rxm" anchor= ;;
+        tcp) t=tcp prov="tcp;ofi_rxm" ;;
         net | net-frag) prov=net ;;
         rxm | rxm-frag) prov="tcp;ofi_rxm" ;;
         *) echo "run-ofi.sh: unknown variant $run" >&2; exit 2 ;;
@@ -62,7 +63,7 @@ for i in $(seq 1 "$RUNS"); do
         DFC_TRANSPORT=$t DFC_OFI_RMA=$rma DFC_OFI_PROVIDER=$prov FI_PROVIDER=$prov \
             test/launch/dfc-mpirun-nodes 2 -x DFC_TRANSPORT -x DFC_OFI_RMA -x DFC_OFI_PROVIDER \
             -x FI_PROVIDER $XENV --mca btl tcp,self -- bench/dfc_bench -workloads pingpong,bw,allreduce \
-            -minsize 8 -maxsize 16M $anchor "$@" -csv "$OUT/$run.$i.csv" > "$OUT/$run.$i.txt"
+            -minsize 8 -maxsize 16M "$@" -csv "$OUT/$run.$i.csv" > "$OUT/$run.$i.txt"
     done
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"

@@ -855,6 +855,12 @@ static void ofi_fini(dfc_tl_t *tl)
     if (!s) return;
     if (s->ep) fi_close(&s->ep->fid);   /* first: it cancels what is posted in the pools */
     if (s->domain) dfc_ofi_rma_fini(s); /* registrations, before their domain */
+    for (int i = 0; i < s->npeers; i++) /* copies (spill) waiting there are freed */
+        while (s->peers[i].stash) {
+            ofi_buf_t *b = s->peers[i].stash;
+            s->peers[i].stash = b->snext;
+            rx_release(s, b);
+        }
     pool_fini(&s->rx);
     pool_fini(&s->tx);
     pool_fini(&s->ctl);

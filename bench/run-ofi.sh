@@ -1,62 +1,98 @@
 #!/bin/sh
-# run-ofi.sh - the ofi transport (libfabric, provider tcp;ofi_rxm) beside DFC's own tcp
-# transport on 2 simulated nodes (test/launch/dfc-mpirun-nodes): dfc_bench ping-pong,
-# bandwidth and allreduce from 8 B to 16 MiB, once with DFC_TRANSPORT=tcp, once with
-# DFC_TRANSPORT=ofi (rendezvous by RMA read) and once with ofi and DFC_OFI_RMA=0 (rendezvous
-# by fragments, as before the RMA read), each with the Open MPI anchor restricted to its tcp
-# BTL (--mca btl tcp,self), then a table of medians and the ratio ofi/tcp per size (inline
-# python below).
+# run-ofi.sh - the ofi transport (libfabric) beside DFC's own tcp transport on 2 simulated
+# nodes (test/launch/dfc-mpirun-nodes): dfc_bench ping-pong, bandwidth and allreduce from 8 B
+# to 16 MiB, one run per variant, then a table of medians and the ratio variant/tcp per size
+# (inline python below). Variants (-v, default "tcp net rxm"):
 #
-# With -n RUNS the three runs are repeated RUNS times, interleaved (tcp, ofi, ofi-frag, tcp,
-# ...), and the table shows the median of each run's median: on a shared 2-core machine one
-# run's medians move by 2x and more from one run to the next.
+#   tcp       DFC_TRANSPORT=tcp; the Open MPI anchor of this run, restricted to its tcp BTL
+#             (--mca btl tcp,self), is the ompi-tcp column (every variant runs the anchor,
+#             unless -noanchor, so that all run the same processes)
+#   net       DFC_TRANSPORT=ofi over libfabric's net provider (its tcp path with a native
+#             reliable-datagram endpoint, no rxm; what DFC_TRANSPORT=ofi chooses where
+#             libfabric offers it and nothing but socket providers exists)
+#   rxm       DFC_TRANSPORT=ofi over tcp;ofi_rxm (the tcp provider under the rxm layer; CI's
+#             provider)
+#   net-frag, rxm-frag   the same with DFC_OFI_RMA=0: rendezvous by fragments instead of the
+#             RMA read
 #
-# Usage: bench/run-ofi.sh [-o DIR] [-n RUNS] [dfc_bench options...]   (run from the build tree)
+# With -n RUNS every variant runs RUNS times, interleaved (tcp, net, rxm, tcp, ...), and the
+# tables show the median and the best of each run's median: on a shared machine one run's
+# medians move by 2x and more from one run to the next.
+#
+# Usage: bench/run-ofi.sh [-o DIR] [-n RUNS] [-v "VARIANTS"] [-x NAME]... [dfc_bench options...]
+# -x NAME passes environment variable NAME to every rank (mpirun -x), e.g. DFC_SPIN_US.
+# Run from the build tree (a git checkout or an unpacked `make dist` tarball, configured
+# with libfabric and built: make -j; make -j check TESTS= is not needed).
 set -eu
 cd "$(dirname "$0")/.."
 OUT=
 RUNS=1
-if [ "${1:-}" = -o ]; then OUT=$2; shift 2; fi
-if [ "${1:-}" = -n ]; then RUNS=$2; shift 2; fi
+VARIANTS="tcp net rxm"
+XENV=
+while [ $# -gt 0 ]; do
+    case $1 in
+    -o) OUT=$2; shift 2 ;;
+    -n) RUNS=$2; shift 2 ;;
+    -v) VARIANTS=$2; shift 2 ;;
+    -x) XENV="$XENV -x $2"; shift 2 ;;
+    *) break ;;
+    esac
+done
 [ -n "$OUT" ] || OUT=bench/results/ofi-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$OUT"
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "host: $(nproc) cpus; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "git: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+    echo "libfabric: $(fi_info --version 2>/dev/null | tr '\n' ' ' || echo unknown)"
+    echo "variants: $VARIANTS"
+    for v in $(echo "$XENV" | sed 's/-x //g'); do echo "$v=$(printenv "$v" || true)"; done
 } > "$OUT/machine.txt"
 cat "$OUT/machine.txt"
 for i in $(seq 1 "$RUNS"); do
-    for run in tcp ofi ofi-frag; do
-        t=${run%-frag}
-        rma=1
-        [ "$run" = ofi-frag ] && rma=0
-        echo "== run $i: DFC_TRANSPORT=$t DFC_OFI_RMA=$rma"
-        DFC_TRANSPORT=$t DFC_OFI_RMA=$rma DFC_OFI_PROVIDER="tcp;ofi_rxm" FI_PROVIDER="tcp;ofi_rxm" \
+    for run in $VARIANTS; do
+        t=ofi rma=1 prov=
+        case $run in
+        tcp) t=tcp prov="tcp;ofi_rxm" ;;
+        net | net-frag) prov=net ;;
+        rxm | rxm-frag) prov="tcp;ofi_rxm" ;;
+        *) echo "run-ofi.sh: unknown variant $run" >&2; exit 2 ;;
+        esac
+        case $run in *-frag) rma=0 ;; esac
+        echo "== run $i: $run (DFC_TRANSPORT=$t DFC_OFI_PROVIDER=$prov DFC_OFI_RMA=$rma)"
+        DFC_TRANSPORT=$t DFC_OFI_RMA=$rma DFC_OFI_PROVIDER=$prov FI_PROVIDER=$prov \
             test/launch/dfc-mpirun-nodes 2 -x DFC_TRANSPORT -x DFC_OFI_RMA -x DFC_OFI_PROVIDER \
-            -x FI_PROVIDER --mca btl tcp,self -- bench/dfc_bench -workloads pingpong,bw,allreduce \
+            -x FI_PROVIDER $XENV --mca btl tcp,self -- bench/dfc_bench -workloads pingpong,bw,allreduce \
             -minsize 8 -maxsize 16M "$@" -csv "$OUT/$run.$i.csv" > "$OUT/$run.$i.txt"
     done
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
-python3 - "$OUT" "$RUNS" <<'PY'
+python3 - "$OUT" "$RUNS" $VARIANTS <<'PY' | tee "$OUT/table.txt"
 import csv, statistics, sys
-out, runs = sys.argv[1], int(sys.argv[2])
+out, runs, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 meds = {}
-for run in ("tcp", "ofi", "ofi-frag"):
+for run in variants:
     for i in range(1, runs + 1):
         rows = [l for l in open(f"{out}/{run}.{i}.csv") if not l.startswith("#")]
         for r in csv.DictReader(rows):
-            lib = run if r["lib"] == "dfc" else f"ompi({run} run)"
+            lib = run if r["lib"] == "dfc" else f"ompi({run})"
             meds.setdefault((r["workload"], int(r["bytes"]), lib), []).append(float(r["median_us"]))
-med = {k: statistics.median(v) for k, v in meds.items()}
-print(f"{'workload':10} {'bytes':>9} {'ofi us':>10} {'ofi-frag':>10} {'tcp us':>10} "
-      f"{'ofi/tcp':>8} {'frag/tcp':>8} {'ompi-tcp us':>12}")
-for wl in ("pingpong", "bw", "allreduce"):
-    for b in sorted({k[1] for k in med if k[0] == wl}):
-        o, f, t = (med.get((wl, b, x)) for x in ("ofi", "ofi-frag", "tcp"))
-        a = med.get((wl, b, "ompi(tcp run)"))
-        r1 = f"{o / t:8.2f}" if o and t else "       -"
-        r2 = f"{f / t:8.2f}" if f and t else "       -"
-        print(f"{wl:10} {b:9d} {o or 0:10.2f} {f or 0:10.2f} {t or 0:10.2f} {r1} {r2} {a or 0:12.2f}")
+others = [v for v in variants if v != "tcp"]
+cols = variants + ([f"{v}/tcp" for v in others] if "tcp" in variants else [])
+for title, f in (("median", statistics.median), ("best", min)):
+    if title == "best" and runs == 1:
+        break
+    val = {k: f(v) for k, v in meds.items()}
+    print(f"\n{title} of the {runs} runs' medians, us per operation (variant/tcp > 1: slower)")
+    print(f"{'workload':10} {'bytes':>9} " + " ".join(f"{c:>10}" for c in cols) + f" {'ompi-tcp':>10}")
+    for wl in ("pingpong", "bw", "allreduce"):
+        for b in sorted({k[1] for k in val if k[0] == wl}):
+            v = {r: val.get((wl, b, r)) for r in variants}
+            cells = [f"{v[r]:10.2f}" if v[r] else f"{'-':>10}" for r in variants]
+            if "tcp" in variants:
+                t = v["tcp"]
+                cells += [f"{v[r] / t:10.2f}" if v[r] and t else f"{'-':>10}" for r in others]
+            a = val.get((wl, b, "ompi(tcp)"))
+            cells.append(f"{a:10.2f}" if a else f"{'-':>10}")
+            print(f"{wl:10} {b:9d} " + " ".join(cells))
 PY

@@ -73,7 +73,7 @@ static void ofi_fini(dfc_tl_t *tl);
 
 /* ---- failures ------------------------------------------------------------------------ */
 
-static void pool_put(struct ofi_pool *pl, struct ofi_buf *b);
+static void rx_release(ofi_t *s, ofi_buf_t *b);
 
 void dfc_ofi_peer_fail(ofi_t *s, ofi_peer_t *p, const char *fmt, ...)
 {
@@ -87,7 +87,7 @@ void dfc_ofi_peer_fail(ofi_t *s, ofi_peer_t *p, const char *fmt, ...)
     while (p->stash) { /* its messages waiting for an earlier one: never delivered now */
         ofi_buf_t *b = p->stash;
         p->stash = b->snext;
-        pool_put(&s->rx, b);
+        rx_release(s, b);
     }
     dfc_ofi_rma_peer_gone(s, p); /* its keys and our registrations for it */
     DFC_LOG(DFC_LOG_INFO, "ofi", "peer world rank %d failed: %s", p->world, p->why);
@@ -157,6 +157,13 @@ static void pool_put(ofi_pool_t *pl, ofi_buf_t *b)
     b->next = pl->free;
     pl->free = (int)(b - pl->bufs);
     pl->nfree++;
+}
+
+/* A receive's buffer is done with: back to its pool, or freed (a spill, dfc_ofi_cq_drain). */
+static void rx_release(ofi_t *s, ofi_buf_t *b)
+{
+    if (b->kind == BUF_SPILL) dfc_free(b);
+    else pool_put(&s->rx, b);
 }
 
 /* Posts every free receive buffer. A provider that is full now (-FI_EAGAIN) gets the rest
@@ -349,7 +356,7 @@ static void on_recv(ofi_t *s, ofi_buf_t *b, size_t len, fi_addr_t src)
     else if (p && w->seq - p->rx_seq >= (uint32_t)s->rx.n) why = "sequence number out of range";
     if (why) {
         DFC_LOG(DFC_LOG_INFO, "ofi", "dropped a message of %zu bytes: %s", len, why);
-        pool_put(&s->rx, b);
+        rx_release(s, b);
         return;
     }
     if (w->seq != p->rx_seq) { /* an earlier message has not completed yet */
@@ -362,7 +369,7 @@ static void on_recv(ofi_t *s, ofi_buf_t *b, size_t len, fi_addr_t src)
     for (;;) {
         p->rx_seq++;
         on_msg(s, p, b, kind);
-        pool_put(&s->rx, b);
+        rx_release(s, b);
         if (!p->stash || !(b = stash_take(p))) break;
         kind = ((const dfc_ofi_wire_t *)b->mem)->kind;
     }
@@ -398,6 +405,34 @@ static void on_cq_error(ofi_t *s)
                           msg ? msg : "");
 }
 
+/* A receive completed while rget waits: copied out, so that its buffer is posted again at
+ * once. Providers that buffer nothing for a receive not posted stop reading that peer's
+ * connection until one is: the net provider keeps 4 small unexpected messages a connection,
+ * then waits, and a read's response behind them never came while rget held every buffer
+ * (pt2pt/manyreads with 4 processes hung: 16 reads in flight, the 17th blocking, 96 credits
+ * against 64 buffers). Without memory for the copy the buffer is held, as before. */
+static ofi_buf_t *spill(ofi_t *s, ofi_buf_t *b, size_t len)
+{
+    ofi_buf_t *c = dfc_malloc(sizeof(*c) + len);
+    if (!c) return b;
+    *c = (ofi_buf_t){.kind = BUF_SPILL, .mem = (char *)(c + 1)};
+    memcpy(c->mem, b->mem, len);
+    pool_put(&s->rx, b);
+    return c;
+}
+
+/* Room for a batch of deferred receives; 0 when there is none (read nothing then). */
+static int defer_room(ofi_t *s)
+{
+    if (s->ndeferred + OFI_CQ_BATCH <= s->deferred_cap) return 1;
+    int cap = 2 * s->deferred_cap;
+    ofi_rx_done_t *d = dfc_realloc(s->deferred, (size_t)cap * sizeof(*d));
+    if (!d) return 0;
+    s->deferred = d;
+    s->deferred_cap = cap;
+    return 1;
+}
+
 void dfc_ofi_cq_drain(ofi_t *s, int defer)
 {
     struct fi_cq_tagged_entry e[OFI_CQ_BATCH];
@@ -405,7 +440,7 @@ void dfc_ofi_cq_drain(ofi_t *s, int defer)
     for (int i = 0; !defer && i < s->ndeferred; i++) /* held back during a read */
         on_recv(s, s->deferred[i].b, s->deferred[i].len, s->deferred[i].src);
     if (!defer) s->ndeferred = 0;
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < 4 && (!defer || defer_room(s)); round++) {
         ssize_t n = s->has_source ? fi_cq_readfrom(s->cq, e, OFI_CQ_BATCH, src)
                                   : fi_cq_read(s->cq, e, OFI_CQ_BATCH);
         if (n == -FI_EAVAIL) {
@@ -419,7 +454,8 @@ void dfc_ofi_cq_drain(ofi_t *s, int defer)
             if (b->kind == BUF_READ) {
                 dfc_ofi_read_done(s, b, 0);
             } else if (b->kind == BUF_RX && defer) { /* rget runs inside a delivery */
-                s->deferred[s->ndeferred++] = (ofi_rx_done_t){b, e[i].len, from};
+                s->deferred[s->ndeferred++] = (ofi_rx_done_t){spill(s, b, e[i].len), e[i].len,
+                                                              from};
             } else if (b->kind == BUF_RX) {
                 on_recv(s, b, e[i].len, from);
             } else {
@@ -435,6 +471,7 @@ void dfc_ofi_cq_drain(ofi_t *s, int defer)
         }
         if (n < OFI_CQ_BATCH) break;
     }
+    if (defer && post_recvs(s)) DFC_LOG(DFC_LOG_INFO, "ofi", "reposting receive buffers failed");
 }
 
 /* Beats to peers we sent nothing to lately, credits still owed, and the silence rule. */
@@ -519,6 +556,14 @@ static int ofi_pending(dfc_tl_t *tl)
     return busy;
 }
 
+int dfc_ofi_wait_ready(ofi_t *s)
+{
+    /* Resets the set's signal and looks at the queue; -FI_ETIMEDOUT: nothing there. */
+    if (s->waitset) return fi_wait(s->waitset, 0) != -FI_ETIMEDOUT;
+    struct fid *f = &s->cq->fid;
+    return fi_trywait(s->fabric, &f, 1) != FI_SUCCESS;
+}
+
 /* dfc_tl.h: called with the caller's lock held; decides under it whether to sleep, drops it
  * (tl->wait_release) on every path, and sleeps without it. */
 static void ofi_wait(dfc_tl_t *tl, long timeout_us)
@@ -537,10 +582,7 @@ static void ofi_wait(dfc_tl_t *tl, long timeout_us)
     if (s && s->nexpos && s->manual_progress && s->wait_fd < 0) cap = 20;
     if (cap > 0 && (timeout_us < 0 || timeout_us > cap)) timeout_us = cap;
     int fd = s ? s->wait_fd : -1;
-    if (!now && fd >= 0) {
-        struct fid *f = &s->cq->fid;
-        now = fi_trywait(s->fabric, &f, 1) != FI_SUCCESS; /* something is there */
-    }
+    if (!now && fd >= 0) now = dfc_ofi_wait_ready(s);
     if (tl->wait_release) tl->wait_release(); /* it used to be kept: a self-deadlock */
     if (now) return;
     if (fd >= 0) {
@@ -603,6 +645,34 @@ void dfc_tl_ofi_register_params(void)
     read_params(&p);
 }
 
+/* The completion queue, with an fd to sleep on where the provider has one and the domain is
+ * thread safe (wait runs outside the comm layer's lock): the queue's own FI_WAIT_FD, or a
+ * wait set of ours where the provider's fi_trywait cannot be trusted (ofi_prov.h). Returns
+ * 0 or a negative libfabric error. */
+static int open_cq(ofi_t *s, size_t size, int safe)
+{
+    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_FD, .size = size};
+    struct fi_wait_attr wa = {.wait_obj = FI_WAIT_FD};
+    if (safe && dfc_ofi_prov_needs_waitset(s->info->fabric_attr->prov_name) &&
+        fi_wait_open(s->fabric, &wa, &s->waitset) == 0) {
+        cq.wait_obj = FI_WAIT_SET;
+        cq.wait_set = s->waitset;
+    }
+    struct fid *w = s->waitset ? &s->waitset->fid : NULL;
+    if (safe && fi_cq_open(s->domain, &cq, &s->cq, NULL) == 0 &&
+        fi_control(w ? w : &s->cq->fid, FI_GETWAIT, &s->wait_fd) != 0) {
+        fi_close(&s->cq->fid); /* a wait object we cannot sleep on: none */
+        s->cq = NULL;
+    }
+    if (s->cq) return 0;
+    if (s->waitset) fi_close(&s->waitset->fid);
+    s->waitset = NULL;
+    s->wait_fd = -1;
+    cq.wait_obj = FI_WAIT_NONE;
+    cq.wait_set = NULL;
+    return fi_cq_open(s->domain, &cq, &s->cq, NULL);
+}
+
 static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *namelen)
 {
     int r, rc = dfc_ofi_prov_choose(prm->provider, 1, prm->rma != 0, &s->info);
@@ -625,20 +695,8 @@ static int open_endpoint(ofi_t *s, const ofi_params_t *prm, char *name, size_t *
     struct fi_av_attr av = {.type = FI_AV_TABLE};
     what = "fi_av_open";
     if ((r = fi_av_open(s->domain, &av, &s->av, NULL))) goto fail;
-    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_TAGGED,
-                            .wait_obj = FI_WAIT_FD,
-                            .size = (size_t)(prm->rx_bufs + prm->tx_bufs) * 4};
     what = "fi_cq_open";
-    if (safe && fi_cq_open(s->domain, &cq, &s->cq, NULL) == 0 &&
-        fi_control(&s->cq->fid, FI_GETWAIT, &s->wait_fd) != 0) {
-        fi_close(&s->cq->fid); /* a wait object we cannot sleep on: none */
-        s->cq = NULL;
-    }
-    if (!s->cq) {
-        s->wait_fd = -1;
-        cq.wait_obj = FI_WAIT_NONE;
-        if ((r = fi_cq_open(s->domain, &cq, &s->cq, NULL))) goto fail;
-    }
+    if ((r = open_cq(s, (size_t)(prm->rx_bufs + prm->tx_bufs) * 4, safe))) goto fail;
     what = "fi_endpoint";
     if ((r = fi_endpoint(s->domain, i, &s->ep, NULL))) goto fail;
     what = "fi_ep_bind";
@@ -797,11 +855,18 @@ static void ofi_fini(dfc_tl_t *tl)
     if (!s) return;
     if (s->ep) fi_close(&s->ep->fid);   /* first: it cancels what is posted in the pools */
     if (s->domain) dfc_ofi_rma_fini(s); /* registrations, before their domain */
+    for (int i = 0; i < s->npeers; i++) /* copies (spill) waiting there are freed */
+        while (s->peers[i].stash) {
+            ofi_buf_t *b = s->peers[i].stash;
+            s->peers[i].stash = b->snext;
+            rx_release(s, b);
+        }
     pool_fini(&s->rx);
     pool_fini(&s->tx);
     pool_fini(&s->ctl);
     if (s->av) fi_close(&s->av->fid);
     if (s->cq) fi_close(&s->cq->fid);
+    if (s->waitset) fi_close(&s->waitset->fid); /* after the queue bound to it */
     if (s->domain) fi_close(&s->domain->fid);
     if (s->fabric) fi_close(&s->fabric->fid);
     if (s->info) fi_freeinfo(s->info);

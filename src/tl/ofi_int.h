@@ -14,7 +14,9 @@
 #define OFI_CQ_BATCH 16
 #define OFI_NAME_MAX 256
 
-enum { BUF_RX = 0, BUF_TX = 1, BUF_CTL = 2, BUF_READ = 3 };
+/* BUF_SPILL: a receive copied out of its RX buffer during a blocking read (dfc_ofi_cq_drain),
+ * one allocation with its bytes behind it. */
+enum { BUF_RX = 0, BUF_TX = 1, BUF_CTL = 2, BUF_READ = 3, BUF_SPILL = 4 };
 
 typedef struct ofi_buf {
     struct fi_context2 ctx; /* first: completions give its address back */
@@ -64,6 +66,9 @@ typedef struct ofi {
     struct fid_cq *cq;
     struct fid_ep *ep;
     int wait_fd; /* -1 without FI_WAIT_FD */
+    /* A wait set of our own (FI_WAIT_SET) whose fd is wait_fd, where the provider's
+     * fi_trywait does not prepare its CQ's fd for sleeping (net: ofi_prov.h); else NULL. */
+    struct fid_wait *waitset;
     int has_source;
     ofi_pool_t rx, tx, ctl;
     ofi_peer_t *peers;
@@ -92,7 +97,7 @@ typedef struct ofi {
     int nreads;                   /* of those, started and not yet answered by rget_test */
     int rd_busy, rd_err;          /* rd posted and not completed; its completion's error */
     struct ofi_rx_done *deferred; /* receives completed during a read, delivered later */
-    int ndeferred;
+    int ndeferred, deferred_cap;
     int manual_progress; /* data moves only inside calls into the provider */
 } ofi_t;
 
@@ -107,8 +112,12 @@ typedef struct ofi_rx_done {
 void dfc_ofi_peer_fail(ofi_t *s, ofi_peer_t *p, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int dfc_ofi_dead_err(const char *func, const ofi_peer_t *p);
-/* Reads the completion queue; with defer, receives are held back in s->deferred. */
+/* Reads the completion queue; with defer, receives are held back in s->deferred (copied out
+ * of their buffers, which are posted again: see the function). */
 void dfc_ofi_cq_drain(ofi_t *s, int defer);
+/* 1 when the completion queue may have entries (do not sleep); 0 when the caller may sleep on
+ * s->wait_fd, which then wakes for the next one. Needs a wait fd. */
+int dfc_ofi_wait_ready(ofi_t *s);
 /* The periodic part of progress: beats, credits owed, the failure rules. */
 void dfc_ofi_tick(ofi_t *s);
 

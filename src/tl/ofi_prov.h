@@ -4,8 +4,9 @@
  * Candidates are the providers fi_getinfo lists for FI_EP_RDM with FI_TAGGED and
  * FI_ORDER_SAS. DFC_OFI_PROVIDER names one ("tcp;ofi_rxm", "verbs;ofi_rxm", "efa", ...);
  * unset, the first one that is not a socket provider is chosen (verbs, efa, cxi, psm3 ...
- * in libfabric's own order), and DFC_TRANSPORT=ofi falls back to the first candidate (on
- * machines with only sockets: tcp;ofi_rxm). Socket providers are those whose name has a
+ * in libfabric's own order), and DFC_TRANSPORT=ofi falls back to libfabric's tcp path with a
+ * native RDM endpoint (net in 1.17; tcp alone from 1.18, where net's code became tcp), else
+ * to the first candidate (tcp;ofi_rxm on older libfabric). Socket providers are those whose name has a
  * component tcp, udp, sockets, net or shm (shm reaches one node only).
  */
 #ifndef DFC_OFI_PROV_H
@@ -22,6 +23,17 @@ int dfc_ofi_prov_is_socket(const char *name);
  * the sockets provider, whose progress thread leaves a read's response unsent for seconds
  * when peers read from each other at once (ofi_prov.c says what was measured). */
 int dfc_ofi_prov_reads_ok(const char *name);
+
+/* 1 when the provider's fi_trywait does not prepare its completion queue's wait fd for
+ * sleeping, so the transport sleeps on a wait set of its own (ofi.c, ofi_wait). libfabric
+ * 1.17's net provider (native FI_EP_RDM over tcp; the tcp provider has its code from 1.18,
+ * with the same trywait until 1.20, hence tcp too): its fabric's trywait returns success
+ * without looking at the queue, and the wait object's signal, set by the first completion,
+ * is reset only inside util's own wait code (fi_wait, fi_trywait of other providers); the
+ * fd stayed readable for good, and a rank waiting 2 s for a message used 1.9 s of CPU.
+ * fi_wait(set, 0) runs that code: it resets the signal and says whether the queue has
+ * entries. */
+int dfc_ofi_prov_needs_waitset(const char *name);
 
 /* Sets environment variable name to value unless the environment already has it (the
  * user's choice stands, even an empty one). Returns 1 when it set it. */

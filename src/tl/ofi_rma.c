@@ -122,7 +122,8 @@ int dfc_ofi_rma_init(ofi_t *s, long cache_entries)
     if ((s->mr_mode & FI_MR_RAW) || s->info->domain_attr->mr_key_size > sizeof(uint64_t))
         s->rma = 0;
     s->rd.kind = BUF_READ;
-    s->deferred = dfc_calloc((size_t)s->rx.n + 1, sizeof(*s->deferred));
+    s->deferred_cap = s->rx.n + OFI_CQ_BATCH;
+    s->deferred = dfc_calloc((size_t)s->deferred_cap, sizeof(*s->deferred));
     s->reads = dfc_calloc(OFI_READS, sizeof(ofi_read_t));
     if (!s->deferred || !s->reads) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < OFI_READS; i++) s->reads[i].ctx.kind = BUF_READ;
@@ -159,6 +160,9 @@ void dfc_ofi_rma_fini(ofi_t *s)
     dfc_free(s->reads);
     s->reads = NULL;
     dfc_ofi_mrc_fini(&s->mrc);
+    for (int i = 0; i < s->ndeferred; i++)
+        if (s->deferred[i].b->kind == BUF_SPILL) dfc_free(s->deferred[i].b);
+    s->ndeferred = 0;
     dfc_free(s->deferred);
     s->deferred = NULL;
     DFC_LOG(DFC_LOG_INFO, "ofi",
@@ -270,8 +274,7 @@ void dfc_ofi_rma_peer_gone(ofi_t *s, ofi_peer_t *p)
 static void read_nap(ofi_t *s, uint64_t spins)
 {
     if (s->wait_fd >= 0) {
-        struct fid *f = &s->cq->fid;
-        if (fi_trywait(s->fabric, &f, 1) != FI_SUCCESS) return; /* something is there */
+        if (dfc_ofi_wait_ready(s)) return; /* something is there */
         struct pollfd pf = {.fd = s->wait_fd, .events = POLLIN};
         struct timespec ts = {0, 100000}; /* short: the comm layer's lock is held */
         ppoll(&pf, 1, &ts, NULL);

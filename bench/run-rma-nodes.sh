@@ -12,8 +12,8 @@
 # osc/rdma refuses MPI_Win_allocate over btl/tcp with MPI_ERR_WIN). MPIRUN_EXTRA (environment)
 # adds mpirun options. The run gets a private /dev/shm (a tmpfs in its own mount namespace)
 # when it can make one, so that it neither sees nor removes other runs' segments.
-# If mpirun refuses the simulated nodes, the script runs once more with a hostfile (other node
-# names, 2 slots each) and mpirun's mapping verbose, so that the output says why.
+# mpirun runs through test/launch/dfc-mpirun-nodes, which asks for its rsh launcher whatever
+# the environment chose (the lent GPU machine sets OMPI_MCA_plm=isolated).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -57,30 +57,8 @@ ompi=(--mca pml ob1 --mca btl "tcp,self" --mca osc pt2pt "${extra[@]}")
 log=$OUT/rma-nodes.txt
 # Each mpirun gets RMA_NODES_TIMEOUT seconds (default 280): both forms fit in 10 minutes.
 limit=${RMA_NODES_TIMEOUT:-280}
-# The second form: a hostfile, other node names, and mpirun saying how it maps (on the lent
-# machine Open MPI 4.1.6 answered dfc-mpirun-nodes with "All nodes which are allocated for this
-# job are already filled", which 4.1.4 here never did; the verbose output says which node it
-# dropped and why). RMA_NODES_HOSTFILE=1 runs only this form.
-hostfile_run() {
-    printf 'dfcsim1 slots=2\ndfcsim2 slots=2\n' >"$OUT/hostfile"
-    echo "getent hosts n1 n2 dfcsim1 dfcsim2: $(getent hosts n1 n2 dfcsim1 dfcsim2 | tr '\n' ' ')"
-    timeout "$limit" mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 \
-        --hostfile "$OUT/hostfile" --map-by node --display-allocation \
-        --mca rmaps_base_verbose 10 --mca plm_rsh_agent "$top/test/launch/rsh-agent" \
-        --mca plm_rsh_no_tree_spawn 1 "${ompi[@]}" "$bin" "$@"
-}
 rc=0
-if [ "${RMA_NODES_HOSTFILE:-0}" = 1 ]; then
-    hostfile_run "$@" >"$log" 2>&1 || rc=$?
-else
-    timeout "$limit" "$launch" 2 "${ompi[@]}" -- "$bin" "$@" >"$log" 2>&1 || rc=$?
-    if [ $rc -ne 0 ] && ! grep -q '^put_\|^get_\|^acc_' "$log"; then
-        cat "$log"
-        echo "== run-rma-nodes.sh: mpirun failed ($rc); again with a hostfile (dfcsim1, dfcsim2)"
-        rc=0
-        hostfile_run "$@" >"$log" 2>&1 || rc=$?
-    fi
-fi
+timeout "$limit" "$launch" 2 "${ompi[@]}" -- "$bin" "$@" >"$log" 2>&1 || rc=$?
 cat "$log"
 [ $rc -eq 0 ] || { echo "run-rma-nodes.sh: mpirun exited $rc (output: $log)" >&2; exit $rc; }
 

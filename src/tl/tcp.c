@@ -757,7 +757,7 @@ static int conns_ready(tcp_t *s)
 /* The parameters of tcp, read in this one place: by tcp_init, and through
  * dfc_tl_tcp_register_params by dfc_info, since a singleton never starts tcp. */
 typedef struct tcp_params {
-    long max_payload, max_queued, sockbuf, connect_timeout;
+    long max_payload, max_queued, sockbuf, connect_timeout, eager_limit;
     const char *if_addr, *ifs;
 } tcp_params_t;
 
@@ -770,6 +770,12 @@ static void read_params(tcp_params_t *p)
         dfc_env_long("DFC_TCP_MAX_QUEUED", 8L << 20,
                      "tcp: bytes queued per peer beyond what the socket takes before send "
                      "answers 'try again'");
+    /* 64 KiB, as Open MPI's btl tcp: between hosts a rendezvous (RTS, CTS, data) costs a
+     * round trip more than one message, which one-sided operations of 32 KiB paid as
+     * 1.23-1.36x Open MPI's time (BENCHMARKS.md, rma4 on 16 cores). */
+    p->eager_limit = dfc_env_long("DFC_TCP_EAGER_LIMIT", 65536,
+                                  "tcp: largest message sent eagerly to a tcp peer (bytes, at "
+                                  "most DFC_TCP_MAX_PAYLOAD); 0: DFC_EAGER_LIMIT");
     p->sockbuf = dfc_env_long("DFC_TCP_SOCKBUF", 0,
                               "tcp: SO_SNDBUF/SO_RCVBUF in bytes; 0 keeps the kernel's "
                               "autotuning (a fixed size disables it)");
@@ -875,6 +881,7 @@ static int tcp_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     long maxp = prm.max_payload;
     s->max_payload = maxp >= 1024 && maxp <= (1L << 30) ? (size_t)maxp : 262144;
     tl->max_payload = s->max_payload;
+    tl->eager_limit = prm.eager_limit > 0 ? DFC_MIN2((size_t)prm.eager_limit, s->max_payload) : 0;
     s->icap_max = 2 * dfc_tcp_wire_len((uint32_t)s->max_payload);
     long mq = prm.max_queued;
     s->max_queued = mq > 0 ? (size_t)mq : (size_t)8 << 20;

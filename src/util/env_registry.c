@@ -136,6 +136,7 @@ static const dfc_env_spec_t specs[] = {
     {"DFC_TCP_IF", DFC_ENV_TEXT, 0, 0, NULL},
     INT("DFC_TCP_CONNECT_TIMEOUT", 1, DAY_S),
     INT("DFC_TCP_MAX_PAYLOAD", KIB, GIB),
+    INT("DFC_TCP_EAGER_LIMIT", 0, 64 * MIB),
     INT("DFC_TCP_MAX_QUEUED", 1, 1L << 40),
     INT("DFC_TCP_SOCKBUF", 0, GIB),
     {"DFC_OFI_PROVIDER", DFC_ENV_TEXT, 0, 0, NULL},

@@ -243,8 +243,9 @@ void dfc_progress_wake(void)
  * 5 us on average and 13-17 us at the 99th percentile in a third of the runs on the 2-core
  * machine (13-22 us at the 90th when the thread slept between operations), more than a
  * whole small nonblocking collective, which is what the overlap benchmark's Iallreduce +
- * Wait measure (issue 16: 0 % below 32 KiB; BENCHMARKS.md, sixth pass). So a contended thread first spins on the lock for
- * DFC_LOCK_SPIN_US (0 when oversubscribed: the holder may need our core), then sleeps. */
+ * Wait measure (issue 16: 0 % below 32 KiB; BENCHMARKS.md, sixth pass). So a contended
+ * thread first spins on the lock for DFC_LOCK_SPIN_US (0 when oversubscribed: the holder may
+ * need our core), then sleeps. */
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

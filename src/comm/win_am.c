@@ -254,11 +254,11 @@ int dfc_win_am_wait_target(dfc_win_t *w, int target)
 }
 
 /* ---- The target ------------------------------------------------------------------------- */
-static void reply(dfc_win_t *w, int dst, uint32_t tag, void *buf, uint64_t bytes)
+static void reply(dfc_win_t *w, int dst, uint32_t tag, void *buf, uint64_t bytes, int owned)
 {
     win_reply_t *r = calloc(1, sizeof *r);
     if (!r) dfc_fatal("out of memory replying to a one-sided operation");
-    r->buf = buf;
+    r->buf = owned ? buf : NULL; /* freed when sent */
     dfc_req_init_internal(&r->req, w->comm);
     int rc = dfc_p2p_isend(w->comm, 1, buf, bytes, dst, (int)tag, 0, &r->req);
     note_error(w, rc);
@@ -302,7 +302,7 @@ static void lock_take(dfc_win_t *w, int src, int excl, uint32_t tag)
 {
     if (excl) w->excl_holder = src;
     else w->nshared++;
-    reply(w, src, tag, NULL, 0);
+    reply(w, src, tag, NULL, 0, 1);
 }
 
 /* Grants waiting lock requests in arrival order while they can be granted. */
@@ -365,14 +365,14 @@ static void apply_fetching(dfc_win_t *w, int src, const dfc_win_msg_t *m, const 
         else if (m->kind == DFC_WIN_MSG_CAS && memcmp(t, data + m->bytes, m->bytes) == 0)
             memcpy(t, data, m->bytes);
     }
-    reply(w, src, m->tag, old, rbytes);
+    reply(w, src, m->tag, old, rbytes, 1);
 }
 
 static void unlock_request(dfc_win_t *w, int src, uint32_t tag)
 {
     if (w->excl_holder == src) w->excl_holder = -1;
     else if (w->nshared > 0) w->nshared--;
-    reply(w, src, tag, NULL, 0);
+    reply(w, src, tag, NULL, 0, 1);
     lock_grant_waiters(w);
 }
 
@@ -380,7 +380,7 @@ static void unlock_request(dfc_win_t *w, int src, uint32_t tag)
 static void acknowledge(dfc_win_t *w, int src, const dfc_win_msg_t *m)
 {
     if (m->kind & DFC_WIN_MSG_UNLOCKS) unlock_request(w, src, m->tag);
-    else if (m->kind & DFC_WIN_MSG_ACK) reply(w, src, m->tag, NULL, 0);
+    else if (m->kind & DFC_WIN_MSG_ACK) reply(w, src, m->tag, NULL, 0, 1);
 }
 
 static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
@@ -404,12 +404,21 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
         acknowledge(w, src, &m);
         break;
     case DFC_WIN_MSG_GET: {
+        /* Host memory is sent straight out of the window: MPI makes a local store to it
+         * while a Get reads it erroneous, and the origin's epoch (hence any synchronization
+         * that allows the store) ends only after the reply arrived, so the window is not
+         * written while the reply is in flight; dfc_win_free waits for the replies. A copy
+         * (calloc'd: 1 MiB of fresh pages cost more than the wire across nodes) is made only
+         * for device memory and for a request outside the window (zeros, the error noted). */
+        t = target_addr(w, &m, src);
+        if (t && !dfc_win_dev_at(w, t)) {
+            reply(w, src, m.tag, t, m.bytes, 0);
+            break;
+        }
         char *copy = m.bytes ? calloc(1, m.bytes) : NULL;
         if (m.bytes && !copy) dfc_fatal("out of memory replying to a one-sided operation");
-        if ((t = target_addr(w, &m, src)) && dfc_win_dev_at(w, t))
-            dev_access(w, DFC_WIN_OP_GET, &m, t, NULL, copy);
-        else if (t && m.bytes) memcpy(copy, t, m.bytes);
-        reply(w, src, m.tag, copy, m.bytes);
+        if (t) dev_access(w, DFC_WIN_OP_GET, &m, t, NULL, copy);
+        reply(w, src, m.tag, copy, m.bytes, 1);
         break;
     }
     case DFC_WIN_MSG_GACC:
@@ -417,7 +426,7 @@ static void apply_request(dfc_win_t *w, int src, const void *buf, size_t len)
     case DFC_WIN_MSG_LOCK_SHARED: lock_request(w, src, 0, m.tag); break;
     case DFC_WIN_MSG_LOCK_EXCL: lock_request(w, src, 1, m.tag); break;
     case DFC_WIN_MSG_UNLOCK: unlock_request(w, src, m.tag); break;
-    case DFC_WIN_MSG_FLUSH: reply(w, src, m.tag, NULL, 0); break;
+    case DFC_WIN_MSG_FLUSH: reply(w, src, m.tag, NULL, 0, 1); break;
     case DFC_WIN_MSG_POST: w->posts_seen[src]++; break;
     case DFC_WIN_MSG_DONE: w->dones_seen[src]++; break;
     default: note_error(w, DFC_ERR(DFC_ERR_INTERN, "unknown one-sided message %u", m.kind));

@@ -19,13 +19,23 @@
  * to the current offset is at least size/2 long), which is why dfc_shm_ring_max_len() is
  * size/2 minus the header: a bigger record could wait forever on an empty ring.
  *
- * Memory order: the producer fills a record and then publishes it with a release store of
- * `tail`; the consumer reads `tail` with acquire before it reads the record. The consumer
- * returns space with a release store of `head` after it has read the record; the producer
- * reads `head` with acquire before it overwrites that space. Each side caches the other
- * side's position in its own line and re-reads the shared one only when the cache says
- * "full" (producer) or "empty" (consumer), so a busy ring costs one coherence miss per
- * batch, not per record.
+ * The consumer polls the next record's header, not the producer's position: a small message
+ * then costs the consumer one cache-line transfer (header and data together), not two (the
+ * position's line, then the record's), as Open MPI's shared-memory fast boxes do. That needs
+ * one invariant: **the header word where the next record will start is 0 until the producer
+ * publishes a record (or skip marker) there.** The producer keeps it: when it reserves a
+ * record it zeroes the header word at the position after it (the next record's start), and
+ * it publishes the record's header with a release store, after that zero. The zeroed word lies in free
+ * space because a reserve keeps one line beyond the record free (the guard line; a full ring
+ * holds one line less). A record that wraps is published before its skip marker, so a
+ * consumer that follows the marker to offset 0 finds the record there. reclen is never 0 in
+ * a record the producer writes, so a header word of 0 means "not yet".
+ *
+ * Memory order: the producer fills a record and then publishes its header with a release
+ * store; the consumer reads the header with acquire before it reads the record. `tail`
+ * is the producer's own position, read by no one else. The consumer returns space with a release store of `head` after it has read the record; the
+ * producer reads `head` with acquire before it overwrites that space, and caches it in its
+ * own line, re-reading the shared one only when the cache says "full".
  */
 #ifndef DFC_SHM_RING_H
 #define DFC_SHM_RING_H
@@ -45,13 +55,15 @@ typedef struct dfc_shm_rec {
 
 typedef struct dfc_shm_ring {
     /* Producer's line. */
-    _Alignas(64) _Atomic uint64_t tail; /* bytes published so far */
+    _Alignas(64) _Atomic uint64_t tail; /* bytes committed so far (the producer's own) */
     uint64_t head_cache;                /* producer's last view of head */
     uint64_t pending;                   /* tail after the reserved, uncommitted record */
     uint64_t pmask;                     /* size - 1 (a copy per side: no shared reads) */
+    uint64_t rec_off;                   /* the reserved record's offset... */
+    uint64_t rec_word;                  /* ...and its header word, stored at commit */
+    uint64_t skip_off;                  /* offset of the skip marker it needs, or NO_SKIP */
     /* Consumer's line. */
     _Alignas(64) _Atomic uint64_t head; /* bytes released so far */
-    uint64_t tail_cache;                /* consumer's last view of tail */
     uint64_t cmask;
     uint64_t cnext; /* head after the record peek returned */
     /* Written by both sides, rarely: its own line. */
@@ -59,6 +71,20 @@ typedef struct dfc_shm_ring {
     /* Data area. */
     _Alignas(64) unsigned char data[];
 } dfc_shm_ring_t;
+
+#define DFC_SHM_RING_NO_SKIP UINT64_MAX
+
+/* A record header as one 64-bit word (the layout of dfc_shm_rec_t on a little-endian
+ * machine), so that it is published and polled by single atomic accesses. */
+static inline uint64_t dfc_shm_ring_word(uint32_t reclen, uint32_t ulen)
+{
+    return (uint64_t)reclen | (uint64_t)ulen << 32;
+}
+
+static inline _Atomic uint64_t *dfc_shm_ring_hdr(dfc_shm_ring_t *r, uint64_t off)
+{
+    return (_Atomic uint64_t *)(void *)(r->data + off);
+}
 
 static inline uint32_t dfc_shm_ring_reclen(size_t ulen)
 {
@@ -69,88 +95,101 @@ static inline uint32_t dfc_shm_ring_reclen(size_t ulen)
 /* Bytes a ring with `size` data bytes occupies (header included). */
 static inline size_t dfc_shm_ring_footprint(size_t size) { return sizeof(dfc_shm_ring_t) + size; }
 
-/* Largest ulen a ring of `size` data bytes accepts (see the top comment). */
+/* Largest ulen a ring of `size` data bytes accepts (see the top comment). With the guard
+ * line, an empty ring still takes it: a record that wraps needs at most 2 * reclen - ALIGN
+ * bytes, plus the guard line that is 2 * reclen <= size. */
 static inline size_t dfc_shm_ring_max_len(size_t size) { return size / 2 - sizeof(dfc_shm_rec_t); }
 
-/* Initializes a ring over zeroed or reused memory. size: a power of two >= 2*ALIGN. */
+/* Initializes a ring over zeroed or reused memory. size: a power of two >= 2*ALIGN. Only
+ * the first header word is cleared: it is where the first record will start. */
 static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)
 {
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
     r->head_cache = r->pending = 0;
-    r->tail_cache = r->cnext = 0;
+    r->rec_off = r->rec_word = 0;
+    r->skip_off = DFC_SHM_RING_NO_SKIP;
+    r->cnext = 0;
     r->pmask = r->cmask = size - 1;
     atomic_store_explicit(&r->space_wanted, 0, memory_order_relaxed);
+    atomic_store_explicit(dfc_shm_ring_hdr(r, 0), 0, memory_order_release);
 }
 
 /* Producer: returns room for ulen bytes (8-byte aligned), or NULL when the ring is full.
- * Nothing is visible to the consumer until dfc_shm_ring_commit(). A reserve without a
- * commit is simply forgotten by the next reserve. */
+ * Nothing is visible to the consumer until dfc_shm_ring_commit(): the headers are written
+ * there. A reserve without a commit is simply forgotten by the next reserve. */
 static inline void *dfc_shm_ring_reserve(dfc_shm_ring_t *r, size_t ulen)
 {
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t size = r->pmask + 1;
     uint32_t reclen = dfc_shm_ring_reclen(ulen);
     uint64_t off = t & r->pmask, contig = size - off;
-    uint64_t need = reclen <= contig ? reclen : contig + reclen;
+    uint64_t need = (reclen <= contig ? reclen : contig + reclen) + DFC_SHM_RING_ALIGN;
 
     if (t + need - r->head_cache > size) {
         r->head_cache = atomic_load_explicit(&r->head, memory_order_acquire);
         if (t + need - r->head_cache > size) return NULL;
     }
-    if (reclen > contig) {
-        /* Skip the tail end of the data area; the consumer jumps to offset 0. */
-        dfc_shm_rec_t *skip = (dfc_shm_rec_t *)(r->data + off);
-        skip->reclen = (uint32_t)contig;
-        skip->ulen = DFC_SHM_RING_SKIP;
+    r->skip_off = DFC_SHM_RING_NO_SKIP;
+    if (reclen > contig) { /* skip the tail end of the data area; the record goes to 0 */
+        r->skip_off = off;
         t += contig;
         off = 0;
     }
-    dfc_shm_rec_t *rec = (dfc_shm_rec_t *)(r->data + off);
-    rec->reclen = reclen;
-    rec->ulen = (uint32_t)ulen;
+    r->rec_off = off;
+    r->rec_word = dfc_shm_ring_word(reclen, (uint32_t)ulen);
     r->pending = t + reclen;
-    return rec + 1;
+    /* The next record's header word (free space, so harmless if this reserve is abandoned),
+     * stored now so that its line's ownership is fetched while the caller fills the record,
+     * not after it: x86 makes stores visible in order, so a zero stored in commit would hold
+     * the header's publication back by one more line transfer. */
+    atomic_store_explicit(dfc_shm_ring_hdr(r, r->pending & r->pmask), 0, memory_order_relaxed);
+    return r->data + off + sizeof(dfc_shm_rec_t);
 }
 
-/* Producer: publishes the record returned by the last reserve. */
+/* Producer: publishes the record returned by the last reserve (see the top comment for the
+ * order of the stores). */
 static inline void dfc_shm_ring_commit(dfc_shm_ring_t *r)
 {
-    atomic_store_explicit(&r->tail, r->pending, memory_order_release);
+    uint64_t size = r->pmask + 1;
+    atomic_store_explicit(dfc_shm_ring_hdr(r, r->rec_off), r->rec_word, memory_order_release);
+    if (r->skip_off != DFC_SHM_RING_NO_SKIP)
+        atomic_store_explicit(dfc_shm_ring_hdr(r, r->skip_off),
+                              dfc_shm_ring_word((uint32_t)(size - r->skip_off), DFC_SHM_RING_SKIP),
+                              memory_order_release);
+    atomic_store_explicit(&r->tail, r->pending, memory_order_relaxed);
 }
 
 /* Consumer: the oldest record (its user bytes; *ulen set), or NULL when empty. The record
  * stays valid until dfc_shm_ring_release(). NULL with *ulen == DFC_SHM_RING_CORRUPT: the
  * next header is not one a producer writes (memory corruption, or a peer gone wrong); the
- * ring is then unusable. Each header is read once and checked against the published tail
- * and the end of the data area, so that no header, whatever its bytes, makes the consumer
- * read outside the data area or loop (found by test/fuzz/fuzz_shm_ring). */
+ * ring is then unusable. Each header is read once and checked against the end of the data
+ * area, so that no header, whatever its bytes, makes the consumer read outside the data
+ * area or loop: a skip marker must start past offset 0, so at most one is followed per call
+ * (found by test/fuzz/fuzz_shm_ring). */
 static inline void *dfc_shm_ring_peek(dfc_shm_ring_t *r, size_t *ulen)
 {
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed), size = r->cmask + 1;
     *ulen = 0;
     for (;;) {
-        if (h == r->tail_cache) {
-            r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
-            if (h == r->tail_cache) return NULL;
-        }
-        uint64_t off = h & r->cmask, avail = r->tail_cache - h;
-        if (avail > size || (off & (DFC_SHM_RING_ALIGN - 1))) break;
-        dfc_shm_rec_t *rec = (dfc_shm_rec_t *)(r->data + off);
-        uint32_t reclen = rec->reclen, len = rec->ulen; /* read once: the producer may be wild */
+        uint64_t off = h & r->cmask;
+        if (off & (DFC_SHM_RING_ALIGN - 1)) break;
+        uint64_t word = atomic_load_explicit(dfc_shm_ring_hdr(r, off), memory_order_acquire);
+        if (!word) return NULL;
+        uint32_t reclen = (uint32_t)word, len = (uint32_t)(word >> 32);
         if (len == DFC_SHM_RING_SKIP) {
             /* A skip marker always covers the rest of the data area. */
-            if (reclen != size - off || reclen > avail) break;
+            if (off == 0 || reclen != size - off) break;
             h += reclen;
             atomic_store_explicit(&r->head, h, memory_order_release);
             continue;
         }
         uint64_t need = (sizeof(dfc_shm_rec_t) + (uint64_t)len + DFC_SHM_RING_ALIGN - 1) &
                         ~(uint64_t)(DFC_SHM_RING_ALIGN - 1);
-        if (reclen != need || reclen > avail || off + reclen > size) break;
+        if (reclen != need || off + reclen > size) break;
         r->cnext = h + reclen;
         *ulen = len;
-        return rec + 1;
+        return r->data + off + sizeof(dfc_shm_rec_t);
     }
     *ulen = DFC_SHM_RING_CORRUPT;
     return NULL;
@@ -196,12 +235,15 @@ static inline int dfc_shm_ring_take_space_wanted(dfc_shm_ring_t *r, int light)
     return atomic_exchange_explicit(&r->space_wanted, 0, memory_order_relaxed) != 0;
 }
 
-/* Anyone: whether the ring looks non-empty. Reads only the shared positions (no cache
- * updates), so a thread other than the consumer may call it (the blocking wait does). */
+/* Anyone: whether the ring looks non-empty: the header word where the next record starts
+ * (see the top comment) is set. Reads only shared memory (no cache updates), so a thread
+ * other than the consumer may call it (the blocking wait does). A producer that died
+ * between its stores leaves either a published record or a 0 here, never a state that
+ * stays "pending" after everything published was consumed. */
 static inline int dfc_shm_ring_pending(dfc_shm_ring_t *r)
 {
-    return atomic_load_explicit(&r->tail, memory_order_acquire) !=
-           atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+    return atomic_load_explicit(dfc_shm_ring_hdr(r, h & r->cmask), memory_order_acquire) != 0;
 }
 
 #endif /* DFC_SHM_RING_H */

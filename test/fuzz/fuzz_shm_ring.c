@@ -8,10 +8,11 @@
  *   1. round trip: the input bytes are operations (odd: reserve+commit a record of a
  *      length taken from the byte, even: peek+release one); every record comes back in
  *      order with its length and contents, and a full ring refuses instead of overwriting;
- *   2. hostile producer: the data area is the input's bytes and the published tail is
- *      its last 8 bytes; the consumer then reads records as shm.c does (peek, check the packet
- *      header, read every payload byte, release) and must stay inside the data area and
- *      terminate (a loop is caught by libFuzzer's -timeout).
+ *   2. hostile producer: the data area is the input's bytes (the consumer polls the header
+ *      word at its position, so the bytes decide everything) and the consumer starts at an
+ *      offset taken from the input's last 8 bytes; it then reads records as shm.c does
+ *      (peek, check the packet header, read every payload byte, release) and must stay
+ *      inside the data area and terminate (a loop is caught by libFuzzer's -timeout).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,10 +71,10 @@ static void round_trip(const uint8_t *ops, size_t n, size_t size)
 static void hostile(const uint8_t *data, size_t n, size_t size)
 {
     dfc_shm_ring_t *r = ring_new(size);
-    uint64_t tail = 0;
-    if (n >= 8) memcpy(&tail, data + n - 8, 8);
+    uint64_t start = 0;
+    if (n >= 8) memcpy(&start, data + n - 8, 8);
     memcpy(r->data, data, n < size ? n : size);
-    atomic_store(&r->tail, tail % (4 * size)); /* mostly near the data area's size */
+    atomic_store(&r->head, (start % size) & ~(uint64_t)(DFC_SHM_RING_ALIGN - 1));
     size_t len;
     uint64_t sum = 0;
     for (int i = 0; i < 4096; i++) {

@@ -115,8 +115,8 @@ POLL_N=${POLL_N-2}
 PEERS=${PEERS:-0 2 5 10 15 20 30 50 75}
 PEER=${PEER:-12} # by hand, until the budget workload fits it (FIT=1)
 FIT=${FIT:-1}
-case " $RANKS " in *" $POLL_N "*)
-    echo "sim-validate.sh: POLL_N ($POLL_N) is a rank count of -n: its budget row would be a fit" >&2
+[ -z "$POLL_N" ] || case " $RANKS " in *" $POLL_N "*)
+    echo "sim-validate.sh: POLL_N ($POLL_N) is one of -n: its budget row would be a fit" >&2
     exit 1 ;;
 esac
 NCPU=${NCPU:-$(nproc)}

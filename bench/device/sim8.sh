@@ -52,6 +52,8 @@ call() {
 }
 # set a: real runs (with the 2-rank fit point), fitted on its own 2- and 4-rank rows
 call 200 a sh $V -n "$NS" -r "$RUNS"
+echo "sim8.sh: set a's fits (each grid twice, in turn):"
+grep 'fit:' "$OUT/a.err" | sed 's/^sim-validate.sh: fit: /  /'
 fit=$(grep -h '^fitted' "$OUT/a/machine.txt")
 val() { # the fitted value $1 (1 POLL, 2 PEER, 3 O) of set a's machine.txt
     echo "$fit" | sed -n "s/^fitted: poll \([0-9.]*\) + \([0-9.]*\) ns.*; o \([0-9.]*\) ns;.*/\\$1/p"

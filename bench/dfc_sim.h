@@ -59,9 +59,9 @@ typedef struct sim_link {
     double jitter; /* each message's latency gets a uniform extra in [0, jitter * L) */
 } sim_link_t;
 
-/* The intervals in which one node's memory is taken, sorted, disjoint: a message takes the
- * earliest gap long enough at or after its start (messages are not posted in time order:
- * a rank that ran ahead in its pass may have taken a later slot already). */
+/* The intervals in which one node's memory, or one port, is taken, sorted, disjoint: a message
+ * takes the earliest gap long enough at or after its start (messages are not posted in time
+ * order: a rank that ran ahead in its pass may have taken a later slot already). */
 typedef struct sim_busy {
     double *t; /* start, end, start, end, ... */
     size_t n, cap;
@@ -76,12 +76,17 @@ typedef struct sim_net {
     int32_t nranks, rpn;        /* ranks per node (block layout: node = rank / rpn) */
     double slow_factor;         /* L and G of every message to or from a slow rank, multiplied */
     uint8_t *slow;              /* per rank, or NULL */
-    double *port_out, *port_in; /* per rank and class: when the port is free again */
+    sim_busy_t *port_out, *port_in; /* per rank and class: when the port is taken (as the
+                                       bus: ranks post out of time order, and a port reserved
+                                       by a rank that ran ahead must not hold back an earlier
+                                       message: that made consistent order 10-100x slower with
+                                       -pull at 8-16 ranks, BENCHMARKS.md) */
     double bus_G;               /* ns per byte on the node's memory, shared by all its ranks'
                                    intra-node messages (0: no such limit; the per-rank ports
                                    then are the only bandwidth bound) */
     sim_busy_t *bus;            /* per node: when its memory is taken (bus_G > 0) */
-    double now;                 /* the clock: bus intervals that end before it are dropped */
+    double now;                 /* the clock: port and bus intervals that end before it are
+                                   dropped */
     uint64_t rng;
 } sim_net_t;
 

@@ -102,9 +102,13 @@ int sim_net_init(sim_net_t *n, int32_t nranks, int32_t rpn, uint64_t seed)
 
 void sim_net_destroy(sim_net_t *n)
 {
+    for (int32_t i = 0; n->bus && i <= n->nranks / n->rpn; i++) free(n->bus[i].t);
+    for (size_t i = 0; n->port_out && i < (size_t)n->nranks * SIM_NCLASS; i++)
+        free(n->port_out[i].t);
+    for (size_t i = 0; n->port_in && i < (size_t)n->nranks * SIM_NCLASS; i++)
+        free(n->port_in[i].t);
     free(n->port_out);
     free(n->port_in);
-    for (int32_t i = 0; n->bus && i <= n->nranks / n->rpn; i++) free(n->bus[i].t);
     free(n->bus);
     free(n->slow);
     memset(n, 0, sizeof *n);
@@ -127,20 +131,26 @@ double sim_net_data(sim_net_t *n, int32_t src, int32_t dst, uint64_t bytes, doub
     int cls = sim_net_class(n, src, dst);
     const sim_link_t *l = &n->link[cls];
     double f = slowness(n, src, dst), busy = (double)bytes * l->G * f;
-    double *out = &n->port_out[(size_t)src * SIM_NCLASS + cls];
-    double *in = &n->port_in[(size_t)dst * SIM_NCLASS + cls];
-    double start = t > *out ? t : *out;
+    sim_busy_t *out = &n->port_out[(size_t)src * SIM_NCLASS + cls];
+    sim_busy_t *in = &n->port_in[(size_t)dst * SIM_NCLASS + cls];
+    double start = t;
+    if (busy > 0) {
+        double s = sim_busy_take(out, t, busy, n->now);
+        if (s >= 0) start = s;
+    }
     double done = start + busy; /* the last byte has left */
     if (cls == SIM_INTRA && n->bus_G > 0 && bytes > 0) {
         double bb = (double)bytes * n->bus_G,
                s = sim_busy_take(&n->bus[src / n->rpn], start, bb, n->now);
         if (s >= 0 && s + bb > done) done = s + bb;
     }
-    *out = start + busy;
     double arrive = done + latency(n, l, f);
-    /* The receiving end takes the bytes at its own rate: a second sender waits. */
-    if (arrive < *in + busy) arrive = *in + busy;
-    *in = arrive;
+    /* The receiving end takes the bytes at its own rate (busy before the arrival): a second
+     * sender into it waits for a gap. */
+    if (busy > 0) {
+        double s = sim_busy_take(in, arrive - busy, busy, n->now);
+        if (s >= 0) arrive = s + busy;
+    }
     return arrive;
 }
 

@@ -69,6 +69,17 @@ static void test_network(void)
     CHECK(near(t, 550 + 500 + 100), "second message from the same port: %g, want 1150", t);
     t = sim_net_data(&n, 3, 1, 1000, 0); /* dst 1 took bytes until 650: 650 + 500 */
     CHECK(near(t, 1150), "second message into one port: %g, want 1150", t);
+    /* Ranks post out of time order: a port taken at 10,000 by a rank that ran ahead leaves
+     * its gap before free for a message posted later at an earlier time (one port's "free
+     * at" made those wait behind the future one, and consistent order 10-100x slower). */
+    t = sim_net_data(&n, 12, 13, 1000, 10000);
+    CHECK(near(t, 10600), "a message at 10000: %g, want 10600", t);
+    t = sim_net_data(&n, 12, 14, 1000, 0);
+    CHECK(near(t, 600), "the same out port earlier: %g, want 600 (the gap)", t);
+    t = sim_net_data(&n, 15, 13, 1000, 0);
+    CHECK(near(t, 600), "the same in port earlier: %g, want 600 (the gap)", t);
+    t = sim_net_data(&n, 15, 13, 1000, 9800); /* in port 13 taken 10100-10600: after it */
+    CHECK(near(t, 11100), "into a port taken then: %g, want 11100", t);
     t = sim_net_data(&n, 4, 9, 10000, 0);
     CHECK(near(t, 10000 * 0.1 + 1000), "inter 10000 B: %g, want 2000", t);
     CHECK(near(sim_net_ctrl(&n, 0, 8, 5), 1005), "control message: L only");

@@ -14,16 +14,20 @@
  * reduce it in; afterwards W holds this rank's block summed over all. It is copied to RECV.
  * A group goes as few messages as its blocks' places allow (adjacent blocks as one); a
  * received piece is reduced in through scratch in TMP; a fence closes every step. The
- * reduction order follows the rings, not the rank order: commutative ops only.
+ * reduction order follows the rings, not the rank order: commutative ops only. TMP holds
+ * the whole input and one group (pairwise keeps its receive space below 16 MiB): the
+ * price of reducing every group in place.
  *
  * Cost (m = total input bytes): inside a node (L-1) alpha_n + (L-1)/L m beta_n +
  * (L-1)/L m gamma; across nodes (N-1) alpha_x + (N-1)/(N L) m (beta_x + gamma), with one
  * alpha more per message of a group whose blocks are not adjacent. Pairwise exchange
  * pays (N L - 1) alpha and sends (N L - 1)/(N L) m from every rank, (N - 1)/N of it across
- * nodes; here each rank sends only 1/L of that across. Chosen instead of pairwise
- * (select.c) above DFC_ALLREDUCE_RABENSEIFNER_MAX bytes of input per rank when the op
- * commutes and the layout holds; DFC_REDUCE_SCATTER_BLOCK_ALGORITHM=hierarchical (and
- * DFC_REDUCE_SCATTER_ALGORITHM) forces it wherever that holds. The GPU daemon runs it too.
+ * nodes; here each rank sends only 1/L of that across. Never chosen by default: on 2
+ * cores with simulated nodes (tcp over loopback, where traffic across nodes costs about
+ * what shm does) it took 0.66-1.62x pairwise's time at 512 KiB-4 MiB (BENCHMARKS.md), its
+ * L + N - 2 fenced steps and the copy of the input against pairwise's one window.
+ * DFC_REDUCE_SCATTER_BLOCK_ALGORITHM=hierarchical (and DFC_REDUCE_SCATTER_ALGORITHM) forces
+ * it wherever the layout holds and the op commutes. The GPU daemon runs it too.
  */
 #include <stdlib.h>
 

@@ -180,16 +180,6 @@ static const char *forced_name(dfc_coll_kind_t kind)
     return cache[kind];
 }
 
-/* The whole input of a reduce_scatter(_block) in bytes. */
-static uint64_t reduce_scatter_bytes(const dfc_coll_args_t *a)
-{
-    uint64_t items = 0;
-    if (a->kind == DFC_COLL_REDUCE_SCATTER_BLOCK) items = a->count * (uint64_t)a->size;
-    else
-        for (int r = 0; r < a->size; r++) items += (uint64_t)a->rcounts[r];
-    return items * a->elem;
-}
-
 const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
 {
     const char *forced = forced_name(a->kind);
@@ -233,12 +223,6 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
                  a->size <= thr.allgather_ring_max_ranks)
             name = "ring";
         else name = is_pow2(a->size) ? "recursive_doubling" : "bruck";
-        break;
-    case DFC_COLL_REDUCE_SCATTER_BLOCK:
-    case DFC_COLL_REDUCE_SCATTER: /* hierarchical for large inputs spread over nodes */
-        if (a->commutative && reduce_scatter_bytes(a) > thr.allreduce_rab_max &&
-            dfc_coll_hier_nodes(a) > 0)
-            name = "hierarchical";
         break;
     default: break;
     }

@@ -5,8 +5,9 @@
  * it rabenseifner (ring up to 512 ranks when the size is not a power of two) and recursive
  * doubling / bruck. Then, in a forked child (the thresholds
  * are read once per process), DFC_ALLREDUCE_RING_MAX_RANKS and DFC_ALLGATHER_RING_MAX_RANKS
- * move the limit both ways. The hierarchical algorithms: chosen on 8 ranks over 4 nodes where
- * their flat counterparts would be, and not on nodes of unequal counts.
+ * move the limit both ways. The hierarchical bcast, allgather and allreduce: chosen on 8 ranks
+ * over 4 nodes where their flat counterparts would be, and not on nodes of unequal counts;
+ * the hierarchical reduce_scatter_block is never the default.
  * Runs without DFC_Init; exits 1 when a choice differs.
  */
 #include <stdio.h>
@@ -124,10 +125,7 @@ static void check_nodes(void)
         {AG, 128 * KIB, 1, 1, "hierarchical"},
         {AG, 1 * KIB, 1, 1, "recursive_doubling"},
         {AG, 128 * KIB, 1, 0, "ring"},
-        {DFC_COLL_REDUCE_SCATTER_BLOCK, 128 * KIB, 1, 1, "hierarchical"},
-        {DFC_COLL_REDUCE_SCATTER_BLOCK, 128 * KIB, 0, 1, "pairwise"}, /* non-commutative */
-        {DFC_COLL_REDUCE_SCATTER_BLOCK, 64 * KIB, 1, 1, "pairwise"},   /* 512 KiB in all */
-        {DFC_COLL_REDUCE_SCATTER_BLOCK, 128 * KIB, 1, 0, "pairwise"},
+        {DFC_COLL_REDUCE_SCATTER_BLOCK, 1 * MIB, 1, 1, "pairwise"}, /* hierarchical: forced only */
         {AR, 1 * MIB, 1, 1, "hierarchical"},
         {AR, 1 * MIB, 1, 0, "ring"},
     };

@@ -50,8 +50,8 @@ static int mod(int x, int k) { return ((x % k) + k) % k; }
 /* Sends (send != 0) or receives the group of local index g to or from peer: the blocks of
  * ranks[k * L + g], k = 0 .. N-1, adjacent ones merged into one transfer. Both sides walk
  * the same list, so their messages match. */
-static int group_xfer(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
-                      int g, int peer, int send)
+static int group_xfer(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h, int g,
+                      int peer, int send)
 {
     uint64_t off = 0, len = 0;
     for (int k = 0; k <= h->nnodes; k++) {

@@ -228,7 +228,8 @@ int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* a
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */
 int dfc_coll_bcast_hierarchical_usable(const dfc_coll_args_t *a);     /* N x L ranks */
 int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a); /* N x L ranks */
-int dfc_coll_reduce_scatter_hierarchical_usable(const dfc_coll_args_t *a); /* N x L, commutes */
+/* N x L ranks, op commutes */
+int dfc_coll_reduce_scatter_hierarchical_usable(const dfc_coll_args_t *a);
 /* bcast (<= 1 KiB) and barrier through the slots (issue 16) */
 int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a);

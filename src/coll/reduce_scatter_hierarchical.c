@@ -61,12 +61,11 @@ static int blocks_xfer(const rs_ctx_t *c, const int *list, int k, int stride, in
             continue;
         }
         if (end > start && send)
-            DFC_TRY(dfc_sched_send(c->s, peer, DFC_BUF_TMP, c->w + start * elem,
-                                   (end - start) * elem));
+            DFC_TRY(
+                dfc_sched_send(c->s, peer, DFC_BUF_TMP, c->w + start * elem, (end - start) * elem));
         else if (end > start) {
-            DFC_TRY(dfc_sched_recv_reduce(c->s, peer, DFC_BUF_TMP, c->w + start * elem,
-                                          end - start, (end - start) * elem, tmp,
-                                          DFC_REDUCE_IN_FIRST));
+            DFC_TRY(dfc_sched_recv_reduce(c->s, peer, DFC_BUF_TMP, c->w + start * elem, end - start,
+                                          (end - start) * elem, tmp, DFC_REDUCE_IN_FIRST));
             tmp += (end - start) * elem;
         }
         if (p >= 0) start = c->disp[p], end = c->disp[p + 1];

@@ -670,8 +670,8 @@ static void test_hierarchical(void)
         tc.a[0].count = 4096;
         CHECK(!dfc_coll_bcast_hierarchical_usable(&tc.a[0]), "uneven layout %d: bcast usable", u);
         tc.a[0].kind = DFC_COLL_ALLGATHER;
-        CHECK(!dfc_coll_allgather_hierarchical_usable(&tc.a[0]), "uneven layout %d: allgather usable",
-              u);
+        CHECK(!dfc_coll_allgather_hierarchical_usable(&tc.a[0]),
+              "uneven layout %d: allgather usable", u);
     }
     hier_world = hier_node = NULL;
 }

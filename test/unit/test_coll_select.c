@@ -145,7 +145,8 @@ static void check_nodes(void)
         const dfc_coll_algo_t *al = dfc_coll_select(&a);
         const char *got = al ? al->name : "(none)";
         if (strcmp(got, cases[i].want)) {
-            fprintf(stderr, "test_coll_select (nodes): %s of %llu bytes on %s nodes%s: %s, want %s\n",
+            fprintf(stderr,
+                    "test_coll_select (nodes): %s of %llu bytes on %s nodes%s: %s, want %s\n",
                     dfc_coll_kind_name(cases[i].kind), (unsigned long long)cases[i].bytes,
                     cases[i].even ? "4 even" : "uneven",
                     cases[i].commutative ? "" : " (non-commutative)", got, cases[i].want);

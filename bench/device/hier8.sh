@@ -32,7 +32,7 @@ if [[ $# -ge 2 ]]; then
 else # a built tree: only the test programs, which `make` alone does not build
     make -j"$(nproc)" check TESTS= >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 fi
-export MPIRUN="mpirun --mca plm rsh" DFC_SIM_NODES=2
+export DFC_SIM_NODES=2 # (the launcher passes --mca plm rsh itself)
 echo "== $(date -u +%FT%TZ) $(hostname), load $(cut -d' ' -f1-3 /proc/loadavg)"
 status=0
 for round in 1 2; do
@@ -51,6 +51,24 @@ for round in 1 2; do
         done
     done
 done
+# The host part's summary: per workload, ranks and size, the flat and hierarchical medians
+# of the rounds' medians and their ratio.
+[[ $part == gpu ]] || python3 - "$out" <<'PY' || true
+import csv, glob, os, statistics, sys
+t = {}
+for f in glob.glob(os.path.join(sys.argv[1], "r*_np*_*.csv")):
+    _, np_, rest = os.path.basename(f)[:-4].split("_", 2)
+    wl, algo = ("bcast", rest[6:]) if rest.startswith("bcast_") else rest.rsplit("_", 1)
+    for row in csv.DictReader(l for l in open(f) if not l.startswith("#")):
+        t.setdefault((wl, int(np_[2:]), int(row["bytes"])), {}).setdefault(algo, []).append(
+            float(row["median_us"]))
+print("workload ranks bytes flat_us hierarchical_us ratio")
+for k in sorted(t):
+    flat = [a for a in t[k] if a != "hierarchical"]
+    if flat and "hierarchical" in t[k]:
+        f, h = statistics.median(t[k][flat[0]]), statistics.median(t[k]["hierarchical"])
+        print(*k, "%.1f %.1f %.2fx" % (f, h, h / f))
+PY
 # Device buffers through the proxy (CUDA MPS: several daemons on the one GPU).
 if [[ $part != host ]] && command -v nvidia-smi >/dev/null && [[ -x bench/dfc_bench_gpu ]]; then
     export CUDA_MPS_PIPE_DIRECTORY=/tmp/dfc-mps CUDA_MPS_LOG_DIRECTORY=/tmp/dfc-mps-log

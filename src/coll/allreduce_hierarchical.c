@@ -30,67 +30,11 @@
  * The GPU daemon runs it too (a->gpu: the steps are plain transfers), its steps to other
  * nodes through the host proxy.
  */
-#include <stdlib.h>
-
 #include "coll/dfc_coll.h"
-
-/* The layout of a->world over a->world_node: node[r] and local[r] for every rank, and the
- * rank of (node, local index) in ranks[node * L + local]. 0 when it is not N >= 2 nodes of
- * L >= 2 ranks each (or memory ran out). */
-typedef struct hier_layout {
-    int nnodes, nlocal;
-    int *node, *local, *ranks;
-} hier_layout_t;
-
-static void layout_free(hier_layout_t *h)
-{
-    free(h->node);
-    free(h->local);
-    free(h->ranks);
-}
-
-static int layout_of(const dfc_coll_args_t *a, hier_layout_t *h)
-{
-    int p = a->size, top = -1;
-    *h = (hier_layout_t){0};
-    if (!a->world || !a->world_node || p < 4) return 0;
-    for (int r = 0; r < p; r++) top = DFC_MAX2(top, a->world_node[a->world[r]]);
-    h->node = malloc((size_t)p * sizeof(int));
-    h->local = malloc((size_t)p * sizeof(int));
-    int *number = malloc((size_t)(top + 1) * sizeof(int)), *fill = calloc((size_t)p, sizeof(int));
-    int ok = h->node && h->local && number && fill;
-    for (int j = 0; ok && j <= top; j++) number[j] = -1;
-    for (int r = 0; ok && r < p; r++) { /* nodes numbered by first appearance */
-        int *n = &number[a->world_node[a->world[r]]];
-        if (*n < 0) *n = h->nnodes++;
-        h->node[r] = *n;
-        h->local[r] = fill[*n]++;
-    }
-    if (ok) {
-        h->nlocal = fill[0];
-        for (int n = 1; n < h->nnodes; n++) ok &= fill[n] == h->nlocal;
-        ok &= h->nnodes >= 2 && h->nlocal >= 2;
-    }
-    if (ok && (h->ranks = malloc((size_t)p * sizeof(int))))
-        for (int r = 0; r < p; r++) h->ranks[h->node[r] * h->nlocal + h->local[r]] = r;
-    free(number);
-    free(fill);
-    if (ok && h->ranks) return 1;
-    layout_free(h);
-    return 0;
-}
-
-int dfc_coll_allreduce_hierarchical_nodes(const dfc_coll_args_t *a)
-{
-    hier_layout_t h;
-    if (!layout_of(a, &h)) return 0;
-    layout_free(&h);
-    return h.nnodes;
-}
 
 int dfc_coll_allreduce_hierarchical_usable(const dfc_coll_args_t *a)
 {
-    return a->commutative && dfc_coll_allreduce_hierarchical_nodes(a) > 0;
+    return a->commutative && dfc_coll_hier_nodes(a) > 0;
 }
 
 /* One ring step of k ring members (this one at position i, whose neighbours are ranks
@@ -121,7 +65,7 @@ static int ring_step(const ring_ctx_t *c, int sp, int rp, int reduce)
 
 static int mod(int x, int k) { return ((x % k) + k) % k; }
 
-static int build(const dfc_coll_args_t *a, const hier_layout_t *h, dfc_sched_t *s)
+static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
 {
     int L = h->nlocal, N = h->nnodes, n = h->node[a->rank], l = h->local[a->rank];
     uint64_t bytes = a->count * a->elem;
@@ -152,11 +96,11 @@ int dfc_coll_allreduce_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t 
 {
     s->algorithm = "hierarchical";
     if (a->count == 0) return DFC_SUCCESS;
-    hier_layout_t h;
-    if (!layout_of(a, &h))
+    dfc_hier_layout_t h;
+    if (!dfc_coll_hier_layout(a, &h))
         return DFC_ERR(DFC_ERR_INTERN, "hierarchical allreduce: no layout of N >= 2 nodes with "
                                        "L >= 2 ranks each");
     int rc = build(a, &h, s);
-    layout_free(&h);
+    dfc_coll_hier_layout_free(&h);
     return rc;
 }

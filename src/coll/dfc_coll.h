@@ -183,6 +183,7 @@ const char *dfc_coll_kind_name(dfc_coll_kind_t kind); /* "allreduce" */
 DFC_COLL_DECLARE(barrier, dissemination);
 DFC_COLL_DECLARE(bcast, binomial);
 DFC_COLL_DECLARE(bcast, scatter_allgather);
+DFC_COLL_DECLARE(bcast, hierarchical);
 DFC_COLL_DECLARE(reduce, binomial);
 DFC_COLL_DECLARE(allreduce, recursive_doubling);
 DFC_COLL_DECLARE(allreduce, rabenseifner);
@@ -194,20 +195,41 @@ DFC_COLL_DECLARE(scatter, linear); /* also scatterv */
 DFC_COLL_DECLARE(allgather, ring); /* also allgatherv */
 DFC_COLL_DECLARE(allgather, recursive_doubling);
 DFC_COLL_DECLARE(allgather, bruck);
+DFC_COLL_DECLARE(allgather, hierarchical); /* also allgatherv */
 DFC_COLL_DECLARE(alltoall, pairwise);       /* also alltoallv and alltoallw */
 DFC_COLL_DECLARE(reduce_scatter, pairwise); /* also reduce_scatter_block */
+DFC_COLL_DECLARE(reduce_scatter, hierarchical); /* also reduce_scatter_block */
 DFC_COLL_DECLARE(scan, linear);             /* also exscan */
 DFC_COLL_DECLARE(neighbor, linear);         /* every neighborhood collective */
 /* Usability rules that belong to an algorithm (select.c consults them). */
 int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a); /* count >= pof2 */
 int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);         /* commutative op */
 int dfc_coll_allreduce_hierarchical_usable(const dfc_coll_args_t *a); /* N x L ranks, op commutes */
-/* The number of nodes N of a hierarchical allreduce's layout, 0 when it has none. */
-int dfc_coll_allreduce_hierarchical_nodes(const dfc_coll_args_t *a);
+/* The layout of the hierarchical algorithms (hier_layout.c): N = nnodes >= 2 nodes of
+ * L = nlocal >= 2 of the communicator's ranks each; node[r] and local[r] of every rank r,
+ * and the rank of (node, local index) in ranks[node * L + local]. The layout function
+ * returns 0 (and holds nothing to free) when the ranks are not so placed or memory ran out. */
+typedef struct dfc_hier_layout {
+    int nnodes, nlocal;
+    int *node, *local, *ranks;
+} dfc_hier_layout_t;
+int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h);
+void dfc_coll_hier_layout_free(dfc_hier_layout_t *h);
+/* N of the layout, 0 when it has none. */
+int dfc_coll_hier_nodes(const dfc_coll_args_t *a);
+/* Appends the steps of `sub`, a schedule built for a group of the communicator (its peer k
+ * is rank group[k] here), to s: RECV offsets moved by recv_base, its TMP given a region of
+ * s's own; SEND as it is. Only plain steps (no slot steps). */
+int dfc_coll_hier_embed(dfc_sched_t *s, const dfc_sched_t *sub, const int *group,
+                        uint64_t recv_base);
 int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);          /* slots, <= 1 KiB */
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */
+int dfc_coll_bcast_hierarchical_usable(const dfc_coll_args_t *a);     /* N x L ranks */
+int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a); /* N x L ranks */
+/* N x L ranks, op commutes */
+int dfc_coll_reduce_scatter_hierarchical_usable(const dfc_coll_args_t *a);
 /* bcast (<= 1 KiB) and barrier through the slots (issue 16) */
 int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a);

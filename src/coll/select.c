@@ -74,6 +74,8 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
     {DFC_COLL_BCAST, "binomial", dfc_coll_bcast_binomial_build, NULL},
     {DFC_COLL_BCAST, "scatter_allgather", dfc_coll_bcast_scatter_allgather_build,
      dfc_coll_bcast_scatter_allgather_usable},
+    {DFC_COLL_BCAST, "hierarchical", dfc_coll_bcast_hierarchical_build,
+     dfc_coll_bcast_hierarchical_usable},
     {DFC_COLL_REDUCE, "binomial", dfc_coll_reduce_binomial_build, NULL},
     {DFC_COLL_ALLREDUCE, "recursive_doubling", dfc_coll_allreduce_recursive_doubling_build, NULL},
     {DFC_COLL_ALLREDUCE, "rabenseifner", dfc_coll_allreduce_rabenseifner_build,
@@ -92,10 +94,18 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
      dfc_coll_allgather_recursive_doubling_usable},
     {DFC_COLL_ALLGATHER, "bruck", dfc_coll_allgather_bruck_build, dfc_coll_allgather_bruck_usable},
     {DFC_COLL_ALLGATHERV, "ring", dfc_coll_allgather_ring_build, NULL},
+    {DFC_COLL_ALLGATHER, "hierarchical", dfc_coll_allgather_hierarchical_build,
+     dfc_coll_allgather_hierarchical_usable},
+    {DFC_COLL_ALLGATHERV, "hierarchical", dfc_coll_allgather_hierarchical_build,
+     dfc_coll_allgather_hierarchical_usable},
     {DFC_COLL_ALLTOALL, "pairwise", dfc_coll_alltoall_pairwise_build, NULL},
     {DFC_COLL_ALLTOALLV, "pairwise", dfc_coll_alltoall_pairwise_build, NULL},
     {DFC_COLL_REDUCE_SCATTER_BLOCK, "pairwise", dfc_coll_reduce_scatter_pairwise_build, NULL},
     {DFC_COLL_REDUCE_SCATTER, "pairwise", dfc_coll_reduce_scatter_pairwise_build, NULL},
+    {DFC_COLL_REDUCE_SCATTER_BLOCK, "hierarchical", dfc_coll_reduce_scatter_hierarchical_build,
+     dfc_coll_reduce_scatter_hierarchical_usable},
+    {DFC_COLL_REDUCE_SCATTER, "hierarchical", dfc_coll_reduce_scatter_hierarchical_build,
+     dfc_coll_reduce_scatter_hierarchical_usable},
     {DFC_COLL_SCAN, "linear", dfc_coll_scan_linear_build, NULL},
     {DFC_COLL_EXSCAN, "linear", dfc_coll_scan_linear_build, NULL},
     {DFC_COLL_NEIGHBOR_ALLGATHER, "linear", dfc_coll_neighbor_linear_build, NULL},
@@ -188,13 +198,15 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         break;
     case DFC_COLL_BCAST:
         if (dfc_coll_bcast_shm_slots_usable(a)) name = "shm_slots";
-        else name = bytes < thr.bcast_sag_min || a->size < 4 ? "binomial" : "scatter_allgather";
+        else if (bytes < thr.bcast_sag_min || a->size < 4) name = "binomial";
+        else if (dfc_coll_hier_nodes(a) > 0) name = "hierarchical"; /* spans nodes */
+        else name = "scatter_allgather";
         break;
     case DFC_COLL_ALLREDUCE:
         if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
         else if (bytes <= thr.allreduce_rd_max) name = "recursive_doubling";
         else if (bytes <= thr.allreduce_rab_max) name = "rabenseifner";
-        else if (a->commutative && (nodes = dfc_coll_allreduce_hierarchical_nodes(a)) > 0 &&
+        else if (a->commutative && (nodes = dfc_coll_hier_nodes(a)) > 0 &&
                  nodes <= thr.allreduce_ring_max_ranks * (is_pow2(nodes) ? 1 : 8))
             name = "hierarchical"; /* its ring across nodes: the rank limit applies to N */
         else if (a->size <= thr.allreduce_ring_max_ranks * (is_pow2(a->size) ? 1 : 8) ||
@@ -204,7 +216,11 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         break;
     case DFC_COLL_ALLGATHER:
         if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max &&
-            a->size <= thr.allgather_ring_max_ranks)
+            (nodes = dfc_coll_hier_nodes(a)) > 0 && nodes <= thr.allgather_ring_max_ranks &&
+            a->size / nodes <= thr.allgather_ring_max_ranks)
+            name = "hierarchical"; /* rings of N and of L ranks: the rank limit applies to them */
+        else if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max &&
+                 a->size <= thr.allgather_ring_max_ranks)
             name = "ring";
         else name = is_pow2(a->size) ? "recursive_doubling" : "bruck";
         break;

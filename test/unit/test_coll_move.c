@@ -150,6 +150,9 @@ typedef struct tcase {
 
 static tcase_t tc;
 static long nruns, ncases;
+/* The node layout every case gets (a->world, a->world_node; NULL: none), for the
+ * hierarchical algorithms. */
+static const int *hier_world, *hier_node;
 
 static uint64_t seed_of(int owner, int dest) { return (uint64_t)owner * 1000 + (uint64_t)dest + 1; }
 
@@ -162,6 +165,8 @@ static void tc_reset(int n, dfc_coll_kind_t kind)
         tc.a[r].rank = r;
         tc.a[r].size = n;
         tc.a[r].selem = tc.a[r].relem = tc.a[r].elem = 1;
+        tc.a[r].world = hier_world;
+        tc.a[r].world_node = hier_node;
     }
 }
 
@@ -608,6 +613,69 @@ static void test_alltoall(void)
                     for (int ev = 0; ev <= 2 * v; ev++) alltoall_case(&al, v, n, sizes[si], ip, ev);
 }
 
+/* ---- the hierarchical bcast and allgather(v) ----
+ * On every layout of n = 4..9 ranks over N >= 2 nodes of L >= 2: blocked (rank r on node
+ * r / L), interleaved (r mod N) and scrambled (a fixed permutation of the blocked one), each
+ * with the node numbers themselves permuted. Layouts with unequal nodes must be refused. */
+static void hier_layout_of(int n, int N, int kind, int *node)
+{
+    static const int scramble[NMAX] = {5, 2, 7, 0, 8, 3, 1, 6, 4};
+    int L = n / N, k = 0;
+    for (int r = 0; r < n; r++) {
+        int q = kind == 0 ? r / L : kind == 1 ? r % N : 0;
+        if (kind == 2) { /* the k-th rank below n of the permutation, blocked */
+            while (scramble[k] >= n) k++;
+            q = scramble[k++] / L;
+        }
+        node[r] = 7 * ((N - q) % N) + 2; /* node numbers neither dense nor in order */
+    }
+}
+
+static void test_hierarchical(void)
+{
+    algo_t bc = {"bcast_hierarchical", dfc_coll_bcast_hierarchical_build,
+                 dfc_coll_bcast_hierarchical_usable};
+    algo_t ag = {"allgather_hierarchical", dfc_coll_allgather_hierarchical_build,
+                 dfc_coll_allgather_hierarchical_usable};
+    int world[NMAX], node[64];
+    for (int r = 0; r < NMAX; r++) world[r] = r;
+    hier_world = world;
+    hier_node = node;
+    for (int n = 4; n <= NMAX; n++)
+        for (int N = 2; N <= n / 2; N++) {
+            if (n % N) continue;
+            for (int kind = 0; kind < 3; kind++) {
+                hier_layout_of(n, N, kind, node);
+                long c0 = ncases;
+                for (int si = 0; si < NSIZES; si++) {
+                    for (int root = 0; root < n; root++) {
+                        if (skip_root(n, root, sizes[si])) continue;
+                        bcast_case(&bc, n, root, sizes[si], 1);
+                        if (sizes[si] <= 13) bcast_case(&bc, n, root, sizes[si], 8);
+                    }
+                    for (int v = 0; v < 2; v++)
+                        for (int ip = 0; ip < 2; ip++)
+                            for (int ev = 0; ev <= v; ev++)
+                                allgather_case(&ag, v, n, sizes[si], ip, ev);
+                }
+                if (ncases == c0) FAIL("n=%d N=%d layout %d: hierarchical refused it", n, N, kind);
+            }
+        }
+    /* 5 ranks, nodes of 3 and 2; 6 ranks, nodes of 3, 2 and 1: no layout */
+    static const int uneven[2][6] = {{0, 0, 0, 1, 1}, {4, 4, 9, 9, 4, 1}};
+    for (int u = 0; u < 2; u++) {
+        int n = 5 + u;
+        for (int r = 0; r < n; r++) node[r] = uneven[u][r];
+        tc_reset(n, DFC_COLL_BCAST);
+        tc.a[0].count = 4096;
+        CHECK(!dfc_coll_bcast_hierarchical_usable(&tc.a[0]), "uneven layout %d: bcast usable", u);
+        tc.a[0].kind = DFC_COLL_ALLGATHER;
+        CHECK(!dfc_coll_allgather_hierarchical_usable(&tc.a[0]),
+              "uneven layout %d: allgather usable", u);
+    }
+    hier_world = hier_node = NULL;
+}
+
 int main(void)
 {
     struct {
@@ -615,7 +683,8 @@ int main(void)
         void (*fn)(void);
     } groups[] = {{"barrier", test_barrier},        {"bcast", test_bcast},
                   {"gather(v)", test_gather},       {"scatter(v)", test_scatter},
-                  {"allgather(v)", test_allgather}, {"alltoall(v)", test_alltoall}};
+                  {"allgather(v)", test_allgather}, {"alltoall(v)", test_alltoall},
+                  {"hierarchical", test_hierarchical}};
 
 #ifdef __GLIBC__
     /* Keep freed memory in the heap (fresh-page faults would dominate the run time). */

@@ -7,10 +7,11 @@
  * order) and a non-commutative op (2x2 integer matrix product on a 16-byte item, built by
  * hand as a user op), in place and not, every root for reduce, in ordered and random
  * scheduling. The ring's pipeline segment is set to 4 KiB (DFC_COLL_RING_SEGMENT) so that
- * large counts use several segments. The hierarchical allreduce gets a node layout of N >= 2
- * nodes of L >= 2 ranks where n allows one (4, 6, 8, 9), the nodes in blocks of consecutive
- * ranks in ordered scheduling and interleaved (rank r on node r mod N) in random scheduling;
- * its `usable` refuses the other n and the non-commutative op.
+ * large counts use several segments. The hierarchical allreduce and reduce_scatter(_block)
+ * get a node layout of N >= 2 nodes of L >= 2 ranks where n allows one (4, 6, 8, 9), the
+ * nodes in blocks of consecutive ranks in ordered scheduling and interleaved (rank r on node
+ * r mod N) in random scheduling; their `usable` refuses the other n and the non-commutative
+ * op.
  * Prints one line per failure and a summary; exits 1 when anything failed.
  * TEST_COLL_ALGO=<substring> and TEST_COLL_OP=<substring> restrict the run (debugging).
  * Runs without DFC_Init: only dfc_dtype_init and dfc_op_init are needed.
@@ -49,6 +50,10 @@ static const algo_t algos[] = {
      dfc_coll_reduce_scatter_pairwise_build, NULL},
     {"reduce_scatter/pairwise", DFC_COLL_REDUCE_SCATTER, dfc_coll_reduce_scatter_pairwise_build,
      NULL},
+    {"reduce_scatter_block/hierarchical", DFC_COLL_REDUCE_SCATTER_BLOCK,
+     dfc_coll_reduce_scatter_hierarchical_build, dfc_coll_reduce_scatter_hierarchical_usable},
+    {"reduce_scatter/hierarchical", DFC_COLL_REDUCE_SCATTER,
+     dfc_coll_reduce_scatter_hierarchical_build, dfc_coll_reduce_scatter_hierarchical_usable},
     {"scan/linear", DFC_COLL_SCAN, dfc_coll_scan_linear_build, NULL},
     {"exscan/linear", DFC_COLL_EXSCAN, dfc_coll_scan_linear_build, NULL},
 };

@@ -5,7 +5,9 @@
  * it rabenseifner (ring up to 512 ranks when the size is not a power of two) and recursive
  * doubling / bruck. Then, in a forked child (the thresholds
  * are read once per process), DFC_ALLREDUCE_RING_MAX_RANKS and DFC_ALLGATHER_RING_MAX_RANKS
- * move the limit both ways.
+ * move the limit both ways. The hierarchical bcast, allgather and allreduce: chosen on 8 ranks
+ * over 4 nodes where their flat counterparts would be, and not on nodes of unequal counts;
+ * the hierarchical reduce_scatter_block is never the default.
  * Runs without DFC_Init; exits 1 when a choice differs.
  */
 #include <stdio.h>
@@ -103,11 +105,62 @@ static const sel_case_t moved[] = {
     {AG, 1000, 16, 1, 1, "bruck"},
 };
 
+/* The hierarchical algorithms on 8 ranks over 4 nodes (rank r on node r mod 4), and not on
+ * nodes of unequal counts (3, 3 and 2 ranks). */
+static void check_nodes(void)
+{
+    static const int world[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static const int even[8] = {0, 1, 2, 3, 0, 1, 2, 3}, uneven[8] = {0, 0, 0, 1, 1, 1, 2, 2};
+    static const struct {
+        dfc_coll_kind_t kind;
+        uint64_t bytes; /* bcast, allreduce: the message; allgather: one block;
+                           reduce_scatter_block: one block */
+        int commutative, even;
+        const char *want;
+    } cases[] = {
+        {DFC_COLL_BCAST, 1 * MIB, 1, 1, "hierarchical"},
+        {DFC_COLL_BCAST, 64 * KIB, 1, 1, "hierarchical"},
+        {DFC_COLL_BCAST, 32 * KIB, 1, 1, "binomial"},
+        {DFC_COLL_BCAST, 1 * MIB, 1, 0, "scatter_allgather"},
+        {AG, 128 * KIB, 1, 1, "hierarchical"},
+        {AG, 1 * KIB, 1, 1, "recursive_doubling"},
+        {AG, 128 * KIB, 1, 0, "ring"},
+        {DFC_COLL_REDUCE_SCATTER_BLOCK, 1 * MIB, 1, 1, "pairwise"}, /* hierarchical: forced only */
+        {AR, 1 * MIB, 1, 1, "hierarchical"},
+        {AR, 1 * MIB, 1, 0, "ring"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dfc_coll_args_t a = {.kind = cases[i].kind,
+                             .rank = 0,
+                             .size = 8,
+                             .commutative = cases[i].commutative,
+                             .count = cases[i].bytes / 4,
+                             .elem = 4,
+                             .sbytes = cases[i].bytes,
+                             .rbytes = cases[i].bytes,
+                             .selem = 4,
+                             .relem = 4,
+                             .world = world,
+                             .world_node = cases[i].even ? even : uneven};
+        const dfc_coll_algo_t *al = dfc_coll_select(&a);
+        const char *got = al ? al->name : "(none)";
+        if (strcmp(got, cases[i].want)) {
+            fprintf(stderr,
+                    "test_coll_select (nodes): %s of %llu bytes on %s nodes%s: %s, want %s\n",
+                    dfc_coll_kind_name(cases[i].kind), (unsigned long long)cases[i].bytes,
+                    cases[i].even ? "4 even" : "uneven",
+                    cases[i].commutative ? "" : " (non-commutative)", got, cases[i].want);
+            failures++;
+        }
+    }
+}
+
 int main(void)
 {
     static const char *const unset[] = {"DFC_ALLREDUCE_ALGORITHM",
                                         "DFC_ALLGATHER_ALGORITHM",
                                         "DFC_BCAST_ALGORITHM",
+                                        "DFC_REDUCE_SCATTER_BLOCK_ALGORITHM",
                                         "DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX",
                                         "DFC_ALLREDUCE_RABENSEIFNER_MAX",
                                         "DFC_ALLGATHER_SHORT_MAX",
@@ -130,6 +183,7 @@ int main(void)
     unsetenv("DFC_ALLGATHER_RING_MAX_RANKS");
     for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
         check(&defaults[i], "defaults");
+    check_nodes();
     int status = 0;
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
         fprintf(stderr, "test_coll_select: the child with moved limits failed\n");

@@ -13,7 +13,7 @@
 #    DFC_SIM_NODES=2: round robin, so rank r is on node r mod 2), each workload forced to
 #    hierarchical and to the default without a layout (DFC_<KIND>_ALGORITHM names it:
 #    scatter_allgather for bcast, ring for allgather, pairwise for reduce_scatter_block),
-#    interleaved, two rounds, 256 KiB to 16 MiB.
+#    interleaved, HIER8_ROUNDS rounds (default two), 256 KiB to 16 MiB.
 # 2. Device buffers under CUDA MPS, 4 ranks on 2 simulated nodes: the GPU daemon reaches
 #    the other node through its host proxy and its own node directly, as BENCHMARKS.md's
 #    hierarchical allreduce was measured (no DFC_GPU_PROXY=force there: forcing every peer
@@ -35,7 +35,7 @@ fi
 export DFC_SIM_NODES=2 # (the launcher passes --mca plm rsh itself)
 echo "== $(date -u +%FT%TZ) $(hostname), load $(cut -d' ' -f1-3 /proc/loadavg)"
 status=0
-for round in 1 2; do
+for round in $(seq 1 "${HIER8_ROUNDS:-2}"); do
     [[ $part == gpu ]] && break
     for np in 4 6 8; do
         for w in bcast:BCAST:scatter_allgather allgather:ALLGATHER:ring \

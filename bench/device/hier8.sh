@@ -79,7 +79,8 @@ if [[ $part != host ]] && command -v nvidia-smi >/dev/null && [[ -x bench/dfc_be
             IFS=: read -r wl kind flat <<<"$w"
             for algo in "$flat" hierarchical "$flat" hierarchical; do
                 echo "-- gpu np4 $wl $algo"
-                timeout 90 test/launch/dfc-mpirun-nodes 4 -x DFC_${kind}_ALGORITHM=$algo -- \
+                timeout 90 test/launch/dfc-mpirun-nodes 4 -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
+                    -x DFC_${kind}_ALGORITHM=$algo -- \
                     bench/dfc_bench_gpu -noanchor \
                     -workloads "$wl" -sizes 1M,16M -reps 3 || status=1
             done
@@ -87,7 +88,8 @@ if [[ $part != host ]] && command -v nvidia-smi >/dev/null && [[ -x bench/dfc_be
         # correctness of every collective in the daemon with the hierarchical algorithms forced
         for proxy in auto force; do
             echo "-- gpu devcoll np4 DFC_GPU_PROXY=$proxy, hierarchical forced"
-            timeout 150 test/launch/dfc-mpirun-nodes 4 -x DFC_GPU_PROXY=$proxy \
+            timeout 150 test/launch/dfc-mpirun-nodes 4 -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
+                -x DFC_GPU_PROXY=$proxy \
                 -x DFC_BCAST_ALGORITHM=hierarchical -x DFC_ALLGATHER_ALGORITHM=hierarchical \
                 -x DFC_ALLGATHERV_ALGORITHM=hierarchical \
                 -x DFC_REDUCE_SCATTER_BLOCK_ALGORITHM=hierarchical \

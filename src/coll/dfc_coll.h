@@ -258,8 +258,10 @@ struct dfc_coll {
     dfc_req_t *xfer;     /* one request per step (transfers use theirs) */
     uint64_t slot_stamp; /* SLOT_ALLREDUCE: this instance's stamp, and whether its */
     int slot_written;    /* contribution is written (dynamic context) */
-    int in_user_op;      /* a thread runs the user op without the library lock (exec.c): no
-                          * other thread may advance this instance until it is back */
+    int in_user_op;      /* a thread runs a user op, or a long reduction or copy, without
+                          * the library lock (exec.c): no other thread may advance this
+                          * instance until it is back */
+    int blocking;        /* started by a blocking call, whose caller runs it (scheduler.c) */
     /* scheduling */
     dfc_list_t link;  /* run queue */
     long budget;      /* spin budget when at the head (adaptive) */

@@ -12,6 +12,7 @@
  * ever blocks, so no order of initiation across ranks and communicators can deadlock: every
  * queued collective gets its turn on every pass.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,10 +94,21 @@ static int run_head(dfc_coll_t *c, int *events)
  * collective that moved while the head waited may become the head (dfc_policy_promote). */
 static int scheduler_pass(void)
 {
-    /* A thread that dropped the lock for a user op inside a pass holds its place in the queue
-     * (e, t below): no other pass may run until it is back (exec.c, exec_reduce). */
+    /* A thread that dropped the lock inside a pass (a user op, a long reduction or copy)
+     * holds its place in the queue (e, t below): no other pass may run until it is back
+     * (exec.c, exec_unlocked). */
     static int pass_running;
-    if (pass_running) return 0;
+    if (pass_running) {
+        /* That thread needs the lock back to go on, and its pass likely completes what our
+         * caller waits for: a waiting caller that kept the lock would hold it until its own
+         * wait backs off (DFC_SPIN_US). So leave the lock to it first. */
+        if (__atomic_load_n(&dfc_lock_wanted, __ATOMIC_RELAXED)) {
+            DFC_UNLOCK();
+            sched_yield();
+            DFC_LOCK();
+        }
+        return 0;
+    }
     /* Every empty poll of a wait comes here; with no collective queued only the GPU's part has
      * work (issue 16: the walk's setup was most of the pass's cost then). */
     if (dfc_list_empty(&run_queue)) return dfc_coll_gpu_pass();

@@ -372,7 +372,8 @@ void dfc_coll_layer_finalize(void);
 int dfc_coll_new(dfc_comm_t *comm, dfc_sched_t *sched, const void *sendbuf, void *recvbuf,
                  const dfc_dtype_t *dt, const dfc_op_t *op, int persistent, int priority,
                  dfc_coll_t **out);
-/* Assigns the next tag, resets the dynamic context and queues the instance. */
+/* Assigns the next tag, resets the dynamic context and queues the instance; runs its first
+ * steps unless the progress thread takes them (scheduler.c, hand_to_thread). */
 int dfc_coll_start(dfc_coll_t *coll);
 /* Runs steps until the collective completes (1), or must wait for a peer (0), or fails
  * (error code < 0 is never returned: failures complete the request with an error). */

@@ -38,8 +38,9 @@ static void enqueue_by_priority(dfc_coll_t *c)
     e->prev = &c->link;
 }
 
-static void finish(dfc_coll_t *c)
+static void finish(dfc_coll_t *c, int in_start)
 {
+    dfc_progress_count_coll_done(in_start);
     dfc_list_remove(&c->link);
     dfc_req_complete(c->req);
 }
@@ -135,7 +136,7 @@ static int scheduler_pass(void)
             if (c->pc != start_pc) events++;
         }
         if (done) {
-            finish(c);
+            finish(c, 0);
             events++;
             continue;
         }
@@ -150,6 +151,22 @@ static int scheduler_pass(void)
     }
     pass_running = 0;
     return events;
+}
+
+/* With the progress thread (DFC_ASYNC_PROGRESS=1), a nonblocking or persistent start only
+ * queues the instance and the thread runs every step, the first ones too (issue 16). The
+ * call's time is what osu_iallreduce's overlap counts, and running the first steps in it
+ * ran the whole of a small collective there whenever the peers' data had come first: the
+ * receive matched at once and the reduction followed, in the call. With two ranks one of
+ * them is always the later one, and the earlier one then waited in Wait for the later
+ * one's longer call: the 0 % overlap at 8-16 KiB on 16 cores (BENCHMARKS.md, stop 19).
+ * The call leaves dfc_progress_changed set, so that its unlock wakes the thread if it sleeps
+ * (progress.c), and a thread that polls takes the lock as the call drops it. Not for a
+ * blocking call, whose caller waits at once and runs the steps itself, nor on the thread
+ * (a completion callback's call). */
+static int hand_to_thread(const dfc_coll_t *c)
+{
+    return !c->blocking && !dfc_progress_on_thread() && dfc_progress_thread_runs();
 }
 
 /* For the progress thread: scheduled collectives wait on their peers; it must not sleep. */
@@ -176,8 +193,12 @@ int dfc_coll_start(dfc_coll_t *c)
     dfc_status_empty(&c->req->status);
     if (c->on_gpu) return dfc_coll_gpu_start(c);
     enqueue_by_priority(c);
+    if (hand_to_thread(c)) {
+        dfc_progress_changed = 1;
+        return DFC_SUCCESS;
+    }
     /* Post the first transfers now: peers that are already waiting start at once. */
-    if (dfc_coll_exec(c)) finish(c);
+    if (dfc_coll_exec(c)) finish(c, 1);
     return DFC_SUCCESS;
 }
 

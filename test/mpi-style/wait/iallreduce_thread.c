@@ -76,8 +76,7 @@ static void one(long bytes, int it, int *sbuf, int *rbuf)
     DFCT_OK(DFC_Iallreduce(sbuf, rbuf, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD, &req));
     DFCT_OK(DFC_Request_set_callback(req, set_flag, &done));
     double t0 = now();
-    while (!atomic_load(&done) && now() - t0 < 30.0)
-        nanosleep(&(struct timespec){0, 20000}, NULL);
+    while (!atomic_load(&done) && now() - t0 < 30.0) nanosleep(&(struct timespec){0, 20000}, NULL);
     DFCT_CHECK(atomic_load(&done), "%ld bytes, iteration %d: not completed by the progress thread",
                bytes, it);
     DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));

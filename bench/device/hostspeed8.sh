@@ -15,8 +15,9 @@
 # Prints, per round and tree: the ping-pong table (8-256 B, --bind-to core), the Iallreduce
 # table (1 KiB - 1 MiB, --bind-to none, DFC_ASYNC_PROGRESS=1) whose "DFC ovl%" column is
 # osu_iallreduce's overlap, with the progress thread's DFC_DEBUG=2:sched lines (a tree
-# before hostspeed8 prints fewer fields), and the same Iallreduce once with
-# DFC_LOCK_SPIN_US=0 (callers sleep in the mutex at once) in the first round.
+# before hostspeed8 prints fewer fields); in the first round also 1K-16K alone (the sched
+# counts of the small sizes) and 1K-1M with DFC_LOCK_SPIN_US=0 (callers sleep in the mutex
+# at once).
 set -u
 trees=("$@")
 [[ ${#trees[@]} -gt 0 ]] || trees=(.)
@@ -43,7 +44,11 @@ run_tree() { # tree index, round
         "$t/bench/dfc_bench" -workloads iallreduce -minsize 1K -maxsize 1M -iters "$iters" \
         -maxtime 0.3 2>&1
     if [[ $r -eq 1 ]]; then
-        echo "#### the same with DFC_LOCK_SPIN_US=0"
+        echo "#### iallreduce 1K-16K alone (the sched counts of the small sizes only)"
+        "${mpirun[@]}" --bind-to none -n 2 "${env[@]}" -x DFC_ASYNC_PROGRESS=1 \
+            -x DFC_DEBUG=2:sched "$t/bench/dfc_bench" -noanchor -workloads iallreduce \
+            -minsize 1K -maxsize 16K -iters "$iters" -maxtime 0.3 2>&1
+        echo "#### iallreduce 1K-1M with DFC_LOCK_SPIN_US=0"
         "${mpirun[@]}" --bind-to none -n 2 "${env[@]}" -x DFC_ASYNC_PROGRESS=1 \
             -x DFC_DEBUG=2:sched -x DFC_LOCK_SPIN_US=0 "$t/bench/dfc_bench" -noanchor \
             -workloads iallreduce -minsize 1K -maxsize 1M -iters "$iters" -maxtime 0.3 2>&1

@@ -280,8 +280,10 @@ struct dfc_coll {
     dfc_req_t *xfer;     /* one request per step (transfers use theirs) */
     uint64_t slot_stamp; /* SLOT_ALLREDUCE: this instance's stamp, and whether its */
     int slot_written;    /* contribution is written (dynamic context) */
-    int in_user_op;      /* a thread runs the user op without the library lock (exec.c): no
-                          * other thread may advance this instance until it is back */
+    int in_user_op;      /* a thread runs a user op, or a long reduction or copy, without
+                          * the library lock (exec.c): no other thread may advance this
+                          * instance until it is back */
+    int blocking;        /* started by a blocking call, whose caller runs it (scheduler.c) */
     /* scheduling */
     dfc_list_t link;  /* run queue */
     long budget;      /* spin budget when at the head (adaptive) */
@@ -392,7 +394,8 @@ void dfc_coll_layer_finalize(void);
 int dfc_coll_new(dfc_comm_t *comm, dfc_sched_t *sched, const void *sendbuf, void *recvbuf,
                  const dfc_dtype_t *dt, const dfc_op_t *op, int persistent, int priority,
                  dfc_coll_t **out);
-/* Assigns the next tag, resets the dynamic context and queues the instance. */
+/* Assigns the next tag, resets the dynamic context and queues the instance; runs its first
+ * steps unless the progress thread takes them (scheduler.c, hand_to_thread). */
 int dfc_coll_start(dfc_coll_t *coll);
 /* Runs steps until the collective completes (1), or must wait for a peer (0), or fails
  * (error code < 0 is never returned: failures complete the request with an error). */

@@ -18,23 +18,74 @@ static inline char *buf_at(dfc_coll_t *c, int name, uint64_t off)
     return (char *)c->bufs[name] + off;
 }
 
+/* Reductions and copies of at least this many bytes run without the library lock when other
+ * threads may want it (below: exec_unlocked). Below it the lock's round trip (an unlock that
+ * may wake a sleeper, a lock that may find it taken) costs about what the work does. */
+#define UNLOCKED_BYTES 16384
+
+/* Whether this step's work runs without the library lock: always for a user op; for a long
+ * built-in reduction or copy while other threads share the lock (the progress thread of
+ * DFC_ASYNC_PROGRESS=1, or the application's under DFC_THREAD_MULTIPLE). The thread's pass
+ * held the lock through a whole reduction (up to 4-5 ms at 16 MiB on 16 cores, BENCHMARKS.md
+ * stop 19), and every call of the application's meanwhile waited for it, Iallreduce and Test
+ * too (issue 16).
+ *
+ * Why that is safe. The work touches only this instance's buffers: SEND and RECV, which the
+ * application may not access until the request completes (MPI), and TMP, which is the
+ * instance's own. The step runs at a fence, so every transfer this instance posted is
+ * complete and none reads or writes those buffers; the later ones are posted only after the
+ * step, under the lock again. While the lock is dropped: c->in_user_op keeps every other
+ * thread off this instance (scheduler.c skips it, and only passes advance an instance that
+ * is queued), and the scheduler's pass flag keeps other passes off the run queue, so the
+ * walk that called us finds its next element where it left it (a start may add instances,
+ * it removes none but its own new one). The instance's op, type and communicator are held by
+ * it and by its request (retained), so no other call can free them. Nothing else is read
+ * or written: pc, fence_start and the transfers' requests change only after the lock is
+ * taken again. The lock's unlock and lock order the writes: whoever next takes it sees the
+ * result, and the request completes only after we are back under it. */
+static int exec_unlocked(const dfc_op_t *op, uint64_t bytes)
+{
+    return (op && op->user_fn) || (dfc_lock_enabled && bytes >= UNLOCKED_BYTES);
+}
+
+static void unlock_for_work(dfc_coll_t *c)
+{
+    c->in_user_op = 1;
+    DFC_UNLOCK();
+}
+
+static void relock_after_work(dfc_coll_t *c)
+{
+    DFC_LOCK();
+    c->in_user_op = 0;
+}
+
 /* inout = in (op) inout. A user op runs without the library lock (as in Reduce_local): it
  * may call DFC, and under DFC_THREAD_MULTIPLE its language runtime may wait for a thread that
- * waits for the lock (mpi4py: Python's GIL), which deadlocked when the op ran under it. While
- * it runs, in_user_op keeps other threads off this instance and the scheduler's pass flag off
- * the run queue (scheduler.c); the op and type are the instance's, held by its request. */
+ * waits for the lock (mpi4py: Python's GIL), which deadlocked when the op ran under it. A long
+ * built-in reduction does too (exec_unlocked). */
 static void exec_reduce(dfc_coll_t *c, const dfc_op_t *op, const void *in, void *inout,
                         uint64_t count)
 {
-    if (!op->user_fn) {
+    if (!exec_unlocked(op, count * c->dtype->size)) {
         dfc_op_reduce(op, c->dtype, in, inout, count);
         return;
     }
-    c->in_user_op = 1;
-    DFC_UNLOCK();
+    unlock_for_work(c);
     dfc_op_reduce(op, c->dtype, in, inout, count);
-    DFC_LOCK();
-    c->in_user_op = 0;
+    relock_after_work(c);
+}
+
+/* A COPY step: memmove, for long ones without the lock (exec_unlocked). */
+static void exec_copy(dfc_coll_t *c, void *dst, const void *src, uint64_t bytes)
+{
+    if (!exec_unlocked(NULL, bytes)) {
+        memmove(dst, src, bytes);
+        return;
+    }
+    unlock_for_work(c);
+    memmove(dst, src, bytes);
+    relock_after_work(c);
 }
 
 /* dst = in (op) dst, or dst = dst (op) in. `in` may be clobbered only when in_is_scratch. */
@@ -213,8 +264,8 @@ int dfc_coll_exec(dfc_coll_t *c)
             if (!fence_reached(c, &err)) return 0;
             if (err) break;
             if (st->kind == DFC_STEP_COPY)
-                memmove(buf_at(c, st->dst_buf, st->dst_off), buf_at(c, st->src_buf, st->src_off),
-                        st->bytes);
+                exec_copy(c, buf_at(c, st->dst_buf, st->dst_off),
+                          buf_at(c, st->src_buf, st->src_off), st->bytes);
             else if (st->kind == DFC_STEP_REDUCE)
                 err = reduce_ordered(c, buf_at(c, st->src_buf, st->src_off),
                                      buf_at(c, st->dst_buf, st->dst_off), st->count, st->order,

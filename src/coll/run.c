@@ -327,6 +327,7 @@ static int start_instance(const dfc_coll_call_t *call, const dfc_coll_args_t *a,
                           int cacheable, int prio)
 {
     dfc_req_t *req = coll->req;
+    coll->blocking = call->mode == DFC_MODE_BLOCKING;
     int rc = dfc_coll_start(coll);
     if (rc) {
         dfc_req_free(req);

@@ -12,6 +12,7 @@
  * ever blocks, so no order of initiation across ranks and communicators can deadlock: every
  * queued collective gets its turn on every pass.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +38,9 @@ static void enqueue_by_priority(dfc_coll_t *c)
     e->prev = &c->link;
 }
 
-static void finish(dfc_coll_t *c)
+static void finish(dfc_coll_t *c, int in_start)
 {
+    dfc_progress_count_coll_done(in_start);
     dfc_list_remove(&c->link);
     dfc_req_complete(c->req);
 }
@@ -93,10 +95,21 @@ static int run_head(dfc_coll_t *c, int *events)
  * collective that moved while the head waited may become the head (dfc_policy_promote). */
 static int scheduler_pass(void)
 {
-    /* A thread that dropped the lock for a user op inside a pass holds its place in the queue
-     * (e, t below): no other pass may run until it is back (exec.c, exec_reduce). */
+    /* A thread that dropped the lock inside a pass (a user op, a long reduction or copy)
+     * holds its place in the queue (e, t below): no other pass may run until it is back
+     * (exec.c, exec_unlocked). */
     static int pass_running;
-    if (pass_running) return 0;
+    if (pass_running) {
+        /* That thread needs the lock back to go on, and its pass likely completes what our
+         * caller waits for: a waiting caller that kept the lock would hold it until its own
+         * wait backs off (DFC_SPIN_US). So leave the lock to it first. */
+        if (__atomic_load_n(&dfc_lock_wanted, __ATOMIC_RELAXED)) {
+            DFC_UNLOCK();
+            sched_yield();
+            DFC_LOCK();
+        }
+        return 0;
+    }
     /* Every empty poll of a wait comes here; with no collective queued only the GPU's part has
      * work (issue 16: the walk's setup was most of the pass's cost then). */
     if (dfc_list_empty(&run_queue)) return dfc_coll_gpu_pass();
@@ -123,7 +136,7 @@ static int scheduler_pass(void)
             if (c->pc != start_pc) events++;
         }
         if (done) {
-            finish(c);
+            finish(c, 0);
             events++;
             continue;
         }
@@ -138,6 +151,22 @@ static int scheduler_pass(void)
     }
     pass_running = 0;
     return events;
+}
+
+/* With the progress thread (DFC_ASYNC_PROGRESS=1), a nonblocking or persistent start only
+ * queues the instance and the thread runs every step, the first ones too (issue 16). The
+ * call's time is what osu_iallreduce's overlap counts, and running the first steps in it
+ * ran the whole of a small collective there whenever the peers' data had come first: the
+ * receive matched at once and the reduction followed, in the call. With two ranks one of
+ * them is always the later one, and the earlier one then waited in Wait for the later
+ * one's longer call: the 0 % overlap at 8-16 KiB on 16 cores (BENCHMARKS.md, stop 19).
+ * The call leaves dfc_progress_changed set, so that its unlock wakes the thread if it sleeps
+ * (progress.c), and a thread that polls takes the lock as the call drops it. Not for a
+ * blocking call, whose caller waits at once and runs the steps itself, nor on the thread
+ * (a completion callback's call). */
+static int hand_to_thread(const dfc_coll_t *c)
+{
+    return !c->blocking && !dfc_progress_on_thread() && dfc_progress_thread_runs();
 }
 
 /* For the progress thread: scheduled collectives wait on their peers; it must not sleep. */
@@ -164,8 +193,12 @@ int dfc_coll_start(dfc_coll_t *c)
     dfc_status_empty(&c->req->status);
     if (c->on_gpu) return dfc_coll_gpu_start(c);
     enqueue_by_priority(c);
+    if (hand_to_thread(c)) {
+        dfc_progress_changed = 1;
+        return DFC_SUCCESS;
+    }
     /* Post the first transfers now: peers that are already waiting start at once. */
-    if (dfc_coll_exec(c)) finish(c);
+    if (dfc_coll_exec(c)) finish(c, 1);
     return DFC_SUCCESS;
 }
 

@@ -1049,6 +1049,13 @@ int dfc_progress_thread_start(void);
 void dfc_progress_thread_stop(void);
 /* Starts the progress thread now if it does not run (one-sided windows, win.c). */
 int dfc_progress_thread_ensure(void);
+/* 1 while the progress thread runs (read under the lock). */
+int dfc_progress_thread_runs(void);
+/* 1 on the progress thread (DFC_ASYNC_PROGRESS), 0 on the application's threads. */
+int dfc_progress_on_thread(void);
+/* For DFC_DEBUG=2:sched (under the lock): a host collective completed, in the call that
+ * posted it (in_start) or in a later pass, which the progress thread's or another's. */
+void dfc_progress_count_coll_done(int in_start);
 
 /* ---- Status helpers ----------------------------------------------------------------------- */
 static inline void dfc_status_set_bytes(DFC_Status *s, uint64_t bytes)

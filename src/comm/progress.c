@@ -260,7 +260,22 @@ static inline void cpu_relax(void)
 static struct {
     uint64_t waits, slept, wait_ns, wait_max_ns;   /* dfc_lock_contended */
     uint64_t passes, sleeps, hold_ns, hold_max_ns; /* the progress thread */
+    uint64_t coll_passes;                          /* its passes with collectives queued */
+    uint64_t done_start, done_thread, done_other;  /* dfc_progress_count_coll_done */
 } lock_stats;
+
+static __thread int on_progress_thread;
+
+int dfc_progress_on_thread(void) { return on_progress_thread; }
+
+/* Whether the thread moves the collectives at all is what an overlap figure of 0 asks first
+ * (issue 16): counted where they complete, under the lock. */
+void dfc_progress_count_coll_done(int in_start)
+{
+    if (in_start) lock_stats.done_start++;
+    else if (on_progress_thread) lock_stats.done_thread++;
+    else lock_stats.done_other++;
+}
 
 void dfc_lock_contended(void)
 {
@@ -425,8 +440,10 @@ static int work_in_flight(void)
 }
 
 static pthread_t progress_thread;
-static int progress_thread_running; /* the application's thread only */
+static int progress_thread_running; /* written by the application's thread under the lock */
 static int progress_thread_stop;    /* under the lock */
+
+int dfc_progress_thread_runs(void) { return progress_thread_running; }
 
 /* The progress thread takes the lock again only once no other thread waits for it: a
  * rank's Iallreduce, Test or Wait would otherwise lose every race against the thread and
@@ -456,10 +473,12 @@ static void *progress_thread_main(void *arg)
 {
     (void)arg;
     uint64_t idle_since = 0;
+    on_progress_thread = 1;
     thread_lock();
     uint64_t locked_at = dfc_time_ns();
     while (!progress_thread_stop) {
         hang_check_signal(idle_since);
+        if (coll_active_hook && coll_active_hook()) lock_stats.coll_passes++;
         int n = dfc_progress();
         uint64_t now = dfc_time_ns(), held = now - locked_at;
         lock_stats.passes++;
@@ -527,11 +546,14 @@ void dfc_progress_thread_stop(void)
     uint64_t w = lock_stats.waits ? lock_stats.waits : 1,
              p = lock_stats.passes ? lock_stats.passes : 1;
     DFC_LOG(DFC_LOG_INFO, "sched",
-            "progress thread: %llu passes (mean %.2f us, longest %.1f us under the lock), %llu "
-            "sleeps; lock found held %llu times (mean wait %.2f us, longest %.1f us, %llu slept "
-            "in the mutex)",
+            "progress thread: %llu passes (mean %.2f us, longest %.1f us under the lock; %llu "
+            "with collectives queued), %llu sleeps; lock found held %llu times (mean wait %.2f "
+            "us, longest %.1f us, %llu slept in the mutex); collectives completed: %llu in the "
+            "posting call, %llu by the thread, %llu by other calls",
             (unsigned long long)lock_stats.passes, lock_stats.hold_ns / 1e3 / p,
-            lock_stats.hold_max_ns / 1e3, (unsigned long long)lock_stats.sleeps,
-            (unsigned long long)lock_stats.waits, lock_stats.wait_ns / 1e3 / w,
-            lock_stats.wait_max_ns / 1e3, (unsigned long long)lock_stats.slept);
+            lock_stats.hold_max_ns / 1e3, (unsigned long long)lock_stats.coll_passes,
+            (unsigned long long)lock_stats.sleeps, (unsigned long long)lock_stats.waits,
+            lock_stats.wait_ns / 1e3 / w, lock_stats.wait_max_ns / 1e3,
+            (unsigned long long)lock_stats.slept, (unsigned long long)lock_stats.done_start,
+            (unsigned long long)lock_stats.done_thread, (unsigned long long)lock_stats.done_other);
 }

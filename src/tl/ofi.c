@@ -27,7 +27,8 @@
  * tagged send; large messages are read by the receiver with one RMA read where the provider
  * offers FI_RMA (ofi_rma.c: the RTS carries a key, rget reads), else cut by the comm layer
  * into DATA packets of max_payload bytes (its rendezvous). Flow control: per
- * peer `credits` packets may be unacknowledged; the receiver gives credits back (on its
+ * peer `credits` packets may be unacknowledged (one above half of max_payload counts twice:
+ * pkt_cost); the receiver gives credits back (on its
  * own packets, or in a CREDIT message once half of them are used), so the provider never
  * holds more than credits x peers unexpected messages, however fast a sender floods.
  * Without a credit or a free bounce buffer send answers DFC_TL_AGAIN.

@@ -15,7 +15,8 @@
 #   net-frag, rxm-frag   the same with DFC_OFI_RMA=0: rendezvous by fragments instead of the
 #             RMA read
 #   net-c32   net with DFC_OFI_CREDITS=32, the default before 2026-12-02 (branch ofi8): what
-#             the window of 64 credits does for bw
+#             the window of 64 credits does for bw (the same below 32 KiB of payload; above,
+#             a packet now takes 2 credits, so there 16 are in flight, not 32)
 #
 # With -n RUNS every variant runs RUNS times, interleaved (tcp, net, rxm, tcp, ...), and the
 # tables show the median and the best of each run's median: on a shared machine one run's

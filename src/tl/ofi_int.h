@@ -93,10 +93,10 @@ typedef struct ofi {
     dfc_ofi_mrc_t mrc;      /* registration cache */
     struct ofi_expo *expos; /* our buffers exposed to peers' reads (RTS sent, no answer) */
     int nexpos;
-    ofi_buf_t rd;                 /* the context of rget's read in flight */
+    ofi_buf_t rd;                            /* the context of rget's read in flight */
     struct ofi_read *reads[OFI_READ_BLOCKS]; /* rget_start's read slots (ofi_rma.c), blocks */
-    int nreadblk;                 /* blocks allocated */
-    int nreads;                   /* of those, started and not yet answered by rget_test */
+    int nreadblk;                            /* blocks allocated */
+    int nreads;                              /* reads started and not yet answered by rget_test */
     int rd_busy, rd_err;          /* rd posted and not completed; its completion's error */
     struct ofi_rx_done *deferred; /* receives completed during a read, delivered later */
     int ndeferred, deferred_cap;

@@ -14,6 +14,9 @@
 #             provider)
 #   net-frag, rxm-frag   the same with DFC_OFI_RMA=0: rendezvous by fragments instead of the
 #             RMA read
+#   net-c32   net with DFC_OFI_CREDITS=32, the default before 2026-12-02 (branch ofi8): what
+#             the window of 64 credits does for bw (the same below 32 KiB of payload; above,
+#             a packet now takes 2 credits, so there 16 are in flight, not 32)
 #
 # With -n RUNS every variant runs RUNS times, interleaved (tcp, net, rxm, tcp, ...), and the
 # tables show the median and the best of each run's median: on a shared machine one run's
@@ -51,18 +54,19 @@ mkdir -p "$OUT"
 cat "$OUT/machine.txt"
 for i in $(seq 1 "$RUNS"); do
     for run in $VARIANTS; do
-        t=ofi rma=1 prov=
+        t=ofi rma=1 prov= cred= cenv=
         case $run in
         tcp) t=tcp prov="tcp;ofi_rxm" ;;
         net | net-frag) prov=net ;;
+        net-c32) prov=net cred="-x DFC_OFI_CREDITS" cenv=DFC_OFI_CREDITS=32 ;;
         rxm | rxm-frag) prov="tcp;ofi_rxm" ;;
         *) echo "run-ofi.sh: unknown variant $run" >&2; exit 2 ;;
         esac
         case $run in *-frag) rma=0 ;; esac
         echo "== run $i: $run (DFC_TRANSPORT=$t DFC_OFI_PROVIDER=$prov DFC_OFI_RMA=$rma)"
-        DFC_TRANSPORT=$t DFC_OFI_RMA=$rma DFC_OFI_PROVIDER=$prov FI_PROVIDER=$prov \
+        env $cenv DFC_TRANSPORT=$t DFC_OFI_RMA=$rma DFC_OFI_PROVIDER=$prov FI_PROVIDER=$prov \
             test/launch/dfc-mpirun-nodes 2 -x DFC_TRANSPORT -x DFC_OFI_RMA -x DFC_OFI_PROVIDER \
-            -x FI_PROVIDER $XENV --mca btl tcp,self -- bench/dfc_bench -workloads pingpong,bw,allreduce \
+            -x FI_PROVIDER $cred $XENV --mca btl tcp,self -- bench/dfc_bench -workloads pingpong,bw,allreduce \
             -minsize 8 -maxsize 16M "$@" -csv "$OUT/$run.$i.csv" > "$OUT/$run.$i.txt"
     done
 done

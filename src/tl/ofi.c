@@ -27,7 +27,8 @@
  * tagged send; large messages are read by the receiver with one RMA read where the provider
  * offers FI_RMA (ofi_rma.c: the RTS carries a key, rget reads), else cut by the comm layer
  * into DATA packets of max_payload bytes (its rendezvous). Flow control: per
- * peer `credits` packets may be unacknowledged; the receiver gives credits back (on its
+ * peer `credits` packets may be unacknowledged (one above half of max_payload counts twice:
+ * pkt_cost); the receiver gives credits back (on its
  * own packets, or in a CREDIT message once half of them are used), so the provider never
  * holds more than credits x peers unexpected messages, however fast a sender floods.
  * Without a credit or a free bounce buffer send answers DFC_TL_AGAIN.
@@ -257,6 +258,18 @@ static int send_ctl(ofi_t *s, ofi_peer_t *p, int kind)
     return r;
 }
 
+/* Credits a packet with plen bytes of payload takes (both sides count alike; every rank has
+ * the same max_payload): 2 above half the largest payload, else 1. So 64 credits let a window
+ * of 64 small messages go at once (osu_bw's; with 32 credits it waited for the peer's credit
+ * message every window) while a stream of full fragments still has 32 in flight, 2 MiB, what
+ * the sockets of a peer that stops reading take: more, and its sends stay uncompleted past
+ * DFC_FAULT_TIMEOUT, and the stuck-send rule fails a live peer (faults/slowreader over
+ * tcp;ofi_rxm failed 2 of 3 runs with 64 credits of 1 each, passed 3 of 3 with 32). */
+static inline int pkt_cost(const ofi_t *s, uint32_t plen)
+{
+    return plen > s->max_payload / 2 ? 2 : 1;
+}
+
 static int ofi_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *payload)
 {
     ofi_t *s = tl->priv;
@@ -267,7 +280,8 @@ static int ofi_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
     if (DFC_UNLIKELY(plen > s->max_payload))
         return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu", plen,
                        s->max_payload);
-    if (p->credits == 0 || s->tx.nfree == 0) return DFC_TL_AGAIN;
+    int cost = pkt_cost(s, plen);
+    if (p->credits < cost || s->tx.nfree == 0) return DFC_TL_AGAIN;
     if (DFC_UNLIKELY(!p->hello_sent) && send_ctl(s, p, DFC_OFI_HELLO) != 0)
         return p->dead ? dfc_ofi_dead_err(__func__, p) : DFC_TL_AGAIN;
     ofi_buf_t *b = pool_get(&s->tx);
@@ -293,7 +307,7 @@ static int ofi_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
     }
     dfc_ofi_rma_on_pkt_out(s, p, pkt); /* our answer to an RTS: its key is done with */
     p->owed = 0;
-    p->credits--;
+    p->credits -= cost;
     return DFC_SUCCESS;
 }
 
@@ -321,7 +335,7 @@ static void on_msg(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, int kind)
     }
     if (kind == DFC_OFI_PKT) {
         const dfc_pkt_t *pkt = (const dfc_pkt_t *)(w + 1);
-        p->owed++;
+        p->owed += pkt_cost(s, pkt->payload_len);
         const dfc_ofi_rkey_t *key = NULL;
         if (w->flags & DFC_OFI_WF_RKEY) /* checked: after an RTS without payload */
             key = (const dfc_ofi_rkey_t *)((const char *)b->mem + dfc_ofi_pkt_len(0));
@@ -609,7 +623,12 @@ static void read_params(ofi_params_t *p)
     p->max_payload = dfc_env_long("DFC_OFI_MAX_PAYLOAD", 65536,
                                   "ofi: largest packet payload in bytes (rendezvous fragment "
                                   "size); every rank must use the same");
-    p->credits = dfc_env_long("DFC_OFI_CREDITS", 32,
+    /* 64, osu_bw's window: with 32 a window of 64 small messages stalled every time for the
+     * peer's credit message (on 2 cores 66040 of 69649 sends at 256 B refused for want of a
+     * credit, 2344 of 38350 with 64; bw 128 B to 16 KiB was 1.2x DFC's tcp over net on 16
+     * cores; BENCHMARKS.md). A packet above half of DFC_OFI_MAX_PAYLOAD takes 2 (pkt_cost),
+     * so the bytes in flight stay as with 32. The receive buffers stay DFC_OFI_RX_BUFS. */
+    p->credits = dfc_env_long("DFC_OFI_CREDITS", 64,
                               "ofi: packets a rank may send to one peer before the peer "
                               "acknowledges them (flow control)");
     p->rx_bufs = dfc_env_long("DFC_OFI_RX_BUFS", 64, "ofi: receive buffers kept posted");
@@ -799,7 +818,7 @@ static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
                          : 65536;
     tl->max_payload = s->max_payload;
     tl->eager_limit = prm.eager_limit > 0 ? DFC_MIN2((size_t)prm.eager_limit, s->max_payload) : 0;
-    s->credits = prm.credits >= 2 && prm.credits <= 4096 ? (int)prm.credits : 32;
+    s->credits = prm.credits >= 2 && prm.credits <= 4096 ? (int)prm.credits : 64;
     if (prm.rx_bufs < 1) prm.rx_bufs = 64;
     if (prm.tx_bufs < 1) prm.tx_bufs = 64;
     int ft = job->fault_timeout_s > 0 ? job->fault_timeout_s : 5;

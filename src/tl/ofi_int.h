@@ -13,6 +13,7 @@
 
 #define OFI_CQ_BATCH 16
 #define OFI_NAME_MAX 256
+#define OFI_READ_BLOCKS 16 /* of 16 read slots each (ofi_rma.c) */
 
 /* BUF_SPILL: a receive copied out of its RX buffer during a blocking read (dfc_ofi_cq_drain),
  * one allocation with its bytes behind it. */
@@ -92,9 +93,10 @@ typedef struct ofi {
     dfc_ofi_mrc_t mrc;      /* registration cache */
     struct ofi_expo *expos; /* our buffers exposed to peers' reads (RTS sent, no answer) */
     int nexpos;
-    ofi_buf_t rd;                 /* the context of rget's read in flight */
-    struct ofi_read *reads;       /* rget_start's reads (ofi_rma.c), OFI_READS of them */
-    int nreads;                   /* of those, started and not yet answered by rget_test */
+    ofi_buf_t rd;                            /* the context of rget's read in flight */
+    struct ofi_read *reads[OFI_READ_BLOCKS]; /* rget_start's read slots (ofi_rma.c), blocks */
+    int nreadblk;                            /* blocks allocated */
+    int nreads;                              /* reads started and not yet answered by rget_test */
     int rd_busy, rd_err;          /* rd posted and not completed; its completion's error */
     struct ofi_rx_done *deferred; /* receives completed during a read, delivered later */
     int ndeferred, deferred_cap;

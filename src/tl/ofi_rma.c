@@ -26,8 +26,8 @@
  * until evicted or freed, so a rank of the job that once got its key could read that range
  * again; DFC_OFI_MR_CACHE=0 closes each registration when its transfer is answered.
  *
- * The comm layer starts reads with rget_start and tests them from progress (up to OFI_READS
- * at once, each in its own context, below), so that a window of large messages is read
+ * The comm layer starts reads with rget_start and tests them from progress (up to 256 at
+ * once, each in its own context, below), so that a window of large messages is read
  * together; where all are taken it calls rget.
  * rget blocks (dfc_tl.h): it waits for its read, reading the completion queue; receives
  * completed meanwhile are held in s->deferred and delivered by the next progress call (the
@@ -61,9 +61,14 @@ typedef struct ofi_expo {
     dfc_ofi_mr_t *mr;
 } ofi_expo_t;
 
-/* rget_start's reads in flight at most (16: the comm layer matches a window of RTS in one
- * progress call, and rxm streams each read's data over the connection as it comes). */
-#define OFI_READS 16
+/* rget_start's read slots come in blocks of OFI_READ_BLOCK, allocated when every slot is
+ * taken, up to OFI_READ_BLOCKS blocks (256 reads: net's transmit queue). They used to be 16,
+ * fixed: of bw's window of 64 matched RTS of 128 KiB, 16 went by rget_start and the rest by
+ * rget, one blocking read after the other (counted on 2 cores: 288 of 582 reads blocking),
+ * and bw at 128 KiB took 1.46x DFC's tcp's time over net on 16 cores (BENCHMARKS.md).
+ * A block is never moved or freed before the transport closes: the comm layer holds the
+ * addresses of its slots. */
+#define OFI_READ_BLOCK 16
 
 /* One read of rget_start: a message read in pieces of at most max_msg bytes, one at a time. */
 typedef struct ofi_read {
@@ -114,6 +119,17 @@ static void mr_dereg(void *ctx, dfc_ofi_mr_t *mr)
     if (mr->handle) fi_close(&((struct fid_mr *)mr->handle)->fid);
 }
 
+/* One more block of read slots; NULL without memory or when all OFI_READ_BLOCKS exist. */
+static ofi_read_t *read_block(ofi_t *s)
+{
+    if (s->nreadblk == OFI_READ_BLOCKS) return NULL;
+    ofi_read_t *b = dfc_calloc(OFI_READ_BLOCK, sizeof(ofi_read_t));
+    if (!b) return NULL;
+    for (int i = 0; i < OFI_READ_BLOCK; i++) b[i].ctx.kind = BUF_READ;
+    s->reads[s->nreadblk++] = b;
+    return b;
+}
+
 int dfc_ofi_rma_init(ofi_t *s, long cache_entries)
 {
     s->mr_mode = s->info->domain_attr->mr_mode;
@@ -124,9 +140,7 @@ int dfc_ofi_rma_init(ofi_t *s, long cache_entries)
     s->rd.kind = BUF_READ;
     s->deferred_cap = s->rx.n + OFI_CQ_BATCH;
     s->deferred = dfc_calloc((size_t)s->deferred_cap, sizeof(*s->deferred));
-    s->reads = dfc_calloc(OFI_READS, sizeof(ofi_read_t));
-    if (!s->deferred || !s->reads) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
-    for (int i = 0; i < OFI_READS; i++) s->reads[i].ctx.kind = BUF_READ;
+    if (!s->deferred || !read_block(s)) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
     dfc_ofi_mrc_init(&s->mrc, (int)cache_entries, mr_reg, mr_dereg, s);
     return DFC_SUCCESS;
 }
@@ -155,10 +169,14 @@ void dfc_ofi_rma_fini(ofi_t *s)
     }
     s->nexpos = 0;
     for (int i = 0; i < s->npeers; i++) offers_free(&s->peers[i]);
-    for (int i = 0; i < OFI_READS && s->reads; i++)
-        if (s->reads[i].used && s->reads[i].mr) dfc_ofi_mrc_put(&s->mrc, s->reads[i].mr);
-    dfc_free(s->reads);
-    s->reads = NULL;
+    for (int k = 0; k < s->nreadblk; k++) {
+        for (int i = 0; i < OFI_READ_BLOCK; i++)
+            if (s->reads[k][i].used && s->reads[k][i].mr)
+                dfc_ofi_mrc_put(&s->mrc, s->reads[k][i].mr);
+        dfc_free(s->reads[k]);
+        s->reads[k] = NULL;
+    }
+    s->nreadblk = 0;
     dfc_ofi_mrc_fini(&s->mrc);
     for (int i = 0; i < s->ndeferred; i++)
         if (s->deferred[i].b->kind == BUF_SPILL) dfc_free(s->deferred[i].b);
@@ -434,8 +452,10 @@ int dfc_ofi_rget_start(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr
     int rc = find_offer(s, __func__, peer, remote_addr, len, &p, &o);
     if (rc) return rc;
     ofi_read_t *r = NULL;
-    for (int i = 0; i < OFI_READS && !r; i++)
-        if (!s->reads[i].used && !s->reads[i].busy) r = &s->reads[i];
+    for (int k = 0; k < s->nreadblk && !r; k++)
+        for (int i = 0; i < OFI_READ_BLOCK && !r; i++)
+            if (!s->reads[k][i].used && !s->reads[k][i].busy) r = &s->reads[k][i];
+    if (!r) r = read_block(s); /* a wider window than before */
     if (!r) return DFC_TL_AGAIN;
     *r = (ofi_read_t){.ctx = r->ctx,
                       .used = 1,

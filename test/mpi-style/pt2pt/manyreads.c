@@ -1,7 +1,8 @@
 /*
  * manyreads - a window of large messages between every pair at once, received out of order
- * (issue 18: the ofi transport reads up to 16 rendezvous messages at once through the comm
- * layer's rget_start/rget_test, and falls back to a blocking rget when all 16 are taken).
+ * (issue 18: the ofi transport reads up to 256 rendezvous messages at once through the comm
+ * layer's rget_start/rget_test, and falls back to a blocking rget when all are taken: with 8
+ * processes 7 x 40 = 280 reads are matched at once).
  * Each rank posts NMSG receives of different sizes (all above every transport's eager
  * limit) from every peer, in reverse tag order, into buffers poisoned beforehand, and sends
  * NMSG fresh messages to every peer, all at once; then every element is checked. Any transport passes;

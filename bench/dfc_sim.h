@@ -73,19 +73,19 @@ double sim_busy_take(sim_busy_t *b, double t, double d, double now);
 
 typedef struct sim_net {
     sim_link_t link[SIM_NCLASS];
-    int32_t nranks, rpn;        /* ranks per node (block layout: node = rank / rpn) */
-    double slow_factor;         /* L and G of every message to or from a slow rank, multiplied */
-    uint8_t *slow;              /* per rank, or NULL */
+    int32_t nranks, rpn; /* ranks per node (block layout: node = rank / rpn) */
+    double slow_factor;  /* L and G of every message to or from a slow rank, multiplied */
+    uint8_t *slow;       /* per rank, or NULL */
     sim_busy_t *port_out, *port_in; /* per rank and class: when the port is taken (as the
                                        bus: ranks post out of time order, and a port reserved
                                        by a rank that ran ahead must not hold back an earlier
                                        message: that made consistent order 10-100x slower with
                                        -pull at 8-16 ranks, BENCHMARKS.md) */
-    double bus_G;               /* ns per byte on the node's memory, shared by all its ranks'
+    double bus_G;                   /* ns per byte on the node's memory, shared by all its ranks'
                                    intra-node messages (0: no such limit; the per-rank ports
                                    then are the only bandwidth bound) */
-    sim_busy_t *bus;            /* per node: when its memory is taken (bus_G > 0) */
-    double now;                 /* the clock: port and bus intervals that end before it are
+    sim_busy_t *bus;                /* per node: when its memory is taken (bus_G > 0) */
+    double now;                     /* the clock: port and bus intervals that end before it are
                                    dropped */
     uint64_t rng;
 } sim_net_t;

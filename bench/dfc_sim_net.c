@@ -105,8 +105,7 @@ void sim_net_destroy(sim_net_t *n)
     for (int32_t i = 0; n->bus && i <= n->nranks / n->rpn; i++) free(n->bus[i].t);
     for (size_t i = 0; n->port_out && i < (size_t)n->nranks * SIM_NCLASS; i++)
         free(n->port_out[i].t);
-    for (size_t i = 0; n->port_in && i < (size_t)n->nranks * SIM_NCLASS; i++)
-        free(n->port_in[i].t);
+    for (size_t i = 0; n->port_in && i < (size_t)n->nranks * SIM_NCLASS; i++) free(n->port_in[i].t);
     free(n->port_out);
     free(n->port_in);
     free(n->bus);

@@ -33,18 +33,6 @@ int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a)
     return dfc_coll_hier_nodes(a) > 0;
 }
 
-static uint64_t block_off(const dfc_coll_args_t *a, int p)
-{
-    if (a->kind == DFC_COLL_ALLGATHERV) return (uint64_t)(int64_t)a->vdispls[p] * a->relem;
-    return (uint64_t)p * a->rbytes;
-}
-
-static uint64_t block_len(const dfc_coll_args_t *a, int p)
-{
-    if (a->kind == DFC_COLL_ALLGATHERV) return (uint64_t)a->vcounts[p] * a->relem;
-    return a->rbytes;
-}
-
 static int mod(int x, int k) { return ((x % k) + k) % k; }
 
 /* Sends (send != 0) or receives the group of local index g to or from peer: the blocks of
@@ -56,13 +44,14 @@ static int group_xfer(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_l
     uint64_t off = 0, len = 0;
     for (int k = 0; k <= h->nnodes; k++) {
         int p = k < h->nnodes ? h->ranks[k * h->nlocal + g] : -1;
-        if (p >= 0 && len && block_off(a, p) == off + len) {
-            len += block_len(a, p);
+        if (p >= 0 && len && dfc_coll_allgather_block_off(a, p) == off + len) {
+            len += dfc_coll_allgather_block_len(a, p);
             continue;
         }
         if (len && send) DFC_TRY(dfc_sched_send(s, peer, DFC_BUF_RECV, off, len));
         else if (len) DFC_TRY(dfc_sched_recv(s, peer, DFC_BUF_RECV, off, len));
-        if (p >= 0) off = block_off(a, p), len = block_len(a, p);
+        if (p >= 0)
+            off = dfc_coll_allgather_block_off(a, p), len = dfc_coll_allgather_block_len(a, p);
     }
     return DFC_SUCCESS;
 }
@@ -71,15 +60,18 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
 {
     int N = h->nnodes, L = h->nlocal, n = h->node[a->rank], l = h->local[a->rank];
     if (!a->in_place)
-        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, block_off(a, a->rank),
-                               block_len(a, a->rank)));
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV,
+                               dfc_coll_allgather_block_off(a, a->rank),
+                               dfc_coll_allgather_block_len(a, a->rank)));
     int right = h->ranks[mod(n + 1, N) * L + l], left = h->ranks[mod(n - 1, N) * L + l];
     for (int i = 0; i < N - 1; i++) {
         int sb = h->ranks[mod(n - i, N) * L + l], rb = h->ranks[mod(n - i - 1, N) * L + l];
-        if (block_len(a, rb))
-            DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, block_off(a, rb), block_len(a, rb)));
-        if (block_len(a, sb))
-            DFC_TRY(dfc_sched_send(s, right, DFC_BUF_RECV, block_off(a, sb), block_len(a, sb)));
+        if (dfc_coll_allgather_block_len(a, rb))
+            DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, dfc_coll_allgather_block_off(a, rb),
+                                   dfc_coll_allgather_block_len(a, rb)));
+        if (dfc_coll_allgather_block_len(a, sb))
+            DFC_TRY(dfc_sched_send(s, right, DFC_BUF_RECV, dfc_coll_allgather_block_off(a, sb),
+                                   dfc_coll_allgather_block_len(a, sb)));
         DFC_TRY(dfc_sched_fence(s));
     }
     right = h->ranks[n * L + mod(l + 1, L)], left = h->ranks[n * L + mod(l - 1, L)];

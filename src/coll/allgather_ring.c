@@ -12,18 +12,6 @@
  */
 #include "coll/dfc_coll.h"
 
-static uint64_t block_off(const dfc_coll_args_t *a, int p)
-{
-    if (a->kind == DFC_COLL_ALLGATHERV) return (uint64_t)(int64_t)a->vdispls[p] * a->relem;
-    return (uint64_t)p * a->rbytes;
-}
-
-static uint64_t block_len(const dfc_coll_args_t *a, int p)
-{
-    if (a->kind == DFC_COLL_ALLGATHERV) return (uint64_t)a->vcounts[p] * a->relem;
-    return a->rbytes;
-}
-
 int dfc_coll_allgather_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
     int n = a->size, r = a->rank;
@@ -34,13 +22,16 @@ int dfc_coll_allgather_ring_build(const dfc_coll_args_t *a, dfc_sched_t *s)
                        (int)a->kind);
     s->algorithm = "ring";
     if (!a->in_place)
-        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, block_off(a, r), block_len(a, r)));
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, dfc_coll_allgather_block_off(a, r),
+                               dfc_coll_allgather_block_len(a, r)));
     for (int i = 0; i < n - 1; i++) {
         int sb = (r - i + n) % n, rb = (r - i - 1 + n) % n;
-        if (block_len(a, rb) > 0)
-            DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, block_off(a, rb), block_len(a, rb)));
-        if (block_len(a, sb) > 0)
-            DFC_TRY(dfc_sched_send(s, right, DFC_BUF_RECV, block_off(a, sb), block_len(a, sb)));
+        if (dfc_coll_allgather_block_len(a, rb) > 0)
+            DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, dfc_coll_allgather_block_off(a, rb),
+                                   dfc_coll_allgather_block_len(a, rb)));
+        if (dfc_coll_allgather_block_len(a, sb) > 0)
+            DFC_TRY(dfc_sched_send(s, right, DFC_BUF_RECV, dfc_coll_allgather_block_off(a, sb),
+                                   dfc_coll_allgather_block_len(a, sb)));
         DFC_TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;

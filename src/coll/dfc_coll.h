@@ -87,6 +87,20 @@ typedef struct dfc_coll_args {
     const int *world, *world_node;
 } dfc_coll_args_t;
 
+/* Allgather(v): where rank p's block lies in the receive buffer, and its length (the ring and
+ * the hierarchical algorithm both walk blocks by rank). */
+static inline uint64_t dfc_coll_allgather_block_off(const dfc_coll_args_t *a, int p)
+{
+    if (a->kind == DFC_COLL_ALLGATHERV) return (uint64_t)(int64_t)a->vdispls[p] * a->relem;
+    return (uint64_t)p * a->rbytes;
+}
+
+static inline uint64_t dfc_coll_allgather_block_len(const dfc_coll_args_t *a, int p)
+{
+    if (a->kind == DFC_COLL_ALLGATHERV) return (uint64_t)a->vcounts[p] * a->relem;
+    return a->rbytes;
+}
+
 /* Host-only step kinds (dfc_sched.h leaves 0x80 and up to the host executor). Only host
  * calls (not a->gpu) get them, so the GPU daemon's kernel never sees one. */
 enum dfc_host_step_kind {
@@ -195,12 +209,12 @@ DFC_COLL_DECLARE(scatter, linear); /* also scatterv */
 DFC_COLL_DECLARE(allgather, ring); /* also allgatherv */
 DFC_COLL_DECLARE(allgather, recursive_doubling);
 DFC_COLL_DECLARE(allgather, bruck);
-DFC_COLL_DECLARE(allgather, hierarchical); /* also allgatherv */
-DFC_COLL_DECLARE(alltoall, pairwise);       /* also alltoallv and alltoallw */
-DFC_COLL_DECLARE(reduce_scatter, pairwise); /* also reduce_scatter_block */
+DFC_COLL_DECLARE(allgather, hierarchical);      /* also allgatherv */
+DFC_COLL_DECLARE(alltoall, pairwise);           /* also alltoallv and alltoallw */
+DFC_COLL_DECLARE(reduce_scatter, pairwise);     /* also reduce_scatter_block */
 DFC_COLL_DECLARE(reduce_scatter, hierarchical); /* also reduce_scatter_block */
-DFC_COLL_DECLARE(scan, linear);             /* also exscan */
-DFC_COLL_DECLARE(neighbor, linear);         /* every neighborhood collective */
+DFC_COLL_DECLARE(scan, linear);                 /* also exscan */
+DFC_COLL_DECLARE(neighbor, linear);             /* every neighborhood collective */
 /* Usability rules that belong to an algorithm (select.c consults them). */
 int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a); /* count >= pof2 */
 int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);         /* commutative op */
@@ -226,8 +240,8 @@ int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);          /* s
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */
-int dfc_coll_bcast_hierarchical_usable(const dfc_coll_args_t *a);     /* N x L ranks */
-int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a); /* N x L ranks */
+int dfc_coll_bcast_hierarchical_usable(const dfc_coll_args_t *a);           /* N x L ranks */
+int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a);       /* N x L ranks */
 /* N x L ranks, op commutes */
 int dfc_coll_reduce_scatter_hierarchical_usable(const dfc_coll_args_t *a);
 /* bcast (<= 1 KiB) and barrier through the slots (issue 16) */

@@ -681,9 +681,9 @@ int main(void)
     struct {
         const char *name;
         void (*fn)(void);
-    } groups[] = {{"barrier", test_barrier},        {"bcast", test_bcast},
-                  {"gather(v)", test_gather},       {"scatter(v)", test_scatter},
-                  {"allgather(v)", test_allgather}, {"alltoall(v)", test_alltoall},
+    } groups[] = {{"barrier", test_barrier},          {"bcast", test_bcast},
+                  {"gather(v)", test_gather},         {"scatter(v)", test_scatter},
+                  {"allgather(v)", test_allgather},   {"alltoall(v)", test_alltoall},
                   {"hierarchical", test_hierarchical}};
 
 #ifdef __GLIBC__

@@ -112,14 +112,14 @@ static void corrupt_case(uint64_t off, uint32_t reclen, uint32_t ulen)
 
 static void test_corrupt(void)
 {
-    corrupt_case(0, 0, DFC_SHM_RING_SKIP);     /* skip marker of length 0: looped forever */
-    corrupt_case(0, 1024, DFC_SHM_RING_SKIP);  /* skip marker at 0: would loop at 0 forever */
-    corrupt_case(64, 64, DFC_SHM_RING_SKIP);   /* skip marker short of the end */
-    corrupt_case(0, 72, 8);                    /* reclen not a multiple of 64 */
-    corrupt_case(960, 128, 100);               /* record runs past the data area */
-    corrupt_case(0, 64, 4096);                 /* ulen larger than its record */
-    corrupt_case(0, 0, 0xfffffff8u);           /* ulen whose padded length wraps 32 bits */
-    corrupt_case(0, 2048, 2040);               /* consistent, but longer than the data area */
+    corrupt_case(0, 0, DFC_SHM_RING_SKIP);    /* skip marker of length 0: looped forever */
+    corrupt_case(0, 1024, DFC_SHM_RING_SKIP); /* skip marker at 0: would loop at 0 forever */
+    corrupt_case(64, 64, DFC_SHM_RING_SKIP);  /* skip marker short of the end */
+    corrupt_case(0, 72, 8);                   /* reclen not a multiple of 64 */
+    corrupt_case(960, 128, 100);              /* record runs past the data area */
+    corrupt_case(0, 64, 4096);                /* ulen larger than its record */
+    corrupt_case(0, 0, 0xfffffff8u);          /* ulen whose padded length wraps 32 bits */
+    corrupt_case(0, 2048, 2040);              /* consistent, but longer than the data area */
 }
 
 /* Sizes biased toward the interesting ones: 0, tiny, around the alignment, max. */

@@ -21,9 +21,12 @@
 #              factor-of-2 test applies. The simulator's cost of one poll is fitted on
 #              chaos order's extra time per iteration: its fixed part POLL at POLL_N ranks
 #              (default 2: a real run there too, no row of the table), its part per peer
-#              PEER (the shm transport drains every peer's ring on each poll) at the first
-#              rank count of -n; used for every workload and rank count: the other rank
-#              counts are the test
+#              PEER (the shm transport drains every peer's ring on each poll) at PEER_N
+#              ranks (default: the middle rank count of -n, 8 of "4 8 16"); used for every
+#              workload and rank count: the budget rows of the other rank counts are the
+#              test, the largest an extrapolation (at 4 ranks a poll has 3 peers, too few
+#              for the slope: fitted there, 16 cores chose 0 ns and missed 16 ranks' budget
+#              and small overhead by 4-30x, BENCHMARKS.md stop 20)
 #     small    8 allreduces of 1 KiB, the host's budget (no bandwidth at stake). Its
 #              consistent order, at the first rank count of -n only, fits the simulator's
 #              per-message CPU overhead o of intra-node messages (the only cost of the
@@ -48,7 +51,8 @@
 # dfc_sim options, last on its command line; e.g. "-cores 0" to leave the cores unshared),
 # SEEDS (default 15), BUDGET (default 4096), POLLS (a poll's fixed costs tried in the fit,
 # ns; default "5 10 20 30 50 75 100"), POLL_N (its rank count, default 2; empty: no fit of
-# POLL, and no real run there), PEERS (a poll's costs per other rank on the node tried in the
+# POLL, and no real run there), PEER_N (the rank count of PEER's fit, one of -n; default the
+# middle one), PEERS (a poll's costs per other rank on the node tried in the
 # fit, ns; default "0 2 5 10 15 20 30 50 75"), DFC_BENCH_DIR (where dfc_chaos and dfc_sim
 # are; default bench, next to this script; give an absolute path for a separate build).
 # Run from the top of an in-tree build after `make` (the merged tree, or a `make dist`
@@ -70,14 +74,14 @@
 #   that timed consistent order first, and chaos order first (a gap between them is an
 #   effect of the phase order or of drift, not of chaos);
 #   poll_ns: the simulator's poll cost at this rank count (POLL + PEER x (ranks - 1); POLL
-#   fitted on the budget workload at POLL_N ranks, PEER on the first rank count's budget row);
+#   fitted on the budget workload at POLL_N ranks, PEER on PEER_N's budget row);
 #   sim_overhead_min, sim_overhead_max: the simulator's range over the seeds (with -pull its
 #   overhead changes sign between seeds, as the real one does between runs);
 #   o_ns: the simulator's per-message overhead (fitted on the first rank count's small row);
 #   issue_test: issue 22's two quantities alone, "pass" when preempt_ratio is within 0.5 .. 2
 #   and the overhead test passes (the verdict also asks time_ratio, which the load of other
 #   jobs decides on a shared machine).
-# The rows of the first rank count's budget and small workloads are the fits, not tests.
+# The budget row at PEER_N and the small row at the first rank count are fits, not tests.
 # The real runs come first (all of them), then the three fits (each twice, in turn, since each
 # moves the others a little; one helper, fit), then the simulator.
 set -eu
@@ -115,6 +119,12 @@ POLL_N=${POLL_N-2}
 PEERS=${PEERS:-0 2 5 10 15 20 30 50 75}
 PEER=${PEER:-12} # by hand, until the budget workload fits it (FIT=1)
 FIT=${FIT:-1}
+# shellcheck disable=SC2086 # a word list on purpose
+PEER_N=${PEER_N:-$(set -- $RANKS; eval "echo \${$(( ($# + 1) / 2 ))}")}
+case " $RANKS " in *" $PEER_N "*) ;; *)
+    echo "sim-validate.sh: PEER_N ($PEER_N) is not one of -n ($RANKS)" >&2
+    exit 1 ;;
+esac
 [ -z "$POLL_N" ] || case " $RANKS " in *" $POLL_N "*)
     echo "sim-validate.sh: POLL_N ($POLL_N) is one of -n: its budget row would be a fit" >&2
     exit 1 ;;
@@ -233,10 +243,11 @@ miss() {
         r = a / b; if (r < 1) r = 1 / r; print r}'
 }
 
-# 2. The fits at the first rank count: the poll's cost per peer on the budget workload's
-# extra chaos time per iteration (the preemptions' cost: BUDGET polls each; not on the time,
-# which the node's bandwidth decides), the per-message overhead on the small workload's
-# consistent time per iteration (a stream of small eager messages: o is what bounds it)
+# 2. The fits: the poll's fixed cost at POLL_N ranks and its cost per peer at PEER_N, on the
+# budget workload's extra chaos time per iteration (the preemptions' cost: BUDGET polls each;
+# not on the time, which the node's bandwidth decides), the per-message overhead at the first
+# rank count, on the small workload's consistent time per iteration (a stream of small eager
+# messages: o is what bounds it)
 FIRST_N=${RANKS%% *}
 # fit VAR GRID WORKLOAD N REAL METRIC: sets the simulator's parameter VAR (POLL, PEER or O)
 # to the value of GRID whose median METRIC (an awk expression over dfc_sim's CSV columns, ms
@@ -265,7 +276,7 @@ fit() {
 for _ in 1 2; do
     [ "$FIT" = 1 ] || break
     case " $POINTS " in *" budget "*)
-        for n in $POLL_N $FIRST_N; do
+        for n in $POLL_N $PEER_N; do
             real="$OUT/real-budget-n$n.csv"
             d=$(awk -v a="$(real_ms budget 4 "$real")" -v b="$(real_ms budget 3 "$real")" \
                 'BEGIN {print a - b}')

@@ -50,7 +50,8 @@ call() {
     echo "sim8.sh: $_name: rc $? ($(date -u +%T)); the end of its log:"
     grep 'fitted\|failed' "$OUT/$_name.err" | tail -5
 }
-# set a: real runs (with the 2-rank fit point), fitted on its own 2- and 4-rank rows
+# set a: real runs (with the 2-rank fit point), fitted on its own rows: POLL at 2 ranks, o on
+# small at 4, PEER on budget at 8 (PEER_N)
 call 200 a sh $V -n "$NS" -r "$RUNS"
 echo "sim8.sh: set a's fits (each grid twice, in turn):"
 grep 'fit:' "$OUT/a.err" | sed 's/^sim-validate.sh: fit: /  /'

@@ -1,9 +1,11 @@
 #!/bin/sh
 # sim8.sh - issue 22's validation on the 16-core machine (helper sim8, stop 20): two
 # independent sets of real runs; the simulator fitted on the first, then tested against both
-# (the second with the first's fit, FIT=0), and the second refitted on its own (-R). Prints
-# every table whole. About 4-5 minutes on 16 idle cores; the three calls are cut at 200, 200
-# and 60 s, so that it ends within 9 minutes.
+# (the second with the first's fit, FIT=0), and the second refitted on its own (-R); then both
+# sets against the script's fixed parameters (FIT=0 defaults: poll 20 + 12 ns per other rank,
+# o 150 ns, set in stop 20 from the medians of stops 18 and 19, before any of these runs: the
+# out-of-sample test, with -R, no mpirun). Prints every table whole. About 4-5 minutes on 16
+# idle cores; the calls are cut at 200, 200 and 3 x 60 s, so that it ends within 10 minutes.
 #
 # Run from the top of an unpacked, built `make dist` tree (./configure --without-cuda &&
 # make -j16), or of the merged tree after make:
@@ -64,8 +66,13 @@ echo "sim8.sh: set a's fit: POLL=$POLL PEER=$PEER O=$O"
 # set b: new real runs, tested with a's fit; then refitted on its own (no mpirun)
 call 200 b env FIT=0 POLL="${POLL:-20}" PEER="${PEER:-12}" O="${O:-150}" sh $V -n "$NS" -r "$RUNS"
 call 60 b-own sh $V -n "$NS" -R "$OUT/b"
+# both sets against the fixed parameters (the script's FIT=0 defaults)
+call 60 a-fixed env FIT=0 sh $V -n "$NS" -R "$OUT/a"
+call 60 b-fixed env FIT=0 sh $V -n "$NS" -R "$OUT/b"
 
 table "$OUT/a"
 table "$OUT/b"
 table "$OUT/b-own"
+table "$OUT/a-fixed"
+table "$OUT/b-fixed"
 echo "sim8.sh: done $(date -u '+%T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -20,7 +20,8 @@
 #
 # With -n RUNS every variant runs RUNS times, interleaved (tcp, net, rxm, tcp, ...), and the
 # tables show the median and the best of each run's median: on a shared machine one run's
-# medians move by 2x and more from one run to the next.
+# medians move by 2x and more from one run to the next. A last table pairs each run with the
+# tcp run beside it: the median of those ratios, and their range.
 #
 # Usage: bench/run-ofi.sh [-o DIR] [-n RUNS] [-v "VARIANTS"] [-x NAME]... [dfc_bench options...]
 # -x NAME passes environment variable NAME to every rank (mpirun -x), e.g. DFC_SPIN_US.
@@ -75,12 +76,15 @@ python3 - "$OUT" "$RUNS" $VARIANTS <<'PY' | tee "$OUT/table.txt"
 import csv, statistics, sys
 out, runs, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 meds = {}
+per_run = {}  # (workload, bytes, variant) -> {run index: DFC's median}
 for run in variants:
     for i in range(1, runs + 1):
         rows = [l for l in open(f"{out}/{run}.{i}.csv") if not l.startswith("#")]
         for r in csv.DictReader(rows):
             lib = run if r["lib"] == "dfc" else f"ompi({run})"
             meds.setdefault((r["workload"], int(r["bytes"]), lib), []).append(float(r["median_us"]))
+            if r["lib"] == "dfc":
+                per_run.setdefault((r["workload"], int(r["bytes"]), run), {})[i] = float(r["median_us"])
 others = [v for v in variants if v != "tcp"]
 cols = variants + ([f"{v}/tcp" for v in others] if "tcp" in variants else [])
 for title, f in (("median", statistics.median), ("best", min)):
@@ -99,4 +103,19 @@ for title, f in (("median", statistics.median), ("best", min)):
             a = val.get((wl, b, "ompi(tcp)"))
             cells.append(f"{a:10.2f}" if a else f"{'-':>10}")
             print(f"{wl:10} {b:9d} " + " ".join(cells))
+# Paired: each run's variant against the tcp run beside it (interleaved, so a drift of the
+# machine moves both), the median of those ratios; with the spread of the ratios.
+if "tcp" in variants and runs > 1 and others:
+    print(f"\npaired: median over the {runs} runs of (variant / the same run's tcp) [min, max]")
+    print(f"{'workload':10} {'bytes':>9} " + " ".join(f"{c + '/tcp':>22}" for c in others))
+    for wl in ("pingpong", "bw", "allreduce"):
+        for b in sorted({k[1] for k in per_run if k[0] == wl}):
+            t = per_run.get((wl, b, "tcp"), {})
+            cells = []
+            for r in others:
+                v = per_run.get((wl, b, r), {})
+                q = sorted(v[i] / t[i] for i in v if i in t and t[i] > 0)
+                cells.append(f"{statistics.median(q):6.2f} [{q[0]:5.2f}, {q[-1]:5.2f}]"
+                             if q else f"{'-':>22}")
+            print(f"{wl:10} {b:9d} " + " ".join(f"{c:>22}" for c in cells))
 PY

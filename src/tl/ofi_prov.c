@@ -189,6 +189,8 @@ int dfc_ofi_prov_choose(const char *want, int any_ok, int rma, struct fi_info **
     if (list) fi_freeinfo(list);
     if (*out && (*out)->tx_attr) widen_inject(out, 16512);
     if (*out) return DFC_SUCCESS;
+    const char *why = dfc_tl_ofi_load_error();
+    if (why) return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT, "libfabric: %s (DFC_OFI_LIBRARY)", why);
     if (want && *want)
         return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
                        "libfabric has no provider '%s' with "

@@ -59,5 +59,8 @@ int dfc_ofi_prov_choose(const char *want, int any_ok, int rma, struct fi_info **
  * Which device kinds (FI_HMEM_CUDA ...) it covers shows only when such memory is
  * registered, which DFC does not do yet (dfc_tl_ofi(7)). */
 int dfc_ofi_prov_hmem(const struct fi_info *i);
+/* NULL once libfabric is loaded (ofi_dl.c: loading it now if it was not tried), else why it
+ * could not be. */
+const char *dfc_tl_ofi_load_error(void);
 
 #endif /* DFC_OFI_PROV_H */

@@ -5,7 +5,7 @@
  * and the constructors of libpsm2 and libpsm_infinipath spin about 0.1 s each when a
  * process loads them, RDMA hardware or not: 0.22 s of a core at every start of every DFC
  * program, also of one that never leaves its node (2-core CI machine, 2026-12-03; the
- * test suite's 2,000 jobs paid it about 10 minutes of CI's 40). So libdfc does not link
+ * test suite starts about 2,000 jobs). So libdfc does not link
  * libfabric: the five functions of it that DFC calls (everything else in libfabric's
  * headers is inline, through the ops tables of the objects these return) are defined here,
  * hidden, and forward to the library, which the first of them loads with dlopen.
@@ -14,8 +14,9 @@
  * nodes, whose probe is the first fi_getinfo) and dfc_info's provider list. A library that
  * cannot be loaded makes fi_getinfo and fi_fabric answer -FI_ENOSYS and fi_dupinfo NULL, so
  * the probe finds no provider; dfc_tl_ofi_load_error says why (ofi_prov.c puts it in its
- * error). DFC_OFI_LIBRARY names another library file (default libfabric.so.1, the soname
- * configure linked its check against).
+ * error). DFC_OFI_LIBRARY names another library file (default libfabric.so.1, libfabric's
+ * soname since 1.0). In the static libdfc.a these definitions are ordinary global symbols:
+ * a program that links libdfc.a and a static libfabric.a gets two of each.
  */
 #include "config.h"
 

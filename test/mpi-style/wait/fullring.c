@@ -7,19 +7,24 @@
  * 16 KiB (1 MiB: four times a 256 KiB ring); rank 0, once it has the first message,
  * computes for -busy_us (500) without calling DFC, then receives them all (every element
  * checked) and answers a 1-int acknowledgement. A round is timed on rank 1 from its first
- * send to the acknowledgement. Rounds alternate between two ways of
- * waiting on rank 1: polling with DFC_Testall (which never sleeps: the reference) and
- * DFC_Waitall (which sleeps once it has waited DFC_SPIN_US + DFC_YIELD_US). The first
- * quartile of the sleeping kind's rounds (-rounds=100 of each) must be within -tolerance
- * (10 %; the testlist gives 50 %) of the polling kind's, plus 50 us for the clock, in one of -attempts=3
- * measurements. Quartiles, not medians, and attempts: on a loaded machine each wake-up may
- * wait for a core, which a sleeping sender pays several times a round and a polling one
- * does not; the defect instead adds DFC_SLEEP_US to every sleeping round. Both medians
- * are printed too. The testlist sets DFC_SPIN_US=0 and DFC_YIELD_US=0,
- * so that a waiting rank sleeps at once (on a loaded machine one sched_yield can outlast the
- * receiver's work, and a sender that never got to sleep would hide the defect), and
- * DFC_SLEEP_US=5000, so that a missing doorbell costs milliseconds per round. Prints "fullring: ..." on rank 1 (a
- * reportLine). Needs exactly 2 ranks.
+ * send to the acknowledgement. Rounds alternate between two ways of waiting on rank 1:
+ * polling with DFC_Testall (which never sleeps: the reference) and DFC_Waitall (which
+ * sleeps once it has waited DFC_SPIN_US + DFC_YIELD_US).
+ *
+ * What is asserted: the first quartile of the sleeping kind's rounds (-rounds=100 of each)
+ * exceeds the polling kind's by less than half of DFC_SLEEP_US, in one of -attempts=3
+ * measurements. The defect makes a sleeper on a full ring wait out the whole DFC_SLEEP_US, so
+ * it adds about DFC_SLEEP_US or more to every sleeping round (with the doorbell's ring
+ * disabled by hand: +19.8 ms at the first quartile, +40 ms at the median); a working doorbell
+ * adds only the wake-ups' scheduling delays, which grow with the machine's load (up to 1.9 ms
+ * over polling's 1 ms on a 2-core CI machine) but not with DFC_SLEEP_US. So the bound is set
+ * by DFC_SLEEP_US, which the testlist makes 20 ms, ten times that load's delay, not by a ratio
+ * to polling's time: a ratio failed CI once (rounds of 1 ms polling, 2.9 ms sleeping).
+ * Quartiles and attempts: a stretch of load slows some rounds; the defect slows them all. Both
+ * medians are printed too. The testlist sets DFC_SPIN_US=0 and DFC_YIELD_US=0, so that a
+ * waiting rank sleeps at once (on a loaded machine one sched_yield can outlast the receiver's
+ * work, and a sender that never got to sleep would hide the defect). Prints "fullring: ..." on
+ * rank 1 (a reportLine). Needs exactly 2 ranks.
  */
 #include <signal.h>
 #include <time.h>
@@ -105,8 +110,9 @@ static double send_round(int round, int sleeping)
 }
 
 /* One measurement: rounds alternate polling and sleeping, after 4 of warm-up. On rank 1
- * returns whether the sleeping median is within the bound (and prints both medians). */
-static int measure(int attempt, double tolerance)
+ * returns whether the sleeping rounds' first quartile is within the bound (and prints
+ * both quartiles and both medians). */
+static int measure(int attempt, double sleep_us)
 {
     double *t[2] = {malloc(rounds * sizeof(double)), malloc(rounds * sizeof(double))};
     int nt[2] = {0, 0}, ok = 1;
@@ -123,12 +129,12 @@ static int measure(int attempt, double tolerance)
         qsort(t[0], (size_t)nt[0], sizeof(double), cmp_double);
         qsort(t[1], (size_t)nt[1], sizeof(double), cmp_double);
         double poll = t[0][nt[0] / 4], sleep = t[1][nt[1] / 4];
-        ok = sleep <= poll * (1 + tolerance) + 50;
+        ok = sleep < poll + sleep_us / 2;
         printf("fullring: attempt %d: first quartile of rounds %.0f us polling, %.0f us "
-               "sleeping (%+.1f %%); medians %.0f and %.0f us; %d x %d KiB, receiver busy %d "
-               "us, %d rounds each\n",
-               attempt, poll, sleep, 100.0 * (sleep - poll) / poll, t[0][nt[0] / 2],
-               t[1][nt[1] / 2], nmsg, (int)(LEN * sizeof(int) / 1024), busy_us, rounds);
+               "sleeping (%+.0f us, bound %+.0f); medians %.0f and %.0f us; %d x %d KiB, "
+               "receiver busy %d us, %d rounds each\n",
+               attempt, poll, sleep, sleep - poll, sleep_us / 2, t[0][nt[0] / 2], t[1][nt[1] / 2],
+               nmsg, (int)(LEN * sizeof(int) / 1024), busy_us, rounds);
     }
     free(t[0]);
     free(t[1]);
@@ -137,13 +143,15 @@ static int measure(int attempt, double tolerance)
 
 int main(int argc, char **argv)
 {
-    double tolerance = 0.10;
+    /* The library's own reading of DFC_SLEEP_US is not public; the test reads the same
+     * variable (the testlist sets it) and falls back to dfc_env(7)'s default. */
+    const char *env = getenv("DFC_SLEEP_US");
+    double sleep_us = env ? atof(env) : 1000;
     int attempts = 3, size;
     for (int i = 1; i < argc; i++) {
         if (!strncmp(argv[i], "-msgs=", 6)) nmsg = atoi(argv[i] + 6);
         if (!strncmp(argv[i], "-rounds=", 8)) rounds = atoi(argv[i] + 8);
         if (!strncmp(argv[i], "-busy_us=", 9)) busy_us = atoi(argv[i] + 9);
-        if (!strncmp(argv[i], "-tolerance=", 11)) tolerance = atof(argv[i] + 11);
         if (!strncmp(argv[i], "-attempts=", 10)) attempts = atoi(argv[i] + 10);
     }
     if (nmsg < 1 || nmsg > MAXMSG) nmsg = 64;
@@ -160,15 +168,15 @@ int main(int argc, char **argv)
      * attempt (by the whole DFC_SLEEP_US per round), so the best of a few attempts counts. */
     int ok = 0;
     for (int a = 1; a <= attempts && !ok; a++) {
-        ok = measure(a, tolerance);
+        ok = measure(a, sleep_us);
         if (rank == 1) DFCT_OK(DFC_Send(&ok, 1, DFC_INT, 0, MAXMSG + 2, DFC_COMM_WORLD));
         else DFCT_OK(DFC_Recv(&ok, 1, DFC_INT, 1, MAXMSG + 2, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
     }
     if (rank == 1)
         DFCT_CHECK(ok,
-                   "in %d attempts, a sleeping sender's rounds were never within "
-                   "%.0f %% of a polling one's",
-                   attempts, tolerance * 100);
+                   "in %d attempts, a sleeping sender's rounds never took less than half "
+                   "of DFC_SLEEP_US (%.0f us) more than a polling one's",
+                   attempts, sleep_us);
     free(buf);
     alarm(0);
     return dfct_finalize();

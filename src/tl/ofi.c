@@ -60,13 +60,7 @@
 #include "util/dfc_util.h"
 
 #if HAVE_LIBFABRIC
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_tagged.h>
-
+#include "tl/ofi_fabric.h"
 #include "tl/ofi_int.h"
 
 

@@ -6,17 +6,17 @@
  * process loads them, RDMA hardware or not: 0.22 s of a core at every start of every DFC
  * program, also of one that never leaves its node (2-core CI machine, 2026-12-03; the
  * test suite starts about 2,000 jobs). So libdfc does not link
- * libfabric: the five functions of it that DFC calls (everything else in libfabric's
- * headers is inline, through the ops tables of the objects these return) are defined here,
- * hidden, and forward to the library, which the first of them loads with dlopen.
+ * libfabric: the five functions of it that DFC calls are defined here under DFC's names
+ * (ofi_fabric.h renames DFC's calls to them) and forward to the library, which the first
+ * of them loads with dlopen.
  *
  * Who loads it: the ofi transport's init (DFC_TRANSPORT=ofi, or auto in a job that spans
  * nodes, whose probe is the first fi_getinfo) and dfc_info's provider list. A library that
  * cannot be loaded makes fi_getinfo and fi_fabric answer -FI_ENOSYS and fi_dupinfo NULL, so
  * the probe finds no provider; dfc_tl_ofi_load_error says why (ofi_prov.c puts it in its
  * error). DFC_OFI_LIBRARY names another library file (default libfabric.so.1, libfabric's
- * soname since 1.0). In the static libdfc.a these definitions are ordinary global symbols:
- * a program that links libdfc.a and a static libfabric.a gets two of each.
+ * soname since 1.0). The names are DFC's own, so a program that links libdfc (shared or
+ * static) and libfabric itself gets one definition of each of libfabric's functions.
  */
 #include "config.h"
 
@@ -25,11 +25,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#pragma GCC visibility push(hidden) /* ours: never the application's libfabric calls */
-#include <rdma/fabric.h>
-#include <rdma/fi_errno.h>
-#pragma GCC visibility pop
-
+#include "tl/ofi_fabric.h"
 #include "tl/ofi_prov.h"
 #include "util/dfc_util.h"
 
@@ -78,28 +74,28 @@ static int loaded(void)
 
 const char *dfc_tl_ofi_load_error(void) { return loaded() ? NULL : load_error; }
 
-int fi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
+int dfc_ofi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
                const struct fi_info *hints, struct fi_info **info)
 {
     if (!loaded()) return -FI_ENOSYS;
     return lf.getinfo(version, node, service, flags, hints, info);
 }
 
-void fi_freeinfo(struct fi_info *info)
+void dfc_ofi_freeinfo(struct fi_info *info)
 {
     if (info && loaded()) lf.freeinfo(info); /* an info exists only if it loaded */
 }
 
-struct fi_info *fi_dupinfo(const struct fi_info *info)
+struct fi_info *dfc_ofi_dupinfo(const struct fi_info *info)
 {
     return loaded() ? lf.dupinfo(info) : NULL;
 }
 
-int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context)
+int dfc_ofi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context)
 {
     if (!loaded()) return -FI_ENOSYS;
     return lf.fabric(attr, fabric, context);
 }
 
-const char *fi_strerror(int errnum) { return loaded() ? lf.strerror(errnum) : load_error; }
+const char *dfc_ofi_strerror(int errnum) { return loaded() ? lf.strerror(errnum) : load_error; }
 #endif

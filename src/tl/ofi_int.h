@@ -5,9 +5,8 @@
 #ifndef DFC_OFI_INT_H
 #define DFC_OFI_INT_H
 
-#include <rdma/fabric.h>
-
 #include "tl/dfc_tl.h"
+#include "tl/ofi_fabric.h"
 #include "tl/ofi_mr.h"
 #include "tl/ofi_wire.h"
 

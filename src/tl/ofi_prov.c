@@ -67,7 +67,7 @@ const char *dfc_tl_ofi_provider_param(void)
 }
 
 #if HAVE_LIBFABRIC
-#include <rdma/fabric.h>
+#include "tl/ofi_fabric.h"
 
 #define OFI_API FI_VERSION(1, 9)
 

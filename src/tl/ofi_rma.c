@@ -48,10 +48,7 @@
 #include "util/dfc_util.h"
 
 #if HAVE_LIBFABRIC
-#include <rdma/fi_domain.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
-
+#include "tl/ofi_fabric.h"
 #include "tl/ofi_int.h"
 
 typedef struct ofi_expo {

@@ -103,13 +103,6 @@ static int ipc_load(void)
 
 int dfc_gpu_ipc_available(void) { return ipc_load(); }
 
-void dfc_gpu_ipc_params(void)
-{
-    long n = dfc_env_long("DFC_GPU_IPC_CACHE", 32,
-                          "peer device allocations a process keeps mapped for point-to-point "
-                          "(CUDA IPC); the least recently used unused one is closed beyond it");
-    nopens = n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
-}
 
 /* Makes the device of `p` (else of `q`, when not NULL) current in this thread (the progress
  * thread of DFC_ASYNC_PROGRESS=1 matches messages too, and its current device is 0), saving
@@ -330,7 +323,6 @@ void dfc_gpu_ipc_finalize(void)
 
 #else /* built without CUDA */
 
-void dfc_gpu_ipc_params(void) {}
 int dfc_gpu_ipc_available(void) { return 0; }
 int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
 {
@@ -364,4 +356,14 @@ int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
     return DFC_SUCCESS;
 }
 void dfc_gpu_ipc_finalize(void) {}
+static int nopens;
 #endif
+
+/* Read in both builds, so that dfc_info lists every parameter dfc_env(7) documents. */
+void dfc_gpu_ipc_params(void)
+{
+    long n = dfc_env_long("DFC_GPU_IPC_CACHE", 32,
+                          "peer device allocations a process keeps mapped for point-to-point "
+                          "(CUDA IPC); the least recently used unused one is closed beyond it");
+    nopens = n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
+}

@@ -6,7 +6,8 @@
  *   - FAKE_CUDA_DRIVER=path (check_memtype.sh): a fake libcuda.so.1 answers from ranges the
  *     test sets: before "cuInit" everything is host; device, managed and pool-like ranges
  *     give their ordinal, registered host ranges are host; a range freed and reused as host
- *     or as another device's is answered anew; heap and stack pointers never reach the driver;
+ *     or as another device's is answered anew; heap and stack pointers never reach the driver
+ *     (built without CUDA: every pointer is host and the driver is never asked);
  *   - DFC_TEST_CUDA=1 (the GPU machine): real cudaMalloc, cudaMallocManaged, cudaHostAlloc,
  *     cudaHostRegister, cudaMallocAsync memory, freed and allocated again.
  * Links libdfc_unit (the library's objects) and needs no bootstrap.
@@ -74,6 +75,22 @@ static void fake_driver(const char *path)
                 int) = (void (*)(int, void *, size_t, unsigned, int, int))dlsym(h, "fake_cu_set");
     unsigned long *calls = dlsym(h, "fake_cu_calls");
     CHECK(init && set && calls, "the fake driver lacks its controls");
+#ifndef HAVE_CUDA
+    /* Built without CUDA, the library has no device paths: even with a driver in the process
+     * that claims a range, every pointer is host memory and the driver is never asked. */
+    {
+        char *range = mmap(NULL, 1 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK(range != MAP_FAILED, "mmap of the fake device range failed");
+        init(1);
+        set(0, range, 1 << 20, 2, 0, 0);
+        unsigned long before = *calls;
+        CHECK(!dfc_gpu_driver_in_process(), "a build without CUDA looks for a driver");
+        CHECK(dfc_gpu_ptr_device(range) == -1, "a build without CUDA sees device memory");
+        CHECK(*calls == before, "a build without CUDA asked the driver %lu times", *calls - before);
+        munmap(range, 1 << 20);
+        return;
+    }
+#endif
     CHECK(dfc_gpu_driver_in_process(), "a driver loaded after the first look is not seen");
 
     /* Address space of our own stands in for device ranges (nothing is touched). */

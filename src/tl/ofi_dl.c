@@ -75,7 +75,7 @@ static int loaded(void)
 const char *dfc_tl_ofi_load_error(void) { return loaded() ? NULL : load_error; }
 
 int dfc_ofi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
-               const struct fi_info *hints, struct fi_info **info)
+                    const struct fi_info *hints, struct fi_info **info)
 {
     if (!loaded()) return -FI_ENOSYS;
     return lf.getinfo(version, node, service, flags, hints, info);

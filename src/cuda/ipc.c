@@ -103,7 +103,6 @@ static int ipc_load(void)
 
 int dfc_gpu_ipc_available(void) { return ipc_load(); }
 
-
 /* Makes the device of `p` (else of `q`, when not NULL) current in this thread (the progress
  * thread of DFC_ASYNC_PROGRESS=1 matches messages too, and its current device is 0), saving
  * the one it replaces in *saved (-1: none replaced). Host memory leaves the current device. */
@@ -323,6 +322,7 @@ void dfc_gpu_ipc_finalize(void)
 
 #else /* built without CUDA */
 
+static int nopens; /* DFC_GPU_IPC_CACHE, read below and unused: there is no IPC */
 int dfc_gpu_ipc_available(void) { return 0; }
 int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
 {
@@ -356,7 +356,6 @@ int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
     return DFC_SUCCESS;
 }
 void dfc_gpu_ipc_finalize(void) {}
-static int nopens;
 #endif
 
 /* Read in both builds, so that dfc_info lists every parameter dfc_env(7) documents. */

@@ -100,10 +100,12 @@ static int init_transports(void)
     const char *force = dfc_env_str(
         "DFC_TRANSPORT", "auto",
         "auto: shm on one node; across nodes ofi when libfabric offers a provider other than "
-        "tcp/udp/sockets, else tcp; tcp or ofi: that transport between all processes");
+        "tcp/udp/sockets (asked only where the kernel lists a fabric device), else tcp; tcp "
+        "or ofi: that transport between all processes");
     int force_tcp = !strcmp(force, "tcp"), force_ofi = !strcmp(force, "ofi");
-    /* auto probes libfabric (fi_getinfo: ~0.2 s) only in jobs that span nodes, the same
-     * decision on every rank; ranks whose probes disagree fail ofi's init clearly. */
+    /* auto probes libfabric (fi_getinfo: ~0.2 s) only in jobs that span nodes, and only on
+     * hosts that list a fabric device (ofi_prov.c); ranks whose probes disagree fail ofi's
+     * init clearly. */
     int multinode = 0;
     for (int r = 1; r < n; r++) multinode |= dfc_node_of[r] != dfc_node_of[0];
     int use_ofi = force_ofi || (!force_tcp && multinode && dfc_tl_ofi_auto_usable());

@@ -67,6 +67,8 @@ const char *dfc_tl_ofi_provider_param(void)
 }
 
 #if HAVE_LIBFABRIC
+#include <dirent.h>
+
 #include "tl/ofi_fabric.h"
 
 #define OFI_API FI_VERSION(1, 9)
@@ -203,10 +205,40 @@ int dfc_ofi_prov_choose(const char *want, int any_ok, int rma, struct fi_info **
                    any_ok ? "" : " non-socket");
 }
 
+/* 1 when some directory of `dirs` has an entry (a device): readdir, no libfabric. */
+static int any_entry(const char *const *dirs)
+{
+    for (; *dirs; dirs++) {
+        DIR *d = opendir(*dirs);
+        if (!d) continue;
+        struct dirent *e;
+        while ((e = readdir(d)) && e->d_name[0] == '.') {}
+        closedir(d);
+        if (e) return 1;
+    }
+    return 0;
+}
+
+/* auto leaves the node over ofi only through a provider that is not a socket one, and each
+ * of those drives a device that the kernel lists: verbs (InfiniBand, RoCE, iWARP), efa,
+ * usnic, psm2 and opx (hfi1) under /sys/class/infiniband (and /dev/infiniband where a
+ * container hides /sys), cxi under /sys/class/cxi. Where none is listed, auto keeps DFC's
+ * tcp without loading libfabric, whose providers' libraries cost every process of a job
+ * that spans nodes 0.22 s of a core and a 2-process job 0.5 s of start-up (2-core CI
+ * machine, 2026-12-03; ofi_dl.c says why). DFC_TRANSPORT=ofi and DFC_OFI_PROVIDER do not
+ * look: they ask for libfabric by name. */
+static int fabric_device_listed(void)
+{
+    static const char *const dirs[] = {"/sys/class/infiniband", "/dev/infiniband", "/sys/class/cxi",
+                                       NULL};
+    return any_entry(dirs);
+}
+
 int dfc_tl_ofi_auto_usable(void)
 {
     const char *want = dfc_tl_ofi_provider_param();
     if (want && *want) return !dfc_ofi_prov_is_socket(want);
+    if (!fabric_device_listed()) return 0;
     struct fi_info *list = candidates(NULL);
     int ok = list && pick(list, NULL, 0) != NULL;
     if (list) fi_freeinfo(list);

@@ -7,8 +7,12 @@
  * multi-node modes) at least one peer must be on another host and reached by tcp. With
  * DFC_TRANSPORT=ofi "ofi" replaces "tcp" in all of this (libfabric carries every pair). The
  * mapping follows communicator ranks (checked on a communicator in reverse order), and
- * every transport carries checked data.
+ * every transport carries checked data. In a multi-node job with DFC_TRANSPORT and
+ * DFC_OFI_PROVIDER unset, on a host whose kernel lists no fabric device, libfabric must not
+ * be loaded at all (auto keeps tcp without asking it: ofi_prov.c).
  */
+#include <dirent.h>
+
 #include "../dfctest.h"
 
 #define NAMELEN DFC_MAX_PROCESSOR_NAME
@@ -22,6 +26,29 @@ static const char *expected(int world_rank, const char *names, int force_tcp)
     if (!force_tcp && !strcmp(names + (size_t)world_rank * NAMELEN, names + (size_t)rank * NAMELEN))
         return "shm";
     return net;
+}
+
+/* Whether a directory the ofi transport looks in for fabric devices has an entry. */
+static int fabric_device_listed(void)
+{
+    const char *dirs[] = {"/sys/class/infiniband", "/dev/infiniband", "/sys/class/cxi"};
+    int found = 0;
+    for (int i = 0; i < 3; i++) {
+        DIR *d = opendir(dirs[i]);
+        for (struct dirent *e; d && (e = readdir(d));) found |= e->d_name[0] != '.';
+        if (d) closedir(d);
+    }
+    return found;
+}
+
+static int libfabric_mapped(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int found = 0;
+    while (f && fgets(line, sizeof line, f)) found |= strstr(line, "/libfabric.so") != NULL;
+    if (f) fclose(f);
+    return found;
 }
 
 int main(int argc, char **argv)
@@ -76,6 +103,9 @@ int main(int argc, char **argv)
                    names + (size_t)rank * NAMELEN);
         DFCT_CHECK(remote_tcp > 0, "DFC_TEST_NODES=1 but no peer on another host is reached by %s",
                    net);
+        if (!tr && !getenv("DFC_OFI_PROVIDER") && !fabric_device_listed())
+            DFCT_CHECK(!libfabric_mapped(),
+                       "DFC_TRANSPORT=auto loaded libfabric on a host that lists no fabric device");
     }
 
     /* COMM_SELF: its only rank is this process. */

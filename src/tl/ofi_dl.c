@@ -11,7 +11,8 @@
  * of them loads with dlopen.
  *
  * Who loads it: the ofi transport's init (DFC_TRANSPORT=ofi, or auto in a job that spans
- * nodes, whose probe is the first fi_getinfo) and dfc_info's provider list. A library that
+ * nodes on a host that lists a fabric device, whose probe is the first fi_getinfo:
+ * ofi_prov.c) and dfc_info's provider list. A library that
  * cannot be loaded makes fi_getinfo and fi_fabric answer -FI_ENOSYS and fi_dupinfo NULL, so
  * the probe finds no provider; dfc_tl_ofi_load_error says why (ofi_prov.c puts it in its
  * error). DFC_OFI_LIBRARY names another library file (default libfabric.so.1, libfabric's

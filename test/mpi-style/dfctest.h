@@ -21,6 +21,13 @@ static int dfct_rank;
 static int dfct_reports;
 #define DFCT_MAX_REPORTS 20
 
+/* Whether AddressSanitizer's runtime is in the process. test/run-sanitizers compiles the
+ * test programs without instrumentation (the library they link has it), so
+ * __SANITIZE_ADDRESS__ is not defined there; the runtime's entry point, a weak reference
+ * that the sanitized link resolves, says it. */
+extern void __asan_init(void) __attribute__((weak));
+static inline int dfct_under_asan(void) { return __asan_init != NULL; }
+
 /* -memtype=device asks for device buffers (the GPU issue); host is the default. */
 static int dfct_memtype_device;
 

@@ -2,9 +2,10 @@
  * splitfree - many DFC_Comm_split/DFC_Comm_free cycles (color rank%2, key rank): context
  * ids are reused and nothing leaks or slows down. Every 1000 cycles a Sendrecv ring on the
  * new communicator checks that it works and carries its own traffic only.
- * -n=N sets the number of cycles (default 100000; 10000 under ASan, where a cycle costs 50
- * times more: 200 s of CI's 40 minutes for 100000 at 4 ranks on 2 cores. A split that leaked
- * its id would still run out of the DFC_CTXID_MAX (4096) ids long before cycle 10000).
+ * -n=N sets the number of cycles (default 100000; 10000 under ASan, dfct_under_asan, where
+ * a cycle costs 50 times more: 200 s of CI's 40 minutes for 100000 at 4 ranks on 2 cores. A
+ * split that leaked its id would still run out of the DFC_CTXID_MAX (4096) ids long before
+ * cycle 10000).
  */
 #include <stdlib.h>
 
@@ -12,11 +13,7 @@
 
 int main(int argc, char **argv)
 {
-#ifdef __SANITIZE_ADDRESS__
-    long ncycles = 10000;
-#else
-    long ncycles = 100000;
-#endif
+    long ncycles = dfct_under_asan() ? 10000 : 100000;
     int rank, size;
     dfct_init(&argc, &argv);
     for (int i = 1; i < argc; i++)

@@ -326,12 +326,12 @@ int main(int argc, char **argv)
     long total = ct_opt(argc, argv, "n", 2000);
     long per = total / NSLOTS; /* operations per communicator slot */
     long rss_bound = ct_opt(argc, argv, "rssbound", 0), rss_start = -1;
-#if defined(__SANITIZE_ADDRESS__)
-    /* AddressSanitizer keeps freed memory in its quarantine (256 MB by default): resident
-     * size grows whatever the library does, so the sanitizer stage does not measure it. */
-    if (rss_bound && ct_rank == 0) printf("rss: not measured under AddressSanitizer\n");
-    rss_bound = 0;
-#endif
+    if (dfct_under_asan()) {
+        /* AddressSanitizer keeps freed memory in its quarantine (256 MB by default): resident
+         * size grows whatever the library does, so the sanitizer stage does not measure it. */
+        if (rss_bound && ct_rank == 0) printf("rss: not measured under AddressSanitizer\n");
+        rss_bound = 0;
+    }
 
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &comms[0]));
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &comms[1]));

@@ -184,6 +184,7 @@ static const char *const script_vars[] = {
     "DFC_SLURM_WAIT",
     "DFC_SRUN_FILTER",
     "DFC_SRUN_NODES_FILTER",
+    "DFC_TEST_CFLAGS",
     "DFC_TEST_NODES",
     "DFC_TSAN_RUNTESTS_ARGS",
     "DFC_TEST_CUDA", /* test/unit/test_memtype: the real-CUDA checks */

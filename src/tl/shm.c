@@ -18,16 +18,6 @@
  * in place: two copies in total, the minimum for eager messages. Large messages skip the
  * ring: the receiver pulls them with process_vm_readv (rget, cross-memory attach): one copy.
  *
- * Active peers (issue 16): progress polls only the rings of peers that have sent to this
- * process, not all local_size - 1 of them: with 16 ranks on a node exchanging in pairs, an
- * empty poll read 15 rings where Open MPI reads one fast box. Before its first record to a
- * peer, a sender marks its ring started (shm_ring.h) and adds 1 to `announced` in the
- * peer's doorbell with a release store; progress reads its own `announced` (one line, in
- * its cache until it changes) and, when it changed, looks at the unpolled rings' marks and
- * polls the started ones from then on. A record is published only after its ring's
- * announcement, so a ring that is not polled is empty (a sender that died between the two
- * published nothing).
- *
  * Blocking waits (DESIGN.md 2.2: 8 ranks on 2 cores must not spin; dfc(7) "Waiting"):
  * each local rank has a doorbell, a futex word plus a count of its threads sleeping in
  * wait(). A waiter announces itself, re-checks its incoming rings (and the outgoing rings it
@@ -104,7 +94,6 @@ typedef struct shm_bell {
     _Alignas(64) _Atomic uint32_t seq; /* futex word: bumped by senders that saw waiters */
     _Atomic uint32_t waiters;          /* owner's threads inside wait() */
     int32_t pid;                       /* owner's pid and start time, written before fence 2 */
-    _Atomic uint32_t announced;        /* rings to the owner started so far (active peers) */
     uint64_t starttime;
 } shm_bell_t;
 
@@ -121,8 +110,6 @@ typedef struct shm_peer {
     char corrupt[128];  /* malformed ring or packet: the message; "" if not */
     int blocked;        /* the last send found `out` full... */
     uint64_t room_seen; /* ...with head here (dfc_shm_ring_want_space) */
-    int announced_out;  /* `out` is started and the peer was told (active peers) */
-    int polled;         /* `in` is started: progress polls it (it is in s->active) */
 } shm_peer_t;
 
 typedef struct shm {
@@ -136,12 +123,9 @@ typedef struct shm {
     int npeers;
     int *w2p; /* world rank -> index in peers, or -1 */
     int world_size;
-    int *active; /* indices in peers of the polled rings (active peers, at the top) */
-    int nactive;
-    uint32_t announced_seen; /* my doorbell's `announced` when active was last filled */
-    int rr;                  /* index in active of the first ring polled by the next progress */
-    int burst;               /* packets per peer per progress call */
-    int cma;                 /* rget allowed (DFC_SHM_CMA, cleared after EPERM/ENOSYS) */
+    int rr;         /* first peer polled by the next progress */
+    int burst;      /* packets per peer per progress call */
+    int cma;        /* rget allowed (DFC_SHM_CMA, cleared after EPERM/ENOSYS) */
     int ndead;      /* peers with dead set and failed not yet: progress reports one per call */
     unsigned calls; /* progress calls, to pace the liveness check */
     uint64_t live_every_ns, live_next_ns;
@@ -439,9 +423,8 @@ static int seg_join(shm_t *s, const dfc_tl_job_t *job)
 static int setup_peers(shm_t *s, const dfc_tl_job_t *job)
 {
     s->peers = dfc_calloc(job->npeers, sizeof(*s->peers));
-    s->active = dfc_calloc(job->npeers, sizeof(int));
     s->w2p = dfc_malloc((size_t)job->size * sizeof(int));
-    if (!s->peers || !s->active || !s->w2p)
+    if (!s->peers || !s->w2p)
         return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d peers", job->npeers);
     s->world_size = job->size;
     for (int w = 0; w < job->size; w++) s->w2p[w] = -1;
@@ -780,28 +763,6 @@ static void bell_ring(shm_bell_t *b)
     futex(&b->seq, FUTEX_WAKE, INT_MAX, NULL);
 }
 
-/* Active peers (see the top): before the first record to p, mark the ring started and tell
- * p, so that p's progress polls it from then on. */
-static void announce(shm_peer_t *p)
-{
-    dfc_shm_ring_mark_started(p->out);
-    atomic_fetch_add_explicit(&p->bell->announced, 1, memory_order_release);
-    p->announced_out = 1;
-}
-
-/* Adds the rings started since the last look to those progress polls. */
-static void poll_started(shm_t *s, uint32_t announced)
-{
-    s->announced_seen = announced;
-    for (int i = 0; i < s->npeers; i++) {
-        shm_peer_t *p = &s->peers[i];
-        if (!p->polled && dfc_shm_ring_started(p->in)) {
-            p->polled = 1;
-            s->active[s->nactive++] = i;
-        }
-    }
-}
-
 static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *payload)
 {
     shm_t *s = tl->priv;
@@ -812,7 +773,6 @@ static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
         return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu",
                        pkt->payload_len, tl->max_payload);
 
-    if (DFC_UNLIKELY(!p->announced_out)) announce(p);
     char *rec = dfc_shm_ring_reserve(p->out, sizeof(dfc_pkt_t) + pkt->payload_len);
     if (!rec) { /* shm_wait sleeps until the consumer frees space (shm_ring.h) */
         p->blocked = 1;
@@ -941,17 +901,13 @@ static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     shm_t *s = tl->priv;
     int n = 0, rc = DFC_SUCCESS;
     if (!s || s->npeers == 0) return 0;
-    /* Pairs with the release in announce: the started marks it published are visible. */
-    uint32_t announced = atomic_load_explicit(&s->bell->announced, memory_order_acquire);
-    if (DFC_UNLIKELY(announced != s->announced_seen)) poll_started(s, announced);
-    /* Round robin from rr over the polled rings, without a division per ring (this runs on
-     * every empty poll). */
-    for (int k = 0, a = s->rr; k < s->nactive; k++, a = a + 1 < s->nactive ? a + 1 : 0) {
-        shm_peer_t *p = &s->peers[s->active[a]];
+    /* Round robin from rr, without a division per peer (this runs on every empty poll). */
+    for (int k = 0, i = s->rr; k < s->npeers; k++, i = i + 1 < s->npeers ? i + 1 : 0) {
+        shm_peer_t *p = &s->peers[i];
         if (p->failed || p->corrupt[0]) continue;
         n += drain_peer(s, p, deliver);
     }
-    s->rr = s->rr + 1 < s->nactive ? s->rr + 1 : 0;
+    s->rr = s->rr + 1 < s->npeers ? s->rr + 1 : 0;
 
     /* Liveness is checked by time, but reading the clock on every empty poll was a third
      * of a waiting rank's cycles: look at the clock on one call in 64 only. */
@@ -1090,7 +1046,6 @@ static void shm_fini(dfc_tl_t *tl)
     if (s->created) shm_unlink(s->name);
     if (s->base) munmap(s->base, s->seg_size);
     dfc_free(s->peers);
-    dfc_free(s->active);
     dfc_free(s->w2p);
     dfc_free(s->slot_lrank);
     dfc_free(s->slots.need);

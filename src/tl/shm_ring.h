@@ -68,7 +68,6 @@ typedef struct dfc_shm_ring {
     uint64_t cnext; /* head after the record peek returned */
     /* Written by both sides, rarely: its own line. */
     _Alignas(64) _Atomic uint32_t space_wanted; /* producer found it full (see below) */
-    _Atomic uint32_t started;                   /* producer marked it once (see below) */
     /* Data area. */
     _Alignas(64) unsigned char data[];
 } dfc_shm_ring_t;
@@ -113,7 +112,6 @@ static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)
     r->cnext = 0;
     r->pmask = r->cmask = size - 1;
     atomic_store_explicit(&r->space_wanted, 0, memory_order_relaxed);
-    atomic_store_explicit(&r->started, 0, memory_order_relaxed);
     atomic_store_explicit(dfc_shm_ring_hdr(r, 0), 0, memory_order_release);
 }
 
@@ -246,21 +244,6 @@ static inline int dfc_shm_ring_pending(dfc_shm_ring_t *r)
 {
     uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
     return atomic_load_explicit(dfc_shm_ring_hdr(r, h & r->cmask), memory_order_acquire) != 0;
-}
-
-/* Started rings. A consumer of many rings polls only those whose producer has started, so
- * that an empty poll costs a line per peer that talks to it, not per peer (shm.c, "Active
- * peers"). The producer marks its ring once, before it reserves its first record, and then
- * publishes the mark with a release store of its own (shm.c: a counter in the consumer's
- * doorbell); a consumer that read that store with acquire sees the mark. */
-static inline void dfc_shm_ring_mark_started(dfc_shm_ring_t *r)
-{
-    atomic_store_explicit(&r->started, 1, memory_order_relaxed);
-}
-
-static inline int dfc_shm_ring_started(dfc_shm_ring_t *r)
-{
-    return atomic_load_explicit(&r->started, memory_order_relaxed) != 0;
 }
 
 #endif /* DFC_SHM_RING_H */

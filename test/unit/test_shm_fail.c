@@ -121,9 +121,6 @@ static int fail_rank(int rank, int n)
     if (rank >= 2) {
         shm_peer_t *p = &s->peers[s->w2p[0]];
         size_t ulen = sizeof(dfc_pkt_t);
-        /* As a sender that talked before: rank 0 polls only announced rings (shm.c,
-         * "Active peers"); what is written to another is never read. */
-        announce(p);
         char *rec = dfc_shm_ring_reserve(p->out, ulen);
         CHECK(rec != NULL);
         memset(rec, 0, ulen);                                      /* type 0: a malformed packet */

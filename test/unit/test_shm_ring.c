@@ -16,6 +16,8 @@
  *      contents checked; the rate is printed as information (not a pass criterion).
  *      The 56-byte run is a dfc_pkt_t header without payload: one cache line per record.
  * Transport (4 processes, more than the 2 cores CI has):
+ *   4a. first contact: rank 0 polls, then sleeps, before any rank sent it anything; the
+ *      last rank's first packet, 100 ms later, wakes it and is delivered;
  *   4. init leaves no name in /dev/shm; all-to-all streams of fuzzed sizes, every byte
  *      checked, idle ranks sleeping in wait (the futex doorbell), with the default ring and
  *      with a tiny one (constant "try again" and wraparound);
@@ -498,6 +500,28 @@ static void wait_count(long target)
     while (count < target) progress_or_wait(deliver_count);
 }
 
+/* 4a (before any other traffic): a peer's first packet reaches a rank that polled and
+ * slept while nobody had sent it anything. */
+static void first_contact(void)
+{
+    dfc_pkt_t p = {.type = DFC_PKT_EAGER, .src_world = (uint32_t)me};
+    if (me == 0) {
+        double t0 = now();
+        for (int i = 0; i < 1000; i++) CHECK(ops->progress(&tl, deliver_count) == 0);
+        while (count == 0 && now() - t0 < 30) {
+            ops->wait(&tl, 30000000);
+            ops->progress(&tl, deliver_count);
+        }
+        CHECK(count == 1);
+        CHECK(now() - t0 < 10); /* the packet was polled, not found by a 30 s timeout */
+    } else if (me == nranks - 1) {
+        usleep(100000);
+        CHECK(ops->send(&tl, 0, &p, NULL) == DFC_SUCCESS);
+    }
+    dfc_boot_fence();
+    count = 0;
+}
+
 static unsigned char cma_buf[1 << 20];
 
 static void wake_rget_pingpong(void)
@@ -600,6 +624,7 @@ static int transport_rank(int rank, int n)
 {
     int fds = fb_count_fds();
     tl_init(rank, n);
+    first_contact();
     double t0 = now();
     stream();
     double dt = now() - t0;

@@ -9,7 +9,7 @@ here=$(dirname "$0")
     echo "#ifndef DFC_MPI_H"
     echo "#define DFC_MPI_H"
     echo "#include \"dfc.h\""
-    grep -oE '\bDFC_[A-Za-z0-9_]+' "$here/dfc.h" | sort -u | grep -vE '^DFC_(H|VERSION_H|BFLOAT16|FLOAT16|MAX_TRANSPORT_NAME|ERR_INTERNAL_TRANSPORT|DATATYPE_BUILTIN_MAX|OP_BUILTIN_MAX|TAG_UB_VALUE|Request_callback|Request_set_callback|Get_preemption_count|Get_gpu_daemon_info|Comm_get_peer_transport)$' |
+    grep -oE '\bDFC_[A-Za-z0-9_]+' "$here/dfc.h" | LC_ALL=C sort -u | grep -vE '^DFC_(H|VERSION_H|BFLOAT16|FLOAT16|MAX_TRANSPORT_NAME|ERR_INTERNAL_TRANSPORT|DATATYPE_BUILTIN_MAX|OP_BUILTIN_MAX|TAG_UB_VALUE|Request_callback|Request_set_callback|Get_preemption_count|Get_gpu_daemon_info|Comm_get_peer_transport)$' |
         while read -r name; do
             echo "#define MPI_${name#DFC_} $name"
         done

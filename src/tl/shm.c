@@ -12,8 +12,9 @@
  *   header | one doorbell per local rank | collective slots (shm_slots.h), DFC_SLOT_SETS
  *   per local rank | one ring per ordered pair (sender, receiver)
  *
- * A packet is one record (dfc_pkt_t + payload) in the sender->receiver ring (shm_ring.h:
- * single producer, single consumer, so no locks and no atomics beyond the positions).
+ * A packet is one record (its header and payload, laid out by shm_wire.h) in the
+ * sender->receiver ring (shm_ring.h: single producer, single consumer, so no locks and no
+ * atomics beyond the positions).
  * The sender copies the payload into the ring and the receiver's deliver callback reads it
  * in place: two copies in total, the minimum for eager messages. Large messages skip the
  * ring: the receiver pulls them with process_vm_readv (rget, cross-memory attach): one copy.
@@ -75,6 +76,7 @@
 #include "tl/dfc_tl.h"
 #include "tl/shm_ring.h"
 #include "tl/shm_slots.h"
+#include "tl/shm_wire.h"
 #include "util/dfc_util.h"
 
 #define SHM_MAGIC 0x314d48535f434644ull /* "DFC_SHM1" */
@@ -773,15 +775,14 @@ static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
         return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu",
                        pkt->payload_len, tl->max_payload);
 
-    char *rec = dfc_shm_ring_reserve(p->out, sizeof(dfc_pkt_t) + pkt->payload_len);
+    char *rec = dfc_shm_ring_reserve(p->out, dfc_shm_wire_len(pkt));
     if (!rec) { /* shm_wait sleeps until the consumer frees space (shm_ring.h) */
         p->blocked = 1;
         p->room_seen = dfc_shm_ring_want_space(p->out);
         return DFC_TL_AGAIN;
     }
     p->blocked = 0;
-    memcpy(rec, pkt, sizeof(dfc_pkt_t));
-    if (pkt->payload_len) memcpy(rec + sizeof(dfc_pkt_t), payload, pkt->payload_len);
+    dfc_shm_wire_put(rec, pkt, payload);
     dfc_shm_ring_commit(p->out);
 
     /* Pairs with the fence (or the system-wide barrier) in shm_wait (see the top). */
@@ -861,16 +862,17 @@ static int drain_peer(shm_t *s, shm_peer_t *p, dfc_tl_deliver_fn deliver)
              off < len + sizeof(dfc_shm_rec_t) && off <= DFC_SHM_PREFETCH_BYTES;
              off += DFC_SHM_RING_ALIGN)
             __builtin_prefetch(rec + off);
-        const dfc_pkt_t *pkt = (const dfc_pkt_t *)rec;
-        if (DFC_UNLIKELY(len < sizeof(dfc_pkt_t) || pkt->payload_len != len - sizeof(dfc_pkt_t) ||
-                         pkt->type == 0 || pkt->type >= DFC_PKT_TYPE_MAX)) {
+        dfc_pkt_t scratch;
+        const void *payload;
+        const dfc_pkt_t *pkt = dfc_shm_wire_get(rec, len, &scratch, &payload);
+        if (DFC_UNLIKELY(!pkt)) {
             char what[64];
             snprintf(what, sizeof what, "malformed packet (type %u, %zu bytes)",
-                     len >= sizeof(dfc_pkt_t) ? pkt->type : 0u, len);
+                     len ? (unsigned char)rec[0] : 0u, len);
             mark_corrupt(s, p, what);
             break;
         }
-        deliver(pkt, rec + sizeof(dfc_pkt_t));
+        deliver(pkt, payload);
         dfc_shm_ring_release(p->in);
         /* Freed space: the peer may sleep until it can send again (shm_ring.h). Told after
          * the first record already, so that its wake-up overlaps the rest of the burst. */

@@ -1,0 +1,117 @@
+/*
+ * shm_wire.h - how the shm transport lays a packet into a ring record (shm_ring.h).
+ *
+ * A record's user bytes are a packet header and its payload. The header is either the whole
+ * dfc_pkt_t (56 bytes) or, for a small EAGER packet, a 24-byte short header:
+ *
+ *   long:  dfc_pkt_t | payload                      any packet
+ *   short: shm_short_t | payload (<= 32 bytes)      EAGER, len == payload_len, rreq and offset
+ *                                                   0, sreq below 2^32, reserved 0
+ *
+ * Why (issue 16). With the ring's 8-byte record header, a dfc_pkt_t fills a cache line by
+ * itself, so even an 8-byte message was two lines: the receiver saw the header line arrive,
+ * then waited for the second one before it could copy the data out. Ping-pong on 16 idle
+ * cores stayed flat at 0.62-0.70 us from 8 to 64 bytes, where Open MPI, whose 8-byte fast-box
+ * message is one line, took 0.51-0.55 (BENCHMARKS.md, stop 23). In the short form, 8 + 24 +
+ * 32 = 64: a message of up to 32 bytes is one line.
+ *
+ * The first byte tells the forms apart: a dfc_pkt_t's type is below DFC_PKT_TYPE_MAX, a short
+ * header's is SHM_WIRE_SHORT. Every field the short form leaves out has the value it implies
+ * (above), so decoding gives back exactly the packet that was sent; whatever does not fit
+ * goes long. Header-only and free of the transport's state, so that test/unit/test_shm_wire.c
+ * checks it alone.
+ */
+#ifndef DFC_SHM_WIRE_H
+#define DFC_SHM_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tl/dfc_tl.h"
+#include "tl/shm_ring.h"
+
+#define SHM_WIRE_SHORT 0x80 /* first byte of a short header; no dfc_pkt_t type */
+
+typedef struct shm_short {
+    uint8_t type; /* SHM_WIRE_SHORT */
+    uint8_t flags;
+    uint16_t reserved; /* 0 */
+    uint32_t ctx;
+    int32_t src;
+    int32_t tag;
+    uint32_t src_world;
+    uint32_t sreq;
+} shm_short_t;
+
+_Static_assert(sizeof(shm_short_t) == 24, "the short header's size is part of the format");
+_Static_assert(DFC_PKT_TYPE_MAX <= SHM_WIRE_SHORT, "a packet type would look like a short header");
+
+/* Payload bytes that share one cache line with the ring's and the short header. */
+#define SHM_WIRE_SHORT_MAX (DFC_SHM_RING_ALIGN - sizeof(dfc_shm_rec_t) - sizeof(shm_short_t))
+
+static inline int dfc_shm_wire_is_short(const dfc_pkt_t *pkt)
+{
+    return pkt->type == DFC_PKT_EAGER && pkt->payload_len <= SHM_WIRE_SHORT_MAX &&
+           pkt->len == pkt->payload_len && !pkt->rreq && !pkt->offset && pkt->sreq <= UINT32_MAX &&
+           !pkt->reserved;
+}
+
+/* The record's user bytes for pkt and its payload. */
+static inline size_t dfc_shm_wire_len(const dfc_pkt_t *pkt)
+{
+    return (dfc_shm_wire_is_short(pkt) ? sizeof(shm_short_t) : sizeof(dfc_pkt_t)) +
+           pkt->payload_len;
+}
+
+/* Writes pkt and its payload into rec, which holds dfc_shm_wire_len(pkt) bytes. */
+static inline void dfc_shm_wire_put(void *rec, const dfc_pkt_t *pkt, const void *payload)
+{
+    char *p = rec;
+    if (dfc_shm_wire_is_short(pkt)) {
+        shm_short_t h = {SHM_WIRE_SHORT, pkt->flags, 0,        pkt->ctx,
+                         pkt->src,       pkt->tag,   pkt->src_world, (uint32_t)pkt->sreq};
+        memcpy(p, &h, sizeof h);
+        p += sizeof h;
+    } else {
+        memcpy(p, pkt, sizeof *pkt);
+        p += sizeof *pkt;
+    }
+    if (pkt->payload_len) memcpy(p, payload, pkt->payload_len);
+}
+
+/* Reads the packet in a record of len user bytes: returns its header (in place, or decoded
+ * into *scratch) and sets *payload, or returns NULL when the record is not one that
+ * dfc_shm_wire_put writes (a short header with more than SHM_WIRE_SHORT_MAX bytes after it,
+ * a long one whose payload_len disagrees with len, an unknown type). */
+static inline const dfc_pkt_t *dfc_shm_wire_get(const void *rec, size_t len, dfc_pkt_t *scratch,
+                                                const void **payload)
+{
+    const unsigned char *p = rec;
+    if (len >= sizeof(shm_short_t) && p[0] == SHM_WIRE_SHORT) {
+        shm_short_t h;
+        memcpy(&h, p, sizeof h);
+        size_t plen = len - sizeof h;
+        if (plen > SHM_WIRE_SHORT_MAX || h.reserved) return NULL;
+        memset(scratch, 0, sizeof *scratch);
+        scratch->type = DFC_PKT_EAGER;
+        scratch->flags = h.flags;
+        scratch->ctx = h.ctx;
+        scratch->src = h.src;
+        scratch->tag = h.tag;
+        scratch->len = plen;
+        scratch->sreq = h.sreq;
+        scratch->payload_len = (uint32_t)plen;
+        scratch->src_world = h.src_world;
+        *payload = p + sizeof h;
+        return scratch;
+    }
+    const dfc_pkt_t *pkt = rec;
+    if (len < sizeof *pkt || pkt->payload_len != len - sizeof *pkt || pkt->type == 0 ||
+        pkt->type >= DFC_PKT_TYPE_MAX)
+        return NULL;
+    *payload = p + sizeof *pkt;
+    return pkt;
+}
+
+#endif /* DFC_SHM_WIRE_H */

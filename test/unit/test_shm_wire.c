@@ -17,12 +17,12 @@
 #include "tl/shm_wire.h"
 
 static int failures;
-#define CHECK(c)                                                                       \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);      \
-            failures++;                                                                \
-        }                                                                              \
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+            failures++;                                                           \
+        }                                                                         \
     } while (0)
 
 static unsigned char payload[128];
@@ -77,8 +77,8 @@ static void test_forms(void)
         dfc_pkt_t p = eager(sizes[i]);
         round_trip("eager", &p, 1);
     }
-    CHECK(dfc_shm_ring_reclen(dfc_shm_wire_len(&(dfc_pkt_t){.type = DFC_PKT_EAGER, .len = 32,
-                                                             .payload_len = 32})) == 64);
+    CHECK(dfc_shm_ring_reclen(dfc_shm_wire_len(
+              &(dfc_pkt_t){.type = DFC_PKT_EAGER, .len = 32, .payload_len = 32})) == 64);
     dfc_pkt_t p = eager(32);
     p.flags = DFC_PKT_FLAG_SYNC;
     p.sreq = UINT32_MAX;
@@ -158,7 +158,8 @@ static void test_through_ring(void)
             dfc_pkt_t p = random_packet();
             void *rec = dfc_shm_ring_reserve(r, dfc_shm_wire_len(&p));
             if (!rec) break;
-            for (uint32_t i = 0; i < p.payload_len; i++) sent_data[nsent][i] = (unsigned char)rand();
+            for (uint32_t i = 0; i < p.payload_len; i++)
+                sent_data[nsent][i] = (unsigned char)rand();
             dfc_shm_wire_put(rec, &p, sent_data[nsent]);
             dfc_shm_ring_commit(r);
             nshort += dfc_shm_wire_is_short(&p);

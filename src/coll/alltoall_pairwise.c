@@ -13,13 +13,17 @@
  * length, from the per-rank datatypes). In place the input is RECV with the receive layout: the blocks
  * for the other ranks are first copied to TMP (packed), then sent from there.
  * Cost: (n - 1) * alpha + (n - 1)/n * B * beta for B bytes sent per rank, with up to
- * DFC_ALLTOALL_WINDOW exchanges in flight. The only alltoall algorithm, so always chosen.
+ * DFC_ALLTOALL_WINDOW exchanges in flight (DFC_ALLTOALL_SMALL_WINDOW for blocks of at most
+ * 1 KiB: window_of). The only alltoall algorithm, so always chosen.
  */
 #include "coll/dfc_coll.h"
 
 #ifndef DFC_ALLTOALL_WINDOW
 #define DFC_ALLTOALL_WINDOW 4 /* steps posted per fence */
 #endif
+/* Blocks of at most this many bytes go in windows of up to DFC_ALLTOALL_SMALL_WINDOW steps. */
+#define DFC_ALLTOALL_SMALL_BLOCK 1024
+#define DFC_ALLTOALL_SMALL_WINDOW 32
 
 static uint64_t recv_off(const dfc_coll_args_t *a, int p)
 {
@@ -47,6 +51,22 @@ static uint64_t send_len(const dfc_coll_args_t *a, int p)
     if (a->kind == DFC_COLL_ALLTOALLW) return a->sends[p].bytes;
     if (a->kind == DFC_COLL_ALLTOALLV) return (uint64_t)a->scounts[p] * a->selem;
     return a->sbytes;
+}
+
+/* Steps per window. A window bounds the data in flight, which matters for large blocks
+ * only; for small ones each fence is a wait for the slowest of the window's peers, and with
+ * 4 steps per window a 16-rank alltoall of 128-byte blocks waited 4 times (16 us on 16 idle
+ * cores where 256-byte blocks, same windows, took 10: BENCHMARKS.md, stop 24). Small blocks
+ * therefore go up to DFC_ALLTOALL_SMALL_WINDOW steps at a time: at most 32 KiB in flight
+ * per rank, one message to each peer. */
+static int window_of(const dfc_coll_args_t *a)
+{
+    uint64_t largest = 0;
+    for (int p = 0; p < a->size; p++) {
+        largest = DFC_MAX2(largest, recv_len(a, p));
+        if (!a->in_place) largest = DFC_MAX2(largest, send_len(a, p)); /* else recv's layout */
+    }
+    return largest <= DFC_ALLTOALL_SMALL_BLOCK ? DFC_ALLTOALL_SMALL_WINDOW : DFC_ALLTOALL_WINDOW;
 }
 
 int dfc_coll_alltoall_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t *s)
@@ -85,8 +105,9 @@ int dfc_coll_alltoall_pairwise_build(const dfc_coll_args_t *a, dfc_sched_t *s)
                                recv_len(a, r)));
     }
     /* Windows of steps [k0, k1): the receives, then the sends, then a fence. */
-    for (int k0 = 1; k0 < n; k0 += DFC_ALLTOALL_WINDOW) {
-        int k1 = k0 + DFC_ALLTOALL_WINDOW < n ? k0 + DFC_ALLTOALL_WINDOW : n;
+    int window = window_of(a);
+    for (int k0 = 1; k0 < n; k0 += window) {
+        int k1 = k0 + window < n ? k0 + window : n;
         for (int k = k0; k < k1; k++) {
             int from = (r - k + n) % n;
             if (recv_len(a, from) > 0)

@@ -95,8 +95,9 @@ typedef struct dfc_tl_slot_xchg {
     int rooted, root;
 } dfc_tl_slot_xchg_t;
 
-/* Called by progress for every packet that arrives. `payload` is valid only during the
- * call (the transport reuses its memory afterwards). The callback may call send on any
+/* Called by progress for every packet that arrives. `pkt` and `payload` are valid only
+ * during the call (the transport reuses their memory afterwards, or decoded the header into
+ * its own stack: shm_wire.h). The callback may call send on any
  * transport (the comm layer answers an RTS with a CTS from inside it), so a transport's
  * progress must keep its state consistent across the call. */
 typedef void (*dfc_tl_deliver_fn)(const dfc_pkt_t *pkt, const void *payload);

@@ -97,9 +97,9 @@ typedef struct dfc_tl_slot_xchg {
 
 /* Called by progress for every packet that arrives. `pkt` and `payload` are valid only
  * during the call (the transport reuses their memory afterwards, or decoded the header into
- * its own stack: shm_wire.h). The callback may call send on any
- * transport (the comm layer answers an RTS with a CTS from inside it), so a transport's
- * progress must keep its state consistent across the call. */
+ * its own stack: shm_wire.h). The callback may call send on any transport (the comm layer
+ * answers an RTS with a CTS from inside it), so a transport's progress must keep its state
+ * consistent across the call. */
 typedef void (*dfc_tl_deliver_fn)(const dfc_pkt_t *pkt, const void *payload);
 
 /* What a transport is told about the job at init. */

@@ -69,8 +69,13 @@ static inline void dfc_shm_wire_put(void *rec, const dfc_pkt_t *pkt, const void 
 {
     char *p = rec;
     if (dfc_shm_wire_is_short(pkt)) {
-        shm_short_t h = {SHM_WIRE_SHORT, pkt->flags,         0, pkt->ctx, pkt->src, pkt->tag,
-                         pkt->src_world, (uint32_t)pkt->sreq};
+        shm_short_t h = {.type = SHM_WIRE_SHORT,
+                         .flags = pkt->flags,
+                         .ctx = pkt->ctx,
+                         .src = pkt->src,
+                         .tag = pkt->tag,
+                         .src_world = pkt->src_world,
+                         .sreq = (uint32_t)pkt->sreq};
         memcpy(p, &h, sizeof h);
         p += sizeof h;
     } else {

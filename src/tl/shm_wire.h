@@ -2,19 +2,20 @@
  * shm_wire.h - how the shm transport lays a packet into a ring record (shm_ring.h).
  *
  * A record's user bytes are a packet header and its payload. The header is either the whole
- * dfc_pkt_t (56 bytes) or, for an EAGER packet, a 24-byte short header:
+ * dfc_pkt_t (56 bytes) or, for a small EAGER packet, a 24-byte short header:
  *
- *   long:  dfc_pkt_t | payload         any packet
- *   short: shm_short_t | payload       EAGER, len == payload_len, rreq and offset 0, sreq
- *                                      below 2^32, reserved 0
+ *   long:  dfc_pkt_t | payload                      any packet
+ *   short: shm_short_t | payload (<= 32 bytes)      EAGER, len == payload_len, rreq and offset
+ *                                                   0, sreq below 2^32, reserved 0
  *
  * Why (issue 16). With the ring's 8-byte record header, a dfc_pkt_t fills a cache line by
  * itself, so even an 8-byte message was two lines: the receiver saw the header line arrive,
  * then waited for the second one before it could copy the data out. Ping-pong on 16 idle
  * cores stayed flat at 0.62-0.70 us from 8 to 64 bytes, where Open MPI, whose 8-byte fast-box
  * message is one line, took 0.51-0.55 (BENCHMARKS.md, stop 23). In the short form, 8 + 24 +
- * 32 = 64: a message of up to 32 bytes is one line, and a longer one takes a line less
- * whenever its last line holds at most 32 of its bytes (65-96 bytes: 2 lines, not 3).
+ * 32 = 64: a message of up to 32 bytes is one line. (Longer EAGER packets could take it too,
+ * a line less whenever their last line holds at most 32 bytes; on 16 cores that gained
+ * nothing at 72 and 144 bytes and a 16-rank alltoall of 192-byte blocks was slower: stop 24.)
  *
  * The first byte tells the forms apart: a dfc_pkt_t's type is below DFC_PKT_TYPE_MAX, a short
  * header's is SHM_WIRE_SHORT. Every field the short form leaves out has the value it implies
@@ -49,12 +50,13 @@ _Static_assert(sizeof(shm_short_t) == 24, "the short header's size is part of th
 _Static_assert(DFC_PKT_TYPE_MAX <= SHM_WIRE_SHORT, "a packet type would look like a short header");
 
 /* Payload bytes that share one cache line with the ring's and the short header. */
-#define SHM_WIRE_SHORT_LINE (DFC_SHM_RING_ALIGN - sizeof(dfc_shm_rec_t) - sizeof(shm_short_t))
+#define SHM_WIRE_SHORT_MAX (DFC_SHM_RING_ALIGN - sizeof(dfc_shm_rec_t) - sizeof(shm_short_t))
 
 static inline int dfc_shm_wire_is_short(const dfc_pkt_t *pkt)
 {
-    return pkt->type == DFC_PKT_EAGER && pkt->len == pkt->payload_len && !pkt->rreq &&
-           !pkt->offset && pkt->sreq <= UINT32_MAX && !pkt->reserved;
+    return pkt->type == DFC_PKT_EAGER && pkt->payload_len <= SHM_WIRE_SHORT_MAX &&
+           pkt->len == pkt->payload_len && !pkt->rreq && !pkt->offset && pkt->sreq <= UINT32_MAX &&
+           !pkt->reserved;
 }
 
 /* The record's user bytes for pkt and its payload. */
@@ -87,8 +89,8 @@ static inline void dfc_shm_wire_put(void *rec, const dfc_pkt_t *pkt, const void 
 
 /* Reads the packet in a record of len user bytes: returns its header (in place, or decoded
  * into *scratch) and sets *payload, or returns NULL when the record is not one that
- * dfc_shm_wire_put writes (a short header with reserved bits set or more than 2^32 - 1 bytes
- * after it, a long one whose payload_len disagrees with len, an unknown type). */
+ * dfc_shm_wire_put writes (a short header with more than SHM_WIRE_SHORT_MAX bytes after it,
+ * a long one whose payload_len disagrees with len, an unknown type). */
 static inline const dfc_pkt_t *dfc_shm_wire_get(const void *rec, size_t len, dfc_pkt_t *scratch,
                                                 const void **payload)
 {
@@ -97,7 +99,7 @@ static inline const dfc_pkt_t *dfc_shm_wire_get(const void *rec, size_t len, dfc
         shm_short_t h;
         memcpy(&h, p, sizeof h);
         size_t plen = len - sizeof h;
-        if (plen > UINT32_MAX || h.reserved) return NULL;
+        if (plen > SHM_WIRE_SHORT_MAX || h.reserved) return NULL;
         memset(scratch, 0, sizeof *scratch);
         scratch->type = DFC_PKT_EAGER;
         scratch->flags = h.flags;

@@ -1,12 +1,12 @@
 /*
  * test_shm_wire - the shm transport's record format (src/tl/shm_wire.h), alone.
  *   1. Every packet comes back exactly as it was sent, header field by field and payload byte
- *      by byte, in the form chosen for it: short for an EAGER packet whose left-out fields
- *      have their implied values, long for everything else (each field that forces the long
- *      form is tried on its own). A short record of 32 bytes is one line, of 96 bytes two.
- *   2. Records that put never writes are refused: a short header with reserved bits or cut
- *      short, a long header with type 0, a type past the last, or a payload length that
- *      disagrees with the record's.
+ *      by byte, in the form chosen for it: short for an EAGER packet of up to 32 bytes whose
+ *      left-out fields have their implied values, long for everything else (each field that
+ *      forces the long form is tried on its own). A short record of 32 bytes is one line.
+ *   2. Records that put never writes are refused: a short header followed by more than 32
+ *      bytes or with reserved bits, a long header with type 0, a type past the last, or a
+ *      payload length that disagrees with the record's.
  *   3. 20,000 random packets of both forms through a 4 KiB ring (wrapping, skip markers),
  *      read back in order and compared.
  */
@@ -25,7 +25,7 @@ static int failures;
         }                                                                         \
     } while (0)
 
-static unsigned char payload[256];
+static unsigned char payload[128];
 
 static void fresh_payload(unsigned len)
 {
@@ -36,7 +36,7 @@ static void fresh_payload(unsigned len)
  * payload. */
 static void round_trip(const char *what, const dfc_pkt_t *pkt, int want_short)
 {
-    unsigned char rec[512];
+    unsigned char rec[256];
     memset(rec, 0xA5, sizeof rec);
     fresh_payload(pkt->payload_len);
     size_t len = dfc_shm_wire_len(pkt);
@@ -72,20 +72,20 @@ static dfc_pkt_t eager(uint32_t plen)
 
 static void test_forms(void)
 {
-    static const uint32_t sizes[] = {0, 1, 8, 31, 32, 33, 64, 96, 97, 255};
+    static const uint32_t sizes[] = {0, 1, 8, 31, 32};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         dfc_pkt_t p = eager(sizes[i]);
         round_trip("eager", &p, 1);
     }
-    dfc_pkt_t p = eager(SHM_WIRE_SHORT_LINE);
-    CHECK(SHM_WIRE_SHORT_LINE == 32 && dfc_shm_ring_reclen(dfc_shm_wire_len(&p)) == 64);
-    p = eager(96);
-    CHECK(dfc_shm_ring_reclen(dfc_shm_wire_len(&p)) == 128); /* the long form's: 192 */
-    p = eager(32);
+    CHECK(dfc_shm_ring_reclen(dfc_shm_wire_len(
+              &(dfc_pkt_t){.type = DFC_PKT_EAGER, .len = 32, .payload_len = 32})) == 64);
+    dfc_pkt_t p = eager(32);
     p.flags = DFC_PKT_FLAG_SYNC;
     p.sreq = UINT32_MAX;
     round_trip("eager, sync, largest short sreq", &p, 1);
 
+    p = eager(33);
+    round_trip("eager, 33 bytes", &p, 0);
     /* Each field that the short form cannot carry, on its own. */
     static const char *const field[] = {"sreq 2^32", "len != payload_len", "rreq", "offset",
                                         "reserved"};
@@ -117,12 +117,12 @@ static void test_refused(void)
     const void *data;
     dfc_shm_wire_put(rec, &p, payload);
     CHECK(dfc_shm_wire_get(rec, sizeof(shm_short_t) + 32, &scratch, &data) != NULL);
+    CHECK(dfc_shm_wire_get(rec, sizeof(shm_short_t) + 33, &scratch, &data) == NULL);
     rec[2] = 1; /* reserved */
     CHECK(dfc_shm_wire_get(rec, sizeof(shm_short_t) + 32, &scratch, &data) == NULL);
     CHECK(dfc_shm_wire_get(rec, sizeof(shm_short_t) - 1, &scratch, &data) == NULL);
 
     p = eager(40);
-    p.sreq = (uint64_t)1 << 40; /* the long form */
     dfc_shm_wire_put(rec, &p, payload);
     CHECK(dfc_shm_wire_get(rec, sizeof(dfc_pkt_t) + 40, &scratch, &data) != NULL);
     CHECK(dfc_shm_wire_get(rec, sizeof(dfc_pkt_t) + 41, &scratch, &data) == NULL);
@@ -134,7 +134,7 @@ static void test_refused(void)
 
 static dfc_pkt_t random_packet(void)
 {
-    dfc_pkt_t p = eager((uint32_t)(rand() % 200));
+    dfc_pkt_t p = eager((uint32_t)(rand() % 72));
     p.src = rand();
     p.tag = rand() - RAND_MAX / 2;
     p.sreq = rand() % 4 ? (uint64_t)rand() : (uint64_t)rand() << 33;
@@ -149,7 +149,7 @@ static void test_through_ring(void)
     dfc_shm_ring_t *r = (dfc_shm_ring_t *)mem;
     dfc_shm_ring_init(r, SIZE);
     static dfc_pkt_t sent[N];
-    static unsigned char sent_data[N][200];
+    static unsigned char sent_data[N][72];
     int nsent = 0, nread = 0, nshort = 0;
     srand(7);
     while (nread < N) {

@@ -775,14 +775,15 @@ static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
         return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu",
                        pkt->payload_len, tl->max_payload);
 
-    char *rec = dfc_shm_ring_reserve(p->out, dfc_shm_wire_len(pkt));
+    size_t len = dfc_shm_wire_len(pkt);
+    char *rec = dfc_shm_ring_reserve(p->out, len);
     if (!rec) { /* shm_wait sleeps until the consumer frees space (shm_ring.h) */
         p->blocked = 1;
         p->room_seen = dfc_shm_ring_want_space(p->out);
         return DFC_TL_AGAIN;
     }
     p->blocked = 0;
-    dfc_shm_wire_put(rec, pkt, payload);
+    dfc_shm_wire_put(rec, len, pkt, payload);
     dfc_shm_ring_commit(p->out);
 
     /* Pairs with the fence (or the system-wide barrier) in shm_wait (see the top). */

@@ -66,11 +66,14 @@ static inline size_t dfc_shm_wire_len(const dfc_pkt_t *pkt)
            pkt->payload_len;
 }
 
-/* Writes pkt and its payload into rec, which holds dfc_shm_wire_len(pkt) bytes. */
-static inline void dfc_shm_wire_put(void *rec, const dfc_pkt_t *pkt, const void *payload)
+/* Writes pkt and its payload into rec, which holds len = dfc_shm_wire_len(pkt) bytes: the
+ * length, already known to the caller that reserved them, tells the form (the send path
+ * decides it once). */
+static inline void dfc_shm_wire_put(void *rec, size_t len, const dfc_pkt_t *pkt,
+                                    const void *payload)
 {
     char *p = rec;
-    if (dfc_shm_wire_is_short(pkt)) {
+    if (len < sizeof *pkt + pkt->payload_len) {
         shm_short_t h = {.type = SHM_WIRE_SHORT,
                          .flags = pkt->flags,
                          .ctx = pkt->ctx,

@@ -11,25 +11,16 @@
  *      read back in order and compared.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "tl/shm_wire.h"
-
-static int failures;
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
+#include "unit_check.h"
 
 static unsigned char payload[128];
 
 static void fresh_payload(unsigned len)
 {
-    for (unsigned i = 0; i < len; i++) payload[i] = (unsigned char)rand();
+    for (unsigned i = 0; i < len; i++) payload[i] = (unsigned char)rnd64();
 }
 
 /* Encodes pkt into a poisoned buffer and decodes it; checks the form, the header and the
@@ -42,21 +33,16 @@ static void round_trip(const char *what, const dfc_pkt_t *pkt, int want_short)
     size_t len = dfc_shm_wire_len(pkt);
     size_t hdr = want_short ? sizeof(shm_short_t) : sizeof(dfc_pkt_t);
     if (dfc_shm_wire_is_short(pkt) != want_short || len != hdr + pkt->payload_len) {
-        fprintf(stderr, "%s: %s form, %zu bytes\n", what,
-                dfc_shm_wire_is_short(pkt) ? "short" : "long", len);
-        failures++;
+        FAIL("%s: %s form, %zu bytes", what, dfc_shm_wire_is_short(pkt) ? "short" : "long", len);
         return;
     }
-    dfc_shm_wire_put(rec, pkt, payload);
-    CHECK(rec[len] == 0xA5); /* nothing written past the record */
+    dfc_shm_wire_put(rec, len, pkt, payload);
+    CHECK(rec[len] == 0xA5, "%s: written past the record", what);
     dfc_pkt_t scratch;
     const void *data = NULL;
     const dfc_pkt_t *got = dfc_shm_wire_get(rec, len, &scratch, &data);
-    if (!got || memcmp(got, pkt, sizeof *pkt) != 0 ||
-        memcmp(data, payload, pkt->payload_len) != 0) {
-        fprintf(stderr, "%s: decoded packet differs\n", what);
-        failures++;
-    }
+    CHECK(got && !memcmp(got, pkt, sizeof *pkt) && !memcmp(data, payload, pkt->payload_len),
+          "%s: decoded packet differs", what);
 }
 
 static dfc_pkt_t eager(uint32_t plen)
@@ -78,7 +64,8 @@ static void test_forms(void)
         round_trip("eager", &p, 1);
     }
     CHECK(dfc_shm_ring_reclen(dfc_shm_wire_len(
-              &(dfc_pkt_t){.type = DFC_PKT_EAGER, .len = 32, .payload_len = 32})) == 64);
+              &(dfc_pkt_t){.type = DFC_PKT_EAGER, .len = 32, .payload_len = 32})) == 64,
+          "a 32-byte short record is more than one line");
     dfc_pkt_t p = eager(32);
     p.flags = DFC_PKT_FLAG_SYNC;
     p.sreq = UINT32_MAX;
@@ -110,35 +97,43 @@ static void test_forms(void)
     }
 }
 
+/* Whether a record of len user bytes at rec decodes, against what is wanted. */
+static void decodes(const unsigned char *rec, size_t len, int want, const char *what)
+{
+    dfc_pkt_t scratch;
+    const void *data;
+    int got = dfc_shm_wire_get(rec, len, &scratch, &data) != NULL;
+    CHECK(got == want, "%s (%zu bytes): %s", what, len, got ? "accepted" : "refused");
+}
+
 static void test_refused(void)
 {
     unsigned char rec[256];
-    dfc_pkt_t scratch, p = eager(32);
-    const void *data;
-    dfc_shm_wire_put(rec, &p, payload);
-    CHECK(dfc_shm_wire_get(rec, sizeof(shm_short_t) + 32, &scratch, &data) != NULL);
-    CHECK(dfc_shm_wire_get(rec, sizeof(shm_short_t) + 33, &scratch, &data) == NULL);
+    dfc_pkt_t p = eager(32);
+    dfc_shm_wire_put(rec, dfc_shm_wire_len(&p), &p, payload);
+    decodes(rec, sizeof(shm_short_t) + 32, 1, "short, 32 bytes");
+    decodes(rec, sizeof(shm_short_t) + 33, 0, "short, 33 bytes");
     rec[2] = 1; /* reserved */
-    CHECK(dfc_shm_wire_get(rec, sizeof(shm_short_t) + 32, &scratch, &data) == NULL);
-    CHECK(dfc_shm_wire_get(rec, sizeof(shm_short_t) - 1, &scratch, &data) == NULL);
+    decodes(rec, sizeof(shm_short_t) + 32, 0, "short, reserved bits");
+    decodes(rec, sizeof(shm_short_t) - 1, 0, "short, cut");
 
     p = eager(40);
-    dfc_shm_wire_put(rec, &p, payload);
-    CHECK(dfc_shm_wire_get(rec, sizeof(dfc_pkt_t) + 40, &scratch, &data) != NULL);
-    CHECK(dfc_shm_wire_get(rec, sizeof(dfc_pkt_t) + 41, &scratch, &data) == NULL);
+    dfc_shm_wire_put(rec, dfc_shm_wire_len(&p), &p, payload);
+    decodes(rec, sizeof(dfc_pkt_t) + 40, 1, "long");
+    decodes(rec, sizeof(dfc_pkt_t) + 41, 0, "long, payload_len disagrees");
     ((dfc_pkt_t *)(void *)rec)->type = 0;
-    CHECK(dfc_shm_wire_get(rec, sizeof(dfc_pkt_t) + 40, &scratch, &data) == NULL);
+    decodes(rec, sizeof(dfc_pkt_t) + 40, 0, "long, type 0");
     ((dfc_pkt_t *)(void *)rec)->type = DFC_PKT_TYPE_MAX;
-    CHECK(dfc_shm_wire_get(rec, sizeof(dfc_pkt_t) + 40, &scratch, &data) == NULL);
+    decodes(rec, sizeof(dfc_pkt_t) + 40, 0, "long, type past the last");
 }
 
 static dfc_pkt_t random_packet(void)
 {
-    dfc_pkt_t p = eager((uint32_t)(rand() % 72));
-    p.src = rand();
-    p.tag = rand() - RAND_MAX / 2;
-    p.sreq = rand() % 4 ? (uint64_t)rand() : (uint64_t)rand() << 33;
-    if (rand() % 4 == 0) p.type = (uint8_t)(1 + rand() % (DFC_PKT_TYPE_MAX - 1));
+    dfc_pkt_t p = eager((uint32_t)(rnd64() % 72));
+    p.src = (int32_t)rnd64();
+    p.tag = (int32_t)rnd64();
+    p.sreq = rnd64() % 4 ? (uint32_t)rnd64() : rnd64() | (uint64_t)1 << 33; /* long: >= 2^33 */
+    if (rnd64() % 4 == 0) p.type = (uint8_t)(1 + rnd64() % (DFC_PKT_TYPE_MAX - 1));
     return p;
 }
 
@@ -151,15 +146,15 @@ static void test_through_ring(void)
     static dfc_pkt_t sent[N];
     static unsigned char sent_data[N][72];
     int nsent = 0, nread = 0, nshort = 0;
-    srand(7);
     while (nread < N) {
         while (nsent < N) { /* fill until full */
             dfc_pkt_t p = random_packet();
-            void *rec = dfc_shm_ring_reserve(r, dfc_shm_wire_len(&p));
+            size_t plen = dfc_shm_wire_len(&p);
+            void *rec = dfc_shm_ring_reserve(r, plen);
             if (!rec) break;
             for (uint32_t i = 0; i < p.payload_len; i++)
-                sent_data[nsent][i] = (unsigned char)rand();
-            dfc_shm_wire_put(rec, &p, sent_data[nsent]);
+                sent_data[nsent][i] = (unsigned char)rnd64();
+            dfc_shm_wire_put(rec, plen, &p, sent_data[nsent]);
             dfc_shm_ring_commit(r);
             nshort += dfc_shm_wire_is_short(&p);
             sent[nsent++] = p;
@@ -172,16 +167,15 @@ static void test_through_ring(void)
             const dfc_pkt_t *got = dfc_shm_wire_get(rec, len, &scratch, &data);
             if (!got || memcmp(got, &sent[nread], sizeof *got) ||
                 memcmp(data, sent_data[nread], got->payload_len)) {
-                fprintf(stderr, "ring: packet %d differs\n", nread);
-                failures++;
+                FAIL("ring: packet %d differs", nread);
                 return;
             }
             dfc_shm_ring_release(r);
             nread++;
         }
-        CHECK(len == 0);
+        CHECK(len == 0, "ring: a record the consumer cannot read");
     }
-    CHECK(nshort > N / 4 && nshort < N); /* both forms went through */
+    CHECK(nshort > N / 4 && nshort < N, "ring: %d of %d packets short, not both forms", nshort, N);
 }
 
 int main(void)
@@ -189,10 +183,6 @@ int main(void)
     test_forms();
     test_refused();
     test_through_ring();
-    if (failures) {
-        fprintf(stderr, "test_shm_wire: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_shm_wire: ok\n");
-    return 0;
+    printf("%s test_shm_wire (%d failures)\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
 }

@@ -66,8 +66,9 @@ typedef struct dfc_coll_args {
     uint64_t selem, relem; /* sizes of sendtype and recvtype (v forms: counts are in items) */
     const int *scounts, *sdispls; /* scatterv, alltoallv: per rank, items of sendtype */
     const int *vcounts, *vdispls; /* gatherv, allgatherv, alltoallv recv side: items of recvtype */
-    int gpu;   /* the schedule runs in the GPU daemon, which pipelines every transfer in
-                          chunks over its channels: generators need not cut it into segments */
+    int gpu;   /* the schedule runs in the GPU daemon (enum dfc_coll_gpu), which pipelines
+                          every transfer in chunks over its channels: generators need not cut
+                          it into segments */
     int slots; /* the communicator has shm collective slots and the call may use them
                           (host engine, not persistent): see allreduce_shm_slots.c */
     /* neighborhood collectives: this rank's receives and sends, each list in the order its
@@ -308,7 +309,6 @@ struct dfc_coll {
     int gpu_submitted;
     dfc_gpu_handle_t gpu;
     int gpu_type, gpu_op, gpu_elem, gpu_item;
-    int8_t gpu_peer[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index */
     dfc_coll_args_t key; /* nonblocking: its arguments, for the cache when its request ends */
 };
 
@@ -429,11 +429,19 @@ dfc_coll_t *dfc_coll_cache_take(dfc_comm_t *comm, const dfc_coll_args_t *a, cons
 int dfc_coll_cache_put(dfc_coll_t *c, const dfc_coll_args_t *a, int priority);
 /* Frees comm's cache (the communicator's destroy hook). */
 void dfc_coll_cache_destroy(dfc_comm_t *comm);
-/* The GPU daemon path (gpu.c). eligible: 1 if the daemon can run a collective on comm with
- * this datatype and op (every rank has its own GPU on this node; a reduction the kernel
- * computes); the same answer on every rank. prepare: readies an instance for the daemon
- * (sets on_gpu, after which dfc_coll_start submits it instead of queueing it on the host). */
-int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_dtype_t *dt, const dfc_op_t *op);
+/* The GPU daemon path (gpu.c). eligible: whether the daemon can run the call a on comm with
+ * this datatype and op (a reduction the kernel computes, and daemons that take part and
+ * connect each other): DFC_COLL_GPU_DAEMON when every member's daemon connects every other,
+ * DFC_COLL_GPU_RAILS when they connect by rails (a job larger than the daemon's peer tables,
+ * daemon_plan.h) and the call's hierarchical algorithm talks only along them, else 0; the
+ * same answer on every rank. prepare: readies an instance for the daemon (sets on_gpu, after
+ * which dfc_coll_start submits it instead of queueing it on the host). */
+enum dfc_coll_gpu { DFC_COLL_GPU_DAEMON = 1, DFC_COLL_GPU_RAILS = 2 };
+int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
+                          const dfc_op_t *op);
+/* The rails part of eligible, given the job's table (dfc_gpu_daemon_rails: each world rank's
+ * rail, -1 where its daemon does not take part) and a's world and world_node; for tests. */
+int dfc_coll_gpu_rails_route(const dfc_coll_args_t *a, const int *rail);
 int dfc_coll_gpu_prepare(dfc_coll_t *c);
 int dfc_coll_gpu_start(dfc_coll_t *c);
 int dfc_coll_gpu_pass(void);       /* submissions, completions, kernel relaunch */

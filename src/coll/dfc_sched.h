@@ -48,8 +48,8 @@ typedef struct dfc_step {
     uint8_t kind;    /* enum dfc_step_kind */
     uint8_t src_buf; /* enum dfc_buf_name */
     uint8_t dst_buf;
-    uint8_t order;                      /* enum dfc_reduce_order */
-    int32_t peer;                       /* rank in the communicator (transfers) */
+    uint8_t order; /* enum dfc_reduce_order */
+    int32_t peer;  /* rank in the communicator (transfers; a daemon index in the GPU daemon) */
     uint64_t src_off, dst_off, tmp_off; /* bytes */
     uint64_t bytes;                     /* transfers and copies */
     uint64_t count;                     /* items of the datatype (reductions) */

@@ -3,8 +3,10 @@
  * there, and their submission and completion.
  *
  * A collective runs in the daemon when every rank of its communicator is one of the daemon's
- * peers (dfc_gpu_daemon_index: on this node, or on another through the host proxy, issue 15),
- * its buffers are device memory, and its reduction
+ * peers (dfc_gpu_daemon_index: on this node, or on another through the host proxy, issue 15)
+ * - or, in a job larger than the daemon's peer tables, when its hierarchical schedule talks
+ * only to node mates and rail peers (dfc_gpu_daemon_rails) -, its buffers are device memory,
+ * and its reduction
  * (if any) is one the kernel computes: builtin arithmetic, logical and bitwise operations
  * on 32- and 64-bit integers, float, double, bfloat16 and float16. These conditions hold
  * or fail alike on every rank (buffer kinds aside: a collective must use device buffers on
@@ -66,24 +68,65 @@ static int gpu_op_of(const dfc_op_t *op)
     return -1;
 }
 
-int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_dtype_t *dt, const dfc_op_t *op)
+/* Rails: whether every pair of members is connected (on one node, or on one rail). Every
+ * rank judges every pair alike, where "every member is my peer" would differ from rank to
+ * rank (a rank's rail peer on another node may be on no rail of its node mates). */
+static int rails_all_linked(const dfc_coll_args_t *a, const int *rail)
 {
-    if (comm->size > DFC_GPU_MAX_LOCAL) return 0;
+    if (a->size > DFC_GPU_MAX_LOCAL) return 0;
+    for (int u = 0; u < a->size; u++)
+        for (int v = u + 1; v < a->size; v++) {
+            int wu = a->world[u], wv = a->world[v];
+            if (a->world_node[wu] != a->world_node[wv] && rail[wu] != rail[wv]) return 0;
+        }
+    return 1;
+}
+
+/* Rails: whether the call's hierarchical algorithm talks along them only: the members lie on
+ * N >= 2 nodes of L >= 2 each (hier_layout.c), and the members of each local index of the
+ * communicator share one rail of the job (the schedule's steps across nodes join them; its
+ * steps inside a node join node mates, always connected). */
+static int rails_reach(const dfc_coll_args_t *a, const int *rail)
+{
+    dfc_hier_layout_t h;
+    if (!dfc_coll_hier_layout(a, &h)) return 0;
+    int ok = 1;
+    for (int j = 0; j < h.nlocal && ok; j++)
+        for (int n = 1; n < h.nnodes && ok; n++)
+            ok = rail[a->world[h.ranks[n * h.nlocal + j]]] == rail[a->world[h.ranks[j]]];
+    dfc_coll_hier_layout_free(&h);
+    dfc_coll_args_t t = *a;
+    t.gpu = DFC_COLL_GPU_RAILS;
+    return ok && dfc_coll_select(&t) != NULL; /* the kind has a usable hierarchical one */
+}
+
+int dfc_coll_gpu_rails_route(const dfc_coll_args_t *a, const int *rail)
+{
+    for (int r = 0; r < a->size; r++)
+        if (rail[a->world[r]] < 0) return 0; /* a member's daemon does not take part */
+    if (rails_all_linked(a, rail)) return DFC_COLL_GPU_DAEMON;
+    return rails_reach(a, rail) ? DFC_COLL_GPU_RAILS : 0;
+}
+
+int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
+                          const dfc_op_t *op)
+{
+    int elem;
+    if (op && (gpu_type_of(dt, &elem) < 0 || gpu_op_of(op) < 0)) return 0;
+    const int *rail = dfc_gpu_daemon_rails();
+    if (rail) return dfc_coll_gpu_rails_route(a, rail);
+    if (comm->size > DFC_GPU_MAX_LOCAL) return 0; /* not by rails: this daemon's peers decide */
     for (int r = 0; r < comm->size; r++)
         if (dfc_gpu_daemon_index(comm->world[r]) < 0) return 0;
-    int elem;
-    return !op || (gpu_type_of(dt, &elem) >= 0 && gpu_op_of(op) >= 0);
+    return DFC_COLL_GPU_DAEMON;
 }
 
 int dfc_coll_gpu_prepare(dfc_coll_t *c)
 {
-    dfc_comm_t *comm = c->comm;
     if (c->sched.nsteps > DFC_GPU_MAX_STEPS)
         return DFC_ERR(DFC_ERR_INTERN,
                        "the %s schedule has %d steps, more than the GPU daemon's %d",
                        c->sched.algorithm, c->sched.nsteps, DFC_GPU_MAX_STEPS);
-    for (int r = 0; r < comm->size; r++)
-        c->gpu_peer[r] = (int8_t)dfc_gpu_daemon_index(comm->world[r]);
     c->gpu_type = c->gpu_op = -1;
     c->gpu_elem = c->gpu_item = 1;
     if (c->op) { /* a reduction */
@@ -108,8 +151,7 @@ static int try_submit(dfc_coll_t *c)
         .op = c->gpu_op,
         .elem = c->gpu_elem,
         .item = c->gpu_item,
-        .peer_index = c->gpu_peer,
-        .nranks = c->comm->size,
+        .world = c->comm->world,
     };
     int rc = dfc_gpu_submit(&job, &c->gpu);
     if (rc == DFC_SUCCESS) c->gpu_submitted = 1;

@@ -220,7 +220,8 @@ static int run_pipelined(const dfc_coll_call_t *call, dfc_comm_t *c, const dfc_c
  * generators shape schedules for the daemon (a->gpu). */
 enum { ROUTE_HOST, ROUTE_STAGE, ROUTE_GPU };
 static int route_of(const char *func, dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
-                    const void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op, int *route)
+                    const void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op, int *route,
+                    int *gpu)
 {
     uint64_t sbytes, rbytes;
     buffer_spans(a, &sbytes, &rbytes);
@@ -228,10 +229,12 @@ static int route_of(const char *func, dfc_comm_t *c, const dfc_coll_args_t *a, c
     const void *rb = rbytes ? recvbuf : NULL;
     int sdev = sb ? dfc_gpu_ptr_device(sb) : -1, rdev = rb ? dfc_gpu_ptr_device(rb) : -1;
     *route = ROUTE_HOST;
+    *gpu = 0;
     if (sdev < 0 && rdev < 0 && !a->stype && !a->rtype) return DFC_SUCCESS;
     *route = ROUTE_STAGE; /* non-dense types: packed copies (pinned ones for device buffers) */
     if (a->stype || a->rtype) return DFC_SUCCESS;
-    if (!dfc_coll_gpu_eligible(c, dt, op)) return DFC_SUCCESS;
+    int kind = dfc_coll_gpu_eligible(c, a, dt, op);
+    if (!kind) return DFC_SUCCESS;
     int mine = dfc_gpu_daemon_device();
     if ((sb && sdev != mine) || (rb && rdev != mine))
         return dfc_err(DFC_ERR_BUFFER, func,
@@ -240,6 +243,7 @@ static int route_of(const char *func, dfc_comm_t *c, const dfc_coll_args_t *a, c
                        mine, sdev < 0 ? "host" : "device", sdev, rdev < 0 ? "host" : "device",
                        rdev);
     *route = ROUTE_GPU;
+    *gpu = kind;
     return DFC_SUCCESS;
 }
 
@@ -362,7 +366,7 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     a->size = c->size;
     a->world = dfc_comm_peers(c);
     a->world_node = dfc_node_of;
-    int route, rc = route_of(call->func, c, a, sendbuf, recvbuf, dt, op, &route);
+    int route, gpu, rc = route_of(call->func, c, a, sendbuf, recvbuf, dt, op, &route, &gpu);
     if (rc) return rc;
     if (route == ROUTE_STAGE && pipelinable(call, a))
         return run_pipelined(call, c, a, sendbuf, recvbuf, dt, op);
@@ -377,7 +381,7 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
          (a->kind == DFC_COLL_ALLREDUCE && op && !op->user_fn &&
           (rc = dfc_coll_allreduce_direct(c, a, sendbuf, recvbuf, dt, op)) != DFC_COLL_NOT_DIRECT)))
         return rc;
-    a->gpu = route == ROUTE_GPU;
+    a->gpu = gpu; /* DFC_COLL_GPU_DAEMON, DFC_COLL_GPU_RAILS, or 0 */
     /* Not for a user op: the slot exchange reduces inside the transport's call, where the
      * library lock cannot be dropped for it (exec.c, exec_reduce). */
     a->slots = route != ROUTE_GPU && call->mode != DFC_MODE_PERSISTENT &&

@@ -182,6 +182,9 @@ static const char *forced_name(dfc_coll_kind_t kind)
 
 const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
 {
+    /* In the GPU daemon over rails (gpu.c), the hierarchical schedule is the one whose peers
+     * all connect, whatever the environment forces; NULL for a call without one. */
+    if (a->gpu == DFC_COLL_GPU_RAILS) return find(a->kind, "hierarchical", a);
     const char *forced = forced_name(a->kind);
     const dfc_coll_algo_t *al = forced ? find(a->kind, forced, a) : NULL;
     if (al) return al;

@@ -64,6 +64,10 @@ static struct {
     int thread_asked; /* the progress thread was started for the proxy */
     int *index_of;    /* world rank -> daemon index, or -1 */
     int *local_world; /* daemon index -> world rank */
+    int peers;        /* which processes the daemon connects: enum dfc_gpu_peers */
+    int *rail;        /* world rank -> its local index on its node (daemon_plan.h) */
+    int *rail_part;   /* RAILS: world rank -> its rail if its daemon takes part, else -1
+                       * (every rank's verdict, so that all decide alike, gpu.c) */
     daemon_record_t rec;
     char *box[DFC_GPU_MAX_LOCAL];
     char *spill;          /* chunks moved aside by receivers (dfc_gpu_dev_t.spill_*) */
@@ -122,6 +126,8 @@ static void release_resources(void)
     if (d.side) dfc_cuda.cudaStreamDestroy(d.side);
     free(d.index_of);
     free(d.local_world);
+    free(d.rail);
+    free(d.rail_part);
     free(d.trace_ns);
     memset(&d, 0, sizeof d);
 }
@@ -211,21 +217,23 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
     d.world_size = world_size;
     d.index_of = malloc(world_size * sizeof(int));
     d.local_world = malloc(DFC_GPU_MAX_LOCAL * sizeof(int));
-    if (!d.index_of || !d.local_world) {
+    d.rail = malloc(world_size * sizeof(int));
+    if (!d.index_of || !d.local_world || !d.rail) {
         release_resources();
         return;
     }
-    /* The daemon's peers: the processes of this node, or with the proxy (issue 15) every
-     * process of the job when they are at most DFC_GPU_MAX_LOCAL (beyond that, peers on other
-     * nodes stay staged). The same choice on every process: the parameter is the job's. */
-    int span = prm.proxy != DFC_GPU_PROXY_OFF && world_size <= DFC_GPU_MAX_LOCAL;
+    /* The daemon's peers (daemon_plan.h, dfc_gpu_choose_peers): this node's processes; with
+     * the proxy (issue 15) every process of a job of at most DFC_GPU_MAX_LOCAL, or this node's
+     * and this rail's in a larger job of equal nodes. The same choice on every process: the
+     * parameter and the node map are the job's. */
+    d.peers = dfc_gpu_choose_peers(world_size, node_of, prm.proxy != DFC_GPU_PROXY_OFF, d.rail);
     d.node_of = node_of;
     d.nlocal = d.nnode = 0;
     for (int r = 0; r < world_size; r++) {
         d.index_of[r] = -1;
         int here = node_of[r] == node_of[world_rank];
         d.nnode += here;
-        if (!here && !span) continue;
+        if (!dfc_gpu_peers_linked(d.peers, node_of, d.rail, world_rank, r)) continue;
         if (r == world_rank) d.me = d.nlocal;
         if (d.nlocal < DFC_GPU_MAX_LOCAL) d.local_world[d.nlocal] = r;
         d.nlocal++;
@@ -284,33 +292,83 @@ static void open_pair(int i)
     d.nremote++;
 }
 
+/* What world rank r published under "dfc.gpu" (zeroed: nothing, or not a record). */
+static void read_record(int r, daemon_record_t *out)
+{
+    void *v = NULL;
+    size_t len = 0;
+    memset(out, 0, sizeof *out);
+    if (r == d.local_world[d.me]) *out = d.rec;
+    else if (dfc_boot_get(r, "dfc.gpu", &v, &len) == DFC_SUCCESS && len == sizeof *out)
+        memcpy(out, v, len);
+    free(v);
+}
+
+/* Every process computes the same verdict from the same records: a rank takes part if its
+ * daemon started, with the same geometry, on a GPU no other process of its node uses - or
+ * that every process using it shares through CUDA MPS, under which their persistent kernels
+ * run side by side (without MPS they would take turns in ~2 ms time slices). mates: the
+ * records of its node's n processes, its own among them. */
+static int judge(const daemon_record_t *r, const daemon_record_t *const *mates, int n)
+{
+    if (!r->ok || memcmp(&r->geom, &d.rec.geom, sizeof r->geom)) return 0;
+    for (int j = 0; j < n; j++)
+        if (mates[j] != r && mates[j]->ok && !strcmp(mates[j]->busid, r->busid) &&
+            !(r->mps && mates[j]->mps))
+            return 0;
+    return 1;
+}
+
+/* d.index_of for the peers (NODE and JOB: their node mates are peers too), and their records
+ * in recs (daemon index order). */
+static void judge_peers(daemon_record_t *recs)
+{
+    const daemon_record_t *mates[DFC_GPU_MAX_LOCAL];
+    for (int i = 0; i < d.nlocal; i++) read_record(d.local_world[i], &recs[i]);
+    for (int i = 0; i < d.nlocal; i++) {
+        int n = 0;
+        for (int j = 0; j < d.nlocal; j++)
+            if (d.node_of[d.local_world[j]] == d.node_of[d.local_world[i]]) mates[n++] = &recs[j];
+        d.index_of[d.local_world[i]] = judge(&recs[i], mates, n) ? i : -1;
+    }
+}
+
+/* RAILS: the verdict of every process of the job, not only of the peers, so that every
+ * process can tell whether a communicator's hierarchical schedule reaches only daemons that
+ * take part (dfc_gpu_daemon_rails). Nodes (numbered densely from 0 by the comm layer) hold L
+ * processes each; node k's local index j is at pos[k * L + j]. */
+static void judge_job(daemon_record_t *peer_recs)
+{
+    int w = d.world_size, nnodes = 0;
+    for (int r = 0; r < w; r++) nnodes += d.rail[r] == 0;
+    int L = w / nnodes;
+    daemon_record_t *recs = calloc((size_t)w, sizeof *recs);
+    const daemon_record_t **pos = calloc((size_t)w, sizeof *pos);
+    d.rail_part = calloc((size_t)w, sizeof(int));
+    if (!recs || !pos || !d.rail_part) /* the peers believe this process takes part */
+        dfc_fatal("out of memory reading the GPU daemons of %d processes; run with "
+                  "DFC_GPU_PROXY=off",
+                  w);
+    for (int r = 0; r < w; r++) {
+        read_record(r, &recs[r]);
+        pos[d.node_of[r] * L + d.rail[r]] = &recs[r];
+    }
+    for (int r = 0; r < w; r++)
+        d.rail_part[r] = judge(&recs[r], &pos[d.node_of[r] * L], L) ? d.rail[r] : -1;
+    for (int i = 0; i < d.nlocal; i++) {
+        d.index_of[d.local_world[i]] = d.rail_part[d.local_world[i]] >= 0 ? i : -1;
+        peer_recs[i] = recs[d.local_world[i]];
+    }
+    free(recs);
+    free(pos);
+}
+
 void dfc_gpu_daemon_connect(void)
 {
     if (!d.ok) return;
     daemon_record_t recs[DFC_GPU_MAX_LOCAL];
-    for (int i = 0; i < d.nlocal; i++) {
-        void *v = NULL;
-        size_t len = 0;
-        memset(&recs[i], 0, sizeof recs[i]);
-        if (i == d.me) recs[i] = d.rec;
-        else if (dfc_boot_get(d.local_world[i], "dfc.gpu", &v, &len) == DFC_SUCCESS &&
-                 len == sizeof recs[i])
-            memcpy(&recs[i], v, len);
-        free(v);
-    }
-    /* Every process computes the same verdict from the same records: a rank takes part if
-     * its daemon started, with the same geometry, on a GPU no other process of the node uses
-     * - or that every process using it shares through CUDA MPS, under which their persistent
-     * kernels run side by side (without MPS they would take turns in ~2 ms time slices). */
-    for (int i = 0; i < d.nlocal; i++) {
-        int ok = recs[i].ok && !memcmp(&recs[i].geom, &d.rec.geom, sizeof d.rec.geom);
-        for (int j = 0; j < d.nlocal && ok; j++)
-            if (j != i && recs[j].ok && !strcmp(recs[j].busid, recs[i].busid) &&
-                d.node_of[d.local_world[j]] == d.node_of[d.local_world[i]] &&
-                !(recs[i].mps && recs[j].mps))
-                ok = 0;
-        d.index_of[d.local_world[i]] = ok ? i : -1;
-    }
+    if (d.peers == DFC_GPU_PEERS_RAILS) judge_job(recs);
+    else judge_peers(recs);
     if (d.index_of[d.local_world[d.me]] < 0) {
         DFC_LOG(DFC_LOG_INFO, "gpu",
                 "GPU %s is shared with another process: device buffers are staged", d.rec.busid);
@@ -361,6 +419,8 @@ int dfc_gpu_daemon_index(int world_rank)
     if (!d.ok || world_rank < 0 || world_rank >= d.world_size) return -1;
     return d.index_of[world_rank];
 }
+
+const int *dfc_gpu_daemon_rails(void) { return d.ok ? d.rail_part : NULL; }
 
 int dfc_gpu_daemon_device(void) { return d.ok ? d.rec.device : -1; }
 
@@ -577,14 +637,17 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
         d.thread_asked = 1;
         if ((rc = dfc_progress_thread_ensure())) return rc;
     }
-    if (s->nsteps > DFC_GPU_MAX_STEPS || job->nranks > DFC_GPU_MAX_LOCAL)
-        return DFC_ERR(DFC_ERR_INTERN,
-                       "a %d-step schedule over %d ranks exceeds the GPU daemon's limits (%d, %d)",
-                       s->nsteps, job->nranks, DFC_GPU_MAX_STEPS, DFC_GPU_MAX_LOCAL);
+    if (s->nsteps > DFC_GPU_MAX_STEPS)
+        return DFC_ERR(DFC_ERR_INTERN, "a %d-step schedule exceeds the GPU daemon's limit (%d)",
+                       s->nsteps, DFC_GPU_MAX_STEPS);
     if (!d.nfree) return DFC_ERR_PENDING;
     int slot = d.free_slots[d.nfree - 1];
     dfc_gpu_desc_t *desc = &d.host->desc[slot];
     memcpy(desc->steps, s->steps, s->nsteps * sizeof(dfc_step_t));
+    if (dfc_gpu_steps_to_daemon(desc->steps, s->nsteps, job->world, d.index_of))
+        return DFC_ERR(DFC_ERR_INTERN,
+                       "the %s schedule sends to a process this GPU daemon does not connect",
+                       s->algorithm ? s->algorithm : "collective's");
     if (dfc_gpu_mark_fused(desc->steps, s->nsteps, job->type >= 0 ? (uint64_t)job->item : 1) &&
         d.tmp_cap[slot] < s->tmp_bytes) {
         cudaError_t e;
@@ -596,7 +659,7 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
             return dfc_cuda_error("allocating a collective's device scratch", e);
         d.tmp_cap[slot] = s->tmp_bytes;
     }
-    dfc_gpu_number_transfers(desc->steps, s->nsteps, job->nranks);
+    dfc_gpu_number_transfers(desc->steps, s->nsteps, DFC_GPU_MAX_LOCAL);
     d.nfree--;
     dfc_gpu_desc_head_t *hd = &desc->h;
     memset(hd, 0, sizeof *hd);
@@ -612,7 +675,6 @@ int dfc_gpu_submit(const dfc_gpu_job_t *job, dfc_gpu_handle_t *h)
     hd->op = (uint8_t)(job->op >= 0 ? job->op : 0);
     hd->elem = (uint8_t)(job->type >= 0 ? job->elem : 1);
     hd->item = (uint32_t)(job->type >= 0 ? job->item : 1);
-    for (int r = 0; r < job->nranks; r++) hd->peer_index[r] = job->peer_index[r];
     hd->nchan = (uint8_t)dfc_gpu_channels_of(s->steps, s->nsteps, hd->item, d.kargs.chan_min_bytes,
                                              d.kargs.geom.channels);
     d.host->error[slot] = 0;
@@ -777,6 +839,7 @@ int dfc_gpu_daemon_index(int world_rank)
     (void)world_rank;
     return -1;
 }
+const int *dfc_gpu_daemon_rails(void) { return NULL; }
 int dfc_gpu_daemon_device(void) { return -1; }
 int dfc_gpu_daemon_remote(int world_rank)
 {

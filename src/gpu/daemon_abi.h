@@ -107,8 +107,7 @@ typedef struct dfc_gpu_desc_head {
     uint8_t type, op, elem; /* reductions: enum dfc_gpu_type, enum dfc_gpu_op, bytes of one */
     uint8_t nchan;          /* channels 0 .. nchan-1 run it; the others never see it */
     uint32_t item;          /* bytes of one item of the datatype (a multiple of elem) */
-    int8_t peer_index[DFC_GPU_MAX_LOCAL]; /* communicator rank -> daemon index on the node */
-} dfc_gpu_desc_head_t;
+} dfc_gpu_desc_head_t;      /* the steps' peers are daemon indices (the host translates them) */
 
 typedef struct dfc_gpu_desc {
     dfc_gpu_desc_head_t h;

@@ -484,7 +484,7 @@ __device__ static int pick_actions(const dfc_gpu_kargs_t &a, block_state *s, uin
         if (prog & STEP_DONE) continue;
         all_done = 0;
         int sending = st->kind == DFC_STEP_SEND;
-        uint32_t peer = (uint32_t)h->peer_index[st->peer];
+        uint32_t peer = (uint32_t)st->peer; /* a daemon index (dfc_gpu_steps_to_daemon) */
         if (!dfc_gpu_sweep_first(&busy_send, &busy_recv, sending, peer)) continue;
         uint64_t lo, hi;
         dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
@@ -536,7 +536,7 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
     for (int k = 0; k < s->nact; k++) {
         if (s->act_kind[k] != ACT_SEND) continue;
         const dfc_step_t *st = &steps[s->act_step[k]];
-        uint32_t peer = (uint32_t)h->peer_index[st->peer];
+        uint32_t peer = (uint32_t)st->peer;
         uint64_t seq = s->f.sent[peer][h->slot] + 1;
         dfc_gpu_flag_t *f = (dfc_gpu_flag_t *)dfc_gpu_to_flag(&a, peer, chan, h->slot,
                                                               (uint32_t)(seq % g->depth));
@@ -552,7 +552,7 @@ __device__ static void post_actions(const dfc_gpu_kargs_t &a, block_state *s, ui
     }
     for (int k = 0; k < s->nact; k++) {
         const dfc_step_t *st = &steps[s->act_step[k]];
-        uint32_t peer = (uint32_t)h->peer_index[st->peer];
+        uint32_t peer = (uint32_t)st->peer;
         uint64_t lo, hi;
         dfc_gpu_slice(st->bytes, chan, g->channels, a.chan_min_bytes, &lo, &hi);
         uint32_t nchunks = dfc_gpu_nchunks(lo, hi, g->chunk);

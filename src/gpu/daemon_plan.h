@@ -7,6 +7,8 @@
 #ifndef DFC_GPU_DAEMON_PLAN_H
 #define DFC_GPU_DAEMON_PLAN_H
 
+#include <stdlib.h>
+
 #include "gpu/daemon_abi.h"
 
 static inline int dfc_gpu_is_transfer(const dfc_step_t *st)
@@ -73,6 +75,62 @@ static inline void dfc_gpu_number_transfers(dfc_step_t *steps, int n, int nranks
         if (st->kind == DFC_STEP_SEND) st->dst_off = sends[st->peer]++;
         else st->src_off = recvs[st->peer]++;
     }
+}
+
+/* Which processes a daemon connects (issue 15). NODE: the processes of its node. JOB (the
+ * host proxy on, at most DFC_GPU_MAX_LOCAL processes): every process of the job. RAILS (the
+ * proxy on, a larger job whose N nodes hold L processes each, L + N - 1 at most
+ * DFC_GPU_MAX_LOCAL): the processes of its node and those of its rail, the processes with its
+ * local index on the other nodes; these are all that the hierarchical algorithms talk to
+ * (inside a node, then across nodes among equal local indices). Pure and deterministic, so
+ * every process of the job computes the same for everyone: rail[r] is r's local index (its
+ * position among its node's processes in world-rank order) whatever the mode. */
+enum dfc_gpu_peers { DFC_GPU_PEERS_NODE, DFC_GPU_PEERS_JOB, DFC_GPU_PEERS_RAILS };
+
+static inline int dfc_gpu_choose_peers(int world_size, const int *node_of, int proxy, int *rail)
+{
+    int nnodes = 0, mode = DFC_GPU_PEERS_NODE;
+    int *seen = (int *)calloc((size_t)world_size, sizeof(int)); /* node ids are < world_size */
+    for (int r = 0; r < world_size; r++) {
+        if (seen) rail[r] = seen[node_of[r]]++;
+        else /* no memory: the same numbers, slowly */
+            for (int q = rail[r] = 0; q < r; q++) rail[r] += node_of[q] == node_of[r];
+        nnodes += rail[r] == 0;
+    }
+    free(seen);
+    if (!proxy) return mode;
+    if (world_size <= DFC_GPU_MAX_LOCAL) return DFC_GPU_PEERS_JOB;
+    int per_node = world_size / nnodes, regular = world_size % nnodes == 0;
+    for (int r = 0; r < world_size && regular; r++) /* every node has local index per_node - 1 */
+        regular = rail[r] < per_node;
+    if (regular && per_node + nnodes - 1 <= DFC_GPU_MAX_LOCAL) mode = DFC_GPU_PEERS_RAILS;
+    return mode;
+}
+
+/* Whether the daemons of world ranks u and v connect each other in `mode` (symmetric). */
+static inline int dfc_gpu_peers_linked(int mode, const int *node_of, const int *rail, int u, int v)
+{
+    return mode == DFC_GPU_PEERS_JOB || node_of[u] == node_of[v] ||
+           (mode == DFC_GPU_PEERS_RAILS && rail[u] == rail[v]);
+}
+
+/* A descriptor's steps name peers by communicator rank; the kernel's tables go by daemon
+ * index. Rewrites each transfer's peer to the daemon index of its world rank (world: the
+ * communicator's ranks in the world; index_of: world rank -> daemon index or -1). Returns the
+ * number of transfers whose peer the daemon does not connect (then nothing may be submitted).
+ */
+static inline int dfc_gpu_steps_to_daemon(dfc_step_t *steps, int n, const int *world,
+                                          const int *index_of)
+{
+    int missing = 0;
+    for (int i = 0; i < n; i++) {
+        dfc_step_t *st = &steps[i];
+        if (!dfc_gpu_is_transfer(st)) continue;
+        int idx = st->peer >= 0 ? index_of[world[st->peer]] : -1;
+        missing += idx < 0;
+        st->peer = idx;
+    }
+    return missing;
 }
 
 /* The FIFO of a collective (ident = dfc_gpu_ident: (incarnation << 48 | context << 32 | tag)

@@ -27,11 +27,17 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of);
 void dfc_gpu_daemon_connect(void);
 /* Waits for the kernel to leave and frees everything (after the finalize fence). */
 void dfc_gpu_daemon_finalize(void);
-/* The daemon index (position among the daemon's peers: the processes of this node, or with
- * the host proxy every process of a job of at most DFC_GPU_MAX_LOCAL) of world rank r, or -1
- * when collectives with r cannot run in the daemon: no daemon here or there, another node
- * without the proxy, or a GPU shared by several processes without MPS. */
+/* The daemon index (position among the daemon's peers, daemon_plan.h: the processes of this
+ * node; with the host proxy every process of a job of at most DFC_GPU_MAX_LOCAL, or in a
+ * larger job of equal nodes this node's and this rail's) of world rank r, or -1 when
+ * collectives with r cannot run in the daemon: no daemon here or there, another node not
+ * connected, or a GPU shared by several processes without MPS. */
 int dfc_gpu_daemon_index(int world_rank);
+/* Rails (a job of more than DFC_GPU_MAX_LOCAL processes with the proxy whose daemons connect
+ * node mates and rail peers, daemon_plan.h): for each world rank, its local index on its node
+ * when its daemon takes part, else -1; the same table on every process. NULL when the
+ * daemons do not connect by rails (then dfc_gpu_daemon_index alone decides). */
+const int *dfc_gpu_daemon_rails(void);
 /* The device this process's daemon runs on, or -1. */
 int dfc_gpu_daemon_device(void);
 /* 1 when the daemon reaches world rank r through the host proxy (another node, or
@@ -40,8 +46,8 @@ int dfc_gpu_daemon_remote(int world_rank);
 void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in);
 
 #define DFC_GPU_MAX_LOCAL \
-    16                        /* processes the daemon connects (a node's, or with the proxy the
-                             * job's: beyond it, members on other nodes stay staged) */
+    16                        /* processes the daemon connects (a node's; with the proxy the
+                             * job's, or beyond it a node's and a rail's) */
 #define DFC_GPU_MAX_STEPS 512 /* steps of one schedule the daemon runs */
 
 /* Element types and operations the kernel reduces (others stay on the host path). */
@@ -75,10 +81,9 @@ typedef struct dfc_gpu_job {
     void *send, *recv; /* device buffers (NULL where not significant) */
     uint64_t ident;    /* same on every rank: dfc_gpu_ident */
     int priority;
-    int type, op;             /* reductions (DFC_GPU_I32.., DFC_GPU_SUM..); type -1: none */
-    int elem, item;           /* bytes of one element of `type`, of one datatype item */
-    const int8_t *peer_index; /* communicator rank -> daemon index, comm size entries */
-    int nranks;
+    int type, op;     /* reductions (DFC_GPU_I32.., DFC_GPU_SUM..); type -1: none */
+    int elem, item;   /* bytes of one element of `type`, of one datatype item */
+    const int *world; /* communicator rank -> world rank (the steps' peers are ranks) */
 } dfc_gpu_job_t;
 
 /* The ident of a collective: the same on every rank, and distinct across tags (32 bits),

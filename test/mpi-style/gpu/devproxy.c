@@ -15,6 +15,12 @@
  *   -case=kill   the last rank kills itself (SIGKILL) right after starting a 64 MiB
  *                DFC_Iallreduce on WORLD; the survivors' Wait fails with DFC_ERR_PROC_FAILED
  *                naming it, then an allreduce on the survivors' communicator is correct.
+ * -rails: a job of more daemon processes than DFC_GPU_MAX_LOCAL on simulated nodes of equal
+ * size (testlist-mps-nodes), without DFC_GPU_PROXY=force: the daemons must connect by rails
+ * (every rank's daemon takes part, some ranks are no peer of this one, the peers on other
+ * nodes are behind the proxy), and the proxy must carry chunks, which only the collectives
+ * that run in the daemon (the hierarchical ones: allreduce, bcast, allgather,
+ * reduce_scatter_block) make; the others (reduce, alltoall) are staged, checked alike.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -233,6 +239,32 @@ static void case_kill(void)
     exit(0);
 }
 
+static int has_flag(int argc, char **argv, const char *flag)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], flag)) return 1;
+    return 0;
+}
+
+/* -rails: the daemons connect node mates and rail peers (WORLD's ranks are its world ranks). */
+static void check_rails(void)
+{
+    const int *rail = dfc_gpu_daemon_rails();
+    DFCT_CHECK(rail != NULL, "%d daemon processes do not connect by rails", size);
+    if (!rail) return;
+    int remote = 0, strangers = 0;
+    for (int r = 0; r < size; r++) {
+        DFCT_CHECK(rail[r] >= 0, "rank %d's daemon does not take part", r);
+        strangers += dfc_gpu_daemon_index(r) < 0;
+        remote += r != rank && dfc_gpu_daemon_remote(r);
+        if (r != rank && dfc_gpu_daemon_remote(r))
+            DFCT_CHECK(rail[r] == rail[rank], "rank %d is behind the proxy off my rail", r);
+    }
+    DFCT_CHECK(strangers > 0 && remote > 0,
+               "%d ranks outside the peer tables, %d behind the proxy: not a rail job", strangers,
+               remote);
+}
+
 int main(int argc, char **argv)
 {
     dfct_init(&argc, &argv);
@@ -246,8 +278,10 @@ int main(int argc, char **argv)
     DFC_Count launches = 0;
     DFC_Get_gpu_daemon_info(&device, &launches);
     DFCT_CHECK(device >= 0, "the GPU daemon is not running");
-    for (int r = 0; r < size; r++)
-        DFCT_CHECK(r == rank || dfc_gpu_daemon_remote(r), "rank %d is not behind the proxy", r);
+    if (has_flag(argc, argv, "-rails")) check_rails();
+    else
+        for (int r = 0; r < size; r++)
+            DFCT_CHECK(r == rank || dfc_gpu_daemon_remote(r), "rank %d is not behind the proxy", r);
     if (!strcmp(which, "kill")) case_kill();
     if (!strcmp(which, "cross")) case_cross((int)opt(argc, argv, "iters", 6));
     else case_sizes((size_t)opt(argc, argv, "max", 64 << 20));

@@ -1,0 +1,269 @@
+/*
+ * test_gpu_rails - GPU daemons in jobs larger than their peer tables (issue 15), without a
+ * GPU (src/gpu/daemon_plan.h, src/coll/gpu.c):
+ *   - dfc_gpu_choose_peers: node, job and rail modes on blocked, round-robin and irregular
+ *     placements of 2 to 200 processes; rails number each node's processes 0 .. L-1 in
+ *     world order; the link relation is symmetric, every process links its node mates, and
+ *     no process links more than DFC_GPU_MAX_LOCAL (its peer tables);
+ *   - dfc_coll_gpu_rails_route on rail jobs, for WORLD, reversed, strided and random
+ *     communicators and daemons left out: the answer does not depend on the calling rank;
+ *     DFC_COLL_GPU_DAEMON only when every pair of members links; DFC_COLL_GPU_RAILS only when
+ *     the call has a hierarchical schedule whose every transfer, on every rank, goes to a
+ *     linked process, within DFC_GPU_MAX_STEPS; kinds without one (alltoall, barrier,
+ *     gather) never ride the rails; a member whose daemon is out keeps the call off the GPU;
+ *   - dfc_gpu_steps_to_daemon: every transfer's peer becomes the daemon index of its world
+ *     rank, and a transfer to a process the daemon does not connect is counted.
+ * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/dfc_coll.h"
+#include "gpu/daemon_plan.h"
+
+#include "unit_check.h"
+
+#define MAXW 200
+
+/* Places w processes on nodes: blocked (r / per), round robin (r % nodes), or uneven
+ * (node k holds k + 1 processes, then the rest on the last). */
+enum { BLOCKED, ROUND_ROBIN, UNEVEN };
+static void place(int w, int nodes, int how, int *node_of)
+{
+    int per = (w + nodes - 1) / nodes, k = 0, left = 1;
+    for (int r = 0; r < w; r++) {
+        if (how == BLOCKED) node_of[r] = r / per;
+        else if (how == ROUND_ROBIN) node_of[r] = r % nodes;
+        else {
+            node_of[r] = k < nodes - 1 ? k : nodes - 1;
+            if (--left == 0) left = ++k + 1;
+        }
+    }
+}
+
+static void test_choose(void)
+{
+    static const struct {
+        int w, nodes, how, proxy, mode;
+    } cases[] = {
+        {8, 1, BLOCKED, 1, DFC_GPU_PEERS_JOB},        {16, 2, ROUND_ROBIN, 1, DFC_GPU_PEERS_JOB},
+        {16, 2, BLOCKED, 0, DFC_GPU_PEERS_NODE},      {20, 4, BLOCKED, 1, DFC_GPU_PEERS_RAILS},
+        {20, 4, ROUND_ROBIN, 1, DFC_GPU_PEERS_RAILS}, {24, 3, BLOCKED, 1, DFC_GPU_PEERS_RAILS},
+        {64, 8, BLOCKED, 1, DFC_GPU_PEERS_RAILS},     {64, 8, ROUND_ROBIN, 0, DFC_GPU_PEERS_NODE},
+        {80, 10, BLOCKED, 1, DFC_GPU_PEERS_NODE}, /* 8 + 10 - 1 = 17 links */
+        {72, 8, BLOCKED, 1, DFC_GPU_PEERS_RAILS}, /* 9 + 8 - 1 = 16 */
+        {18, 4, UNEVEN, 1, DFC_GPU_PEERS_NODE},       {200, 25, BLOCKED, 1, DFC_GPU_PEERS_NODE},
+        {17, 17, BLOCKED, 1, DFC_GPU_PEERS_NODE}, /* L = 1: 17 links */
+    };
+    int before = failures, n = (int)(sizeof cases / sizeof cases[0]);
+    for (int c = 0; c < n; c++) {
+        int w = cases[c].w, node_of[MAXW], rail[MAXW];
+        place(w, cases[c].nodes, cases[c].how, node_of);
+        int mode = dfc_gpu_choose_peers(w, node_of, cases[c].proxy, rail);
+        CHECK(mode == cases[c].mode, "case %d (%d processes): mode %d, expected %d", c, w, mode,
+              cases[c].mode);
+        for (int u = 0; u < w; u++) {
+            int expect = 0, links = 0;
+            for (int q = 0; q < u; q++) expect += node_of[q] == node_of[u];
+            CHECK(rail[u] == expect, "case %d: rail of %d is %d, expected %d", c, u, rail[u],
+                  expect);
+            for (int v = 0; v < w; v++) {
+                int l = dfc_gpu_peers_linked(mode, node_of, rail, u, v);
+                links += l;
+                CHECK(l == dfc_gpu_peers_linked(mode, node_of, rail, v, u),
+                      "case %d: %d -> %d linked one way only", c, u, v);
+                if (node_of[u] == node_of[v])
+                    CHECK(l, "case %d: node mates %d, %d unlinked", c, u, v);
+            }
+            CHECK(links <= DFC_GPU_MAX_LOCAL, "case %d: process %d links %d processes", c, u,
+                  links);
+        }
+    }
+    printf("%s: peer choice of %d placements\n", failures > before ? "FAIL" : "ok", n);
+}
+
+/* The arguments of a call of `kind` on the communicator `world` (its ranks' world ranks). */
+static dfc_coll_args_t call_args(int kind, int size, const int *world, const int *node_of,
+                                 const int *counts, uint64_t count, int root)
+{
+    dfc_coll_args_t a = {.kind = kind,
+                         .size = size,
+                         .root = root,
+                         .commutative = 1,
+                         .count = count,
+                         .elem = 4,
+                         .sbytes = count * 4,
+                         .rbytes = count * 4,
+                         .selem = 4,
+                         .relem = 4,
+                         .world = world,
+                         .world_node = node_of};
+    if (kind == DFC_COLL_REDUCE_SCATTER) a.rcounts = counts;
+    if (kind == DFC_COLL_ALLGATHERV) {
+        static int displs[MAXW];
+        for (int r = 0, off = 0; r < size; off += counts[r++]) displs[r] = off;
+        a.vcounts = counts;
+        a.vdispls = displs;
+    }
+    return a;
+}
+
+/* Every rank's schedule of a rails call: each transfer to a linked process, within the
+ * daemon's step limit. Returns the transfers checked. */
+static int check_schedules(const char *what, dfc_coll_args_t a, const int *rail)
+{
+    int transfers = 0;
+    a.gpu = DFC_COLL_GPU_RAILS;
+    for (int r = 0; r < a.size; r++) {
+        a.rank = r;
+        const dfc_coll_algo_t *al = dfc_coll_select(&a);
+        if (!al) {
+            FAIL("%s: rank %d has no schedule", what, r);
+            continue;
+        }
+        dfc_sched_t s;
+        dfc_sched_init(&s);
+        CHECK(al->build(&a, &s) == DFC_SUCCESS, "%s: rank %d: building %s failed", what, r,
+              al->name);
+        CHECK(s.nsteps <= DFC_GPU_MAX_STEPS, "%s: rank %d: %d steps", what, r, s.nsteps);
+        for (int i = 0; i < s.nsteps; i++) {
+            if (!dfc_gpu_is_transfer(&s.steps[i])) continue;
+            int u = a.world[r], v = a.world[s.steps[i].peer];
+            transfers++;
+            CHECK(a.world_node[u] == a.world_node[v] || rail[u] == rail[v],
+                  "%s (%s): rank %d (world %d) talks to world %d, not linked", what, al->name, r, u,
+                  v);
+        }
+        dfc_sched_destroy(&s);
+    }
+    return transfers;
+}
+
+static int all_linked(const dfc_coll_args_t *a, const int *rail)
+{
+    for (int u = 0; u < a->size; u++)
+        for (int v = 0; v < a->size; v++)
+            if (a->world_node[a->world[u]] != a->world_node[a->world[v]] &&
+                rail[a->world[u]] != rail[a->world[v]])
+                return 0;
+    return 1;
+}
+
+/* Communicators of a rail job: WORLD, reversed, every second rank, a random subset, node
+ * 1's processes, rail 1 (these two within the peer tables, every pair linked), and WORLD with
+ * its first two ranks swapped (node mates when blocked: a hierarchical layout whose local
+ * index 0 is rail 1 on one node and rail 0 on the others, so it must not ride the rails). */
+enum { NCOMMS = 7 };
+static int make_comm(int which, int w, const int *node_of, const int *rail, int *world)
+{
+    int n = 0;
+    for (int r = 0; r < w; r++) {
+        if (which == 0) world[n++] = r;
+        else if (which == 1) world[n++] = w - 1 - r;
+        else if (which == 2 && r % 2 == 0) world[n++] = r;
+        else if (which == 3 && rnd64() % 3) world[n++] = r;
+        else if (which == 4 && node_of[r] == 1) world[n++] = r;
+        else if (which == 5 && rail[r] == 1) world[n++] = r;
+        else if (which == 6) world[n++] = r < 2 ? 1 - r : r;
+    }
+    return n;
+}
+
+static void test_routes(void)
+{
+    static const int kinds[] = {DFC_COLL_ALLREDUCE,
+                                DFC_COLL_BCAST,
+                                DFC_COLL_ALLGATHER,
+                                DFC_COLL_ALLGATHERV,
+                                DFC_COLL_REDUCE_SCATTER_BLOCK,
+                                DFC_COLL_REDUCE_SCATTER,
+                                DFC_COLL_ALLTOALL,
+                                DFC_COLL_BARRIER,
+                                DFC_COLL_GATHER};
+    static const struct {
+        int w, nodes, how;
+    } jobs[] = {{20, 4, BLOCKED}, {20, 4, ROUND_ROBIN}, {24, 3, BLOCKED}, {64, 8, BLOCKED}};
+    int before = failures, calls = 0, rails = 0, daemon = 0, transfers = 0;
+    for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++)
+        for (int out = -1; out < 2; out++) /* -1: every daemon takes part; else one is out */
+            for (int which = 0; which < NCOMMS; which++) {
+                int w = jobs[j].w, node_of[MAXW], rail[MAXW], world[MAXW], counts[MAXW];
+                place(w, jobs[j].nodes, jobs[j].how, node_of);
+                CHECK(dfc_gpu_choose_peers(w, node_of, 1, rail) == DFC_GPU_PEERS_RAILS,
+                      "job %zu is not a rail job", j);
+                if (out >= 0) rail[out == 0 ? 0 : w / 2 + 1] = -1;
+                int n = make_comm(which, w, node_of, rail, world);
+                for (int r = 0; r < n; r++) counts[r] = (int)(rnd64() % 5);
+                for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+                    for (uint64_t count = 1; count <= 100000; count *= 47) {
+                        char what[96];
+                        snprintf(what, sizeof what, "job %zu comm %d out %d kind %d count %llu", j,
+                                 which, out, kinds[k], (unsigned long long)count);
+                        dfc_coll_args_t a = call_args(kinds[k], n, world, node_of, counts, count,
+                                                      (int)(count % n));
+                        int route = dfc_coll_gpu_rails_route(&a, rail);
+                        for (int r = 1; r < n; r += 3) { /* the caller's rank plays no part */
+                            a.rank = r;
+                            CHECK(dfc_coll_gpu_rails_route(&a, rail) == route,
+                                  "%s: rank %d decides otherwise", what, r);
+                        }
+                        int member_out = 0;
+                        for (int r = 0; r < n; r++) member_out |= rail[world[r]] < 0;
+                        calls++;
+                        if (member_out) CHECK(!route, "%s: a member's daemon is out", what);
+                        if (which == 6 && jobs[j].how == BLOCKED)
+                            CHECK(route != DFC_COLL_GPU_RAILS, "%s: off the rails", what);
+                        if (route == DFC_COLL_GPU_DAEMON) {
+                            daemon++;
+                            CHECK(all_linked(&a, rail), "%s: daemon but not all linked", what);
+                        } else if (route == DFC_COLL_GPU_RAILS) {
+                            rails++;
+                            CHECK(k < 6, "%s: a kind without a hierarchical schedule", what);
+                            transfers += check_schedules(what, a, rail);
+                        } else if (!member_out &&
+                                   (which == 4 || which == 5 || (k < 6 && which < 2)))
+                            FAIL("%s: kept off the GPU", what);
+                    }
+            }
+    CHECK(rails > 0 && daemon > 0, "rails %d, daemon %d: a case never ran", rails, daemon);
+    printf("%s: %d calls routed (%d on the rails, %d transfers checked; %d on all-linked "
+           "communicators)\n",
+           failures > before ? "FAIL" : "ok", calls, rails, transfers, daemon);
+}
+
+static void test_translate(void)
+{
+    int before = failures;
+    int world[4] = {7, 3, 9, 0}, index_of[10];
+    for (int r = 0; r < 10; r++) index_of[r] = -1;
+    index_of[7] = 2;
+    index_of[3] = 0;
+    index_of[9] = 5;
+    dfc_step_t steps[5] = {{.kind = DFC_STEP_SEND, .peer = 0},
+                           {.kind = DFC_STEP_RECV, .peer = 2},
+                           {.kind = DFC_STEP_FENCE, .peer = 3},
+                           {.kind = DFC_STEP_RECV_REDUCE, .peer = 1},
+                           {.kind = DFC_STEP_SEND, .peer = 2}};
+    CHECK(dfc_gpu_steps_to_daemon(steps, 5, world, index_of) == 0, "a connected peer missing");
+    static const int expect[5] = {2, 5, 3, 0, 5};
+    for (int i = 0; i < 5; i++)
+        CHECK(steps[i].peer == expect[i], "step %d: peer %d, expected %d", i, steps[i].peer,
+              expect[i]);
+    dfc_step_t far = {.kind = DFC_STEP_SEND, .peer = 3};
+    CHECK(dfc_gpu_steps_to_daemon(&far, 1, world, index_of) == 1,
+          "a send to a process the daemon does not connect was not counted");
+    printf("%s: steps name daemon indices\n", failures > before ? "FAIL" : "ok");
+}
+
+int main(void)
+{
+    test_choose();
+    test_routes();
+    test_translate();
+    if (failures) {
+        fprintf(stderr, "%d failure(s)\n", failures);
+        return 1;
+    }
+    return 0;
+}

@@ -228,22 +228,13 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
      * parameter and the node map are the job's. */
     d.peers = dfc_gpu_choose_peers(world_size, node_of, prm.proxy != DFC_GPU_PROXY_OFF, d.rail);
     d.node_of = node_of;
-    d.nlocal = d.nnode = 0;
-    /* The daemon indices: this node's processes first, in world order, then the other peers.
-     * A node mate writes into our mailbox at its own index (daemon_abi.h, dfc_gpu_to_*), so
-     * its index must be the same in every table of the node: its local index. (Remote peers'
-     * pair regions are per pair: their indices need not agree.) */
-    for (int r = 0; r < world_size; r++) d.index_of[r] = -1;
-    for (int mates = 1; mates >= 0; mates--)
-        for (int r = 0; r < world_size; r++) {
-            int here = node_of[r] == node_of[world_rank];
-            if (here != mates || !dfc_gpu_peers_linked(d.peers, node_of, d.rail, world_rank, r))
-                continue;
-            d.nnode += here;
-            if (r == world_rank) d.me = d.nlocal;
-            if (d.nlocal < DFC_GPU_MAX_LOCAL) d.local_world[d.nlocal] = r;
-            d.nlocal++;
-        }
+    d.nnode = 0;
+    for (int r = 0; r < world_size; r++) {
+        d.index_of[r] = -1;
+        d.nnode += node_of[r] == node_of[world_rank];
+    }
+    d.nlocal = dfc_gpu_peer_table(d.peers, world_size, node_of, d.rail, world_rank, d.local_world,
+                                  DFC_GPU_MAX_LOCAL, &d.me);
     int rc = d.nlocal > DFC_GPU_MAX_LOCAL
                  ? DFC_ERR(DFC_ERR_OTHER, "%d processes on this node, more than %d", d.nlocal,
                            DFC_GPU_MAX_LOCAL)

@@ -114,6 +114,28 @@ static inline int dfc_gpu_peers_linked(int mode, const int *node_of, const int *
            (mode == DFC_GPU_PEERS_RAILS && rail[u] == rail[v]);
 }
 
+/* The daemon table of world rank w (daemon index -> world rank) in `mode`: its node's
+ * processes first, in world order, then its other peers in world order. A node mate writes
+ * into a daemon's mailbox at its own index (daemon_abi.h, dfc_gpu_to_*), so its index must be
+ * the same in every table of the node: its local index, which node-first order gives. (Remote
+ * peers' pair regions are per pair: their indices need not agree.) Writes at most `max`
+ * entries; returns the table's length (more than max: too many peers) and w's index in *me. */
+static inline int dfc_gpu_peer_table(int mode, int world_size, const int *node_of, const int *rail,
+                                     int w, int *table, int max, int *me)
+{
+    int n = 0;
+    for (int mates = 1; mates >= 0; mates--)
+        for (int r = 0; r < world_size; r++) {
+            if ((node_of[r] == node_of[w]) != mates ||
+                !dfc_gpu_peers_linked(mode, node_of, rail, w, r))
+                continue;
+            if (r == w) *me = n;
+            if (n < max) table[n] = r;
+            n++;
+        }
+    return n;
+}
+
 /* A descriptor's steps name peers by communicator rank; the kernel's tables go by daemon
  * index. Rewrites each transfer's peer to the daemon index of its world rank (world: the
  * communicator's ranks in the world; index_of: world rank -> daemon index or -1). Returns the

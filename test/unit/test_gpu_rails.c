@@ -4,7 +4,9 @@
  *   - dfc_gpu_choose_peers: node, job and rail modes on blocked, round-robin and irregular
  *     placements of 2 to 200 processes; rails number each node's processes 0 .. L-1 in
  *     world order; the link relation is symmetric, every process links its node mates, and
- *     no process links more than DFC_GPU_MAX_LOCAL (its peer tables);
+ *     no process links more than DFC_GPU_MAX_LOCAL (its peer tables); dfc_gpu_peer_table
+ *     lists every linked process once, node mates at their local index (the index a node
+ *     mate writes into the mailbox at must agree across the node: call P hung without it);
  *   - dfc_coll_gpu_rails_route on rail jobs, for WORLD, reversed, strided and random
  *     communicators and daemons left out: the answer does not depend on the calling rank;
  *     DFC_COLL_GPU_DAEMON only when every pair of members links; DFC_COLL_GPU_RAILS only when
@@ -39,6 +41,25 @@ static void place(int w, int nodes, int how, int *node_of)
             node_of[r] = k < nodes - 1 ? k : nodes - 1;
             if (--left == 0) left = ++k + 1;
         }
+    }
+}
+
+/* u's daemon table: every linked process once, u's node mates first at their local
+ * indices (so that each is at the same index in every table of the node). */
+static void check_table(int c, int mode, int w, const int *node_of, const int *rail, int u,
+                        int links)
+{
+    int table[DFC_GPU_MAX_LOCAL], me = -1, seen[MAXW] = {0};
+    int n = dfc_gpu_peer_table(mode, w, node_of, rail, u, table, DFC_GPU_MAX_LOCAL, &me);
+    CHECK(n == links, "case %d: %d's table has %d entries for %d links", c, u, n, links);
+    CHECK(me >= 0 && me < n && table[me] == u, "case %d: %d is not at its own index", c, u);
+    for (int i = 0; i < n && i < DFC_GPU_MAX_LOCAL; i++) {
+        int v = table[i];
+        CHECK(!seen[v]++ && dfc_gpu_peers_linked(mode, node_of, rail, u, v),
+              "case %d: %d's table lists %d twice or unlinked", c, u, v);
+        if (node_of[v] == node_of[u])
+            CHECK(i == rail[v], "case %d: node mate %d at index %d of %d's table, not %d", c, v, i,
+                  u, rail[v]);
     }
 }
 
@@ -78,6 +99,7 @@ static void test_choose(void)
             }
             CHECK(links <= DFC_GPU_MAX_LOCAL, "case %d: process %d links %d processes", c, u,
                   links);
+            check_table(c, mode, w, node_of, rail, u, links);
         }
     }
     printf("%s: peer choice of %d placements\n", failures > before ? "FAIL" : "ok", n);

@@ -11,7 +11,8 @@
  *     communicators and daemons left out: the answer does not depend on the calling rank;
  *     DFC_COLL_GPU_DAEMON only when every pair of members links; DFC_COLL_GPU_RAILS only when
  *     the call has a hierarchical schedule whose every transfer, on every rank, goes to a
- *     linked process, within DFC_GPU_MAX_STEPS; kinds without one (alltoall, barrier,
+ *     linked process, within DFC_GPU_MAX_STEPS, and never for a bcast below
+ *     DFC_BCAST_SCATTER_ALLGATHER_MIN; kinds without one (alltoall, barrier,
  *     gather) never ride the rails; a member whose daemon is out keeps the call off the GPU;
  *   - dfc_gpu_steps_to_daemon: every transfer's peer becomes the daemon index of its world
  *     rank, and a transfer to a process the daemon does not connect is counted.
@@ -225,6 +226,8 @@ static void test_routes(void)
                         dfc_coll_args_t a = call_args(kinds[k], n, world, node_of, counts, count,
                                                       (int)(count % n));
                         int route = dfc_coll_gpu_rails_route(&a, rail);
+                        /* below DFC_BCAST_SCATTER_ALLGATHER_MIN (64 KiB) a bcast is staged */
+                        int small_bcast = kinds[k] == DFC_COLL_BCAST && count * 4 < 65536;
                         for (int r = 1; r < n; r += 3) { /* the caller's rank plays no part */
                             a.rank = r;
                             CHECK(dfc_coll_gpu_rails_route(&a, rail) == route,
@@ -243,9 +246,12 @@ static void test_routes(void)
                             rails++;
                             CHECK(k < 6, "%s: a kind without a hierarchical schedule", what);
                             transfers += check_schedules(what, a, rail);
-                        } else if (!member_out &&
-                                   (which == 4 || which == 5 || (k < 6 && which < 2)))
+                        } else if (!member_out && (which == 4 || which == 5 ||
+                                                   (k < 6 && which < 2 && !small_bcast)))
                             FAIL("%s: kept off the GPU", what);
+                        if (small_bcast && which < 4)
+                            CHECK(route != DFC_COLL_GPU_RAILS, "%s: a small bcast on the rails",
+                                  what);
                     }
             }
     CHECK(rails > 0 && daemon > 0, "rails %d, daemon %d: a case never ran", rails, daemon);

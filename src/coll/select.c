@@ -187,7 +187,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
      * bcast below the size where the host leaves its binomial tree: its chain of daemon
      * handoffs took 5-9x the staged call's time up to 16 KiB at 20 ranks (BENCHMARKS.md,
      * stop 25, call R), where allgather gained at every size and allreduce lost at most 1.4x
-     * (1-16 KiB) and gained up to 4x (1 MiB). */
+     * (1-16 KiB) and gained up to 4.7x (1 MiB). */
     if (a->gpu == DFC_COLL_GPU_RAILS) {
         if (DFC_UNLIKELY(!thr.read)) read_thresholds();
         if (a->kind == DFC_COLL_BCAST && a->count * a->elem < thr.bcast_sag_min) return NULL;

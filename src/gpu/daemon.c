@@ -236,7 +236,8 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
     d.nlocal = dfc_gpu_peer_table(d.peers, world_size, node_of, d.rail, world_rank, d.local_world,
                                   DFC_GPU_MAX_LOCAL, &d.me);
     int rc = d.nlocal > DFC_GPU_MAX_LOCAL
-                 ? DFC_ERR(DFC_ERR_OTHER, "%d processes on this node, more than %d", d.nlocal,
+                 ? DFC_ERR(DFC_ERR_OTHER, "%d processes to connect (this node's%s), more than %d",
+                           d.nlocal, d.peers == DFC_GPU_PEERS_NODE ? "" : " and others",
                            DFC_GPU_MAX_LOCAL)
                  : start_daemon();
     d.rec.ok = rc == DFC_SUCCESS;

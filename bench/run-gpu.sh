@@ -33,6 +33,9 @@ for step in $steps; do
         mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
         nvidia-cuda-mps-control -d || { status=1; continue; }
         test/mpi-style/runtests --launcher mpirun test/mpi-style/gpu/testlist-mps || status=1
+        # 20 daemons on 4 simulated nodes: more than the daemon's peer tables (rails)
+        test/mpi-style/runtests --launcher mpirun-nodes test/mpi-style/gpu/testlist-mps-nodes ||
+            status=1
         echo quit | nvidia-cuda-mps-control
         unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY ;;
     bench)

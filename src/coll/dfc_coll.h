@@ -200,6 +200,7 @@ DFC_COLL_DECLARE(bcast, binomial);
 DFC_COLL_DECLARE(bcast, scatter_allgather);
 DFC_COLL_DECLARE(bcast, hierarchical);
 DFC_COLL_DECLARE(reduce, binomial);
+DFC_COLL_DECLARE(reduce, hierarchical);
 DFC_COLL_DECLARE(allreduce, recursive_doubling);
 DFC_COLL_DECLARE(allreduce, rabenseifner);
 DFC_COLL_DECLARE(allreduce, ring);
@@ -220,6 +221,7 @@ DFC_COLL_DECLARE(neighbor, linear);             /* every neighborhood collective
 int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a); /* count >= pof2 */
 int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);         /* commutative op */
 int dfc_coll_allreduce_hierarchical_usable(const dfc_coll_args_t *a); /* N x L ranks, op commutes */
+int dfc_coll_reduce_hierarchical_usable(const dfc_coll_args_t *a);    /* N x L ranks, op commutes */
 /* The layout of the hierarchical algorithms (hier_layout.c): N = nnodes >= 2 nodes of
  * L = nlocal >= 2 of the communicator's ranks each; node[r] and local[r] of every rank r,
  * and the rank of (node, local index) in ranks[node * L + local]. The layout function

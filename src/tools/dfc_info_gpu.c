@@ -258,7 +258,8 @@ static void print_paths(int n, int parsable)
                      "(DFC_GPU_PROXY=force)"
                    : "in the GPU daemon through the host proxy (any collective in jobs of at "
                      "most 16 processes; in larger jobs of equal nodes the hierarchical "
-                     "allreduce, bcast, allgather and reduce_scatter along rails; else staged)");
+                     "reduce, allreduce, bcast, allgather and reduce_scatter along rails; else "
+                     "staged)");
     printf("  Device buffers: collectives %s; point-to-point on one node %s\n",
            daemon ? "in the GPU daemon (one GPU per rank, or shared under MPS; else staged)"
                   : "staged through host memory",

@@ -7,7 +7,7 @@
  * order) and a non-commutative op (2x2 integer matrix product on a 16-byte item, built by
  * hand as a user op), in place and not, every root for reduce, in ordered and random
  * scheduling. The ring's pipeline segment is set to 4 KiB (DFC_COLL_RING_SEGMENT) so that
- * large counts use several segments. The hierarchical allreduce and reduce_scatter(_block)
+ * large counts use several segments. The hierarchical reduce, allreduce and reduce_scatter(_block)
  * get a node layout of N >= 2 nodes of L >= 2 ranks where n allows one (4, 6, 8, 9), the
  * nodes in blocks of consecutive ranks in ordered scheduling and interleaved (rank r on node
  * r mod N) in random scheduling; their `usable` refuses the other n and the non-commutative
@@ -38,6 +38,8 @@ typedef struct {
 
 static const algo_t algos[] = {
     {"reduce/binomial", DFC_COLL_REDUCE, dfc_coll_reduce_binomial_build, NULL},
+    {"reduce/hierarchical", DFC_COLL_REDUCE, dfc_coll_reduce_hierarchical_build,
+     dfc_coll_reduce_hierarchical_usable},
     {"allreduce/recursive_doubling", DFC_COLL_ALLREDUCE,
      dfc_coll_allreduce_recursive_doubling_build, NULL},
     {"allreduce/rabenseifner", DFC_COLL_ALLREDUCE, dfc_coll_allreduce_rabenseifner_build,

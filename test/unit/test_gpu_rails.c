@@ -193,6 +193,8 @@ static int make_comm(int which, int w, const int *node_of, const int *rail, int 
     return n;
 }
 
+enum { RAILS_KINDS = 7 }; /* the first 7 kinds of test_routes have a hierarchical schedule */
+
 static void test_routes(void)
 {
     static const int kinds[] = {DFC_COLL_ALLREDUCE,
@@ -201,6 +203,7 @@ static void test_routes(void)
                                 DFC_COLL_ALLGATHERV,
                                 DFC_COLL_REDUCE_SCATTER_BLOCK,
                                 DFC_COLL_REDUCE_SCATTER,
+                                DFC_COLL_REDUCE,
                                 DFC_COLL_ALLTOALL,
                                 DFC_COLL_BARRIER,
                                 DFC_COLL_GATHER};
@@ -244,10 +247,11 @@ static void test_routes(void)
                             CHECK(all_linked(&a, rail), "%s: daemon but not all linked", what);
                         } else if (route == DFC_COLL_GPU_RAILS) {
                             rails++;
-                            CHECK(k < 6, "%s: a kind without a hierarchical schedule", what);
+                            CHECK(k < RAILS_KINDS, "%s: a kind without a hierarchical schedule",
+                                  what);
                             transfers += check_schedules(what, a, rail);
                         } else if (!member_out && (which == 4 || which == 5 ||
-                                                   (k < 6 && which < 2 && !small_bcast)))
+                                                   (k < RAILS_KINDS && which < 2 && !small_bcast)))
                             FAIL("%s: kept off the GPU", what);
                         if (small_bcast && which < 4)
                             CHECK(route != DFC_COLL_GPU_RAILS, "%s: a small bcast on the rails",

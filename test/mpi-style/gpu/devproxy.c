@@ -19,8 +19,9 @@
  * size (testlist-mps-nodes), without DFC_GPU_PROXY=force: the daemons must connect by rails
  * (every rank's daemon takes part, some ranks are no peer of this one, the peers on other
  * nodes are behind the proxy), and the proxy must carry chunks, which only the collectives
- * that run in the daemon (the hierarchical ones: allreduce, bcast, allgather,
- * reduce_scatter_block) make; the others (reduce, alltoall) are staged, checked alike.
+ * that run in the daemon (the hierarchical ones: reduce, allreduce, bcast from 64 KiB,
+ * allgather, reduce_scatter_block) make; the others (alltoall, smaller bcasts) are staged,
+ * checked alike.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */

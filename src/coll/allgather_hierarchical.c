@@ -33,8 +33,6 @@ int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a)
     return dfc_coll_hier_nodes(a) > 0;
 }
 
-static int mod(int x, int k) { return ((x % k) + k) % k; }
-
 /* Sends (send != 0) or receives the group of local index g to or from peer: the blocks of
  * ranks[k * L + g], k = 0 .. N-1, adjacent ones merged into one transfer. Both sides walk
  * the same list, so their messages match. */
@@ -63,9 +61,11 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
         DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV,
                                dfc_coll_allgather_block_off(a, a->rank),
                                dfc_coll_allgather_block_len(a, a->rank)));
-    int right = h->ranks[mod(n + 1, N) * L + l], left = h->ranks[mod(n - 1, N) * L + l];
+    int right = h->ranks[dfc_coll_mod(n + 1, N) * L + l],
+        left = h->ranks[dfc_coll_mod(n - 1, N) * L + l];
     for (int i = 0; i < N - 1; i++) {
-        int sb = h->ranks[mod(n - i, N) * L + l], rb = h->ranks[mod(n - i - 1, N) * L + l];
+        int sb = h->ranks[dfc_coll_mod(n - i, N) * L + l],
+            rb = h->ranks[dfc_coll_mod(n - i - 1, N) * L + l];
         if (dfc_coll_allgather_block_len(a, rb))
             DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, dfc_coll_allgather_block_off(a, rb),
                                    dfc_coll_allgather_block_len(a, rb)));
@@ -74,10 +74,11 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
                                    dfc_coll_allgather_block_len(a, sb)));
         DFC_TRY(dfc_sched_fence(s));
     }
-    right = h->ranks[n * L + mod(l + 1, L)], left = h->ranks[n * L + mod(l - 1, L)];
+    right = h->ranks[n * L + dfc_coll_mod(l + 1, L)],
+    left = h->ranks[n * L + dfc_coll_mod(l - 1, L)];
     for (int t = 0; t < L - 1; t++) {
-        DFC_TRY(group_xfer(s, a, h, mod(l - t - 1, L), left, 0));
-        DFC_TRY(group_xfer(s, a, h, mod(l - t, L), right, 1));
+        DFC_TRY(group_xfer(s, a, h, dfc_coll_mod(l - t - 1, L), left, 0));
+        DFC_TRY(group_xfer(s, a, h, dfc_coll_mod(l - t, L), right, 1));
         DFC_TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;
@@ -88,12 +89,5 @@ int dfc_coll_allgather_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t 
     if (a->kind != DFC_COLL_ALLGATHER && a->kind != DFC_COLL_ALLGATHERV)
         return DFC_ERR(DFC_ERR_INTERN, "allgather_hierarchical cannot build collective kind %d",
                        (int)a->kind);
-    s->algorithm = "hierarchical";
-    dfc_hier_layout_t h;
-    if (!dfc_coll_hier_layout(a, &h))
-        return DFC_ERR(DFC_ERR_INTERN, "hierarchical allgather: no layout of N >= 2 nodes "
-                                       "with L >= 2 ranks each");
-    int rc = build(a, &h, s);
-    dfc_coll_hier_layout_free(&h);
-    return rc;
+    return dfc_coll_hier_build(a, s, "allgather", 1, build);
 }

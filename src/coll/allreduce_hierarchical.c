@@ -63,44 +63,42 @@ static int ring_step(const ring_ctx_t *c, int sp, int rp, int reduce)
     return dfc_sched_fence(c->s);
 }
 
-static int mod(int x, int k) { return ((x % k) + k) % k; }
-
 static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
 {
     int L = h->nlocal, N = h->nnodes, n = h->node[a->rank], l = h->local[a->rank];
     uint64_t bytes = a->count * a->elem;
     if (!a->in_place) DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, bytes));
-    ring_ctx_t node = {
-        s, a, L, h->ranks[n * L + mod(l + 1, L)], h->ranks[n * L + mod(l - 1, L)], 0, a->count, 0};
+    ring_ctx_t node = {s,
+                       a,
+                       L,
+                       h->ranks[n * L + dfc_coll_mod(l + 1, L)],
+                       h->ranks[n * L + dfc_coll_mod(l - 1, L)],
+                       0,
+                       a->count,
+                       0};
     node.tmp = dfc_sched_tmp(s, dfc_coll_chunk_start(a->count, L, 1) * a->elem);
-    for (int j = 0; j < L - 1; j++) DFC_TRY(ring_step(&node, mod(l - j, L), mod(l - j - 1, L), 1));
-    int o = mod(l + 1, L); /* the chunk this rank now holds for its node */
+    for (int j = 0; j < L - 1; j++)
+        DFC_TRY(ring_step(&node, dfc_coll_mod(l - j, L), dfc_coll_mod(l - j - 1, L), 1));
+    int o = dfc_coll_mod(l + 1, L); /* the chunk this rank now holds for its node */
     ring_ctx_t across = {s,
                          a,
                          N,
-                         h->ranks[mod(n + 1, N) * L + l],
-                         h->ranks[mod(n - 1, N) * L + l],
+                         h->ranks[dfc_coll_mod(n + 1, N) * L + l],
+                         h->ranks[dfc_coll_mod(n - 1, N) * L + l],
                          dfc_coll_chunk_start(a->count, L, o),
                          dfc_coll_chunk_start(a->count, L, o + 1) -
                              dfc_coll_chunk_start(a->count, L, o),
                          node.tmp};
     for (int j = 0; j < N - 1; j++)
-        DFC_TRY(ring_step(&across, mod(n - j, N), mod(n - j - 1, N), 1));
+        DFC_TRY(ring_step(&across, dfc_coll_mod(n - j, N), dfc_coll_mod(n - j - 1, N), 1));
     for (int t = 0; t < N - 1; t++)
-        DFC_TRY(ring_step(&across, mod(n + 1 - t, N), mod(n - t, N), 0));
-    for (int t = 0; t < L - 1; t++) DFC_TRY(ring_step(&node, mod(l + 1 - t, L), mod(l - t, L), 0));
+        DFC_TRY(ring_step(&across, dfc_coll_mod(n + 1 - t, N), dfc_coll_mod(n - t, N), 0));
+    for (int t = 0; t < L - 1; t++)
+        DFC_TRY(ring_step(&node, dfc_coll_mod(l + 1 - t, L), dfc_coll_mod(l - t, L), 0));
     return DFC_SUCCESS;
 }
 
 int dfc_coll_allreduce_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    s->algorithm = "hierarchical";
-    if (a->count == 0) return DFC_SUCCESS;
-    dfc_hier_layout_t h;
-    if (!dfc_coll_hier_layout(a, &h))
-        return DFC_ERR(DFC_ERR_INTERN, "hierarchical allreduce: no layout of N >= 2 nodes with "
-                                       "L >= 2 ranks each");
-    int rc = build(a, &h, s);
-    dfc_coll_hier_layout_free(&h);
-    return rc;
+    return dfc_coll_hier_build(a, s, "allreduce", a->count != 0, build);
 }

@@ -34,8 +34,6 @@ int dfc_coll_bcast_hierarchical_usable(const dfc_coll_args_t *a)
     return dfc_coll_hier_nodes(a) > 0;
 }
 
-static int mod(int x, int k) { return ((x % k) + k) % k; }
-
 /* Phase 2 for this rank's local index l: the broadcast of chunk [off, off + len) among the
  * ranks ranks[k * L + l], k = 0 .. N-1, rooted at node nr. */
 static int across(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, int nr, uint64_t off,
@@ -83,9 +81,10 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
     /* Phase 2: across nodes, chunk l. */
     if (LEN(l)) DFC_TRY(across(a, h, nr, OFF(l), LEN(l), s));
     /* Phase 3: ring allgather inside the node. */
-    int right = h->ranks[n * L + mod(l + 1, L)], left = h->ranks[n * L + mod(l - 1, L)];
+    int right = h->ranks[n * L + dfc_coll_mod(l + 1, L)],
+        left = h->ranks[n * L + dfc_coll_mod(l - 1, L)];
     for (int t = 0; t < L - 1; t++) {
-        int sj = mod(l - t, L), rj = mod(l - t - 1, L);
+        int sj = dfc_coll_mod(l - t, L), rj = dfc_coll_mod(l - t - 1, L);
         if (LEN(rj) && a->rank != a->root)
             DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, OFF(rj), LEN(rj)));
         if (LEN(sj) && right != a->root)
@@ -99,13 +98,5 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
 
 int dfc_coll_bcast_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    s->algorithm = "hierarchical";
-    if (a->count * a->elem == 0) return DFC_SUCCESS;
-    dfc_hier_layout_t h;
-    if (!dfc_coll_hier_layout(a, &h))
-        return DFC_ERR(DFC_ERR_INTERN, "hierarchical bcast: no layout of N >= 2 nodes with "
-                                       "L >= 2 ranks each");
-    int rc = build(a, &h, s);
-    dfc_coll_hier_layout_free(&h);
-    return rc;
+    return dfc_coll_hier_build(a, s, "bcast", a->count * a->elem != 0, build);
 }

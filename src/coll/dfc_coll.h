@@ -234,6 +234,15 @@ int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h);
 void dfc_coll_hier_layout_free(dfc_hier_layout_t *h);
 /* N of the layout, 0 when it has none. */
 int dfc_coll_hier_nodes(const dfc_coll_args_t *a);
+/* The frame of every hierarchical generator: names the schedule "hierarchical"; when the call
+ * moves bytes (`moves`), takes the layout, calls build with it and frees it. An internal
+ * error names `kind` when the ranks have no layout (usable() said they had). */
+typedef int (*dfc_hier_build_fn)(const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
+                                 dfc_sched_t *s);
+int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *kind, int moves,
+                        dfc_hier_build_fn build);
+/* x mod k in 0 .. k-1, also for negative x (ring and tree positions). */
+static inline int dfc_coll_mod(int x, int k) { return ((x % k) + k) % k; }
 /* Appends the steps of `sub`, a schedule built for a group of the communicator (its peer k
  * is rank group[k] here), to s: RECV offsets moved by recv_base, its TMP given a region of
  * s's own; SEND as it is. Only plain steps (no slot steps). */

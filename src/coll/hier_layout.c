@@ -59,6 +59,20 @@ int dfc_coll_hier_nodes(const dfc_coll_args_t *a)
     return h.nnodes;
 }
 
+int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *kind, int moves,
+                        dfc_hier_build_fn build)
+{
+    s->algorithm = "hierarchical";
+    if (!moves) return DFC_SUCCESS;
+    dfc_hier_layout_t h;
+    if (!dfc_coll_hier_layout(a, &h))
+        return DFC_ERR(DFC_ERR_INTERN,
+                       "hierarchical %s: no layout of N >= 2 nodes with L >= 2 ranks each", kind);
+    int rc = build(a, &h, s);
+    dfc_coll_hier_layout_free(&h);
+    return rc;
+}
+
 int dfc_coll_hier_embed(dfc_sched_t *s, const dfc_sched_t *sub, const int *group,
                         uint64_t recv_base)
 {

@@ -30,8 +30,6 @@ int dfc_coll_reduce_hierarchical_usable(const dfc_coll_args_t *a)
     return a->commutative && dfc_coll_hier_nodes(a) > 0;
 }
 
-static int mod(int x, int k) { return ((x % k) + k) % k; }
-
 typedef struct red_ctx {
     dfc_sched_t *s;
     const dfc_coll_args_t *a;
@@ -71,21 +69,22 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
     c.scratch = dfc_sched_tmp(s, dfc_coll_chunk_start(a->count, L, 1) * a->elem);
     if (!(is_root && a->in_place))
         DFC_TRY(dfc_sched_copy(s, dfc_coll_input_buf(a), 0, c.acc, c.acc_off, bytes));
-    int right = h->ranks[n * L + mod(l + 1, L)], left = h->ranks[n * L + mod(l - 1, L)];
+    int right = h->ranks[n * L + dfc_coll_mod(l + 1, L)],
+        left = h->ranks[n * L + dfc_coll_mod(l - 1, L)];
     for (int j = 0; j < L - 1; j++) { /* phase 1: the node's ring reduce-scatter */
-        DFC_TRY(send_chunk(&c, right, mod(l - j, L)));
-        DFC_TRY(recv_reduce_chunk(&c, left, mod(l - j - 1, L)));
+        DFC_TRY(send_chunk(&c, right, dfc_coll_mod(l - j, L)));
+        DFC_TRY(recv_reduce_chunk(&c, left, dfc_coll_mod(l - j - 1, L)));
         DFC_TRY(dfc_sched_fence(s));
     }
-    int o = mod(l + 1, L), v = mod(n - nr, N);
+    int o = dfc_coll_mod(l + 1, L), v = dfc_coll_mod(n - nr, N);
     for (int mask = 1; mask < N; mask <<= 1) { /* phase 2: binomial along the rail to nr */
         if (v & mask) {
-            DFC_TRY(send_chunk(&c, h->ranks[mod(v - mask + nr, N) * L + l], o));
+            DFC_TRY(send_chunk(&c, h->ranks[dfc_coll_mod(v - mask + nr, N) * L + l], o));
             DFC_TRY(dfc_sched_fence(s));
             return DFC_SUCCESS; /* a node other than nr: done */
         }
         if (v + mask < N) {
-            DFC_TRY(recv_reduce_chunk(&c, h->ranks[mod(v + mask + nr, N) * L + l], o));
+            DFC_TRY(recv_reduce_chunk(&c, h->ranks[dfc_coll_mod(v + mask + nr, N) * L + l], o));
             DFC_TRY(dfc_sched_fence(s));
         }
     }
@@ -94,7 +93,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
         return dfc_sched_fence(s);
     }
     for (int k = 0; k < L; k++) { /* the root: every other local index's chunk, in place */
-        int q = mod(k + 1, L);
+        int q = dfc_coll_mod(k + 1, L);
         uint64_t e = a->elem, r0 = chunk_start(&c, q), rn = chunk_start(&c, q + 1) - r0;
         if (k != lr && rn)
             DFC_TRY(dfc_sched_recv(s, h->ranks[nr * L + k], DFC_BUF_RECV, r0 * e, rn * e));
@@ -104,13 +103,5 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
 
 int dfc_coll_reduce_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    s->algorithm = "hierarchical";
-    if (a->count == 0) return DFC_SUCCESS;
-    dfc_hier_layout_t h;
-    if (!dfc_coll_hier_layout(a, &h))
-        return DFC_ERR(DFC_ERR_INTERN, "hierarchical reduce: no layout of N >= 2 nodes with "
-                                       "L >= 2 ranks each");
-    int rc = build(a, &h, s);
-    dfc_coll_hier_layout_free(&h);
-    return rc;
+    return dfc_coll_hier_build(a, s, "reduce", a->count != 0, build);
 }

@@ -46,8 +46,6 @@ typedef struct rs_ctx {
     uint64_t w, scratch;
 } rs_ctx_t;
 
-static int mod(int x, int k) { return ((x % k) + k) % k; }
-
 /* Sends (send) or receives and reduces in the blocks of the ranks list[0..k): adjacent ones
  * as one message. Both sides walk the same list. Receives land in scratch, one after the
  * other. */
@@ -73,8 +71,8 @@ static int blocks_xfer(const rs_ctx_t *c, const int *list, int k, int stride, in
     return DFC_SUCCESS;
 }
 
-static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, uint64_t *disp,
-                 dfc_sched_t *s)
+static int build_blocks(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, uint64_t *disp,
+                        dfc_sched_t *s)
 {
     int N = h->nnodes, L = h->nlocal, n = h->node[a->rank], l = h->local[a->rank], p = a->size;
     uint64_t elem = a->elem, total = disp[p], group_max = 0;
@@ -89,16 +87,18 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, uint64_t 
     rs_ctx_t c = {s, a, h, disp, dfc_sched_tmp(s, total * elem), 0};
     c.scratch = dfc_sched_tmp(s, group_max * elem);
     DFC_TRY(dfc_sched_copy(s, dfc_coll_input_buf(a), 0, DFC_BUF_TMP, c.w, total * elem));
-    int right = h->ranks[n * L + mod(l + 1, L)], left = h->ranks[n * L + mod(l - 1, L)];
+    int right = h->ranks[n * L + dfc_coll_mod(l + 1, L)],
+        left = h->ranks[n * L + dfc_coll_mod(l - 1, L)];
     for (int j = 0; j < L - 1; j++) {
-        DFC_TRY(blocks_xfer(&c, &h->ranks[mod(l - j - 1, L)], N, L, right, 1));
-        DFC_TRY(blocks_xfer(&c, &h->ranks[mod(l - j - 2, L)], N, L, left, 0));
+        DFC_TRY(blocks_xfer(&c, &h->ranks[dfc_coll_mod(l - j - 1, L)], N, L, right, 1));
+        DFC_TRY(blocks_xfer(&c, &h->ranks[dfc_coll_mod(l - j - 2, L)], N, L, left, 0));
         DFC_TRY(dfc_sched_fence(s));
     }
-    right = h->ranks[mod(n + 1, N) * L + l], left = h->ranks[mod(n - 1, N) * L + l];
+    right = h->ranks[dfc_coll_mod(n + 1, N) * L + l],
+    left = h->ranks[dfc_coll_mod(n - 1, N) * L + l];
     for (int j = 0; j < N - 1; j++) {
-        DFC_TRY(blocks_xfer(&c, &h->ranks[mod(n - j - 1, N) * L + l], 1, 1, right, 1));
-        DFC_TRY(blocks_xfer(&c, &h->ranks[mod(n - j - 2, N) * L + l], 1, 1, left, 0));
+        DFC_TRY(blocks_xfer(&c, &h->ranks[dfc_coll_mod(n - j - 1, N) * L + l], 1, 1, right, 1));
+        DFC_TRY(blocks_xfer(&c, &h->ranks[dfc_coll_mod(n - j - 2, N) * L + l], 1, 1, left, 0));
         DFC_TRY(dfc_sched_fence(s));
     }
     uint64_t mine = disp[a->rank + 1] - disp[a->rank];
@@ -108,27 +108,27 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, uint64_t 
     return dfc_sched_fence(s);
 }
 
-int dfc_coll_reduce_scatter_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)
+/* Items of rank r's block. */
+static uint64_t block_items(const dfc_coll_args_t *a, int r)
 {
-    s->algorithm = "hierarchical";
+    return a->kind == DFC_COLL_REDUCE_SCATTER_BLOCK ? a->count : (uint64_t)a->rcounts[r];
+}
+
+static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
+{
     int p = a->size;
     uint64_t *disp = malloc((size_t)(p + 1) * sizeof *disp);
     if (!disp) return DFC_ERR(DFC_ERR_NO_MEM, "hierarchical reduce_scatter: out of memory");
     disp[0] = 0;
-    for (int r = 0; r < p; r++)
-        disp[r + 1] = disp[r] + (a->kind == DFC_COLL_REDUCE_SCATTER_BLOCK
-                                     ? a->count
-                                     : (uint64_t)a->rcounts[r]);
-    int rc = DFC_SUCCESS;
-    dfc_hier_layout_t h;
-    if (disp[p] * a->elem == 0) { /* nothing to do */
-    } else if (!dfc_coll_hier_layout(a, &h)) {
-        rc = DFC_ERR(DFC_ERR_INTERN, "hierarchical reduce_scatter: no layout of N >= 2 nodes "
-                                     "with L >= 2 ranks each");
-    } else {
-        rc = build(a, &h, disp, s);
-        dfc_coll_hier_layout_free(&h);
-    }
+    for (int r = 0; r < p; r++) disp[r + 1] = disp[r] + block_items(a, r);
+    int rc = build_blocks(a, h, disp, s);
     free(disp);
     return rc;
+}
+
+int dfc_coll_reduce_scatter_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)
+{
+    uint64_t items = 0;
+    for (int r = 0; r < a->size; r++) items += block_items(a, r);
+    return dfc_coll_hier_build(a, s, "reduce_scatter", items * a->elem != 0, build);
 }

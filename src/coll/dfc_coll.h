@@ -206,13 +206,16 @@ DFC_COLL_DECLARE(allreduce, rabenseifner);
 DFC_COLL_DECLARE(allreduce, ring);
 DFC_COLL_DECLARE(allreduce, hierarchical);
 DFC_COLL_DECLARE(allreduce, shm_slots);
-DFC_COLL_DECLARE(gather, linear);  /* also gatherv */
+DFC_COLL_DECLARE(gather, linear); /* also gatherv */
+DFC_COLL_DECLARE(gather, hierarchical);
 DFC_COLL_DECLARE(scatter, linear); /* also scatterv */
+DFC_COLL_DECLARE(scatter, hierarchical);
 DFC_COLL_DECLARE(allgather, ring); /* also allgatherv */
 DFC_COLL_DECLARE(allgather, recursive_doubling);
 DFC_COLL_DECLARE(allgather, bruck);
-DFC_COLL_DECLARE(allgather, hierarchical);      /* also allgatherv */
-DFC_COLL_DECLARE(alltoall, pairwise);           /* also alltoallv and alltoallw */
+DFC_COLL_DECLARE(allgather, hierarchical); /* also allgatherv */
+DFC_COLL_DECLARE(alltoall, pairwise);      /* also alltoallv and alltoallw */
+DFC_COLL_DECLARE(alltoall, hierarchical);
 DFC_COLL_DECLARE(reduce_scatter, pairwise);     /* also reduce_scatter_block */
 DFC_COLL_DECLARE(reduce_scatter, hierarchical); /* also reduce_scatter_block */
 DFC_COLL_DECLARE(scan, linear);                 /* also exscan */
@@ -241,6 +244,10 @@ typedef int (*dfc_hier_build_fn)(const dfc_coll_args_t *a, const dfc_hier_layout
                                  dfc_sched_t *s);
 int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *kind, int moves,
                         dfc_hier_build_fn build);
+/* The end of the run of node n's local indices from l: the first e > l such that local
+ * index e's communicator rank does not follow e-1's (e = L at the end). Blocks placed by
+ * rank are adjacent along a run, so a run moves as one message. */
+int dfc_coll_hier_run_end(const dfc_hier_layout_t *h, int n, int l);
 /* x mod k in 0 .. k-1, also for negative x (ring and tree positions). */
 static inline int dfc_coll_mod(int x, int k) { return ((x % k) + k) % k; }
 /* Appends the steps of `sub`, a schedule built for a group of the communicator (its peer k
@@ -253,7 +260,11 @@ int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */
 int dfc_coll_bcast_hierarchical_usable(const dfc_coll_args_t *a);           /* N x L ranks */
-int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a);       /* N x L ranks */
+/* N x L ranks, the block forms only (gather, scatter, alltoall) */
+int dfc_coll_gather_hierarchical_usable(const dfc_coll_args_t *a);
+int dfc_coll_scatter_hierarchical_usable(const dfc_coll_args_t *a);
+int dfc_coll_alltoall_hierarchical_usable(const dfc_coll_args_t *a);
+int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a); /* N x L ranks */
 /* N x L ranks, op commutes */
 int dfc_coll_reduce_scatter_hierarchical_usable(const dfc_coll_args_t *a);
 /* bcast (<= 1 KiB) and barrier through the slots (issue 16) */

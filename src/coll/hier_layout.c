@@ -59,6 +59,14 @@ int dfc_coll_hier_nodes(const dfc_coll_args_t *a)
     return h.nnodes;
 }
 
+int dfc_coll_hier_run_end(const dfc_hier_layout_t *h, int n, int l)
+{
+    const int *node = &h->ranks[n * h->nlocal];
+    int e = l + 1;
+    while (e < h->nlocal && node[e] == node[e - 1] + 1) e++;
+    return e;
+}
+
 int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *kind, int moves,
                         dfc_hier_build_fn build)
 {

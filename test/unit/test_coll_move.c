@@ -1,7 +1,8 @@
 /*
  * test_coll_move.c - unit test of the data-movement collective schedules: barrier, bcast
  * (binomial, scatter_allgather), gather(v), scatter(v), allgather(v) (ring, recursive
- * doubling, bruck) and alltoall(v) (pairwise).
+ * doubling, bruck) and alltoall(v) (pairwise); the hierarchical bcast, allgather(v), gather,
+ * scatter and alltoall on layouts over simulated nodes.
  *
  * For n = 1..9 ranks, every root, block sizes 0, 1, 13, 4096 and 1 MiB, in place and not, and
  * v forms with uneven and zero counts (and a sparse MoE-like alltoallv), differing send and
@@ -620,7 +621,7 @@ static void test_alltoall(void)
                     for (int ev = 0; ev <= 2 * v; ev++) alltoall_case(&al, v, n, sizes[si], ip, ev);
 }
 
-/* ---- the hierarchical bcast and allgather(v) ----
+/* ---- the hierarchical bcast, allgather(v), gather, scatter and alltoall ----
  * On every layout of n = 4..9 ranks over N >= 2 nodes of L >= 2: blocked (rank r on node
  * r / L), interleaved (r mod N) and scrambled (a fixed permutation of the blocked one), each
  * with the node numbers themselves permuted. Layouts with unequal nodes must be refused. */
@@ -644,6 +645,12 @@ static void test_hierarchical(void)
                  dfc_coll_bcast_hierarchical_usable};
     algo_t ag = {"allgather_hierarchical", dfc_coll_allgather_hierarchical_build,
                  dfc_coll_allgather_hierarchical_usable};
+    algo_t ga = {"gather_hierarchical", dfc_coll_gather_hierarchical_build,
+                 dfc_coll_gather_hierarchical_usable};
+    algo_t sc = {"scatter_hierarchical", dfc_coll_scatter_hierarchical_build,
+                 dfc_coll_scatter_hierarchical_usable};
+    algo_t aa = {"alltoall_hierarchical", dfc_coll_alltoall_hierarchical_build,
+                 dfc_coll_alltoall_hierarchical_usable};
     int world[NMAX], node[64];
     for (int r = 0; r < NMAX; r++) world[r] = r;
     hier_world = world;
@@ -659,7 +666,12 @@ static void test_hierarchical(void)
                         if (skip_root(n, root, sizes[si])) continue;
                         bcast_case(&bc, n, root, sizes[si], 1);
                         if (sizes[si] <= 13) bcast_case(&bc, n, root, sizes[si], 8);
+                        for (int ip = 0; ip < 2; ip++) {
+                            gather_case(&ga, 0, n, root, sizes[si], ip, 0);
+                            scatter_case(&sc, 0, n, root, sizes[si], ip, 0);
+                        }
                     }
+                    for (int ip = 0; ip < 2; ip++) alltoall_case(&aa, 0, n, sizes[si], ip, 0);
                     for (int v = 0; v < 2; v++)
                         for (int ip = 0; ip < 2; ip++)
                             for (int ev = 0; ev <= v; ev++)
@@ -679,6 +691,19 @@ static void test_hierarchical(void)
         tc.a[0].kind = DFC_COLL_ALLGATHER;
         CHECK(!dfc_coll_allgather_hierarchical_usable(&tc.a[0]),
               "uneven layout %d: allgather usable", u);
+    }
+    /* the v forms: a leader would not know its node mates' counts */
+    hier_layout_of(8, 4, 0, node);
+    static const dfc_coll_kind_t vkinds[3] = {DFC_COLL_GATHERV, DFC_COLL_SCATTERV,
+                                              DFC_COLL_ALLTOALLV};
+    static const dfc_coll_usable_fn vusable[3] = {dfc_coll_gather_hierarchical_usable,
+                                                  dfc_coll_scatter_hierarchical_usable,
+                                                  dfc_coll_alltoall_hierarchical_usable};
+    for (int k = 0; k < 3; k++) {
+        tc_reset(8, vkinds[k]);
+        CHECK(!vusable[k](&tc.a[0]), "collective kind %d: a v form usable", (int)vkinds[k]);
+        tc.a[0].kind = vkinds[k] - 1; /* the block form: usable */
+        CHECK(vusable[k](&tc.a[0]), "collective kind %d refused", (int)vkinds[k] - 1);
     }
     hier_world = hier_node = NULL;
 }

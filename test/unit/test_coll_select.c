@@ -126,6 +126,10 @@ static void check_nodes(void)
         {AG, 1 * KIB, 1, 1, "recursive_doubling"},
         {AG, 128 * KIB, 1, 0, "ring"},
         {DFC_COLL_REDUCE_SCATTER_BLOCK, 1 * MIB, 1, 1, "pairwise"}, /* hierarchical: forced only */
+        {DFC_COLL_REDUCE, 1 * MIB, 1, 1, "binomial"},               /* hierarchical: forced only */
+        {DFC_COLL_GATHER, 1 * MIB, 1, 1, "linear"},                 /* hierarchical: forced only */
+        {DFC_COLL_SCATTER, 1 * MIB, 1, 1, "linear"},                /* hierarchical: forced only */
+        {DFC_COLL_ALLTOALL, 1 * MIB, 1, 1, "pairwise"},             /* hierarchical: forced only */
         {AR, 1 * MIB, 1, 1, "hierarchical"},
         {AR, 1 * MIB, 1, 0, "ring"},
     };
@@ -161,6 +165,10 @@ int main(void)
                                         "DFC_ALLGATHER_ALGORITHM",
                                         "DFC_BCAST_ALGORITHM",
                                         "DFC_REDUCE_SCATTER_BLOCK_ALGORITHM",
+                                        "DFC_REDUCE_ALGORITHM",
+                                        "DFC_GATHER_ALGORITHM",
+                                        "DFC_SCATTER_ALGORITHM",
+                                        "DFC_ALLTOALL_ALGORITHM",
                                         "DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX",
                                         "DFC_ALLREDUCE_RABENSEIFNER_MAX",
                                         "DFC_ALLGATHER_SHORT_MAX",

@@ -12,8 +12,8 @@
  *     DFC_COLL_GPU_DAEMON only when every pair of members links; DFC_COLL_GPU_RAILS only when
  *     the call has a hierarchical schedule whose every transfer, on every rank, goes to a
  *     linked process, within DFC_GPU_MAX_STEPS, and never for a bcast below
- *     DFC_BCAST_SCATTER_ALLGATHER_MIN; kinds without one (alltoall, barrier,
- *     gather) never ride the rails; a member whose daemon is out keeps the call off the GPU;
+ *     DFC_BCAST_SCATTER_ALLGATHER_MIN; kinds without one (barrier, gatherv, alltoallv)
+ *     never ride the rails; a member whose daemon is out keeps the call off the GPU;
  *   - dfc_gpu_steps_to_daemon: every transfer's peer becomes the daemon index of its world
  *     rank, and a transfer to a process the daemon does not connect is counted.
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
@@ -123,11 +123,11 @@ static dfc_coll_args_t call_args(int kind, int size, const int *world, const int
                          .world = world,
                          .world_node = node_of};
     if (kind == DFC_COLL_REDUCE_SCATTER) a.rcounts = counts;
-    if (kind == DFC_COLL_ALLGATHERV) {
+    if (kind == DFC_COLL_ALLGATHERV || kind == DFC_COLL_GATHERV || kind == DFC_COLL_ALLTOALLV) {
         static int displs[MAXW];
         for (int r = 0, off = 0; r < size; off += counts[r++]) displs[r] = off;
-        a.vcounts = counts;
-        a.vdispls = displs;
+        a.vcounts = a.scounts = counts;
+        a.vdispls = a.sdispls = displs;
     }
     return a;
 }
@@ -193,7 +193,7 @@ static int make_comm(int which, int w, const int *node_of, const int *rail, int 
     return n;
 }
 
-enum { RAILS_KINDS = 7 }; /* the first 7 kinds of test_routes have a hierarchical schedule */
+enum { RAILS_KINDS = 10 }; /* the first 10 kinds of test_routes have a hierarchical schedule */
 
 static void test_routes(void)
 {
@@ -205,8 +205,11 @@ static void test_routes(void)
                                 DFC_COLL_REDUCE_SCATTER,
                                 DFC_COLL_REDUCE,
                                 DFC_COLL_ALLTOALL,
+                                DFC_COLL_GATHER,
+                                DFC_COLL_SCATTER,
                                 DFC_COLL_BARRIER,
-                                DFC_COLL_GATHER};
+                                DFC_COLL_GATHERV,
+                                DFC_COLL_ALLTOALLV};
     static const struct {
         int w, nodes, how;
     } jobs[] = {{20, 4, BLOCKED}, {20, 4, ROUND_ROBIN}, {24, 3, BLOCKED}, {64, 8, BLOCKED}};

@@ -7,7 +7,8 @@
  * dfc_bench's uneven ones), pingpong (one-way latency: half the round trip of ranks r and
  * r^1; NCCL: a send, then a receive, each synchronized) and bw (per message of a window of
  * 64 sent to r^1, fewer above 1 MiB; DFC: Isends/Irecvs, Waitall and a 4-byte ack; NCCL: the
- * window in one group). Point-to-point on device buffers is staged through host memory by
+ * window in one group); gather and scatter at root 0 (bytes as allgather's; NCCL: grouped
+ * sends and receives), only when named in -workloads. Point-to-point on device buffers is staged through host memory by
  * DFC (the daemon runs collectives only). Both sides are called the way an
  * MPI program sees them: DFC's blocking call, and NCCL's call followed by
  * cudaStreamSynchronize (shared/lab/anchors.md, second NCCL table).
@@ -67,10 +68,13 @@ enum {
     W_ALLTOALLV,
     W_PINGPONG,
     W_BW,
+    W_GATHER, /* not run unless named in -workloads */
+    W_SCATTER,
     W_COUNT
 };
 static const char *wl_name[W_COUNT] = {"allreduce", "allgather", "reduce_scatter", "bcast",
-                                       "alltoall",  "alltoallv", "pingpong",       "bw"};
+                                       "alltoall",  "alltoallv", "pingpong",       "bw",
+                                       "gather",    "scatter"};
 #define BW_WINDOW 64 /* bw: messages in flight per iteration (fewer above 1 MiB: 64 MiB in all) */
 
 static int rank, size;
@@ -94,7 +98,9 @@ static double now(void)
 static size_t items_of(int w, uint64_t bytes)
 {
     size_t n = bytes / sizeof(float);
-    if (w == W_ALLGATHER || w == W_REDUCE_SCATTER || w == W_ALLTOALL || w == W_ALLTOALLV) n /= size;
+    if (w == W_ALLGATHER || w == W_REDUCE_SCATTER || w == W_ALLTOALL || w == W_ALLTOALLV ||
+        w == W_GATHER || w == W_SCATTER)
+        n /= size;
     return n ? n : 1;
 }
 
@@ -135,6 +141,8 @@ static void dfc_call(int w, size_t n)
         DFC_Alltoallv(sbuf, vcounts[0], vcounts[1], DFC_FLOAT, rbuf, vcounts[2], vcounts[3],
                       DFC_FLOAT, DFC_COMM_WORLD);
         break;
+    case W_GATHER: DFC_Gather(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, 0, DFC_COMM_WORLD); break;
+    case W_SCATTER: DFC_Scatter(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, 0, DFC_COMM_WORLD); break;
     case W_PINGPONG: { /* ranks r and r^1; a rank without a partner sits it out */
         int peer = rank ^ 1;
         if (peer >= size) break;
@@ -185,6 +193,16 @@ static void nccl_call(int w, size_t n)
         }
         ncclGroupEnd();
         break;
+    case W_GATHER: /* grouped sends and receives at root 0 */
+    case W_SCATTER:
+        ncclGroupStart();
+        for (int r = 0; r < size && !rank; r++)
+            if (w == W_GATHER) ncclRecv(rbuf + r * n, n, ncclFloat, r, nccl, stream);
+            else ncclSend(sbuf + r * n, n, ncclFloat, r, nccl, stream);
+        if (w == W_GATHER) ncclSend(sbuf, n, ncclFloat, 0, nccl, stream);
+        else ncclRecv(rbuf, n, ncclFloat, 0, nccl, stream);
+        ncclGroupEnd();
+        break;
     case W_PINGPONG: { /* each way synchronized, as a blocking send and receive would be */
         int peer = rank ^ 1;
         if (peer >= size) break;
@@ -219,6 +237,8 @@ static float expected(int w, size_t n, size_t i)
     case W_REDUCE_SCATTER: return (float)(size * (size + 1) / 2);
     case W_ALLGATHER:
     case W_ALLTOALL: return (float)(i / n + 1);
+    case W_GATHER: return rank == 0 ? (float)(i / n + 1) : -1;
+    case W_SCATTER: return 1.0f; /* root 0's inputs */
     case W_ALLTOALLV:
         for (int p = 0; p < size; p++)
             if (i >= (size_t)vcounts[3][p] && i < (size_t)vcounts[3][p] + vcounts[2][p])
@@ -235,7 +255,8 @@ static float expected(int w, size_t n, size_t i)
 static int check_result(int w, size_t n, const char *who)
 {
     if (w == W_BCAST) return 0;
-    size_t m = w == W_ALLGATHER || w == W_ALLTOALL || w == W_ALLTOALLV ? n * size : n;
+    size_t m = w == W_ALLGATHER || w == W_ALLTOALL || w == W_ALLTOALLV || w == W_GATHER ? n * size
+                                                                                        : n;
     float *h = malloc(m * sizeof(float));
     CUDA_OK(cudaMemcpy(h, rbuf, m * sizeof(float), cudaMemcpyDeviceToHost));
     int bad = 0;
@@ -384,7 +405,7 @@ static double used_mib(void)
 int main(int argc, char **argv)
 {
     uint64_t minsize = 8, maxsize = 1 << 30;
-    int iters = 100, warmup = 5, reps = 7, noanchor = 0, do_chaos = 0, mask = (1 << W_COUNT) - 1;
+    int iters = 100, warmup = 5, reps = 7, noanchor = 0, do_chaos = 0, mask = (1 << W_GATHER) - 1;
     int do_p2p = 0;
     const char *csv = NULL, *sizes_arg = NULL;
     for (int i = 1; i < argc; i++) {
@@ -476,7 +497,8 @@ int main(int argc, char **argv)
             size_t n = items_of(w, bytes);
             int it = (int)(bytes > 262144 ? (uint64_t)iters * 262144 / bytes : (uint64_t)iters);
             if (it < 5) it = 5;
-            int spread = w == W_ALLTOALL || w == W_ALLTOALLV || w == W_REDUCE_SCATTER;
+            int spread = w == W_ALLTOALL || w == W_ALLTOALLV || w == W_REDUCE_SCATTER ||
+                         w == W_SCATTER;
             if (w == W_ALLTOALLV) set_vcounts(n);
             fill_inputs(spread ? n * size : n);
             dfc_call(w, n);

@@ -4,7 +4,8 @@
  * one GPU under MPS). The test requires that every peer is reached through the proxy
  * (dfc_gpu_daemon_remote) and that the proxy carried chunks both ways.
  *
- *   -case=sizes  allreduce, reduce, bcast, allgather, alltoall and reduce_scatter_block on
+ *   -case=sizes  allreduce, reduce, bcast, allgather, alltoall, reduce_scatter_block,
+ *                gather and scatter on
  *                int buffers of 0 B to -max= bytes (default 64 MiB): 0, 1, 3, 1025 and
  *                16385 ints, then 4 KiB to -max by 4x, each plus 3 ints (odd tails): fresh
  *                inputs, poisoned outputs, every element checked on the host.
@@ -18,10 +19,9 @@
  * -rails: a job of more daemon processes than DFC_GPU_MAX_LOCAL on simulated nodes of equal
  * size (testlist-mps-nodes), without DFC_GPU_PROXY=force: the daemons must connect by rails
  * (every rank's daemon takes part, some ranks are no peer of this one, the peers on other
- * nodes are behind the proxy), and the proxy must carry chunks, which only the collectives
- * that run in the daemon (the hierarchical ones: reduce, allreduce, bcast from 64 KiB,
- * allgather, reduce_scatter_block) make; the others (alltoall, smaller bcasts) are staged,
- * checked alike.
+ * nodes are behind the proxy), and every call of -case=sizes must run in the daemon (the
+ * proxy carried chunks for it, summed over the job), but a bcast below 64 KiB, which is
+ * staged (the proxy carried none); empty calls move nothing.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -65,16 +65,29 @@ static int val(int r, size_t i, int salt)
     return (int)(((r + 1) * 1009u + i * 7919u + salt) % 100003u);
 }
 
-enum { ALLREDUCE, REDUCE, BCAST, ALLGATHER, ALLTOALL, RSB, NKINDS };
+enum { ALLREDUCE, REDUCE, BCAST, ALLGATHER, ALLTOALL, RSB, GATHER, SCATTER, NKINDS };
 static const char *kname[NKINDS] = {"allreduce", "reduce",   "bcast",
-                                    "allgather", "alltoall", "reduce_scatter_block"};
+                                    "allgather", "alltoall", "reduce_scatter_block",
+                                    "gather",    "scatter"};
+static int rails; /* -rails */
+
+/* The proxy's chunks, both ways, summed over the job (host buffers: the host engine). */
+static long long job_chunks(void)
+{
+    uint64_t out = 0, in = 0;
+    dfc_gpu_daemon_proxy_counts(&out, &in);
+    long long mine = (long long)(out + in), all = 0;
+    DFCT_OK(DFC_Allreduce(&mine, &all, 1, DFC_LONG_LONG, DFC_SUM, DFC_COMM_WORLD));
+    return all;
+}
 
 /* One collective of kind k over n ints per rank (per block for the gathers), checked. */
 static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
 {
-    size_t nin = (k == ALLTOALL || k == RSB) ? n * size : n;
-    size_t nout = (k == ALLGATHER || k == ALLTOALL) ? n * size : n;
+    size_t nin = (k == ALLTOALL || k == RSB || k == SCATTER) ? n * size : n;
+    size_t nout = (k == ALLGATHER || k == ALLTOALL || k == GATHER) ? n * size : n;
     int root = salt % size;
+    long long chunks0 = rails ? job_chunks() : 0;
     for (size_t i = 0; i < nin; i++) hs[i] = val(rank, i, salt);
     put(ds, hs, nin);
     poison(dr, nout);
@@ -89,7 +102,15 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
     if (k == ALLGATHER) DFCT_OK(DFC_Allgather(ds, c, DFC_INT, dr, c, DFC_INT, DFC_COMM_WORLD));
     if (k == ALLTOALL) DFCT_OK(DFC_Alltoall(ds, c, DFC_INT, dr, c, DFC_INT, DFC_COMM_WORLD));
     if (k == RSB) DFCT_OK(DFC_Reduce_scatter_block(ds, dr, c, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
-    if (k == REDUCE && rank != root) return;
+    if (k == GATHER) DFCT_OK(DFC_Gather(ds, c, DFC_INT, dr, c, DFC_INT, root, DFC_COMM_WORLD));
+    if (k == SCATTER) DFCT_OK(DFC_Scatter(ds, c, DFC_INT, dr, c, DFC_INT, root, DFC_COMM_WORLD));
+    if (rails) { /* every call with data runs in the daemon over rails, but a bcast < 64 KiB */
+        long long moved = job_chunks() - chunks0;
+        int daemon = n > 0 && !(k == BCAST && n * sizeof(int) < 65536);
+        DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
+                   kname[k], n, moved);
+    }
+    if ((k == REDUCE || k == GATHER) && rank != root) return;
     get(hr, dr, nout);
     int bad = 0;
     for (size_t i = 0; i < nout && bad < 3; i++) {
@@ -99,8 +120,10 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
             for (int r = 0; r < size; r++) want += val(r, j, salt);
         } else if (k == BCAST) {
             want = val(root, i, salt);
-        } else if (k == ALLGATHER) {
+        } else if (k == ALLGATHER || k == GATHER) {
             want = val((int)(i / (n ? n : 1)), i % (n ? n : 1), salt);
+        } else if (k == SCATTER) { /* block `rank` of the root's input */
+            want = val(root, (size_t)rank * n + i, salt);
         } else { /* alltoall: block r of my output is block `rank` of r's input */
             want = val((int)(i / n), (size_t)rank * n + i % n, salt);
         }
@@ -126,7 +149,8 @@ static void case_sizes(size_t max_bytes)
     for (size_t i = 0; i < nc; i++)
         for (int k = 0; k < NKINDS; k++) {
             size_t n = counts[i];
-            if ((k == ALLTOALL || k == ALLGATHER || k == RSB) && n * size * 4 > max_bytes * 2)
+            if ((k == ALLTOALL || k == ALLGATHER || k == RSB || k == GATHER || k == SCATTER) &&
+                n * size * 4 > max_bytes * 2)
                 n = max_bytes / 4 / size + 3; /* the gathered buffer stays near -max */
             one(k, n, salt++, hs, hr, ds, dr);
         }
@@ -279,7 +303,8 @@ int main(int argc, char **argv)
     DFC_Count launches = 0;
     DFC_Get_gpu_daemon_info(&device, &launches);
     DFCT_CHECK(device >= 0, "the GPU daemon is not running");
-    if (has_flag(argc, argv, "-rails")) check_rails();
+    rails = has_flag(argc, argv, "-rails");
+    if (rails) check_rails();
     else
         for (int r = 0; r < size; r++)
             DFCT_CHECK(r == rank || dfc_gpu_daemon_remote(r), "rank %d is not behind the proxy", r);

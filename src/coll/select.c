@@ -188,6 +188,14 @@ static const char *forced_name(dfc_coll_kind_t kind)
     return cache[kind];
 }
 
+/* Over rails, gather and scatter in the daemon took 1.0-5.6x the staged call's time from 8 B
+ * to 16 MiB on 20 ranks, alltoall 0.9-1.8x (BENCHMARKS.md, stop 26, call U): they ride the
+ * rails only when DFC_<KIND>_ALGORITHM=hierarchical asks for it. */
+static int rails_on_request(dfc_coll_kind_t kind)
+{
+    return kind == DFC_COLL_GATHER || kind == DFC_COLL_SCATTER || kind == DFC_COLL_ALLTOALL;
+}
+
 const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
 {
     /* In the GPU daemon over rails (gpu.c), the hierarchical schedule is the one whose peers
@@ -199,6 +207,10 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     if (a->gpu == DFC_COLL_GPU_RAILS) {
         if (DFC_UNLIKELY(!thr.read)) read_thresholds();
         if (a->kind == DFC_COLL_BCAST && a->count * a->elem < thr.bcast_sag_min) return NULL;
+        if (rails_on_request(a->kind)) {
+            const char *forced = forced_name(a->kind);
+            if (!forced || strcmp(forced, "hierarchical")) return NULL;
+        }
         return find(a->kind, "hierarchical", a);
     }
     const char *forced = forced_name(a->kind);

@@ -133,6 +133,41 @@ static void check_nodes(void)
         {AR, 1 * MIB, 1, 1, "hierarchical"},
         {AR, 1 * MIB, 1, 0, "ring"},
     };
+    /* In the GPU daemon over rails: the hierarchical schedule, but for gather, scatter and
+     * alltoall, which are staged unless forced (NULL), and bcasts below 64 KiB. */
+    static const struct {
+        dfc_coll_kind_t kind;
+        uint64_t bytes;
+        int hierarchical;
+    } rails[] = {{AR, 8, 1},
+                 {AG, 8, 1},
+                 {DFC_COLL_REDUCE, 8, 1},
+                 {DFC_COLL_BCAST, 64 * KIB, 1},
+                 {DFC_COLL_BCAST, 32 * KIB, 0},
+                 {DFC_COLL_GATHER, 1 * MIB, 0},
+                 {DFC_COLL_SCATTER, 1 * MIB, 0},
+                 {DFC_COLL_ALLTOALL, 1 * MIB, 0}};
+    for (size_t i = 0; i < sizeof rails / sizeof rails[0]; i++) {
+        dfc_coll_args_t a = {.kind = rails[i].kind,
+                             .size = 8,
+                             .commutative = 1,
+                             .count = rails[i].bytes / 4,
+                             .elem = 4,
+                             .sbytes = rails[i].bytes,
+                             .rbytes = rails[i].bytes,
+                             .selem = 4,
+                             .relem = 4,
+                             .world = world,
+                             .world_node = even,
+                             .gpu = DFC_COLL_GPU_RAILS};
+        const dfc_coll_algo_t *al = dfc_coll_select(&a);
+        if (rails[i].hierarchical ? !al || strcmp(al->name, "hierarchical") : al != NULL) {
+            fprintf(stderr, "test_coll_select (rails): %s of %llu bytes: %s\n",
+                    dfc_coll_kind_name(rails[i].kind), (unsigned long long)rails[i].bytes,
+                    al ? al->name : "staged");
+            failures++;
+        }
+    }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         dfc_coll_args_t a = {.kind = cases[i].kind,
                              .rank = 0,

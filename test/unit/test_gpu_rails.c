@@ -293,6 +293,12 @@ static void test_translate(void)
 
 int main(void)
 {
+    /* gather, scatter and alltoall ride the rails only when DFC_<KIND>_ALGORITHM forces the
+     * hierarchical schedule (select.c): forced here, so that their schedules' peers are
+     * checked; test_coll_select checks that they stay staged otherwise. */
+    setenv("DFC_GATHER_ALGORITHM", "hierarchical", 1);
+    setenv("DFC_SCATTER_ALGORITHM", "hierarchical", 1);
+    setenv("DFC_ALLTOALL_ALGORITHM", "hierarchical", 1);
     test_choose();
     test_routes();
     test_translate();

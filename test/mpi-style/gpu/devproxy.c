@@ -20,8 +20,9 @@
  * size (testlist-mps-nodes), without DFC_GPU_PROXY=force: the daemons must connect by rails
  * (every rank's daemon takes part, some ranks are no peer of this one, the peers on other
  * nodes are behind the proxy), and every call of -case=sizes must run in the daemon (the
- * proxy carried chunks for it, summed over the job), but a bcast below 64 KiB, which is
- * staged (the proxy carried none); empty calls move nothing.
+ * proxy carried chunks for it, summed over the job), but those staged (the proxy carried
+ * none): a bcast below 64 KiB, and gather, scatter and alltoall unless DFC_<KIND>_ALGORITHM
+ * forces the hierarchical algorithm; empty calls move nothing.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -71,6 +72,14 @@ static const char *kname[NKINDS] = {"allreduce", "reduce",   "bcast",
                                     "gather",    "scatter"};
 static int rails; /* -rails */
 
+/* Whether the environment forces the hierarchical algorithm: gather, scatter and alltoall
+ * ride the rails only then (src/coll/select.c). */
+static int forced_hier(const char *var)
+{
+    const char *v = getenv(var);
+    return v && !strcmp(v, "hierarchical");
+}
+
 /* The proxy's chunks, both ways, summed over the job (host buffers: the host engine). */
 static long long job_chunks(void)
 {
@@ -106,7 +115,10 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
     if (k == SCATTER) DFCT_OK(DFC_Scatter(ds, c, DFC_INT, dr, c, DFC_INT, root, DFC_COMM_WORLD));
     if (rails) { /* every call with data runs in the daemon over rails, but a bcast < 64 KiB */
         long long moved = job_chunks() - chunks0;
-        int daemon = n > 0 && !(k == BCAST && n * sizeof(int) < 65536);
+        int daemon = n > 0 && !(k == BCAST && n * sizeof(int) < 65536) &&
+                     !(k == GATHER && !forced_hier("DFC_GATHER_ALGORITHM")) &&
+                     !(k == SCATTER && !forced_hier("DFC_SCATTER_ALGORITHM")) &&
+                     !(k == ALLTOALL && !forced_hier("DFC_ALLTOALL_ALGORITHM"));
         DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
                    kname[k], n, moved);
     }

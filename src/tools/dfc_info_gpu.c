@@ -258,8 +258,9 @@ static void print_paths(int n, int parsable)
                      "(DFC_GPU_PROXY=force)"
                    : "in the GPU daemon through the host proxy (any collective in jobs of at "
                      "most 16 processes; in larger jobs of equal nodes the hierarchical "
-                     "reduce, allreduce, bcast, allgather and reduce_scatter along rails; else "
-                     "staged)");
+                     "reduce, allreduce, bcast, allgather and reduce_scatter along rails, "
+                     "and gather, scatter and alltoall when DFC_<KIND>_ALGORITHM=hierarchical; "
+                     "else staged)");
     printf("  Device buffers: collectives %s; point-to-point on one node %s\n",
            daemon ? "in the GPU daemon (one GPU per rank, or shared under MPS; else staged)"
                   : "staged through host memory",

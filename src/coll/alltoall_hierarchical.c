@@ -43,7 +43,7 @@ typedef struct a2a_ctx {
 
 /* Phase 1 with local index j of my node n: the blocks I send to (m, j) for every node m go
  * to j (send) or, from j, the blocks j sends to (m, l) arrive (receive). */
-static int node_xfer(const a2a_ctx_t *c, int n, int l, int j, int send)
+static int mates_xfer(const a2a_ctx_t *c, int n, int l, int j, int send)
 {
     int N = c->h->nnodes, L = c->h->nlocal, peer = c->h->ranks[n * L + j];
     for (int m = 0; m < N; m++) {
@@ -59,24 +59,6 @@ static int node_xfer(const a2a_ctx_t *c, int n, int l, int j, int send)
     return DFC_SUCCESS;
 }
 
-/* Phase 2 with (m, l): my package X[m] out (send), or node m's package for me in (receive),
- * cut into the runs of the sending node. */
-static int rail_xfer(const a2a_ctx_t *c, int n, int l, int m, int send)
-{
-    int L = c->h->nlocal, peer = c->h->ranks[m * L + l], from = send ? n : m;
-    for (int k = 0, e; k < L; k = e) {
-        e = dfc_coll_hier_run_end(c->h, from, k);
-        uint64_t len = (uint64_t)(e - k) * c->b;
-        if (send)
-            DFC_TRY(
-                dfc_sched_send(c->s, peer, DFC_BUF_TMP, c->x + (uint64_t)(m * L + k) * c->b, len));
-        else
-            DFC_TRY(dfc_sched_recv(c->s, peer, DFC_BUF_RECV,
-                                   (uint64_t)c->h->ranks[m * L + k] * c->b, len));
-    }
-    return DFC_SUCCESS;
-}
-
 static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
 {
     int N = h->nnodes, L = h->nlocal, n = h->node[a->rank], l = h->local[a->rank];
@@ -88,8 +70,8 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
         DFC_TRY(dfc_sched_copy(s, DFC_BUF_RECV, 0, DFC_BUF_TMP, c.in0, total));
     }
     for (int j = 0; j < L; j++) /* phase 1: receives first */
-        if (j != l) DFC_TRY(node_xfer(&c, n, l, j, 0));
-    for (int i = 1; i < L; i++) DFC_TRY(node_xfer(&c, n, l, dfc_coll_mod(l + i, L), 1));
+        if (j != l) DFC_TRY(mates_xfer(&c, n, l, j, 0));
+    for (int i = 1; i < L; i++) DFC_TRY(mates_xfer(&c, n, l, dfc_coll_mod(l + i, L), 1));
     for (int m = 0; m < N; m++) { /* my own blocks for local index l */
         uint64_t src = c.in0 + (uint64_t)h->ranks[m * L + l] * b;
         if (m == n && !a->in_place)
@@ -98,8 +80,15 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
             DFC_TRY(dfc_sched_copy(s, c.in, src, DFC_BUF_TMP, c.x + (uint64_t)(m * L + l) * b, b));
     }
     DFC_TRY(dfc_sched_fence(s));
-    for (int i = 1; i < N; i++) DFC_TRY(rail_xfer(&c, n, l, dfc_coll_mod(n - i, N), 0));
-    for (int i = 1; i < N; i++) DFC_TRY(rail_xfer(&c, n, l, dfc_coll_mod(n + i, N), 1));
+    for (int i = 1; i < N; i++) { /* phase 2: node m's package for me, in place */
+        int m = dfc_coll_mod(n - i, N);
+        DFC_TRY(dfc_coll_hier_node_xfer(s, h, m, h->ranks[m * L + l], 0, DFC_BUF_RECV, 0, 1, b));
+    }
+    for (int i = 1; i < N; i++) { /* my package X[m] for (m, l) */
+        int m = dfc_coll_mod(n + i, N);
+        DFC_TRY(dfc_coll_hier_node_xfer(s, h, n, h->ranks[m * L + l], 1, DFC_BUF_TMP,
+                                        c.x + (uint64_t)m * L * b, 0, b));
+    }
     return dfc_sched_fence(s);
 }
 

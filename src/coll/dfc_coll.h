@@ -248,6 +248,11 @@ int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *ki
  * index e's communicator rank does not follow e-1's (e = L at the end). Blocks placed by
  * rank are adjacent along a run, so a run moves as one message. */
 int dfc_coll_hier_run_end(const dfc_hier_layout_t *h, int n, int l);
+/* Sends (send != 0) or receives node n's blocks of b bytes to or from peer, one transfer per
+ * run: placed by rank (block of rank p at p * b in buf, by_rank) or packed in local order
+ * (block of local index k at base + k * b). Both sides walk the same runs, so they match. */
+int dfc_coll_hier_node_xfer(dfc_sched_t *s, const dfc_hier_layout_t *h, int n, int peer, int send,
+                            int buf, uint64_t base, int by_rank, uint64_t b);
 /* x mod k in 0 .. k-1, also for negative x (ring and tree positions). */
 static inline int dfc_coll_mod(int x, int k) { return ((x % k) + k) % k; }
 /* Appends the steps of `sub`, a schedule built for a group of the communicator (its peer k

@@ -30,19 +30,6 @@ int dfc_coll_gather_hierarchical_usable(const dfc_coll_args_t *a)
     return a->kind == DFC_COLL_GATHER && dfc_coll_hier_nodes(a) > 0;
 }
 
-/* Root: receives node m's runs from its leader into RECV, each block at rank * b. */
-static int recv_node(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, int m, uint64_t b,
-                     dfc_sched_t *s)
-{
-    int L = h->nlocal, leader = h->ranks[m * L + h->local[a->root]];
-    for (int k = 0, e; k < L; k = e) {
-        e = dfc_coll_hier_run_end(h, m, k);
-        DFC_TRY(dfc_sched_recv(s, leader, DFC_BUF_RECV, (uint64_t)h->ranks[m * L + k] * b,
-                               (uint64_t)(e - k) * b));
-    }
-    return DFC_SUCCESS;
-}
-
 static int build_root(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
 {
     int L = h->nlocal, N = h->nnodes, nr = h->node[a->root];
@@ -53,7 +40,10 @@ static int build_root(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_
         int p = h->ranks[nr * L + k];
         if (p != a->root) DFC_TRY(dfc_sched_recv(s, p, DFC_BUF_RECV, (uint64_t)p * b, b));
     }
-    for (int i = 1; i < N; i++) DFC_TRY(recv_node(a, h, dfc_coll_mod(nr + i, N), b, s));
+    for (int i = 1; i < N; i++) { /* every other node's blocks from its leader, in place */
+        int m = dfc_coll_mod(nr + i, N), leader = h->ranks[m * L + h->local[a->root]];
+        DFC_TRY(dfc_coll_hier_node_xfer(s, h, m, leader, 0, DFC_BUF_RECV, 0, 1, b));
+    }
     return dfc_sched_fence(s);
 }
 
@@ -72,10 +62,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
         if (k != l) DFC_TRY(dfc_sched_recv(s, h->ranks[n * L + k], DFC_BUF_TMP, pkg + k * b, b));
     DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_TMP, pkg + (uint64_t)l * b, b));
     DFC_TRY(dfc_sched_fence(s));
-    for (int k = 0, e; k < L; k = e) { /* phase 2: the runs to the root */
-        e = dfc_coll_hier_run_end(h, n, k);
-        DFC_TRY(dfc_sched_send(s, a->root, DFC_BUF_TMP, pkg + k * b, (uint64_t)(e - k) * b));
-    }
+    DFC_TRY(dfc_coll_hier_node_xfer(s, h, n, a->root, 1, DFC_BUF_TMP, pkg, 0, b)); /* phase 2 */
     return dfc_sched_fence(s);
 }
 

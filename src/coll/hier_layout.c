@@ -67,6 +67,19 @@ int dfc_coll_hier_run_end(const dfc_hier_layout_t *h, int n, int l)
     return e;
 }
 
+int dfc_coll_hier_node_xfer(dfc_sched_t *s, const dfc_hier_layout_t *h, int n, int peer, int send,
+                            int buf, uint64_t base, int by_rank, uint64_t b)
+{
+    for (int k = 0, e; k < h->nlocal; k = e) {
+        e = dfc_coll_hier_run_end(h, n, k);
+        uint64_t off = by_rank ? (uint64_t)h->ranks[n * h->nlocal + k] * b : base + k * b;
+        uint64_t len = (uint64_t)(e - k) * b;
+        DFC_TRY(send ? dfc_sched_send(s, peer, buf, off, len)
+                     : dfc_sched_recv(s, peer, buf, off, len));
+    }
+    return DFC_SUCCESS;
+}
+
 int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *kind, int moves,
                         dfc_hier_build_fn build)
 {

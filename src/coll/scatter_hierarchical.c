@@ -28,19 +28,6 @@ int dfc_coll_scatter_hierarchical_usable(const dfc_coll_args_t *a)
     return a->kind == DFC_COLL_SCATTER && dfc_coll_hier_nodes(a) > 0;
 }
 
-/* Root: sends node m's runs from SEND (block of rank p at p * b) to its leader. */
-static int send_node(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, int m, uint64_t b,
-                     dfc_sched_t *s)
-{
-    int L = h->nlocal, leader = h->ranks[m * L + h->local[a->root]];
-    for (int k = 0, e; k < L; k = e) {
-        e = dfc_coll_hier_run_end(h, m, k);
-        DFC_TRY(dfc_sched_send(s, leader, DFC_BUF_SEND, (uint64_t)h->ranks[m * L + k] * b,
-                               (uint64_t)(e - k) * b));
-    }
-    return DFC_SUCCESS;
-}
-
 static int build_root(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
 {
     int L = h->nlocal, N = h->nnodes, nr = h->node[a->root];
@@ -49,7 +36,10 @@ static int build_root(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_
         int p = h->ranks[nr * L + k];
         if (p != a->root) DFC_TRY(dfc_sched_send(s, p, DFC_BUF_SEND, (uint64_t)p * b, b));
     }
-    for (int i = 1; i < N; i++) DFC_TRY(send_node(a, h, dfc_coll_mod(nr + i, N), b, s));
+    for (int i = 1; i < N; i++) { /* every other node's blocks to its leader */
+        int m = dfc_coll_mod(nr + i, N), leader = h->ranks[m * L + h->local[a->root]];
+        DFC_TRY(dfc_coll_hier_node_xfer(s, h, m, leader, 1, DFC_BUF_SEND, 0, 1, b));
+    }
     if (!a->in_place)
         DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, (uint64_t)a->root * b, DFC_BUF_RECV, 0, b));
     return dfc_sched_fence(s);
@@ -66,10 +56,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
         return dfc_sched_fence(s);
     }
     uint64_t pkg = dfc_sched_tmp(s, (uint64_t)L * b); /* a leader: the node's blocks */
-    for (int k = 0, e; k < L; k = e) {
-        e = dfc_coll_hier_run_end(h, n, k);
-        DFC_TRY(dfc_sched_recv(s, a->root, DFC_BUF_TMP, pkg + k * b, (uint64_t)(e - k) * b));
-    }
+    DFC_TRY(dfc_coll_hier_node_xfer(s, h, n, a->root, 0, DFC_BUF_TMP, pkg, 0, b));
     DFC_TRY(dfc_sched_fence(s));
     for (int k = 0; k < L; k++) /* phase 2: hand them out */
         if (k != l) DFC_TRY(dfc_sched_send(s, h->ranks[n * L + k], DFC_BUF_TMP, pkg + k * b, b));

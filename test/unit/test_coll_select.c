@@ -105,12 +105,30 @@ static const sel_case_t moved[] = {
     {AG, 1000, 16, 1, 1, "bruck"},
 };
 
+static const int world[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+static const int even[8] = {0, 1, 2, 3, 0, 1, 2, 3}, uneven[8] = {0, 0, 0, 1, 1, 1, 2, 2};
+
+/* Rank 0's arguments of a call of `bytes` (ints) on 8 ranks placed on the nodes `node`. */
+static dfc_coll_args_t on_nodes(dfc_coll_kind_t kind, uint64_t bytes, int commutative,
+                                const int *node)
+{
+    return (dfc_coll_args_t){.kind = kind,
+                             .size = 8,
+                             .commutative = commutative,
+                             .count = bytes / 4,
+                             .elem = 4,
+                             .sbytes = bytes,
+                             .rbytes = bytes,
+                             .selem = 4,
+                             .relem = 4,
+                             .world = world,
+                             .world_node = node};
+}
+
 /* The hierarchical algorithms on 8 ranks over 4 nodes (rank r on node r mod 4), and not on
  * nodes of unequal counts (3, 3 and 2 ranks). */
 static void check_nodes(void)
 {
-    static const int world[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-    static const int even[8] = {0, 1, 2, 3, 0, 1, 2, 3}, uneven[8] = {0, 0, 0, 1, 1, 1, 2, 2};
     static const struct {
         dfc_coll_kind_t kind;
         uint64_t bytes; /* bcast, allreduce: the message; allgather: one block;
@@ -148,18 +166,8 @@ static void check_nodes(void)
                  {DFC_COLL_SCATTER, 1 * MIB, 0},
                  {DFC_COLL_ALLTOALL, 1 * MIB, 0}};
     for (size_t i = 0; i < sizeof rails / sizeof rails[0]; i++) {
-        dfc_coll_args_t a = {.kind = rails[i].kind,
-                             .size = 8,
-                             .commutative = 1,
-                             .count = rails[i].bytes / 4,
-                             .elem = 4,
-                             .sbytes = rails[i].bytes,
-                             .rbytes = rails[i].bytes,
-                             .selem = 4,
-                             .relem = 4,
-                             .world = world,
-                             .world_node = even,
-                             .gpu = DFC_COLL_GPU_RAILS};
+        dfc_coll_args_t a = on_nodes(rails[i].kind, rails[i].bytes, 1, even);
+        a.gpu = DFC_COLL_GPU_RAILS;
         const dfc_coll_algo_t *al = dfc_coll_select(&a);
         if (rails[i].hierarchical ? !al || strcmp(al->name, "hierarchical") : al != NULL) {
             fprintf(stderr, "test_coll_select (rails): %s of %llu bytes: %s\n",
@@ -169,18 +177,8 @@ static void check_nodes(void)
         }
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        dfc_coll_args_t a = {.kind = cases[i].kind,
-                             .rank = 0,
-                             .size = 8,
-                             .commutative = cases[i].commutative,
-                             .count = cases[i].bytes / 4,
-                             .elem = 4,
-                             .sbytes = cases[i].bytes,
-                             .rbytes = cases[i].bytes,
-                             .selem = 4,
-                             .relem = 4,
-                             .world = world,
-                             .world_node = cases[i].even ? even : uneven};
+        dfc_coll_args_t a = on_nodes(cases[i].kind, cases[i].bytes, cases[i].commutative,
+                                     cases[i].even ? even : uneven);
         const dfc_coll_algo_t *al = dfc_coll_select(&a);
         const char *got = al ? al->name : "(none)";
         if (strcmp(got, cases[i].want)) {

@@ -712,11 +712,6 @@ typedef struct dfc_stage_ops {
                         size_t height, void *stream);
     /* *done = 1 once the copies recorded before e are done; NULL: event_sync stands in */
     int (*event_query)(void *e, int *done);
-    /* A small copy between a device buffer and pinned memory from host_alloc, made and
-     * waited for without the copy engine and ordered after no stream, so for point-to-point
-     * only, whose buffers must be ready at the call (dfc(7)); DFC_ERR_UNSUPPORTED_OPERATION,
-     * nothing copied: the caller takes the copy engine. NULL: never. */
-    int (*small_copy)(void *dst, const void *src, size_t bytes);
 } dfc_stage_ops_t;
 extern const dfc_stage_ops_t *dfc_stage_ops;
 /* Finalizes the pool, then uses `ops` (NULL: CUDA's) from now on. For tests. */
@@ -742,9 +737,6 @@ void dfc_stage_get_stats(dfc_stage_stats_t *out);
 
 /* A pinned buffer of at least `bytes` from the pool, and giving it back. */
 int dfc_stage_buf_get(size_t bytes, dfc_stage_buf_t **out);
-/* n bytes of host memory into device memory dev for a point-to-point receive: through a
- * pinned buffer and the small-copy op where it takes them, else a synchronous copy. */
-int dfc_stage_land(void *dev, const void *host, size_t n);
 void dfc_stage_buf_put(dfc_stage_buf_t *b);
 
 /* A copy context: a stream per direction (0: device to host, 1: host to device) and

@@ -435,7 +435,7 @@ static void land(dfc_req_t *r, uint64_t off, const void *src, uint64_t n)
         memcpy((char *)r->rbuf + off, src, n);
         return;
     }
-    int rc = dfc_stage_land((char *)r->rbuf + off, src, n);
+    int rc = dfc_gpu_copy((char *)r->rbuf + off, src, n);
     if (rc && !r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
 }
 

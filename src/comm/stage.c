@@ -353,33 +353,6 @@ static int pack_all(dfc_req_t *r, int dir)
     return rc;
 }
 
-/* A point-to-point shadow's copy by the small-copy op (dfc_stage_ops_t): 1 when it made it.
- * Collectives keep the copy engine: their stream is ordered after the legacy default stream,
- * as dfc(7) promises for collective input; point-to-point buffers must be ready at the call. */
-static int small_copied(const dfc_req_t *r, const dfc_stage_t *st, int dir)
-{
-    if (r->kind == DFC_REQ_COLL || !dfc_stage_ops->small_copy) return 0;
-    return dfc_stage_ops->small_copy(dir == IN ? st->host : st->dev, dir == IN ? st->dev : st->host,
-                                     st->bytes) == DFC_SUCCESS;
-}
-
-/* Larger pieces go straight to cudaMemcpy: the small-copy kernel takes at most
- * DFC_GPU_KCOPY_MAX (64 KiB by default), and a copy into the pinned buffer would be wasted. */
-#define LAND_SMALL_MAX 65536
-
-int dfc_stage_land(void *dev, const void *host, size_t n)
-{
-    dfc_stage_buf_t *b;
-    if (dfc_stage_ops->small_copy && n <= LAND_SMALL_MAX &&
-        dfc_stage_buf_get(n, &b) == DFC_SUCCESS) {
-        memcpy(b->p, host, n);
-        int rc = dfc_stage_ops->small_copy(dev, b->p, n);
-        dfc_stage_buf_put(b);
-        if (rc == DFC_SUCCESS) return DFC_SUCCESS;
-    }
-    return dfc_gpu_copy(dev, host, n);
-}
-
 /* Issues the request's copies in one direction together on one stream, then waits once. */
 static int copy_all(dfc_req_t *r, int dir)
 {
@@ -387,7 +360,6 @@ static int copy_all(dfc_req_t *r, int dir)
     for (int i = 0; i < r->nstages; i++)
         if (!r->stages[i].dt) any |= dir == IN ? r->stages[i].copy_in : r->stages[i].copy_out;
     if (!any) return DFC_SUCCESS;
-    if (r->nstages == 1 && small_copied(r, &r->stages[0], dir)) return DFC_SUCCESS;
     dfc_stage_ctx_t *x;
     int rc = dfc_stage_ctx_get(&x), rc2;
     if (rc) return rc;

@@ -26,7 +26,7 @@ static const dfc_stage_ops_t cuda_ops = {cuda_is_device,         dfc_gpu_host_al
                                          dfc_gpu_event_destroy,  dfc_gpu_copy_async,
                                          dfc_gpu_event_record,   dfc_gpu_event_sync,
                                          dfc_gpu_stream_sync,    dfc_gpu_copy2d_async,
-                                         dfc_gpu_event_query,    dfc_gpu_kcopy_pinned};
+                                         dfc_gpu_event_query};
 const dfc_stage_ops_t *dfc_stage_ops = &cuda_ops;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

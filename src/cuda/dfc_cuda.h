@@ -106,14 +106,6 @@ void dfc_gpu_kcopy_params(void); /* reads DFC_GPU_KCOPY_MAX and DFC_GPU_KCOPY_LI
  * copy engine instead: too large, disabled, no kernel, another device, the ring full. */
 int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *ticket);
 int dfc_gpu_kcopy_test(uint64_t ticket);
-/* A small copy between device memory of the kernel's device and pinned host memory (from
- * cudaHostAlloc, which unified addressing maps into every device at the same address), one
- * side each, made by the kernel and waited for: the staging of small point-to-point messages
- * (stage.c), where the copy engine's copy and stream synchronization cost 6.6-7.5 us and the
- * kernel's about 4 (BENCHMARKS.md). Not ordered after any stream. Returns
- * DFC_ERR_UNSUPPORTED_OPERATION, nothing recorded and nothing copied, when the copy engine
- * must make it (as dfc_gpu_kcopy_start, or both sides device or host memory). */
-int dfc_gpu_kcopy_pinned(void *dst, const void *src, size_t bytes);
 /* Stops the kernel and frees the ring (at finalize; the next copy sets it up again). */
 void dfc_gpu_kcopy_finalize(void);
 /* Kernel launches so far (tests, dfc_info). */

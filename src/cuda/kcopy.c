@@ -1,8 +1,7 @@
 /*
  * kcopy.c - small device copies by a resident kernel instead of the copy engine (the ring and
  * its protocol: kcopy_abi.h). Device point-to-point on one node uses it for the direct copy
- * out of a peer's buffer (cuda/ipc.c) of up to DFC_GPU_KCOPY_MAX bytes, and staged
- * point-to-point for its copies to and from pinned memory (dfc_gpu_kcopy_pinned): the copy engine's
+ * out of a peer's buffer (cuda/ipc.c) of up to DFC_GPU_KCOPY_MAX bytes: the copy engine's
  * cudaMemcpyAsync, event record and event queries cost 11-15 us under MPS whatever the size,
  * the kernel's copy a read of the ring across PCIe and a completion write. Neither is ordered
  * after the receiving program's streams (the copy engine's stream is non-blocking too).
@@ -40,9 +39,8 @@ static struct {
 void dfc_gpu_kcopy_params(void)
 {
     long m = dfc_env_long("DFC_GPU_KCOPY_MAX", 65536,
-                          "direct device point-to-point copies, and staged point-to-point "
-                          "copies to and from pinned memory, up to this many bytes are made by a "
-                          "resident kernel instead of the copy engine (0: never)");
+                          "direct device point-to-point copies up to this many bytes are made "
+                          "by a resident kernel instead of the copy engine (0: never)");
     kc.max = m < 0 ? 0 : m > DFC_KCOPY_MAX_BYTES ? DFC_KCOPY_MAX_BYTES : (size_t)m;
     long us = dfc_env_long("DFC_GPU_KCOPY_LINGER_US", 200,
                            "the small-copy kernel exits after this long without a copy");
@@ -142,21 +140,6 @@ int dfc_gpu_kcopy_test(uint64_t ticket)
     }
     pthread_mutex_unlock(&kc.lock);
     return ring_done() >= ticket ? 1 : alive ? 0 : -1;
-}
-
-int dfc_gpu_kcopy_pinned(void *dst, const void *src, size_t bytes)
-{
-    uint64_t t = 0;
-    if (!bytes) return DFC_SUCCESS;
-    if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION;
-    pthread_mutex_lock(&kc.lock);
-    int dd = kc.device_of(dst), sd = kc.device_of(src);
-    if ((dd < 0) != (sd < 0) && usable(dd >= 0 ? dd : sd) && bytes <= kc.max)
-        t = post(dst, src, bytes);
-    pthread_mutex_unlock(&kc.lock);
-    int k = t ? 0 : -1;
-    while (!k) k = dfc_gpu_kcopy_test(t); /* a few microseconds: the kernel is resident */
-    return k == 1 ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION;
 }
 
 unsigned long dfc_gpu_kcopy_launches(void) { return kc.launches; }

@@ -80,11 +80,8 @@ int dfc_gpu_host_alloc(size_t bytes, void **out)
     int rc = ready(__func__);
     if (rc) return rc;
     *out = NULL;
-    /* Mapped: the small-copy kernel reads and writes it (kcopy.c, dfc_gpu_kcopy_pinned), at
-     * the host's address under unified addressing. */
     return check(__func__, "cudaHostAlloc of pinned staging memory",
-                 fn.cudaHostAlloc(out, bytes ? bytes : 1,
-                                  cudaHostAllocPortable | cudaHostAllocMapped));
+                 fn.cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable));
 }
 
 void dfc_gpu_host_free(void *p)

@@ -6,8 +6,7 @@
  * query after the record), or its stream is synchronized. So a buffer read before its copy
  * was waited for, or reused while a copy out of it was in flight, shows up as wrong data.
  * Pinned "host" buffers start filled with 0xee. Counters: live buffers, streams, events
- * (leaks), copies issued; fail_copy_at and fail_alloc_at make one call fail. fake_small
- * adds the small-copy op (immediate, up to 4 KiB, counted in small_copies).
+ * (leaks), copies issued; fail_copy_at and fail_alloc_at make one call fail.
  * Static definitions in a header: each unit test is one translation unit.
  */
 #ifndef DFC_TEST_FAKE_STAGE_OPS_H
@@ -146,13 +145,11 @@ static int f_stream_sync(void *stream)
     run_to(s, s->nq);
     return DFC_SUCCESS;
 }
-static const dfc_stage_ops_t fake = {f_is_device,      f_host_alloc,
-                                     f_host_free,      f_stream_create,
-                                     f_stream_destroy, f_event_create,
-                                     f_event_destroy,  f_copy_async,
-                                     f_event_record,   f_event_sync,
-                                     f_stream_sync,    NULL /* rows */,
-                                     f_event_query,    NULL /* small */};
+static const dfc_stage_ops_t fake = {f_is_device,     f_host_alloc,     f_host_free,
+                                     f_stream_create, f_stream_destroy, f_event_create,
+                                     f_event_destroy, f_copy_async,     f_event_record,
+                                     f_event_sync,    f_stream_sync,    NULL /* rows */,
+                                     f_event_query};
 /* cudaMemcpy2DAsync: deferred like the others, one row per queued copy; counted. */
 static long copies2d;
 static int f_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -167,27 +164,10 @@ static int f_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spit
     }
     return DFC_SUCCESS;
 }
-static const dfc_stage_ops_t fake2d = {f_is_device,      f_host_alloc,
-                                       f_host_free,      f_stream_create,
-                                       f_stream_destroy, f_event_create,
-                                       f_event_destroy,  f_copy_async,
-                                       f_event_record,   f_event_sync,
-                                       f_stream_sync,    f_copy2d_async,
-                                       f_event_query,    NULL /* small */};
-/* The small-copy kernel (dfc_gpu_kcopy_pinned): at once, one side device memory and the
- * other host memory, up to 4 KiB; counted. */
-static long small_copies;
-static int f_small_copy(void *dst, const void *src, size_t n)
-{
-    if (n > 4096 || f_is_device(dst) == f_is_device(src)) return DFC_ERR_UNSUPPORTED_OPERATION;
-    memcpy(dst, src, n);
-    small_copies++;
-    return DFC_SUCCESS;
-}
-static const dfc_stage_ops_t fake_small = {f_is_device,     f_host_alloc,     f_host_free,
-                                           f_stream_create, f_stream_destroy, f_event_create,
-                                           f_event_destroy, f_copy_async,     f_event_record,
-                                           f_event_sync,    f_stream_sync,    NULL /* rows */,
-                                           f_event_query,   f_small_copy};
+static const dfc_stage_ops_t fake2d = {f_is_device,     f_host_alloc,     f_host_free,
+                                       f_stream_create, f_stream_destroy, f_event_create,
+                                       f_event_destroy, f_copy_async,     f_event_record,
+                                       f_event_sync,    f_stream_sync,    f_copy2d_async,
+                                       f_event_query};
 
 #endif /* DFC_TEST_FAKE_STAGE_OPS_H */

@@ -10,8 +10,7 @@
  * around them checked untouched; four threads at once; a kernel that does not run yet (the
  * ring fills, the overflow is refused, then everything completes in order); a launch that
  * fails (a copy is refused, an outstanding ticket reports -1); a size above the limit, a host
- * destination and DFC_GPU_KCOPY_MAX=0 refused; copies between "device" and pinned host memory
- * (dfc_gpu_kcopy_pinned) both ways, waited for.
+ * destination and DFC_GPU_KCOPY_MAX=0 refused.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -186,33 +185,6 @@ static void case_launch_fails(void)
     dfc_gpu_kcopy_finalize();
 }
 
-/* dfc_gpu_kcopy_pinned: device to host and host to device, waited for, data and guards
- * checked; both sides host memory, both device memory, or too large: refused. */
-static void case_pinned(void)
-{
-    static unsigned char host[4096 + 32];
-    unsigned char *dev = dev_pool + 9 * SLOT;
-    static const size_t sizes[] = {0, 1, 13, 4096};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        size_t n = sizes[i];
-        for (int dir = 0; dir < 2; dir++) {
-            unsigned char *src = dir ? host + 16 : dev + 16, *dst = dir ? dev + 16 : host + 16;
-            fill(src, n);
-            memset(dst - 16, 0xa5, n + 32);
-            CHECK(dfc_gpu_kcopy_pinned(dst, src, n) == DFC_SUCCESS && !memcmp(dst, src, n),
-                  "%s, %zu bytes: not copied", dir ? "host to device" : "device to host", n);
-            for (size_t g = 0; g < 16; g++)
-                CHECK(dst[-16 + (long)g] == 0xa5 && dst[n + g] == 0xa5, "guard, %zu bytes", n);
-        }
-    }
-    CHECK(dfc_gpu_kcopy_pinned(host, host + 64, 8) == DFC_ERR_UNSUPPORTED_OPERATION,
-          "a host-to-host copy was taken");
-    CHECK(dfc_gpu_kcopy_pinned(dev, dev + 64, 8) == DFC_ERR_UNSUPPORTED_OPERATION,
-          "a device-to-device copy was taken as pinned");
-    CHECK(dfc_gpu_kcopy_pinned(host, dev, 65537) == DFC_ERR_UNSUPPORTED_OPERATION,
-          "a pinned copy above DFC_GPU_KCOPY_MAX was taken");
-}
-
 int main(void)
 {
     alarm(300); /* a ticket that is never served (no relaunch) hangs: fail instead */
@@ -232,7 +204,6 @@ int main(void)
     for (size_t n = 0; n <= 4096; n += n < 64 ? 1 : 61) one_copy(n, 5);
     for (size_t n = 4097; n <= 65536; n += 4093) one_copy(n, 5);
     one_copy(65536, 5);
-    case_pinned();
     case_threads();
     case_full_ring();
     case_launch_fails();

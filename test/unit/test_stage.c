@@ -18,7 +18,6 @@
  *     failing: the error comes back with a message naming the chunk and the direction, and
  *     nothing is left in use or in flight;
  *   - request shadows (dfc_req_stage, _in, _out, unstage) on device and host buffers;
- *   - small point-to-point shadows and receives by the small-copy op, collectives not;
  *   - non-contiguous datatypes on device buffers (test_dev_types).
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
  */
@@ -425,57 +424,6 @@ static void test_requests(void)
     printf("ok: request shadows (stage, in, out, a failing copy, unstage)\n");
 }
 
-/* The small-copy op (the resident kernel's copies): a point-to-point request's shadow of at
- * most its 4 KiB is copied by it both ways, without the copy engine; larger ones and
- * collectives' shadows (ordered after the legacy stream) by the copy engine; a receive's
- * landing (dfc_stage_land) through a pinned buffer and the op; data checked. */
-static void test_small_copies(void)
-{
-    dfc_stage_set_ops(&fake_small);
-    static const struct {
-        size_t n;
-        int kind, small;
-    } cases[] = {{1, DFC_REQ_SEND, 1},    {13, DFC_REQ_SEND, 1}, {4096, DFC_REQ_SEND, 1},
-                 {4097, DFC_REQ_SEND, 0}, {13, DFC_REQ_COLL, 0}, {4096, DFC_REQ_COLL, 0}};
-    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-        size_t n = cases[ci].n;
-        unsigned char *d = dev_alloc(n);
-        for (size_t i = 0; i < n; i++) d[i] = src_byte(i);
-        dfc_req_t r;
-        memset(&r, 0, sizeof r);
-        r.kind = cases[ci].kind;
-        void *use;
-        long s0 = small_copies, c0 = copies;
-        CHECK(!dfc_req_stage(&r, d, n, 1, 1, &use) && !dfc_req_stage_in(&r) && !memcmp(use, d, n),
-              "%zu bytes, kind %d: staged in wrong", n, r.kind);
-        for (size_t i = 0; i < n; i++) ((unsigned char *)use)[i] = out_byte(i);
-        CHECK(!dfc_req_stage_out(&r), "stage out");
-        for (size_t i = 0; i < n; i++)
-            if (d[i] != out_byte(i)) {
-                CHECK(0, "%zu bytes, kind %d: byte %zu was not copied out", n, r.kind, i);
-                break;
-            }
-        long want = cases[ci].small ? 2 : 0;
-        CHECK(small_copies - s0 == want && (copies - c0 == 0) == cases[ci].small,
-              "%zu bytes, kind %d: %ld small copies, %ld by the copy engine", n, r.kind,
-              small_copies - s0, copies - c0);
-        dfc_req_unstage(&r);
-        unsigned char host[4096];
-        for (size_t i = 0; i < n && n <= sizeof host; i++) host[i] = (unsigned char)(i * 7 + 1);
-        if (n <= sizeof host) {
-            s0 = small_copies;
-            CHECK(!dfc_stage_land(d, host, n) && !memcmp(d, host, n) && small_copies == s0 + 1,
-                  "%zu bytes landed wrong, or not by the small copy", n);
-        }
-        dev_free(d);
-    }
-    dfc_stage_stats_t st;
-    dfc_stage_get_stats(&st);
-    CHECK(st.in_use == 0 && st.ctx_in_use == 0, "small copies left buffers in use");
-    dfc_stage_set_ops(&fake);
-    printf("ok: small point-to-point copies by the small-copy op, collectives by the engine\n");
-}
-
 /* Non-contiguous datatypes on device buffers (stage.c, stage_dtype.c): a request's packed
  * shadow holds exactly what dfc_dtype_pack makes of the device data (through the runs, or
  * the span when the runs are many), and its copy out writes the type map and nothing else
@@ -568,7 +516,6 @@ int main(void)
     test_pool();
     test_errors();
     test_requests();
-    test_small_copies();
     test_dev_types();
     dfc_stage_set_ops(NULL);
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);

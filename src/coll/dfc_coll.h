@@ -467,8 +467,9 @@ enum dfc_coll_gpu { DFC_COLL_GPU_DAEMON = 1, DFC_COLL_GPU_RAILS = 2 };
 int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
                           const dfc_op_t *op);
 /* The rails part of eligible, given the job's table (dfc_gpu_daemon_rails: each world rank's
- * rail, -1 where its daemon does not take part) and a's world and world_node; for tests. */
-int dfc_coll_gpu_rails_route(const dfc_coll_args_t *a, const int *rail);
+ * rail, -1 where its daemon does not take part), its ring (dfc_gpu_daemon_ring: N, or 0 when
+ * whole rails connect) and a's world and world_node; for tests. */
+int dfc_coll_gpu_rails_route(const dfc_coll_args_t *a, const int *rail, int ring);
 int dfc_coll_gpu_prepare(dfc_coll_t *c);
 int dfc_coll_gpu_start(dfc_coll_t *c);
 int dfc_coll_gpu_pass(void);       /* submissions, completions, kernel relaunch */

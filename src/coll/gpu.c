@@ -5,7 +5,8 @@
  * A collective runs in the daemon when every rank of its communicator is one of the daemon's
  * peers (dfc_gpu_daemon_index: on this node, or on another through the host proxy, issue 15)
  * - or, in a job larger than the daemon's peer tables, when its hierarchical schedule talks
- * only to node mates and rail peers (dfc_gpu_daemon_rails) -, its buffers are device memory,
+ * only to node mates and rail peers (dfc_gpu_daemon_rails; on a ring of nodes only to the
+ * neighbours, dfc_gpu_daemon_ring) -, its buffers are device memory,
  * and its reduction
  * (if any) is one the kernel computes: builtin arithmetic, logical and bitwise operations
  * on 32- and 64-bit integers, float, double, bfloat16 and float16. These conditions hold
@@ -68,44 +69,63 @@ static int gpu_op_of(const dfc_op_t *op)
     return -1;
 }
 
-/* Rails: whether every pair of members is connected (on one node, or on one rail). Every
- * rank judges every pair alike, where "every member is my peer" would differ from rank to
- * rank (a rank's rail peer on another node may be on no rail of its node mates). */
-static int rails_all_linked(const dfc_coll_args_t *a, const int *rail)
+/* Rails: whether the daemons of world ranks u and v connect each other: node mates, or one
+ * rail (ring: N > 0, and nodes next to each other on the ring of N; daemon_plan.h). */
+static int rails_linked(const dfc_coll_args_t *a, const int *rail, int ring, int u, int v)
+{
+    int nu = a->world_node[u], nv = a->world_node[v];
+    return nu == nv || (rail[u] == rail[v] && (!ring || dfc_gpu_ring_adjacent(nu, nv, ring)));
+}
+
+/* Rails: whether every pair of members is connected. Every rank judges every pair alike, where
+ * "every member is my peer" would differ from rank to rank (a rank's rail peer on another
+ * node may be on no rail of its node mates). */
+static int rails_all_linked(const dfc_coll_args_t *a, const int *rail, int ring)
 {
     if (a->size > DFC_GPU_MAX_LOCAL) return 0;
     for (int u = 0; u < a->size; u++)
-        for (int v = u + 1; v < a->size; v++) {
-            int wu = a->world[u], wv = a->world[v];
-            if (a->world_node[wu] != a->world_node[wv] && rail[wu] != rail[wv]) return 0;
-        }
+        for (int v = u + 1; v < a->size; v++)
+            if (!rails_linked(a, rail, ring, a->world[u], a->world[v])) return 0;
     return 1;
+}
+
+/* Ring: the kinds whose hierarchical schedules cross nodes only in a ring of the nodes. */
+static int ring_kind(dfc_coll_kind_t k)
+{
+    return k == DFC_COLL_ALLREDUCE || k == DFC_COLL_ALLGATHER || k == DFC_COLL_ALLGATHERV ||
+           k == DFC_COLL_REDUCE_SCATTER || k == DFC_COLL_REDUCE_SCATTER_BLOCK;
 }
 
 /* Rails: whether the call's hierarchical algorithm talks along them only: the members lie on
  * N >= 2 nodes of L >= 2 each (hier_layout.c), and the members of each local index of the
  * communicator share one rail of the job (the schedule's steps across nodes join them; its
- * steps inside a node join node mates, always connected). */
-static int rails_reach(const dfc_coll_args_t *a, const int *rail)
+ * steps inside a node join node mates, always connected). On a ring, only the kinds whose
+ * steps across nodes go round the communicator's nodes in order, and only when each of its
+ * nodes is the job's ring neighbour of the next. */
+static int rails_reach(const dfc_coll_args_t *a, const int *rail, int ring)
 {
     dfc_hier_layout_t h;
+    if (ring && !ring_kind(a->kind)) return 0;
     if (!dfc_coll_hier_layout(a, &h)) return 0;
-    int ok = 1;
-    for (int j = 0; j < h.nlocal && ok; j++)
-        for (int n = 1; n < h.nnodes && ok; n++)
-            ok = rail[a->world[h.ranks[n * h.nlocal + j]]] == rail[a->world[h.ranks[j]]];
+    int ok = 1, L = h.nlocal, N = h.nnodes;
+    for (int j = 0; j < L && ok; j++)
+        for (int n = 1; n < N && ok; n++)
+            ok = rail[a->world[h.ranks[n * L + j]]] == rail[a->world[h.ranks[j]]];
+    for (int n = 0; n < N && ok && ring; n++) /* node n's rank of local index 0, and n + 1's */
+        ok = rails_linked(a, rail, ring, a->world[h.ranks[n * L]],
+                          a->world[h.ranks[dfc_coll_mod(n + 1, N) * L]]);
     dfc_coll_hier_layout_free(&h);
     dfc_coll_args_t t = *a;
     t.gpu = DFC_COLL_GPU_RAILS;
     return ok && dfc_coll_select(&t) != NULL; /* the kind has a usable hierarchical one */
 }
 
-int dfc_coll_gpu_rails_route(const dfc_coll_args_t *a, const int *rail)
+int dfc_coll_gpu_rails_route(const dfc_coll_args_t *a, const int *rail, int ring)
 {
     for (int r = 0; r < a->size; r++)
         if (rail[a->world[r]] < 0) return 0; /* a member's daemon does not take part */
-    if (rails_all_linked(a, rail)) return DFC_COLL_GPU_DAEMON;
-    return rails_reach(a, rail) ? DFC_COLL_GPU_RAILS : 0;
+    if (rails_all_linked(a, rail, ring)) return DFC_COLL_GPU_DAEMON;
+    return rails_reach(a, rail, ring) ? DFC_COLL_GPU_RAILS : 0;
 }
 
 int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
@@ -114,7 +134,7 @@ int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_coll_args_t *a, cons
     int elem;
     if (op && (gpu_type_of(dt, &elem) < 0 || gpu_op_of(op) < 0)) return 0;
     const int *rail = dfc_gpu_daemon_rails();
-    if (rail) return dfc_coll_gpu_rails_route(a, rail);
+    if (rail) return dfc_coll_gpu_rails_route(a, rail, dfc_gpu_daemon_ring());
     if (comm->size > DFC_GPU_MAX_LOCAL) return 0; /* not by rails: this daemon's peers decide */
     for (int r = 0; r < comm->size; r++)
         if (dfc_gpu_daemon_index(comm->world[r]) < 0) return 0;

@@ -65,6 +65,7 @@ static struct {
     int *index_of;    /* world rank -> daemon index, or -1 */
     int *local_world; /* daemon index -> world rank */
     int peers;        /* which processes the daemon connects: enum dfc_gpu_peers */
+    int nnodes;       /* nodes of the job (the ring of RING) */
     int *rail;        /* world rank -> its local index on its node (daemon_plan.h) */
     int *rail_part;   /* RAILS: world rank -> its rail if its daemon takes part, else -1
                        * (every rank's verdict, so that all decide alike, gpu.c) */
@@ -223,18 +224,19 @@ void dfc_gpu_daemon_publish(int world_rank, int world_size, const int *node_of)
         return;
     }
     /* The daemon's peers (daemon_plan.h, dfc_gpu_choose_peers): this node's processes; with
-     * the proxy (issue 15) every process of a job of at most DFC_GPU_MAX_LOCAL, or this node's
-     * and this rail's in a larger job of equal nodes. The same choice on every process: the
-     * parameter and the node map are the job's. */
-    d.peers = dfc_gpu_choose_peers(world_size, node_of, prm.proxy != DFC_GPU_PROXY_OFF, d.rail);
+     * the proxy (issue 15) every process of a job of at most DFC_GPU_PEERS_MAX, or this node's
+     * and this rail's (or its rail's ring neighbours') in a larger job of equal nodes. The same
+     * choice on every process: the parameters and the node map are the job's. */
+    d.peers = dfc_gpu_choose_peers(world_size, node_of, prm.proxy != DFC_GPU_PROXY_OFF,
+                                   (int)prm.peers_max, d.rail, &d.nnodes);
     d.node_of = node_of;
     d.nnode = 0;
     for (int r = 0; r < world_size; r++) {
         d.index_of[r] = -1;
         d.nnode += node_of[r] == node_of[world_rank];
     }
-    d.nlocal = dfc_gpu_peer_table(d.peers, world_size, node_of, d.rail, world_rank, d.local_world,
-                                  DFC_GPU_MAX_LOCAL, &d.me);
+    d.nlocal = dfc_gpu_peer_table(d.peers, world_size, node_of, d.rail, d.nnodes, world_rank,
+                                  d.local_world, DFC_GPU_MAX_LOCAL, &d.me);
     int rc = d.nlocal > DFC_GPU_MAX_LOCAL
                  ? DFC_ERR(DFC_ERR_OTHER, "%d processes to connect (this node's%s), more than %d",
                            d.nlocal, d.peers == DFC_GPU_PEERS_NODE ? "" : " and others",
@@ -331,15 +333,13 @@ static void judge_peers(daemon_record_t *recs)
     }
 }
 
-/* RAILS: the verdict of every process of the job, not only of the peers, so that every
+/* RAILS and RING: the verdict of every process of the job, not only of the peers, so that every
  * process can tell whether a communicator's hierarchical schedule reaches only daemons that
  * take part (dfc_gpu_daemon_rails). Nodes (numbered densely from 0 by the comm layer) hold L
  * processes each; node k's local index j is at pos[k * L + j]. */
 static void judge_job(daemon_record_t *peer_recs)
 {
-    int w = d.world_size, nnodes = 0;
-    for (int r = 0; r < w; r++) nnodes += d.rail[r] == 0;
-    int L = w / nnodes;
+    int w = d.world_size, L = w / d.nnodes;
     daemon_record_t *recs = calloc((size_t)w, sizeof *recs);
     const daemon_record_t **pos = calloc((size_t)w, sizeof *pos);
     d.rail_part = calloc((size_t)w, sizeof(int));
@@ -365,7 +365,7 @@ void dfc_gpu_daemon_connect(void)
 {
     if (!d.ok) return;
     daemon_record_t recs[DFC_GPU_MAX_LOCAL];
-    if (d.peers == DFC_GPU_PEERS_RAILS) judge_job(recs);
+    if (d.peers == DFC_GPU_PEERS_RAILS || d.peers == DFC_GPU_PEERS_RING) judge_job(recs);
     else judge_peers(recs);
     if (d.index_of[d.local_world[d.me]] < 0) {
         DFC_LOG(DFC_LOG_INFO, "gpu",
@@ -419,6 +419,8 @@ int dfc_gpu_daemon_index(int world_rank)
 }
 
 const int *dfc_gpu_daemon_rails(void) { return d.ok ? d.rail_part : NULL; }
+
+int dfc_gpu_daemon_ring(void) { return d.ok && d.peers == DFC_GPU_PEERS_RING ? d.nnodes : 0; }
 
 int dfc_gpu_daemon_device(void) { return d.ok ? d.rec.device : -1; }
 
@@ -838,6 +840,7 @@ int dfc_gpu_daemon_index(int world_rank)
     return -1;
 }
 const int *dfc_gpu_daemon_rails(void) { return NULL; }
+int dfc_gpu_daemon_ring(void) { return 0; }
 int dfc_gpu_daemon_device(void) { return -1; }
 int dfc_gpu_daemon_remote(int world_rank)
 {

@@ -77,41 +77,57 @@ static inline void dfc_gpu_number_transfers(dfc_step_t *steps, int n, int nranks
     }
 }
 
-/* Which processes a daemon connects (issue 15). NODE: the processes of its node. JOB (the
- * host proxy on, at most DFC_GPU_MAX_LOCAL processes): every process of the job. RAILS (the
- * proxy on, a larger job whose N nodes hold L processes each, L + N - 1 at most
- * DFC_GPU_MAX_LOCAL): the processes of its node and those of its rail, the processes with its
- * local index on the other nodes; these are all that the hierarchical algorithms talk to
- * (inside a node, then across nodes among equal local indices). Pure and deterministic, so
- * every process of the job computes the same for everyone: rail[r] is r's local index (its
- * position among its node's processes in world-rank order) whatever the mode. */
-enum dfc_gpu_peers { DFC_GPU_PEERS_NODE, DFC_GPU_PEERS_JOB, DFC_GPU_PEERS_RAILS };
+/* Which processes a daemon connects (issue 15), with at most `cap` (<= DFC_GPU_MAX_LOCAL, its
+ * peer tables; DFC_GPU_PEERS_MAX lowers it for tests) in its table, itself included. NODE: the
+ * processes of its node. JOB (the host proxy on, at most cap processes): every process of the
+ * job. In a larger job whose N nodes hold L processes each, the processes of its node and of
+ * its rail, the processes with its local index on the other nodes: all of the rail (RAILS,
+ * L + N - 1 <= cap), or its rail neighbours on the ring of the nodes, nodes n - 1 and n + 1
+ * mod N (RING, L >= 2 and L + 2 <= cap: any number of nodes). The hierarchical algorithms talk inside a
+ * node and across nodes among equal local indices, and those whose steps across nodes are a
+ * ring of the nodes (allreduce, allgather, reduce_scatter) talk to the rail neighbours only.
+ * Nodes are numbered densely from 0 (the comm layer's node map), and that numbering is the
+ * ring. Pure and deterministic, so every process of the job computes the same for everyone:
+ * rail[r] is r's local index (its position among its node's processes in world-rank order)
+ * whatever the mode; *nnodes the number of nodes. */
+enum dfc_gpu_peers {
+    DFC_GPU_PEERS_NODE,
+    DFC_GPU_PEERS_JOB,
+    DFC_GPU_PEERS_RAILS,
+    DFC_GPU_PEERS_RING
+};
 
-static inline int dfc_gpu_choose_peers(int world_size, const int *node_of, int proxy, int *rail)
+static inline int dfc_gpu_choose_peers(int world_size, const int *node_of, int proxy, int cap,
+                                       int *rail, int *nnodes)
 {
-    int nnodes = 0, mode = DFC_GPU_PEERS_NODE;
+    int mode = DFC_GPU_PEERS_NODE;
     int *seen = (int *)calloc((size_t)world_size, sizeof(int)); /* node ids are < world_size */
+    *nnodes = 0;
     for (int r = 0; r < world_size; r++) {
         if (seen) rail[r] = seen[node_of[r]]++;
         else /* no memory: the same numbers, slowly */
             for (int q = rail[r] = 0; q < r; q++) rail[r] += node_of[q] == node_of[r];
-        nnodes += rail[r] == 0;
+        *nnodes += rail[r] == 0;
     }
     free(seen);
     if (!proxy) return mode;
-    if (world_size <= DFC_GPU_MAX_LOCAL) return DFC_GPU_PEERS_JOB;
-    int per_node = world_size / nnodes, regular = world_size % nnodes == 0;
+    if (world_size <= cap) return DFC_GPU_PEERS_JOB;
+    int per_node = world_size / *nnodes, regular = world_size % *nnodes == 0;
     for (int r = 0; r < world_size && regular; r++) /* every node has local index per_node - 1 */
         regular = rail[r] < per_node;
-    if (regular && per_node + nnodes - 1 <= DFC_GPU_MAX_LOCAL) mode = DFC_GPU_PEERS_RAILS;
+    if (regular && per_node + *nnodes - 1 <= cap) mode = DFC_GPU_PEERS_RAILS;
+    else if (regular && per_node >= 2 && per_node + 2 <= cap) mode = DFC_GPU_PEERS_RING;
     return mode;
 }
 
 /* Whether the daemons of world ranks u and v connect each other in `mode` (symmetric). */
-static inline int dfc_gpu_peers_linked(int mode, const int *node_of, const int *rail, int u, int v)
+static inline int dfc_gpu_peers_linked(int mode, const int *node_of, const int *rail, int nnodes,
+                                       int u, int v)
 {
-    return mode == DFC_GPU_PEERS_JOB || node_of[u] == node_of[v] ||
-           (mode == DFC_GPU_PEERS_RAILS && rail[u] == rail[v]);
+    if (mode == DFC_GPU_PEERS_JOB || node_of[u] == node_of[v]) return 1;
+    if (mode == DFC_GPU_PEERS_RING)
+        return rail[u] == rail[v] && dfc_gpu_ring_adjacent(node_of[u], node_of[v], nnodes);
+    return mode == DFC_GPU_PEERS_RAILS && rail[u] == rail[v];
 }
 
 /* The daemon table of world rank w (daemon index -> world rank) in `mode`: its node's
@@ -121,13 +137,13 @@ static inline int dfc_gpu_peers_linked(int mode, const int *node_of, const int *
  * peers' pair regions are per pair: their indices need not agree.) Writes at most `max`
  * entries; returns the table's length (more than max: too many peers) and w's index in *me. */
 static inline int dfc_gpu_peer_table(int mode, int world_size, const int *node_of, const int *rail,
-                                     int w, int *table, int max, int *me)
+                                     int nnodes, int w, int *table, int max, int *me)
 {
     int n = 0;
     for (int mates = 1; mates >= 0; mates--)
         for (int r = 0; r < world_size; r++) {
             if ((node_of[r] == node_of[w]) != mates ||
-                !dfc_gpu_peers_linked(mode, node_of, rail, w, r))
+                !dfc_gpu_peers_linked(mode, node_of, rail, nnodes, w, r))
                 continue;
             if (r == w) *me = n;
             if (n < max) table[n] = r;

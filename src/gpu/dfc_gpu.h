@@ -38,6 +38,16 @@ int dfc_gpu_daemon_index(int world_rank);
  * when its daemon takes part, else -1; the same table on every process. NULL when the
  * daemons do not connect by rails (then dfc_gpu_daemon_index alone decides). */
 const int *dfc_gpu_daemon_rails(void);
+/* Rails on a ring (daemon_plan.h, RING): the number of nodes N when each daemon connects only
+ * the rail peers on nodes n - 1 and n + 1 mod N (node numbers as dfc_node_of's); 0 when it
+ * connects its whole rail, or no rail. */
+int dfc_gpu_daemon_ring(void);
+/* Whether nodes a and b (of nnodes, numbered densely) are neighbours on the ring of nodes. */
+static inline int dfc_gpu_ring_adjacent(int a, int b, int nnodes)
+{
+    int d = ((a - b) % nnodes + nnodes) % nnodes;
+    return d == 1 || d == nnodes - 1;
+}
 /* The device this process's daemon runs on, or -1. */
 int dfc_gpu_daemon_device(void);
 /* 1 when the daemon reaches world rank r through the host proxy (another node, or

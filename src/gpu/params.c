@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "gpu/dfc_gpu.h"
 #include "gpu/params.h"
 #include "util/dfc_util.h"
 
@@ -72,9 +73,16 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
     const char *proxy = dfc_env_str(
         "DFC_GPU_PROXY", "auto",
         "auto: the GPU daemon reaches peers on other nodes through a host proxy (mapped host "
-        "memory and the host transport) when the job has at most 16 daemon processes; force: "
+        "memory and the host transport): every process of a job of at most 16, its rail or its "
+        "rail's ring neighbours in a larger job of equal nodes; force: "
         "every other process counts as remote, also on this node (testing); off: device "
         "collectives with a member on another node are staged through host memory");
+    p.peers_max = dfc_env_long(
+        "DFC_GPU_PEERS_MAX", DFC_GPU_MAX_LOCAL,
+        "testing: the most processes a GPU daemon connects, itself included (2 to 16, the size "
+        "of its peer tables), so that rail and ring jobs can be made of few processes; the same "
+        "on every process");
+    if (p.peers_max < 2 || p.peers_max > DFC_GPU_MAX_LOCAL) p.peers_max = DFC_GPU_MAX_LOCAL;
     p.proxy = !strcmp(proxy, "off")     ? DFC_GPU_PROXY_OFF
               : !strcmp(proxy, "force") ? DFC_GPU_PROXY_FORCE
                                         : DFC_GPU_PROXY_AUTO;

@@ -47,16 +47,16 @@ static void place(int w, int nodes, int how, int *node_of)
 
 /* u's daemon table: every linked process once, u's node mates first at their local
  * indices (so that each is at the same index in every table of the node). */
-static void check_table(int c, int mode, int w, const int *node_of, const int *rail, int u,
-                        int links)
+static void check_table(int c, int mode, int w, const int *node_of, const int *rail, int nnodes,
+                        int u, int links)
 {
     int table[DFC_GPU_MAX_LOCAL], me = -1, seen[MAXW] = {0};
-    int n = dfc_gpu_peer_table(mode, w, node_of, rail, u, table, DFC_GPU_MAX_LOCAL, &me);
+    int n = dfc_gpu_peer_table(mode, w, node_of, rail, nnodes, u, table, DFC_GPU_MAX_LOCAL, &me);
     CHECK(n == links, "case %d: %d's table has %d entries for %d links", c, u, n, links);
     CHECK(me >= 0 && me < n && table[me] == u, "case %d: %d is not at its own index", c, u);
     for (int i = 0; i < n && i < DFC_GPU_MAX_LOCAL; i++) {
         int v = table[i];
-        CHECK(!seen[v]++ && dfc_gpu_peers_linked(mode, node_of, rail, u, v),
+        CHECK(!seen[v]++ && dfc_gpu_peers_linked(mode, node_of, rail, nnodes, u, v),
               "case %d: %d's table lists %d twice or unlinked", c, u, v);
         if (node_of[v] == node_of[u])
             CHECK(i == rail[v], "case %d: node mate %d at index %d of %d's table, not %d", c, v, i,
@@ -66,23 +66,38 @@ static void check_table(int c, int mode, int w, const int *node_of, const int *r
 
 static void test_choose(void)
 {
+    enum { M = DFC_GPU_MAX_LOCAL };
     static const struct {
-        int w, nodes, how, proxy, mode;
+        int w, nodes, how, proxy, cap, mode;
     } cases[] = {
-        {8, 1, BLOCKED, 1, DFC_GPU_PEERS_JOB},        {16, 2, ROUND_ROBIN, 1, DFC_GPU_PEERS_JOB},
-        {16, 2, BLOCKED, 0, DFC_GPU_PEERS_NODE},      {20, 4, BLOCKED, 1, DFC_GPU_PEERS_RAILS},
-        {20, 4, ROUND_ROBIN, 1, DFC_GPU_PEERS_RAILS}, {24, 3, BLOCKED, 1, DFC_GPU_PEERS_RAILS},
-        {64, 8, BLOCKED, 1, DFC_GPU_PEERS_RAILS},     {64, 8, ROUND_ROBIN, 0, DFC_GPU_PEERS_NODE},
-        {80, 10, BLOCKED, 1, DFC_GPU_PEERS_NODE}, /* 8 + 10 - 1 = 17 links */
-        {72, 8, BLOCKED, 1, DFC_GPU_PEERS_RAILS}, /* 9 + 8 - 1 = 16 */
-        {18, 4, UNEVEN, 1, DFC_GPU_PEERS_NODE},       {200, 25, BLOCKED, 1, DFC_GPU_PEERS_NODE},
-        {17, 17, BLOCKED, 1, DFC_GPU_PEERS_NODE}, /* L = 1: 17 links */
+        {8, 1, BLOCKED, 1, M, DFC_GPU_PEERS_JOB},
+        {16, 2, ROUND_ROBIN, 1, M, DFC_GPU_PEERS_JOB},
+        {16, 2, BLOCKED, 0, M, DFC_GPU_PEERS_NODE},
+        {20, 4, BLOCKED, 1, M, DFC_GPU_PEERS_RAILS},
+        {20, 4, ROUND_ROBIN, 1, M, DFC_GPU_PEERS_RAILS},
+        {24, 3, BLOCKED, 1, M, DFC_GPU_PEERS_RAILS},
+        {64, 8, BLOCKED, 1, M, DFC_GPU_PEERS_RAILS},
+        {64, 8, ROUND_ROBIN, 0, M, DFC_GPU_PEERS_NODE},
+        {80, 10, BLOCKED, 1, M, DFC_GPU_PEERS_RING}, /* 8 + 10 - 1 = 17 links: a ring, 10 */
+        {72, 8, BLOCKED, 1, M, DFC_GPU_PEERS_RAILS}, /* 9 + 8 - 1 = 16 */
+        {18, 4, UNEVEN, 1, M, DFC_GPU_PEERS_NODE},
+        {200, 25, BLOCKED, 1, M, DFC_GPU_PEERS_RING},
+        {17, 17, BLOCKED, 1, M, DFC_GPU_PEERS_NODE},      /* L = 1: 17 links, a ring of 3 */
+        {200, 14, ROUND_ROBIN, 1, M, DFC_GPU_PEERS_NODE}, /* uneven: 15 and 14 per node */
+        {196, 14, ROUND_ROBIN, 1, M, DFC_GPU_PEERS_RING}, /* 14 + 2 = 16 */
+        {20, 4, BLOCKED, 1, 8, DFC_GPU_PEERS_RAILS},      /* DFC_GPU_PEERS_MAX=8 */
+        {20, 4, ROUND_ROBIN, 1, 7, DFC_GPU_PEERS_RING},   /* 5 + 2 = 7 */
+        {20, 4, BLOCKED, 1, 6, DFC_GPU_PEERS_NODE},
+        {6, 3, BLOCKED, 1, 6, DFC_GPU_PEERS_JOB},
+        {9, 3, BLOCKED, 1, 5, DFC_GPU_PEERS_RAILS}, /* 3 + 3 - 1 = 5: the ring of 3 is the rail */
     };
     int before = failures, n = (int)(sizeof cases / sizeof cases[0]);
     for (int c = 0; c < n; c++) {
         int w = cases[c].w, node_of[MAXW], rail[MAXW];
         place(w, cases[c].nodes, cases[c].how, node_of);
-        int mode = dfc_gpu_choose_peers(w, node_of, cases[c].proxy, rail);
+        int nnodes = 0;
+        int mode = dfc_gpu_choose_peers(w, node_of, cases[c].proxy, cases[c].cap, rail, &nnodes);
+        CHECK(nnodes == cases[c].nodes, "case %d: %d nodes counted", c, nnodes);
         CHECK(mode == cases[c].mode, "case %d (%d processes): mode %d, expected %d", c, w, mode,
               cases[c].mode);
         for (int u = 0; u < w; u++) {
@@ -91,16 +106,20 @@ static void test_choose(void)
             CHECK(rail[u] == expect, "case %d: rail of %d is %d, expected %d", c, u, rail[u],
                   expect);
             for (int v = 0; v < w; v++) {
-                int l = dfc_gpu_peers_linked(mode, node_of, rail, u, v);
+                int l = dfc_gpu_peers_linked(mode, node_of, rail, nnodes, u, v);
                 links += l;
-                CHECK(l == dfc_gpu_peers_linked(mode, node_of, rail, v, u),
+                CHECK(l == dfc_gpu_peers_linked(mode, node_of, rail, nnodes, v, u),
                       "case %d: %d -> %d linked one way only", c, u, v);
                 if (node_of[u] == node_of[v])
                     CHECK(l, "case %d: node mates %d, %d unlinked", c, u, v);
+                else if (mode == DFC_GPU_PEERS_RING) /* the rail's ring neighbours only */
+                    CHECK(l == (rail[u] == rail[v] &&
+                                dfc_gpu_ring_adjacent(node_of[u], node_of[v], nnodes)),
+                          "case %d: %d -> %d linked %d on the ring", c, u, v, l);
             }
-            CHECK(links <= DFC_GPU_MAX_LOCAL, "case %d: process %d links %d processes", c, u,
-                  links);
-            check_table(c, mode, w, node_of, rail, u, links);
+            CHECK(links <= cases[c].cap || mode == DFC_GPU_PEERS_NODE,
+                  "case %d: process %d links %d processes", c, u, links);
+            check_table(c, mode, w, node_of, rail, nnodes, u, links);
         }
     }
     printf("%s: peer choice of %d placements\n", failures > before ? "FAIL" : "ok", n);
@@ -132,9 +151,17 @@ static dfc_coll_args_t call_args(int kind, int size, const int *world, const int
     return a;
 }
 
+/* Whether world ranks u and v are linked by rails (ring: N, or 0 for whole rails), as
+ * dfc_gpu_peers_linked says of RAILS and RING jobs. */
+static int linked(const dfc_coll_args_t *a, const int *rail, int ring, int u, int v)
+{
+    int mode = ring ? DFC_GPU_PEERS_RING : DFC_GPU_PEERS_RAILS;
+    return dfc_gpu_peers_linked(mode, a->world_node, rail, ring, u, v);
+}
+
 /* Every rank's schedule of a rails call: each transfer to a linked process, within the
  * daemon's step limit. Returns the transfers checked. */
-static int check_schedules(const char *what, dfc_coll_args_t a, const int *rail)
+static int check_schedules(const char *what, dfc_coll_args_t a, const int *rail, int ring)
 {
     int transfers = 0;
     a.gpu = DFC_COLL_GPU_RAILS;
@@ -154,7 +181,7 @@ static int check_schedules(const char *what, dfc_coll_args_t a, const int *rail)
             if (!dfc_gpu_is_transfer(&s.steps[i])) continue;
             int u = a.world[r], v = a.world[s.steps[i].peer];
             transfers++;
-            CHECK(a.world_node[u] == a.world_node[v] || rail[u] == rail[v],
+            CHECK(linked(&a, rail, ring, u, v),
                   "%s (%s): rank %d (world %d) talks to world %d, not linked", what, al->name, r, u,
                   v);
         }
@@ -163,13 +190,11 @@ static int check_schedules(const char *what, dfc_coll_args_t a, const int *rail)
     return transfers;
 }
 
-static int all_linked(const dfc_coll_args_t *a, const int *rail)
+static int all_linked(const dfc_coll_args_t *a, const int *rail, int ring)
 {
     for (int u = 0; u < a->size; u++)
         for (int v = 0; v < a->size; v++)
-            if (a->world_node[a->world[u]] != a->world_node[a->world[v]] &&
-                rail[a->world[u]] != rail[a->world[v]])
-                return 0;
+            if (!linked(a, rail, ring, a->world[u], a->world[v])) return 0;
     return 1;
 }
 
@@ -193,34 +218,37 @@ static int make_comm(int which, int w, const int *node_of, const int *rail, int 
     return n;
 }
 
-enum { RAILS_KINDS = 10 }; /* the first 10 kinds of test_routes have a hierarchical schedule */
+/* The first 10 kinds of test_routes have a hierarchical schedule, the first 5 one that
+ * crosses nodes in a ring of them (allreduce, allgather(v), reduce_scatter(_block)). */
+enum { RAILS_KINDS = 10, RING_KINDS = 5 };
 
 static void test_routes(void)
 {
-    static const int kinds[] = {DFC_COLL_ALLREDUCE,
-                                DFC_COLL_BCAST,
-                                DFC_COLL_ALLGATHER,
-                                DFC_COLL_ALLGATHERV,
-                                DFC_COLL_REDUCE_SCATTER_BLOCK,
-                                DFC_COLL_REDUCE_SCATTER,
-                                DFC_COLL_REDUCE,
-                                DFC_COLL_ALLTOALL,
-                                DFC_COLL_GATHER,
-                                DFC_COLL_SCATTER,
-                                DFC_COLL_BARRIER,
-                                DFC_COLL_GATHERV,
+    static const int kinds[] = {DFC_COLL_ALLREDUCE,      DFC_COLL_ALLGATHER,
+                                DFC_COLL_ALLGATHERV,     DFC_COLL_REDUCE_SCATTER_BLOCK,
+                                DFC_COLL_REDUCE_SCATTER, DFC_COLL_BCAST,
+                                DFC_COLL_REDUCE,         DFC_COLL_ALLTOALL,
+                                DFC_COLL_GATHER,         DFC_COLL_SCATTER,
+                                DFC_COLL_BARRIER,        DFC_COLL_GATHERV,
                                 DFC_COLL_ALLTOALLV};
     static const struct {
-        int w, nodes, how;
-    } jobs[] = {{20, 4, BLOCKED}, {20, 4, ROUND_ROBIN}, {24, 3, BLOCKED}, {64, 8, BLOCKED}};
-    int before = failures, calls = 0, rails = 0, daemon = 0, transfers = 0;
+        int w, nodes, how, cap, mode;
+    } jobs[] = {{20, 4, BLOCKED, 16, DFC_GPU_PEERS_RAILS},
+                {20, 4, ROUND_ROBIN, 16, DFC_GPU_PEERS_RAILS},
+                {24, 3, BLOCKED, 16, DFC_GPU_PEERS_RAILS},
+                {64, 8, BLOCKED, 16, DFC_GPU_PEERS_RAILS},
+                {20, 4, ROUND_ROBIN, 7, DFC_GPU_PEERS_RING},
+                {80, 10, BLOCKED, 16, DFC_GPU_PEERS_RING},
+                {128, 16, ROUND_ROBIN, 16, DFC_GPU_PEERS_RING}};
+    int before = failures, calls = 0, rails = 0, ring_rails = 0, daemon = 0, transfers = 0;
     for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++)
         for (int out = -1; out < 2; out++) /* -1: every daemon takes part; else one is out */
             for (int which = 0; which < NCOMMS; which++) {
-                int w = jobs[j].w, node_of[MAXW], rail[MAXW], world[MAXW], counts[MAXW];
+                int w = jobs[j].w, node_of[MAXW], rail[MAXW], world[MAXW], counts[MAXW], nn;
                 place(w, jobs[j].nodes, jobs[j].how, node_of);
-                CHECK(dfc_gpu_choose_peers(w, node_of, 1, rail) == DFC_GPU_PEERS_RAILS,
-                      "job %zu is not a rail job", j);
+                CHECK(dfc_gpu_choose_peers(w, node_of, 1, jobs[j].cap, rail, &nn) == jobs[j].mode,
+                      "job %zu is not a rail or ring job", j);
+                int ring = jobs[j].mode == DFC_GPU_PEERS_RING ? nn : 0;
                 if (out >= 0) rail[out == 0 ? 0 : w / 2 + 1] = -1;
                 int n = make_comm(which, w, node_of, rail, world);
                 for (int r = 0; r < n; r++) counts[r] = (int)(rnd64() % 5);
@@ -231,12 +259,12 @@ static void test_routes(void)
                                  which, out, kinds[k], (unsigned long long)count);
                         dfc_coll_args_t a = call_args(kinds[k], n, world, node_of, counts, count,
                                                       (int)(count % n));
-                        int route = dfc_coll_gpu_rails_route(&a, rail);
+                        int route = dfc_coll_gpu_rails_route(&a, rail, ring);
                         /* below DFC_BCAST_SCATTER_ALLGATHER_MIN (64 KiB) a bcast is staged */
                         int small_bcast = kinds[k] == DFC_COLL_BCAST && count * 4 < 65536;
                         for (int r = 1; r < n; r += 3) { /* the caller's rank plays no part */
                             a.rank = r;
-                            CHECK(dfc_coll_gpu_rails_route(&a, rail) == route,
+                            CHECK(dfc_coll_gpu_rails_route(&a, rail, ring) == route,
                                   "%s: rank %d decides otherwise", what, r);
                         }
                         int member_out = 0;
@@ -247,24 +275,29 @@ static void test_routes(void)
                             CHECK(route != DFC_COLL_GPU_RAILS, "%s: off the rails", what);
                         if (route == DFC_COLL_GPU_DAEMON) {
                             daemon++;
-                            CHECK(all_linked(&a, rail), "%s: daemon but not all linked", what);
+                            CHECK(all_linked(&a, rail, ring), "%s: daemon but not all linked",
+                                  what);
                         } else if (route == DFC_COLL_GPU_RAILS) {
                             rails++;
                             CHECK(k < RAILS_KINDS, "%s: a kind without a hierarchical schedule",
                                   what);
-                            transfers += check_schedules(what, a, rail);
-                        } else if (!member_out && (which == 4 || which == 5 ||
-                                                   (k < RAILS_KINDS && which < 2 && !small_bcast)))
+                            CHECK(!ring || k < RING_KINDS, "%s: not a ring kind on a ring", what);
+                            ring_rails += ring != 0;
+                            transfers += check_schedules(what, a, rail, ring);
+                        } else if (!member_out && (which == 4 || (which == 5 && !ring) ||
+                                                   (k < (ring ? RING_KINDS : RAILS_KINDS) &&
+                                                    which < 2 && !small_bcast)))
                             FAIL("%s: kept off the GPU", what);
                         if (small_bcast && which < 4)
                             CHECK(route != DFC_COLL_GPU_RAILS, "%s: a small bcast on the rails",
                                   what);
                     }
             }
-    CHECK(rails > 0 && daemon > 0, "rails %d, daemon %d: a case never ran", rails, daemon);
-    printf("%s: %d calls routed (%d on the rails, %d transfers checked; %d on all-linked "
-           "communicators)\n",
-           failures > before ? "FAIL" : "ok", calls, rails, transfers, daemon);
+    CHECK(rails > 0 && daemon > 0 && ring_rails > 0,
+          "rails %d (ring %d), daemon %d: a case never ran", rails, ring_rails, daemon);
+    printf("%s: %d calls routed (%d on the rails, %d of them on rings, %d transfers checked; %d "
+           "on all-linked communicators)\n",
+           failures > before ? "FAIL" : "ok", calls, rails, ring_rails, transfers, daemon);
 }
 
 static void test_translate(void)

@@ -22,7 +22,9 @@
  * nodes are behind the proxy), and every call of -case=sizes must run in the daemon (the
  * proxy carried chunks for it, summed over the job), but those staged (the proxy carried
  * none): a bcast below 64 KiB, and gather, scatter and alltoall unless DFC_<KIND>_ALGORITHM
- * forces the hierarchical algorithm; empty calls move nothing.
+ * forces the hierarchical algorithm; empty calls move nothing. -ring (with -rails, and
+ * DFC_GPU_PEERS_MAX small enough): the daemons connect only their rail's neighbours on the
+ * ring of the nodes, and only allreduce, allgather and reduce_scatter_block run there.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -71,6 +73,7 @@ static const char *kname[NKINDS] = {"allreduce", "reduce",   "bcast",
                                     "allgather", "alltoall", "reduce_scatter_block",
                                     "gather",    "scatter"};
 static int rails; /* -rails */
+static int ring;  /* -ring: the daemons connect their rail's ring neighbours only */
 
 /* Whether the environment forces the hierarchical algorithm: gather, scatter and alltoall
  * ride the rails only then (src/coll/select.c). */
@@ -119,6 +122,7 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
                      !(k == GATHER && !forced_hier("DFC_GATHER_ALGORITHM")) &&
                      !(k == SCATTER && !forced_hier("DFC_SCATTER_ALGORITHM")) &&
                      !(k == ALLTOALL && !forced_hier("DFC_ALLTOALL_ALGORITHM"));
+        if (ring) daemon = n > 0 && (k == ALLREDUCE || k == ALLGATHER || k == RSB);
         DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
                    kname[k], n, moved);
     }
@@ -297,6 +301,9 @@ static void check_rails(void)
         if (r != rank && dfc_gpu_daemon_remote(r))
             DFCT_CHECK(rail[r] == rail[rank], "rank %d is behind the proxy off my rail", r);
     }
+    DFCT_CHECK(ring ? dfc_gpu_daemon_ring() > 2 : !dfc_gpu_daemon_ring(),
+               "the daemons %s a ring of %d nodes", ring ? "do not connect by" : "connect by",
+               dfc_gpu_daemon_ring());
     DFCT_CHECK(strangers > 0 && remote > 0,
                "%d ranks outside the peer tables, %d behind the proxy: not a rail job", strangers,
                remote);
@@ -316,6 +323,7 @@ int main(int argc, char **argv)
     DFC_Get_gpu_daemon_info(&device, &launches);
     DFCT_CHECK(device >= 0, "the GPU daemon is not running");
     rails = has_flag(argc, argv, "-rails");
+    ring = has_flag(argc, argv, "-ring");
     if (rails) check_rails();
     else
         for (int r = 0; r < size; r++)

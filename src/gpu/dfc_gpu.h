@@ -29,7 +29,8 @@ void dfc_gpu_daemon_connect(void);
 void dfc_gpu_daemon_finalize(void);
 /* The daemon index (position among the daemon's peers, daemon_plan.h: the processes of this
  * node; with the host proxy every process of a job of at most DFC_GPU_MAX_LOCAL, or in a
- * larger job of equal nodes this node's and this rail's) of world rank r, or -1 when
+ * larger job of equal nodes this node's and this rail's, or its rail's ring neighbours') of
+ * world rank r, or -1 when
  * collectives with r cannot run in the daemon: no daemon here or there, another node not
  * connected, or a GPU shared by several processes without MPS. */
 int dfc_gpu_daemon_index(int world_rank);

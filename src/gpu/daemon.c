@@ -67,7 +67,7 @@ static struct {
     int peers;        /* which processes the daemon connects: enum dfc_gpu_peers */
     int nnodes;       /* nodes of the job (the ring of RING) */
     int *rail;        /* world rank -> its local index on its node (daemon_plan.h) */
-    int *rail_part;   /* RAILS: world rank -> its rail if its daemon takes part, else -1
+    int *rail_part;   /* RAILS, RING: world rank -> its rail if its daemon takes part, else -1
                        * (every rank's verdict, so that all decide alike, gpu.c) */
     daemon_record_t rec;
     char *box[DFC_GPU_MAX_LOCAL];

@@ -116,7 +116,7 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
     if (k == RSB) DFCT_OK(DFC_Reduce_scatter_block(ds, dr, c, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
     if (k == GATHER) DFCT_OK(DFC_Gather(ds, c, DFC_INT, dr, c, DFC_INT, root, DFC_COMM_WORLD));
     if (k == SCATTER) DFCT_OK(DFC_Scatter(ds, c, DFC_INT, dr, c, DFC_INT, root, DFC_COMM_WORLD));
-    if (rails) { /* every call with data runs in the daemon over rails, but a bcast < 64 KiB */
+    if (rails) { /* the calls that run in the daemon over rails, and the staged ones (top) */
         long long moved = job_chunks() - chunks0;
         int daemon = n > 0 && !(k == BCAST && n * sizeof(int) < 65536) &&
                      !(k == GATHER && !forced_hier("DFC_GATHER_ALGORITHM")) &&

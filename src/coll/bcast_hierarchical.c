@@ -8,7 +8,9 @@
  * root sends chunk j to local rank j of its node (j != lr), all at once. Phase 2: for every
  * l, local rank l of node nr broadcasts chunk l to the ranks of local index l on the other
  * nodes: a binomial tree over the N nodes, or (N >= 4 and the chunk at least N bytes) van
- * de Geijn's scatter_allgather; the schedule is the group's own (bcast_binomial.c,
+ * de Geijn's scatter_allgather, or in the GPU daemon on a ring of rails (a->gpu ==
+ * DFC_COLL_GPU_RING, whose daemons link neighbouring nodes only) a pipelined chain around
+ * the nodes (bcast_chain.c); the schedule is the group's own (bcast_binomial.c,
  * bcast_scatter_allgather.c) embedded with its ranks renamed. Now local rank l of every
  * node holds chunk l. Phase 3: L-1 ring steps inside each node: local rank l sends chunk
  * (l - t) mod L to l + 1 and receives chunk (l - t - 1) mod L from l - 1; the root, which
@@ -52,7 +54,8 @@ static int across(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, int nr, 
     g.world = g.world_node = NULL;
     dfc_sched_t sub;
     dfc_sched_init(&sub);
-    int rc = N >= 4 && dfc_coll_bcast_scatter_allgather_usable(&g)
+    int rc = a->gpu == DFC_COLL_GPU_RING ? dfc_coll_bcast_chain_build(&g, &sub) /* neighbours */
+             : N >= 4 && dfc_coll_bcast_scatter_allgather_usable(&g)
                  ? dfc_coll_bcast_scatter_allgather_build(&g, &sub)
                  : dfc_coll_bcast_binomial_build(&g, &sub);
     if (rc == DFC_SUCCESS) rc = dfc_coll_hier_embed(s, &sub, group, off);

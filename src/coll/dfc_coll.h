@@ -199,6 +199,7 @@ DFC_COLL_DECLARE(barrier, dissemination);
 DFC_COLL_DECLARE(bcast, binomial);
 DFC_COLL_DECLARE(bcast, scatter_allgather);
 DFC_COLL_DECLARE(bcast, hierarchical);
+DFC_COLL_DECLARE(bcast, chain);
 DFC_COLL_DECLARE(reduce, binomial);
 DFC_COLL_DECLARE(reduce, hierarchical);
 DFC_COLL_DECLARE(allreduce, recursive_doubling);
@@ -460,10 +461,12 @@ void dfc_coll_cache_destroy(dfc_comm_t *comm);
  * this datatype and op (a reduction the kernel computes, and daemons that take part and
  * connect each other): DFC_COLL_GPU_DAEMON when every member's daemon connects every other,
  * DFC_COLL_GPU_RAILS when they connect by rails (a job larger than the daemon's peer tables,
- * daemon_plan.h) and the call's hierarchical algorithm talks only along them, else 0; the
+ * daemon_plan.h) and the call's hierarchical algorithm talks only along them,
+ * DFC_COLL_GPU_RING the same on a ring of rails (its generators then cross nodes only between
+ * neighbours: the hierarchical bcast by a chain), else 0; the
  * same answer on every rank. prepare: readies an instance for the daemon (sets on_gpu, after
  * which dfc_coll_start submits it instead of queueing it on the host). */
-enum dfc_coll_gpu { DFC_COLL_GPU_DAEMON = 1, DFC_COLL_GPU_RAILS = 2 };
+enum dfc_coll_gpu { DFC_COLL_GPU_DAEMON = 1, DFC_COLL_GPU_RAILS = 2, DFC_COLL_GPU_RING = 3 };
 int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
                           const dfc_op_t *op);
 /* The rails part of eligible, given the job's table (dfc_gpu_daemon_rails: each world rank's

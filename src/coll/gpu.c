@@ -89,11 +89,13 @@ static int rails_all_linked(const dfc_coll_args_t *a, const int *rail, int ring)
     return 1;
 }
 
-/* Ring: the kinds whose hierarchical schedules cross nodes only in a ring of the nodes. */
+/* Ring: the kinds whose hierarchical schedules cross nodes only between neighbours on the
+ * ring of the nodes (bcast: by its chain, bcast_chain.c, when a->gpu says ring). */
 static int ring_kind(dfc_coll_kind_t k)
 {
     return k == DFC_COLL_ALLREDUCE || k == DFC_COLL_ALLGATHER || k == DFC_COLL_ALLGATHERV ||
-           k == DFC_COLL_REDUCE_SCATTER || k == DFC_COLL_REDUCE_SCATTER_BLOCK;
+           k == DFC_COLL_REDUCE_SCATTER || k == DFC_COLL_REDUCE_SCATTER_BLOCK ||
+           k == DFC_COLL_BCAST;
 }
 
 /* Rails: whether the call's hierarchical algorithm talks along them only: the members lie on
@@ -116,7 +118,7 @@ static int rails_reach(const dfc_coll_args_t *a, const int *rail, int ring)
                           a->world[h.ranks[dfc_coll_mod(n + 1, N) * L]]);
     dfc_coll_hier_layout_free(&h);
     dfc_coll_args_t t = *a;
-    t.gpu = DFC_COLL_GPU_RAILS;
+    t.gpu = ring ? DFC_COLL_GPU_RING : DFC_COLL_GPU_RAILS;
     return ok && dfc_coll_select(&t) != NULL; /* the kind has a usable hierarchical one */
 }
 
@@ -125,7 +127,8 @@ int dfc_coll_gpu_rails_route(const dfc_coll_args_t *a, const int *rail, int ring
     for (int r = 0; r < a->size; r++)
         if (rail[a->world[r]] < 0) return 0; /* a member's daemon does not take part */
     if (rails_all_linked(a, rail, ring)) return DFC_COLL_GPU_DAEMON;
-    return rails_reach(a, rail, ring) ? DFC_COLL_GPU_RAILS : 0;
+    if (!rails_reach(a, rail, ring)) return 0;
+    return ring ? DFC_COLL_GPU_RING : DFC_COLL_GPU_RAILS;
 }
 
 int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,

@@ -381,7 +381,7 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
          (a->kind == DFC_COLL_ALLREDUCE && op && !op->user_fn &&
           (rc = dfc_coll_allreduce_direct(c, a, sendbuf, recvbuf, dt, op)) != DFC_COLL_NOT_DIRECT)))
         return rc;
-    a->gpu = gpu; /* DFC_COLL_GPU_DAEMON, DFC_COLL_GPU_RAILS, or 0 */
+    a->gpu = gpu; /* DFC_COLL_GPU_DAEMON, _RAILS, _RING, or 0 */
     /* Not for a user op: the slot exchange reduces inside the transport's call, where the
      * library lock cannot be dropped for it (exec.c, exec_reduce). */
     a->slots = route != ROUTE_GPU && call->mode != DFC_MODE_PERSISTENT &&

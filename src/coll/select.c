@@ -76,6 +76,7 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
      dfc_coll_bcast_scatter_allgather_usable},
     {DFC_COLL_BCAST, "hierarchical", dfc_coll_bcast_hierarchical_build,
      dfc_coll_bcast_hierarchical_usable},
+    {DFC_COLL_BCAST, "chain", dfc_coll_bcast_chain_build, NULL},
     {DFC_COLL_REDUCE, "binomial", dfc_coll_reduce_binomial_build, NULL},
     {DFC_COLL_REDUCE, "hierarchical", dfc_coll_reduce_hierarchical_build,
      dfc_coll_reduce_hierarchical_usable},
@@ -204,7 +205,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
      * handoffs took 5-9x the staged call's time up to 16 KiB at 20 ranks (BENCHMARKS.md,
      * stop 25, call R), where allgather gained at every size and allreduce lost at most 1.4x
      * (1-16 KiB) and gained up to 4.7x (1 MiB). */
-    if (a->gpu == DFC_COLL_GPU_RAILS) {
+    if (a->gpu == DFC_COLL_GPU_RAILS || a->gpu == DFC_COLL_GPU_RING) {
         if (DFC_UNLIKELY(!thr.read)) read_thresholds();
         if (a->kind == DFC_COLL_BCAST && a->count * a->elem < thr.bcast_sag_min) return NULL;
         if (rails_on_request(a->kind)) {

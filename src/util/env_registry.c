@@ -97,7 +97,7 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_GPU_KCOPY_LINGER_US", 0, MINUTE_US),
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
     ALGO("DFC_BARRIER_ALGORITHM", "dissemination|shm_slots"),
-    ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather|shm_slots|hierarchical"),
+    ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather|shm_slots|hierarchical|chain"),
     ALGO("DFC_REDUCE_ALGORITHM", "binomial|hierarchical"),
     ALGO("DFC_ALLREDUCE_ALGORITHM", "recursive_doubling|shm_slots|rabenseifner|ring|hierarchical"),
     ALGO("DFC_GATHER_ALGORITHM", "linear|hierarchical"),

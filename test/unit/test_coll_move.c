@@ -1,6 +1,6 @@
 /*
  * test_coll_move.c - unit test of the data-movement collective schedules: barrier, bcast
- * (binomial, scatter_allgather), gather(v), scatter(v), allgather(v) (ring, recursive
+ * (binomial, scatter_allgather, chain), gather(v), scatter(v), allgather(v) (ring, recursive
  * doubling, bruck) and alltoall(v) (pairwise); the hierarchical bcast, allgather(v), gather,
  * scatter and alltoall on layouts over simulated nodes.
  *
@@ -154,6 +154,7 @@ static long nruns, ncases;
 /* The node layout every case gets (a->world, a->world_node; NULL: none), for the
  * hierarchical algorithms. */
 static const int *hier_world, *hier_node;
+static int hier_gpu; /* a->gpu of every case (DFC_COLL_GPU_RING: the bcast's chain) */
 
 static uint64_t seed_of(int owner, int dest) { return (uint64_t)owner * 1000 + (uint64_t)dest + 1; }
 
@@ -168,6 +169,7 @@ static void tc_reset(int n, dfc_coll_kind_t kind)
         tc.a[r].selem = tc.a[r].relem = tc.a[r].elem = 1;
         tc.a[r].world = hier_world;
         tc.a[r].world_node = hier_node;
+        tc.a[r].gpu = hier_gpu;
     }
 }
 
@@ -379,8 +381,9 @@ static void test_bcast(void)
 {
     algo_t algos[] = {{"bcast_binomial", dfc_coll_bcast_binomial_build, NULL},
                       {"bcast_scatter_allgather", dfc_coll_bcast_scatter_allgather_build,
-                       dfc_coll_bcast_scatter_allgather_usable}};
-    for (int ai = 0; ai < 2; ai++)
+                       dfc_coll_bcast_scatter_allgather_usable},
+                      {"bcast_chain", dfc_coll_bcast_chain_build, NULL}};
+    for (int ai = 0; ai < 3; ai++)
         for (int n = 1; n <= NMAX; n++)
             for (int si = 0; si < NSIZES; si++)
                 for (int root = 0; root < n; root++) {
@@ -678,6 +681,11 @@ static void test_hierarchical(void)
                                 allgather_case(&ag, v, n, sizes[si], ip, ev);
                 }
                 if (ncases == c0) FAIL("n=%d N=%d layout %d: hierarchical refused it", n, N, kind);
+                hier_gpu = DFC_COLL_GPU_RING; /* phase 2 by the chain */
+                for (int root = 0; root < n; root++)
+                    for (int si = 0; si < NSIZES; si++)
+                        if (!skip_root(n, root, sizes[si])) bcast_case(&bc, n, root, sizes[si], 1);
+                hier_gpu = 0;
             }
         }
     /* 5 ranks, nodes of 3 and 2; 6 ranks, nodes of 3, 2 and 1: no layout */

@@ -164,7 +164,7 @@ static int linked(const dfc_coll_args_t *a, const int *rail, int ring, int u, in
 static int check_schedules(const char *what, dfc_coll_args_t a, const int *rail, int ring)
 {
     int transfers = 0;
-    a.gpu = DFC_COLL_GPU_RAILS;
+    a.gpu = ring ? DFC_COLL_GPU_RING : DFC_COLL_GPU_RAILS;
     for (int r = 0; r < a.size; r++) {
         a.rank = r;
         const dfc_coll_algo_t *al = dfc_coll_select(&a);
@@ -218,9 +218,10 @@ static int make_comm(int which, int w, const int *node_of, const int *rail, int 
     return n;
 }
 
-/* The first 10 kinds of test_routes have a hierarchical schedule, the first 5 one that
- * crosses nodes in a ring of them (allreduce, allgather(v), reduce_scatter(_block)). */
-enum { RAILS_KINDS = 10, RING_KINDS = 5 };
+/* The first 10 kinds of test_routes have a hierarchical schedule, the first 6 one that
+ * crosses nodes between ring neighbours only (allreduce, allgather(v), reduce_scatter(_block),
+ * bcast by its chain). */
+enum { RAILS_KINDS = 10, RING_KINDS = 6 };
 
 static void test_routes(void)
 {
@@ -253,7 +254,7 @@ static void test_routes(void)
                 int n = make_comm(which, w, node_of, rail, world);
                 for (int r = 0; r < n; r++) counts[r] = (int)(rnd64() % 5);
                 for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-                    for (uint64_t count = 1; count <= 100000; count *= 47) {
+                    for (uint64_t count = 1; count <= 200000; count *= 47) {
                         char what[96];
                         snprintf(what, sizeof what, "job %zu comm %d out %d kind %d count %llu", j,
                                  which, out, kinds[k], (unsigned long long)count);
@@ -272,12 +273,15 @@ static void test_routes(void)
                         calls++;
                         if (member_out) CHECK(!route, "%s: a member's daemon is out", what);
                         if (which == 6 && jobs[j].how == BLOCKED)
-                            CHECK(route != DFC_COLL_GPU_RAILS, "%s: off the rails", what);
+                            CHECK(route != DFC_COLL_GPU_RAILS && route != DFC_COLL_GPU_RING,
+                                  "%s: off the rails", what);
+                        CHECK(route != (ring ? DFC_COLL_GPU_RAILS : DFC_COLL_GPU_RING),
+                              "%s: route %d in a %s job", what, route, ring ? "ring" : "rail");
                         if (route == DFC_COLL_GPU_DAEMON) {
                             daemon++;
                             CHECK(all_linked(&a, rail, ring), "%s: daemon but not all linked",
                                   what);
-                        } else if (route == DFC_COLL_GPU_RAILS) {
+                        } else if (route == DFC_COLL_GPU_RAILS || route == DFC_COLL_GPU_RING) {
                             rails++;
                             CHECK(k < RAILS_KINDS, "%s: a kind without a hierarchical schedule",
                                   what);
@@ -289,8 +293,8 @@ static void test_routes(void)
                                                     which < 2 && !small_bcast)))
                             FAIL("%s: kept off the GPU", what);
                         if (small_bcast && which < 4)
-                            CHECK(route != DFC_COLL_GPU_RAILS, "%s: a small bcast on the rails",
-                                  what);
+                            CHECK(route != DFC_COLL_GPU_RAILS && route != DFC_COLL_GPU_RING,
+                                  "%s: a small bcast on the rails", what);
                     }
             }
     CHECK(rails > 0 && daemon > 0 && ring_rails > 0,

@@ -8,9 +8,10 @@
  * r^1; NCCL: a send, then a receive, each synchronized) and bw (per message of a window of
  * 64 sent to r^1, fewer above 1 MiB; DFC: Isends/Irecvs, Waitall and a 4-byte ack; NCCL: the
  * window in one group); gather and scatter at root 0 (bytes as allgather's; NCCL: grouped
- * sends and receives), only when named in -workloads. Point-to-point on device buffers is staged through host memory by
- * DFC (the daemon runs collectives only). Both sides are called the way an
- * MPI program sees them: DFC's blocking call, and NCCL's call followed by
+ * sends and receives) and reduce (float sum to root 0), only when named in -workloads.
+ * DFC's point-to-point on device buffers takes the paths dfc(7) describes (IPC copies or
+ * staging; the daemon runs collectives). Both sides are called the way an MPI program sees
+ * them: DFC's blocking call, and NCCL's call followed by
  * cudaStreamSynchronize (shared/lab/anchors.md, second NCCL table).
  *
  * Method: sizes from -minsize to -maxsize, doubling. At each size DFC and NCCL run
@@ -20,7 +21,7 @@
  * the table gives the median batch of the slowest rank. "bytes" and busbw follow
  * nccl-tests: allreduce bytes = buffer, busbw = algbw * 2(n-1)/n; allgather bytes = gathered
  * output, reduce_scatter = input, alltoall = one rank's send buffer, busbw = algbw * (n-1)/n;
- * bcast busbw = algbw; pingpong and bw: bytes = one message, busbw = algbw. The first and
+ * bcast and reduce busbw = algbw; pingpong and bw: bytes = one message, busbw = algbw. The first and
  * last sizes' results of DFC and NCCL are checked element by element (all but bcast).
  * Ratio = DFC time / NCCL time (below 1: DFC is faster).
  *
@@ -70,11 +71,12 @@ enum {
     W_BW,
     W_GATHER, /* not run unless named in -workloads */
     W_SCATTER,
+    W_REDUCE, /* float sum to root 0; not run unless named either */
     W_COUNT
 };
 static const char *wl_name[W_COUNT] = {"allreduce", "allgather", "reduce_scatter", "bcast",
                                        "alltoall",  "alltoallv", "pingpong",       "bw",
-                                       "gather",    "scatter"};
+                                       "gather",    "scatter",   "reduce"};
 #define BW_WINDOW 64 /* bw: messages in flight per iteration (fewer above 1 MiB: 64 MiB in all) */
 
 static int rank, size;
@@ -143,6 +145,7 @@ static void dfc_call(int w, size_t n)
         break;
     case W_GATHER: DFC_Gather(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, 0, DFC_COMM_WORLD); break;
     case W_SCATTER: DFC_Scatter(sbuf, c, DFC_FLOAT, rbuf, c, DFC_FLOAT, 0, DFC_COMM_WORLD); break;
+    case W_REDUCE: DFC_Reduce(sbuf, rbuf, c, DFC_FLOAT, DFC_SUM, 0, DFC_COMM_WORLD); break;
     case W_PINGPONG: { /* ranks r and r^1; a rank without a partner sits it out */
         int peer = rank ^ 1;
         if (peer >= size) break;
@@ -180,6 +183,7 @@ static void nccl_call(int w, size_t n)
         ncclReduceScatter(sbuf, rbuf, n, ncclFloat, ncclSum, nccl, stream);
         break;
     case W_BCAST: ncclBroadcast(rbuf, rbuf, n, ncclFloat, 0, nccl, stream); break;
+    case W_REDUCE: ncclReduce(sbuf, rbuf, n, ncclFloat, ncclSum, 0, nccl, stream); break;
     case W_ALLTOALL:
     case W_ALLTOALLV: /* grouped sends and receives, as nccl-tests' alltoall */
         ncclGroupStart();
@@ -239,6 +243,7 @@ static float expected(int w, size_t n, size_t i)
     case W_ALLTOALL: return (float)(i / n + 1);
     case W_GATHER: return rank == 0 ? (float)(i / n + 1) : -1;
     case W_SCATTER: return 1.0f; /* root 0's inputs */
+    case W_REDUCE: return rank == 0 ? (float)(size * (size + 1) / 2) : -1;
     case W_ALLTOALLV:
         for (int p = 0; p < size; p++)
             if (i >= (size_t)vcounts[3][p] && i < (size_t)vcounts[3][p] + vcounts[2][p])
@@ -331,7 +336,7 @@ static double measure(int which, int w, size_t n, int iters, int warmup, int rep
 static double busbw_factor(int w)
 {
     if (w == W_ALLREDUCE) return 2.0 * (size - 1) / size;
-    if (w == W_BCAST || w == W_PINGPONG || w == W_BW) return 1.0;
+    if (w == W_BCAST || w == W_REDUCE || w == W_PINGPONG || w == W_BW) return 1.0;
     return (double)(size - 1) / size;
 }
 

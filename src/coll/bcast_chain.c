@@ -3,8 +3,8 @@
  * v = (r - root) mod n) receives the message from v - 1 and passes it on to v + 1, in S
  * segments so that all links carry at once.
  *
- * The B-byte buffer (RECV on every rank) is cut into S = ceil(B / DFC_BCAST_CHAIN_SEGMENT)
- * segments, at most DFC_BCAST_CHAIN_MAX_SEGMENTS (then larger ones). The root posts all S
+ * The B-byte buffer (RECV on every rank) is cut into S = ceil(B / DFC_COLL_CHAIN_SEGMENT)
+ * segments (256 KiB by default), at most 32 (then larger ones): dfc_coll_chain_segments. The root posts all S
  * sends to v = 1 and one fence. The last rank posts all S receives from n - 2 and one
  * fence. A rank in between works in S + 1 groups, each closed by a fence: in group k it
  * receives segment k (k < S) and sends segment k - 1 (k > 0), so segment k - 1 leaves while
@@ -19,8 +19,19 @@
  */
 #include "coll/dfc_coll.h"
 
-#define DFC_BCAST_CHAIN_SEGMENT ((uint64_t)256 << 10) /* bytes per segment, at least */
-#define DFC_BCAST_CHAIN_MAX_SEGMENTS 32               /* 3 steps each in the schedule */
+#define DFC_COLL_CHAIN_MAX_SEGMENTS 32 /* 3 steps each in the schedule */
+
+int dfc_coll_chain_segments(uint64_t bytes)
+{
+    static long seg; /* read once; a racing first read gets the same value */
+    if (!seg) {
+        long v = dfc_env_long("DFC_COLL_CHAIN_SEGMENT", 256 << 10,
+                              "chain bcast and reduce: bytes per pipeline segment, at least");
+        seg = v > 0 ? v : 256 << 10;
+    }
+    uint64_t n = (bytes + (uint64_t)seg - 1) / (uint64_t)seg;
+    return (int)DFC_MIN2(n, (uint64_t)DFC_COLL_CHAIN_MAX_SEGMENTS);
+}
 
 int dfc_coll_bcast_chain_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
@@ -28,8 +39,7 @@ int dfc_coll_bcast_chain_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     uint64_t bytes = a->count * a->elem;
     s->algorithm = "chain";
     if (n == 1 || bytes == 0) return DFC_SUCCESS;
-    int nseg = (int)DFC_MIN2((bytes + DFC_BCAST_CHAIN_SEGMENT - 1) / DFC_BCAST_CHAIN_SEGMENT,
-                             (uint64_t)DFC_BCAST_CHAIN_MAX_SEGMENTS);
+    int nseg = dfc_coll_chain_segments(bytes);
     int prev = dfc_coll_mod(a->rank - 1, n), next = dfc_coll_mod(a->rank + 1, n);
 #define OFF(k) dfc_coll_chunk_start(bytes, nseg, (k))
 #define LEN(k) (OFF((k) + 1) - OFF(k))

@@ -202,6 +202,7 @@ DFC_COLL_DECLARE(bcast, hierarchical);
 DFC_COLL_DECLARE(bcast, chain);
 DFC_COLL_DECLARE(reduce, binomial);
 DFC_COLL_DECLARE(reduce, hierarchical);
+DFC_COLL_DECLARE(reduce, chain);
 DFC_COLL_DECLARE(allreduce, recursive_doubling);
 DFC_COLL_DECLARE(allreduce, rabenseifner);
 DFC_COLL_DECLARE(allreduce, ring);
@@ -226,6 +227,21 @@ int dfc_coll_allreduce_rabenseifner_usable(const dfc_coll_args_t *a); /* count >
 int dfc_coll_allreduce_ring_usable(const dfc_coll_args_t *a);         /* commutative op */
 int dfc_coll_allreduce_hierarchical_usable(const dfc_coll_args_t *a); /* N x L ranks, op commutes */
 int dfc_coll_reduce_hierarchical_usable(const dfc_coll_args_t *a);    /* N x L ranks, op commutes */
+int dfc_coll_reduce_chain_usable(const dfc_coll_args_t *a);           /* op commutes */
+/* One chain of the pipelined chain reduce (reduce_chain.c), for the algorithm itself and for
+ * the hierarchical reduce's phase across nodes on a ring: this rank is at position v of n
+ * (0 holds the result), receives from `from` (v + 1) and sends to `to` (v - 1), accumulates
+ * `count` items of `elem` bytes at (acc, acc_off), and receive-reduces into TMP at scratch,
+ * count items large. */
+typedef struct dfc_coll_chain {
+    int v, n, from, to;
+    int acc;
+    uint64_t acc_off, scratch; /* bytes */
+    uint64_t count, elem;
+} dfc_coll_chain_t;
+int dfc_coll_reduce_chain_steps(dfc_sched_t *s, const dfc_coll_chain_t *c);
+/* The segments a chain cuts `bytes` into (bcast_chain.c; DFC_COLL_CHAIN_SEGMENT, at most 32). */
+int dfc_coll_chain_segments(uint64_t bytes);
 /* The layout of the hierarchical algorithms (hier_layout.c): N = nnodes >= 2 nodes of
  * L = nlocal >= 2 of the communicator's ranks each; node[r] and local[r] of every rank r,
  * and the rank of (node, local index) in ranks[node * L + local]. The layout function

@@ -90,12 +90,13 @@ static int rails_all_linked(const dfc_coll_args_t *a, const int *rail, int ring)
 }
 
 /* Ring: the kinds whose hierarchical schedules cross nodes only between neighbours on the
- * ring of the nodes (bcast: by its chain, bcast_chain.c, when a->gpu says ring). */
+ * ring of the nodes (bcast and reduce: by their chains, bcast_chain.c and reduce_chain.c, when
+ * a->gpu says ring). */
 static int ring_kind(dfc_coll_kind_t k)
 {
     return k == DFC_COLL_ALLREDUCE || k == DFC_COLL_ALLGATHER || k == DFC_COLL_ALLGATHERV ||
            k == DFC_COLL_REDUCE_SCATTER || k == DFC_COLL_REDUCE_SCATTER_BLOCK ||
-           k == DFC_COLL_BCAST;
+           k == DFC_COLL_BCAST || k == DFC_COLL_REDUCE;
 }
 
 /* Rails: whether the call's hierarchical algorithm talks along them only: the members lie on

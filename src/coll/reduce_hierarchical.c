@@ -10,18 +10,22 @@
  * the ranks of the node: send chunk (l - j) mod L, receive chunk (l - j - 1) mod L and reduce
  * it in; then local rank l holds chunk o = (l + 1) mod L summed over its node. Phase 2: the N
  * ranks of local index l reduce chunk o along a binomial tree rooted at node nr (virtual rank
- * (n - nr) mod N; children in increasing mask order, as reduce_binomial.c). Phase 3, on node
- * nr only: every local index l != lr sends its chunk o to the root, which receives each into
- * RECV at its place. A received piece is reduced in through TMP, one chunk large; a fence
+ * (n - nr) mod N; children in increasing mask order, as reduce_binomial.c), or in the GPU
+ * daemon on a ring of rails (a->gpu == DFC_COLL_GPU_RING, whose daemons link neighbouring
+ * nodes only) along a pipelined chain, each virtual rank v + 1 to v (reduce_chain.c). Phase
+ * 3, on node nr only: every local index l != lr sends its chunk o to the root, which
+ * receives each into RECV at its place. A received piece is reduced in through TMP, one
+ * chunk large (the chain: each segment at its own place in it); a fence
  * closes every step. The reduction order follows the ring and the tree: commutative ops only.
  *
  * Cost (m bytes): intra-node (L-1) alpha_n + (L-1)/L m (beta_n + gamma), across nodes
  * ceil(log2 N) (alpha_x + (m/L)(beta_x + gamma)) per rank with all L ranks of a node carrying
- * a chunk at once, then alpha_n + (L-1)/L m beta_n into the root. A flat binomial reduce sends
- * the whole m across nodes at each of its levels through one rank of a node.
+ * a chunk at once (the chain: (N - 2 + S) (alpha_x + m/(L S) (beta_x + gamma)) in S
+ * segments), then alpha_n + (L-1)/L m beta_n into the root. A flat binomial reduce sends the
+ * whole m across nodes at each of its levels through one rank of a node.
  * Not chosen by default on the host (reduce stays binomial: DFC_REDUCE_ALGORITHM=hierarchical
- * forces it); the GPU daemon takes it over rails (gpu.c), where it is the reduce whose steps
- * join only node mates and ranks of one local index.
+ * forces it); the GPU daemon takes it over rails and rings of rails (gpu.c), where it is the
+ * reduce whose steps join only node mates and ranks of one local index.
  */
 #include "coll/dfc_coll.h"
 
@@ -77,7 +81,21 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
         DFC_TRY(dfc_sched_fence(s));
     }
     int o = dfc_coll_mod(l + 1, L), v = dfc_coll_mod(n - nr, N);
-    for (int mask = 1; mask < N; mask <<= 1) { /* phase 2: binomial along the rail to nr */
+    if (a->gpu == DFC_COLL_GPU_RING) { /* phase 2: a chain round the ring of nodes to nr */
+        uint64_t o0 = chunk_start(&c, o);
+        dfc_coll_chain_t ch = {.v = v,
+                               .n = N,
+                               .from = h->ranks[dfc_coll_mod(n + 1, N) * L + l],
+                               .to = h->ranks[dfc_coll_mod(n - 1, N) * L + l],
+                               .acc = c.acc,
+                               .acc_off = c.acc_off + o0 * a->elem,
+                               .scratch = c.scratch,
+                               .count = chunk_start(&c, o + 1) - o0,
+                               .elem = a->elem};
+        DFC_TRY(dfc_coll_reduce_chain_steps(s, &ch));
+        if (v != 0) return DFC_SUCCESS; /* a node other than nr: done */
+    }
+    for (int mask = 1; mask < N && a->gpu != DFC_COLL_GPU_RING; mask <<= 1) { /* or binomial */
         if (v & mask) {
             DFC_TRY(send_chunk(&c, h->ranks[dfc_coll_mod(v - mask + nr, N) * L + l], o));
             DFC_TRY(dfc_sched_fence(s));

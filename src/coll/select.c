@@ -80,6 +80,7 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
     {DFC_COLL_REDUCE, "binomial", dfc_coll_reduce_binomial_build, NULL},
     {DFC_COLL_REDUCE, "hierarchical", dfc_coll_reduce_hierarchical_build,
      dfc_coll_reduce_hierarchical_usable},
+    {DFC_COLL_REDUCE, "chain", dfc_coll_reduce_chain_build, dfc_coll_reduce_chain_usable},
     {DFC_COLL_ALLREDUCE, "recursive_doubling", dfc_coll_allreduce_recursive_doubling_build, NULL},
     {DFC_COLL_ALLREDUCE, "rabenseifner", dfc_coll_allreduce_rabenseifner_build,
      dfc_coll_allreduce_rabenseifner_usable},

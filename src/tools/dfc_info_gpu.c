@@ -260,8 +260,8 @@ static void print_paths(int n, int parsable)
                      "most 16 processes; in larger jobs of equal nodes the hierarchical "
                      "reduce, allreduce, bcast, allgather and reduce_scatter along rails, "
                      "and gather, scatter and alltoall when DFC_<KIND>_ALGORITHM=hierarchical; "
-                     "with more nodes allreduce, allgather, reduce_scatter and bcast around a "
-                     "ring of rails; else staged)");
+                     "with more nodes allreduce, allgather, reduce_scatter, bcast and reduce "
+                     "around a ring of rails; else staged)");
     printf("  Device buffers: collectives %s; point-to-point on one node %s\n",
            daemon ? "in the GPU daemon (one GPU per rank, or shared under MPS; else staged)"
                   : "staged through host memory",

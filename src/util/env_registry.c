@@ -57,6 +57,7 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_SPIN_BUDGET_MIN", 0, MIB),
     INT("DFC_SPIN_BUDGET_MAX", 0, MIB),
     INT("DFC_COLL_RING_SEGMENT", 0, GIB),
+    INT("DFC_COLL_CHAIN_SEGMENT", 0, GIB),
     BOOL("DFC_SPIN_MOVE_TO_HEAD"),
     INT("DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 0, GIB),
     INT("DFC_ALLREDUCE_RABENSEIFNER_MAX", 0, GIB),
@@ -98,7 +99,7 @@ static const dfc_env_spec_t specs[] = {
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
     ALGO("DFC_BARRIER_ALGORITHM", "dissemination|shm_slots"),
     ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather|shm_slots|hierarchical|chain"),
-    ALGO("DFC_REDUCE_ALGORITHM", "binomial|hierarchical"),
+    ALGO("DFC_REDUCE_ALGORITHM", "binomial|hierarchical|chain"),
     ALGO("DFC_ALLREDUCE_ALGORITHM", "recursive_doubling|shm_slots|rabenseifner|ring|hierarchical"),
     ALGO("DFC_GATHER_ALGORITHM", "linear|hierarchical"),
     ALGO("DFC_GATHERV_ALGORITHM", "linear"),

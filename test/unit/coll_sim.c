@@ -437,6 +437,7 @@ void coll_sim_args(const coll_sim_case_t *c, int rank, dfc_coll_args_t *a)
     a->rcounts = c->rcounts;
     a->world = c->world;
     a->world_node = c->world_node;
+    a->gpu = c->gpu;
 }
 
 /* Items of input and of RECV on `rank`, and where its result starts in the input. */

@@ -73,6 +73,7 @@ typedef struct coll_sim_case {
     uint64_t seed; /* inputs and random scheduling */
     /* as dfc_coll_args_t.world and .world_node (hierarchical algorithms), or NULL */
     const int *world, *world_node;
+    int gpu; /* as dfc_coll_args_t.gpu (0: the host's schedules) */
 } coll_sim_case_t;
 
 /* The arguments a generator gets on `rank` for this case (also for calling `usable`). */

@@ -6,12 +6,14 @@
  * `usable` says yes) runs with int SUM/MAX/PROD, double SUM (integer-valued, so exact in any
  * order) and a non-commutative op (2x2 integer matrix product on a 16-byte item, built by
  * hand as a user op), in place and not, every root for reduce, in ordered and random
- * scheduling. The ring's pipeline segment is set to 4 KiB (DFC_COLL_RING_SEGMENT) so that
- * large counts use several segments. The hierarchical reduce, allreduce and reduce_scatter(_block)
- * get a node layout of N >= 2 nodes of L >= 2 ranks where n allows one (4, 6, 8, 9), the
- * nodes in blocks of consecutive ranks in ordered scheduling and interleaved (rank r on node
- * r mod N) in random scheduling; their `usable` refuses the other n and the non-commutative
- * op.
+ * scheduling. The ring's and the chain's pipeline segments are set to 4 KiB
+ * (DFC_COLL_RING_SEGMENT, DFC_COLL_CHAIN_SEGMENT) so that large counts use several segments
+ * (the chain's at most 32). The hierarchical reduce (also as on a ring of rails, crossing
+ * nodes by the chain), allreduce and reduce_scatter(_block) get a node layout of N >= 2
+ * nodes of L >= 2 ranks where n allows one (4, 6, 8, 9), the nodes in blocks of consecutive
+ * ranks in ordered scheduling and interleaved (rank r on node r mod N) in random
+ * scheduling; their `usable` refuses the other n and the non-commutative op, as the
+ * chain's refuses that op.
  * Prints one line per failure and a summary; exits 1 when anything failed.
  * TEST_COLL_ALGO=<substring> and TEST_COLL_OP=<substring> restrict the run (debugging).
  * Runs without DFC_Init: only dfc_dtype_init and dfc_op_init are needed.
@@ -40,6 +42,9 @@ static const algo_t algos[] = {
     {"reduce/binomial", DFC_COLL_REDUCE, dfc_coll_reduce_binomial_build, NULL},
     {"reduce/hierarchical", DFC_COLL_REDUCE, dfc_coll_reduce_hierarchical_build,
      dfc_coll_reduce_hierarchical_usable},
+    {"reduce/hierarchical-ring", DFC_COLL_REDUCE, dfc_coll_reduce_hierarchical_build,
+     dfc_coll_reduce_hierarchical_usable}, /* a->gpu = DFC_COLL_GPU_RING: across by the chain */
+    {"reduce/chain", DFC_COLL_REDUCE, dfc_coll_reduce_chain_build, dfc_coll_reduce_chain_usable},
     {"allreduce/recursive_doubling", DFC_COLL_ALLREDUCE,
      dfc_coll_allreduce_recursive_doubling_build, NULL},
     {"allreduce/rabenseifner", DFC_COLL_ALLREDUCE, dfc_coll_allreduce_rabenseifner_build,
@@ -257,6 +262,7 @@ int main(void)
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
     setenv("DFC_COLL_RING_SEGMENT", "4096", 0);
+    setenv("DFC_COLL_CHAIN_SEGMENT", "4096", 0);
     if (dfc_dtype_init() || dfc_op_init()) {
         fprintf(stderr, "test_coll_reduce: dfc_dtype_init/dfc_op_init failed\n");
         return 1;
@@ -341,6 +347,7 @@ int main(void)
                                     (uint64_t)k + 1, /* same when filtered */
                             .world = world,
                             .world_node = world_node[(k >> 1) & 1],
+                            .gpu = strstr(al->name, "-ring") ? DFC_COLL_GPU_RING : 0,
                         };
                         if (al->usable) {
                             dfc_coll_args_t a;

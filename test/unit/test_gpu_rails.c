@@ -218,10 +218,10 @@ static int make_comm(int which, int w, const int *node_of, const int *rail, int 
     return n;
 }
 
-/* The first 10 kinds of test_routes have a hierarchical schedule, the first 6 one that
+/* The first 10 kinds of test_routes have a hierarchical schedule, the first 7 one that
  * crosses nodes between ring neighbours only (allreduce, allgather(v), reduce_scatter(_block),
- * bcast by its chain). */
-enum { RAILS_KINDS = 10, RING_KINDS = 6 };
+ * bcast and reduce by their chains). */
+enum { RAILS_KINDS = 10, RING_KINDS = 7 };
 
 static void test_routes(void)
 {

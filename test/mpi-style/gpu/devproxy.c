@@ -24,8 +24,8 @@
  * none): a bcast below 64 KiB, and gather, scatter and alltoall unless DFC_<KIND>_ALGORITHM
  * forces the hierarchical algorithm; empty calls move nothing. -ring (with -rails, and
  * DFC_GPU_PEERS_MAX small enough): the daemons connect only their rail's neighbours on the
- * ring of the nodes, and only allreduce, allgather, reduce_scatter_block and bcast (from 64
- * KiB, by a chain around the nodes) run there.
+ * ring of the nodes, and only allreduce, allgather, reduce_scatter_block, bcast (from 64
+ * KiB) and reduce (these two by a chain around the nodes) run there.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -124,7 +124,7 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
                      !(k == SCATTER && !forced_hier("DFC_SCATTER_ALGORITHM")) &&
                      !(k == ALLTOALL && !forced_hier("DFC_ALLTOALL_ALGORITHM"));
         if (ring)
-            daemon = n > 0 && (k == ALLREDUCE || k == ALLGATHER || k == RSB ||
+            daemon = n > 0 && (k == ALLREDUCE || k == ALLGATHER || k == RSB || k == REDUCE ||
                                (k == BCAST && n * sizeof(int) >= 65536));
         DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
                    kname[k], n, moved);

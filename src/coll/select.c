@@ -32,10 +32,11 @@ static int is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
 /* The size thresholds of the rules in dfc_coll_select, in bytes (defaults from MPICH's). */
 static struct {
     int read;
-    uint64_t bcast_sag_min;       /* bcast: scatter_allgather from this size (4+ ranks) */
-    uint64_t allreduce_rd_max;    /* allreduce: recursive doubling up to this size, */
-    uint64_t allreduce_rab_max;   /* then rabenseifner up to this one, then ring */
-    uint64_t allgather_short_max; /* allgather: recursive doubling or bruck up to this
+    uint64_t bcast_sag_min;        /* bcast: scatter_allgather from this size (4+ ranks) */
+    uint64_t gpu_rails_reduce_min; /* reduce over rails in the GPU daemon from this size */
+    uint64_t allreduce_rd_max;     /* allreduce: recursive doubling up to this size, */
+    uint64_t allreduce_rab_max;    /* then rabenseifner up to this one, then ring */
+    uint64_t allgather_short_max;  /* allgather: recursive doubling or bruck up to this
                                      gathered size, then ring */
     /* ring allreduce, allgather on at most this many ranks; above it the log-step ones */
     long allreduce_ring_max_ranks, allgather_ring_max_ranks;
@@ -47,6 +48,10 @@ static void read_thresholds(void)
     thr.bcast_sag_min = (uint64_t)dfc_env_long(
         "DFC_BCAST_SCATTER_ALLGATHER_MIN", 65536,
         "bytes from which bcast on 4 or more processes uses scatter_allgather (below: binomial)");
+    thr.gpu_rails_reduce_min = (uint64_t)dfc_env_long(
+        "DFC_GPU_RAILS_REDUCE_MIN", 128 << 10,
+        "bytes from which a device reduce over rails or a ring of rails runs in the GPU daemon "
+        "(below: staged)");
     thr.allreduce_rd_max = (uint64_t)
         dfc_env_long("DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 16384,
                      "largest allreduce in bytes that uses recursive_doubling");
@@ -201,14 +206,19 @@ static int rails_on_request(dfc_coll_kind_t kind)
 const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
 {
     /* In the GPU daemon over rails (gpu.c), the hierarchical schedule is the one whose peers
-     * all connect, whatever the environment forces; NULL for a call without one, and for a
+     * all connect, whatever the environment forces; NULL for a call without one, for a
      * bcast below the size where the host leaves its binomial tree: its chain of daemon
      * handoffs took 5-9x the staged call's time up to 16 KiB at 20 ranks (BENCHMARKS.md,
      * stop 25, call R), where allgather gained at every size and allreduce lost at most 1.4x
-     * (1-16 KiB) and gained up to 4.7x (1 MiB). */
+     * (1-16 KiB) and gained up to 4.7x (1 MiB); and for a reduce below
+     * DFC_GPU_RAILS_REDUCE_MIN: staged, one host binomial tree, it took 0.2-0.8x the daemon's
+     * time from 8 B to 64 KiB (once 1.5x, at 64 KiB) and 1.7-2.4x at 256 KiB, at 20 ranks
+     * (stop 27, calls Z and Z2). */
     if (a->gpu == DFC_COLL_GPU_RAILS || a->gpu == DFC_COLL_GPU_RING) {
         if (DFC_UNLIKELY(!thr.read)) read_thresholds();
-        if (a->kind == DFC_COLL_BCAST && a->count * a->elem < thr.bcast_sag_min) return NULL;
+        uint64_t bytes = a->count * a->elem;
+        if (a->kind == DFC_COLL_BCAST && bytes < thr.bcast_sag_min) return NULL;
+        if (a->kind == DFC_COLL_REDUCE && bytes < thr.gpu_rails_reduce_min) return NULL;
         if (rails_on_request(a->kind)) {
             const char *forced = forced_name(a->kind);
             if (!forced || strcmp(forced, "hierarchical")) return NULL;

@@ -258,7 +258,8 @@ static void print_paths(int n, int parsable)
                      "(DFC_GPU_PROXY=force)"
                    : "in the GPU daemon through the host proxy (any collective in jobs of at "
                      "most 16 processes; in larger jobs of equal nodes the hierarchical "
-                     "reduce, allreduce, bcast, allgather and reduce_scatter along rails, "
+                     "reduce (from DFC_GPU_RAILS_REDUCE_MIN), allreduce, bcast (from 64 KiB), "
+                     "allgather and reduce_scatter along rails, "
                      "and gather, scatter and alltoall when DFC_<KIND>_ALGORITHM=hierarchical; "
                      "with more nodes allreduce, allgather, reduce_scatter, bcast and reduce "
                      "around a ring of rails; else staged)");

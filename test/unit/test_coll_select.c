@@ -152,14 +152,17 @@ static void check_nodes(void)
         {AR, 1 * MIB, 1, 0, "ring"},
     };
     /* In the GPU daemon over rails: the hierarchical schedule, but for gather, scatter and
-     * alltoall, which are staged unless forced (NULL), and bcasts below 64 KiB. */
+     * alltoall, which are staged unless forced (NULL), bcasts below 64 KiB and reduces below
+     * 128 KiB. */
     static const struct {
         dfc_coll_kind_t kind;
         uint64_t bytes;
         int hierarchical;
     } rails[] = {{AR, 8, 1},
                  {AG, 8, 1},
-                 {DFC_COLL_REDUCE, 8, 1},
+                 {DFC_COLL_REDUCE, 8, 0}, /* below DFC_GPU_RAILS_REDUCE_MIN: staged */
+                 {DFC_COLL_REDUCE, 128 * KIB - 4, 0},
+                 {DFC_COLL_REDUCE, 128 * KIB, 1},
                  {DFC_COLL_BCAST, 64 * KIB, 1},
                  {DFC_COLL_BCAST, 32 * KIB, 0},
                  {DFC_COLL_GATHER, 1 * MIB, 0},

@@ -12,7 +12,7 @@
  *     DFC_COLL_GPU_DAEMON only when every pair of members links; DFC_COLL_GPU_RAILS only when
  *     the call has a hierarchical schedule whose every transfer, on every rank, goes to a
  *     linked process, within DFC_GPU_MAX_STEPS, and never for a bcast below
- *     DFC_BCAST_SCATTER_ALLGATHER_MIN; kinds without one (barrier, gatherv, alltoallv)
+ *     DFC_BCAST_SCATTER_ALLGATHER_MIN or a reduce below DFC_GPU_RAILS_REDUCE_MIN; kinds without one (barrier, gatherv, alltoallv)
  *     never ride the rails; a member whose daemon is out keeps the call off the GPU;
  *   - dfc_gpu_steps_to_daemon: every transfer's peer becomes the daemon index of its world
  *     rank, and a transfer to a process the daemon does not connect is counted.
@@ -261,8 +261,10 @@ static void test_routes(void)
                         dfc_coll_args_t a = call_args(kinds[k], n, world, node_of, counts, count,
                                                       (int)(count % n));
                         int route = dfc_coll_gpu_rails_route(&a, rail, ring);
-                        /* below DFC_BCAST_SCATTER_ALLGATHER_MIN (64 KiB) a bcast is staged */
-                        int small_bcast = kinds[k] == DFC_COLL_BCAST && count * 4 < 65536;
+                        /* below DFC_BCAST_SCATTER_ALLGATHER_MIN (64 KiB) a bcast is staged,
+                         * below DFC_GPU_RAILS_REDUCE_MIN (128 KiB) a reduce */
+                        int small = (kinds[k] == DFC_COLL_BCAST && count * 4 < 65536) ||
+                                    (kinds[k] == DFC_COLL_REDUCE && count * 4 < 131072);
                         for (int r = 1; r < n; r += 3) { /* the caller's rank plays no part */
                             a.rank = r;
                             CHECK(dfc_coll_gpu_rails_route(&a, rail, ring) == route,
@@ -288,13 +290,13 @@ static void test_routes(void)
                             CHECK(!ring || k < RING_KINDS, "%s: not a ring kind on a ring", what);
                             ring_rails += ring != 0;
                             transfers += check_schedules(what, a, rail, ring);
-                        } else if (!member_out && (which == 4 || (which == 5 && !ring) ||
-                                                   (k < (ring ? RING_KINDS : RAILS_KINDS) &&
-                                                    which < 2 && !small_bcast)))
+                        } else if (!member_out &&
+                                   (which == 4 || (which == 5 && !ring) ||
+                                    (k < (ring ? RING_KINDS : RAILS_KINDS) && which < 2 && !small)))
                             FAIL("%s: kept off the GPU", what);
-                        if (small_bcast && which < 4)
+                        if (small && which < 4)
                             CHECK(route != DFC_COLL_GPU_RAILS && route != DFC_COLL_GPU_RING,
-                                  "%s: a small bcast on the rails", what);
+                                  "%s: a small bcast or reduce on the rails", what);
                     }
             }
     CHECK(rails > 0 && daemon > 0 && ring_rails > 0,

@@ -21,11 +21,11 @@
  * (every rank's daemon takes part, some ranks are no peer of this one, the peers on other
  * nodes are behind the proxy), and every call of -case=sizes must run in the daemon (the
  * proxy carried chunks for it, summed over the job), but those staged (the proxy carried
- * none): a bcast below 64 KiB, and gather, scatter and alltoall unless DFC_<KIND>_ALGORITHM
- * forces the hierarchical algorithm; empty calls move nothing. -ring (with -rails, and
+ * none): a bcast below 64 KiB, a reduce below 128 KiB, and gather, scatter and alltoall
+ * unless DFC_<KIND>_ALGORITHM forces the hierarchical algorithm; empty calls move nothing. -ring (with -rails, and
  * DFC_GPU_PEERS_MAX small enough): the daemons connect only their rail's neighbours on the
  * ring of the nodes, and only allreduce, allgather, reduce_scatter_block, bcast (from 64
- * KiB) and reduce (these two by a chain around the nodes) run there.
+ * KiB) and reduce (from 128 KiB; these two by a chain around the nodes) run there.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -120,12 +120,14 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
     if (rails) { /* the calls that run in the daemon over rails, and the staged ones (top) */
         long long moved = job_chunks() - chunks0;
         int daemon = n > 0 && !(k == BCAST && n * sizeof(int) < 65536) &&
+                     !(k == REDUCE && n * sizeof(int) < 131072) &&
                      !(k == GATHER && !forced_hier("DFC_GATHER_ALGORITHM")) &&
                      !(k == SCATTER && !forced_hier("DFC_SCATTER_ALGORITHM")) &&
                      !(k == ALLTOALL && !forced_hier("DFC_ALLTOALL_ALGORITHM"));
         if (ring)
-            daemon = n > 0 && (k == ALLREDUCE || k == ALLGATHER || k == RSB || k == REDUCE ||
-                               (k == BCAST && n * sizeof(int) >= 65536));
+            daemon = n > 0 && (k == ALLREDUCE || k == ALLGATHER || k == RSB ||
+                               (k == BCAST && n * sizeof(int) >= 65536) ||
+                               (k == REDUCE && n * sizeof(int) >= 131072));
         DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
                    kname[k], n, moved);
     }

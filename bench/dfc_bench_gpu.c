@@ -21,8 +21,9 @@
  * the table gives the median batch of the slowest rank. "bytes" and busbw follow
  * nccl-tests: allreduce bytes = buffer, busbw = algbw * 2(n-1)/n; allgather bytes = gathered
  * output, reduce_scatter = input, alltoall = one rank's send buffer, busbw = algbw * (n-1)/n;
- * bcast and reduce busbw = algbw; pingpong and bw: bytes = one message, busbw = algbw. The first and
- * last sizes' results of DFC and NCCL are checked element by element (all but bcast).
+ * bcast and reduce busbw = algbw; pingpong and bw: bytes = one message, busbw = algbw. The
+ * first and last sizes' results of DFC and NCCL are checked element by element (all but
+ * bcast).
  * Ratio = DFC time / NCCL time (below 1: DFC is faster).
  *
  * -chaos: DFCCL's chaos-order scenario on device buffers: 8 persistent allreduces (1 Ki to

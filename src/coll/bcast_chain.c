@@ -4,11 +4,11 @@
  * segments so that all links carry at once.
  *
  * The B-byte buffer (RECV on every rank) is cut into S = ceil(B / DFC_COLL_CHAIN_SEGMENT)
- * segments (256 KiB by default), at most 32 (then larger ones): dfc_coll_chain_segments. The root posts all S
- * sends to v = 1 and one fence. The last rank posts all S receives from n - 2 and one
- * fence. A rank in between works in S + 1 groups, each closed by a fence: in group k it
- * receives segment k (k < S) and sends segment k - 1 (k > 0), so segment k - 1 leaves while
- * segment k arrives. Empty messages move nothing.
+ * segments (256 KiB by default), at most 32 (then larger ones): dfc_coll_chain_segments. The
+ * root posts all S sends to v = 1 and one fence. The last rank posts all S receives from
+ * n - 2 and one fence. A rank in between works in S + 1 groups, each closed by a fence: in
+ * group k it receives segment k (k < S) and sends segment k - 1 (k > 0), so segment k - 1
+ * leaves while segment k arrives. Empty messages move nothing.
  *
  * Cost: (n - 2 + S) (alpha + B/S beta): every link carries B once, and the pipeline fills in
  * n - 2 steps. Binomial pays ceil(log2 n) (alpha + B beta) and scatter_allgather about

@@ -5,9 +5,9 @@
  * mirror of bcast_chain.c.
  *
  * The m-byte vector is cut into segments of whole items as bcast_chain.c cuts its message
- * (dfc_coll_chain_segments: S of DFC_COLL_CHAIN_SEGMENT bytes, at most 32). Every rank works in an
- * accumulator: RECV on the root (its input copied there unless IN_PLACE), a TMP copy of the
- * input elsewhere. The chain's far end (v = n - 1) posts all S sends to v - 1 and one fence;
+ * (dfc_coll_chain_segments: S of DFC_COLL_CHAIN_SEGMENT bytes, at most 32). Every rank works
+ * in an accumulator: RECV on the root (its input copied there unless IN_PLACE), a TMP copy of
+ * the input elsewhere. The chain's far end (v = n - 1) posts all S sends to v - 1 and one fence;
  * the root posts all S receive-reduces from v = 1 and one fence; a rank in between works in
  * S + 1 groups, each closed by a fence: in group k it receive-reduces segment k (k < S) and
  * sends segment k - 1 (k > 0), which its fence k - 1 has completed. Each segment is received

@@ -15,8 +15,8 @@
  * nodes only) along a pipelined chain, each virtual rank v + 1 to v (reduce_chain.c). Phase
  * 3, on node nr only: every local index l != lr sends its chunk o to the root, which
  * receives each into RECV at its place. A received piece is reduced in through TMP, one
- * chunk large (the chain: each segment at its own place in it); a fence
- * closes every step. The reduction order follows the ring and the tree: commutative ops only.
+ * chunk large (the chain: each segment at its own place in it); a fence closes every step.
+ * The reduction order follows the ring and the tree: commutative ops only.
  *
  * Cost (m bytes): intra-node (L-1) alpha_n + (L-1)/L m (beta_n + gamma), across nodes
  * ceil(log2 N) (alpha_x + (m/L)(beta_x + gamma)) per rank with all L ranks of a node carrying

@@ -12,8 +12,9 @@
  *     DFC_COLL_GPU_DAEMON only when every pair of members links; DFC_COLL_GPU_RAILS only when
  *     the call has a hierarchical schedule whose every transfer, on every rank, goes to a
  *     linked process, within DFC_GPU_MAX_STEPS, and never for a bcast below
- *     DFC_BCAST_SCATTER_ALLGATHER_MIN or a reduce below DFC_GPU_RAILS_REDUCE_MIN; kinds without one (barrier, gatherv, alltoallv)
- *     never ride the rails; a member whose daemon is out keeps the call off the GPU;
+ *     DFC_BCAST_SCATTER_ALLGATHER_MIN or a reduce below DFC_GPU_RAILS_REDUCE_MIN; kinds
+ *     without one (barrier, gatherv, alltoallv) never ride the rails; a member whose daemon
+ *     is out keeps the call off the GPU;
  *   - dfc_gpu_steps_to_daemon: every transfer's peer becomes the daemon index of its world
  *     rank, and a transfer to a process the daemon does not connect is counted.
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.

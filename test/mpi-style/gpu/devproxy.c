@@ -22,10 +22,11 @@
  * nodes are behind the proxy), and every call of -case=sizes must run in the daemon (the
  * proxy carried chunks for it, summed over the job), but those staged (the proxy carried
  * none): a bcast below 64 KiB, a reduce below 128 KiB, and gather, scatter and alltoall
- * unless DFC_<KIND>_ALGORITHM forces the hierarchical algorithm; empty calls move nothing. -ring (with -rails, and
- * DFC_GPU_PEERS_MAX small enough): the daemons connect only their rail's neighbours on the
- * ring of the nodes, and only allreduce, allgather, reduce_scatter_block, bcast (from 64
- * KiB) and reduce (from 128 KiB; these two by a chain around the nodes) run there.
+ * unless DFC_<KIND>_ALGORITHM forces the hierarchical algorithm; empty calls move nothing.
+ * -ring (with -rails, and DFC_GPU_PEERS_MAX small enough): the daemons connect only their
+ * rail's neighbours on the ring of the nodes, and only allreduce, allgather,
+ * reduce_scatter_block, bcast (from 64 KiB) and reduce (from 128 KiB; these two by a chain
+ * around the nodes) run there.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */

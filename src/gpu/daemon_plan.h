@@ -85,8 +85,8 @@ static inline void dfc_gpu_number_transfers(dfc_step_t *steps, int n, int nranks
  * L + N - 1 <= cap), or its rail neighbours on the ring of the nodes, nodes n - 1 and n + 1
  * mod N (RING, L >= 2 and L + 2 <= cap: any number of nodes). The hierarchical algorithms
  * talk inside a node and across nodes among equal local indices, and those whose steps across
- * nodes are a ring of the nodes (allreduce, allgather, reduce_scatter) talk to the rail
- * neighbours only.
+ * nodes are a ring of the nodes (allreduce, allgather, reduce_scatter) or a chain round it
+ * (bcast, reduce) talk to the rail neighbours only.
  * Nodes are numbered densely from 0 (the comm layer's node map), and that numbering is the
  * ring. Pure and deterministic, so every process of the job computes the same for everyone:
  * rail[r] is r's local index (its position among its node's processes in world-rank order)

@@ -18,6 +18,11 @@
 #             the window of 64 credits does for bw (the same below 32 KiB of payload; above,
 #             a packet now takes 2 credits, so there 16 are in flight, not 32)
 #
+# Floors: where bench/ofi_floor was built (configure found libfabric), every run also runs it
+# once per provider of the variants, over the same sizes (up to 256 KiB): the kernel's tcp
+# sockets alone and the provider alone, for ping-pong, bw and the exchange under a 2-rank
+# allreduce. The last table sets each transport beside its floor: what DFC adds above it.
+#
 # With -n RUNS every variant runs RUNS times, interleaved (tcp, net, rxm, tcp, ...), and the
 # tables show the median and the best of each run's median: on a shared machine one run's
 # medians move by 2x and more from one run to the next. A last table pairs each run with the
@@ -42,6 +47,13 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
+# The floor's sizes: dfc_bench's (the last -minsize and -maxsize given), at most 256 KiB.
+FMIN=8 FMAX=256K prev=
+for a in "$@"; do
+    case $prev in -minsize) FMIN=$a ;; -maxsize) FMAX=$a ;; esac
+    prev=$a
+done
+case $FMAX in *M | *m | [0-9][0-9][0-9][0-9][0-9][0-9][0-9]*) FMAX=256K ;; esac
 [ -n "$OUT" ] || OUT=bench/results/ofi-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$OUT"
 {
@@ -70,6 +82,18 @@ for i in $(seq 1 "$RUNS"); do
             -x FI_PROVIDER $cred $XENV --mca btl tcp,self -- bench/dfc_bench -workloads pingpong,bw,allreduce \
             -minsize 8 -maxsize 16M "$@" -csv "$OUT/$run.$i.csv" > "$OUT/$run.$i.txt"
     done
+    if [ -x bench/ofi_floor ]; then
+        provs=
+        for run in $VARIANTS; do
+            case $run in net*) provs="$provs net" ;; rxm*) provs="$provs rxm" ;; esac
+        done
+        for pv in $(echo $provs | tr ' ' '\n' | sort -u); do
+            p=net; [ "$pv" = rxm ] && p="tcp;ofi_rxm"
+            echo "== run $i: floor of $p"
+            bench/ofi_floor -p "$p" -minsize "$FMIN" -maxsize "$FMAX" \
+                -csv "$OUT/floor-$pv.$i.csv" > "$OUT/floor-$pv.$i.txt"
+        done
+    fi
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
 python3 - "$OUT" "$RUNS" $VARIANTS <<'PY' | tee "$OUT/table.txt"
@@ -118,4 +142,38 @@ if "tcp" in variants and runs > 1 and others:
                 cells.append(f"{statistics.median(q):6.2f} [{q[0]:5.2f}, {q[-1]:5.2f}]"
                              if q else f"{'-':>22}")
             print(f"{wl:10} {b:9d} " + " ".join(f"{c:>22}" for c in cells))
+# Floors (bench/ofi_floor): each transport beside what it runs on. A 2-rank allreduce moves
+# its data by one exchange, so its floor is the exchange's.
+floor = {}
+for pv, prov in (("net", "net"), ("rxm", "tcp;ofi_rxm")):
+    for i in range(1, runs + 1):
+        try:
+            rows = [l for l in open(f"{out}/floor-{pv}.{i}.csv") if not l.startswith("#")]
+        except OSError:
+            continue
+        for r in csv.DictReader(rows):
+            wl = "allreduce" if r["workload"] == "exchange" else r["workload"]
+            lib = "kernel" if r["lib"] == "sockets" else pv
+            floor.setdefault((wl, int(r["bytes"]), lib), []).append(float(r["median_us"]))
+if floor:
+    fv = {k: statistics.median(v) for k, v in floor.items()}
+    val = {k: statistics.median(v) for k, v in meds.items()}
+    fl = [v for v in variants if v.split("-")[0] in ("tcp", "net", "rxm")]
+    print("\nfloors (bench/ofi_floor, median of the runs): each transport's time, its floor "
+          "(tcp: the kernel's sockets; net, rxm: the provider alone) and what DFC adds above "
+          "it, us; prov/kernel: the provider's floor over the kernel's")
+    hdr = "".join(f" {v:>9} {'floor':>8} {'added':>8}" for v in fl)
+    print(f"{'workload':10} {'bytes':>9}{hdr} " + " ".join(
+        f"{v + '/kern':>9}" for v in fl if v != "tcp"))
+    for wl in ("pingpong", "bw", "allreduce"):
+        for b in sorted({k[1] for k in fv if k[0] == wl}):
+            cells, ratios = "", []
+            for v in fl:
+                t = val.get((wl, b, v))
+                f = fv.get((wl, b, "kernel" if v == "tcp" else v.split("-")[0]))
+                cells += (f" {t:9.2f} {f:8.2f} {t - f:8.2f}" if t and f else f" {'-':>9} {'-':>8} {'-':>8}")
+                if v != "tcp":
+                    k = fv.get((wl, b, "kernel"))
+                    ratios.append(f"{f / k:9.2f}" if f and k else f"{'-':>9}")
+            print(f"{wl:10} {b:9d}{cells} " + " ".join(ratios))
 PY

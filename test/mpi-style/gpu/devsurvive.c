@@ -79,6 +79,7 @@ int main(int argc, char **argv)
     CUDA_OK(cudaMalloc((void **)&ds, (size_t)BIG * sizeof(int)));
     CUDA_OK(cudaMalloc((void **)&dr, (size_t)BIG * sizeof(int)));
     unsigned k = 0;
+    dev_phase = "WORLD before";
     for (int i = 0; i < 2; i++)
         checked(DFC_COMM_WORLD, size, SMALL, k++, ds, dr, h, "WORLD before");
     DFC_Comm surv;
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
     if (surv != DFC_COMM_NULL) DFC_Comm_set_errhandler(surv, DFC_ERRORS_RETURN);
 
     DFC_Request req;
+    dev_phase = "64 MiB Iallreduce";
     DEV_MEMSET(ds, 1, (size_t)BIG * sizeof(int));
     DFCT_OK(DFC_Iallreduce(ds, dr, BIG, DFC_INT, DFC_SUM, DFC_COMM_WORLD, &req));
     if (rank == size - 1) {
@@ -100,7 +102,9 @@ int main(int argc, char **argv)
     int rc = DFC_Wait(&req, DFC_STATUS_IGNORE);
     DFCT_CHECK(rc == DFC_SUCCESS || failed_class(rc, "64 MiB Iallreduce") == DFC_ERR_PROC_FAILED,
                "the 64 MiB Iallreduce with a dying rank returned %d", rc);
+    dev_phase = "abandon";
     for (int i = 0; i < 200; i++) {
+        dev_phase_i = i;
         rc = DFC_Iallreduce(ds, dr, 1024, DFC_INT, DFC_SUM, DFC_COMM_WORLD, &req);
         if (rc == DFC_SUCCESS) rc = DFC_Wait(&req, DFC_STATUS_IGNORE);
         if (failed_class(rc, "small Iallreduce") != DFC_ERR_PROC_FAILED) {
@@ -108,8 +112,11 @@ int main(int argc, char **argv)
             break;
         }
     }
-    for (int i = 0; i < 200; i++)
+    dev_phase = "survivors";
+    dev_phase_i = 0;
+    for (int i = 0; i < 200; i++, dev_phase_i = i)
         checked(surv, size - 1, i % 20 == 19 ? BIG : SMALL, k++, ds, dr, h, "survivors");
+    dev_phase = "synchronize and finalize";
     CUDA_OK(cudaDeviceSynchronize());
     DFCT_OK(DFC_Get_gpu_daemon_info(&device, &launches));
     DFCT_CHECK(launches > 0,

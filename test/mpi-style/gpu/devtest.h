@@ -1,15 +1,17 @@
 /*
  * devtest.h - what the device-buffer tests share (after dfctest.h): a check on CUDA calls
- * and a watchdog that fails a test which hangs.
+ * and a watchdog that fails a test which hangs and says where.
  */
 #ifndef DEVTEST_H
 #define DEVTEST_H
 
 #include <cuda_runtime_api.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../dfctest.h"
@@ -43,18 +45,41 @@
         CUDA_OK(cudaDeviceSynchronize());   \
     } while (0)
 
+/* Where the test is, for the watchdog's message: a test sets it as it goes (a string
+ * constant and a counter). */
+static const char *volatile dev_phase = "start";
+static volatile long dev_phase_i = -1;
+
+/* The watchdog says where the test hung: its phase, every thread's stack by gdb where the
+ * machine has it and lets it attach (fork and exec are safe in a signal handler), and the
+ * stack of the thread that took the signal. */
 static void dev_watchdog_fire(int sig)
 {
     (void)sig;
-    static const char msg[] = "watchdog: the test hung\n";
-    ssize_t n = write(2, msg, sizeof msg - 1);
-    (void)n;
+    char msg[160];
+    int n = snprintf(msg, sizeof msg, "watchdog: the test hung (rank %d pid %d, phase %s %ld)\n",
+                     dfct_rank, (int)getpid(), dev_phase, dev_phase_i);
+    if (write(2, msg, (size_t)n) < 0) _exit(3);
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    pid_t g = fork();
+    if (g == 0) {
+        dup2(2, 1);
+        execlp("gdb", "gdb", "-p", pid, "-batch", "-nx", "-ex", "thread apply all bt", (char *)0);
+        _exit(127);
+    }
+    int st = 0;
+    if (g > 0) waitpid(g, &st, 0);
+    void *bt[64]; /* also when gdb could not attach (ptrace not allowed) */
+    backtrace_symbols_fd(bt, backtrace(bt, 64), 2);
     _exit(3);
 }
 
-/* After `seconds`, the process prints that it hung and exits with status 3. */
+/* After `seconds`, the process prints that it hung and where, and exits with status 3. */
 static inline void dev_watchdog(unsigned seconds)
 {
+    void *bt[1];
+    backtrace(bt, 1); /* loads what backtrace needs now, not in the handler */
     signal(SIGALRM, dev_watchdog_fire);
     alarm(seconds);
 }

@@ -416,7 +416,8 @@ __device__ static int pick_from_spill(const dfc_gpu_kargs_t &a, block_state *s, 
 }
 
 /* The head of the FIFO holds a chunk of another collective (dfc_gpu_head_choice): a
- * cancelled one's is dropped (acknowledged, not copied); another's is moved aside into a
+ * cancelled one's (with rendezvous: any this channel has no live invitation of) is dropped
+ * (acknowledged, not copied); another's is moved aside into a
  * free spill entry so that the chunks behind it can come through (its owner takes it from
  * there later). With the spill full, or with rendezvous, the receive waits: the owner will
  * take the chunk when it runs. Fills action k with the move and returns 1, or returns 0. */
@@ -429,7 +430,8 @@ __device__ static int pick_steal(const dfc_gpu_kargs_t &a, block_state *s, int k
     s->act_ident[k] = owner;
     int e = -1;
     int what = dfc_gpu_head_choice(owner, ident, a.dev->dead[chan], a.rendezvous,
-                                   s->f.spill_ident[peer], DFC_GPU_SPILL, &e);
+                                   a.dev->inv_shadow[peer][chan], s->f.spill_ident[peer],
+                                   DFC_GPU_SPILL, &e);
     if (what == DFC_GPU_ACT_DROP) {
         s->act_kind[k] = ACT_DROP;
         s->act_dst[k] = s->act_src[k];

@@ -177,17 +177,26 @@ DFC_GPU_HD static inline int dfc_gpu_is_dead(const uint64_t *dead, uint64_t iden
 
 /* Receiver: the chunk at the head of a FIFO belongs to `owner`; the receive of `ident` looks
  * at it. Its own: RECV. A cancelled collective's: DROP (acknowledged, not copied - its
- * sender may still be writing). Another's: with rendezvous, WAIT (the owner's invited
- * receive takes it at its next sweep); eager, STEAL into the first free of the n spill
- * entries (*spill), or WAIT with the spill full - which is how the eager protocol hangs
- * (issue 23, defect 1). */
+ * sender may still be writing). Another's: with rendezvous, WAIT when this receiver has a
+ * live invitation of `owner` to that peer on this channel (`invited`: its shadow of the
+ * table, dfc_gpu_inv_*; the owner's invited receive takes the chunk at its next sweep),
+ * else DROP: a chunk enters a FIFO only once invited, and an invitation is released only
+ * when its slice completed (all its chunks taken) or was cancelled, so an uninvited owner is
+ * a cancelled one whatever the dead list still remembers (it keeps DFC_GPU_DEAD idents, and
+ * more cancels than that - devsurvive's 200 abandons - came before the next receive from
+ * that peer: the stale chunk blocked the FIFO for good). Eager: STEAL into the first free
+ * of the n spill entries (*spill), or WAIT with the spill full - which is how the eager
+ * protocol hangs (issue 23, defect 1). */
 DFC_GPU_HD static inline int dfc_gpu_head_choice(uint64_t owner, uint64_t ident,
                                                  const uint64_t *dead, int rendezvous,
-                                                 const uint64_t *sp_ident, int n, int *spill)
+                                                 const uint64_t *invited, const uint64_t *sp_ident,
+                                                 int n, int *spill)
 {
     if (owner == ident) return DFC_GPU_ACT_RECV;
     if (dfc_gpu_is_dead(dead, owner)) return DFC_GPU_ACT_DROP;
-    if (rendezvous) return DFC_GPU_ACT_WAIT;
+    if (rendezvous)
+        return dfc_gpu_inv_find(invited, owner) != DFC_GPU_INV_NONE ? DFC_GPU_ACT_WAIT
+                                                                    : DFC_GPU_ACT_DROP;
     for (int e = 0; e < n; e++)
         if (!sp_ident[e]) {
             *spill = e;

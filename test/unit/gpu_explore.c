@@ -96,6 +96,8 @@ typedef struct xscen {
     int n, slots, depth, nspill, rendezvous;
     uint32_t chunk;
     int old_cancel; /* cancel drops the queue entry only, and idents repeat (before defect 3) */
+    int flush_dead; /* after the cancel, DFC_GPU_DEAD more (other collectives abandoned, as
+                     * devsurvive's 200 failing Iallreduces): the dead list forgets the ident */
     int old_epoch;  /* the epoch advances before the launch (before defect 4) */
     int model_exit; /* kernels exit by the exit rule and are relaunched */
     uint32_t fail_launch; /* this launch attempt of GPU 0 fails (0: none) */
@@ -238,7 +240,8 @@ static int x_pick(const xscen_t *x, xworld_t *w, int me, int sp, xact_t *act, in
                 a->owner = g->flag_ident[peer][slot][entry];
                 a->data = g->data[peer][slot][entry];
                 a->kind = dfc_gpu_head_choice(a->owner, spec->ident, g->dead, x->rendezvous,
-                                              g->sp_ident[peer], x->nspill, &a->spill);
+                                              g->inv_shadow[peer], g->sp_ident[peer], x->nspill,
+                                              &a->spill);
                 if (a->kind == DFC_GPU_ACT_WAIT) continue;
             }
         }
@@ -375,6 +378,8 @@ static int x_cancel(const xscen_t *x, xworld_t *w, int me)
         dfc_gpu_dead_add(g->dead, &g->ndead, ident);
         if (x->rendezvous) x_inv_release(w, me, c, x->n);
     }
+    for (int k = 0; x->flush_dead && k < DFC_GPU_DEAD; k++) /* cancels of collectives that */
+        dfc_gpu_dead_add(g->dead, &g->ndead, dfc_gpu_ident(1, 6, k)); /* never ran here */
     return 1;
 }
 
@@ -696,17 +701,22 @@ static void x_crossed(xscen_t *x, int slots, int depth, int nspill, int achunks,
 /* Defect 3: A among GPUs 0-2, GPU 2 dies; the survivors cancel A, then run B among
  * themselves (a communicator re-created with A's context id: the same ident before issue 23,
  * the next incarnation's now). */
-static void x_cancel_case(xscen_t *x, int slots, int depth, int achunks, int old)
+static void x_cancel_case_flush(xscen_t *x, int slots, int depth, int achunks, int old, int flush)
 {
     static const int all[3] = {0, 1, 2};
     x_base(x, "cancel", 3, slots, depth, DFC_GPU_SPILL, 16);
     x->old_cancel = old;
+    x->flush_dead = flush;
     x->die = 2;
     uint64_t ia = dfc_gpu_ident(1, 5, 7), ib = old ? ia : dfc_gpu_ident(2, 5, 7);
     int a = x_spec(x, 0, 3, all, (uint64_t)achunks * 3 * 4, ia);
     int b = x_spec(x, 0, 2, all, (uint64_t)achunks * 2 * 4, ib);
     for (int g = 0; g < 2; g++) x_op(x, g, a, 1), x_op(x, g, b, 1);
     x_op(x, 2, a, 1);
+}
+static void x_cancel_case(xscen_t *x, int slots, int depth, int achunks, int old)
+{
+    x_cancel_case_flush(x, slots, depth, achunks, old, 0);
 }
 
 /* Defect 4: A among 2 GPUs; kernels exit by the exit rule and GPU 0's second launch fails. */
@@ -849,6 +859,22 @@ static void explore_cancel(xworld_t *w, int scale)
     x_say_exh("every schedule, 3 GPUs, one dies, cancel now:", &st);
     XCHECK(st.ends && !st.verdicts[1] && !st.verdicts[2] && !st.verdicts[3],
            "exhaustive: cancel failed");
+    x_free(&x);
+    /* devsurvive: more than DFC_GPU_DEAD other cancels between the cancel and B */
+    xtally_t flush = {0};
+    for (int depth = 1; depth <= 2; depth++)
+        for (int chunks = 1; chunks <= 3; chunks++) {
+            x_cancel_case_flush(&x, 1, depth, chunks, 0, 1);
+            x_runs(&x, w, 40 * scale, &flush);
+            x_free(&x);
+        }
+    x_say("the same, then 16 other cancels before B:", &flush);
+    XCHECK(!x_bad(&flush), "cancel with the dead list flushed failed %ld runs", x_bad(&flush));
+    x_cancel_case_flush(&x, 1, 1, 1, 0, 1);
+    x_exhaustive(&x, 200000L * scale, &st);
+    x_say_exh("every schedule, one dies, 16 other cancels before B:", &st);
+    XCHECK(st.ends && !st.verdicts[1] && !st.verdicts[2] && !st.verdicts[3],
+           "exhaustive: cancel with the dead list flushed failed");
     x_free(&x);
 }
 

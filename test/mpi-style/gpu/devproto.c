@@ -18,6 +18,12 @@
  *                 -expect=ok: each is checked (a failed launch was retried by the progress
  *                 thread); -expect=fail: DFC_Wait returns an error of class DFC_ERR_OTHER
  *                 whose message says the kernel could not be launched, within the watchdog.
+ *   -case=hang    the hang report for a collective in the daemon (run with
+ *                 DFC_HANG_REPORT_SECONDS=1): rank 0's device DFC_Allreduce waits while the
+ *                 others sleep 4 s before joining; meanwhile its kernel leaves when idle and
+ *                 is relaunched again and again, which must not count as progress. Rank 0's
+ *                 stderr must then hold the report's header and a line for the allreduce in
+ *                 the GPU daemon; the result is checked.
  * Every result is checked element by element (fresh inputs, poisoned outputs). The test
  * requires the GPU daemon (DFC_Get_gpu_daemon_info) and prints nothing else on success.
  */
@@ -27,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../stderrcap.h"
 #include "devtest.h"
 
 static int rank, size;
@@ -214,6 +221,29 @@ static void case_launch(const char *expect)
     vec_free(&v);
 }
 
+static void case_hang(void)
+{
+    vec_t v;
+    vec_alloc(&v, 1000);
+    vec_fill(&v, 3);
+    CUDA_OK(cudaDeviceSynchronize());
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
+    if (rank != 0) sleep(4);
+    FILE *tmp = NULL;
+    int saved = rank == 0 ? capture_stderr(&tmp) : -1;
+    DFCT_OK(DFC_Allreduce(v.in, v.out, (int)v.n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD));
+    if (saved >= 0) {
+        char *text = restore_stderr(saved, tmp);
+        DFCT_CHECK(has_line(text, "[dfc hang report]", "DFC_HANG_REPORT_SECONDS", "rank 0"),
+                   "hang: no report header after 4 s without progress; stderr was:\n%s", text);
+        DFCT_CHECK(has_line(text, "[dfc hang report]", "collective allreduce", "GPU daemon"),
+                   "hang: no report line for the allreduce in the daemon; stderr was:\n%s", text);
+        free(text);
+    }
+    vec_check(&v, 3, "hang: allreduce", 0);
+    vec_free(&v);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = opt_str(argc, argv, "case", "?");
@@ -228,6 +258,7 @@ int main(int argc, char **argv)
     if (!strcmp(which, "cross")) case_cross((int)opt_long(argc, argv, "iters", 6));
     else if (!strcmp(which, "burst")) case_burst();
     else if (!strcmp(which, "launch")) case_launch(opt_str(argc, argv, "expect", "ok"));
+    else if (!strcmp(which, "hang")) case_hang();
     else DFCT_CHECK(0, "unknown -case=%s", which);
     DFCT_OK(DFC_Get_gpu_daemon_info(&device, &launches));
     DFCT_CHECK(launches > 0,

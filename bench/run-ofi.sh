@@ -14,8 +14,8 @@
 #             provider)
 #   net-frag, rxm-frag   the same with DFC_OFI_RMA=0: rendezvous by fragments instead of the
 #             RMA read
-#   net-e128, rxm-e128   net and rxm with DFC_OFI_EAGER_LIMIT and DFC_OFI_MAX_PAYLOAD at
-#             128 KiB (default 64 KiB): 128 KiB messages as one provider message
+#   net-eK, rxm-eK   net and rxm with DFC_OFI_EAGER_LIMIT and DFC_OFI_MAX_PAYLOAD at K KiB
+#             (e.g. net-e64: the defaults before 2026-12-04; the default is 128 KiB)
 #   net-c32   net with DFC_OFI_CREDITS=32, the default before 2026-12-02 (branch ofi8): what
 #             the window of 64 credits does for bw (the same below 32 KiB of payload; above,
 #             a packet now takes 2 credits, so there 16 are in flight, not 32)
@@ -75,10 +75,12 @@ for i in $(seq 1 "$RUNS"); do
         net | net-frag) prov=net ;;
         net-c32) prov=net cred="-x DFC_OFI_CREDITS" cenv=DFC_OFI_CREDITS=32 ;;
         rxm | rxm-frag) prov="tcp;ofi_rxm" ;;
-        net-e128 | rxm-e128)
-            prov=net; [ $run = rxm-e128 ] && prov="tcp;ofi_rxm"
+        net-e[0-9]* | rxm-e[0-9]*)
+            prov=net; case $run in rxm*) prov="tcp;ofi_rxm" ;; esac
+            kib=${run#*-e}
+            case $kib in *[!0-9]*) echo "run-ofi.sh: bad variant $run" >&2; exit 2 ;; esac
             cred="-x DFC_OFI_EAGER_LIMIT -x DFC_OFI_MAX_PAYLOAD"
-            cenv="DFC_OFI_EAGER_LIMIT=131072 DFC_OFI_MAX_PAYLOAD=131072" ;;
+            cenv="DFC_OFI_EAGER_LIMIT=$((kib * 1024)) DFC_OFI_MAX_PAYLOAD=$((kib * 1024))" ;;
         *) echo "run-ofi.sh: unknown variant $run" >&2; exit 2 ;;
         esac
         case $run in *-frag) rma=0 ;; esac

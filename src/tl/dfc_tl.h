@@ -199,7 +199,7 @@ typedef struct dfc_tl {
      * peers eagerly (data in the EAGER packet; larger: rendezvous). 0, the default: the
      * comm layer's own DFC_EAGER_LIMIT. Either way the comm layer uses at most max_payload.
      * A transport sets it where its own rendezvous makes a different threshold pay (ofi:
-     * DFC_OFI_EAGER_LIMIT, since a provider-level message of up to 64 KiB costs less there
+     * DFC_OFI_EAGER_LIMIT, since a provider-level message of up to 128 KiB costs less there
      * than the RTS, RMA read and FIN of DFC's rendezvous). Only the sender decides by it. */
     size_t eager_limit;
     int failed_peer; /* world rank named by the last negative progress return */

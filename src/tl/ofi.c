@@ -27,8 +27,8 @@
  * tagged send; large messages are read by the receiver with one RMA read where the provider
  * offers FI_RMA (ofi_rma.c: the RTS carries a key, rget reads), else cut by the comm layer
  * into DATA packets of max_payload bytes (its rendezvous). Flow control: per
- * peer `credits` packets may be unacknowledged (one above half of max_payload counts twice:
- * pkt_cost); the receiver gives credits back (on its
+ * peer `credits` may be unacknowledged, a packet taking one per started 32 KiB of payload
+ * (pkt_cost); the receiver gives credits back (on its
  * own packets, or in a CREDIT message once half of them are used), so the provider never
  * holds more than credits x peers unexpected messages, however fast a sender floods.
  * Without a credit or a free bounce buffer send answers DFC_TL_AGAIN.
@@ -252,16 +252,22 @@ static int send_ctl(ofi_t *s, ofi_peer_t *p, int kind)
     return r;
 }
 
-/* Credits a packet with plen bytes of payload takes (both sides count alike; every rank has
- * the same max_payload): 2 above half the largest payload, else 1. So 64 credits let a window
- * of 64 small messages go at once (osu_bw's; with 32 credits it waited for the peer's credit
- * message every window) while a stream of full fragments still has 32 in flight, 2 MiB, what
- * the sockets of a peer that stops reading take: more, and its sends stay uncompleted past
- * DFC_FAULT_TIMEOUT, and the stuck-send rule fails a live peer (faults/slowreader over
- * tcp;ofi_rxm failed 2 of 3 runs with 64 credits of 1 each, passed 3 of 3 with 32). */
-static inline int pkt_cost(const ofi_t *s, uint32_t plen)
+/* Credits a packet with plen bytes of payload takes (both sides count alike, from the
+ * payload alone): one per started DFC_OFI_CREDIT_BYTES (32 KiB), at least one. So 64 credits
+ * let a window of 64 small messages go at once (osu_bw's; with 32 credits it waited for the
+ * peer's credit message every window) while a stream of large packets keeps at most 2 MiB
+ * in flight (32 of 64 KiB, 16 of 128 KiB), what the sockets of a peer that stops reading
+ * take: more, and its sends stay uncompleted past DFC_FAULT_TIMEOUT, and the stuck-send rule
+ * fails a live peer (faults/slowreader over tcp;ofi_rxm failed 2 of 3 runs with 64 KiB
+ * packets of 1 credit each, passed 3 of 3 with 32). Up to 64 KiB of payload this is the rule
+ * of before (2 above half of the 64 KiB packet, else 1); init raises the credits to the cost
+ * of a full packet, so that one always fits. */
+#define DFC_OFI_CREDIT_BYTES 32768u
+static inline int pkt_cost(uint32_t plen)
 {
-    return plen > s->max_payload / 2 ? 2 : 1;
+    return plen > DFC_OFI_CREDIT_BYTES
+               ? (int)((plen + DFC_OFI_CREDIT_BYTES - 1) / DFC_OFI_CREDIT_BYTES)
+               : 1;
 }
 
 static int ofi_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *payload)
@@ -274,7 +280,7 @@ static int ofi_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
     if (DFC_UNLIKELY(plen > s->max_payload))
         return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu", plen,
                        s->max_payload);
-    int cost = pkt_cost(s, plen);
+    int cost = pkt_cost(plen);
     if (p->credits < cost || s->tx.nfree == 0) return DFC_TL_AGAIN;
     if (DFC_UNLIKELY(!p->hello_sent) && send_ctl(s, p, DFC_OFI_HELLO) != 0)
         return p->dead ? dfc_ofi_dead_err(__func__, p) : DFC_TL_AGAIN;
@@ -329,7 +335,7 @@ static void on_msg(ofi_t *s, ofi_peer_t *p, ofi_buf_t *b, int kind)
     }
     if (kind == DFC_OFI_PKT) {
         const dfc_pkt_t *pkt = (const dfc_pkt_t *)(w + 1);
-        p->owed += pkt_cost(s, pkt->payload_len);
+        p->owed += pkt_cost(pkt->payload_len);
         const dfc_ofi_rkey_t *key = NULL;
         if (w->flags & DFC_OFI_WF_RKEY) /* checked: after an RTS without payload */
             key = (const dfc_ofi_rkey_t *)((const char *)b->mem + dfc_ofi_pkt_len(0));
@@ -618,14 +624,17 @@ typedef struct ofi_params {
 static void read_params(ofi_params_t *p)
 {
     p->provider = dfc_tl_ofi_provider_param();
-    p->max_payload = dfc_env_long("DFC_OFI_MAX_PAYLOAD", 65536,
+    /* 128 KiB: with the eager limit, a message of 64 to 128 KiB goes as one provider message
+     * instead of a rendezvous (over net and rxm ping-pong of 96 and 128 KiB 0.8x, allreduce
+     * of 192 and 256 KiB 0.8-0.9x of the time with 64 KiB; BENCHMARKS.md, stop 29). */
+    p->max_payload = dfc_env_long("DFC_OFI_MAX_PAYLOAD", 131072,
                                   "ofi: largest packet payload in bytes (rendezvous fragment "
                                   "size); every rank must use the same");
     /* 64, osu_bw's window: with 32 a window of 64 small messages stalled every time for the
      * peer's credit message (on 2 cores 66040 of 69649 sends at 256 B refused for want of a
      * credit, 2344 of 38350 with 64; bw 128 B to 16 KiB was 1.2x DFC's tcp over net on 16
-     * cores; BENCHMARKS.md). A packet above half of DFC_OFI_MAX_PAYLOAD takes 2 (pkt_cost),
-     * so the bytes in flight stay as with 32. The receive buffers stay DFC_OFI_RX_BUFS. */
+     * cores; BENCHMARKS.md). A packet takes one per started 32 KiB of payload (pkt_cost),
+     * so the bytes in flight stay as with 32 of 64 KiB. Receive buffers: DFC_OFI_RX_BUFS. */
     p->credits = dfc_env_long("DFC_OFI_CREDITS", 64,
                               "ofi: packets a rank may send to one peer before the peer "
                               "acknowledges them (flow control)");
@@ -639,10 +648,12 @@ static void read_params(ofi_params_t *p)
     p->rma = dfc_env_long("DFC_OFI_RMA", 1,
                           "ofi: 1: large messages are read by the receiver with RMA where the "
                           "provider offers FI_RMA; 0: sent as fragments");
-    /* 64 KiB: over tcp;ofi_rxm a 32 or 64 KiB message went faster as one provider message
+    /* 128 KiB: over tcp;ofi_rxm a 32 or 64 KiB message went faster as one provider message
      * (rxm cuts it into segments and streams them) than by DFC's rendezvous, whose RMA read
-     * waits for the sender's process to serve it (rxm's progress is manual); BENCHMARKS.md. */
-    p->eager_limit = dfc_env_long("DFC_OFI_EAGER_LIMIT", 65536,
+     * waits for the sender's process to serve it (rxm's progress is manual), and over net and
+     * rxm alike so did 96 and 128 KiB once the idle 2-core VM could tell (stop 29; the
+     * loaded runs of stop 17 could not); BENCHMARKS.md. */
+    p->eager_limit = dfc_env_long("DFC_OFI_EAGER_LIMIT", 131072,
                                   "ofi: largest message sent eagerly to an ofi peer (bytes, at "
                                   "most DFC_OFI_MAX_PAYLOAD); 0: DFC_EAGER_LIMIT");
     /* 0: over tcp;ofi_rxm, fragments (each one tcp message) were no faster than the read at
@@ -813,10 +824,11 @@ static int ofi_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     read_params(&prm);
     s->max_payload = prm.max_payload >= 1024 && prm.max_payload <= (1L << 26)
                          ? (size_t)prm.max_payload
-                         : 65536;
+                         : 131072;
     tl->max_payload = s->max_payload;
     tl->eager_limit = prm.eager_limit > 0 ? DFC_MIN2((size_t)prm.eager_limit, s->max_payload) : 0;
     s->credits = prm.credits >= 2 && prm.credits <= 4096 ? (int)prm.credits : 64;
+    s->credits = DFC_MAX2(s->credits, pkt_cost((uint32_t)s->max_payload)); /* a full one fits */
     if (prm.rx_bufs < 1) prm.rx_bufs = 64;
     if (prm.tx_bufs < 1) prm.tx_bufs = 64;
     int ft = job->fault_timeout_s > 0 ? job->fault_timeout_s : 5;

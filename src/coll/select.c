@@ -29,12 +29,22 @@
 
 static int is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
+/* 1 when the communicator's ranks are on more than one node of the job's node map. */
+static int spans_nodes(const dfc_coll_args_t *a)
+{
+    if (!a->world || !a->world_node) return 0;
+    for (int r = 1; r < a->size; r++)
+        if (a->world_node[a->world[r]] != a->world_node[a->world[0]]) return 1;
+    return 0;
+}
+
 /* The size thresholds of the rules in dfc_coll_select, in bytes (defaults from MPICH's). */
 static struct {
     int read;
     uint64_t bcast_sag_min;        /* bcast: scatter_allgather from this size (4+ ranks) */
     uint64_t gpu_rails_reduce_min; /* reduce over rails in the GPU daemon from this size */
     uint64_t allreduce_rd_max;     /* allreduce: recursive doubling up to this size, */
+    uint64_t allreduce_rd_net_max; /* (this one when the communicator spans nodes) */
     uint64_t allreduce_rab_max;    /* then rabenseifner up to this one, then ring */
     uint64_t allgather_short_max;  /* allgather: recursive doubling or bruck up to this
                                      gathered size, then ring */
@@ -55,6 +65,14 @@ static void read_thresholds(void)
     thr.allreduce_rd_max = (uint64_t)
         dfc_env_long("DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 16384,
                      "largest allreduce in bytes that uses recursive_doubling");
+    /* 32 KiB across nodes: one exchange of 32 KiB beat rabenseifner's two of 16 KiB (and
+     * its log2(p) more steps) at 2, 4 and 8 ranks over tcp, 0.66-0.80 of the time, where at
+     * 64 KiB it lost at 4 and 8 (1.15-1.24x); BENCHMARKS.md, stop 29. On one node (shm,
+     * cheap steps) the 16 KiB of before stands. */
+    thr.allreduce_rd_net_max = (uint64_t)dfc_env_long(
+        "DFC_ALLREDUCE_RECURSIVE_DOUBLING_NET_MAX", 32768,
+        "largest allreduce in bytes that uses recursive_doubling on a communicator whose ranks "
+        "span more than one node (on one node: DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX)");
     thr.allreduce_rab_max = (uint64_t)
         dfc_env_long("DFC_ALLREDUCE_RABENSEIFNER_MAX", 512 << 10,
                      "largest allreduce in bytes that uses rabenseifner (above: ring)");
@@ -247,7 +265,8 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         break;
     case DFC_COLL_ALLREDUCE:
         if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
-        else if (bytes <= thr.allreduce_rd_max) name = "recursive_doubling";
+        else if (bytes <= (spans_nodes(a) ? thr.allreduce_rd_net_max : thr.allreduce_rd_max))
+            name = "recursive_doubling";
         else if (bytes <= thr.allreduce_rab_max) name = "rabenseifner";
         else if (a->commutative && (nodes = dfc_coll_hier_nodes(a)) > 0 &&
                  nodes <= thr.allreduce_ring_max_ranks * (is_pow2(nodes) ? 1 : 8))

@@ -7,7 +7,8 @@
  * are read once per process), DFC_ALLREDUCE_RING_MAX_RANKS and DFC_ALLGATHER_RING_MAX_RANKS
  * move the limit both ways. The hierarchical bcast, allgather and allreduce: chosen on 8 ranks
  * over 4 nodes where their flat counterparts would be, and not on nodes of unequal counts;
- * the hierarchical reduce_scatter_block is never the default.
+ * the hierarchical reduce_scatter_block is never the default. Allreduce across nodes uses
+ * recursive doubling up to 32 KiB, on one node up to 16 KiB.
  * Runs without DFC_Init; exits 1 when a choice differs.
  */
 #include <stdio.h>
@@ -107,6 +108,7 @@ static const sel_case_t moved[] = {
 
 static const int world[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 static const int even[8] = {0, 1, 2, 3, 0, 1, 2, 3}, uneven[8] = {0, 0, 0, 1, 1, 1, 2, 2};
+static const int one_node[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 
 /* Rank 0's arguments of a call of `bytes` (ints) on 8 ranks placed on the nodes `node`. */
 static dfc_coll_args_t on_nodes(dfc_coll_kind_t kind, uint64_t bytes, int commutative,
@@ -150,6 +152,11 @@ static void check_nodes(void)
         {DFC_COLL_ALLTOALL, 1 * MIB, 1, 1, "pairwise"},             /* hierarchical: forced only */
         {AR, 1 * MIB, 1, 1, "hierarchical"},
         {AR, 1 * MIB, 1, 0, "ring"},
+        /* across nodes recursive doubling up to 32 KiB (DFC_ALLREDUCE_RECURSIVE_DOUBLING_NET_MAX) */
+        {AR, 32 * KIB, 1, 1, "recursive_doubling"},
+        {AR, 32 * KIB, 1, 0, "recursive_doubling"},
+        {AR, 32 * KIB + 4, 1, 1, "rabenseifner"},
+        {AR, 64 * KIB, 0, 0, "rabenseifner"},
     };
     /* In the GPU daemon over rails: the hierarchical schedule, but for gather, scatter and
      * alltoall, which are staged unless forced (NULL), bcasts below 64 KiB and reduces below
@@ -176,6 +183,20 @@ static void check_nodes(void)
             fprintf(stderr, "test_coll_select (rails): %s of %llu bytes: %s\n",
                     dfc_coll_kind_name(rails[i].kind), (unsigned long long)rails[i].bytes,
                     al ? al->name : "staged");
+            failures++;
+        }
+    }
+    /* On one node (a node map saying so): recursive doubling up to 16 KiB only. */
+    static const struct {
+        uint64_t bytes;
+        const char *want;
+    } local[] = {{16 * KIB, "recursive_doubling"}, {32 * KIB, "rabenseifner"}};
+    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
+        dfc_coll_args_t a = on_nodes(AR, local[i].bytes, 1, one_node);
+        const dfc_coll_algo_t *al = dfc_coll_select(&a);
+        if (!al || strcmp(al->name, local[i].want)) {
+            fprintf(stderr, "test_coll_select (one node): allreduce of %llu bytes: %s, want %s\n",
+                    (unsigned long long)local[i].bytes, al ? al->name : "(none)", local[i].want);
             failures++;
         }
     }
@@ -206,6 +227,7 @@ int main(void)
                                         "DFC_SCATTER_ALGORITHM",
                                         "DFC_ALLTOALL_ALGORITHM",
                                         "DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX",
+                                        "DFC_ALLREDUCE_RECURSIVE_DOUBLING_NET_MAX",
                                         "DFC_ALLREDUCE_RABENSEIFNER_MAX",
                                         "DFC_ALLGATHER_SHORT_MAX",
                                         "DFC_BCAST_SCATTER_ALLGATHER_MIN"};

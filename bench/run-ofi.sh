@@ -17,8 +17,8 @@
 #   net-eK, rxm-eK   net and rxm with DFC_OFI_EAGER_LIMIT and DFC_OFI_MAX_PAYLOAD at K KiB
 #             (e.g. net-e64: the defaults before 2026-12-04; the default is 128 KiB)
 #   net-c32   net with DFC_OFI_CREDITS=32, the default before 2026-12-02 (branch ofi8): what
-#             the window of 64 credits does for bw (the same below 32 KiB of payload; above,
-#             a packet now takes 2 credits, so there 16 are in flight, not 32)
+#             the window of 64 credits does for bw (the same up to 32 KiB of payload; above,
+#             a packet takes one credit per started 32 KiB, so fewer are in flight)
 #
 # Floors: where bench/ofi_floor was built (configure found libfabric), every run also runs it
 # once per provider of the variants, over the same sizes (up to 256 KiB): the kernel's tcp

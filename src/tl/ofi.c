@@ -625,8 +625,9 @@ static void read_params(ofi_params_t *p)
 {
     p->provider = dfc_tl_ofi_provider_param();
     /* 128 KiB: with the eager limit, a message of 64 to 128 KiB goes as one provider message
-     * instead of a rendezvous (over net and rxm ping-pong of 96 and 128 KiB 0.8x, allreduce
-     * of 192 and 256 KiB 0.8-0.9x of the time with 64 KiB; BENCHMARKS.md, stop 29). */
+     * instead of a rendezvous: over net and rxm, ping-pong of 96 and 128 KiB took 0.54-0.69
+     * of the time with 64 KiB on 2 cores and 0.82-0.91 on 16, allreduce of 192 and 256 KiB
+     * 0.50-0.64 and 0.84 (BENCHMARKS.md, stop 29). */
     p->max_payload = dfc_env_long("DFC_OFI_MAX_PAYLOAD", 131072,
                                   "ofi: largest packet payload in bytes (rendezvous fragment "
                                   "size); every rank must use the same");
@@ -636,8 +637,9 @@ static void read_params(ofi_params_t *p)
      * cores; BENCHMARKS.md). A packet takes one per started 32 KiB of payload (pkt_cost),
      * so the bytes in flight stay as with 32 of 64 KiB. Receive buffers: DFC_OFI_RX_BUFS. */
     p->credits = dfc_env_long("DFC_OFI_CREDITS", 64,
-                              "ofi: packets a rank may send to one peer before the peer "
-                              "acknowledges them (flow control)");
+                              "ofi: credits a rank may spend on packets to one peer before "
+                              "the peer acknowledges them (one per started 32 KiB of payload; "
+                              "flow control)");
     p->rx_bufs = dfc_env_long("DFC_OFI_RX_BUFS", 64, "ofi: receive buffers kept posted");
     p->tx_bufs = dfc_env_long("DFC_OFI_TX_BUFS", 64,
                               "ofi: send bounce buffers; with all in flight send answers "

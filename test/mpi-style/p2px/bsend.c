@@ -12,9 +12,10 @@
  */
 #include "../dfctest.h"
 
-/* ints: above every eager limit (ofi's is 64 KiB: with 6000 ints the messages went eagerly
- * over ofi and the (K+1)-th Bsend found room), so the space stays taken until received */
-#define BIG 20000
+/* ints: above every eager limit (ofi's is 128 KiB: with 6000 ints, then 20000 once ofi's
+ * limit rose from 64 KiB, the messages went eagerly over ofi and the (K+1)-th Bsend found
+ * room), so the space stays taken until received */
+#define BIG 40000
 #define K 3
 
 static int rank, size;

@@ -8,7 +8,7 @@
  */
 #include "../dfctest.h"
 
-#define BIG 20000
+#define BIG 40000 /* ints: above every eager limit (ofi's is 128 KiB) */
 
 static int rank;
 static DFC_Comm c, side;

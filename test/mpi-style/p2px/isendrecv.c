@@ -294,7 +294,7 @@ static void typed_alltoallw(int n)
 
 static void typed(void)
 {
-    int sizes[] = {0, 1, 5, 3000}; /* 3000 items: 72000 bytes, past the eager limit */
+    int sizes[] = {0, 1, 5, 6000}; /* 6000 items: 144000 bytes, past every eager limit */
     types_make();
     for (int z = 0; z < 4; z++) {
         for (int i = 0; i < NT; i++)

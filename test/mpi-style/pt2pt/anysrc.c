@@ -16,7 +16,7 @@
 #include "../dfctest.h"
 
 #define NMSG 12
-#define MAXLEN 70000
+#define MAXLEN 140000 /* above every eager limit (ofi's is 128 KiB) */
 #define POISON 0x5a
 
 static int rank, size;

@@ -654,7 +654,7 @@ static void read_params(ofi_params_t *p)
      * (rxm cuts it into segments and streams them) than by DFC's rendezvous, whose RMA read
      * waits for the sender's process to serve it (rxm's progress is manual), and over net and
      * rxm alike so did 96 and 128 KiB once the idle 2-core VM could tell (stop 29; the
-     * loaded runs of stop 17 could not); BENCHMARKS.md. */
+     * loaded runs of 2026-12-02, branch ofi6, could not); BENCHMARKS.md. */
     p->eager_limit = dfc_env_long("DFC_OFI_EAGER_LIMIT", 131072,
                                   "ofi: largest message sent eagerly to an ofi peer (bytes, at "
                                   "most DFC_OFI_MAX_PAYLOAD); 0: DFC_EAGER_LIMIT");

@@ -56,6 +56,15 @@ typedef struct pending_pkt {
     dfc_req_t *complete_on_accept;
 } pending_pkt_t;
 
+/* A device send whose RTS names no IPC buffer (its receiver will answer CTS: a peer on
+ * another node) issues the copies of its first chunks to host memory with the RTS, so that
+ * they run during the RTS/CTS round trip instead of after it. Only while fewer than this many
+ * streams are open: each holds DFC_STAGE_DEPTH pinned slots and a copy context until its
+ * receiver answers, and a halo exchange that posts sends to all its neighbours before any
+ * receive would hold them all (later sends open their stream at CTS, as before). */
+#define P2P_EARLY_STREAMS 4
+static void stream_dev(dfc_req_t *r, int is_recv, void *dev, uint64_t bytes);
+
 static dfc_list_t posted_recvs;
 static dfc_list_t unexpected_msgs;
 static dfc_list_t pending_pkts;
@@ -125,6 +134,10 @@ int dfc_p2p_init(void)
 void dfc_p2p_finalize(void)
 {
     dfc_list_t *e, *t;
+    if (dfc_p2p_devstreams_open()) /* a path that ended a device send or receive forgot it */
+        DFC_LOG(DFC_LOG_ERROR, "p2p",
+                "%d device streams were never closed: their pinned slots leak",
+                dfc_p2p_devstreams_open());
     DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs)
     {
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
@@ -355,6 +368,8 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
             dfc_gpu_ipc_export(buf, &req->dev_ipc) == DFC_SUCCESS) {
             pkt.payload_len = sizeof req->dev_ipc;
             payload = &req->dev_ipc;
+        } else if (bytes && !req->pack_dt && dfc_p2p_devstreams_open() < P2P_EARLY_STREAMS) {
+            stream_dev(req, 0, (void *)buf, bytes); /* the receiver must answer CTS */
         }
     } else if (bytes <= eager_limit_for(tl) && !req->pack_dt) {
         msg_header(&pkt, DFC_PKT_EAGER, c, coll_ctx, tag, bytes, req->id);
@@ -749,7 +764,8 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
         r->remote_id = pkt->rreq;
         r->done = 0;
         dfc_list_insert_tail(&rndv_sends, &r->link);
-        if (r->dev && !r->pack_dt && r->bytes) stream_dev(r, 0, (void *)r->sbuf, r->bytes);
+        if (r->dev && !r->pack_dt && r->bytes && !r->devstream)
+            stream_dev(r, 0, (void *)r->sbuf, r->bytes);
         return;
     case DFC_PKT_DATA:
         if (!(r = find_waiting(&rndv_recvs, pkt->rreq, pkt, 1))) return;
@@ -771,6 +787,7 @@ void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload)
     case DFC_PKT_SACK:
         if (!(r = find_waiting(&await_reply, pkt->sreq, pkt, 0))) return;
         dfc_list_remove(&r->link);
+        dfc_p2p_devstream_close(r); /* opened before a CTS that did not come */
         if ((pkt->flags & DFC_PKT_FLAG_NODATA) && !r->status.DFC_ERROR) {
             /* The receiver knew of a failure before us: declare it (rreq names it). */
             if (pkt->rreq && pkt->rreq <= (uint64_t)dfc_proc.world_size)
@@ -1188,6 +1205,7 @@ static void cancel_done(dfc_req_t *req)
 {
     req->cancelled = 1;
     req->status.count_hi_and_cancelled |= 1;
+    dfc_p2p_devstream_close(req); /* a device send's copies issued before the CTS */
     if (!req->complete) dfc_req_complete(req);
 }
 

@@ -10,7 +10,9 @@
  * smaller than DFC_STAGE_CHUNK_MIN, no larger than DFC_STAGE_CHUNK) and each chunk goes
  * through one of depth pinned slots of the stage pool, on a copy context of its own:
  *
- *   send     the copies of chunks 0 .. depth-1 to host memory are issued when the CTS comes;
+ *   send     the copies of chunks 0 .. depth-1 to host memory are issued with the RTS (so
+ *            they run during the RTS/CTS round trip; p2p.c's P2P_EARLY_STREAMS bounds how
+ *            many sends hold slots so early) or else when the CTS comes;
  *            the transport takes fragments out of a slot once its event says the copy is
  *            done (never before: no fragment is cut across a chunk); a slot whose chunk the
  *            transport took in full (it copies before send returns, dfc_tl.h) is refilled

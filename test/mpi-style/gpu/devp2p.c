@@ -6,7 +6,7 @@
  * sizes, both sides of the eager limit and 64 MiB + 5; device to device, device to host and
  * host to device; host and device messages mixed on one tag (non-overtaking, wildcards);
  * crossed Isend/Irecv orders with cudaDeviceSynchronize in between; bursts of 128 small
- * messages in flight both ways on one tag (burst). Data is checked byte by
+ * messages in flight both ways on one tag (burst); unmatched device Isends cancelled. Data is checked byte by
  * byte against fresh inputs, receive buffers are poisoned first; a watchdog fails a hang.
  *
  * Pairs of ranks (rank ^ 1), so an even number of ranks; runs with several ranks on one GPU
@@ -149,6 +149,39 @@ static void persistent(size_t n, int seed)
     DFCT_OK(DFC_Request_free(&q[0]));
     DFCT_OK(DFC_Request_free(&q[1]));
     release(DEV, s);
+    release(DEV, r);
+}
+
+/* Six Isends of device buffers that no receive matches, cancelled: each must say so (an
+ * unmatched message is always cancellable here), and fresh messages on the same tag then
+ * arrive, not the cancelled ones. Six is more than the sends that issue their first copies to
+ * host memory with the RTS (another node's receiver; p2p.c's P2P_EARLY_STREAMS): the copies of
+ * those are abandoned by the cancel, and a stream left open is reported at finalize. */
+static void cancelled(size_t n, int seed)
+{
+    enum { NSEND = 6 };
+    void *s[NSEND], *r = mk(DEV, n);
+    DFC_Request q[NSEND];
+    for (int k = 0; k < NSEND; k++) {
+        s[k] = mk(DEV, n);
+        fill(DEV, s[k], n, rank, seed + 100 + k, 0);
+        DFCT_OK(DFC_Isend(s[k], (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD, &q[k]));
+    }
+    for (int k = 0; k < NSEND; k++) {
+        DFCT_OK(DFC_Cancel(&q[k]));
+        DFC_Status st;
+        DFCT_OK(DFC_Wait(&q[k], &st));
+        int flag = 0;
+        DFCT_OK(DFC_Test_cancelled(&st, &flag));
+        DFCT_CHECK(flag, "Isend %d of %zu device bytes, never received, was not cancelled", k, n);
+    }
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD)); /* every cancel settled on both sides */
+    fill(DEV, s[0], n, rank, seed, 0);
+    fill(DEV, r, n, -1, 0, 0x5a);
+    DFCT_OK(DFC_Sendrecv(s[0], (int)n, DFC_BYTE, partner, seed, r, (int)n, DFC_BYTE, partner, seed,
+                         DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    check("Sendrecv after cancelled Isends", DEV, r, n, partner, seed);
+    for (int k = 0; k < NSEND; k++) release(DEV, s[k]);
     release(DEV, r);
 }
 
@@ -305,6 +338,7 @@ int main(int argc, char **argv)
         ring(n, seed + 6);
         persistent(n, seed + 7);
         mixed(n, seed);
+        if (n > 16384) cancelled(n, seed + 8);
     }
     for (int k = 0; k < 3; k++) burst(1000 + 300 * k);
     return dfct_finalize();

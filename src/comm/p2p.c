@@ -368,8 +368,6 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
             dfc_gpu_ipc_export(buf, &req->dev_ipc) == DFC_SUCCESS) {
             pkt.payload_len = sizeof req->dev_ipc;
             payload = &req->dev_ipc;
-        } else if (bytes && !req->pack_dt && dfc_p2p_devstreams_open() < P2P_EARLY_STREAMS) {
-            stream_dev(req, 0, (void *)buf, bytes); /* the receiver must answer CTS */
         }
     } else if (bytes <= eager_limit_for(tl) && !req->pack_dt) {
         msg_header(&pkt, DFC_PKT_EAGER, c, coll_ctx, tag, bytes, req->id);
@@ -384,6 +382,10 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
     rc = post_packet(world, &pkt, pkt.type == DFC_PKT_EAGER || req->dev ? payload : NULL,
                      waits ? NULL : req);
     if (rc) fail_req(req, rc);
+    /* After the RTS left: opening the stream costs CUDA calls (tens of us under MPS). */
+    else if (req->dev && !pkt.payload_len && bytes && !req->pack_dt && !req->complete &&
+             dfc_p2p_devstreams_open() < P2P_EARLY_STREAMS)
+        stream_dev(req, 0, (void *)buf, bytes); /* the receiver must answer CTS */
     return DFC_SUCCESS;
 }
 

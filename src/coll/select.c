@@ -62,9 +62,11 @@ static void read_thresholds(void)
         "DFC_GPU_RAILS_REDUCE_MIN", 128 << 10,
         "bytes from which a device reduce over rails or a ring of rails runs in the GPU daemon "
         "(below: staged)");
-    thr.allreduce_rd_max = (uint64_t)
-        dfc_env_long("DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 16384,
-                     "largest allreduce in bytes that uses recursive_doubling");
+    thr.allreduce_rd_max = (uint64_t)dfc_env_long(
+        "DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 16384,
+        "largest allreduce in bytes that uses recursive_doubling on 3 or 4 processes of one "
+        "node (x 4/n on n > 4, at least a quarter; 2 processes: up to "
+        "DFC_ALLREDUCE_RABENSEIFNER_MAX)");
     /* 32 KiB across nodes: one exchange of 32 KiB beat rabenseifner's two of 16 KiB (and
      * its log2(p) more steps) at 2, 4 and 8 ranks over tcp, 0.66-0.80 of the time, where at
      * 64 KiB it lost at 4 and 8 (1.15-1.24x); BENCHMARKS.md, stop 29. On one node (shm,
@@ -221,6 +223,26 @@ static int rails_on_request(dfc_coll_kind_t kind)
     return kind == DFC_COLL_GATHER || kind == DFC_COLL_SCATTER || kind == DFC_COLL_ALLTOALL;
 }
 
+/* The largest allreduce that recursive doubling runs. It moves the whole vector log2(n)
+ * times where rabenseifner moves it about twice in 2 log2(n) steps, so its limit falls as n
+ * grows. On one node of 16 cores (BENCHMARKS.md, stop 30: every algorithm forced, 3 rounds):
+ *   2 ranks   one exchange of the vector against rabenseifner's two of half of it: recursive
+ *             doubling took 0.57-0.72 of rabenseifner's time from 32 to 512 KiB, so it runs
+ *             up to DFC_ALLREDUCE_RABENSEIFNER_MAX (above: ring, as before);
+ *   4 ranks   it won up to 16 KiB (DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX) and lost from 32;
+ *   8 ranks   it won at 4 KiB, tied at 8 and lost 1.13x at 16 KiB (2.1x at 32);
+ *   16 ranks  it tied at 4 KiB (1.05x) and lost 1.19x at 8 KiB (1.40x at 16);
+ * so from 4 ranks up the limit is DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX x 4/n, no lower than
+ * a quarter of it (nothing was measured above 16 ranks on one node).
+ * Across nodes, DFC_ALLREDUCE_RECURSIVE_DOUBLING_NET_MAX (measured at 2, 4 and 8 ranks). */
+static uint64_t allreduce_rd_limit(const dfc_coll_args_t *a)
+{
+    if (spans_nodes(a)) return thr.allreduce_rd_net_max;
+    if (a->size == 2) return DFC_MAX2(thr.allreduce_rd_max, thr.allreduce_rab_max);
+    if (a->size <= 4) return thr.allreduce_rd_max;
+    return thr.allreduce_rd_max * 4 / (uint64_t)DFC_MIN2(a->size, 16);
+}
+
 const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
 {
     /* In the GPU daemon over rails (gpu.c), the hierarchical schedule is the one whose peers
@@ -265,8 +287,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         break;
     case DFC_COLL_ALLREDUCE:
         if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
-        else if (bytes <= (spans_nodes(a) ? thr.allreduce_rd_net_max : thr.allreduce_rd_max))
-            name = "recursive_doubling";
+        else if (bytes <= allreduce_rd_limit(a)) name = "recursive_doubling";
         else if (bytes <= thr.allreduce_rab_max) name = "rabenseifner";
         else if (a->commutative && (nodes = dfc_coll_hier_nodes(a)) > 0 &&
                  nodes <= thr.allreduce_ring_max_ranks * (is_pow2(nodes) ? 1 : 8))

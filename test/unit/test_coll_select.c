@@ -8,7 +8,8 @@
  * move the limit both ways. The hierarchical bcast, allgather and allreduce: chosen on 8 ranks
  * over 4 nodes where their flat counterparts would be, and not on nodes of unequal counts;
  * the hierarchical reduce_scatter_block is never the default. Allreduce across nodes uses
- * recursive doubling up to 32 KiB, on one node up to 16 KiB.
+ * recursive doubling up to 32 KiB; on one node up to 512 KiB on 2 ranks, 16 KiB on 3 and 4,
+ * 16 KiB x 4/n on more, and never below 4 KiB.
  * Runs without DFC_Init; exits 1 when a choice differs.
  */
 #include <stdio.h>
@@ -82,6 +83,24 @@ static const sel_case_t defaults[] = {
     {AR, 128, 64, 16 * KIB, 1, "ring"}, /* 64 items < 128: no rabenseifner */
     {AR, 128, 64 * KIB, 4, 1, "rabenseifner"},
     {AR, 128, 1 * KIB, 4, 1, "recursive_doubling"},
+    /* recursive doubling's limit on one node (select.c, allreduce_rd_limit): 2 ranks up to
+     * rabenseifner's limit; 16 KiB x 4/n (count bytes) from 4 ranks up, no lower than 4 KiB */
+    {AR, 2, 32 * KIB, 1, 1, "recursive_doubling"},
+    {AR, 2, 512 * KIB, 1, 1, "recursive_doubling"},
+    {AR, 2, 512 * KIB + 4, 1, 1, "ring"},
+    {AR, 2, 512 * KIB, 1, 0, "recursive_doubling"},
+    {AR, 3, 16 * KIB, 1, 1, "recursive_doubling"},
+    {AR, 3, 16 * KIB + 4, 1, 1, "rabenseifner"},
+    {AR, 4, 16 * KIB, 1, 1, "recursive_doubling"},
+    {AR, 4, 16 * KIB + 4, 1, 1, "rabenseifner"},
+    {AR, 8, 8 * KIB, 1, 1, "recursive_doubling"},
+    {AR, 8, 8 * KIB + 4, 1, 1, "rabenseifner"},
+    {AR, 12, 5 * KIB, 1, 1, "recursive_doubling"}, /* 16 KiB x 4/12 = 5461 bytes */
+    {AR, 12, 6 * KIB, 1, 1, "rabenseifner"},
+    {AR, 16, 4 * KIB, 1, 1, "recursive_doubling"},
+    {AR, 16, 4 * KIB + 4, 1, 1, "rabenseifner"},
+    {AR, 64, 4 * KIB, 1, 1, "recursive_doubling"},
+    {AR, 64, 4 * KIB + 4, 1, 1, "rabenseifner"},
     {AG, 4, 32 * KIB, 1, 1, "ring"},
     {AG, 8, 1 * KIB, 1, 1, "recursive_doubling"},
     {AG, 6, 1 * KIB, 1, 1, "bruck"},
@@ -100,7 +119,7 @@ static const sel_case_t moved[] = {
     {AR, 3, 1 * MIB, 4, 1, "ring"}, /* 3 <= 8 x 2 */
     {AR, 4, 1 * MIB, 4, 1, "rabenseifner"},
     {AR, 17, 1 * MIB, 4, 1, "rabenseifner"},
-    {AR, 16, 4 * KIB, 4, 1, "recursive_doubling"},
+    {AR, 16, 1 * KIB, 4, 1, "recursive_doubling"},
     {AG, 128, 1 * MIB, 1, 1, "ring"},
     {AG, 1000, 4 * KIB, 1, 1, "ring"},
     {AG, 1000, 16, 1, 1, "bruck"},
@@ -186,11 +205,11 @@ static void check_nodes(void)
             failures++;
         }
     }
-    /* On one node (a node map saying so): recursive doubling up to 16 KiB only. */
+    /* On one node (a node map saying so), 8 ranks: recursive doubling up to 8 KiB only. */
     static const struct {
         uint64_t bytes;
         const char *want;
-    } local[] = {{16 * KIB, "recursive_doubling"}, {32 * KIB, "rabenseifner"}};
+    } local[] = {{8 * KIB, "recursive_doubling"}, {16 * KIB, "rabenseifner"}};
     for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
         dfc_coll_args_t a = on_nodes(AR, local[i].bytes, 1, one_node);
         const dfc_coll_algo_t *al = dfc_coll_select(&a);

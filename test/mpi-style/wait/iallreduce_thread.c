@@ -4,8 +4,8 @@
  * the thread, and reductions of 16 KiB and more run outside the library lock), and a second
  * application thread keeps calling DFC meanwhile (Iallreduce and Wait on a duplicate
  * communicator), so that its calls meet the thread's unlocked reductions.
- * For 1 KiB (shm slots), 4 and 16 KiB (recursive doubling), 256 KiB and 1 MiB (rabenseifner,
- * ring): Iallreduce of ints with DFC_SUM, a completion callback that sets a flag, then the
+ * For 1 KiB (shm slots), 4 and 16 KiB (recursive doubling), 256 KiB (recursive doubling on 2
+ * ranks, rabenseifner on 3) and 1 MiB (ring): Iallreduce of ints with DFC_SUM, a completion callback that sets a flag, then the
  * caller waits for the flag with no DFC call (30 s at most: "not completed by the progress
  * thread"), then Wait, and every element is checked, as is every result of the second
  * thread. -watchdog=S (default 120): a hang prints "watchdog: hang in iallreduce_thread".

@@ -166,10 +166,18 @@ int dfc_p2p_idle(void)
            dfc_list_empty(&dev_pulls) && dfc_list_empty(&tl_pulls) && dfc_list_empty(&dev_lands);
 }
 
-/* Copies that no peer can signal: a waiting thread polls rather than sleeps. */
+/* Copies that no peer can signal: a waiting thread polls rather than sleeps. A device
+ * send's stream counts once its CTS came (rndv_sends: the next fragment waits for a copy);
+ * not before, when its early copies are read only at the CTS, which the peer signals, so that
+ * a send that waits long for its receiver lets the thread sleep. A receive's stream waits for
+ * DATA (signalled), and for its last copies in dev_lands. */
 int dfc_p2p_dev_busy(void)
 {
-    return !dfc_list_empty(&dev_pulls) || !dfc_list_empty(&dev_lands) || dfc_p2p_devstreams_open();
+    if (!dfc_list_empty(&dev_pulls) || !dfc_list_empty(&dev_lands)) return 1;
+    if (!dfc_p2p_devstreams_open()) return 0;
+    for (dfc_list_t *e = rndv_sends.next; e != &rndv_sends; e = e->next)
+        if (DFC_CONTAINER_OF(e, dfc_req_t, link)->devstream) return 1;
+    return 0;
 }
 
 int dfc_p2p_stream_packed(size_t bytes, int is_recv) { return is_recv || bytes > eager_limit; }
@@ -378,14 +386,17 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
         pkt.offset = (uint64_t)(uintptr_t)buf;
     }
     int waits = pkt.type == DFC_PKT_RTS || sync; /* for CTS/FIN or SACK */
+    /* Its receiver will answer CTS: no IPC name (decided now: post_packet may complete, and
+     * a Bsend free, a request that does not wait). */
+    int early_stream = req->dev && !pkt.payload_len && bytes && !req->pack_dt &&
+                       dfc_p2p_devstreams_open() < P2P_EARLY_STREAMS;
     if (waits) dfc_list_insert_tail(&await_reply, &req->link);
     rc = post_packet(world, &pkt, pkt.type == DFC_PKT_EAGER || req->dev ? payload : NULL,
                      waits ? NULL : req);
     if (rc) fail_req(req, rc);
-    /* After the RTS left: opening the stream costs CUDA calls (tens of us under MPS). */
-    else if (req->dev && !pkt.payload_len && bytes && !req->pack_dt && !req->complete &&
-             dfc_p2p_devstreams_open() < P2P_EARLY_STREAMS)
-        stream_dev(req, 0, (void *)buf, bytes); /* the receiver must answer CTS */
+    /* After the RTS left: opening the stream costs CUDA calls (tens of us under MPS). An RTS
+     * that post_packet took leaves its request waiting in await_reply. */
+    else if (early_stream && !req->complete) stream_dev(req, 0, (void *)buf, bytes);
     return DFC_SUCCESS;
 }
 

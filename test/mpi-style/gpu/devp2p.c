@@ -10,13 +10,15 @@
  * byte against fresh inputs, receive buffers are poisoned first; a watchdog fails a hang.
  *
  * Pairs of ranks (rank ^ 1), so an even number of ranks; runs with several ranks on one GPU
- * (under MPS: testlist-mps) or one per GPU. -max=N caps the largest size (bytes).
+ * (under MPS: testlist-mps) or one per GPU. -max=N caps the largest size (bytes); -late runs
+ * only late_receiver (a send's Wait sleeps while its receiver is late).
  */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "devtest.h"
 
@@ -185,6 +187,43 @@ static void cancelled(size_t n, int seed)
     release(DEV, r);
 }
 
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* -late: rank 0 Isends 1 MiB of device memory to rank 1, which receives it 1 s later; rank
+ * 0's CPU time in its Wait must stay below half the wait. A send that waits for its
+ * receiver sleeps (dfc(7) "Waiting") also when its first copies to host memory were issued
+ * with the RTS (a receiver on another node): such a stream that counted as busy kept the
+ * waiting thread polling for the whole second. Prints "devp2p: late receiver: ..." on rank 0. */
+static void late_receiver(void)
+{
+    size_t n = 1 << 20;
+    void *buf = mk(DEV, n);
+    fill(DEV, buf, n, rank == 0 ? 0 : -1, 7, 0x5a);
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
+    if (rank == 0) {
+        DFC_Request q;
+        DFCT_OK(DFC_Isend(buf, (int)n, DFC_BYTE, 1, 7, DFC_COMM_WORLD, &q));
+        double c0 = cpu_seconds(), t0 = DFC_Wtime();
+        DFCT_OK(DFC_Wait(&q, DFC_STATUS_IGNORE));
+        double cpu = cpu_seconds() - c0, wall = DFC_Wtime() - t0;
+        printf("devp2p: late receiver: waited %.3f s, %.3f s of CPU\n", wall, cpu);
+        DFCT_CHECK(wall > 0.5, "the send completed after %.3f s, before its receiver posted", wall);
+        DFCT_CHECK(cpu < 0.5 * wall, "the send's Wait of %.3f s took %.3f s of CPU: it polled",
+                   wall, cpu);
+    } else if (rank == 1) {
+        struct timespec one = {1, 0};
+        nanosleep(&one, NULL);
+        DFCT_OK(DFC_Recv(buf, (int)n, DFC_BYTE, 0, 7, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+        check("Recv after 1 s", DEV, buf, n, 0, 7);
+    }
+    release(DEV, buf);
+}
+
 /* Host and device messages on one tag, received with wildcards into the other memory type:
  * they must arrive in the order sent. Then Probe for a device message. */
 static void mixed(size_t n, int seed)
@@ -309,8 +348,10 @@ static void burst(int seed)
 int main(int argc, char **argv)
 {
     long max = 1L << 30;
+    int late = 0;
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "-max=", 5)) max = atol(argv[i] + 5);
+        else if (!strcmp(argv[i], "-late")) late = 1;
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
@@ -324,6 +365,10 @@ int main(int argc, char **argv)
         DFC_Abort(DFC_COMM_WORLD, 2);
     }
     partner = rank ^ 1;
+    if (late) {
+        late_receiver();
+        return dfct_finalize();
+    }
     const size_t sizes[] = {0, 1, 7, 4099, 16384, 16385, 65536, (1 << 20) + 3, (64 << 20) + 5};
     int seed = 1;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++, seed += 10) {

@@ -35,7 +35,8 @@ static int same_args(const dfc_coll_args_t *x, const dfc_coll_args_t *y)
     return x->kind == y->kind && x->root == y->root && x->in_place == y->in_place &&
            x->commutative == y->commutative && x->count == y->count && x->elem == y->elem &&
            x->sbytes == y->sbytes && x->rbytes == y->rbytes && x->selem == y->selem &&
-           x->relem == y->relem && x->gpu == y->gpu && x->slots == y->slots;
+           x->relem == y->relem && x->gpu == y->gpu && x->slots == y->slots &&
+           x->nonblocking == y->nonblocking;
 }
 
 int dfc_coll_cacheable(const dfc_coll_args_t *a)

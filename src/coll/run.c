@@ -366,6 +366,7 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
     a->size = c->size;
     a->world = dfc_comm_peers(c);
     a->world_node = dfc_node_of;
+    a->nonblocking = call->mode != DFC_MODE_BLOCKING; /* MPI: modes never match each other */
     int route, gpu, rc = route_of(call->func, c, a, sendbuf, recvbuf, dt, op, &route, &gpu);
     if (rc) return rc;
     if (route == ROUTE_STAGE && pipelinable(call, a))

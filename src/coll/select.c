@@ -65,7 +65,7 @@ static void read_thresholds(void)
     thr.allreduce_rd_max = (uint64_t)dfc_env_long(
         "DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX", 16384,
         "largest allreduce in bytes that uses recursive_doubling on 3 or 4 processes of one "
-        "node (x 4/n on n > 4, at least a quarter; 2 processes: up to "
+        "node (x 4/n on n > 4, at least a quarter; a blocking call on 2 processes: up to "
         "DFC_ALLREDUCE_RABENSEIFNER_MAX)");
     /* 32 KiB across nodes: one exchange of 32 KiB beat rabenseifner's two of 16 KiB (and
      * its log2(p) more steps) at 2, 4 and 8 ranks over tcp, 0.66-0.80 of the time, where at
@@ -227,8 +227,11 @@ static int rails_on_request(dfc_coll_kind_t kind)
  * times where rabenseifner moves it about twice in 2 log2(n) steps, so its limit falls as n
  * grows. On one node of 16 cores (BENCHMARKS.md, stop 30: every algorithm forced, 3 rounds):
  *   2 ranks   one exchange of the vector against rabenseifner's two of half of it: recursive
- *             doubling took 0.57-0.72 of rabenseifner's time from 32 to 512 KiB, so it runs
- *             up to DFC_ALLREDUCE_RABENSEIFNER_MAX (above: ring, as before);
+ *             doubling took 0.57-0.72 of rabenseifner's time from 32 to 512 KiB, so a
+ *             blocking call runs it up to DFC_ALLREDUCE_RABENSEIFNER_MAX (above: ring, as
+ *             before). Not a nonblocking or persistent one: with the progress thread,
+ *             Iallreduce's overlap (osu_iallreduce's measure) fell from 86-93 % with
+ *             rabenseifner to 19-87 % at 64-256 KiB (3 rounds), issue 16's 90 % lost;
  *   4 ranks   it won up to 16 KiB (DFC_ALLREDUCE_RECURSIVE_DOUBLING_MAX) and lost from 32;
  *   8 ranks   it won at 4 KiB, tied at 8 and lost 1.13x at 16 KiB (2.1x at 32);
  *   16 ranks  it tied at 4 KiB (1.05x) and lost 1.19x at 8 KiB (1.40x at 16);
@@ -238,7 +241,8 @@ static int rails_on_request(dfc_coll_kind_t kind)
 static uint64_t allreduce_rd_limit(const dfc_coll_args_t *a)
 {
     if (spans_nodes(a)) return thr.allreduce_rd_net_max;
-    if (a->size == 2) return DFC_MAX2(thr.allreduce_rd_max, thr.allreduce_rab_max);
+    if (a->size == 2 && !a->nonblocking)
+        return DFC_MAX2(thr.allreduce_rd_max, thr.allreduce_rab_max);
     if (a->size <= 4) return thr.allreduce_rd_max;
     return thr.allreduce_rd_max * 4 / (uint64_t)DFC_MIN2(a->size, 16);
 }

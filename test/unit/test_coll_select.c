@@ -8,8 +8,8 @@
  * move the limit both ways. The hierarchical bcast, allgather and allreduce: chosen on 8 ranks
  * over 4 nodes where their flat counterparts would be, and not on nodes of unequal counts;
  * the hierarchical reduce_scatter_block is never the default. Allreduce across nodes uses
- * recursive doubling up to 32 KiB; on one node up to 512 KiB on 2 ranks, 16 KiB on 3 and 4,
- * 16 KiB x 4/n on more, and never below 4 KiB.
+ * recursive doubling up to 32 KiB; on one node up to 512 KiB on 2 ranks (16 KiB for a
+ * nonblocking call), 16 KiB on 3 and 4, 16 KiB x 4/n on more, and never below 4 KiB.
  * Runs without DFC_Init; exits 1 when a choice differs.
  */
 #include <stdio.h>
@@ -84,7 +84,8 @@ static const sel_case_t defaults[] = {
     {AR, 128, 64 * KIB, 4, 1, "rabenseifner"},
     {AR, 128, 1 * KIB, 4, 1, "recursive_doubling"},
     /* recursive doubling's limit on one node (select.c, allreduce_rd_limit): 2 ranks up to
-     * rabenseifner's limit; 16 KiB x 4/n (count bytes) from 4 ranks up, no lower than 4 KiB */
+     * rabenseifner's limit (blocking calls); 16 KiB x 4/n (count bytes) from 4 ranks up,
+     * no lower than 4 KiB */
     {AR, 2, 32 * KIB, 1, 1, "recursive_doubling"},
     {AR, 2, 512 * KIB, 1, 1, "recursive_doubling"},
     {AR, 2, 512 * KIB + 4, 1, 1, "ring"},
@@ -202,6 +203,31 @@ static void check_nodes(void)
             fprintf(stderr, "test_coll_select (rails): %s of %llu bytes: %s\n",
                     dfc_coll_kind_name(rails[i].kind), (unsigned long long)rails[i].bytes,
                     al ? al->name : "staged");
+            failures++;
+        }
+    }
+    /* A nonblocking (or persistent) allreduce on 2 ranks keeps rabenseifner from 16 KiB: its
+     * overlap with the progress thread (select.c, allreduce_rd_limit). */
+    static const struct {
+        uint64_t bytes;
+        const char *want;
+    } nb[] = {{16 * KIB, "recursive_doubling"},
+              {16 * KIB + 4, "rabenseifner"},
+              {512 * KIB, "rabenseifner"},
+              {512 * KIB + 4, "ring"}};
+    for (size_t i = 0; i < sizeof nb / sizeof nb[0]; i++) {
+        dfc_coll_args_t a = {.kind = AR,
+                             .size = 2,
+                             .commutative = 1,
+                             .count = nb[i].bytes,
+                             .elem = 1,
+                             .nonblocking = 1};
+        const dfc_coll_algo_t *al = dfc_coll_select(&a);
+        if (!al || strcmp(al->name, nb[i].want)) {
+            fprintf(stderr,
+                    "test_coll_select (nonblocking): allreduce of %llu bytes on 2 ranks: "
+                    "%s, want %s\n",
+                    (unsigned long long)nb[i].bytes, al ? al->name : "(none)", nb[i].want);
             failures++;
         }
     }

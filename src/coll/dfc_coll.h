@@ -66,13 +66,13 @@ typedef struct dfc_coll_args {
     uint64_t selem, relem; /* sizes of sendtype and recvtype (v forms: counts are in items) */
     const int *scounts, *sdispls; /* scatterv, alltoallv: per rank, items of sendtype */
     const int *vcounts, *vdispls; /* gatherv, allgatherv, alltoallv recv side: items of recvtype */
-    int gpu;         /* the schedule runs in the GPU daemon (enum dfc_coll_gpu), which pipelines
-                          every transfer in chunks over its channels: generators need not cut
-                          it into segments */
-    int slots;       /* the communicator has shm collective slots and the call may use them
-                          (host engine, not persistent): see allreduce_shm_slots.c */
-    int nonblocking; /* a nonblocking or persistent call (select.c: allreduce_rd_limit); part
-                        of the cache's key, so that every rank's choice is its mode's */
+    /* gpu: the schedule runs in the GPU daemon (enum dfc_coll_gpu), which pipelines every
+       transfer in chunks over its channels: generators need not cut it into segments.
+       slots: the communicator has shm collective slots and the call may use them (host
+       engine, not persistent): see allreduce_shm_slots.c.
+       nonblocking: a nonblocking or persistent call (select.c: allreduce_rd_limit); part of
+       the cache's key, so that every rank's choice is its mode's. */
+    int gpu, slots, nonblocking;
     /* neighborhood collectives: this rank's receives and sends, each list in the order its
        transfers must be posted (neighbor_linear.c; built by the api layer from the
        communicator's topology, so the schedule depends on comm, kind and sizes only) */

@@ -12,10 +12,9 @@
  */
 #include "../dfctest.h"
 
-/* ints: above every eager limit (ofi's is 128 KiB: with 6000 ints, then 20000 once ofi's
- * limit rose from 64 KiB, the messages went eagerly over ofi and the (K+1)-th Bsend found
- * room), so the space stays taken until received */
-#define BIG 40000
+/* ints: above every eager limit (with fewer, the messages went eagerly over ofi and the
+ * (K+1)-th Bsend found room), so the space stays taken until received */
+#define BIG (DFCT_ABOVE_EAGER_BYTES / 4)
 #define K 3
 
 static int rank, size;

@@ -8,7 +8,7 @@
  */
 #include "../dfctest.h"
 
-#define BIG 40000 /* ints: above every eager limit (ofi's is 128 KiB) */
+#define BIG (DFCT_ABOVE_EAGER_BYTES / 4) /* ints: above every eager limit */
 
 static int rank;
 static DFC_Comm c, side;

@@ -16,7 +16,7 @@
 #include "../dfctest.h"
 
 #define NMSG 12
-#define MAXLEN 140000 /* above every eager limit (ofi's is 128 KiB) */
+#define MAXLEN DFCT_ABOVE_EAGER_BYTES /* above every eager limit */
 #define POISON 0x5a
 
 static int rank, size;

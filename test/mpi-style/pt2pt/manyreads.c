@@ -11,7 +11,7 @@
 #include "../dfctest.h"
 
 #define NMSG 40
-#define BASE (160 * 1024 / 4) /* ints: 160 KiB, above the eager limits (ofi's is 128 KiB) */
+#define BASE (DFCT_ABOVE_EAGER_BYTES / 4) /* ints: above every eager limit */
 
 static int count(int k) { return BASE + k * 997; }
 static int value(int from, int to, int k, int i)

@@ -74,17 +74,23 @@ static inline void dfc_shm_wire_put(void *rec, size_t len, const dfc_pkt_t *pkt,
 {
     char *p = rec;
     if (len < sizeof *pkt + pkt->payload_len) {
-        shm_short_t h = {.type = SHM_WIRE_SHORT,
-                         .flags = pkt->flags,
-                         .ctx = pkt->ctx,
-                         .src = pkt->src,
-                         .tag = pkt->tag,
-                         .src_world = pkt->src_world,
-                         .sreq = (uint32_t)pkt->sreq};
-        memcpy(p, &h, sizeof h);
-        p += sizeof h;
+        /* Field by field into the record, not built on the stack and copied: gcc then read
+         * the stack copy back with one 16-byte load over narrower stores, which cannot be
+         * forwarded and so waited until every older store had reached the cache, among them
+         * the ring's store into the next line (dfc_shm_ring_reserve), a line the consumer
+         * holds. A window of 8-byte Isends took 96 ns per message, now 81 (stop 31). */
+        shm_short_t *h = (shm_short_t *)rec;
+        h->type = SHM_WIRE_SHORT;
+        h->flags = pkt->flags;
+        h->reserved = 0;
+        h->ctx = pkt->ctx;
+        h->src = pkt->src;
+        h->tag = pkt->tag;
+        h->src_world = pkt->src_world;
+        h->sreq = (uint32_t)pkt->sreq;
+        p += sizeof *h;
     } else {
-        memcpy(p, pkt, sizeof *pkt);
+        memcpy(p, pkt, sizeof *pkt); /* field by field gained nothing here (stop 31) */
         p += sizeof *pkt;
     }
     if (pkt->payload_len) memcpy(p, payload, pkt->payload_len);

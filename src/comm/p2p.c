@@ -85,10 +85,11 @@ static void cancels_fail_peer(int world);
 static void report_cancels(FILE *f);
 
 /* Device point-to-point (see the top) */
-static dfc_list_t dev_pulls; /* receives whose copy out of a peer's device buffer runs */
-static dfc_list_t tl_pulls;  /* receives whose transport copy runs (rget_start) */
-static dfc_list_t dev_lands; /* receives whose last chunks go to the device (p2p_dev.c) */
-static void *bounce;         /* a DATA fragment of a device or packed send, in host memory */
+static dfc_list_t dev_pulls;      /* receives whose copy out of a peer's device buffer runs */
+static dfc_list_t tl_pulls;       /* receives whose transport copy runs (rget_start) */
+static dfc_list_t unlocked_pulls; /* receives whose rget waits to run without the lock */
+static dfc_list_t dev_lands;      /* receives whose last chunks go to the device (p2p_dev.c) */
+static void *bounce;              /* a DATA fragment of a device or packed send, in host memory */
 static size_t bounce_size;
 static int dev_enabled;
 
@@ -104,6 +105,7 @@ int dfc_p2p_init(void)
     dfc_list_init(&rndv_recvs);
     dfc_list_init(&dev_pulls);
     dfc_list_init(&tl_pulls);
+    dfc_list_init(&unlocked_pulls);
     dfc_list_init(&dev_lands);
     dfc_list_init(&send_cancels);
     pending_per_world = calloc(dfc_proc.world_size, sizeof *pending_per_world);
@@ -163,7 +165,8 @@ void dfc_p2p_finalize(void)
 int dfc_p2p_idle(void)
 {
     return dfc_list_empty(&pending_pkts) && dfc_list_empty(&rndv_sends) &&
-           dfc_list_empty(&dev_pulls) && dfc_list_empty(&tl_pulls) && dfc_list_empty(&dev_lands);
+           dfc_list_empty(&dev_pulls) && dfc_list_empty(&tl_pulls) && dfc_list_empty(&dev_lands) &&
+           dfc_list_empty(&unlocked_pulls);
 }
 
 /* Copies that no peer can signal: a waiting thread polls rather than sleeps. A device
@@ -557,8 +560,37 @@ static int progress_dev_pulls(void)
     return events;
 }
 
-/* A transport copy (rget_start) ended: FIN to the sender, then complete; as dev_pull_done,
- * but a failed sender fails the receive. */
+/* A transport copy (rget_start, or rget without the lock) of r, now on no list, ended with
+ * rc: FIN to the sender, then complete, as dev_pull_done; a failed sender fails the receive;
+ * another error asks for this message as packets (CTS), which rewrite whatever the failed
+ * copy left in the buffer, since the live sender waits for CTS or FIN. */
+static void pull_finish(dfc_req_t *r, int rc)
+{
+    if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
+        fail_req(r, peer_gone(r->peer_world, rc));
+        return;
+    }
+    if (!rc) {
+        dev_pull_done(r, 0); /* FIN, complete */
+        return;
+    }
+    if (DFC_ERR_CLASS(rc) != DFC_ERR_UNSUPPORTED_OPERATION) {
+        char why[256];
+        dfc_err_message(rc, why, sizeof why);
+        DFC_LOG(DFC_LOG_INFO, "p2p",
+                "pulling %llu bytes from world rank %d failed (%s); asking for them as packets",
+                (unsigned long long)DFC_MIN2(r->msg_len, r->bytes), r->peer_world, why);
+    }
+    dfc_pkt_t msg = {0};
+    msg.ctx = req_ctx(r);
+    msg.tag = r->status.DFC_TAG;
+    msg.sreq = r->remote_id;
+    msg.src_world = (uint32_t)r->peer_world;
+    dfc_list_insert_tail(&rndv_recvs, &r->link);
+    rc = send_ctrl(DFC_PKT_CTS, &msg, r->id);
+    if (rc) fail_req(r, rc);
+}
+
 static int progress_tl_pulls(void)
 {
     int events = 0, done, rc;
@@ -572,23 +604,38 @@ static int progress_tl_pulls(void)
         if (!done) continue;
         r->tl_op = NULL;
         events++;
-        if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
-            fail_req(r, peer_gone(r->peer_world, rc)); /* off the list too */
-            continue;
-        }
-        if (rc) { /* this message only: the data comes as packets after a CTS */
-            dfc_list_remove(e);
-            dfc_pkt_t msg = {0};
-            msg.ctx = req_ctx(r);
-            msg.tag = r->status.DFC_TAG;
-            msg.sreq = r->remote_id;
-            msg.src_world = (uint32_t)r->peer_world;
-            dfc_list_insert_tail(&rndv_recvs, &r->link);
-            rc = send_ctrl(DFC_PKT_CTS, &msg, r->id);
-            if (rc) fail_req(r, rc);
-            continue;
-        }
-        dev_pull_done(r, 0); /* FIN, complete */
+        dfc_list_remove(e);
+        pull_finish(r, rc);
+    }
+    return events;
+}
+
+/* Receives whose rget runs without the library lock (dfc_tl.h, rget_unlocked: shm's
+ * cross-memory attach). Under the lock, with the progress thread or several application
+ * threads, a rendezvous copy held it for its whole length (7-15 ms at a few MiB, BENCHMARKS.md
+ * stop 20) and every call of every other thread waited behind it (issue 16). Why this is
+ * safe: each request is taken off the list under the lock, so exactly one thread copies it;
+ * while it copies, the request is on no list, so nothing else completes, fails or reports it
+ * (a peer that fails meanwhile is the copy's own result), and MPI keeps the user off its
+ * buffer until it completes; the sender's buffer stays put until our FIN. The list is read
+ * afresh after every copy, since other threads changed it meanwhile, and our caller walks no
+ * p2p list across this call (dfc_p2p_progress_sends runs it first, dfc_progress_net last; a
+ * scheduler pass that polls the network keeps other passes off its walk, as exec.c's
+ * unlocked steps do). */
+static int progress_unlocked_pulls(void)
+{
+    int events = 0;
+    while (!dfc_list_empty(&unlocked_pulls)) {
+        dfc_req_t *r = DFC_CONTAINER_OF(unlocked_pulls.next, dfc_req_t, link);
+        dfc_list_remove(&r->link);
+        dfc_tl_t *tl = dfc_route[r->peer_world];
+        DFC_UNLOCK();
+        int rc = tl->ops->rget(tl, r->peer_world, r->rbuf, r->pull_addr,
+                               DFC_MIN2(r->msg_len, r->bytes));
+        DFC_LOCK();
+        pull_finish(r, rc);
+        dfc_progress_changed = 1; /* another thread may wait for r */
+        events++;
     }
     return events;
 }
@@ -648,27 +695,14 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
     if (rget_enabled && tl->ops->rget && !r->dev && !r->pack_dt &&
         !(pkt->flags & (DFC_PKT_FLAG_DEV | DFC_PKT_FLAG_PACKED))) {
         if (tl_pull(tl, r, pkt, n)) return;
-        int rc = n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n) : DFC_SUCCESS;
-        if (DFC_ERR_CLASS(rc) == DFC_ERR_PROC_FAILED) {
-            fail_req(r, peer_gone((int)pkt->src_world, rc));
+        if (n && tl->ops->rget_unlocked && dfc_lock_enabled) { /* progress_unlocked_pulls */
+            r->pull_addr = pkt->offset;
+            dfc_list_insert_tail(&unlocked_pulls, &r->link);
             return;
         }
-        if (rc == DFC_SUCCESS) {
-            send_ctrl(DFC_PKT_FIN, pkt, 0);
-            dfc_req_complete(r);
-            return;
-        }
-        /* Unsupported, or failed for this message only (EFAULT, ENOMEM, a short read): the
-         * live sender waits for CTS or FIN, so ask for the data as packets (CTS), which
-         * rewrite whatever the failed read left in the buffer. */
-        if (DFC_ERR_CLASS(rc) != DFC_ERR_UNSUPPORTED_OPERATION) {
-            char why[256];
-            dfc_err_message(rc, why, sizeof why);
-            DFC_LOG(DFC_LOG_INFO, "p2p",
-                    "pulling %llu bytes from world rank %u failed (%s); "
-                    "asking for them as packets",
-                    (unsigned long long)n, pkt->src_world, why);
-        }
+        pull_finish(r, n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n)
+                         : DFC_SUCCESS);
+        return;
     }
     dfc_list_insert_tail(&rndv_recvs, &r->link);
     rc = send_ctrl(DFC_PKT_CTS, pkt, r->id);
@@ -919,6 +953,7 @@ int dfc_p2p_progress_sends(void)
     if (dfc_p2p_idle()) return 0;
     int events = 0, gone_world = -1, gone_rc = 0, rc;
     dfc_list_t *e, *t;
+    if (!dfc_list_empty(&unlocked_pulls)) events += progress_unlocked_pulls(); /* first */
     if (!dfc_list_empty(&dev_pulls)) events += progress_dev_pulls();
     if (!dfc_list_empty(&tl_pulls)) events += progress_tl_pulls();
     if (!dfc_list_empty(&dev_lands)) events += progress_dev_lands();
@@ -1035,10 +1070,10 @@ static int keeps_buffer(const dfc_req_t *r, int world, dfc_list_t *list)
 void dfc_p2p_fail_peer(int world, int code)
 {
     /* Not dev_lands: every byte of those arrived; they complete as a host receive would. */
-    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply,
-                           &rndv_sends,   &dev_pulls,  &tl_pulls};
+    dfc_list_t *lists[] = {&posted_recvs, &rndv_recvs, &await_reply,   &rndv_sends,
+                           &dev_pulls,    &tl_pulls,   &unlocked_pulls};
     dfc_list_t *e, *t;
-    for (int i = 0; i < 6; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
+    for (int i = 0; i < 7; i++) DFC_LIST_FOREACH_SAFE(e, t, lists[i])
         {
             dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
             if (!depends(r, world, i > 0)) continue;
@@ -1137,6 +1172,8 @@ void dfc_p2p_report(FILE *f)
     report_matched(f, &dev_pulls, "device, matched, copying out of the sender's buffer");
     report_matched(f, &dev_lands, "device, every byte arrived, copying the last chunks in");
     report_matched(f, &tl_pulls, "rendezvous, matched, reading the sender's buffer");
+    report_matched(f, &unlocked_pulls,
+                   "rendezvous, matched, its read of the sender's buffer queued");
     for (e = rndv_sends.next; e != &rndv_sends; e = e->next) {
         dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
         fprintf(f,

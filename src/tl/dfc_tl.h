@@ -138,6 +138,14 @@ typedef struct dfc_tl_ops {
      * buffer may no longer be read: the comm layer answers every RTS it matched. */
     int (*rget)(struct dfc_tl *tl, int peer, void *local, uint64_t remote_addr, size_t len);
 
+    /* 1 when rget may run without the comm layer's lock: in several threads at once and
+     * beside any other op of this transport in another thread (the comm layer then copies
+     * with the lock dropped, so that a long copy holds up no other thread). Such an rget
+     * reads only what init fixed and what other ops change atomically, writes nothing but
+     * atomic flags, and reports a failed peer by its return value alone (progress reports
+     * it too, as it finds it). 0 (ofi): rget runs under the lock like every other op. */
+    int rget_unlocked;
+
     /* Optional (NULL if absent): rget without blocking, so that several copies overlap (ofi:
      * RMA reads in flight together). rget_start returns DFC_SUCCESS with *op set (the copy
      * runs; `local` stays the transport's until rget_test says done), DFC_TL_AGAIN when no

@@ -890,7 +890,7 @@ static int report_one(dfc_tl_t *tl, shm_t *s)
     for (int i = 0; i < s->npeers; i++) {
         shm_peer_t *p = &s->peers[i];
         if (!p->dead || p->failed || (!p->corrupt[0] && dfc_shm_ring_pending(p->in))) continue;
-        p->failed = 1;
+        __atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED); /* shm_rget reads it unlocked */
         s->ndead--;
         tl->failed_peer = p->world;
         if (p->corrupt[0]) return dfc_err(DFC_ERR_PROC_FAILED, "shm_progress", "%s", p->corrupt);
@@ -1002,13 +1002,17 @@ static void shm_wake(dfc_tl_t *tl)
     if (s && s->bell) bell_ring(s->bell);
 }
 
+/* Runs without the comm layer's lock (rget_unlocked, dfc_tl.h): it reads the peer's pid and
+ * watch (fixed at init) and the flags failed and cma atomically, and writes only cma. A peer
+ * found gone is reported by the return value; progress reports it once its liveness check
+ * finds it. */
 static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len)
 {
     shm_t *s = tl->priv;
     shm_peer_t *p = peer_of(s, peer);
     if (!p) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an shm peer", peer);
-    if (p->failed) return peer_failed_err(__func__, p);
-    if (!s->cma || !p->watch)
+    if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED)) return peer_failed_err(__func__, p);
+    if (!__atomic_load_n(&s->cma, __ATOMIC_RELAXED) || !p->watch)
         return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cross-memory attach is off");
     char *dst = local;
     while (len > 0) {
@@ -1022,18 +1026,14 @@ static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, s
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
-            s->cma = 0; /* the same reason holds for every later call */
+            int e = errno;
+            __atomic_store_n(&s->cma, 0,
+                             __ATOMIC_RELAXED); /* the reason holds for every later call */
             DFC_LOG(DFC_LOG_INFO, "shm", "process_vm_readv: %s; falling back to packets",
-                    strerror(errno));
-            return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "process_vm_readv: %s", strerror(errno));
+                    strerror(e));
+            return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "process_vm_readv: %s", strerror(e));
         }
-        if (n < 0 && errno == ESRCH) { /* progress reports it, as for the liveness check */
-            if (!p->dead) {
-                p->dead = 1;
-                s->ndead++;
-            }
-            return peer_failed_err(__func__, p);
-        }
+        if (n < 0 && errno == ESRCH) return peer_failed_err(__func__, p);
         return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
                        "process_vm_readv(%zu bytes at 0x%llx of world rank %d): %s", len,
                        (unsigned long long)remote_addr, peer,
@@ -1061,6 +1061,7 @@ const dfc_tl_ops_t dfc_tl_shm_ops = {
     .init = shm_init,
     .send = shm_send,
     .rget = shm_rget,
+    .rget_unlocked = 1,
     .slot_xchg = shm_slot_xchg,
     .progress = shm_progress,
     .wait = shm_wait,

@@ -10,6 +10,10 @@
  *   efault   -1 with EFAULT (a bad remote range)
  *   enomem   -1 with ENOMEM
  *   partial  reads half of what was asked for, then the next call returns 0 (no progress)
+ *   dead     kills the sender (SIGKILL) and waits until its memory is gone: the read fails
+ *            with ESRCH, and the receive must fail with DFC_ERR_PROC_FAILED, not hang or
+ *            fall back (with the progress thread the read runs without the library lock,
+ *            issue 16); rank 0 then finalizes alone (the testlist's recovery=1)
  * Rank 1 sends rank 0 -n (4) messages of 1 MiB + 12 bytes (rendezvous: above the eager
  * limit), alternating blocking and nonblocking sends; rank 0 poisons its buffer before each
  * receive and checks every byte. The test fails if the injection was never reached (rank
@@ -26,7 +30,7 @@
 
 #define LEN ((1 << 20) + 12)
 
-static int mode; /* 0 efault, 1 enomem, 2 partial */
+static int mode; /* 0 efault, 1 enomem, 2 partial, 3 dead */
 static int fails_left = 3, calls, injected, partial_pending;
 
 ssize_t process_vm_readv(pid_t pid, const struct iovec *local, unsigned long liovcnt,
@@ -37,6 +41,18 @@ ssize_t process_vm_readv(pid_t pid, const struct iovec *local, unsigned long lio
         partial_pending = 0;
         injected++;
         return 0;
+    }
+    if (fails_left > 0 && mode == 3) {
+        fails_left = 0;
+        injected++;
+        kill(pid, SIGKILL);
+        char c;
+        struct iovec l = {&c, 1}, r = {remote[0].iov_base, 1};
+        for (int i = 0; i < 2000; i++) { /* until its memory is gone: 2 s at most */
+            if (syscall(SYS_process_vm_readv, pid, &l, 1UL, &r, 1UL, 0UL) < 0 && errno == ESRCH)
+                break;
+            usleep(1000);
+        }
     }
     if (fails_left > 0) {
         fails_left--;
@@ -65,6 +81,33 @@ static void on_alarm(int sig)
 
 static unsigned char value(int m, long k) { return (unsigned char)(m * 31 + k * 7 + (k >> 11)); }
 
+/* -mode=dead: rank 1 sends one message and is killed by rank 0's read of it. */
+static int dead_sender(int rank, unsigned char *buf)
+{
+    DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
+    memset(buf, 0x3c, LEN);
+    if (rank == 1) {
+        DFC_Send(buf, LEN, DFC_BYTE, 0, 0, DFC_COMM_WORLD); /* killed inside, waiting for FIN */
+        DFCT_CHECK(0, "rank 1 survived its receiver's read");
+        _exit(1);
+    }
+    int rc = DFC_Recv(buf, LEN, DFC_BYTE, 1, 0, DFC_COMM_WORLD, DFC_STATUS_IGNORE), cls = -1;
+    DFC_Error_class(rc, &cls);
+    DFCT_CHECK(cls == DFC_ERR_PROC_FAILED,
+               "the receive from the killed sender: class %d, expected DFC_ERR_PROC_FAILED", cls);
+    DFCT_CHECK(injected == 1, "the sender was not killed inside the read (%d calls)", calls);
+    /* and the next receive from it fails at once */
+    rc = DFC_Recv(buf, 1, DFC_BYTE, 1, 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE);
+    DFC_Error_class(rc, &cls);
+    DFCT_CHECK(cls == DFC_ERR_PROC_FAILED, "a later receive from it: class %d", cls);
+    free(buf);
+    alarm(0);
+    printf(dfct_errs ? " Found %d errors\n" : " No Errors\n", dfct_errs);
+    fflush(stdout);
+    DFC_Finalize();
+    return dfct_errs ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     int nmsg = 4, watchdog = 60, rank, size;
@@ -72,6 +115,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-mode=efault")) mode = 0;
         if (!strcmp(argv[i], "-mode=enomem")) mode = 1;
         if (!strcmp(argv[i], "-mode=partial")) mode = 2;
+        if (!strcmp(argv[i], "-mode=dead")) mode = 3;
         if (!strncmp(argv[i], "-fails=", 7)) fails_left = atoi(argv[i] + 7);
         if (!strncmp(argv[i], "-n=", 3)) nmsg = atoi(argv[i] + 3);
         if (!strncmp(argv[i], "-watchdog=", 10)) watchdog = atoi(argv[i] + 10);
@@ -83,6 +127,7 @@ int main(int argc, char **argv)
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     DFCT_CHECK(size == 2, "rgetfail needs 2 ranks, not %d", size);
     unsigned char *buf = malloc(LEN);
+    if (mode == 3 && size == 2) return dead_sender(rank, buf);
     for (int m = 0; size == 2 && m < nmsg; m++) {
         if (rank == 1) {
             for (long k = 0; k < LEN; k++) buf[k] = value(m, k);

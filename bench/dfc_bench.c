@@ -6,7 +6,8 @@
  * alltoall, alltoallv (uneven counts), p2p ping-pong latency, p2p uni-directional bandwidth
  * (osu_bw: a window of nonblocking sends, then an ack) and nonblocking allreduce with the
  * osu_iallreduce overlap measurement; on request, ping-pong and allgather of a stride-2
- * vector type (derived datatypes).
+ * vector type (derived datatypes), and a nonblocking exchange with the same overlap
+ * measurement (rendezvous point-to-point moved by the progress thread).
  *
  * Method (the same for both libraries, same buffers, same timer):
  *   - sizes from -minsize to -maxsize, doubling; at each size DFC and the anchor run one
@@ -26,7 +27,8 @@
  *     (calibrated in CPU time), Wait; overlap = 100 * max(0, 1 - (t_total - t_compute) /
  *     t_pure), from per-rank means averaged over ranks (as osu_iallreduce does). No test
  *     calls during compute: only a progress thread (DFC_ASYNC_PROGRESS=1, read at DFC_Init)
- *     can advance the operation meanwhile.
+ *     can advance the operation meanwhile. iexchange: the same with Irecv and Isend of
+ *     `bytes` between the pairs r <-> r^1 and Waitall (an odd last rank sits out).
  * Memory: VmRSS growth (and its anon/shmem/file parts) from just before DFC_Init to after a
  * warm-up of every workload at every size, per rank; then the same for the anchor around
  * MPI_Init (DFC goes first so that its figure includes the PMIx client it starts; the
@@ -39,7 +41,8 @@
  * -dup: DFC's workloads run on a dup of DFC_COMM_WORLD (the anchor's stay on MPI_COMM_WORLD).
  * Sizes accept K, M, G suffixes. Workload names: allreduce allgather reduce_scatter bcast
  * alltoall alltoallv pingpong bw iallreduce barrier (default: all), and, only when named,
- * vpingpong and vallgather: a stride-2 vector of doubles (issue 17's non-contiguous case).
+ * vpingpong and vallgather: a stride-2 vector of doubles (issue 17's non-contiguous case), and
+ * iexchange.
  */
 #include <stdio.h>
 #include <malloc.h>
@@ -66,6 +69,7 @@ enum {
     W_BARRIER,   /* one row, at the smallest size (issue 16) */
     W_VPINGPONG, /* from here on: only when named in -workloads (not in "all") */
     W_VALLGATHER,
+    W_IEXCHANGE,
     W_COUNT
 };
 #define W_FIRST_OPTIN W_VPINGPONG
@@ -92,7 +96,13 @@ static const struct {
      "busbw = bytes / time"},
     {"vallgather", "allgather of a stride-2 vector of doubles (bytes = gathered payload)",
      "busbw = algbw * (n-1)/n"},
+    {"iexchange",
+     "nonblocking exchange r <-> r^1: Irecv+Isend+Waitall (pure) and overlap (as iallreduce)",
+     "overlap %"},
 };
+
+/* The workloads measured with a compute phase between start and wait (overlap). */
+static int is_overlap(int w) { return w == W_IALLREDUCE || w == W_IEXCHANGE; }
 
 static double busbw_factor(int w, int n)
 {
@@ -189,6 +199,13 @@ static int d_iallreduce_start(const float *s, float *r, int n)
     return DFC_Iallreduce(s, r, n, DFC_FLOAT, DFC_SUM, dcomm, &direq);
 }
 static int d_iallreduce_wait(void) { return DFC_Wait(&direq, DFC_STATUS_IGNORE); }
+static DFC_Request dxreq[2];
+static int d_iexchange_start(const void *s, void *r, int b, int partner, int tag)
+{
+    return DFC_Irecv(r, b, DFC_BYTE, partner, tag, dcomm, &dxreq[0]) |
+           DFC_Isend(s, b, DFC_BYTE, partner, tag, dcomm, &dxreq[1]);
+}
+static int d_iexchange_wait(void) { return DFC_Waitall(2, dxreq, DFC_STATUSES_IGNORE); }
 /* The stride-2 vector of n doubles, and the same resized to 2n doubles, made once per n. */
 static DFC_Datatype dvec, dvec_resized;
 static int dvec_n = -1;
@@ -237,6 +254,8 @@ static bench_lib_t dfc_lib = {
     .recv_window = d_recv_window,
     .iallreduce_start = d_iallreduce_start,
     .iallreduce_wait = d_iallreduce_wait,
+    .iexchange_start = d_iexchange_start,
+    .iexchange_wait = d_iexchange_wait,
     .send_vec = d_send_vec,
     .recv_vec = d_recv_vec,
     .allgather_vec = d_allgather_vec,
@@ -356,6 +375,7 @@ static int job_setup(job_t *j, int w, long size)
     }
     case W_BCAST:
     case W_PINGPONG:
+    case W_IEXCHANGE:
         j->count = (int)size;
         j->bytes = size;
         break;
@@ -422,6 +442,7 @@ static void fill(const job_t *j)
         break;
     case W_PINGPONG:
     case W_BW:
+    case W_IEXCHANGE:
         for (int i = 0; i < j->count; i++) sbuf[i] = pat(rank, 2, i);
         memset(rbuf, 0xee, j->count);
         break;
@@ -481,6 +502,7 @@ static long check(const job_t *j)
             for (int i = 0; i < rcounts[p]; i++) bad += rbuf[rdispls[p] + i] != pat(p, rank, i);
         break;
     case W_PINGPONG:
+    case W_IEXCHANGE:
         if (j->partner >= 0)
             for (int i = 0; i < j->count; i++) bad += rbuf[i] != pat(j->partner, 2, i);
         break;
@@ -496,6 +518,18 @@ static long check(const job_t *j)
         break;
     }
     return bad;
+}
+
+/* The start and the wait of an overlap workload (is_overlap). */
+static int nb_start(const bench_lib_t *L, const job_t *j)
+{
+    if (j->w == W_IALLREDUCE) return L->iallreduce_start((float *)sbuf, (float *)rbuf, j->count);
+    return j->partner < 0 ? 0 : L->iexchange_start(sbuf, rbuf, j->count, j->partner, 5);
+}
+static int nb_wait(const bench_lib_t *L, const job_t *j)
+{
+    if (j->w == W_IALLREDUCE) return L->iallreduce_wait();
+    return j->partner < 0 ? 0 : L->iexchange_wait();
 }
 
 /* One iteration; returns the number of operations it counts for (the divisor of its time). */
@@ -516,8 +550,9 @@ static int one(const bench_lib_t *L, const job_t *j, int *rcerr)
         rc = L->alltoallv_bytes(sbuf, scounts, sdispls, rbuf, rcounts, rdispls);
         break;
     case W_IALLREDUCE:
-        rc = L->iallreduce_start((float *)sbuf, (float *)rbuf, j->count);
-        rc |= L->iallreduce_wait();
+    case W_IEXCHANGE:
+        rc = nb_start(L, j);
+        rc |= nb_wait(L, j);
         break;
     case W_PINGPONG:
         ops = 2;
@@ -624,7 +659,7 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
      * warm-up and timed iterations keep the batch near -maxtime (all ranks agree). */
     double t0 = now_us();
     one(L, j, &rcerr);
-    double probe = (now_us() - t0) * (j->w == W_IALLREDUCE ? 2 : 1), pmax;
+    double probe = (now_us() - t0) * (is_overlap(j->w) ? 2 : 1), pmax;
     DFC_Allreduce(&probe, &pmax, 1, DFC_DOUBLE, DFC_MAX, DFC_COMM_WORLD);
     if (pmax > 0 && maxtime_us > 0) {
         long fit = (long)(maxtime_us / pmax);
@@ -644,7 +679,7 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
     reduce_times(t, iters, s);
     DFC_Allreduce(&bad, &s->errors, 1, DFC_LONG, DFC_SUM, DFC_COMM_WORLD);
 
-    if (j->w == W_IALLREDUCE) {
+    if (is_overlap(j->w)) {
         /* osu_iallreduce: compute for t_pure between the start and the wait. */
         double pure = rank_avg(mean_of(t, iters));
         double *tt = malloc(iters * sizeof *tt), *tc = malloc(iters * sizeof *tc);
@@ -652,18 +687,18 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
         fill(j);
         L->barrier();
         for (long i = 0; i < warmup; i++) {
-            rcerr |= L->iallreduce_start((float *)sbuf, (float *)rbuf, j->count);
+            rcerr |= nb_start(L, j);
             compute_for(pure);
-            rcerr |= L->iallreduce_wait();
+            rcerr |= nb_wait(L, j);
         }
         L->barrier();
         for (long i = 0; i < iters; i++) {
             t0 = now_us();
-            rcerr |= L->iallreduce_start((float *)sbuf, (float *)rbuf, j->count);
+            rcerr |= nb_start(L, j);
             double c0 = now_us();
             compute_for(pure);
             tc[i] = now_us() - c0;
-            rcerr |= L->iallreduce_wait();
+            rcerr |= nb_wait(L, j);
             tt[i] = now_us() - t0;
         }
         bad = check(j) + (rcerr != 0);
@@ -700,10 +735,10 @@ static void warm_all(const bench_lib_t *L)
             fill(&j);
             L->barrier();
             for (int i = 0; i < 2; i++) {
-                if (w == W_IALLREDUCE) {
-                    rcerr |= L->iallreduce_start((float *)sbuf, (float *)rbuf, j.count);
+                if (is_overlap(w)) {
+                    rcerr |= nb_start(L, &j);
                     compute_for(10);
-                    rcerr |= L->iallreduce_wait();
+                    rcerr |= nb_wait(L, &j);
                 } else one(L, &j, &rcerr);
             }
         }
@@ -743,18 +778,17 @@ static void fmt_num(char *buf, int len, int valid, double x, const char *fmt)
 static void print_header(int w)
 {
     printf("\n# %s, %d ranks%s; %s\n", wl[w].title, nranks,
-           w == W_IALLREDUCE
-               ? (async_progress ? ", DFC_ASYNC_PROGRESS=1" : ", DFC_ASYNC_PROGRESS=0")
-               : "",
+           is_overlap(w) ? (async_progress ? ", DFC_ASYNC_PROGRESS=1" : ", DFC_ASYNC_PROGRESS=0")
+                         : "",
            wl[w].busbw_note);
-    if (w == W_IALLREDUCE)
+    if (is_overlap(w))
         printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s %10s\n", "bytes", "iters", "DFC med",
                "DFC mean", "anchor med", "anchor mean", "anchor/DFC", "compute", "DFC ovl%",
                "anch ovl%");
     else
         printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s\n", "bytes", "iters", "DFC med",
                "DFC mean", "anchor med", "anchor mean", "anchor/DFC", "DFC busbw", "anch busbw");
-    if (w == W_IALLREDUCE)
+    if (is_overlap(w))
         printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s %10s\n", "", "", "us", "us", "us", "us",
                "x", "us", "", "");
     else
@@ -770,7 +804,7 @@ static void print_row(const row_t *r)
     fmt_num(am, sizeof am, a->valid, a->med, "%.2f");
     fmt_num(aa, sizeof aa, a->valid, a->mean, "%.2f");
     fmt_num(ratio, sizeof ratio, a->valid && d->med > 0, a->med / d->med, "%.2f");
-    if (r->w == W_IALLREDUCE) {
+    if (is_overlap(r->w)) {
         snprintf(c4, sizeof c4, "%.1f", d->pure_mean);
         fmt_num(c5, sizeof c5, 1, d->overlap, "%.1f");
         fmt_num(c6, sizeof c6, a->valid, a->overlap, "%.1f");
@@ -807,7 +841,7 @@ static void write_csv(const char *path, const mem_t *dmem, const mem_t *amem)
             fprintf(f, "%s,%d,%d,%s,%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,", wl[rows[i].w].name,
                     nranks, async_progress, l ? "anchor" : "dfc", rows[i].bytes, rows[i].count,
                     s->iters, s->med, s->mean, s->min, s->max, s->algbw, s->busbw);
-            if (rows[i].w == W_IALLREDUCE)
+            if (is_overlap(rows[i].w))
                 fprintf(f, "%.3f,%.3f,%.2f,%.2f,%ld\n", s->comp_mean, s->total_mean, s->overlap,
                         s->overlap_med, s->errors);
             else fprintf(f, ",,,,%ld\n", s->errors);
@@ -862,7 +896,7 @@ static void write_json(const char *path, const mem_t *dm, const mem_t *am, int h
                     "\"algbw_GBps\": %.4f, \"busbw_GBps\": %.4f",
                     first ? "" : ",\n", wl[rows[i].w].name, l ? "anchor" : "dfc", rows[i].bytes,
                     s->iters, s->med, s->mean, s->min, s->max, s->algbw, s->busbw);
-            if (rows[i].w == W_IALLREDUCE)
+            if (is_overlap(rows[i].w))
                 fprintf(
                     f,
                     ", \"pure_mean_us\": %.3f, \"compute_us\": %.3f, \"total_us\": %.3f, \"overlap_pct\": %.2f, "
@@ -882,7 +916,7 @@ static void usage(void)
         "usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]\n"
         "                 [-workloads a,b,...] [-noanchor] [-dup] [-csv FILE] [-json FILE] [-quiet]\n"
         "workloads: allreduce allgather reduce_scatter bcast alltoall alltoallv pingpong bw iallreduce "
-        "barrier\n");
+        "barrier;\n           only when named: vpingpong vallgather iexchange\n");
     exit(2);
 }
 

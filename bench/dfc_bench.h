@@ -34,6 +34,10 @@ typedef struct bench_lib {
     /* Nonblocking allreduce: start one (the library keeps the request), then wait for it. */
     int (*iallreduce_start)(const float *sbuf, float *rbuf, int count);
     int (*iallreduce_wait)(void);
+    /* Nonblocking exchange with one partner: Irecv and Isend of `bytes` (the library keeps
+     * both requests), then wait for both. */
+    int (*iexchange_start)(const void *sbuf, void *rbuf, int bytes, int partner, int tag);
+    int (*iexchange_wait)(void);
     /* Non-contiguous (issue 17): n doubles, every other one (a stride-2 vector type). The
      * allgather receives rank p's block at double 2*n*p (the vector resized to 2n). */
     int (*send_vec)(const double *buf, int n, int dest, int tag);

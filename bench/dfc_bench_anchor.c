@@ -78,6 +78,15 @@ static int a_iallreduce_start(const float *s, float *r, int n)
 
 static int a_iallreduce_wait(void) { return MPI_Wait(&ireq, MPI_STATUS_IGNORE); }
 
+static MPI_Request xreq[2];
+static int a_iexchange_start(const void *s, void *r, int b, int partner, int tag)
+{
+    return MPI_Irecv(r, b, MPI_BYTE, partner, tag, MPI_COMM_WORLD, &xreq[0]) |
+           MPI_Isend(s, b, MPI_BYTE, partner, tag, MPI_COMM_WORLD, &xreq[1]);
+}
+
+static int a_iexchange_wait(void) { return MPI_Waitall(2, xreq, MPI_STATUSES_IGNORE); }
+
 /* The stride-2 vector of n doubles, and the same resized to 2n doubles, made once per n. */
 static MPI_Datatype vec, vec_resized;
 static int vec_n = -1;
@@ -142,6 +151,8 @@ const bench_lib_t *bench_anchor_init(int *argc, char ***argv, char *why, int why
     lib.recv_window = a_recv_window;
     lib.iallreduce_start = a_iallreduce_start;
     lib.iallreduce_wait = a_iallreduce_wait;
+    lib.iexchange_start = a_iexchange_start;
+    lib.iexchange_wait = a_iexchange_wait;
     lib.send_vec = a_send_vec;
     lib.recv_vec = a_recv_vec;
     lib.allgather_vec = a_allgather_vec;

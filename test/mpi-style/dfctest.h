@@ -9,10 +9,12 @@
 #ifndef DFCTEST_H
 #define DFCTEST_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dfc.h"
 
@@ -43,6 +45,27 @@ static inline void dfct_init(int *argc, char ***argv)
     DFC_Comm_rank(DFC_COMM_WORLD, &dfct_rank);
     for (int i = 1; argc && i < *argc; i++)
         if (!strcmp((*argv)[i], "-memtype=device")) dfct_memtype_device = 1;
+}
+
+/* A test that may hang arms a watchdog: -watchdog=S in argv (else `seconds`) raises SIGALRM
+ * after S seconds, whose handler prints "watchdog: hang in NAME" and exits with status 3. */
+static const char *dfct_watchdog_name = "?";
+static inline void dfct_on_alarm(int sig)
+{
+    (void)sig;
+    static const char pre[] = "watchdog: hang in ";
+    if (write(2, pre, sizeof pre - 1) < 0 ||
+        write(2, dfct_watchdog_name, strlen(dfct_watchdog_name)) < 0 || write(2, "\n", 1) < 0)
+        _exit(3);
+    _exit(3);
+}
+static inline void dfct_watchdog(int argc, char **argv, const char *name, int seconds)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "-watchdog=", 10)) seconds = atoi(argv[i] + 10);
+    dfct_watchdog_name = name;
+    signal(SIGALRM, dfct_on_alarm);
+    alarm((unsigned)seconds);
 }
 
 static inline void dfct_fail_at(const char *file, int line, const char *fmt, ...)
@@ -86,6 +109,17 @@ static inline void dfct_fail_at(const char *file, int line, const char *fmt, ...
             dfct_fail_at(__FILE__, __LINE__, "%s: message \"%s\" lacks \"%s\"", #call, dfct_msg_, \
                          (needle));                                                               \
     } while (0)
+
+/* DFC_Init_thread for a test that needs DFC_THREAD_MULTIPLE: sets dfct_rank, and counts an
+ * error when the library provides less. */
+static inline void dfct_init_multiple(int *argc, char ***argv)
+{
+    int provided = -1;
+    DFC_Init_thread(argc, argv, DFC_THREAD_MULTIPLE, &provided);
+    DFC_Comm_rank(DFC_COMM_WORLD, &dfct_rank);
+    DFCT_CHECK(provided == DFC_THREAD_MULTIPLE, "provided %d, expected DFC_THREAD_MULTIPLE",
+               provided);
+}
 
 /* Sums errors over all ranks, prints the verdict on rank 0, finalizes; returns exit code. */
 static inline int dfct_finalize(void)

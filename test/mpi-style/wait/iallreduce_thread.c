@@ -25,14 +25,6 @@ static DFC_Comm side_comm;
 static int rank, size;
 static atomic_int side_errs;
 
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "watchdog: hang in iallreduce_thread\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(3);
-    _exit(3);
-}
-
 static double now(void)
 {
     struct timespec ts;
@@ -92,15 +84,10 @@ static void one(long bytes, int it, int *sbuf, int *rbuf)
 
 int main(int argc, char **argv)
 {
-    int provided = -1, watchdog = 120;
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], "-watchdog=", 10)) watchdog = atoi(argv[i] + 10);
-    signal(SIGALRM, on_alarm);
-    alarm((unsigned)watchdog);
-    DFC_Init_thread(&argc, &argv, DFC_THREAD_MULTIPLE, &provided);
+    dfct_watchdog(argc, argv, "iallreduce_thread", 120);
+    dfct_init_multiple(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
-    dfct_rank = rank;
     const char *ap = getenv("DFC_ASYNC_PROGRESS");
     DFCT_CHECK(ap && !strcmp(ap, "1"), "run with DFC_ASYNC_PROGRESS=1 (the testlist sets it)");
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &side_comm));

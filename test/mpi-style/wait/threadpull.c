@@ -13,9 +13,7 @@
  * -watchdog=S (default 120): a hang prints "watchdog: hang in threadpull" and exits non-zero.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
-#include <unistd.h>
 
 #include "../dfctest.h"
 
@@ -31,14 +29,6 @@ static const size_t sizes[] = {DFCT_ABOVE_EAGER_BYTES, DFCT_ABOVE_EAGER_BYTES + 
 
 static int rank, partner;
 static atomic_int errs;
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "watchdog: hang in threadpull\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(3);
-    _exit(3);
-}
 
 /* The byte k of the message that world rank `from` sends on tag t in iteration it. */
 static unsigned char byte_of(int from, int t, int it, size_t k)
@@ -110,17 +100,11 @@ static void *pinger(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided = -1, size, watchdog = 120;
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], "-watchdog=", 10)) watchdog = atoi(argv[i] + 10);
-    signal(SIGALRM, on_alarm);
-    alarm((unsigned)watchdog);
-    DFC_Init_thread(&argc, &argv, DFC_THREAD_MULTIPLE, &provided);
-    DFC_Comm_rank(DFC_COMM_WORLD, &rank);
+    int size;
+    dfct_watchdog(argc, argv, "threadpull", 120);
+    dfct_init_multiple(&argc, &argv);
+    rank = dfct_rank;
     DFC_Comm_size(DFC_COMM_WORLD, &size);
-    dfct_rank = rank;
-    DFCT_CHECK(provided == DFC_THREAD_MULTIPLE, "provided %d, expected DFC_THREAD_MULTIPLE",
-               provided);
     partner = (rank ^ 1) < size ? rank ^ 1 : rank;
 
     pthread_t th[NTHREADS + 1];

@@ -21,14 +21,6 @@
 
 static int rank;
 
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "watchdog: hang in threadself\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(3);
-    _exit(3);
-}
-
 static int len_of(int it) { return it % 2 ? BIG : 1; }
 static int value(int it, int k) { return rank * 1000003 + it * 7919 + k; }
 
@@ -57,17 +49,11 @@ static void *sender(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided = -1, size, watchdog = 60;
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], "-watchdog=", 10)) watchdog = atoi(argv[i] + 10);
-    signal(SIGALRM, on_alarm);
-    alarm((unsigned)watchdog);
-    DFC_Init_thread(&argc, &argv, DFC_THREAD_MULTIPLE, &provided);
+    int size;
+    dfct_watchdog(argc, argv, "threadself", 60);
+    dfct_init_multiple(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
-    dfct_rank = rank;
-    DFCT_CHECK(provided == DFC_THREAD_MULTIPLE, "provided %d, expected DFC_THREAD_MULTIPLE",
-               provided);
 
     int send_errs = 0;
     pthread_t t;

@@ -25,14 +25,6 @@ static atomic_int call_made;   /* the other thread's call returned while an op w
 static atomic_int op_timeouts; /* ops that gave up waiting */
 static atomic_int stop_caller;
 
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "watchdog: hang in userop_unlocked\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(3);
-    _exit(3);
-}
-
 static double now(void)
 {
     struct timespec ts;
@@ -108,17 +100,11 @@ static void check(const char *what, int it, const long got[4], const long want[4
 
 int main(int argc, char **argv)
 {
-    int provided = -1, rank, size, watchdog = 90;
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], "-watchdog=", 10)) watchdog = atoi(argv[i] + 10);
-    signal(SIGALRM, on_alarm);
-    alarm((unsigned)watchdog);
-    DFC_Init_thread(&argc, &argv, DFC_THREAD_MULTIPLE, &provided);
+    int rank, size;
+    dfct_watchdog(argc, argv, "userop_unlocked", 90);
+    dfct_init_multiple(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
-    dfct_rank = rank;
-    DFCT_CHECK(provided == DFC_THREAD_MULTIPLE, "provided %d, expected DFC_THREAD_MULTIPLE",
-               provided);
 
     DFC_Datatype mat;
     DFC_Op op;

@@ -125,6 +125,7 @@ typedef struct shm {
     int npeers;
     int *w2p; /* world rank -> index in peers, or -1 */
     int world_size;
+    int world;      /* this process's world rank (the tiny wire form implies it) */
     int rr;         /* first peer polled by the next progress */
     int burst;      /* packets per peer per progress call */
     int cma;        /* rget allowed (DFC_SHM_CMA, cleared after EPERM/ENOSYS) */
@@ -429,6 +430,7 @@ static int setup_peers(shm_t *s, const dfc_tl_job_t *job)
     if (!s->peers || !s->w2p)
         return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for %d peers", job->npeers);
     s->world_size = job->size;
+    s->world = job->rank;
     for (int w = 0; w < job->size; w++) s->w2p[w] = -1;
     for (int i = 0; i < job->npeers; i++) {
         shm_peer_t *p = &s->peers[i];
@@ -775,7 +777,7 @@ static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
         return DFC_ERR(DFC_ERR_INTERN, "payload of %u bytes exceeds the maximum %zu",
                        pkt->payload_len, tl->max_payload);
 
-    size_t len = dfc_shm_wire_len(pkt);
+    size_t len = dfc_shm_wire_len(pkt, (uint32_t)s->world);
     char *rec = dfc_shm_ring_reserve(p->out, len);
     if (!rec) { /* shm_wait sleeps until the consumer frees space (shm_ring.h) */
         p->blocked = 1;
@@ -859,13 +861,13 @@ static int drain_peer(shm_t *s, shm_peer_t *p, dfc_tl_deliver_fn deliver)
         /* Ask for the rest of the record's lines at once, so that they travel while the
          * header is checked and matched, not one miss after the other during the copy out
          * (issue 16: a 128-byte message took 0.08 us more than a 64-byte one). */
-        for (size_t off = DFC_SHM_RING_ALIGN;
+        for (size_t off = DFC_SHM_RING_LINE;
              off < len + sizeof(dfc_shm_rec_t) && off <= DFC_SHM_PREFETCH_BYTES;
-             off += DFC_SHM_RING_ALIGN)
+             off += DFC_SHM_RING_LINE)
             __builtin_prefetch(rec + off);
         dfc_pkt_t scratch;
         const void *payload;
-        const dfc_pkt_t *pkt = dfc_shm_wire_get(rec, len, &scratch, &payload);
+        const dfc_pkt_t *pkt = dfc_shm_wire_get(rec, len, &scratch, &payload, (uint32_t)p->world);
         if (DFC_UNLIKELY(!pkt)) {
             char what[64];
             snprintf(what, sizeof what, "malformed packet (type %u, %zu bytes)",

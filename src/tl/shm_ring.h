@@ -10,25 +10,30 @@
  * bytes of data, size a power of two. Positions are byte counters that only
  * grow (64 bits never wrap in practice); the index in the data area is pos & mask.
  *
- * A record is an 8-byte header {reclen, ulen} followed by ulen user bytes, padded to
- * DFC_SHM_RING_ALIGN (a cache line) so that the producer writing record n+1 never shares a
- * line with the consumer reading record n. Records never wrap: when one does not fit before
- * the end of the data area, the producer writes a skip marker over the rest and starts the
- * record at offset 0. A record of at most size/2 bytes therefore always fits into an empty
- * ring (if it does not fit before the end, the end is less than size/2 away, so offset 0 up
- * to the current offset is at least size/2 long), which is why dfc_shm_ring_max_len() is
- * size/2 minus the header: a bigger record could wait forever on an empty ring.
+ * A record is an 8-byte header {reclen, ulen} followed by ulen user bytes, padded to half
+ * a cache line (DFC_SHM_RING_ALIGN, 32 bytes) when it fits in one, else to whole lines
+ * (DFC_SHM_RING_LINE). A record longer than half a line starts on a line: where the tail is
+ * at the middle of one, the producer first fills the half with a pad marker. So a record
+ * never straddles lines needlessly (a message of one line arrives in one transfer), while
+ * two records of half a line share one (an 8-byte message: issue 16, where Open MPI's fast
+ * boxes, aligned to 32 bytes, moved twice as many small messages per line transfer).
+ * Records never wrap: when one does not fit before the end of the data area, the producer
+ * writes a skip marker over the rest and starts the record at offset 0. A record of at most
+ * size/2 bytes therefore always fits into an empty ring (if it does not fit before the end,
+ * the end is at most size/2 away, so offset 0 up to the current offset is at least size/2
+ * long), which is why dfc_shm_ring_max_len() is size/2 minus the header: a bigger record
+ * could wait forever on an empty ring.
  *
  * The consumer polls the next record's header, not the producer's position: a small message
  * then costs the consumer one cache-line transfer (header and data together), not two (the
  * position's line, then the record's), as Open MPI's shared-memory fast boxes do. That needs
  * one invariant: **the header word where the next record will start is 0 until the producer
- * publishes a record (or skip marker) there.** The producer keeps it: when it reserves a
+ * publishes a record (or a skip or pad marker) there.** The producer keeps it: when it reserves a
  * record it zeroes the header word at the position after it (the next record's start), and
  * it publishes the record's header with a release store, after that zero. The zeroed word lies in free
- * space because a reserve keeps one line beyond the record free (the guard line; a full ring
- * holds one line less). A record that wraps is published before its skip marker, so a
- * consumer that follows the marker to offset 0 finds the record there. reclen is never 0 in
+ * space because a reserve keeps half a line beyond the record free (the guard; a full ring
+ * holds that much less). A record behind a skip or pad marker is published before the
+ * marker, so a consumer that follows the marker finds the record there. reclen is never 0 in
  * a record the producer writes, so a header word of 0 means "not yet".
  *
  * Memory order: the producer fills a record and then publishes its header with a release
@@ -44,13 +49,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DFC_SHM_RING_ALIGN 64u
-#define DFC_SHM_RING_SKIP UINT32_MAX  /* ulen of a skip marker */
-#define DFC_SHM_RING_CORRUPT SIZE_MAX /* *ulen from peek: a record header is malformed */
+#define DFC_SHM_RING_ALIGN 32u       /* record granularity: half a line */
+#define DFC_SHM_RING_LINE 64u        /* a cache line: records longer than ALIGN start on one */
+#define DFC_SHM_RING_SKIP UINT32_MAX /* ulen of a skip marker (to the end) */
+#define DFC_SHM_RING_PAD (UINT32_MAX - 1u) /* ulen of a pad marker (the second half of a line) */
+#define DFC_SHM_RING_CORRUPT SIZE_MAX      /* *ulen from peek: a record header is malformed */
 
 typedef struct dfc_shm_rec {
-    uint32_t reclen; /* bytes from this header to the next record (multiple of ALIGN) */
-    uint32_t ulen;   /* user bytes after the header, or DFC_SHM_RING_SKIP */
+    uint32_t reclen; /* bytes from this header to the next record (ALIGN, or lines) */
+    uint32_t ulen;   /* user bytes after the header, or DFC_SHM_RING_SKIP or _PAD */
 } dfc_shm_rec_t;
 
 typedef struct dfc_shm_ring {
@@ -61,7 +68,8 @@ typedef struct dfc_shm_ring {
     uint64_t pmask;                     /* size - 1 (a copy per side: no shared reads) */
     uint64_t rec_off;                   /* the reserved record's offset... */
     uint64_t rec_word;                  /* ...and its header word, stored at commit */
-    uint64_t skip_off;                  /* offset of the skip marker it needs, or NO_SKIP */
+    uint64_t skip_off;                  /* offset of the skip or pad marker it needs, or NO_SKIP */
+    uint64_t skip_word;                 /* that marker's header word */
     /* Consumer's line. */
     _Alignas(64) _Atomic uint64_t head; /* bytes released so far */
     uint64_t cmask;
@@ -86,21 +94,25 @@ static inline _Atomic uint64_t *dfc_shm_ring_hdr(dfc_shm_ring_t *r, uint64_t off
     return (_Atomic uint64_t *)(void *)(r->data + off);
 }
 
-static inline uint32_t dfc_shm_ring_reclen(size_t ulen)
+/* The record length for ulen user bytes: half a line when it fits, else whole lines. The
+ * consumer checks every header against it. uint64_t: a corrupt ulen must not wrap. */
+static inline uint64_t dfc_shm_ring_reclen(uint64_t ulen)
 {
-    return (uint32_t)((sizeof(dfc_shm_rec_t) + ulen + DFC_SHM_RING_ALIGN - 1) &
-                      ~(size_t)(DFC_SHM_RING_ALIGN - 1));
+    uint64_t total = sizeof(dfc_shm_rec_t) + ulen;
+    if (total <= DFC_SHM_RING_ALIGN) return DFC_SHM_RING_ALIGN;
+    return (total + DFC_SHM_RING_LINE - 1) & ~(uint64_t)(DFC_SHM_RING_LINE - 1);
 }
 
 /* Bytes a ring with `size` data bytes occupies (header included). */
 static inline size_t dfc_shm_ring_footprint(size_t size) { return sizeof(dfc_shm_ring_t) + size; }
 
-/* Largest ulen a ring of `size` data bytes accepts (see the top comment). With the guard
- * line, an empty ring still takes it: a record that wraps needs at most 2 * reclen - ALIGN
- * bytes, plus the guard line that is 2 * reclen <= size. */
+/* Largest ulen a ring of `size` data bytes accepts (see the top comment). With the guard,
+ * an empty ring still takes it: a record that wraps leaves fewer than reclen bytes behind
+ * (a multiple of ALIGN: at most reclen - ALIGN), so with the guard it needs at most
+ * 2 * reclen <= size bytes. */
 static inline size_t dfc_shm_ring_max_len(size_t size) { return size / 2 - sizeof(dfc_shm_rec_t); }
 
-/* Initializes a ring over zeroed or reused memory. size: a power of two >= 2*ALIGN. Only
+/* Initializes a ring over zeroed or reused memory. size: a power of two >= 2*LINE. Only
  * the first header word is cleared: it is where the first record will start. */
 static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)
 {
@@ -109,6 +121,7 @@ static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)
     r->head_cache = r->pending = 0;
     r->rec_off = r->rec_word = 0;
     r->skip_off = DFC_SHM_RING_NO_SKIP;
+    r->skip_word = 0;
     r->cnext = 0;
     r->pmask = r->cmask = size - 1;
     atomic_store_explicit(&r->space_wanted, 0, memory_order_relaxed);
@@ -122,22 +135,31 @@ static inline void *dfc_shm_ring_reserve(dfc_shm_ring_t *r, size_t ulen)
 {
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t size = r->pmask + 1;
-    uint32_t reclen = dfc_shm_ring_reclen(ulen);
+    uint64_t reclen = dfc_shm_ring_reclen(ulen);
     uint64_t off = t & r->pmask, contig = size - off;
-    uint64_t need = (reclen <= contig ? reclen : contig + reclen) + DFC_SHM_RING_ALIGN;
+    /* Bytes skipped before the record: a pad to the next line for a long record at the
+     * middle of one, or the rest of the data area when the record does not fit before it. */
+    uint64_t pad = reclen > DFC_SHM_RING_ALIGN && (off & (DFC_SHM_RING_LINE - 1))
+                       ? DFC_SHM_RING_ALIGN
+                       : 0;
+    int wraps = reclen + pad > contig;
+    uint64_t skip = wraps ? contig : pad;
+    uint64_t need = skip + reclen + DFC_SHM_RING_ALIGN;
 
     if (t + need - r->head_cache > size) {
         r->head_cache = atomic_load_explicit(&r->head, memory_order_acquire);
         if (t + need - r->head_cache > size) return NULL;
     }
     r->skip_off = DFC_SHM_RING_NO_SKIP;
-    if (reclen > contig) { /* skip the tail end of the data area; the record goes to 0 */
+    if (skip) {
         r->skip_off = off;
-        t += contig;
-        off = 0;
+        r->skip_word = dfc_shm_ring_word((uint32_t)skip,
+                                         wraps ? DFC_SHM_RING_SKIP : DFC_SHM_RING_PAD);
+        t += skip;
+        off = t & r->pmask;
     }
     r->rec_off = off;
-    r->rec_word = dfc_shm_ring_word(reclen, (uint32_t)ulen);
+    r->rec_word = dfc_shm_ring_word((uint32_t)reclen, (uint32_t)ulen);
     r->pending = t + reclen;
     /* The next record's header word (free space, so harmless if this reserve is abandoned),
      * stored now so that its line's ownership is fetched while the caller fills the record,
@@ -148,15 +170,12 @@ static inline void *dfc_shm_ring_reserve(dfc_shm_ring_t *r, size_t ulen)
 }
 
 /* Producer: publishes the record returned by the last reserve (see the top comment for the
- * order of the stores). */
+ * order of the stores: the record, then the marker in front of it). */
 static inline void dfc_shm_ring_commit(dfc_shm_ring_t *r)
 {
-    uint64_t size = r->pmask + 1;
     atomic_store_explicit(dfc_shm_ring_hdr(r, r->rec_off), r->rec_word, memory_order_release);
     if (r->skip_off != DFC_SHM_RING_NO_SKIP)
-        atomic_store_explicit(dfc_shm_ring_hdr(r, r->skip_off),
-                              dfc_shm_ring_word((uint32_t)(size - r->skip_off), DFC_SHM_RING_SKIP),
-                              memory_order_release);
+        atomic_store_explicit(dfc_shm_ring_hdr(r, r->skip_off), r->skip_word, memory_order_release);
     atomic_store_explicit(&r->tail, r->pending, memory_order_relaxed);
 }
 
@@ -165,28 +184,30 @@ static inline void dfc_shm_ring_commit(dfc_shm_ring_t *r)
  * next header is not one a producer writes (memory corruption, or a peer gone wrong); the
  * ring is then unusable. Each header is read once and checked against the end of the data
  * area, so that no header, whatever its bytes, makes the consumer read outside the data
- * area or loop: a skip marker must start past offset 0, so at most one is followed per call
+ * area or loop: a pad marker must fill the second half of a line, and a skip marker must
+ * start past offset 0 and run to the end, so at most a pad and a skip are followed per call
  * (found by test/fuzz/fuzz_shm_ring). */
 static inline void *dfc_shm_ring_peek(dfc_shm_ring_t *r, size_t *ulen)
 {
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed), size = r->cmask + 1;
     *ulen = 0;
     for (;;) {
-        uint64_t off = h & r->cmask;
+        uint64_t off = h & r->cmask, mid = off & (DFC_SHM_RING_LINE - 1);
         if (off & (DFC_SHM_RING_ALIGN - 1)) break;
         uint64_t word = atomic_load_explicit(dfc_shm_ring_hdr(r, off), memory_order_acquire);
         if (!word) return NULL;
         uint32_t reclen = (uint32_t)word, len = (uint32_t)(word >> 32);
-        if (len == DFC_SHM_RING_SKIP) {
-            /* A skip marker always covers the rest of the data area. */
-            if (off == 0 || reclen != size - off) break;
+        if (len == DFC_SHM_RING_SKIP || len == DFC_SHM_RING_PAD) {
+            if (len == DFC_SHM_RING_SKIP ? off == 0 || reclen != size - off
+                                         : !mid || reclen != DFC_SHM_RING_ALIGN)
+                break;
             h += reclen;
             atomic_store_explicit(&r->head, h, memory_order_release);
             continue;
         }
-        uint64_t need = (sizeof(dfc_shm_rec_t) + (uint64_t)len + DFC_SHM_RING_ALIGN - 1) &
-                        ~(uint64_t)(DFC_SHM_RING_ALIGN - 1);
-        if (reclen != need || off + reclen > size) break;
+        if (reclen != dfc_shm_ring_reclen(len) || off + reclen > size ||
+            (mid && reclen > DFC_SHM_RING_ALIGN))
+            break;
         r->cnext = h + reclen;
         *ulen = len;
         return r->data + off + sizeof(dfc_shm_rec_t);

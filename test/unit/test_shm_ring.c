@@ -8,10 +8,15 @@
  *   2. wraparound and record boundaries: random produce/consume interleavings with fuzzed
  *      sizes (0 .. max_len, biased to the edges) against a reference FIFO; every byte of
  *      every record is checked, and a reserve may fail only on a non-empty ring;
+ *   1b. half-line records: 127 records of 24 bytes fit where 63 of 56 do; a record longer
+ *      than half a line that follows one goes to the next line behind a pad marker, and
+ *      both come back in order;
  *   2b. corrupt headers (the cases test/fuzz/fuzz_shm_ring found): a zero-length skip
- *      marker, a record length that is not a multiple of the alignment, one that runs past
- *      the data area, a user length larger than its record, a skip marker at offset 0:
- *      peek returns NULL with DFC_SHM_RING_CORRUPT (and returns at all);
+ *      marker, a record length other than the one its user length takes, one that runs past
+ *      the data area, a user length larger than its record, a skip marker at offset 0, a pad
+ *      marker that does not fill the second half of a line, a record longer than half a
+ *      line that starts in the middle of one: peek returns NULL with DFC_SHM_RING_CORRUPT
+ *      (and returns at all);
  *   3. two threads (producer, consumer) pass 10^6 records of fuzzed sizes; order and
  *      contents checked; the rate is printed as information (not a pass criterion).
  *      The 56-byte run is a dfc_pkt_t header without payload: one cache line per record.
@@ -117,7 +122,11 @@ static void test_corrupt(void)
     corrupt_case(0, 0, DFC_SHM_RING_SKIP);    /* skip marker of length 0: looped forever */
     corrupt_case(0, 1024, DFC_SHM_RING_SKIP); /* skip marker at 0: would loop at 0 forever */
     corrupt_case(64, 64, DFC_SHM_RING_SKIP);  /* skip marker short of the end */
-    corrupt_case(0, 72, 8);                   /* reclen not a multiple of 64 */
+    corrupt_case(0, 72, 8);                   /* reclen not what ulen takes (32) */
+    corrupt_case(0, 64, 8);                   /* the same: a line for half a line's record */
+    corrupt_case(64, 32, DFC_SHM_RING_PAD);   /* pad marker at the start of a line */
+    corrupt_case(32, 64, DFC_SHM_RING_PAD);   /* pad marker longer than half a line */
+    corrupt_case(32, 64, 56);                 /* a line's record in the middle of one */
     corrupt_case(960, 128, 100);              /* record runs past the data area */
     corrupt_case(0, 64, 4096);                /* ulen larger than its record */
     corrupt_case(0, 0, 0xfffffff8u);          /* ulen whose padded length wraps 32 bits */
@@ -131,7 +140,7 @@ static size_t fuzz_len(uint64_t *s, size_t max)
     switch (x & 7) {
     case 0: return 0;
     case 1: return max;
-    case 2: return (x >> 8) % 16;
+    case 2: return (x >> 8) % 48; /* around the half-line record (24 user bytes) */
     case 3: {
         size_t k = 64 * (1 + (x >> 8) % 8);
         size_t d = (x >> 20) % 17;
@@ -151,8 +160,8 @@ static void test_empty_full(void)
     CHECK(!dfc_shm_ring_pending(r));
     CHECK(dfc_shm_ring_max_len(size) == 2048 - 8);
 
-    /* 56-byte records take exactly one 64-byte slot: 63 fit, as the producer keeps one
-     * guard line free (shm_ring.h), the 64th does not. */
+    /* 56-byte records take exactly one 64-byte line: 63 fit, as the producer keeps a guard
+     * of half a line free (shm_ring.h), the 64th does not. */
     int n = 0;
     for (;;) {
         void *p = dfc_shm_ring_reserve(r, 56);
@@ -192,6 +201,48 @@ static void test_empty_full(void)
         CHECK(q && len == max && verify(q, len, round));
         dfc_shm_ring_release(r);
     }
+    free(r);
+}
+
+/* Records of at most 24 user bytes take half a line (two share one), 127 in 4 KiB with the
+ * guard; a longer record behind one starts on the next line, behind a pad marker. */
+static void test_half_lines(void)
+{
+    dfc_shm_ring_t *r = ring_new(4096);
+    size_t len;
+    int n = 0;
+    unsigned char *p;
+    while ((p = dfc_shm_ring_reserve(r, 24))) {
+        CHECK((uintptr_t)(p - r->data) % 32 == 8);
+        fill(p, 24, n++);
+        dfc_shm_ring_commit(r);
+    }
+    CHECK(n == 127);
+    for (int i = 0; i < n; i++) {
+        CHECK((p = dfc_shm_ring_peek(r, &len)) && len == 24 && verify(p, len, i));
+        dfc_shm_ring_release(r);
+    }
+    CHECK(dfc_shm_ring_peek(r, &len) == NULL);
+    /* head and tail now at 127 * 32, the middle of the last line: a line's record there
+     * wraps to offset 0 behind a skip marker */
+    p = dfc_shm_ring_reserve(r, 25);
+    CHECK(p && (uintptr_t)(p - r->data) % 64 == 8);
+    fill(p, 25, 1000);
+    dfc_shm_ring_commit(r);
+    p = dfc_shm_ring_reserve(r, 0); /* half a line again, at the next line's start */
+    CHECK(p && (uintptr_t)(p - r->data) % 64 == 8);
+    dfc_shm_ring_commit(r);
+    p = dfc_shm_ring_reserve(r, 56); /* and a line's record after it: a pad again */
+    CHECK(p && (uintptr_t)(p - r->data) % 64 == 8);
+    fill(p, 56, 1001);
+    dfc_shm_ring_commit(r);
+    CHECK((p = dfc_shm_ring_peek(r, &len)) && len == 25 && verify(p, len, 1000));
+    dfc_shm_ring_release(r);
+    CHECK((p = dfc_shm_ring_peek(r, &len)) && len == 0);
+    dfc_shm_ring_release(r);
+    CHECK((p = dfc_shm_ring_peek(r, &len)) && len == 56 && verify(p, len, 1001));
+    dfc_shm_ring_release(r);
+    CHECK(dfc_shm_ring_peek(r, &len) == NULL && len == 0);
     free(r);
 }
 
@@ -756,6 +807,7 @@ static void test_transport(void)
 int main(void)
 {
     test_empty_full();
+    test_half_lines();
     test_fuzz();
     test_corrupt();
     /* 10^6 records up to 4 KiB, then 10^5 up to the shm transport's 32 KiB payload. */

@@ -1028,9 +1028,8 @@ static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, s
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
-            int e = errno;
-            __atomic_store_n(&s->cma, 0,
-                             __ATOMIC_RELAXED); /* the reason holds for every later call */
+            int e = errno; /* and the reason holds for every later call: */
+            __atomic_store_n(&s->cma, 0, __ATOMIC_RELAXED);
             DFC_LOG(DFC_LOG_INFO, "shm", "process_vm_readv: %s; falling back to packets",
                     strerror(e));
             return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "process_vm_readv: %s", strerror(e));

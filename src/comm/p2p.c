@@ -530,14 +530,20 @@ static int dev_pull(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload, uin
     return 1;
 }
 
+/* The header of the rendezvous message a matched receive pulls, as its replies (FIN, CTS)
+ * name it (send_ctrl_flags). */
+static dfc_pkt_t matched_msg(const dfc_req_t *r)
+{
+    return (dfc_pkt_t){.ctx = req_ctx(r),
+                       .tag = r->status.DFC_TAG,
+                       .sreq = r->remote_id,
+                       .src_world = (uint32_t)r->peer_world};
+}
+
 /* A device pull finished: FIN to the sender (its reply names the message), then complete. */
 static void dev_pull_done(dfc_req_t *r, int rc)
 {
-    dfc_pkt_t msg = {0};
-    msg.ctx = req_ctx(r);
-    msg.tag = r->status.DFC_TAG;
-    msg.sreq = r->remote_id;
-    msg.src_world = (uint32_t)r->peer_world;
+    dfc_pkt_t msg = matched_msg(r);
     dfc_list_remove(&r->link);
     r->dev_op = NULL;
     if (rc && !r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
@@ -581,11 +587,7 @@ static void pull_finish(dfc_req_t *r, int rc)
                 "pulling %llu bytes from world rank %d failed (%s); asking for them as packets",
                 (unsigned long long)DFC_MIN2(r->msg_len, r->bytes), r->peer_world, why);
     }
-    dfc_pkt_t msg = {0};
-    msg.ctx = req_ctx(r);
-    msg.tag = r->status.DFC_TAG;
-    msg.sreq = r->remote_id;
-    msg.src_world = (uint32_t)r->peer_world;
+    dfc_pkt_t msg = matched_msg(r);
     dfc_list_insert_tail(&rndv_recvs, &r->link);
     rc = send_ctrl(DFC_PKT_CTS, &msg, r->id);
     if (rc) fail_req(r, rc);

@@ -17,6 +17,12 @@ typedef struct bench_lib {
     char version[256];
     int rank, size;
     int (*barrier)(void);
+    /* The harness's own waits (dfc_bench.c, "Waits between libraries"): a nonblocking
+     * barrier, its test (0 or an error code; *done set), and one call that makes progress
+     * and matches nothing. */
+    int (*ibarrier_start)(void);
+    int (*ibarrier_test)(int *done);
+    void (*poke)(void);
     /* Collectives on the world communicator; counts are in floats or bytes as named. */
     int (*allreduce_float)(const float *sbuf, float *rbuf, int count);
     int (*allgather_bytes)(const void *sbuf, void *rbuf, int bytes_per_rank);

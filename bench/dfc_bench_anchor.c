@@ -15,6 +15,14 @@ static MPI_Request reqs[BENCH_MAX_WINDOW];
 static MPI_Request ireq = MPI_REQUEST_NULL;
 
 static int a_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
+static MPI_Request breq = MPI_REQUEST_NULL;
+static int a_ibarrier_start(void) { return MPI_Ibarrier(MPI_COMM_WORLD, &breq); }
+static int a_ibarrier_test(int *done) { return MPI_Test(&breq, done, MPI_STATUS_IGNORE); }
+static void a_poke(void)
+{
+    int flag;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+}
 
 static int a_allreduce(const float *s, float *r, int n)
 {
@@ -139,6 +147,9 @@ const bench_lib_t *bench_anchor_init(int *argc, char ***argv, char *why, int why
     MPI_Comm_rank(MPI_COMM_WORLD, &lib.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &lib.size);
     lib.barrier = a_barrier;
+    lib.ibarrier_start = a_ibarrier_start;
+    lib.ibarrier_test = a_ibarrier_test;
+    lib.poke = a_poke;
     lib.allreduce_float = a_allreduce;
     lib.allgather_bytes = a_allgather;
     lib.reduce_scatter_block_float = a_reduce_scatter_block;

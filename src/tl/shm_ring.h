@@ -28,13 +28,24 @@
  * then costs the consumer one cache-line transfer (header and data together), not two (the
  * position's line, then the record's), as Open MPI's shared-memory fast boxes do. That needs
  * one invariant: **the header word where the next record will start is 0 until the producer
- * publishes a record (or a skip or pad marker) there.** The producer keeps it: when it reserves a
- * record it zeroes the header word at the position after it (the next record's start), and
- * it publishes the record's header with a release store, after that zero. The zeroed word lies in free
- * space because a reserve keeps half a line beyond the record free (the guard; a full ring
- * holds that much less). A record behind a skip or pad marker is published before the
- * marker, so a consumer that follows the marker finds the record there. reclen is never 0 in
- * a record the producer writes, so a header word of 0 means "not yet".
+ * publishes a record (or a skip or pad marker) there.** reclen is never 0 in a record the
+ * producer writes, so a header word of 0 means "not yet". Two rules keep it:
+ *   - the consumer, before it releases space, zeroes the first word of every line that
+ *     starts in it (dfc_shm_ring_clear_lines), so that in free space every line's first word
+ *     is 0 (init zeroes them all);
+ *   - the producer, when it reserves a record that ends in the middle of a line, zeroes the
+ *     word there (the second half's first word, in the record's own line and in free space:
+ *     a reserve keeps half a line beyond the record free, the guard), before it publishes.
+ * Why the consumer (issue 16): the producer used to zero the header word after every
+ * record, which for a record ending on a line meant taking the next line from the consumer,
+ * the line it was polling, once per message, then again for the record itself. A window of
+ * 64-byte Isends took 0.090 us per message against 0.058 with the consumer's rule, 1 KiB ones
+ * 0.196 against 0.080, on this project's 2-core VM (BENCHMARKS.md, stop 32); the consumer's
+ * store goes to a line it has just read, and nobody polls it. The header is published with a
+ * release store after the zeroes the producer makes; the consumer's zeroes come before its
+ * release store of head, which the producer acquires before it reuses the space. A record
+ * behind a skip or pad marker is published before the marker, so a consumer that follows the
+ * marker finds the record there.
  *
  * Memory order: the producer fills a record and then publishes its header with a release
  * store; the consumer reads the header with acquire before it reads the record. `tail`
@@ -112,8 +123,8 @@ static inline size_t dfc_shm_ring_footprint(size_t size) { return sizeof(dfc_shm
  * 2 * reclen <= size bytes. */
 static inline size_t dfc_shm_ring_max_len(size_t size) { return size / 2 - sizeof(dfc_shm_rec_t); }
 
-/* Initializes a ring over zeroed or reused memory. size: a power of two >= 2*LINE. Only
- * the first header word is cleared: it is where the first record will start. */
+/* Initializes a ring over any memory. size: a power of two >= 2*LINE. Zeroes the first word
+ * of every line (the top comment's invariant for free space). */
 static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)
 {
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
@@ -125,7 +136,9 @@ static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)
     r->cnext = 0;
     r->pmask = r->cmask = size - 1;
     atomic_store_explicit(&r->space_wanted, 0, memory_order_relaxed);
-    atomic_store_explicit(dfc_shm_ring_hdr(r, 0), 0, memory_order_release);
+    for (size_t l = 0; l < size; l += DFC_SHM_RING_LINE)
+        atomic_store_explicit(dfc_shm_ring_hdr(r, l), 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
 }
 
 /* Producer: returns room for ulen bytes (8-byte aligned), or NULL when the ring is full.
@@ -161,11 +174,11 @@ static inline void *dfc_shm_ring_reserve(dfc_shm_ring_t *r, size_t ulen)
     r->rec_off = off;
     r->rec_word = dfc_shm_ring_word((uint32_t)reclen, (uint32_t)ulen);
     r->pending = t + reclen;
-    /* The next record's header word (free space, so harmless if this reserve is abandoned),
-     * stored now so that its line's ownership is fetched while the caller fills the record,
-     * not after it: x86 makes stores visible in order, so a zero stored in commit would hold
-     * the header's publication back by one more line transfer. */
-    atomic_store_explicit(dfc_shm_ring_hdr(r, r->pending & r->pmask), 0, memory_order_relaxed);
+    /* The next record's header word, when it is in the middle of a line (on a line, the
+     * consumer zeroed it: top comment). Free space, so harmless if this reserve is abandoned;
+     * in the record's own line, so it costs no line transfer. */
+    if (r->pending & (DFC_SHM_RING_LINE - 1))
+        atomic_store_explicit(dfc_shm_ring_hdr(r, r->pending & r->pmask), 0, memory_order_relaxed);
     return r->data + off + sizeof(dfc_shm_rec_t);
 }
 
@@ -177,6 +190,15 @@ static inline void dfc_shm_ring_commit(dfc_shm_ring_t *r)
     if (r->skip_off != DFC_SHM_RING_NO_SKIP)
         atomic_store_explicit(dfc_shm_ring_hdr(r, r->skip_off), r->skip_word, memory_order_release);
     atomic_store_explicit(&r->tail, r->pending, memory_order_relaxed);
+}
+
+/* Consumer: zeroes the first word of every line that starts in [from, to), space it has read
+ * and is about to release (the top comment's first rule). */
+static inline void dfc_shm_ring_clear_lines(dfc_shm_ring_t *r, uint64_t from, uint64_t to)
+{
+    uint64_t l = (from + DFC_SHM_RING_LINE - 1) & ~(uint64_t)(DFC_SHM_RING_LINE - 1);
+    for (; l < to; l += DFC_SHM_RING_LINE)
+        atomic_store_explicit(dfc_shm_ring_hdr(r, l & r->cmask), 0, memory_order_relaxed);
 }
 
 /* Consumer: the oldest record (its user bytes; *ulen set), or NULL when empty. The record
@@ -201,6 +223,7 @@ static inline void *dfc_shm_ring_peek(dfc_shm_ring_t *r, size_t *ulen)
             if (len == DFC_SHM_RING_SKIP ? off == 0 || reclen != size - off
                                          : !mid || reclen != DFC_SHM_RING_ALIGN)
                 break;
+            dfc_shm_ring_clear_lines(r, h, h + reclen);
             h += reclen;
             atomic_store_explicit(&r->head, h, memory_order_release);
             continue;
@@ -217,9 +240,10 @@ static inline void *dfc_shm_ring_peek(dfc_shm_ring_t *r, size_t *ulen)
 }
 
 /* Consumer: frees the record returned by the last peek (its checked length, not a second
- * read of the shared header). */
+ * read of the shared header), its lines' first words zeroed first. */
 static inline void dfc_shm_ring_release(dfc_shm_ring_t *r)
 {
+    dfc_shm_ring_clear_lines(r, atomic_load_explicit(&r->head, memory_order_relaxed), r->cnext);
     atomic_store_explicit(&r->head, r->cnext, memory_order_release);
 }
 

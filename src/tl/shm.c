@@ -361,9 +361,10 @@ static int seg_create(shm_t *s, size_t ring_size)
         goto out_close;
     }
     memcpy(s->base, &hdr, sizeof(hdr));
+    /* The segment is new (O_EXCL) and ftruncate filled it with zeroes. */
     for (int i = 0; i < s->local_size; i++)
         for (int j = 0; j < s->local_size; j++)
-            if (i != j) dfc_shm_ring_init(seg_ring(s, i, j), ring_size);
+            if (i != j) dfc_shm_ring_init(seg_ring(s, i, j), ring_size, 1);
 out_close:
     close(fd);
     return rc;

@@ -123,9 +123,14 @@ static inline size_t dfc_shm_ring_footprint(size_t size) { return sizeof(dfc_shm
  * 2 * reclen <= size bytes. */
 static inline size_t dfc_shm_ring_max_len(size_t size) { return size / 2 - sizeof(dfc_shm_rec_t); }
 
-/* Initializes a ring over any memory. size: a power of two >= 2*LINE. Zeroes the first word
- * of every line (the top comment's invariant for free space). */
-static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)
+/* Initializes a ring. size: a power of two >= 2*LINE. Free space needs a 0 in the first
+ * word of every line (the top comment's invariant). data_zeroed: the caller knows the data
+ * area holds only zeroes (a freshly created shared segment), so init writes none of it;
+ * otherwise (any memory) it zeroes those words. Why: writing them touches every page of
+ * every ring, and the process that creates a node's segment then holds all of them resident
+ * (16 local ranks: 240 rings, rank 0 grew by 62 MB against 6 MB, stop 33); left alone, a
+ * ring's pages are touched only as far as its messages reach. */
+static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size, int data_zeroed)
 {
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
@@ -136,7 +141,7 @@ static inline void dfc_shm_ring_init(dfc_shm_ring_t *r, size_t size)
     r->cnext = 0;
     r->pmask = r->cmask = size - 1;
     atomic_store_explicit(&r->space_wanted, 0, memory_order_relaxed);
-    for (size_t l = 0; l < size; l += DFC_SHM_RING_LINE)
+    for (size_t l = 0; !data_zeroed && l < size; l += DFC_SHM_RING_LINE)
         atomic_store_explicit(dfc_shm_ring_hdr(r, l), 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
 }

@@ -31,7 +31,7 @@ static dfc_shm_ring_t *ring_new(size_t size)
 {
     dfc_shm_ring_t *r = aligned_alloc(64, dfc_shm_ring_footprint(size));
     memset(r, 0, dfc_shm_ring_footprint(size));
-    dfc_shm_ring_init(r, size);
+    dfc_shm_ring_init(r, size, 1);
     return r;
 }
 

@@ -193,7 +193,7 @@ static void test_through_ring(void)
     enum { SIZE = 4096, N = 20000 };
     static _Alignas(64) unsigned char mem[sizeof(dfc_shm_ring_t) + SIZE];
     dfc_shm_ring_t *r = (dfc_shm_ring_t *)mem;
-    dfc_shm_ring_init(r, SIZE);
+    dfc_shm_ring_init(r, SIZE, 0); /* static memory: zeroed, but init must not rely on it */
     static dfc_pkt_t sent[N];
     static unsigned char sent_data[N][72];
     int nsent = 0, nread = 0, nform[3] = {0};

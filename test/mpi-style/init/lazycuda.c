@@ -2,7 +2,9 @@
  * lazycuda - a host-only program loads nothing of CUDA (issue 16, dfc(7) "Lazy start"):
  * after DFC_Init and collectives and point-to-point on host buffers (results checked), the
  * process maps no CUDA driver or runtime and no NVIDIA device file (a CUDA context maps
- * /dev/nvidiactl and /dev/nvidia<N>), and its resident memory grew by less than 64 MB.
+ * /dev/nvidiactl and /dev/nvidia<N>), and its resident memory grew by less than 64 MB, of
+ * which the node's shared segment (/dev/shm/dfc-*) is at most 512 KiB + 32 KiB per ring: a
+ * rank touches the rings' pages as far as its messages reach, not every ring of the node.
  * With -expect=cuda (run with DFC_GPU_INIT=eager on a GPU machine) it checks the opposite,
  * which shows that the check can see a context. Each rank prints what it found only on failure.
  */
@@ -32,6 +34,23 @@ static long rss_kib(void)
     long kib = -1;
     while (f && fgets(line, sizeof line, f))
         if (sscanf(line, "VmRSS: %ld", &kib) == 1) break;
+    if (f) fclose(f);
+    return kib;
+}
+
+/* KiB of this process's resident memory in DFC's shared-memory segments. */
+static long shm_segment_rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[4096];
+    long kib = 0, v;
+    int in_segment = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char *sp = strchr(line, ' ');         /* a mapping's line starts "from-to perms"; */
+        if (sp && sp > line && sp[-1] != ':') /* its fields' lines "Name:" */
+            in_segment = strstr(line, "/dev/shm/dfc-") != NULL;
+        if (in_segment && sscanf(line, "Rss: %ld", &v) == 1) kib += v;
+    }
     if (f) fclose(f);
     return kib;
 }
@@ -69,6 +88,8 @@ int main(int argc, char **argv)
         DFCT_CHECK(!(found & 2), "the CUDA runtime is loaded");
         DFCT_CHECK(!(found & 4), "an NVIDIA device file is mapped (a CUDA context)");
         DFCT_CHECK(grew < 64 * 1024, "resident memory grew by %ld KiB", grew);
+        long seg = shm_segment_rss_kib(), bound = 512 + 32L * size * (size - 1);
+        DFCT_CHECK(seg <= bound, "%ld KiB of the shared segment resident (bound %ld)", seg, bound);
     }
     return dfct_finalize();
 }

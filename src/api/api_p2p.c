@@ -61,19 +61,19 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
     if ((rc = check_p2p(func, comm, buf, count, datatype, dest, &SEND_ARGS, tag, 0, &c, &d)) ||
         (rc = dfc_api_check_ptr(func, "request", request)))
         goto fn_fail;
+    /* A small contiguous host message goes into the transport now; the send is complete,
+     * and its request the shared completed one (request.c says why). */
+    if (!persistent && !sync && d->dense &&
+        dfc_p2p_send_eager_now(c, buf, (uint64_t)count * d->size, dest, tag)) {
+        *request = dfc_req_sent_handle;
+        goto fn_exit;
+    }
     if (!(r = dfc_req_new(DFC_REQ_SEND, c))) {
         rc = dfc_err(DFC_ERR_NO_MEM, func, "out of memory allocating a request");
         goto fn_fail;
     }
     r->bytes = (uint64_t)count * d->size;
     r->func = func; /* names the entry point in a staging error */
-    /* A small contiguous host message goes into the transport now and its request is
-     * complete (p2p.c), as the general path below would leave it, without its staging. */
-    if (!persistent && !sync && d->dense &&
-        dfc_p2p_isend_eager_now(c, buf, r->bytes, dest, tag, r)) {
-        if ((rc = dfc_req_handle(r, request))) goto fn_fail;
-        goto fn_exit;
-    }
     void *use;
     if ((rc = dfc_req_stage_type(r, (void *)buf, (uint64_t)count, d, 1, 0, 0, &use))) goto fn_fail;
     r->sbuf = use;

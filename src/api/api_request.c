@@ -396,7 +396,7 @@ int DFC_Request_free(DFC_Request *request)
     }
     /* A generalized request keeps its handle until it is freed: Grequest_complete names it
      * (MPI-4.1 13.2 lets Request_free come first). */
-    if (r->kind != DFC_REQ_GREQ) {
+    if (r->kind != DFC_REQ_GREQ && r != &dfc_req_sent) {
         dfc_htable_remove(&dfc_req_table, r->handle);
         r->handle = 0;
     }

@@ -805,6 +805,11 @@ int dfc_stage_dev_unpack(const dfc_dtype_t *dt, void *dev, uint64_t bytes, const
 extern dfc_htable_t dfc_req_table;
 dfc_req_t *dfc_req_new(int kind, dfc_comm_t *comm);   /* zeroed, active, not complete */
 int dfc_req_handle(dfc_req_t *req, DFC_Request *out); /* gives it a user handle */
+/* The shared completed send request (request.c): what DFC_Isend returns for a message that
+ * left within the call. Freeing it does nothing; DFC_Init registers it. */
+extern dfc_req_t dfc_req_sent;
+extern DFC_Request dfc_req_sent_handle;
+int dfc_req_sent_init(void);
 /* Initializes an internal (handle-less, caller-owned) request; takes no comm reference. */
 void dfc_req_init_internal(dfc_req_t *r, dfc_comm_t *comm);
 static inline dfc_req_t *dfc_req_get(DFC_Request h)
@@ -853,13 +858,9 @@ int dfc_part_attach(dfc_req_t *r, int partitions, int is_send);
 int dfc_part_check(dfc_req_t *r, const char *func, int want_send);
 int dfc_part_ready(dfc_req_t *r, const char *func, int lo, int hi, const int *list, int n);
 int dfc_part_arrived(dfc_req_t *r, int partition, int *flag);
-/* Blocking standard send of a small host message without a request: 1 if sent, 0 when the
- * caller must use dfc_p2p_isend (see p2p.c). */
+/* Standard send (blocking, or DFC_Isend's) of a small host message without a request: 1 if
+ * sent, 0 when the caller must use dfc_p2p_isend (see p2p.c). */
 int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag);
-/* The same for DFC_Isend on its new request `req` (from dfc_req_new): 1 when sent, and req
- * complete; 0: nothing done, take dfc_p2p_isend. */
-int dfc_p2p_isend_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag,
-                            dfc_req_t *req);
 /* Probe: looks for a matching unexpected message; fills status when found. */
 int dfc_p2p_iprobe(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
 /* Cancels a receive that has not matched yet. */

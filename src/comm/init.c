@@ -220,10 +220,11 @@ int dfc_comm_layer_init(int required, int *provided)
 
     dfc_htable_init(&dfc_req_table, DFC_KIND_REQUEST, 1);
     dfc_req_cache_init();
-    if ((rc = dfc_dtype_init()) || (rc = dfc_op_init()) || (rc = dfc_group_init()) ||
-        (rc = dfc_info_init()) || (rc = dfc_keyval_init()) || (rc = dfc_win_init()) ||
-        (rc = build_node_map()) || (rc = dfc_fault_init()) || (rc = init_gpu_and_transports()) ||
-        (rc = dfc_p2p_init()) || (rc = dfc_comm_init_predefined()))
+    if ((rc = dfc_req_sent_init()) || (rc = dfc_dtype_init()) || (rc = dfc_op_init()) ||
+        (rc = dfc_group_init()) || (rc = dfc_info_init()) || (rc = dfc_keyval_init()) ||
+        (rc = dfc_win_init()) || (rc = build_node_map()) || (rc = dfc_fault_init()) ||
+        (rc = init_gpu_and_transports()) || (rc = dfc_p2p_init()) ||
+        (rc = dfc_comm_init_predefined()))
         return rc;
     dfc_hang_report_init();
     /* Before a second thread can call in: the contended lock reads DFC_LOCK_SPIN_US. */

@@ -407,13 +407,10 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
  * transport at once. Returns 1 when the transport took the packet; 0 when the caller must take
  * the general path, which then does everything as if this had not been tried: a device
  * buffer, a message above the eager limit, packets queued ahead to that peer, a failed peer,
- * a full ring. A blocking send (req NULL) has no request: nothing can name one, since a
- * blocking send is neither cancelled nor synchronous, so sreq (which only SACK and CANCEL
- * use) is 0. A nonblocking one (DFC_Isend) names its request, which leaves complete, as
- * dfc_p2p_isend leaves an eager send that the transport took (a cancel then asks the
- * receiver, as for any eager send). */
-static int send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag,
-                          dfc_req_t *req)
+ * a full ring. The message names no request (sreq, which only SACK and CANCEL use, is 0):
+ * a blocking send has none, and DFC_Isend returns the shared completed request
+ * (dfc_req_sent, request.c), which nothing can cancel. */
+int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag)
 {
     if (dst == DFC_PROC_NULL) return 0;
     int world = dfc_comm_peers(c)[dst];
@@ -422,30 +419,10 @@ static int send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int ds
         (bytes && dfc_stage_ops->is_device(buf)))
         return 0;
     dfc_pkt_t pkt;
-    msg_header(&pkt, DFC_PKT_EAGER, c, 0, tag, bytes, req ? req->id : 0);
+    msg_header(&pkt, DFC_PKT_EAGER, c, 0, tag, bytes, 0);
     if (tl->ops->send(tl, world, &pkt, buf) != DFC_SUCCESS) return 0;
     dfc_progress_changed = 1; /* as post_packet: a sleeping thread of ours may wait for it */
-    if (req) {
-        req->kind = DFC_REQ_SEND;
-        req->sbuf = buf;
-        req->bytes = bytes;
-        req->peer = dst;
-        req->tag = tag;
-        req->peer_world = world;
-        req->complete = 1; /* new: no callback, no shadows, not freed by the user */
-    }
     return 1;
-}
-
-int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag)
-{
-    return send_eager_now(c, buf, bytes, dst, tag, NULL);
-}
-
-int dfc_p2p_isend_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag,
-                            dfc_req_t *req)
-{
-    return send_eager_now(c, buf, bytes, dst, tag, req);
 }
 
 static int matches(const dfc_req_t *r, const dfc_pkt_t *pkt)

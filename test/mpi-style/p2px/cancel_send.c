@@ -2,9 +2,11 @@
  * cancel_send - cancelling sends (MPI-4.1 3.8.4): a send whose message has not matched is
  * cancelled (Test_cancelled true, and the receiver never gets it: the next message with the
  * same tag is the one it receives); one that matched completes normally (Test_cancelled
- * false, data intact). Eager, rendezvous and synchronous sends, to another rank (rank 1
- * probes first, so the message is known to wait unmatched there) and to itself; a buffered
- * send has nothing to cancel.
+ * false, data intact). Eager (of a strided type, so that it keeps its own request),
+ * rendezvous and synchronous sends, to another rank (rank 1 probes first, so the message is
+ * known to wait unmatched there) and to itself. A buffered send has nothing to cancel, and
+ * neither has a small contiguous Isend, which completes within the call and returns the
+ * shared completed request (request.c): its cancel fails and the message arrives.
  */
 #include "../dfctest.h"
 
@@ -28,19 +30,27 @@ static int cancelled(DFC_Request *r)
     return flag;
 }
 
-/* mode 0 eager, 1 rendezvous, 2 synchronous: rank 0 sends, rank 1 lets it wait, rank 0
- * cancels it; then a second message with the same tag must be the one received. */
+/* mode 0 eager (strided), 1 rendezvous, 2 synchronous: rank 0 sends, rank 1 lets it wait,
+ * rank 0 cancels it; then a second message with the same tag must be the one received.
+ * mode 3, eager and contiguous: the cancel fails, and rank 1 receives both messages. */
 static void unmatched(int mode)
 {
-    int n = mode == 1 ? BIG : 10, tag = 10 + mode, *b = malloc(n * 4), flag = 1;
+    int n = mode == 1 ? BIG : 10, tag = 10 + mode, *b = malloc(2 * n * 4), flag = 1;
+    int cancellable = mode != 3;
     DFC_Request r;
+    DFC_Datatype strided;
+    DFCT_OK(DFC_Type_vector(n, 1, 2, DFC_INT, &strided));
+    DFCT_OK(DFC_Type_commit(&strided));
     if (rank == 0) {
-        for (int k = 0; k < n; k++) b[k] = 1000 + k;
+        for (int k = 0; k < 2 * n; k++) /* mode 0 sends the even elements */
+            b[k] = mode != 0 ? 1000 + k : k % 2 ? -7 : 1000 + k / 2;
         if (mode == 2) DFCT_OK(DFC_Issend(b, n, DFC_INT, 1, tag, c, &r));
+        else if (mode == 0) DFCT_OK(DFC_Isend(b, 1, strided, 1, tag, c, &r));
         else DFCT_OK(DFC_Isend(b, n, DFC_INT, 1, tag, c, &r));
         wait_from(1); /* it waits unmatched there */
         DFCT_OK(DFC_Cancel(&r));
-        DFCT_CHECK(cancelled(&r) == 1, "mode %d: an unmatched send was not cancelled", mode);
+        DFCT_CHECK(cancelled(&r) == cancellable, "mode %d: Test_cancelled %d, expected %d", mode,
+                   !cancellable, cancellable);
         signal_to(1); /* the cancel is settled: rank 1 may receive now */
         for (int k = 0; k < n; k++) b[k] = 2000 + k;
         DFCT_OK(DFC_Send(b, n, DFC_INT, 1, tag, c));
@@ -48,15 +58,17 @@ static void unmatched(int mode)
         DFCT_OK(DFC_Probe(0, tag, c, DFC_STATUS_IGNORE));
         signal_to(0);
         wait_from(0);
-        for (int k = 0; k < n; k++) b[k] = -1;
-        DFCT_OK(DFC_Recv(b, n, DFC_INT, 0, tag, c, DFC_STATUS_IGNORE));
-        for (int k = 0, bad = 0; k < n; k++)
-            if (b[k] != 2000 + k && bad++ < 3)
-                DFCT_CHECK(0, "mode %d element %d: %d (the cancelled message arrived?)", mode, k,
-                           b[k]);
+        for (int first = cancellable ? 2000 : 1000; first <= 2000; first += 1000) {
+            for (int k = 0; k < 2 * n; k++) b[k] = -1;
+            DFCT_OK(DFC_Recv(b, n, DFC_INT, 0, tag, c, DFC_STATUS_IGNORE));
+            for (int k = 0, bad = 0; k < n; k++)
+                if (b[k] != first + k && bad++ < 3)
+                    DFCT_CHECK(0, "mode %d element %d: %d, expected %d", mode, k, b[k], first + k);
+        }
         DFCT_OK(DFC_Iprobe(0, tag, c, &flag, DFC_STATUS_IGNORE));
-        DFCT_CHECK(!flag, "mode %d: a message is left after the cancelled one", mode);
+        DFCT_CHECK(!flag, "mode %d: a message is left after the last one", mode);
     }
+    DFCT_OK(DFC_Type_free(&strided));
     free(b);
 }
 
@@ -82,13 +94,23 @@ static void matched(int big)
 
 static void to_self(void)
 {
-    int v = 5, w = -1, flag = 1;
+    int v = 5, w = -1, flag = 1, pair[4] = {5, -7, 6, -7}, got[2] = {-1, -1};
     DFC_Request r;
-    DFCT_OK(DFC_Isend(&v, 1, DFC_INT, 0, 30, DFC_COMM_SELF, &r));
+    DFC_Datatype strided;
+    DFCT_OK(DFC_Type_vector(2, 1, 2, DFC_INT, &strided));
+    DFCT_OK(DFC_Type_commit(&strided));
+    DFCT_OK(DFC_Isend(pair, 1, strided, 0, 30, DFC_COMM_SELF, &r));
     DFCT_OK(DFC_Cancel(&r));
     DFCT_CHECK(cancelled(&r) == 1, "an unmatched send to self was not cancelled");
     DFCT_OK(DFC_Iprobe(0, 30, DFC_COMM_SELF, &flag, DFC_STATUS_IGNORE));
     DFCT_CHECK(!flag, "the cancelled message to self is still there");
+    DFCT_OK(DFC_Type_free(&strided));
+    /* Contiguous and small: complete within the call, so the cancel fails. */
+    DFCT_OK(DFC_Isend(pair, 2, DFC_INT, 0, 32, DFC_COMM_SELF, &r));
+    DFCT_OK(DFC_Cancel(&r));
+    DFCT_CHECK(cancelled(&r) == 0, "a send completed within DFC_Isend was cancelled");
+    DFCT_OK(DFC_Recv(got, 2, DFC_INT, 0, 32, DFC_COMM_SELF, DFC_STATUS_IGNORE));
+    DFCT_CHECK(got[0] == 5 && got[1] == -7, "contiguous message to self: %d %d", got[0], got[1]);
     /* Buffered: the message left with its own request; the user's has nothing to cancel. */
     char mem[256];
     void *addr;
@@ -112,7 +134,7 @@ int main(int argc, char **argv)
     int size;
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     if (size >= 2) {
-        for (int mode = 0; mode < 3; mode++) unmatched(mode);
+        for (int mode = 0; mode < 4; mode++) unmatched(mode);
         matched(0);
         matched(1);
     }

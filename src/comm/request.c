@@ -105,9 +105,10 @@ static void req_release(dfc_req_t *r)
 /* The shared completed send request (issue 16). A DFC_Isend whose message the transport took
  * within the call (a small contiguous host message, p2p.c's dfc_p2p_send_eager_now) is
  * complete before it returns, so it returns this one request's handle rather than a new
- * request: no request is allocated, zeroed, entered in the handle table or freed. A window
- * of 8-byte Isends took 0.83-0.90 of its time per message with it (BENCHMARKS.md, stop 33).
- * MPICH returns such a built-in completed request too. What it changes for the user:
+ * request: no request is allocated, zeroed, entered in the handle table or freed. dfc_bench's
+ * window of 8-32 byte Isends took 0.79-0.87 of its time per message with it on the 2-core VM
+ * (BENCHMARKS.md, stop 33). MPICH returns such a built-in completed request too. What it
+ * changes for the user:
  *   - every such send returns the same handle value (MPI handles are opaque; Waitall on an
  *     array of them completes each element and sets it to DFC_REQUEST_NULL);
  *   - Wait and Test give an empty status, as for any completed send;

@@ -15,7 +15,7 @@
  * while a slot is not yet free or a contribution not yet there, so the collective can be
  * parked (preempted) like any other (DESIGN.md 2.1).
  *
- * Chosen before any other for allreduce of 1 to 1024 bytes (DFC_COMM_SLOT_BYTES) on
+ * Chosen before any other for allreduce of 1 to 1024 bytes (DFC_COMM_SLOT_SMALL_BYTES) on
  * communicators whose ranks are all on one node (shm; dfc_comm_slots), from blocking and
  * nonblocking calls (not persistent ones, whose Starts may come in any order across ranks
  * while slots are taken in initiation order). DFC_SHM_SLOTS=0 turns it off.
@@ -27,7 +27,7 @@
 int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a)
 {
     uint64_t bytes = a->count * a->elem;
-    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_COMM_SLOT_BYTES;
+    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_COMM_SLOT_SMALL_BYTES;
 }
 
 int dfc_coll_allreduce_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
@@ -63,7 +63,7 @@ int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const voi
                               void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op)
 {
     uint64_t bytes = a->count * a->elem;
-    if (!dfc_comm_slots(c) || bytes == 0 || bytes > DFC_COMM_SLOT_BYTES || c->size < 2 ||
+    if (!dfc_comm_slots(c) || bytes == 0 || bytes > DFC_COMM_SLOT_SMALL_BYTES || c->size < 2 ||
         (c->size > 2 && (uint64_t)dfc_coll_pof2(c->size) * bytes > DIRECT_TMP) ||
         !dfc_coll_slots_not_forced_away(DFC_COLL_ALLREDUCE))
         return DFC_COLL_NOT_DIRECT;

@@ -11,7 +11,7 @@
  * of b bytes from other ranks' slots (a cache line per 64 bytes), against p - 1 message
  * exchanges for pairwise.
  *
- * Chosen for alltoall whose send buffer (p b) holds 1 to 1024 bytes (DFC_COMM_SLOT_BYTES), on
+ * Chosen for alltoall whose send buffer (p b) holds 1 to 4096 bytes (1024 on 2 ranks: dfc_comm_slot_limit), on
  * communicators with slots (blocking and nonblocking calls). DFC_SHM_SLOTS=0 turns it off.
  */
 #include "coll/dfc_coll.h"
@@ -20,7 +20,7 @@ int dfc_coll_alltoall_shm_slots_usable(const dfc_coll_args_t *a)
 {
     uint64_t bytes = (uint64_t)a->size * a->sbytes;
     return a->kind == DFC_COLL_ALLTOALL && a->slots && !a->gpu && a->size > 1 && a->sbytes > 0 &&
-           a->sbytes == a->rbytes && bytes <= DFC_COMM_SLOT_BYTES;
+           a->sbytes == a->rbytes && bytes <= dfc_comm_slot_limit(a->size);
 }
 
 int dfc_coll_alltoall_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)

@@ -14,7 +14,7 @@
  * Cost (m bytes, p ranks on one node): one copy in at the root, one cache-line transfer per
  * 64 bytes to each reader and one copy out there; no alpha of the message path.
  *
- * Chosen for bcast of 1 to 1024 bytes (DFC_COMM_SLOT_BYTES) where allreduce_shm_slots is
+ * Chosen for bcast of 1 to 4096 bytes (1024 on 2 ranks: dfc_comm_slot_limit) where allreduce_shm_slots is
  * (communicators with slots, blocking and nonblocking calls). DFC_SHM_SLOTS=0 turns it off.
  */
 #include <string.h>
@@ -24,7 +24,7 @@
 int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a)
 {
     uint64_t bytes = a->count * a->elem;
-    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_COMM_SLOT_BYTES;
+    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= dfc_comm_slot_limit(a->size);
 }
 
 int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
@@ -126,7 +126,7 @@ int dfc_coll_bcast_direct(dfc_comm_t *c, void *buf, uint64_t bytes, int root)
 {
     /* What dfc_coll_select would pick (bcast_shm_slots_usable, no forced algorithm) for a
      * host buffer (run.c's route_of) */
-    if (!dfc_comm_slots(c) || bytes == 0 || bytes > DFC_COMM_SLOT_BYTES ||
+    if (!dfc_comm_slots(c) || bytes == 0 || bytes > dfc_comm_slot_limit(c->size) ||
         !dfc_coll_slots_not_forced_away(DFC_COLL_BCAST) || dfc_gpu_ptr_device(buf) >= 0)
         return DFC_COLL_NOT_DIRECT;
     bcast_direct_t b = {buf, bytes, root, c->rank};

@@ -291,7 +291,7 @@ int dfc_coll_alltoall_hierarchical_usable(const dfc_coll_args_t *a);
 int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a); /* N x L ranks */
 /* N x L ranks, op commutes */
 int dfc_coll_reduce_scatter_hierarchical_usable(const dfc_coll_args_t *a);
-/* bcast (<= 1 KiB) and barrier through the slots (issue 16) */
+/* bcast (<= 4 KiB) and barrier through the slots (issue 16) */
 int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a);
 /* A blocking bcast of `bytes` at buf (a dense buffer; arguments checked) that would select

@@ -5,8 +5,9 @@
  * fresh inputs, into poisoned outputs:
  *   1. on a dup, a split by parity, a split in reverse order (member order unlike the
  *      world's) and DFC_Comm_split_type's node communicator (the slots' case on several
- *      nodes, where the world has none): bcast from every root (1, 8, 1024 bytes through the slots, 1025 by
- *      messages), allreduce of 1, 256 (1 KiB) and 257 ints, alltoall and barrier;
+ *      nodes, where the world has none): bcast from every root (1, 8, 4096 bytes through
+ *      the slots (1024 at most on 2 ranks), 4097 by messages), allreduce of 1, 256 (1 KiB)
+ *      and 257 ints, alltoall and barrier;
  *   2. the same communicators interleaved call by call with the world (each has its own
  *      numbering in the slots), and nonblocking ones outstanding on two at once (20 on
  *      each, more than the slots' 16 buffers, so later ones wait for a free one), waited
@@ -80,7 +81,7 @@ static void check_alltoall(DFC_Comm c, int b, const char *name)
 
 static void all_kinds(DFC_Comm c, const char *name)
 {
-    static const int bsizes[] = {1, 8, 1024, 1025}, asizes[] = {1, 256, 257};
+    static const int bsizes[] = {1, 8, 4096, 4097}, asizes[] = {1, 256, 257};
     int np;
     DFCT_OK(DFC_Comm_size(c, &np));
     /* ct_size roots (modulo the size) everywhere: ct_iter stays the same on every rank */
@@ -88,7 +89,7 @@ static void all_kinds(DFC_Comm c, const char *name)
         for (int root = 0; root < ct_size; root++) check_bcast(c, bsizes[si], root, name);
     for (int si = 0; si < 3; si++) check_allreduce(c, asizes[si], name);
     check_alltoall(c, 1, name);
-    check_alltoall(c, 1024 / np, name);
+    check_alltoall(c, 4096 / np, name);
     DFCT_OK(DFC_Barrier(c));
 }
 

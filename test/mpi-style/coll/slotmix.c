@@ -2,10 +2,11 @@
  * slotmix - bcast, alltoall and barrier on DFC_COMM_WORLD, which the shm collective slots run
  * on one node (src/coll/bcast_shm_slots.c, alltoall_shm_slots.c, barrier_shm_slots.c; issue
  * 16), mixed with slot allreduces:
- *   1. bcast from every root at 1, 7, 64 and 1024 bytes (slots) and 1025 (messages): the
+ *   1. bcast from every root at 1, 7, 64 and 4096 bytes (slots; at 2 ranks the slots end at
+ *      1024 bytes, so 4096 goes by messages there) and 4097 (messages): the
  *      non-roots poison their buffer and check every byte, the root checks that its own
  *      buffer is unchanged;
- *   2. alltoall with blocks of 1 and 3 bytes, the largest block that fits the 1 KiB slot and
+ *   2. alltoall with blocks of 1 and 3 bytes, the largest block that fits the 4 KiB slot and
  *      one byte more (messages), out of place and in place, every byte checked;
  *   3. K = 37 nonblocking collectives outstanding at once on the world (Ibcast from a moving
  *      root, Ialltoall, Ibarrier, Iallreduce in turn: more than the slots' 16 buffers, so
@@ -29,8 +30,8 @@ static unsigned char pat(int a, int b, int i, unsigned iter)
 
 static void bcasts(void)
 {
-    static const int sizes[] = {1, 7, 64, 1024, 1025};
-    unsigned char *buf = ct_malloc(1025);
+    static const int sizes[] = {1, 7, 64, 4096, 4097};
+    unsigned char *buf = ct_malloc(4097);
     for (int si = 0; si < 5; si++)
         for (int root = 0; root < ct_size; root++) {
             int n = sizes[si];
@@ -54,7 +55,7 @@ static int check_alltoall(const unsigned char *r, int b, unsigned it)
 
 static void alltoalls(void)
 {
-    int fit = 1024 / ct_size, blocks[] = {1, 3, fit, fit + 1};
+    int fit = 4096 / ct_size, blocks[] = {1, 3, fit, fit + 1};
     unsigned char *s = ct_malloc((size_t)ct_size * (fit + 1)),
                   *r = ct_malloc((size_t)ct_size * (fit + 1));
     for (int bi = 0; bi < 4; bi++)

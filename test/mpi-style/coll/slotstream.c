@@ -3,7 +3,7 @@
  * (src/coll/bcast_shm_slots.c, dfc_coll_bcast_direct; issue 16), where the root returns as
  * soon as its message is in its slot and runs ahead of its readers:
  *   1. streams: from every root, STREAM blocking bcasts back to back (more than five times
- *      the slots' 16 buffers, so the root wraps around them) at 1, 8, 100 and 1024 bytes,
+ *      the slots' 16 buffers, so the root wraps around them) at 1, 8, 100 and 4096 bytes,
  *      each with its own contents; the root rewrites its buffer with the next message as
  *      soon as a call returns and poisons it in between (a root whose message was not yet
  *      copied out of its buffer would send poison), and one reader sleeps every 16 calls so
@@ -68,7 +68,7 @@ static void stream(DFC_Comm comm, const char *name, int root, size_t n)
 
 static void streams(DFC_Comm comm, const char *name)
 {
-    static const size_t sizes[] = {1, 8, 100, 1024};
+    static const size_t sizes[] = {1, 8, 100, 4096};
     int size;
     DFC_Comm_size(comm, &size);
     for (int si = 0; si < 4; si++)

@@ -11,8 +11,9 @@
  * of b bytes from other ranks' slots (a cache line per 64 bytes), against p - 1 message
  * exchanges for pairwise.
  *
- * Chosen for alltoall whose send buffer (p b) holds 1 to 4096 bytes (1024 on 2 ranks: dfc_comm_slot_limit), on
- * communicators with slots (blocking and nonblocking calls). DFC_SHM_SLOTS=0 turns it off.
+ * Chosen for alltoall whose send buffer (p b) holds 1 to 4096 bytes (1024 on 2 ranks:
+ * dfc_comm_slot_limit), on communicators with slots (blocking and nonblocking calls).
+ * DFC_SHM_SLOTS=0 turns it off.
  */
 #include "coll/dfc_coll.h"
 

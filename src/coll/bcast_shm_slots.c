@@ -14,8 +14,9 @@
  * Cost (m bytes, p ranks on one node): one copy in at the root, one cache-line transfer per
  * 64 bytes to each reader and one copy out there; no alpha of the message path.
  *
- * Chosen for bcast of 1 to 4096 bytes (1024 on 2 ranks: dfc_comm_slot_limit) where allreduce_shm_slots is
- * (communicators with slots, blocking and nonblocking calls). DFC_SHM_SLOTS=0 turns it off.
+ * Chosen for bcast of 1 to 4096 bytes (1024 on 2 ranks: dfc_comm_slot_limit) where
+ * allreduce_shm_slots is (communicators with slots, blocking and nonblocking calls).
+ * DFC_SHM_SLOTS=0 turns it off.
  */
 #include <string.h>
 

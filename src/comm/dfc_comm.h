@@ -961,10 +961,7 @@ void dfc_bsend_finalize(void);
 
 /* ---- Transports and the protocol engine (init.c, p2p.c) ------------------------------ */
 #include "tl/dfc_tl.h"
-extern dfc_tl_t **dfc_route; /* the transport that reaches each world rank */
-/* One call of the collective slots' exchange (dfc_tl_ops_t.slot_xchg) among c's members,
- * for the coll layer's executor: c must have slots (dfc_comm_slots), so every other member
- * is reached through the transport that owns them. Fills in x's members, n and me. */
+extern dfc_tl_t **dfc_route;                  /* the transport that reaches each world rank */
 #define DFC_COMM_SLOT_BYTES DFC_TL_SLOT_BYTES /* the most one member contributes */
 /* The most an allreduce puts there, and a bcast or alltoall of 2 members (dfc_tl.h says why) */
 #define DFC_COMM_SLOT_SMALL_BYTES 1024
@@ -972,6 +969,9 @@ static inline uint64_t dfc_comm_slot_limit(int size) /* bcast and alltoall on `s
 {
     return size > 2 ? DFC_COMM_SLOT_BYTES : DFC_COMM_SLOT_SMALL_BYTES;
 }
+/* One call of the collective slots' exchange (dfc_tl_ops_t.slot_xchg) among c's members,
+ * for the coll layer's executor: c must have slots (dfc_comm_slots), so every other member
+ * is reached through the transport that owns them. Fills in x's members, n and me. */
 static inline int dfc_comm_slot_xchg(const dfc_comm_t *c, dfc_tl_slot_xchg_t *x)
 {
     dfc_tl_t *tl = dfc_route[c->world[c->rank == 0]];

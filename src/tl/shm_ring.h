@@ -32,7 +32,8 @@
  * producer writes, so a header word of 0 means "not yet". Two rules keep it:
  *   - the consumer, before it releases space, zeroes the first word of every line that
  *     starts in it (dfc_shm_ring_clear_lines), so that in free space every line's first word
- *     is 0 (init zeroes them all);
+ *     is 0 (at init they are all 0: init zeroes them, or its caller knows the memory is
+ *     zeroed, as a new shared segment is);
  *   - the producer, when it reserves a record that ends in the middle of a line, zeroes the
  *     word there (the second half's first word, in the record's own line and in free space:
  *     a reserve keeps half a line beyond the record free, the guard), before it publishes.

@@ -28,6 +28,7 @@
 #include "comm/dfc_win.h"
 #include "gpu/dfc_gpu.h"
 #include "pmix/dfc_boot.h"
+#include "util/dfc_place.h"
 
 static dfc_progress_hook_fn coll_hook;
 static dfc_progress_hook_fn coll_active_hook; /* 1 while collectives are scheduled */
@@ -502,6 +503,34 @@ static void *progress_thread_main(void *arg)
     return NULL;
 }
 
+/* Starts the thread on a core of the rank's binding that the calling (main) thread does not
+ * use (util/dfc_place.h has the rule), unless DFC_ASYNC_PROGRESS_BIND=0: a thread on the
+ * computing core, or on its hyperthread sibling, slows the computation it is meant to
+ * overlap. The choice is logged (DFC_DEBUG=2:sched). */
+static int start_thread(void)
+{
+    pthread_attr_t attr;
+    cpu_set_t cpus;
+    char why[200] = "DFC_ASYNC_PROGRESS_BIND=0: the caller's binding";
+    int bind = dfc_env_long("DFC_ASYNC_PROGRESS_BIND", 1,
+                            "1: the progress thread runs on a core of the rank's binding other "
+                            "than its main thread's (hwloc); 0: it inherits the binding") &&
+               dfc_place_helper_thread(dfc_proc.local_rank, &cpus, why, sizeof why);
+    if (pthread_attr_init(&attr)) return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");
+    if (bind && pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus)) {
+        snprintf(why, sizeof why, "the binding was refused: the caller's binding");
+        bind = 0;
+    }
+    DFC_LOG(DFC_LOG_INFO, "sched", "progress thread: %s", why);
+    progress_thread_stop = 0;
+    int rc = pthread_create(&progress_thread, &attr, progress_thread_main, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc) return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");
+    pthread_setname_np(progress_thread, "dfc-progress"); /* for top -H, gdb, and threadplace */
+    progress_thread_running = 1;
+    return DFC_SUCCESS;
+}
+
 int dfc_progress_thread_start(void)
 {
     if (!dfc_env_long("DFC_ASYNC_PROGRESS", 0,
@@ -509,11 +538,7 @@ int dfc_progress_thread_start(void)
         return DFC_SUCCESS;
     read_wait_params();
     dfc_lock_enabled = 1;
-    progress_thread_stop = 0;
-    if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL))
-        return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");
-    progress_thread_running = 1;
-    return DFC_SUCCESS;
+    return start_thread();
 }
 
 /* The first window reached by messages starts the thread (win.c, DFC_RMA_PROGRESS_THREAD)
@@ -527,11 +552,7 @@ int dfc_progress_thread_ensure(void)
         dfc_lock_enabled = 1;
         pthread_mutex_lock(&dfc_big_lock.mutex);
     }
-    progress_thread_stop = 0;
-    if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL))
-        return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");
-    progress_thread_running = 1;
-    return DFC_SUCCESS;
+    return start_thread();
 }
 
 void dfc_progress_thread_stop(void)

@@ -45,6 +45,7 @@ static const dfc_env_spec_t specs[] = {
     {"DFC_DEBUG", DFC_ENV_DEBUG, 0, 3, "init|boot|tl|shm|tcp|ofi|p2p|coll|sched|gpu|stage|error"},
     /* progress and waiting (comm) */
     BOOL("DFC_ASYNC_PROGRESS"),
+    BOOL("DFC_ASYNC_PROGRESS_BIND"),
     INT("DFC_SPIN_US", 0, MINUTE_US),
     INT("DFC_ASYNC_SPIN_US", 0, MINUTE_US),
     INT("DFC_LOCK_SPIN_US", 0, MINUTE_US),

@@ -13,8 +13,11 @@
  *
  * Chosen for alltoall whose send buffer (p b) holds 1 to 4096 bytes (1024 on 2 ranks:
  * dfc_comm_slot_limit), on communicators with slots (blocking and nonblocking calls).
- * DFC_SHM_SLOTS=0 turns it off.
+ * DFC_SHM_SLOTS=0 turns it off. A blocking call on dense host buffers runs the exchange
+ * without an instance (dfc_coll_alltoall_direct, as bcast, barrier and allreduce do).
  */
+#include <string.h>
+
 #include "coll/dfc_coll.h"
 
 int dfc_coll_alltoall_shm_slots_usable(const dfc_coll_args_t *a)
@@ -29,4 +32,36 @@ int dfc_coll_alltoall_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     s->algorithm = "shm_slots";
     return dfc_sched_slot_alltoall(s, dfc_coll_input_buf(a), a->sbytes,
                                    (uint64_t)a->size * a->sbytes);
+}
+
+/* ---- The blocking call without an instance (bcast_shm_slots.c says why) ------------------ */
+typedef struct alltoall_direct {
+    char *out;
+    uint64_t block;
+    int me;
+} alltoall_direct_t;
+
+/* Block `me` of every member's contribution, in rank order. */
+static void alltoall_gather_blocks(void *ctx, const void *const *in, int n)
+{
+    const alltoall_direct_t *d = ctx;
+    for (int r = 0; r < n; r++)
+        memcpy(d->out + (uint64_t)r * d->block, (const char *)in[r] + (uint64_t)d->me * d->block,
+               d->block);
+}
+
+int dfc_coll_alltoall_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
+                             void *recvbuf)
+{
+    uint64_t bytes = (uint64_t)c->size * a->sbytes;
+    if (!dfc_comm_slots(c) || c->size < 2 || a->sbytes == 0 || a->sbytes != a->rbytes ||
+        bytes > dfc_comm_slot_limit(c->size) || !dfc_coll_slots_not_forced_away(DFC_COLL_ALLTOALL))
+        return DFC_COLL_NOT_DIRECT;
+    /* In place: the input is copied into the slot before any block of the output is written. */
+    alltoall_direct_t d = {recvbuf, a->sbytes, c->rank};
+    dfc_tl_slot_xchg_t x = {.src = a->in_place ? recvbuf : sendbuf,
+                            .bytes = bytes,
+                            .reduce = alltoall_gather_blocks,
+                            .ctx = &d};
+    return dfc_coll_slot_direct(c, &x, "alltoall");
 }

@@ -305,6 +305,9 @@ int dfc_coll_bcast_direct(dfc_comm_t *c, void *buf, uint64_t bytes, int root);
 int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
                               void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
 int dfc_coll_barrier_direct(dfc_comm_t *c);
+/* And for a blocking alltoall of dense host buffers (alltoall_shm_slots.c). */
+int dfc_coll_alltoall_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
+                             void *recvbuf);
 /* Runs slot exchange x (src, bytes, reduce, ctx, rooted, root set; named `kind` in the hang
  * report) to completion for a blocking call, without an instance (bcast_shm_slots.c). */
 int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind);

@@ -33,11 +33,7 @@ static inline void ct_init(int *argc, char ***argv)
 /* Integer option -name=value from the command line, or dflt. */
 static inline long ct_opt(int argc, char **argv, const char *name, long dflt)
 {
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=')
-            return strtol(argv[i] + 2 + n, NULL, 0);
-    return dflt;
+    return dfct_opt_long(argc, argv, name, dflt);
 }
 static inline int ct_flag(int argc, char **argv, const char *name)
 {

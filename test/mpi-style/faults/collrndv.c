@@ -36,8 +36,9 @@ int main(int argc, char **argv)
     DFC_Comm all, live;
     dfct_init(&argc, &argv);
     signal(SIGALRM, on_alarm);
-    alarm((unsigned)opt(argc, argv, "watchdog", 60));
-    long bytes = opt(argc, argv, "bytes", 1 << 20), delay_ms = opt(argc, argv, "delay_ms", 150);
+    alarm((unsigned)dfct_opt_long(argc, argv, "watchdog", 60));
+    long bytes = dfct_opt_long(argc, argv, "bytes", 1 << 20),
+         delay_ms = dfct_opt_long(argc, argv, "delay_ms", 150);
     (void)now;
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);

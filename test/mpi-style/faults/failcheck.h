@@ -1,6 +1,6 @@
 /*
  * failcheck.h - what the process-failure tests share (faults/procfail.c, gpu/devfail.c):
- * their -name=value options, a monotonic clock, and the check that an error is
+ * a monotonic clock and the check that an error is
  * DFC_ERR_PROC_FAILED with a message naming the killed rank. A test defines FAIL_VICTIM (an
  * expression: the rank that is killed) before including this, after dfctest.h.
  */
@@ -11,15 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static long opt(int argc, char **argv, const char *name, long dflt)
-{
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=')
-            return strtol(argv[i] + 2 + n, NULL, 0);
-    return dflt;
-}
 
 static double now(void)
 {

@@ -236,7 +236,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "-case=", 6)) which = argv[i] + 6;
     signal(SIGALRM, on_alarm);
-    alarm((unsigned)opt(argc, argv, "watchdog", 60));
+    alarm((unsigned)dfct_opt_long(argc, argv, "watchdog", 60));
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     victim = size - 1;

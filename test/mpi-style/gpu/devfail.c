@@ -364,7 +364,7 @@ int main(int argc, char **argv)
     const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     if (!lr) lr = getenv("SLURM_LOCALID");
     CUDA_OK(cudaSetDevice((lr ? atoi(lr) : 0) % ndev)); /* one GPU per rank */
-    dev_watchdog((unsigned)opt(argc, argv, "watchdog", 90));
+    dev_watchdog((unsigned)dfct_opt_long(argc, argv, "watchdog", 90));
     nshm_before = list_shm(shm_before, MAX_SHM);
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);

@@ -38,15 +38,6 @@
 
 static int rank, size;
 
-static long opt_long(int argc, char **argv, const char *name, long dflt)
-{
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=')
-            return strtol(argv[i] + 2 + n, NULL, 0);
-    return dflt;
-}
-
 static const char *opt_str(int argc, char **argv, const char *name, const char *dflt)
 {
     size_t n = strlen(name);
@@ -247,7 +238,7 @@ static void case_hang(void)
 int main(int argc, char **argv)
 {
     const char *which = opt_str(argc, argv, "case", "?");
-    dev_watchdog((unsigned)opt_long(argc, argv, "watchdog", 300));
+    dev_watchdog((unsigned)dfct_opt_long(argc, argv, "watchdog", 300));
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
@@ -255,7 +246,7 @@ int main(int argc, char **argv)
     DFC_Count launches = 0;
     DFCT_OK(DFC_Get_gpu_daemon_info(&device, &launches));
     DFCT_CHECK(device >= 0, "the GPU daemon is not running (device %d)", device);
-    if (!strcmp(which, "cross")) case_cross((int)opt_long(argc, argv, "iters", 6));
+    if (!strcmp(which, "cross")) case_cross((int)dfct_opt_long(argc, argv, "iters", 6));
     else if (!strcmp(which, "burst")) case_burst();
     else if (!strcmp(which, "launch")) case_launch(opt_str(argc, argv, "expect", "ok"));
     else if (!strcmp(which, "hang")) case_hang();

@@ -320,7 +320,7 @@ int main(int argc, char **argv)
     dfct_init(&argc, &argv);
     rank = dfct_rank;
     DFC_Comm_size(DFC_COMM_WORLD, &size);
-    dev_watchdog((unsigned)opt(argc, argv, "watchdog", 200));
+    dev_watchdog((unsigned)dfct_opt_long(argc, argv, "watchdog", 200));
     const char *which = "sizes";
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "-case=", 6)) which = argv[i] + 6;
@@ -335,8 +335,8 @@ int main(int argc, char **argv)
         for (int r = 0; r < size; r++)
             DFCT_CHECK(r == rank || dfc_gpu_daemon_remote(r), "rank %d is not behind the proxy", r);
     if (!strcmp(which, "kill")) case_kill();
-    if (!strcmp(which, "cross")) case_cross((int)opt(argc, argv, "iters", 6));
-    else case_sizes((size_t)opt(argc, argv, "max", 64 << 20));
+    if (!strcmp(which, "cross")) case_cross((int)dfct_opt_long(argc, argv, "iters", 6));
+    else case_sizes((size_t)dfct_opt_long(argc, argv, "max", 64 << 20));
     uint64_t out = 0, in = 0;
     dfc_gpu_daemon_proxy_counts(&out, &in);
     DFCT_CHECK(out > 0 && in > 0, "the proxy carried %llu chunks out, %llu in",

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) return 77;
     const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     CUDA_OK(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
-    dev_watchdog((unsigned)opt(argc, argv, "watchdog", 180));
+    dev_watchdog((unsigned)dfct_opt_long(argc, argv, "watchdog", 180));
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);

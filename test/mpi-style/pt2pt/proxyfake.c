@@ -29,15 +29,6 @@
 #define MAXP DFC_GPU_MAX_LOCAL
 #define BATCH 5
 
-static long opt(int argc, char **argv, const char *name, long dflt)
-{
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=')
-            return strtol(argv[i] + 2 + n, NULL, 0);
-    return dflt;
-}
-
 static dfc_gpu_kargs_t a;
 static int rank, size, victim = -1, nchunks;
 static volatile int dead[MAXP], stop;
@@ -205,14 +196,14 @@ int main(int argc, char **argv)
     dfct_init(&argc, &argv);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     rank = dfct_rank;
-    nchunks = (int)opt(argc, argv, "chunks", 200);
-    a.geom.channels = (uint32_t)opt(argc, argv, "channels", 2);
-    a.geom.slots = (uint32_t)opt(argc, argv, "slots", 2);
-    a.geom.depth = (uint32_t)opt(argc, argv, "depth", 3);
-    a.geom.chunk = (uint32_t)opt(argc, argv, "chunk", 4100);
-    if (opt(argc, argv, "kill", 0)) victim = size - 1;
+    nchunks = (int)dfct_opt_long(argc, argv, "chunks", 200);
+    a.geom.channels = (uint32_t)dfct_opt_long(argc, argv, "channels", 2);
+    a.geom.slots = (uint32_t)dfct_opt_long(argc, argv, "slots", 2);
+    a.geom.depth = (uint32_t)dfct_opt_long(argc, argv, "depth", 3);
+    a.geom.chunk = (uint32_t)dfct_opt_long(argc, argv, "chunk", 4100);
+    if (dfct_opt_long(argc, argv, "kill", 0)) victim = size - 1;
     signal(SIGALRM, on_alarm);
-    alarm((unsigned)opt(argc, argv, "watchdog", 120));
+    alarm((unsigned)dfct_opt_long(argc, argv, "watchdog", 120));
     if (size > MAXP) {
         if (rank == 0) printf(" No Errors\n"); /* the proxy serves at most MAXP peers */
         DFC_Finalize();

@@ -20,15 +20,6 @@
 
 #include "../dfctest.h"
 
-static long opt(int argc, char **argv, const char *name, long dflt)
-{
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=')
-            return strtol(argv[i] + 2 + n, NULL, 0);
-    return dflt;
-}
-
 /* Narrows this process's binding to `n` processors starting with the current one. */
 static void narrow(int n, cpu_set_t *set)
 {
@@ -73,7 +64,7 @@ static void list(const cpu_set_t *s, char *out, size_t len)
 int main(int argc, char **argv)
 {
     dfct_watchdog(argc, argv, "threadplace", 60);
-    int cpus = (int)opt(argc, argv, "cpus", 0);
+    int cpus = (int)dfct_opt_long(argc, argv, "cpus", 0);
     cpu_set_t mine;
     if (cpus > 0) narrow(cpus, &mine);
     else sched_getaffinity(0, sizeof mine, &mine);

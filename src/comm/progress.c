@@ -93,7 +93,18 @@ static void read_wait_params(void)
 }
 
 /* For dfc_env_register_all (dfc_info): a job that never waits reads them nowhere else. */
-void dfc_progress_register_params(void) { read_wait_params(); }
+static int bind_param(void)
+{
+    return (int)dfc_env_long("DFC_ASYNC_PROGRESS_BIND", 1,
+                             "1: the progress thread runs on a core of the rank's binding other "
+                             "than its main thread's (hwloc); 0: it inherits the binding");
+}
+
+void dfc_progress_register_params(void)
+{
+    read_wait_params();
+    bind_param();
+}
 
 void dfc_progress_set_coll_hook(dfc_progress_hook_fn fn) { coll_hook = fn; }
 void dfc_progress_set_coll_active_hook(dfc_progress_hook_fn fn) { coll_active_hook = fn; }
@@ -512,10 +523,7 @@ static int start_thread(void)
     pthread_attr_t attr;
     cpu_set_t cpus;
     char why[200] = "DFC_ASYNC_PROGRESS_BIND=0: the caller's binding";
-    int bind = dfc_env_long("DFC_ASYNC_PROGRESS_BIND", 1,
-                            "1: the progress thread runs on a core of the rank's binding other "
-                            "than its main thread's (hwloc); 0: it inherits the binding") &&
-               dfc_place_helper_thread(dfc_proc.local_rank, &cpus, why, sizeof why);
+    int bind = bind_param() && dfc_place_helper_thread(dfc_proc.local_rank, &cpus, why, sizeof why);
     if (pthread_attr_init(&attr)) return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");
     if (bind && pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus)) {
         snprintf(why, sizeof why, "the binding was refused: the caller's binding");

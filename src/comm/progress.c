@@ -523,7 +523,12 @@ static int start_thread(void)
     pthread_attr_t attr;
     cpu_set_t cpus;
     char why[200] = "DFC_ASYNC_PROGRESS_BIND=0: the caller's binding";
-    int bind = bind_param() && dfc_place_helper_thread(dfc_proc.local_rank, &cpus, why, sizeof why);
+    /* With more ranks than processors no core is free for the thread: leave it to the
+     * scheduler, which moves it to whichever processor a sleeping rank leaves. */
+    if (dfc_progress_oversubscribed())
+        snprintf(why, sizeof why, "more ranks than processors: the caller's binding");
+    int bind = bind_param() && !dfc_progress_oversubscribed() &&
+               dfc_place_helper_thread(dfc_proc.local_rank, &cpus, why, sizeof why);
     if (pthread_attr_init(&attr)) return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");
     if (bind && pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus)) {
         snprintf(why, sizeof why, "the binding was refused: the caller's binding");

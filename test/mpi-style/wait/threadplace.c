@@ -8,8 +8,8 @@
  *     subset of the rank's binding (which processor it leaves out, the main thread's at
  *     DFC_Init, test/unit/test_place checks: the main thread may move before this test
  *     could see where it was);
- *   - one processor, DFC_ASYNC_PROGRESS_BIND=0, or more ranks on the node than online
- *     processors: the rank's binding, unchanged.
+ *   - one processor, DFC_ASYNC_PROGRESS_BIND=0, or fewer online processors on the node than
+ *     twice its ranks: the rank's binding, unchanged.
  * Then a checked Iallreduce that only the thread can move during a pause, so a thread placed
  * where it cannot run would show. Prints nothing else on success.
  */
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     DFCT_OK(DFC_Comm_split_type(DFC_COMM_WORLD, DFC_COMM_TYPE_SHARED, 0, DFC_INFO_NULL, &node));
     DFC_Comm_size(node, &local);
     DFCT_OK(DFC_Comm_free(&node));
-    if (local > sysconf(_SC_NPROCESSORS_ONLN)) bind = 0; /* no core is free for the thread */
+    if (2 * local > sysconf(_SC_NPROCESSORS_ONLN)) bind = 0; /* no core free for each thread */
     pid_t tid = task_named("dfc-progress");
     DFCT_CHECK(tid > 0, "%s task named dfc-progress (DFC_ASYNC_PROGRESS=1 is needed)",
                tid == -2 ? "more than one" : "no");

@@ -525,8 +525,8 @@ static int start_thread(void)
     char why[200] = "DFC_ASYNC_PROGRESS_BIND=0: the caller's binding";
     /* Unless the node has a processor for every rank and every rank's thread, no core is
      * free for the thread: leave it to the scheduler, which moves it to whichever processor
-     * a waiting rank leaves (pinned beside another rank's main thread on 2 cores, a 1-2 KiB
-     * exchange took 1.2-1.3x as long on this project's 2-core VM). */
+     * a waiting rank leaves (pinned beside another rank's main thread on 2 cores, exchanges of
+     * 1-16 KiB took 1.17-1.27x as long on this project's 2-core VM). */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int room = ncpu <= 0 || 2L * dfc_proc.local_size <= ncpu;
     if (!room) snprintf(why, sizeof why, "fewer processors than ranks and threads: unbound");

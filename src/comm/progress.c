@@ -522,16 +522,17 @@ static int start_thread(void)
 {
     pthread_attr_t attr;
     cpu_set_t cpus;
-    char why[200] = "DFC_ASYNC_PROGRESS_BIND=0: the caller's binding";
+    char why[200];
     /* Unless the node has a processor for every rank and every rank's thread, no core is
      * free for the thread: leave it to the scheduler, which moves it to whichever processor
      * a waiting rank leaves (pinned beside another rank's main thread on 2 cores, exchanges of
      * 1-16 KiB took 1.17-1.27x as long on this project's 2-core VM). */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int room = ncpu <= 0 || 2L * dfc_proc.local_size <= ncpu;
-    if (!room) snprintf(why, sizeof why, "fewer processors than ranks and threads: unbound");
-    int bind = bind_param() && room &&
-               dfc_place_helper_thread(dfc_proc.local_rank, &cpus, why, sizeof why);
+    int bind = 0;
+    if (!bind_param()) snprintf(why, sizeof why, "DFC_ASYNC_PROGRESS_BIND=0: the caller's binding");
+    else if (ncpu > 0 && 2L * dfc_proc.local_size > ncpu)
+        snprintf(why, sizeof why, "fewer processors than ranks and threads: the caller's binding");
+    else bind = dfc_place_helper_thread(dfc_proc.local_rank, &cpus, why, sizeof why);
     if (pthread_attr_init(&attr)) return DFC_ERR(DFC_ERR_OTHER, "cannot start the progress thread");
     if (bind && pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus)) {
         snprintf(why, sizeof why, "the binding was refused: the caller's binding");

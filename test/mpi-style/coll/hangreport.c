@@ -16,6 +16,8 @@
  *    0/1048576 bytes. Both then complete and the data is checked.
  * 4. SIGUSR1 while rank 0 waits in a blocking DFC_Bcast whose root (rank 1) joins 0.5 s
  *    late: the report lists the bcast waiting for rank 1.
+ * 5. The same for a blocking DFC_Alltoall that rank 1 joins 0.5 s late (on one node it too
+ *    waits in the slots without an instance, alltoall_shm_slots.c); the blocks are checked.
  */
 #include <signal.h>
 #include <unistd.h>
@@ -132,6 +134,27 @@ int main(int argc, char **argv)
                    text);
         free(text);
     }
+
+    /* 5. A blocking alltoall waiting for rank 1 (size ints per rank, one to each). */
+    int *sb = malloc(size * sizeof(int)), *rb = malloc(size * sizeof(int));
+    for (int r = 0; r < size; r++) sb[r] = rank * 100 + r, rb[r] = -1;
+    if (rank == 1) usleep(500000);
+    saved = rank == 0 ? capture_stderr(&tmp) : -1;
+    if (rank == 0) raise(SIGUSR1);
+    DFCT_OK(DFC_Alltoall(sb, 1, DFC_INT, rb, 1, DFC_INT, comm));
+    for (int r = 0; r < size; r++)
+        DFCT_CHECK(rb[r] == r * 100 + rank, "alltoall: block %d is %d, expected %d", r, rb[r],
+                   r * 100 + rank);
+    if (saved >= 0) {
+        char *text = restore_stderr(saved, tmp);
+        DFCT_CHECK(has_line(text, "[dfc hang report]", "collective alltoall", "waiting for rank 1"),
+                   "no hang-report line for the blocking alltoall waiting for rank 1 after "
+                   "SIGUSR1; stderr was:\n%s",
+                   text);
+        free(text);
+    }
+    free(sb);
+    free(rb);
 
     DFCT_OK(DFC_Comm_free(&comm));
     return dfct_finalize();

@@ -24,6 +24,18 @@
 
 #include "../stderrcap.h"
 
+/* Parts 4 and 5: restores stderr and checks that the SIGUSR1 report lists `what` (a blocking
+ * collective) waiting for rank 1. */
+static void expect_waiting(int saved, FILE *tmp, const char *what)
+{
+    char *text = restore_stderr(saved, tmp);
+    DFCT_CHECK(has_line(text, "[dfc hang report]", what, "waiting for rank 1"),
+               "no hang-report line for the blocking %s waiting for rank 1 after SIGUSR1; "
+               "stderr was:\n%s",
+               what, text);
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
     setenv("DFC_HANG_REPORT_SECONDS", "1", 1);
@@ -126,14 +138,7 @@ int main(int argc, char **argv)
     if (rank == 0) raise(SIGUSR1);
     DFCT_OK(DFC_Bcast(&v, 1, DFC_INT, 1, comm));
     DFCT_CHECK(v == 4242, "bcast gave %d, expected 4242", v);
-    if (saved >= 0) {
-        char *text = restore_stderr(saved, tmp);
-        DFCT_CHECK(has_line(text, "[dfc hang report]", "collective bcast", "waiting for rank 1"),
-                   "no hang-report line for the blocking bcast waiting for its root after "
-                   "SIGUSR1; stderr was:\n%s",
-                   text);
-        free(text);
-    }
+    if (saved >= 0) expect_waiting(saved, tmp, "collective bcast");
 
     /* 5. A blocking alltoall waiting for rank 1 (size ints per rank, one to each). */
     int *sb = malloc(size * sizeof(int)), *rb = malloc(size * sizeof(int));
@@ -145,14 +150,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < size; r++)
         DFCT_CHECK(rb[r] == r * 100 + rank, "alltoall: block %d is %d, expected %d", r, rb[r],
                    r * 100 + rank);
-    if (saved >= 0) {
-        char *text = restore_stderr(saved, tmp);
-        DFCT_CHECK(has_line(text, "[dfc hang report]", "collective alltoall", "waiting for rank 1"),
-                   "no hang-report line for the blocking alltoall waiting for rank 1 after "
-                   "SIGUSR1; stderr was:\n%s",
-                   text);
-        free(text);
-    }
+    if (saved >= 0) expect_waiting(saved, tmp, "collective alltoall");
     free(sb);
     free(rb);
 

@@ -593,15 +593,8 @@ static int slot_write(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
             return DFC_TL_AGAIN;
         for (int r = 0; r < sc->n; r++) {
             if (r == sc->me || sc->done_cache[r] + DFC_SLOT_NBUF >= k) continue;
-            if (sc->backoff > 0) {
-                sc->backoff--;
-                return DFC_TL_AGAIN;
-            }
             sc->done_cache[r] = atomic_load_explicit(&sc->slot[r]->ctrl.done, memory_order_acquire);
-            if (sc->done_cache[r] + DFC_SLOT_NBUF - DFC_SLOT_SLACK < k) {
-                sc->backoff = DFC_SLOT_BACKOFF;
-                return DFC_TL_AGAIN;
-            }
+            if (sc->done_cache[r] + DFC_SLOT_NBUF - DFC_SLOT_SLACK < k) return DFC_TL_AGAIN;
         }
     } else if (DFC_UNLIKELY(sc->draining) && !slot_drained(S, sc)) {
         return DFC_TL_AGAIN;

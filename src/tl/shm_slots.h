@@ -58,11 +58,6 @@
  * exchanges without reading the reader's `done` line (which the reader writes each time), and
  * stays ahead, instead of trailing it one line transfer per exchange. */
 #define DFC_SLOT_SLACK 8
-/* A writer that found too few free buffers lets this many further tries go by before it reads
- * the readers' `done` lines again: a root that re-read them on every try held the line each
- * reader writes once per exchange, so that every reader store missed (a 2-rank bcast root
- * streams ahead of its reader until it waits). */
-#define DFC_SLOT_BACKOFF 8
 #define DFC_SLOT_SETS DFC_TL_SLOT_SETS
 #define DFC_SLOT_DATA DFC_TL_SLOT_BYTES
 
@@ -92,7 +87,6 @@ typedef struct dfc_tl_slot_comm {
     uint64_t seq;   /* last stamp begun */
     uint64_t *need; /* the set's drain record (by local rank), see above */
     int draining;   /* need may hold something not yet seen */
-    int backoff;    /* tries left before the writer reads `done` lines again */
 } dfc_tl_slot_comm_t;
 
 /* This process's view of the slots (the shm transport's own state). */

@@ -14,7 +14,11 @@
  * L-2 inside the node: send chunk (l + 1 - t) mod L, receive chunk (l - t) mod L.
  * Everything runs in RECV (the input copied there first unless IN_PLACE); a received piece
  * is reduced in through TMP, one chunk large; a fence closes every step. The reduction order
- * follows the rings, not the rank order: commutative ops only.
+ * follows the rings, not the rank order: commutative ops only. On unequal nodes
+ * (hier_layout.c) the core runs this between a fold in (after the copy: each surplus rank's
+ * vector reduced into its partner's RECV, chunk by chunk through TMP) and a fold out (the
+ * result sent to it): 2 alpha_n + 2 m beta_n + m gamma more inside a node, once per surplus
+ * rank behind a partner.
  *
  * Cost (m bytes): intra-node 2(L-1) alpha_n + 2 (L-1)/L m beta_n + (L-1)/L m gamma;
  * across nodes 2(N-1) alpha_x + 2 (N-1)/N (m/L) beta_x + (N-1)/N (m/L) gamma per rank. A flat
@@ -23,12 +27,13 @@
  * traffic across nodes (all of a node's network links at work, and 2(N-1)/N m in all), and a
  * communicator whose ranks alternate between nodes does not cross nodes at every step.
  * Chosen for allreduce above DFC_ALLREDUCE_RABENSEIFNER_MAX (commutative op) when the
- * communicator spans several nodes with as many ranks on each, at least two, and N is within
- * ring's rank limit (DFC_ALLREDUCE_RING_MAX_RANKS: the phase across nodes is a ring of N);
+ * communicator spans several nodes with at least two ranks on each, and N is within ring's
+ * rank limit (DFC_ALLREDUCE_RING_MAX_RANKS: the phase across nodes is a ring of N);
  * DFC_ALLREDUCE_ALGORITHM=hierarchical forces it wherever that layout holds. On 4 simulated
- * nodes of 2 ranks (tcp between them, shm inside) it took 0.5-0.8x ring's time at 1-4 MiB.
+ * nodes of 2 ranks (tcp between them, shm inside) it took 0.5-0.8x ring's time at 1-4 MiB;
+ * on nodes of 3 and 2, and of 3, 3 and 2, 0.51-0.88x from 1 MiB (BENCHMARKS.md, stop 35).
  * The GPU daemon runs it too (a->gpu: the steps are plain transfers), its steps to other
- * nodes through the host proxy.
+ * nodes through the host proxy; not yet on unequal nodes (gpu.c).
  */
 #include "coll/dfc_coll.h"
 
@@ -67,6 +72,10 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
 {
     int L = h->nlocal, N = h->nnodes, n = h->node[a->rank], l = h->local[a->rank];
     uint64_t bytes = a->count * a->elem;
+    if (h->partner[a->rank] >= 0) { /* surplus: the input to the partner, the result back */
+        DFC_TRY(dfc_coll_hier_fold_in(s, a, h, DFC_BUF_RECV, 0, 0));
+        return dfc_coll_hier_fold_out(s, a, h, bytes);
+    }
     if (!a->in_place) DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, bytes));
     ring_ctx_t node = {s,
                        a,
@@ -77,6 +86,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
                        a->count,
                        0};
     node.tmp = dfc_sched_tmp(s, dfc_coll_chunk_start(a->count, L, 1) * a->elem);
+    DFC_TRY(dfc_coll_hier_fold_in(s, a, h, DFC_BUF_RECV, 0, node.tmp));
     for (int j = 0; j < L - 1; j++)
         DFC_TRY(ring_step(&node, dfc_coll_mod(l - j, L), dfc_coll_mod(l - j - 1, L), 1));
     int o = dfc_coll_mod(l + 1, L); /* the chunk this rank now holds for its node */
@@ -95,7 +105,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
         DFC_TRY(ring_step(&across, dfc_coll_mod(n + 1 - t, N), dfc_coll_mod(n - t, N), 0));
     for (int t = 0; t < L - 1; t++)
         DFC_TRY(ring_step(&node, dfc_coll_mod(l + 1 - t, L), dfc_coll_mod(l - t, L), 0));
-    return DFC_SUCCESS;
+    return dfc_coll_hier_fold_out(s, a, h, bytes);
 }
 
 int dfc_coll_allreduce_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)

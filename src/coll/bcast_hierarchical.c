@@ -15,7 +15,9 @@
  * node holds chunk l. Phase 3: L-1 ring steps inside each node: local rank l sends chunk
  * (l - t) mod L to l + 1 and receives chunk (l - t - 1) mod L from l - 1; the root, which
  * has them all, receives nothing (its buffer is never written) and its left neighbour sends
- * it nothing. The buffer is RECV on every rank; a fence closes every step.
+ * it nothing. The buffer is RECV on every rank; a fence closes every step. On unequal
+ * nodes (hier_layout.c) the core runs this, the root in it, and each core rank then sends
+ * the whole message to the surplus ranks behind it (the fold out).
  *
  * Cost (B bytes): inside a node (L-1) alpha_n + (L-1)/L B beta_n (phase 1, the root's
  * sends) and (L-1) (alpha_n + B/L beta_n) (phase 3); across nodes a broadcast of B/L bytes
@@ -69,6 +71,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
     int L = h->nlocal, n = h->node[a->rank], l = h->local[a->rank];
     int nr = h->node[a->root], lr = h->local[a->root];
     uint64_t bytes = a->count * a->elem;
+    if (h->partner[a->rank] >= 0) return dfc_coll_hier_fold_out(s, a, h, bytes); /* surplus */
 #define OFF(j) dfc_coll_chunk_start(bytes, L, (j))
 #define LEN(j) (OFF((j) + 1) - OFF(j))
     /* Phase 1: the root's node. */
@@ -96,7 +99,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
     }
 #undef OFF
 #undef LEN
-    return DFC_SUCCESS;
+    return dfc_coll_hier_fold_out(s, a, h, bytes); /* to the surplus ranks of unequal nodes */
 }
 
 int dfc_coll_bcast_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)

@@ -244,18 +244,32 @@ typedef struct dfc_coll_chain {
 int dfc_coll_reduce_chain_steps(dfc_sched_t *s, const dfc_coll_chain_t *c);
 /* The segments a chain cuts `bytes` into (bcast_chain.c; DFC_COLL_CHAIN_SEGMENT, at most 32). */
 int dfc_coll_chain_segments(uint64_t bytes);
-/* The layout of the hierarchical algorithms (hier_layout.c): N = nnodes >= 2 nodes of
- * L = nlocal >= 2 of the communicator's ranks each; node[r] and local[r] of every rank r,
- * and the rank of (node, local index) in ranks[node * L + local]. The layout function
- * returns 0 (and holds nothing to free) when the ranks are not so placed or memory ran out. */
+/* The layout of the hierarchical algorithms (hier_layout.c): N = nnodes >= 2 nodes of at
+ * least L = nlocal >= 2 of the communicator's ranks each; node[r] and local[r] of every rank
+ * r, and the rank of (node, local index) of the core (local index < L) in ranks[node * L +
+ * local]. The others, nsurplus of them on unequal nodes, have local[r] >= L and a partner
+ * in the core, partner[r] (-1 for core ranks); a rooted call's root is in the core. The
+ * layout function returns 0 (and holds nothing to free) when the ranks are not so placed or
+ * memory ran out. */
 typedef struct dfc_hier_layout {
-    int nnodes, nlocal;
-    int *node, *local, *ranks;
+    int nnodes, nlocal, nsurplus;
+    int *node, *local, *ranks, *partner;
 } dfc_hier_layout_t;
 int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h);
 void dfc_coll_hier_layout_free(dfc_hier_layout_t *h);
-/* N of the layout, 0 when it has none. */
+/* N of the layout, 0 when it has none for the call's kind (unequal nodes: bcast, reduce and
+ * allreduce only, which fold the surplus ranks). */
 int dfc_coll_hier_nodes(const dfc_coll_args_t *a);
+/* The folds of the surplus ranks (bcast, reduce, allreduce), steps inside each node.
+ * Fold in: a surplus rank sends its input (dfc_coll_input_buf) to its partner in the core's
+ * L chunks of the vector; a core rank receives each of its surplus ranks' chunks through
+ * `scratch` (TMP, one chunk large) and reduces them into (acc, acc_off) (commutative ops).
+ * Fold out: a core rank sends RECV's first `bytes` to each of its surplus ranks, which
+ * receive them into RECV. A fence closes each. */
+int dfc_coll_hier_fold_in(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
+                          int acc, uint64_t acc_off, uint64_t scratch);
+int dfc_coll_hier_fold_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
+                           uint64_t bytes);
 /* The frame of every hierarchical generator: names the schedule "hierarchical"; when the call
  * moves bytes (`moves`), takes the layout, calls build with it and frees it. An internal
  * error names `kind` when the ranks have no layout (usable() said they had). */

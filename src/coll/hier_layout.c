@@ -1,12 +1,26 @@
 /*
  * hier_layout.c - what the hierarchical algorithms (*_hierarchical.c) share: the layout of
- * a communicator over the nodes of the job, and the embedding of a schedule built for a
- * group of the communicator (one rank per node, say) into this rank's schedule.
+ * a communicator over the nodes of the job, the folding of the ranks that do not fit it,
+ * and the embedding of a schedule built for a group of the communicator (one rank per node,
+ * say) into this rank's schedule.
  *
  * Layout: the node of each rank comes from the job's node map (a->world, a->world_node);
  * nodes are numbered by the first rank on them and local indices in communicator-rank
  * order, the same on every rank. A hierarchical algorithm applies when there are N >= 2
- * nodes holding the same number L >= 2 of the communicator's ranks each.
+ * nodes holding at least L >= 2 of the communicator's ranks each. The core is the first L
+ * local indices of every node, an N x L grid that the algorithms walk. When the nodes are
+ * unequal (srun -n 5 over 2 nodes: 3 and 2), the ranks beyond the core are the surplus:
+ * surplus local index j stands behind the core rank of its node at index j mod L, its
+ * partner. A rooted call swaps a surplus root with the core rank at that place, so the
+ * root is always in the core. The algorithms that fold (bcast, reduce, allreduce) run the
+ * core's schedule plus, inside each node, a fold in (the surplus' inputs reduced into
+ * their partners', before) and a fold out (the result handed to them, after); the others
+ * take equal nodes only (nsurplus 0).
+ *
+ * Fold cost on a node with s surplus ranks (m bytes): each partner takes ceil(s/L) vectors,
+ * alpha_n + m (beta_n + gamma) apiece, and sends as many results back, alpha_n + m beta_n:
+ * one extra shm round beside the core's 2 (L-1)/L m, where a flat algorithm over the N L + s
+ * ranks would cross nodes at more places.
  */
 #include <stdlib.h>
 
@@ -17,7 +31,42 @@ void dfc_coll_hier_layout_free(dfc_hier_layout_t *h)
     free(h->node);
     free(h->local);
     free(h->ranks);
-    h->node = h->local = h->ranks = NULL;
+    free(h->partner);
+    h->node = h->local = h->ranks = h->partner = NULL;
+}
+
+static int rooted(dfc_coll_kind_t k)
+{
+    return k == DFC_COLL_BCAST || k == DFC_COLL_REDUCE || k == DFC_COLL_GATHER ||
+           k == DFC_COLL_SCATTER;
+}
+
+/* The core of N nodes of at least L ranks each (fill[n] ranks on node n, local indices
+ * set), the surplus behind their partners; a rooted call's root moved into the core. */
+static int core_of(const dfc_coll_args_t *a, const int *fill, dfc_hier_layout_t *h)
+{
+    int p = a->size, L = fill[0];
+    for (int n = 1; n < h->nnodes; n++) L = DFC_MIN2(L, fill[n]);
+    if (h->nnodes < 2 || L < 2) return 0;
+    h->nlocal = L;
+    if (rooted(a->kind) && h->local[a->root] >= L) { /* trade places with the root's partner */
+        for (int r = 0; r < p; r++)
+            if (h->node[r] == h->node[a->root] && h->local[r] == h->local[a->root] % L) {
+                h->local[r] = h->local[a->root];
+                h->local[a->root] %= L;
+                break;
+            }
+    }
+    h->ranks = malloc((size_t)h->nnodes * L * sizeof(int));
+    h->partner = malloc((size_t)p * sizeof(int));
+    if (!h->ranks || !h->partner) return 0;
+    for (int r = 0; r < p; r++)
+        if (h->local[r] < L) h->ranks[h->node[r] * L + h->local[r]] = r;
+    for (int r = 0; r < p; r++) {
+        h->partner[r] = h->local[r] < L ? -1 : h->ranks[h->node[r] * L + h->local[r] % L];
+        h->nsurplus += h->local[r] >= L;
+    }
+    return 1;
 }
 
 int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h)
@@ -37,18 +86,18 @@ int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h)
         h->node[r] = *n;
         h->local[r] = fill[*n]++;
     }
-    if (ok) {
-        h->nlocal = fill[0];
-        for (int n = 1; n < h->nnodes; n++) ok &= fill[n] == h->nlocal;
-        ok &= h->nnodes >= 2 && h->nlocal >= 2;
-    }
-    if (ok && (h->ranks = malloc((size_t)p * sizeof(int))))
-        for (int r = 0; r < p; r++) h->ranks[h->node[r] * h->nlocal + h->local[r]] = r;
+    ok = ok && core_of(a, fill, h);
     free(number);
     free(fill);
-    if (ok && h->ranks) return 1;
+    if (ok) return 1;
     dfc_coll_hier_layout_free(h);
     return 0;
+}
+
+/* The kinds whose algorithm folds the surplus ranks in and out (the others need equal nodes). */
+static int folds(dfc_coll_kind_t k)
+{
+    return k == DFC_COLL_BCAST || k == DFC_COLL_REDUCE || k == DFC_COLL_ALLREDUCE;
 }
 
 int dfc_coll_hier_nodes(const dfc_coll_args_t *a)
@@ -56,7 +105,7 @@ int dfc_coll_hier_nodes(const dfc_coll_args_t *a)
     dfc_hier_layout_t h;
     if (!dfc_coll_hier_layout(a, &h)) return 0;
     dfc_coll_hier_layout_free(&h);
-    return h.nnodes;
+    return !h.nsurplus || folds(a->kind) ? h.nnodes : 0;
 }
 
 int dfc_coll_hier_run_end(const dfc_hier_layout_t *h, int n, int l)
@@ -89,9 +138,61 @@ int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *ki
     if (!dfc_coll_hier_layout(a, &h))
         return DFC_ERR(DFC_ERR_INTERN,
                        "hierarchical %s: no layout of N >= 2 nodes with L >= 2 ranks each", kind);
+    if (h.nsurplus && !folds(a->kind)) {
+        dfc_coll_hier_layout_free(&h);
+        return DFC_ERR(DFC_ERR_INTERN, "hierarchical %s: needs as many ranks on every node", kind);
+    }
     int rc = build(a, &h, s);
     dfc_coll_hier_layout_free(&h);
     return rc;
+}
+
+/* Items [c0, c0 + cn) of the core's chunk j of the vector (the algorithms' L chunks). */
+static void core_chunk(const dfc_coll_args_t *a, int L, int j, uint64_t *c0, uint64_t *cn)
+{
+    *c0 = dfc_coll_chunk_start(a->count, L, j);
+    *cn = dfc_coll_chunk_start(a->count, L, j + 1) - *c0;
+}
+
+int dfc_coll_hier_fold_in(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
+                          int acc, uint64_t acc_off, uint64_t scratch)
+{
+    int L = h->nlocal, me = a->rank;
+    uint64_t e = a->elem, c0, cn;
+    if (h->partner[me] >= 0) { /* surplus: the input to the partner, chunk by chunk */
+        for (int j = 0; j < L; j++) {
+            core_chunk(a, L, j, &c0, &cn);
+            if (cn)
+                DFC_TRY(dfc_sched_send(s, h->partner[me], dfc_coll_input_buf(a), c0 * e, cn * e));
+        }
+        return dfc_sched_fence(s);
+    }
+    for (int q = 0; q < a->size; q++) /* a core rank: each of its surplus, in rank order */
+        for (int j = 0; j < L && h->partner[q] == me; j++) {
+            core_chunk(a, L, j, &c0, &cn);
+            if (!cn) continue;
+            DFC_TRY(dfc_sched_recv_reduce(s, q, acc, acc_off + c0 * e, cn, cn * e, scratch,
+                                          DFC_REDUCE_IN_FIRST));
+            DFC_TRY(dfc_sched_fence(s)); /* scratch is one chunk */
+        }
+    return DFC_SUCCESS;
+}
+
+int dfc_coll_hier_fold_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
+                           uint64_t bytes)
+{
+    int me = a->rank, sent = 0;
+    if (!bytes) return DFC_SUCCESS;
+    if (h->partner[me] >= 0) {
+        DFC_TRY(dfc_sched_recv(s, h->partner[me], DFC_BUF_RECV, 0, bytes));
+        return dfc_sched_fence(s);
+    }
+    for (int q = 0; q < a->size; q++)
+        if (h->partner[q] == me) {
+            DFC_TRY(dfc_sched_send(s, q, DFC_BUF_RECV, 0, bytes));
+            sent = 1;
+        }
+    return sent ? dfc_sched_fence(s) : DFC_SUCCESS;
 }
 
 int dfc_coll_hier_embed(dfc_sched_t *s, const dfc_sched_t *sub, const int *group,

@@ -16,7 +16,9 @@
  * 3, on node nr only: every local index l != lr sends its chunk o to the root, which
  * receives each into RECV at its place. A received piece is reduced in through TMP, one
  * chunk large (the chain: each segment at its own place in it); a fence closes every step.
- * The reduction order follows the ring and the tree: commutative ops only.
+ * The reduction order follows the ring and the tree: commutative ops only. On unequal nodes
+ * (hier_layout.c) the surplus ranks' vectors are first reduced into their partners'
+ * accumulators (the fold in; the root is in the core).
  *
  * Cost (m bytes): intra-node (L-1) alpha_n + (L-1)/L m (beta_n + gamma), across nodes
  * ceil(log2 N) (alpha_x + (m/L)(beta_x + gamma)) per rank with all L ranks of a node carrying
@@ -68,11 +70,13 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
     int L = h->nlocal, N = h->nnodes, n = h->node[a->rank], l = h->local[a->rank];
     int nr = h->node[a->root], lr = h->local[a->root], is_root = a->rank == a->root;
     uint64_t bytes = a->count * a->elem;
+    if (h->partner[a->rank] >= 0) return dfc_coll_hier_fold_in(s, a, h, 0, 0, 0); /* surplus */
     red_ctx_t c = {s, a, is_root ? DFC_BUF_RECV : DFC_BUF_TMP, 0, 0, L};
     if (!is_root) c.acc_off = dfc_sched_tmp(s, bytes);
     c.scratch = dfc_sched_tmp(s, dfc_coll_chunk_start(a->count, L, 1) * a->elem);
     if (!(is_root && a->in_place))
         DFC_TRY(dfc_sched_copy(s, dfc_coll_input_buf(a), 0, c.acc, c.acc_off, bytes));
+    DFC_TRY(dfc_coll_hier_fold_in(s, a, h, c.acc, c.acc_off, c.scratch));
     int right = h->ranks[n * L + dfc_coll_mod(l + 1, L)],
         left = h->ranks[n * L + dfc_coll_mod(l - 1, L)];
     for (int j = 0; j < L - 1; j++) { /* phase 1: the node's ring reduce-scatter */

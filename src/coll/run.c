@@ -289,6 +289,9 @@ static int build_instance(const dfc_coll_call_t *call, dfc_comm_t *c, const dfc_
     sched.algorithm = algo->name;
     dfc_coll_t *coll = NULL;
     int rc = algo->build(a, &sched);
+    DFC_LOG(DFC_LOG_TRACE, "coll", "%s: %s, %llu items of %llu bytes, %d ranks: %d steps",
+            call->func, sched.algorithm, (unsigned long long)a->count, (unsigned long long)a->elem,
+            a->size, sched.nsteps);
     if (!rc)
         rc = dfc_coll_new(c, &sched, sendbuf, recvbuf, dt, op, call->mode == DFC_MODE_PERSISTENT,
                           prio, &coll);

@@ -38,6 +38,20 @@ static int spans_nodes(const dfc_coll_args_t *a)
     return 0;
 }
 
+/* 1 when the call's hierarchical layout folds surplus ranks (nodes of unequal counts). On
+ * simulated nodes (BENCHMARKS.md, stop 35: 5 rounds, tcp between nodes) the hierarchical
+ * bcast took 0.44-0.82x scatter_allgather's time from 1 MiB on nodes of 3, 3 and 2 ranks,
+ * but 1.1-1.7x at 64-256 KiB; so on unequal nodes it starts at 8 x
+ * DFC_BCAST_SCATTER_ALLGATHER_MIN. The allreduce's rule needs no change: above
+ * DFC_ALLREDUCE_RABENSEIFNER_MAX the folded hierarchical one took 0.51-0.88x ring's. */
+static int hier_folds(const dfc_coll_args_t *a)
+{
+    dfc_hier_layout_t h;
+    if (!dfc_coll_hier_layout(a, &h)) return 0;
+    dfc_coll_hier_layout_free(&h);
+    return h.nsurplus > 0;
+}
+
 /* The size thresholds of the rules in dfc_coll_select, in bytes (defaults from MPICH's). */
 static struct {
     int read;
@@ -286,7 +300,8 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     case DFC_COLL_BCAST:
         if (dfc_coll_bcast_shm_slots_usable(a)) name = "shm_slots";
         else if (bytes < thr.bcast_sag_min || a->size < 4) name = "binomial";
-        else if (dfc_coll_hier_nodes(a) > 0) name = "hierarchical"; /* spans nodes */
+        else if (dfc_coll_hier_nodes(a) > 0 && (bytes >= 8 * thr.bcast_sag_min || !hier_folds(a)))
+            name = "hierarchical"; /* spans nodes */
         else name = "scatter_allgather";
         break;
     case DFC_COLL_ALLREDUCE:

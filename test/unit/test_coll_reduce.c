@@ -13,7 +13,9 @@
  * nodes of L >= 2 ranks where n allows one (4, 6, 8, 9), the nodes in blocks of consecutive
  * ranks in ordered scheduling and interleaved (rank r on node r mod N) in random
  * scheduling; their `usable` refuses the other n and the non-commutative op, as the
- * chain's refuses that op.
+ * chain's refuses that op. For n = 5..9 they also get unequal nodes (3+2, 4+2, 3+2+2, 5+3,
+ * 5+2+2 ranks, blocked, interleaved and scrambled), where reduce and allreduce fold the
+ * ranks beyond the smallest node's count in and out, and reduce_scatter must refuse.
  * Prints one line per failure and a summary; exits 1 when anything failed.
  * TEST_COLL_ALGO=<substring> and TEST_COLL_OP=<substring> restrict the run (debugging).
  * Runs without DFC_Init: only dfc_dtype_init and dfc_op_init are needed.
@@ -308,6 +310,11 @@ int main(void)
     const char *only_algo = getenv("TEST_COLL_ALGO"), *only_op = getenv("TEST_COLL_OP");
     long cases = 0, failures = sim_selftest(&mat_t, &mat_op), skipped = 0;
     int rcounts[16], world[16], world_node[2][16];
+    static const int uneven[10][9] = {[5] = {0, 0, 0, 1, 1},
+                                      [6] = {0, 1, 0, 1, 0, 0},
+                                      [7] = {0, 1, 2, 0, 1, 2, 0},
+                                      [8] = {1, 0, 1, 1, 0, 1, 0, 1},
+                                      [9] = {0, 0, 0, 0, 0, 1, 1, 2, 2}};
     for (int n = 1; n <= 9; n++) {
         int N = 2;
         while (N < n && (n % N || n / N < 2)) N++; /* the fewest nodes of >= 2 ranks */
@@ -329,12 +336,14 @@ int main(void)
                         (only_op && !strstr(ops[oi].name, only_op)))
                         continue;
                     int nroots = al->kind == DFC_COLL_REDUCE ? n : 1;
-                    for (int k = 0; k < 4 * nroots; k++) { /* in place, mode, root */
+                    int nlays = n >= 5 && strstr(al->name, "hierarchical") ? 2 : 1;
+                    for (int k = 0; k < 4 * nroots * nlays; k++) { /* place, mode, root, lay */
+                        int lay = k / (4 * nroots);                /* 1: unequal nodes */
                         coll_sim_case_t c = {
                             .kind = al->kind,
                             .build = al->build,
                             .n = n,
-                            .root = k / 4,
+                            .root = k / 4 % nroots,
                             .in_place = k & 1,
                             .count = count,
                             .rcounts = rcounts,
@@ -343,15 +352,22 @@ int main(void)
                             .mode = (k >> 1) & 1,
                             .seed = ((((uint64_t)n * 8 + (uint64_t)ci) * 8 + (uint64_t)oi) * 16 +
                                      (uint64_t)ai) *
-                                        64 +
+                                        128 +
                                     (uint64_t)k + 1, /* same when filtered */
                             .world = world,
-                            .world_node = world_node[(k >> 1) & 1],
+                            .world_node = lay ? uneven[n] : world_node[(k >> 1) & 1],
                             .gpu = strstr(al->name, "-ring") ? DFC_COLL_GPU_RING : 0,
                         };
                         if (al->usable) {
                             dfc_coll_args_t a;
                             coll_sim_args(&c, 0, &a);
+                            int folds = al->kind == DFC_COLL_REDUCE ||
+                                        al->kind == DFC_COLL_ALLREDUCE; /* unequal nodes */
+                            if (lay && al->usable(&a) != (folds && a.commutative)) {
+                                printf("FAIL %s n=%d unequal nodes: usable() said %d\n", al->name,
+                                       n, al->usable(&a));
+                                failures++;
+                            }
                             if (!al->usable(&a)) {
                                 skipped++;
                                 continue;
@@ -359,10 +375,10 @@ int main(void)
                         }
                         char label[256];
                         snprintf(label, sizeof label,
-                                 "FAIL %s n=%d count=%llu %s%s root=%d %s seed=%llu", al->name, n,
+                                 "FAIL %s n=%d count=%llu %s%s root=%d %s%s seed=%llu", al->name, n,
                                  (unsigned long long)count, ops[oi].name,
                                  c.in_place ? " in_place" : "", c.root, mode_names[c.mode],
-                                 (unsigned long long)c.seed);
+                                 lay ? " unequal-nodes" : "", (unsigned long long)c.seed);
                         cases++;
                         if (coll_sim_check(label, &c)) failures++;
                     }

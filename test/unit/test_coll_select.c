@@ -6,8 +6,8 @@
  * doubling / bruck. Then, in a forked child (the thresholds
  * are read once per process), DFC_ALLREDUCE_RING_MAX_RANKS and DFC_ALLGATHER_RING_MAX_RANKS
  * move the limit both ways. The hierarchical bcast, allgather and allreduce: chosen on 8 ranks
- * over 4 nodes where their flat counterparts would be, and not on nodes of unequal counts;
- * the hierarchical reduce_scatter_block is never the default. Allreduce across nodes uses
+ * over 4 nodes where their flat counterparts would be; on nodes of unequal counts bcast
+ * (from 512 KiB) and allreduce, which fold the surplus ranks, not allgather; the hierarchical reduce_scatter_block is never the default. Allreduce across nodes uses
  * recursive doubling up to 32 KiB; on one node up to 512 KiB on 2 ranks (16 KiB for a
  * nonblocking call), 16 KiB on 3 and 4, 16 KiB x 4/n on more, and never below 4 KiB.
  * Runs without DFC_Init; exits 1 when a choice differs.
@@ -147,8 +147,9 @@ static dfc_coll_args_t on_nodes(dfc_coll_kind_t kind, uint64_t bytes, int commut
                              .world_node = node};
 }
 
-/* The hierarchical algorithms on 8 ranks over 4 nodes (rank r on node r mod 4), and not on
- * nodes of unequal counts (3, 3 and 2 ranks). */
+/* The hierarchical algorithms on 8 ranks over 4 nodes (rank r on node r mod 4), and on nodes
+ * of unequal counts (3, 3 and 2 ranks) those that fold the surplus ranks: bcast from 512 KiB,
+ * allreduce; allgather there is flat. */
 static void check_nodes(void)
 {
     static const struct {
@@ -161,7 +162,9 @@ static void check_nodes(void)
         {DFC_COLL_BCAST, 1 * MIB, 1, 1, "hierarchical"},
         {DFC_COLL_BCAST, 64 * KIB, 1, 1, "hierarchical"},
         {DFC_COLL_BCAST, 32 * KIB, 1, 1, "binomial"},
-        {DFC_COLL_BCAST, 1 * MIB, 1, 0, "scatter_allgather"},
+        {DFC_COLL_BCAST, 1 * MIB, 1, 0, "hierarchical"}, /* folds the surplus ranks */
+        {DFC_COLL_BCAST, 512 * KIB, 1, 0, "hierarchical"},
+        {DFC_COLL_BCAST, 512 * KIB - 1, 1, 0, "scatter_allgather"},
         {AG, 128 * KIB, 1, 1, "hierarchical"},
         {AG, 1 * KIB, 1, 1, "recursive_doubling"},
         {AG, 128 * KIB, 1, 0, "ring"},
@@ -171,7 +174,8 @@ static void check_nodes(void)
         {DFC_COLL_SCATTER, 1 * MIB, 1, 1, "linear"},                /* hierarchical: forced only */
         {DFC_COLL_ALLTOALL, 1 * MIB, 1, 1, "pairwise"},             /* hierarchical: forced only */
         {AR, 1 * MIB, 1, 1, "hierarchical"},
-        {AR, 1 * MIB, 1, 0, "ring"},
+        {AR, 1 * MIB, 1, 0, "hierarchical"},       /* folds the surplus ranks */
+        {AR, 1 * MIB, 0, 0, "recursive_doubling"}, /* not commutative: nor is ring */
         /* across nodes recursive doubling up to 32 KiB (DFC_ALLREDUCE_RECURSIVE_DOUBLING_NET_MAX) */
         {AR, 32 * KIB, 1, 1, "recursive_doubling"},
         {AR, 32 * KIB, 1, 0, "recursive_doubling"},

@@ -38,18 +38,20 @@ static int spans_nodes(const dfc_coll_args_t *a)
     return 0;
 }
 
-/* 1 when the call's hierarchical layout folds surplus ranks (nodes of unequal counts). On
+/* N of the call's hierarchical layout when the default rules may take it, else 0. On nodes
+ * of unequal counts (surplus ranks folded in and out, hier_layout.c) only on the host, from
+ * `folded_min` bytes: in the GPU daemon (a->gpu) the folds have not run yet, and on
  * simulated nodes (BENCHMARKS.md, stop 35: 5 rounds, tcp between nodes) the hierarchical
- * bcast took 0.44-0.82x scatter_allgather's time from 1 MiB on nodes of 3, 3 and 2 ranks,
- * but 1.1-1.7x at 64-256 KiB; so on unequal nodes it starts at 8 x
- * DFC_BCAST_SCATTER_ALLGATHER_MIN. The allreduce's rule needs no change: above
- * DFC_ALLREDUCE_RABENSEIFNER_MAX the folded hierarchical one took 0.51-0.88x ring's. */
-static int hier_folds(const dfc_coll_args_t *a)
+ * bcast took 0.44-0.82x scatter_allgather's time from 1 MiB on nodes of 3, 3 and 2 ranks but
+ * 1.1-1.7x at 64-256 KiB, where the allreduce above DFC_ALLREDUCE_RABENSEIFNER_MAX took
+ * 0.51-0.88x ring's. */
+static int hier_default(const dfc_coll_args_t *a, uint64_t folded_min)
 {
-    dfc_hier_layout_t h;
+    dfc_hier_layout_t h; /* bcast and allreduce: their algorithms fold */
     if (!dfc_coll_hier_layout(a, &h)) return 0;
     dfc_coll_hier_layout_free(&h);
-    return h.nsurplus > 0;
+    if (h.nsurplus && (a->gpu || a->count * a->elem < folded_min)) return 0;
+    return h.nnodes;
 }
 
 /* The size thresholds of the rules in dfc_coll_select, in bytes (defaults from MPICH's). */
@@ -300,7 +302,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     case DFC_COLL_BCAST:
         if (dfc_coll_bcast_shm_slots_usable(a)) name = "shm_slots";
         else if (bytes < thr.bcast_sag_min || a->size < 4) name = "binomial";
-        else if (dfc_coll_hier_nodes(a) > 0 && (bytes >= 8 * thr.bcast_sag_min || !hier_folds(a)))
+        else if (hier_default(a, 8 * thr.bcast_sag_min) > 0)
             name = "hierarchical"; /* spans nodes */
         else name = "scatter_allgather";
         break;
@@ -308,7 +310,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
         else if (bytes <= allreduce_rd_limit(a)) name = "recursive_doubling";
         else if (bytes <= thr.allreduce_rab_max) name = "rabenseifner";
-        else if (a->commutative && (nodes = dfc_coll_hier_nodes(a)) > 0 &&
+        else if (a->commutative && (nodes = hier_default(a, 0)) > 0 &&
                  nodes <= thr.allreduce_ring_max_ranks * (is_pow2(nodes) ? 1 : 8))
             name = "hierarchical"; /* its ring across nodes: the rank limit applies to N */
         else if (a->size <= thr.allreduce_ring_max_ranks * (is_pow2(a->size) ? 1 : 8) ||

@@ -263,6 +263,21 @@ static void check_nodes(void)
             failures++;
         }
     }
+    /* In the GPU daemon (all linked) the folds are not the default on unequal nodes. */
+    static const struct {
+        dfc_coll_kind_t kind;
+        const char *want;
+    } daemon[] = {{AR, "ring"}, {DFC_COLL_BCAST, "scatter_allgather"}};
+    for (size_t i = 0; i < sizeof daemon / sizeof daemon[0]; i++) {
+        dfc_coll_args_t a = on_nodes(daemon[i].kind, 1 * MIB, 1, uneven);
+        a.gpu = DFC_COLL_GPU_DAEMON;
+        const dfc_coll_algo_t *al = dfc_coll_select(&a);
+        if (!al || strcmp(al->name, daemon[i].want)) {
+            fprintf(stderr, "test_coll_select (daemon, uneven nodes): %s: %s, want %s\n",
+                    dfc_coll_kind_name(daemon[i].kind), al ? al->name : "(none)", daemon[i].want);
+            failures++;
+        }
+    }
 }
 
 int main(void)

@@ -17,6 +17,13 @@
  * is on a GPU, late: the copy is done only when an event recorded after it is seen complete,
  * or a synchronization (stream, event, device, or a synchronous copy of this process) comes,
  * so that a caller who uses the data before that sees the old bytes.
+ * FAKE_CUDART_DAEMON=1 lets the GPU daemon start (one "GPU" per process of the node, mapped
+ * host memory, a kernel library) with a kernel that does nothing: every block of every launch
+ * leaves at once, as a kernel whose collectives are all stuck leaves after DFC_GPU_IDLE_US,
+ * so a collective submitted to the daemon does not complete and the host relaunches the
+ * kernel again and again (gpu/devstuck; fake_cudart_launches() counts the launches), until
+ * fake_cudart_daemon_finish() is called: from then on a launch marks every queued collective
+ * done (its output is not computed) before it leaves.
  * The signatures use plain C types of the same ABI as CUDA's.
  */
 #define _GNU_SOURCE
@@ -28,6 +35,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "gpu/daemon_abi.h"
 
 enum { OK = 0, INVALID = 1, NOMEM = 2, NOT_READY = 600 };
 
@@ -57,6 +66,7 @@ static region_t regions[MAX_REGIONS];
 static unsigned long long next_id = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long opens, handles, polls; /* FAKE_CUDART_VERBOSE=1 prints them at exit */
+static int current_device; /* cudaSetDevice's; all of a process's memory is on it */
 
 __attribute__((destructor)) static void report(void)
 {
@@ -152,7 +162,7 @@ int cudaPointerGetAttributes(attr_t *a, const void *p)
     pthread_mutex_unlock(&lock);
     memset(a, 0, sizeof *a);
     a->type = dev ? 2 : 0; /* cudaMemoryTypeDevice : cudaMemoryTypeUnregistered */
-    a->device = dev ? 0 : -2;
+    a->device = dev ? current_device : -2;
     return OK;
 }
 
@@ -166,7 +176,7 @@ int cuPointerGetAttributes(unsigned n, int *attrs, void **data, unsigned long lo
     for (unsigned k = 0; k < n; k++) switch (attrs[k]) {
         case 2: *(unsigned *)data[k] = dev ? 2 : 0; break;
         case 8: *(unsigned char *)data[k] = 0; break;
-        case 9: *(int *)data[k] = dev ? 0 : -2; break;
+        case 9: *(int *)data[k] = dev ? current_device : -2; break;
         default: return INVALID;
         }
     return OK;
@@ -363,16 +373,27 @@ int cudaEventDestroy(event_t *e)
     return OK;
 }
 
-/* The device */
+/* The device: one, or with FAKE_CUDART_DAEMON=1 one per process of a node of up to 16 */
+static int daemon_mode(void)
+{
+    static int mode = -1;
+    if (mode < 0) mode = getenv("FAKE_CUDART_DAEMON") && atoi(getenv("FAKE_CUDART_DAEMON"));
+    return mode;
+}
 int cudaGetDeviceCount(int *n)
 {
-    *n = 1;
+    *n = daemon_mode() ? 16 : 1;
     return OK;
 }
-int cudaSetDevice(int d) { return d == 0 ? OK : INVALID; }
+int cudaSetDevice(int d)
+{
+    if (d < 0 || d >= (daemon_mode() ? 16 : 1)) return INVALID;
+    current_device = d;
+    return OK;
+}
 int cudaGetDevice(int *d)
 {
-    *d = 0;
+    *d = current_device;
     return OK;
 }
 int cudaDeviceSynchronize(void)
@@ -406,22 +427,59 @@ int cudaFreeHost(void *p)
     return OK;
 }
 
-/* What only the GPU daemon uses: unavailable here. */
+/* What only the GPU daemon uses: unavailable unless FAKE_CUDART_DAEMON=1, and then a
+ * mapped host block is its own device address, pools are plain allocations and the kernel
+ * is the one that leaves at once. */
 int cudaHostGetDevicePointer(void **d, void *h, unsigned f)
 {
-    (void)d, (void)h, (void)f;
-    return INVALID;
+    (void)f;
+    *d = h;
+    return daemon_mode() ? OK : INVALID;
 }
 int cudaMallocAsync(void **p, size_t n, void *s)
 {
-    (void)p, (void)n, (void)s;
-    return NOMEM;
+    (void)s;
+    return daemon_mode() ? cudaMalloc(p, n) : NOMEM;
 }
 int cudaFreeAsync(void *p, void *s)
 {
-    (void)p, (void)s;
-    return INVALID;
+    (void)s;
+    return daemon_mode() ? cudaFree(p) : INVALID;
 }
-int cudaLibraryLoadData(void) { return INVALID; }
-int cudaLibraryGetKernel(void) { return INVALID; }
-int cudaLaunchKernel(void) { return INVALID; }
+int cudaLibraryLoadData(void **lib)
+{
+    *lib = (void *)&next_id;
+    return daemon_mode() ? OK : INVALID;
+}
+int cudaLibraryGetKernel(void **kernel)
+{
+    *kernel = (void *)&next_id;
+    return daemon_mode() ? OK : INVALID;
+}
+
+typedef struct {
+    unsigned x, y, z;
+} dim3_t;
+static long launches;
+static int finish;
+long fake_cudart_launches(void) { return launches; }
+void fake_cudart_daemon_finish(void) { __atomic_store_n(&finish, 1, __ATOMIC_RELEASE); }
+/* The daemon kernel (daemon_abi.h: launched with one argument, its dfc_gpu_kargs_t) whose
+ * blocks all leave at once: each writes the launch's epoch into host->exited[block]. After
+ * fake_cudart_daemon_finish, it first completes every queued entry (done[slot] = gen). */
+int cudaLaunchKernel(const void *f, dim3_t grid, dim3_t block, void **args, size_t shmem,
+                     void *stream)
+{
+    (void)f, (void)block, (void)shmem, (void)stream;
+    if (!daemon_mode() || grid.x == 0 || grid.x > DFC_GPU_MAX_CHANNELS) return INVALID;
+    const dfc_gpu_kargs_t *k = args[0];
+    dfc_gpu_host_t *h = k->host;
+    for (; __atomic_load_n(&finish, __ATOMIC_ACQUIRE) && h->sq_seen != h->sq_tail; h->sq_seen++) {
+        volatile dfc_gpu_sq_entry_t *e = &h->sq[h->sq_seen % DFC_GPU_MAX_COLLS];
+        h->error[e->slot] = e->nsteps == DFC_GPU_CANCEL ? DFC_GPU_CANCELLED : 0;
+        h->done[e->slot] = e->gen;
+    }
+    for (unsigned b = 0; b < grid.x; b++) h->exited[b] = k->epoch;
+    __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
+    return OK;
+}

@@ -23,7 +23,8 @@
  * so a collective submitted to the daemon does not complete and the host relaunches the
  * kernel again and again (gpu/devstuck; fake_cudart_launches() counts the launches), until
  * fake_cudart_daemon_finish() is called: from then on a launch marks every queued collective
- * done (its output is not computed) before it leaves.
+ * done (its output is not computed) before it leaves. A cancel (a collective the host gave up
+ * on) is confirmed at the next launch, as a kernel's channels confirm it.
  * The signatures use plain C types of the same ABI as CUDA's.
  */
 #define _GNU_SOURCE
@@ -462,6 +463,8 @@ typedef struct {
 } dim3_t;
 static long launches;
 static int finish;
+static dfc_gpu_sq_entry_t held[DFC_GPU_MAX_COLLS]; /* the collectives the kernel holds */
+static int nheld;
 long fake_cudart_launches(void) { return launches; }
 void fake_cudart_daemon_finish(void) { __atomic_store_n(&finish, 1, __ATOMIC_RELEASE); }
 /* The daemon kernel (daemon_abi.h: launched with one argument, its dfc_gpu_kargs_t) whose
@@ -474,10 +477,22 @@ int cudaLaunchKernel(const void *f, dim3_t grid, dim3_t block, void **args, size
     if (!daemon_mode() || grid.x == 0 || grid.x > DFC_GPU_MAX_CHANNELS) return INVALID;
     const dfc_gpu_kargs_t *k = args[0];
     dfc_gpu_host_t *h = k->host;
-    for (; __atomic_load_n(&finish, __ATOMIC_ACQUIRE) && h->sq_seen != h->sq_tail; h->sq_seen++) {
-        volatile dfc_gpu_sq_entry_t *e = &h->sq[h->sq_seen % DFC_GPU_MAX_COLLS];
-        h->error[e->slot] = e->nsteps == DFC_GPU_CANCEL ? DFC_GPU_CANCELLED : 0;
-        h->done[e->slot] = e->gen;
+    for (; h->sq_seen != h->sq_tail; h->sq_seen++) { /* take the new entries */
+        dfc_gpu_sq_entry_t e = *(const dfc_gpu_sq_entry_t *)&h->sq[h->sq_seen % DFC_GPU_MAX_COLLS];
+        if (e.nsteps != DFC_GPU_CANCEL) {
+            held[nheld++] = e;
+            continue;
+        }
+        for (int i = 0; i < nheld; i++) /* dropped: never completes */
+            if (held[i].slot == e.slot) held[i--] = held[--nheld];
+        h->error[e.slot] = DFC_GPU_CANCELLED;
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        h->done[e.slot] = e.gen;
+    }
+    for (; __atomic_load_n(&finish, __ATOMIC_ACQUIRE) && nheld > 0; nheld--) {
+        h->error[held[nheld - 1].slot] = 0;
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        h->done[held[nheld - 1].slot] = held[nheld - 1].gen;
     }
     for (unsigned b = 0; b < grid.x; b++) h->exited[b] = k->epoch;
     __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);

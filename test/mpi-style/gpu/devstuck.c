@@ -1,25 +1,45 @@
 /*
- * devstuck - the GPU daemon's relaunch rule without a GPU (issue 14), in CI: run against the
+ * devstuck - the host side of the GPU daemon without a GPU (issue 14), in CI: run against the
  * CUDA stand-in with FAKE_CUDART_DAEMON=1 (test/unit/fake_cudart_ipc.c), whose daemon kernel
- * leaves at once and never completes anything, and with DFC_HANG_REPORT_SECONDS=1.
+ * leaves at once, completes nothing until told to (fake_cudart_daemon_finish: then it marks
+ * what it holds done, computing nothing) and confirms the cancels it is sent.
  *
- * Every rank starts a device DFC_Iallreduce, which the daemon takes (DFC_Get_gpu_daemon_info
- * names a device), and waits for it. The kernel keeps leaving as a kernel whose collectives
- * are all stuck does, and the host relaunches it every DFC_GPU_RELAUNCH_US; a relaunch is
- * not progress (daemon.c, progress_daemon), or the waiter's idle time would never reach the
- * report's. So within 4 s each rank's stderr must hold the report's header and its line for the
- * allreduce in the GPU daemon, and the kernel must have been launched again. A checking
- * thread looks after 4 s, then lets the stand-in's next launch mark the allreduce done (its
- * output is not computed), so that the wait returns and the test finalizes. Fails when the
- * relaunches count as progress (no report) or the call is staged (no relaunches).
+ *   -case=stuck  (default; run with DFC_HANG_REPORT_SECONDS=1) the relaunch rule. Every rank
+ *                starts a device DFC_Iallreduce, which the daemon takes, and waits for it.
+ *                The kernel keeps leaving as one whose collectives are all stuck does, and
+ *                the host relaunches it every DFC_GPU_RELAUNCH_US; a relaunch is not progress
+ *                (daemon.c, progress_daemon), or the waiter's idle time would never reach the
+ *                report's. So within 4 s each rank's stderr must hold the report's header and
+ *                its line for the allreduce in the GPU daemon, and the kernel must have been
+ *                launched again. A thread looks after 4 s, then lets the stand-in finish the
+ *                allreduce, so that the wait returns and the test finalizes.
+ *   -case=kill   (3 or more ranks, recovery=1) the last rank kills itself while every rank's
+ *                device DFC_Iallreduce on WORLD waits in the daemon: the survivors' Wait
+ *                fails with DFC_ERR_PROC_FAILED naming it; the daemon cancels the abandoned
+ *                allreduce, and once the kernel confirmed that it holds nothing more
+ *                (dfc_gpu_busy 0: the descriptor came back); a device allreduce of the
+ *                survivors then runs in it.
+ *   -case=launch (with DFC_GPU_FAULT_LAUNCH) a failed launch. -expect=ok (FAULT_LAUNCH=1: the
+ *                first launch fails): a device allreduce still completes, the launch being
+ *                retried. -expect=fail (FAULT_LAUNCH=-1: every launch fails): it fails with
+ *                DFC_ERR_OTHER saying the kernel could not be launched, so does the next
+ *                device call at once, and a host-buffer allreduce still works.
+ * Fails when the relaunches count as progress (no report), when a call is staged (no
+ * launches), when an abandoned collective is never reaped, or when a launch failure is lost.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../stderrcap.h"
 #include "devtest.h"
+#include "gpu/dfc_gpu.h"
+static int rank, size;
+#define FAIL_VICTIM (size - 1)
+#include "../faults/failcheck.h"
 
 long fake_cudart_launches(void); /* the stand-in's count of kernel launches */
 void fake_cudart_daemon_finish(void);
@@ -35,7 +55,7 @@ static void *check_after_wait(void *arg)
     sleep(4);
     if (saved >= 0) {
         char *text = restore_stderr(saved, captured), me[24];
-        snprintf(me, sizeof me, "rank %d:", dfct_rank);
+        snprintf(me, sizeof me, "rank %d:", rank);
         DFCT_CHECK(has_line(text, "[dfc hang report]", "DFC_HANG_REPORT_SECONDS", me),
                    "no hang report after 4 s of relaunches without progress; stderr was:\n%s",
                    text);
@@ -49,10 +69,95 @@ static void *check_after_wait(void *arg)
     return NULL;
 }
 
+static void case_stuck(float *in, float *out, int n)
+{
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
+    saved = capture_stderr(&captured);
+    launches_before = fake_cudart_launches();
+    DFC_Request req;
+    DFCT_OK(DFC_Iallreduce(in, out, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &req));
+    pthread_t t;
+    if (pthread_create(&t, NULL, check_after_wait, NULL)) {
+        DFCT_CHECK(0, "cannot start the checking thread");
+        return;
+    }
+    DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE)); /* ends once the thread has looked */
+    pthread_join(t, NULL);
+}
+
+/* Ends the process (WORLD has a dead member: dfct_finalize's allreduce on it would fail). */
+static void case_kill(float *in, float *out, int n)
+{
+    int victim = size - 1, go = 1;
+    DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
+    DFC_Comm live;
+    DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, rank == victim, rank, &live));
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
+    DFC_Request req;
+    DFCT_OK(DFC_Iallreduce(in, out, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &req));
+    /* the victim dies once every survivor has started the allreduce */
+    for (int q = 0; q < size - 1 && rank == victim; q++)
+        DFCT_OK(DFC_Recv(&go, 1, DFC_INT, q, 77, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    if (rank != victim) DFCT_OK(DFC_Send(&go, 1, DFC_INT, victim, 77, DFC_COMM_WORLD));
+    if (rank == victim) {
+        usleep(2000);
+        raise(SIGKILL);
+    }
+    EXPECT_FAILED(DFC_Wait(&req, DFC_STATUS_IGNORE), "DFC_Wait of the device allreduce");
+    double t0 = now();
+    while (dfc_gpu_busy() && now() - t0 < 10) /* progress: relaunches, the cancel's reaping */
+        DFC_Iprobe(DFC_ANY_SOURCE, DFC_ANY_TAG, live, &go, DFC_STATUS_IGNORE);
+    DFCT_CHECK(!dfc_gpu_busy(), "the abandoned allreduce was not reaped in 10 s");
+    fake_cudart_daemon_finish();
+    long before = fake_cudart_launches();
+    DFCT_OK(DFC_Allreduce(in, out, n, DFC_FLOAT, DFC_SUM, live));
+    DFCT_CHECK(fake_cudart_launches() > before, "the survivors' allreduce was not in the daemon");
+    int errs = dfct_errs, total = 0;
+    DFCT_OK(DFC_Allreduce(&errs, &total, 1, DFC_INT, DFC_SUM, live));
+    if (rank == 0) printf(total ? " Found %d errors\n" : " No Errors\n", total);
+    DFC_Comm_free(&live);
+    DFC_Finalize();
+    exit(0);
+}
+
+/* The class of rc is DFC_ERR_OTHER, its message that the kernel could not be launched. */
+static void expect_unlaunched(int rc, const char *what)
+{
+    int cls = -1, len = 0;
+    char msg[DFC_MAX_ERROR_STRING] = "";
+    DFC_Error_class(rc, &cls);
+    DFC_Error_string(rc, msg, &len);
+    DFCT_CHECK(cls == DFC_ERR_OTHER && strstr(msg, "could not be launched"),
+               "%s: class %d, message \"%s\"", what, cls, msg);
+}
+
+static void case_launch(float *in, float *out, int n, int fail)
+{
+    DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
+    if (!fail) fake_cudart_daemon_finish(); /* a launch that is made completes the call */
+    int rc = DFC_Allreduce(in, out, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD);
+    if (!fail) {
+        DFCT_CHECK(rc == DFC_SUCCESS && fake_cudart_launches() > 0,
+                   "launch: the allreduce after a failed launch: rc %d, %ld launches", rc,
+                   fake_cudart_launches());
+        return;
+    }
+    expect_unlaunched(rc, "launch: the allreduce");
+    double t0 = now();
+    expect_unlaunched(DFC_Allreduce(in, out, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD),
+                      "launch: the next device allreduce");
+    DFCT_CHECK(now() - t0 < 1, "launch: the next device allreduce took %.2f s", now() - t0);
+    int one = 1, sum = 0;
+    DFCT_OK(DFC_Allreduce(&one, &sum, 1, DFC_INT, DFC_SUM, DFC_COMM_WORLD));
+    DFCT_CHECK(sum == size, "launch: host allreduce gave %d, want %d", sum, size);
+}
+
 int main(int argc, char **argv)
 {
     dev_watchdog(60);
     dfct_init(&argc, &argv);
+    DFC_Comm_rank(DFC_COMM_WORLD, &rank);
+    DFC_Comm_size(DFC_COMM_WORLD, &size);
     int device = -1, n = 1000;
     DFC_Count launches = 0;
     DFCT_OK(DFC_Get_gpu_daemon_info(&device, &launches));
@@ -63,18 +168,11 @@ int main(int argc, char **argv)
     float *in, *out;
     CUDA_OK(cudaMalloc((void **)&in, n * sizeof(float)));
     CUDA_OK(cudaMalloc((void **)&out, n * sizeof(float)));
-    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
-    saved = capture_stderr(&captured);
-    launches_before = fake_cudart_launches();
-    DFC_Request req;
-    DFCT_OK(DFC_Iallreduce(in, out, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &req));
-    pthread_t t;
-    if (pthread_create(&t, NULL, check_after_wait, NULL)) {
-        DFCT_CHECK(0, "cannot start the checking thread");
-        return dfct_finalize();
-    }
-    DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE)); /* ends once the thread has looked */
-    pthread_join(t, NULL);
+    const char *which = argc > 1 ? argv[1] : "-case=stuck";
+    if (!strcmp(which, "-case=kill")) case_kill(in, out, n);
+    else if (!strcmp(which, "-case=launch"))
+        case_launch(in, out, n, argc > 2 && !strcmp(argv[2], "-expect=fail"));
+    else case_stuck(in, out, n);
     CUDA_OK(cudaFree(in));
     CUDA_OK(cudaFree(out));
     return dfct_finalize();

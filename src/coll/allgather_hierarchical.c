@@ -14,7 +14,10 @@
  * group is N blocks, sent as few messages as their places allow (blocks adjacent in RECV
  * go as one: with ranks alternating between nodes, rank l * N + k is local rank l of node
  * k, and a group is one contiguous run). Receives are posted before sends; a fence closes
- * every step; empty blocks are not transferred.
+ * every step; empty blocks are not transferred. On unequal nodes (hier_layout.c) the core
+ * runs this with each core rank carrying, beside its own, the blocks of the surplus ranks
+ * behind it (in rank order): a surplus rank hands its block to its partner first (fold in)
+ * and gets every block from it last (fold out), (p - 1) b more inside its node.
  *
  * Cost (B bytes gathered, b = B/(N L) per block): across nodes (N-1) (alpha_x + b beta_x);
  * inside a node (L-1) (alpha_n + N b beta_n), one alpha per message of a group when its
@@ -24,8 +27,12 @@
  * Chosen instead of ring (select.c: above DFC_ALLGATHER_SHORT_MAX gathered, with N within
  * DFC_ALLGATHER_RING_MAX_RANKS) when the layout holds; DFC_ALLGATHER_ALGORITHM=hierarchical
  * (and DFC_ALLGATHERV_ALGORITHM=hierarchical, never the default) forces it wherever it
- * holds. The GPU daemon runs it too, its steps to other nodes through the host proxy.
+ * holds; on unequal nodes by default from 8 x DFC_ALLGATHER_SHORT_MAX gathered (select.c).
+ * The GPU daemon runs it too, its steps to other nodes through the host proxy, not yet on
+ * unequal nodes (gpu.c).
  */
+#include <stdlib.h>
+
 #include "coll/dfc_coll.h"
 
 int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a)
@@ -33,16 +40,30 @@ int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a)
     return dfc_coll_hier_nodes(a) > 0;
 }
 
-/* Sends (send != 0) or receives the group of local index g to or from peer: the blocks of
- * ranks[k * L + g], k = 0 .. N-1, adjacent ones merged into one transfer. Both sides walk
- * the same list, so their messages match. */
-static int group_xfer(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h, int g,
-                      int peer, int send)
+/* The ranks whose blocks local index l of node k carries, in rank order: its core rank and,
+ * on unequal nodes, the surplus ranks behind it (hier_layout.c). Returns how many. */
+static int carried(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, int k, int l, int *out)
+{
+    int n = 0, core = h->ranks[k * h->nlocal + l];
+    if (!h->nsurplus) {
+        out[0] = core;
+        return 1;
+    }
+    for (int p = 0; p < a->size; p++)
+        if (p == core || h->partner[p] == core) out[n++] = p;
+    return n;
+}
+
+/* Sends (send != 0) or receives the blocks of the ranks list[0 .. n-1] in RECV to or from
+ * peer, adjacent ones merged into one transfer, empty ones skipped. Both sides walk the same
+ * list, so their messages match. */
+static int blocks_xfer(dfc_sched_t *s, const dfc_coll_args_t *a, const int *list, int n, int peer,
+                       int send)
 {
     uint64_t off = 0, len = 0;
-    for (int k = 0; k <= h->nnodes; k++) {
-        int p = k < h->nnodes ? h->ranks[k * h->nlocal + g] : -1;
-        if (p >= 0 && len && dfc_coll_allgather_block_off(a, p) == off + len) {
+    for (int i = 0; i <= n; i++) {
+        int p = i < n ? list[i] : -1;
+        if (p >= 0 && dfc_coll_allgather_block_off(a, p) == off + len) {
             len += dfc_coll_allgather_block_len(a, p);
             continue;
         }
@@ -54,34 +75,89 @@ static int group_xfer(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_l
     return DFC_SUCCESS;
 }
 
-static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
+/* Sends or receives the group of local index g: the blocks carried by ranks[k * L + g],
+ * k = 0 .. N-1 (list: room for every rank). */
+static int group_xfer(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h, int g,
+                      int peer, int send, int *list)
+{
+    int n = 0;
+    for (int k = 0; k < h->nnodes; k++) n += carried(a, h, k, g, list + n);
+    return blocks_xfer(s, a, list, n, peer, send);
+}
+
+/* The folds of unequal nodes: a surplus rank's block to its partner first; everything to
+ * the surplus rank last (every block, in rank order). */
+static int fold_in(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h)
+{
+    int me = a->rank, sent = 0;
+    if (h->partner[me] >= 0) {
+        uint64_t len = dfc_coll_allgather_block_len(a, me);
+        if (!len) return DFC_SUCCESS;
+        DFC_TRY(dfc_sched_send(s, h->partner[me], a->in_place ? DFC_BUF_RECV : DFC_BUF_SEND,
+                               a->in_place ? dfc_coll_allgather_block_off(a, me) : 0, len));
+        return dfc_sched_fence(s);
+    }
+    for (int q = 0; q < a->size; q++)
+        if (h->partner[q] == me && dfc_coll_allgather_block_len(a, q)) {
+            DFC_TRY(dfc_sched_recv(s, q, DFC_BUF_RECV, dfc_coll_allgather_block_off(a, q),
+                                   dfc_coll_allgather_block_len(a, q)));
+            sent = 1;
+        }
+    return sent ? dfc_sched_fence(s) : DFC_SUCCESS;
+}
+
+static int fold_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h, int *list)
+{
+    int me = a->rank, any = 0;
+    for (int p = 0; p < a->size; p++) list[p] = p;
+    if (h->partner[me] >= 0) {
+        DFC_TRY(blocks_xfer(s, a, list, a->size, h->partner[me], 0));
+        return dfc_sched_fence(s);
+    }
+    for (int q = 0; q < a->size; q++)
+        if (h->partner[q] == me) {
+            DFC_TRY(blocks_xfer(s, a, list, a->size, q, 1));
+            any = 1;
+        }
+    return any ? dfc_sched_fence(s) : DFC_SUCCESS;
+}
+
+static int phases(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s, int *list)
 {
     int N = h->nnodes, L = h->nlocal, n = h->node[a->rank], l = h->local[a->rank];
-    if (!a->in_place)
-        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV,
-                               dfc_coll_allgather_block_off(a, a->rank),
-                               dfc_coll_allgather_block_len(a, a->rank)));
+    DFC_TRY(fold_in(s, a, h));
     int right = h->ranks[dfc_coll_mod(n + 1, N) * L + l],
         left = h->ranks[dfc_coll_mod(n - 1, N) * L + l];
-    for (int i = 0; i < N - 1; i++) {
-        int sb = h->ranks[dfc_coll_mod(n - i, N) * L + l],
-            rb = h->ranks[dfc_coll_mod(n - i - 1, N) * L + l];
-        if (dfc_coll_allgather_block_len(a, rb))
-            DFC_TRY(dfc_sched_recv(s, left, DFC_BUF_RECV, dfc_coll_allgather_block_off(a, rb),
-                                   dfc_coll_allgather_block_len(a, rb)));
-        if (dfc_coll_allgather_block_len(a, sb))
-            DFC_TRY(dfc_sched_send(s, right, DFC_BUF_RECV, dfc_coll_allgather_block_off(a, sb),
-                                   dfc_coll_allgather_block_len(a, sb)));
+    for (int i = 0; i < N - 1; i++) { /* across nodes: what local index l of each node carries */
+        int k = carried(a, h, dfc_coll_mod(n - i - 1, N), l, list);
+        DFC_TRY(blocks_xfer(s, a, list, k, left, 0));
+        k = carried(a, h, dfc_coll_mod(n - i, N), l, list);
+        DFC_TRY(blocks_xfer(s, a, list, k, right, 1));
         DFC_TRY(dfc_sched_fence(s));
     }
     right = h->ranks[n * L + dfc_coll_mod(l + 1, L)],
     left = h->ranks[n * L + dfc_coll_mod(l - 1, L)];
     for (int t = 0; t < L - 1; t++) {
-        DFC_TRY(group_xfer(s, a, h, dfc_coll_mod(l - t - 1, L), left, 0));
-        DFC_TRY(group_xfer(s, a, h, dfc_coll_mod(l - t, L), right, 1));
+        DFC_TRY(group_xfer(s, a, h, dfc_coll_mod(l - t - 1, L), left, 0, list));
+        DFC_TRY(group_xfer(s, a, h, dfc_coll_mod(l - t, L), right, 1, list));
         DFC_TRY(dfc_sched_fence(s));
     }
-    return DFC_SUCCESS;
+    return fold_out(s, a, h, list);
+}
+
+static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
+{
+    if (!a->in_place)
+        DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV,
+                               dfc_coll_allgather_block_off(a, a->rank),
+                               dfc_coll_allgather_block_len(a, a->rank)));
+    int *list = malloc((size_t)a->size * sizeof(int));
+    if (!list) return DFC_ERR(DFC_ERR_NO_MEM, "hierarchical allgather: out of memory");
+    int rc;
+    if (h->partner[a->rank] < 0) rc = phases(a, h, s, list);
+    else if ((rc = fold_in(s, a, h)) == DFC_SUCCESS) rc = fold_out(s, a, h, list); /* surplus */
+    free(list);
+    return rc;
 }
 
 int dfc_coll_allgather_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)

@@ -12,10 +12,11 @@
  * unequal (srun -n 5 over 2 nodes: 3 and 2), the ranks beyond the core are the surplus:
  * surplus local index j stands behind the core rank of its node at index j mod L, its
  * partner. A rooted call swaps a surplus root with the core rank at that place, so the
- * root is always in the core. The algorithms that fold (bcast, reduce, allreduce) run the
- * core's schedule plus, inside each node, a fold in (the surplus' inputs reduced into
- * their partners', before) and a fold out (the result handed to them, after); the others
- * take equal nodes only (nsurplus 0).
+ * root is always in the core. The algorithms that fold (bcast, reduce, allreduce here;
+ * allgather(v) in its own file, its partners carrying the surplus' blocks) run the core's
+ * schedule plus, inside each node, a fold in (the surplus' inputs reduced into their
+ * partners', before) and a fold out (the result handed to them, after); the others take
+ * equal nodes only (nsurplus 0).
  *
  * Fold cost on a node with s surplus ranks (m bytes): each partner takes ceil(s/L) vectors,
  * alpha_n + m (beta_n + gamma) apiece, and sends as many results back, alpha_n + m beta_n:
@@ -97,7 +98,8 @@ int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h)
 /* The kinds whose algorithm folds the surplus ranks in and out (the others need equal nodes). */
 static int folds(dfc_coll_kind_t k)
 {
-    return k == DFC_COLL_BCAST || k == DFC_COLL_REDUCE || k == DFC_COLL_ALLREDUCE;
+    return k == DFC_COLL_BCAST || k == DFC_COLL_REDUCE || k == DFC_COLL_ALLREDUCE ||
+           k == DFC_COLL_ALLGATHER || k == DFC_COLL_ALLGATHERV;
 }
 
 int dfc_coll_hier_nodes(const dfc_coll_args_t *a)

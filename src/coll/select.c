@@ -38,19 +38,20 @@ static int spans_nodes(const dfc_coll_args_t *a)
     return 0;
 }
 
-/* N of the call's hierarchical layout when the default rules may take it, else 0. On nodes
- * of unequal counts (surplus ranks folded in and out, hier_layout.c) only on the host, from
- * `folded_min` bytes: in the GPU daemon (a->gpu) the folds have not run yet, and on
- * simulated nodes (BENCHMARKS.md, stop 35: 5 rounds, tcp between nodes) the hierarchical
- * bcast took 0.44-0.82x scatter_allgather's time from 1 MiB on nodes of 3, 3 and 2 ranks but
- * 1.1-1.7x at 64-256 KiB, where the allreduce above DFC_ALLREDUCE_RABENSEIFNER_MAX took
- * 0.51-0.88x ring's. */
-static int hier_default(const dfc_coll_args_t *a, uint64_t folded_min)
+/* N of the call's hierarchical layout when the default rules may take it for a call of
+ * `bytes`, else 0. On nodes of unequal counts (surplus ranks folded in and out,
+ * hier_layout.c) only on the host, from `folded_min` bytes: in the GPU daemon (a->gpu) the
+ * folds have not run yet, and on simulated nodes (BENCHMARKS.md, stop 35: 4-5 rounds, tcp
+ * between nodes) the hierarchical bcast took 0.44-0.82x scatter_allgather's time from 1 MiB
+ * on nodes of 3, 3 and 2 ranks but 1.1-1.7x at 64-256 KiB, the allgather 0.69-0.90x ring's
+ * from 512 KiB gathered but 0.98-1.05x at 128-256 KiB, where the allreduce above
+ * DFC_ALLREDUCE_RABENSEIFNER_MAX took 0.51-0.88x ring's. */
+static int hier_default(const dfc_coll_args_t *a, uint64_t bytes, uint64_t folded_min)
 {
-    dfc_hier_layout_t h; /* bcast and allreduce: their algorithms fold */
+    dfc_hier_layout_t h; /* bcast, allreduce, allgather(v): their algorithms fold */
     if (!dfc_coll_hier_layout(a, &h)) return 0;
     dfc_coll_hier_layout_free(&h);
-    if (h.nsurplus && (a->gpu || a->count * a->elem < folded_min)) return 0;
+    if (h.nsurplus && (a->gpu || bytes < folded_min)) return 0;
     return h.nnodes;
 }
 
@@ -302,7 +303,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     case DFC_COLL_BCAST:
         if (dfc_coll_bcast_shm_slots_usable(a)) name = "shm_slots";
         else if (bytes < thr.bcast_sag_min || a->size < 4) name = "binomial";
-        else if (hier_default(a, 8 * thr.bcast_sag_min) > 0)
+        else if (hier_default(a, bytes, 8 * thr.bcast_sag_min) > 0)
             name = "hierarchical"; /* spans nodes */
         else name = "scatter_allgather";
         break;
@@ -310,7 +311,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
         else if (bytes <= allreduce_rd_limit(a)) name = "recursive_doubling";
         else if (bytes <= thr.allreduce_rab_max) name = "rabenseifner";
-        else if (a->commutative && (nodes = hier_default(a, 0)) > 0 &&
+        else if (a->commutative && (nodes = hier_default(a, bytes, 0)) > 0 &&
                  nodes <= thr.allreduce_ring_max_ranks * (is_pow2(nodes) ? 1 : 8))
             name = "hierarchical"; /* its ring across nodes: the rank limit applies to N */
         else if (a->size <= thr.allreduce_ring_max_ranks * (is_pow2(a->size) ? 1 : 8) ||
@@ -320,7 +321,9 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         break;
     case DFC_COLL_ALLGATHER:
         if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max &&
-            (nodes = dfc_coll_hier_nodes(a)) > 0 && nodes <= thr.allgather_ring_max_ranks &&
+            (nodes = hier_default(a, (uint64_t)a->size * a->rbytes, 8 * thr.allgather_short_max)) >
+                0 &&
+            nodes <= thr.allgather_ring_max_ranks &&
             a->size / nodes <= thr.allgather_ring_max_ranks)
             name = "hierarchical"; /* rings of N and of L ranks: the rank limit applies to them */
         else if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max &&

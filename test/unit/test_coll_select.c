@@ -6,8 +6,8 @@
  * doubling / bruck. Then, in a forked child (the thresholds
  * are read once per process), DFC_ALLREDUCE_RING_MAX_RANKS and DFC_ALLGATHER_RING_MAX_RANKS
  * move the limit both ways. The hierarchical bcast, allgather and allreduce: chosen on 8 ranks
- * over 4 nodes where their flat counterparts would be; on nodes of unequal counts bcast
- * (from 512 KiB) and allreduce, which fold the surplus ranks, not allgather; the hierarchical reduce_scatter_block is never the default. Allreduce across nodes uses
+ * over 4 nodes where their flat counterparts would be; on nodes of unequal counts bcast and
+ * allgather (from 512 KiB) and allreduce, which fold the surplus ranks; the hierarchical reduce_scatter_block is never the default. Allreduce across nodes uses
  * recursive doubling up to 32 KiB; on one node up to 512 KiB on 2 ranks (16 KiB for a
  * nonblocking call), 16 KiB on 3 and 4, 16 KiB x 4/n on more, and never below 4 KiB.
  * Runs without DFC_Init; exits 1 when a choice differs.
@@ -148,8 +148,8 @@ static dfc_coll_args_t on_nodes(dfc_coll_kind_t kind, uint64_t bytes, int commut
 }
 
 /* The hierarchical algorithms on 8 ranks over 4 nodes (rank r on node r mod 4), and on nodes
- * of unequal counts (3, 3 and 2 ranks) those that fold the surplus ranks: bcast from 512 KiB,
- * allreduce; allgather there is flat. */
+ * of unequal counts (3, 3 and 2 ranks) those that fold the surplus ranks: bcast and allgather
+ * from 512 KiB, allreduce. */
 static void check_nodes(void)
 {
     static const struct {
@@ -167,7 +167,9 @@ static void check_nodes(void)
         {DFC_COLL_BCAST, 512 * KIB - 1, 1, 0, "scatter_allgather"},
         {AG, 128 * KIB, 1, 1, "hierarchical"},
         {AG, 1 * KIB, 1, 1, "recursive_doubling"},
-        {AG, 128 * KIB, 1, 0, "ring"},
+        {AG, 128 * KIB, 1, 0, "hierarchical"}, /* unequal nodes: folded from 512 KiB */
+        {AG, 64 * KIB, 1, 0, "hierarchical"},  /* gathered (8 blocks) */
+        {AG, 64 * KIB - 4, 1, 0, "ring"},
         {DFC_COLL_REDUCE_SCATTER_BLOCK, 1 * MIB, 1, 1, "pairwise"}, /* hierarchical: forced only */
         {DFC_COLL_REDUCE, 1 * MIB, 1, 1, "binomial"},               /* hierarchical: forced only */
         {DFC_COLL_GATHER, 1 * MIB, 1, 1, "linear"},                 /* hierarchical: forced only */
@@ -267,7 +269,7 @@ static void check_nodes(void)
     static const struct {
         dfc_coll_kind_t kind;
         const char *want;
-    } daemon[] = {{AR, "ring"}, {DFC_COLL_BCAST, "scatter_allgather"}};
+    } daemon[] = {{AR, "ring"}, {DFC_COLL_BCAST, "scatter_allgather"}, {AG, "ring"}};
     for (size_t i = 0; i < sizeof daemon / sizeof daemon[0]; i++) {
         dfc_coll_args_t a = on_nodes(daemon[i].kind, 1 * MIB, 1, uneven);
         a.gpu = DFC_COLL_GPU_DAEMON;

@@ -7,10 +7,12 @@
 #ifndef DFC_TEST_FAILCHECK_H
 #define DFC_TEST_FAILCHECK_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -30,6 +32,37 @@ static int failed_class(int rc, const char *what)
     DFCT_CHECK(cls != DFC_ERR_PROC_FAILED || strstr(msg, needle), "%s: message \"%s\" lacks \"%s\"",
                what, msg, needle);
     return cls;
+}
+
+/* The victim dies (SIGKILL) once every other rank has reached this call, having started what
+ * its death must interrupt (and so left any barrier before, which would fail on a rank still
+ * inside it): each of them sends it a message (tag 77 on WORLD), and it dies 2 ms after the
+ * last. The others return at once. */
+static inline void kill_victim_once_started(int rank, int size)
+{
+    int go = 1, victim = (int)(FAIL_VICTIM);
+    for (int q = 0; q < size && rank == victim; q++)
+        if (q != victim)
+            DFCT_OK(DFC_Recv(&go, 1, DFC_INT, q, 77, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
+    if (rank != victim) DFCT_OK(DFC_Send(&go, 1, DFC_INT, victim, 77, DFC_COMM_WORLD));
+    if (rank == victim) {
+        usleep(2000);
+        raise(SIGKILL);
+    }
+}
+
+/* The end of a test whose WORLD lost a member (dfct_finalize's reduction over WORLD would
+ * fail): the survivors' errors summed over `live`, the verdict printed by its rank 0, then
+ * DFC_Finalize and exit(0). */
+static inline void finish_among_survivors(DFC_Comm *live)
+{
+    int errs = dfct_errs, total = 0, me = -1;
+    DFCT_OK(DFC_Allreduce(&errs, &total, 1, DFC_INT, DFC_SUM, *live));
+    DFC_Comm_rank(*live, &me);
+    if (me == 0) printf(total ? " Found %d errors\n" : " No Errors\n", total);
+    DFC_Comm_free(live);
+    DFC_Finalize();
+    exit(0);
 }
 
 #define EXPECT_FAILED(rc, what)                                   \

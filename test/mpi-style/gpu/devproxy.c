@@ -248,16 +248,7 @@ static void case_kill(void)
     DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
     DFC_Request req;
     DFCT_OK(DFC_Iallreduce(s, r, (int)n, DFC_INT, DFC_SUM, DFC_COMM_WORLD, &req));
-    /* The victim dies only once every survivor has started the allreduce (and so left the
-     * barrier, which would fail on a rank still inside it), in the middle of its transfers. */
-    int go = 1;
-    for (int q = 0; q < size - 1 && rank == victim; q++)
-        DFCT_OK(DFC_Recv(&go, 1, DFC_INT, q, 77, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
-    if (rank != victim) DFCT_OK(DFC_Send(&go, 1, DFC_INT, victim, 77, DFC_COMM_WORLD));
-    if (rank == victim) {
-        usleep(2000);
-        raise(SIGKILL);
-    }
+    kill_victim_once_started(rank, size); /* in the middle of its transfers */
     double t0 = now();
     int rc = DFC_Wait(&req, DFC_STATUS_IGNORE);
     EXPECT_FAILED(rc, "DFC_Wait of the allreduce on WORLD");
@@ -278,12 +269,7 @@ static void case_kill(void)
             break;
         }
     }
-    int errs = dfct_errs, total = 0;
-    DFCT_OK(DFC_Allreduce(&errs, &total, 1, DFC_INT, DFC_SUM, live));
-    if (rank == 0) printf(total ? " Found %d errors\n" : " No Errors\n", total);
-    DFC_Comm_free(&live);
-    DFC_Finalize();
-    exit(0);
+    finish_among_survivors(&live);
 }
 
 static int has_flag(int argc, char **argv, const char *flag)

@@ -95,14 +95,7 @@ static void case_kill(float *in, float *out, int n)
     DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
     DFC_Request req;
     DFCT_OK(DFC_Iallreduce(in, out, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &req));
-    /* the victim dies once every survivor has started the allreduce */
-    for (int q = 0; q < size - 1 && rank == victim; q++)
-        DFCT_OK(DFC_Recv(&go, 1, DFC_INT, q, 77, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
-    if (rank != victim) DFCT_OK(DFC_Send(&go, 1, DFC_INT, victim, 77, DFC_COMM_WORLD));
-    if (rank == victim) {
-        usleep(2000);
-        raise(SIGKILL);
-    }
+    kill_victim_once_started(rank, size);
     EXPECT_FAILED(DFC_Wait(&req, DFC_STATUS_IGNORE), "DFC_Wait of the device allreduce");
     double t0 = now();
     while (dfc_gpu_busy() && now() - t0 < 10) /* progress: relaunches, the cancel's reaping */
@@ -112,12 +105,7 @@ static void case_kill(float *in, float *out, int n)
     long before = fake_cudart_launches();
     DFCT_OK(DFC_Allreduce(in, out, n, DFC_FLOAT, DFC_SUM, live));
     DFCT_CHECK(fake_cudart_launches() > before, "the survivors' allreduce was not in the daemon");
-    int errs = dfct_errs, total = 0;
-    DFCT_OK(DFC_Allreduce(&errs, &total, 1, DFC_INT, DFC_SUM, live));
-    if (rank == 0) printf(total ? " Found %d errors\n" : " No Errors\n", total);
-    DFC_Comm_free(&live);
-    DFC_Finalize();
-    exit(0);
+    finish_among_survivors(&live);
 }
 
 /* The class of rc is DFC_ERR_OTHER, its message that the kernel could not be launched. */

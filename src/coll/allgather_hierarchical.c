@@ -87,7 +87,7 @@ static int group_xfer(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_l
 
 /* The folds of unequal nodes: a surplus rank's block to its partner first; everything to
  * the surplus rank last (every block, in rank order). */
-static int fold_in(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h)
+static int fold_block_in(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h)
 {
     int me = a->rank, sent = 0;
     if (h->partner[me] >= 0) {
@@ -106,7 +106,8 @@ static int fold_in(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layo
     return sent ? dfc_sched_fence(s) : DFC_SUCCESS;
 }
 
-static int fold_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h, int *list)
+static int fold_blocks_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
+                           int *list)
 {
     int me = a->rank, any = 0;
     for (int p = 0; p < a->size; p++) list[p] = p;
@@ -125,7 +126,7 @@ static int fold_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_lay
 static int phases(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s, int *list)
 {
     int N = h->nnodes, L = h->nlocal, n = h->node[a->rank], l = h->local[a->rank];
-    DFC_TRY(fold_in(s, a, h));
+    DFC_TRY(fold_block_in(s, a, h));
     int right = h->ranks[dfc_coll_mod(n + 1, N) * L + l],
         left = h->ranks[dfc_coll_mod(n - 1, N) * L + l];
     for (int i = 0; i < N - 1; i++) { /* across nodes: what local index l of each node carries */
@@ -142,7 +143,7 @@ static int phases(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sche
         DFC_TRY(group_xfer(s, a, h, dfc_coll_mod(l - t, L), right, 1, list));
         DFC_TRY(dfc_sched_fence(s));
     }
-    return fold_out(s, a, h, list);
+    return fold_blocks_out(s, a, h, list);
 }
 
 static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
@@ -155,7 +156,8 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
     if (!list) return DFC_ERR(DFC_ERR_NO_MEM, "hierarchical allgather: out of memory");
     int rc;
     if (h->partner[a->rank] < 0) rc = phases(a, h, s, list);
-    else if ((rc = fold_in(s, a, h)) == DFC_SUCCESS) rc = fold_out(s, a, h, list); /* surplus */
+    else if ((rc = fold_block_in(s, a, h)) == DFC_SUCCESS)
+        rc = fold_blocks_out(s, a, h, list); /* surplus */
     free(list);
     return rc;
 }

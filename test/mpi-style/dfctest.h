@@ -39,14 +39,21 @@ static inline int dfct_under_asan(void) { return __asan_init != NULL; }
 /* -memtype=device asks for device buffers (the GPU issue); host is the default. */
 static int dfct_memtype_device;
 
-/* The value of option -name=V among argv (strtol, any base), or dflt. */
-static inline long dfct_opt_long(int argc, char **argv, const char *name, long dflt)
+/* The value V of option -name=V among argv, or dflt. */
+static inline const char *dfct_opt_str(int argc, char **argv, const char *name, const char *dflt)
 {
     size_t n = strlen(name);
     for (int i = 1; i < argc; i++)
         if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=')
-            return strtol(argv[i] + 2 + n, NULL, 0);
+            return argv[i] + 2 + n;
     return dflt;
+}
+
+/* The same as a number (strtol, any base). */
+static inline long dfct_opt_long(int argc, char **argv, const char *name, long dflt)
+{
+    const char *v = dfct_opt_str(argc, argv, name, NULL);
+    return v ? strtol(v, NULL, 0) : dflt;
 }
 
 static inline void dfct_init(int *argc, char ***argv)

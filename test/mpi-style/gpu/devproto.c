@@ -38,15 +38,6 @@
 
 static int rank, size;
 
-static const char *opt_str(int argc, char **argv, const char *name, const char *dflt)
-{
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && !strncmp(argv[i] + 1, name, n) && argv[i][1 + n] == '=')
-            return argv[i] + 2 + n;
-    return dflt;
-}
-
 /* A device buffer of n floats: input (rank + 1) * (i % 7 + salt), integers, so that sums are
  * exact; the output poisoned with NaN. */
 typedef struct {
@@ -237,7 +228,7 @@ static void case_hang(void)
 
 int main(int argc, char **argv)
 {
-    const char *which = opt_str(argc, argv, "case", "?");
+    const char *which = dfct_opt_str(argc, argv, "case", "?");
     dev_watchdog((unsigned)dfct_opt_long(argc, argv, "watchdog", 300));
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
@@ -248,7 +239,7 @@ int main(int argc, char **argv)
     DFCT_CHECK(device >= 0, "the GPU daemon is not running (device %d)", device);
     if (!strcmp(which, "cross")) case_cross((int)dfct_opt_long(argc, argv, "iters", 6));
     else if (!strcmp(which, "burst")) case_burst();
-    else if (!strcmp(which, "launch")) case_launch(opt_str(argc, argv, "expect", "ok"));
+    else if (!strcmp(which, "launch")) case_launch(dfct_opt_str(argc, argv, "expect", "ok"));
     else if (!strcmp(which, "hang")) case_hang();
     else DFCT_CHECK(0, "unknown -case=%s", which);
     DFCT_OK(DFC_Get_gpu_daemon_info(&device, &launches));

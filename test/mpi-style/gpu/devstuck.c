@@ -156,11 +156,12 @@ int main(int argc, char **argv)
     float *in, *out;
     CUDA_OK(cudaMalloc((void **)&in, n * sizeof(float)));
     CUDA_OK(cudaMalloc((void **)&out, n * sizeof(float)));
-    const char *which = argc > 1 ? argv[1] : "-case=stuck";
-    if (!strcmp(which, "-case=kill")) case_kill(in, out, n);
-    else if (!strcmp(which, "-case=launch"))
-        case_launch(in, out, n, argc > 2 && !strcmp(argv[2], "-expect=fail"));
-    else case_stuck(in, out, n);
+    const char *which = dfct_opt_str(argc, argv, "case", "stuck");
+    if (!strcmp(which, "kill")) case_kill(in, out, n);
+    else if (!strcmp(which, "launch"))
+        case_launch(in, out, n, !strcmp(dfct_opt_str(argc, argv, "expect", "ok"), "fail"));
+    else if (!strcmp(which, "stuck")) case_stuck(in, out, n);
+    else DFCT_CHECK(0, "unknown -case=%s", which);
     CUDA_OK(cudaFree(in));
     CUDA_OK(cudaFree(out));
     return dfct_finalize();

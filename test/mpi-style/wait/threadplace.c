@@ -42,7 +42,7 @@ static pid_t task_named(const char *name)
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        char path[96], comm[64] = "";
+        char path[300], comm[64] = ""; /* d_name: up to 255 bytes */
         snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
         FILE *f = fopen(path, "r");
         if (!f) continue;

@@ -100,9 +100,10 @@ static int ring_kind(dfc_coll_kind_t k)
 }
 
 /* Rails: whether the call's hierarchical algorithm talks along them only: the members lie on
- * N >= 2 nodes of L >= 2 each (hier_layout.c), and the members of each local index of the
- * communicator share one rail of the job (the schedule's steps across nodes join them; its
- * steps inside a node join node mates, always connected). On a ring, only the kinds whose
+ * N >= 2 nodes of at least L >= 2 each (hier_layout.c), and the core's members of each local
+ * index (below L) of the communicator share one rail of the job (the schedule's steps across
+ * nodes join them; its steps inside a node, the surplus ranks' folds among them, join node
+ * mates, always connected). On a ring, only the kinds whose
  * steps across nodes go round the communicator's nodes in order, and only when each of its
  * nodes is the job's ring neighbour of the next. */
 static int rails_reach(const dfc_coll_args_t *a, const int *rail, int ring)
@@ -110,8 +111,7 @@ static int rails_reach(const dfc_coll_args_t *a, const int *rail, int ring)
     dfc_hier_layout_t h;
     if (ring && !ring_kind(a->kind)) return 0;
     if (!dfc_coll_hier_layout(a, &h)) return 0;
-    /* Unequal nodes (surplus ranks folded in and out) have not run in a daemon yet: staged. */
-    int ok = !h.nsurplus, L = h.nlocal, N = h.nnodes;
+    int ok = 1, L = h.nlocal, N = h.nnodes;
     for (int j = 0; j < L && ok; j++)
         for (int n = 1; n < N && ok; n++)
             ok = rail[a->world[h.ranks[n * L + j]]] == rail[a->world[h.ranks[j]]];

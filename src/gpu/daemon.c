@@ -142,11 +142,15 @@ static int start_daemon(void)
         int ndev = dfc_gpu_device_count();
         dev = d.me % ndev;
         /* DFC_GPU_FIFO_MEMORY is per GPU: processes sharing one (MPS) split it (issue 14).
-         * The same on every process of the node, as the mailbox geometry must be. */
-        sharers = (d.nnode + ndev - 1) / ndev;
+         * The same on every process that talks to this one, as the mailbox geometry must be:
+         * beyond the node (the proxy's modes), the largest node's count. */
+        int most = d.peers == DFC_GPU_PEERS_NODE ? d.nnode
+                                                 : dfc_gpu_largest_node(d.world_size, d.rail);
+        sharers = (most + ndev - 1) / ndev;
     }
     dfc_gpu_geom_t *g = &d.rec.geom;
-    g->nlocal = (uint32_t)d.nlocal;
+    g->nlocal = (uint32_t)dfc_gpu_geom_peers(d.peers, d.world_size, d.nnodes,
+                                             dfc_gpu_largest_node(d.world_size, d.rail), d.nnode);
     uint64_t fifo = ((uint64_t)DFC_MAX2(1, prm.fifo_mib) << 20) / (uint64_t)sharers;
     g->channels = (uint32_t)DFC_MIN2(DFC_GPU_MAX_CHANNELS, DFC_MAX2(1, prm.channels));
     g->slots = (uint32_t)DFC_MIN2(DFC_GPU_MAX_SLOTS, DFC_MAX2(1, prm.slots));
@@ -335,30 +339,37 @@ static void judge_peers(daemon_record_t *recs)
 
 /* RAILS and RING: the verdict of every process of the job, not only of the peers, so that every
  * process can tell whether a communicator's hierarchical schedule reaches only daemons that
- * take part (dfc_gpu_daemon_rails). Nodes (numbered densely from 0 by the comm layer) hold L
- * processes each; node k's local index j is at pos[k * L + j]. */
+ * take part (dfc_gpu_daemon_rails). Nodes are numbered densely from 0 by the comm layer and
+ * may hold different counts: node k's processes are pos[first[k] .. first[k + 1] - 1], in
+ * local index order. */
 static void judge_job(daemon_record_t *peer_recs)
 {
-    int w = d.world_size, L = w / d.nnodes;
+    int w = d.world_size, N = d.nnodes;
     daemon_record_t *recs = calloc((size_t)w, sizeof *recs);
     const daemon_record_t **pos = calloc((size_t)w, sizeof *pos);
+    int *first = calloc((size_t)N + 1, sizeof(int));
     d.rail_part = calloc((size_t)w, sizeof(int));
-    if (!recs || !pos || !d.rail_part) /* the peers believe this process takes part */
+    if (!recs || !pos || !first || !d.rail_part) /* the peers believe this process takes part */
         dfc_fatal("out of memory reading the GPU daemons of %d processes; run with "
                   "DFC_GPU_PROXY=off",
                   w);
+    for (int r = 0; r < w; r++) first[d.node_of[r] + 1]++;
+    for (int k = 0; k < N; k++) first[k + 1] += first[k];
     for (int r = 0; r < w; r++) {
         read_record(r, &recs[r]);
-        pos[d.node_of[r] * L + d.rail[r]] = &recs[r];
+        pos[first[d.node_of[r]] + d.rail[r]] = &recs[r];
     }
-    for (int r = 0; r < w; r++)
-        d.rail_part[r] = judge(&recs[r], &pos[d.node_of[r] * L], L) ? d.rail[r] : -1;
+    for (int r = 0; r < w; r++) {
+        int k = d.node_of[r];
+        d.rail_part[r] = judge(&recs[r], &pos[first[k]], first[k + 1] - first[k]) ? d.rail[r] : -1;
+    }
     for (int i = 0; i < d.nlocal; i++) {
         d.index_of[d.local_world[i]] = d.rail_part[d.local_world[i]] >= 0 ? i : -1;
         peer_recs[i] = recs[d.local_world[i]];
     }
     free(recs);
     free(pos);
+    free(first);
 }
 
 void dfc_gpu_daemon_connect(void)

@@ -80,13 +80,16 @@ static inline void dfc_gpu_number_transfers(dfc_step_t *steps, int n, int nranks
 /* Which processes a daemon connects (issue 15), with at most `cap` (<= DFC_GPU_MAX_LOCAL, its
  * peer tables; DFC_GPU_PEERS_MAX lowers it for tests) in its table, itself included. NODE: the
  * processes of its node. JOB (the host proxy on, at most cap processes): every process of the
- * job. In a larger job whose N nodes hold L processes each, the processes of its node and of
- * its rail, the processes with its local index on the other nodes: all of the rail (RAILS,
- * L + N - 1 <= cap), or its rail neighbours on the ring of the nodes, nodes n - 1 and n + 1
- * mod N (RING, L >= 2 and L + 2 <= cap: any number of nodes). The hierarchical algorithms
- * talk inside a node and across nodes among equal local indices, and those whose steps across
- * nodes are a ring of the nodes (allreduce, allgather, reduce_scatter) or a chain round it
- * (bcast, reduce) talk to the rail neighbours only.
+ * job. In a larger job on N nodes, whose largest holds Lmax processes and smallest Lmin, the
+ * processes of its node and of its rail, the processes with its local index on the other
+ * nodes: all of the rail (RAILS, Lmax + N - 1 <= cap), or its rail neighbours on the ring of
+ * the nodes, nodes n - 1 and n + 1 mod N (RING, Lmin >= 2 and Lmax + 2 <= cap: any number of
+ * nodes). The hierarchical algorithms talk inside a node and across nodes among equal local
+ * indices, and those whose steps across nodes are a ring of the nodes (allreduce, allgather,
+ * reduce_scatter) or a chain round it (bcast, reduce) talk to the rail neighbours only. On
+ * unequal nodes only the core (local indices below the smallest node's count) crosses nodes;
+ * a surplus rank talks to a node mate (hier_layout.c), so a rail that some nodes lack is
+ * harmless.
  * Nodes are numbered densely from 0 (the comm layer's node map), and that numbering is the
  * ring. Pure and deterministic, so every process of the job computes the same for everyone:
  * rail[r] is r's local index (its position among its node's processes in world-rank order)
@@ -103,21 +106,31 @@ static inline int dfc_gpu_choose_peers(int world_size, const int *node_of, int p
 {
     int mode = DFC_GPU_PEERS_NODE;
     int *seen = (int *)calloc((size_t)world_size, sizeof(int)); /* node ids are < world_size */
+    int most = 0;
     *nnodes = 0;
     for (int r = 0; r < world_size; r++) {
         if (seen) rail[r] = seen[node_of[r]]++;
         else /* no memory: the same numbers, slowly */
             for (int q = rail[r] = 0; q < r; q++) rail[r] += node_of[q] == node_of[r];
         *nnodes += rail[r] == 0;
+        most = rail[r] + 1 > most ? rail[r] + 1 : most;
+    }
+    if (!proxy) {
+        free(seen);
+        return mode;
+    }
+    int least = most; /* the smallest node's count (every node id below nnodes holds one) */
+    for (int k = 0; k < *nnodes; k++) {
+        int count = 0;
+        if (seen) count = seen[k];
+        else
+            for (int r = 0; r < world_size; r++) count += node_of[r] == k;
+        least = count < least ? count : least;
     }
     free(seen);
-    if (!proxy) return mode;
     if (world_size <= cap) return DFC_GPU_PEERS_JOB;
-    int per_node = world_size / *nnodes, regular = world_size % *nnodes == 0;
-    for (int r = 0; r < world_size && regular; r++) /* every node has local index per_node - 1 */
-        regular = rail[r] < per_node;
-    if (regular && per_node + *nnodes - 1 <= cap) mode = DFC_GPU_PEERS_RAILS;
-    else if (regular && per_node >= 2 && per_node + 2 <= cap) mode = DFC_GPU_PEERS_RING;
+    if (most + *nnodes - 1 <= cap) mode = DFC_GPU_PEERS_RAILS;
+    else if (least >= 2 && most + 2 <= cap) mode = DFC_GPU_PEERS_RING;
     return mode;
 }
 
@@ -151,6 +164,29 @@ static inline int dfc_gpu_peer_table(int mode, int world_size, const int *node_o
             n++;
         }
     return n;
+}
+
+/* The mailbox geometry's peer count (dfc_gpu_geom_t.nlocal): the longest daemon table that
+ * links to this process's, so that every daemon this one talks to lays its mailbox and pair
+ * regions out alike (a node mate writes at offsets the geometry gives, and the auto chunk
+ * size depends on it). NODE: the node's processes (`mates`); JOB: every process; RAILS and
+ * RING: the table of local index 0 on the largest node (`most` processes; every node has a
+ * local index 0), on unequal nodes longer than some processes' own. The processes of a node
+ * get the same answer, and in JOB, RAILS and RING modes every process of the job. */
+static inline int dfc_gpu_geom_peers(int mode, int world_size, int nnodes, int most, int mates)
+{
+    if (mode == DFC_GPU_PEERS_NODE) return mates;
+    if (mode == DFC_GPU_PEERS_JOB) return world_size;
+    if (mode == DFC_GPU_PEERS_RAILS) return most + nnodes - 1;
+    return most + (nnodes >= 3 ? 2 : nnodes - 1); /* RING: n - 1 and n + 1, one node when N = 2 */
+}
+
+/* The largest node's count of processes, from rail numbers (dfc_gpu_choose_peers). */
+static inline int dfc_gpu_largest_node(int world_size, const int *rail)
+{
+    int most = 0;
+    for (int r = 0; r < world_size; r++) most = rail[r] + 1 > most ? rail[r] + 1 : most;
+    return most;
 }
 
 /* A descriptor's steps name peers by communicator rank; the kernel's tables go by daemon

@@ -2,19 +2,22 @@
  * test_gpu_rails - GPU daemons in jobs larger than their peer tables (issue 15), without a
  * GPU (src/gpu/daemon_plan.h, src/coll/gpu.c):
  *   - dfc_gpu_choose_peers: node, job and rail modes on blocked, round-robin and irregular
- *     placements of 2 to 200 processes; rails number each node's processes 0 .. L-1 in
+ *     placements of 2 to 200 processes, equal nodes or not; rails number each node's processes 0 .. L-1 in
  *     world order; the link relation is symmetric, every process links its node mates, and
  *     no process links more than DFC_GPU_MAX_LOCAL (its peer tables); dfc_gpu_peer_table
  *     lists every linked process once, node mates at their local index (the index a node
  *     mate writes into the mailbox at must agree across the node: call P hung without it);
- *   - dfc_coll_gpu_rails_route on rail jobs, for WORLD, reversed, strided and random
- *     communicators and daemons left out: the answer does not depend on the calling rank;
+ *     dfc_gpu_geom_peers, the mailbox geometry's peer count, holds every table of the job (of
+ *     the node in NODE mode) and is the widest (on unequal nodes processes' tables differ);
+ *   - dfc_coll_gpu_rails_route on rail jobs, equal nodes or not, for WORLD, reversed, strided
+ *     and random communicators and daemons left out: the answer does not depend on the calling rank;
  *     DFC_COLL_GPU_DAEMON only when every pair of members links; DFC_COLL_GPU_RAILS only when
  *     the call has a hierarchical schedule whose every transfer, on every rank, goes to a
  *     linked process, within DFC_GPU_MAX_STEPS, and never for a bcast below
  *     DFC_BCAST_SCATTER_ALLGATHER_MIN or a reduce below DFC_GPU_RAILS_REDUCE_MIN; kinds
- *     without one (barrier, gatherv, alltoallv) never ride the rails; a member whose daemon
- *     is out keeps the call off the GPU;
+ *     without one (barrier, gatherv, alltoallv) never ride the rails, nor on unequal nodes
+ *     those that do not fold surplus ranks; a member whose daemon is out keeps the call off
+ *     the GPU;
  *   - dfc_gpu_steps_to_daemon: every transfer's peer becomes the daemon index of its world
  *     rank, and a transfer to a process the daemon does not connect is counted.
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
@@ -81,11 +84,16 @@ static void test_choose(void)
         {64, 8, ROUND_ROBIN, 0, M, DFC_GPU_PEERS_NODE},
         {80, 10, BLOCKED, 1, M, DFC_GPU_PEERS_RING}, /* 8 + 10 - 1 = 17 links: a ring, 10 */
         {72, 8, BLOCKED, 1, M, DFC_GPU_PEERS_RAILS}, /* 9 + 8 - 1 = 16 */
-        {18, 4, UNEVEN, 1, M, DFC_GPU_PEERS_NODE},
+        {18, 4, UNEVEN, 1, M, DFC_GPU_PEERS_RAILS},  /* 1, 2, 3, 12: 12 + 4 - 1 = 15 */
+        {12, 4, UNEVEN, 1, 8, DFC_GPU_PEERS_NODE},   /* 1, 2, 3, 6: 6 + 3 > 8, L = 1 */
         {200, 25, BLOCKED, 1, M, DFC_GPU_PEERS_RING},
         {17, 17, BLOCKED, 1, M, DFC_GPU_PEERS_NODE},      /* L = 1: 17 links, a ring of 3 */
-        {200, 14, ROUND_ROBIN, 1, M, DFC_GPU_PEERS_NODE}, /* uneven: 15 and 14 per node */
+        {200, 14, ROUND_ROBIN, 1, M, DFC_GPU_PEERS_NODE}, /* 15 and 14 per node: 15 + 2 */
         {196, 14, ROUND_ROBIN, 1, M, DFC_GPU_PEERS_RING}, /* 14 + 2 = 16 */
+        {195, 14, ROUND_ROBIN, 1, M, DFC_GPU_PEERS_RING}, /* 14 and 13 per node: 14 + 2 */
+        {19, 4, ROUND_ROBIN, 1, M, DFC_GPU_PEERS_RAILS},  /* 5, 5, 5, 4: 5 + 4 - 1 = 8 */
+        {10, 4, ROUND_ROBIN, 1, 5, DFC_GPU_PEERS_RING},   /* 3, 3, 2, 2: 3 + 3 > 5, 3 + 2 */
+        {34, 17, BLOCKED, 1, M, DFC_GPU_PEERS_RING},      /* 2 each: a ring of 17 */
         {20, 4, BLOCKED, 1, 8, DFC_GPU_PEERS_RAILS},      /* DFC_GPU_PEERS_MAX=8 */
         {20, 4, ROUND_ROBIN, 1, 7, DFC_GPU_PEERS_RING},   /* 5 + 2 = 7 */
         {20, 4, BLOCKED, 1, 6, DFC_GPU_PEERS_NODE},
@@ -101,9 +109,11 @@ static void test_choose(void)
         CHECK(nnodes == cases[c].nodes, "case %d: %d nodes counted", c, nnodes);
         CHECK(mode == cases[c].mode, "case %d (%d processes): mode %d, expected %d", c, w, mode,
               cases[c].mode);
+        int most = dfc_gpu_largest_node(w, rail), widest = 0;
         for (int u = 0; u < w; u++) {
-            int expect = 0, links = 0;
+            int expect = 0, links = 0, mates = 0;
             for (int q = 0; q < u; q++) expect += node_of[q] == node_of[u];
+            for (int q = 0; q < w; q++) mates += node_of[q] == node_of[u];
             CHECK(rail[u] == expect, "case %d: rail of %d is %d, expected %d", c, u, rail[u],
                   expect);
             for (int v = 0; v < w; v++) {
@@ -121,7 +131,17 @@ static void test_choose(void)
             CHECK(links <= cases[c].cap || mode == DFC_GPU_PEERS_NODE,
                   "case %d: process %d links %d processes", c, u, links);
             check_table(c, mode, w, node_of, rail, nnodes, u, links);
+            /* the mailbox geometry's peer count: room for u's table, and one answer for
+             * every process that u's daemon talks to (its node, or the job) */
+            int geom = dfc_gpu_geom_peers(mode, w, nnodes, most, mates);
+            CHECK(links <= geom, "case %d: %d links %d, geometry for %d", c, u, links, geom);
+            if (mode == DFC_GPU_PEERS_NODE) CHECK(geom == mates, "case %d: node geometry", c);
+            widest = links > widest ? links : widest;
         }
+        if (mode != DFC_GPU_PEERS_NODE)
+            CHECK(dfc_gpu_geom_peers(mode, w, nnodes, most, 0) == widest,
+                  "case %d: geometry for %d peers, the widest table has %d", c,
+                  dfc_gpu_geom_peers(mode, w, nnodes, most, 0), widest);
     }
     printf("%s: peer choice of %d placements\n", failures > before ? "FAIL" : "ok", n);
 }
@@ -221,8 +241,25 @@ static int make_comm(int which, int w, const int *node_of, const int *rail, int 
 
 /* The first 10 kinds of test_routes have a hierarchical schedule, the first 7 one that
  * crosses nodes between ring neighbours only (allreduce, allgather(v), reduce_scatter(_block),
- * bcast and reduce by their chains). */
+ * bcast and reduce by their chains). On unequal nodes only those whose schedules fold the
+ * surplus ranks in and out have one (hier_layout.c). */
 enum { RAILS_KINDS = 10, RING_KINDS = 7 };
+static int folds(int kind)
+{
+    return kind == DFC_COLL_ALLREDUCE || kind == DFC_COLL_ALLGATHER ||
+           kind == DFC_COLL_ALLGATHERV || kind == DFC_COLL_BCAST || kind == DFC_COLL_REDUCE;
+}
+
+/* Whether the call's communicator has surplus ranks (lies on unequal nodes). */
+static int surplus(const dfc_coll_args_t *a)
+{
+    dfc_coll_args_t t = *a;
+    dfc_hier_layout_t h;
+    t.kind = DFC_COLL_ALLREDUCE; /* a kind that folds, so that unequal nodes have a layout */
+    if (!dfc_coll_hier_layout(&t, &h)) return 0;
+    dfc_coll_hier_layout_free(&h);
+    return h.nsurplus > 0;
+}
 
 static void test_routes(void)
 {
@@ -234,15 +271,20 @@ static void test_routes(void)
                                 DFC_COLL_BARRIER,        DFC_COLL_GATHERV,
                                 DFC_COLL_ALLTOALLV};
     static const struct {
-        int w, nodes, how, cap, mode;
-    } jobs[] = {{20, 4, BLOCKED, 16, DFC_GPU_PEERS_RAILS},
-                {20, 4, ROUND_ROBIN, 16, DFC_GPU_PEERS_RAILS},
-                {24, 3, BLOCKED, 16, DFC_GPU_PEERS_RAILS},
-                {64, 8, BLOCKED, 16, DFC_GPU_PEERS_RAILS},
-                {20, 4, ROUND_ROBIN, 7, DFC_GPU_PEERS_RING},
-                {80, 10, BLOCKED, 16, DFC_GPU_PEERS_RING},
-                {128, 16, ROUND_ROBIN, 16, DFC_GPU_PEERS_RING}};
+        int w, nodes, how, cap, mode, unequal;
+    } jobs[] = {{20, 4, BLOCKED, 16, DFC_GPU_PEERS_RAILS, 0},
+                {20, 4, ROUND_ROBIN, 16, DFC_GPU_PEERS_RAILS, 0},
+                {24, 3, BLOCKED, 16, DFC_GPU_PEERS_RAILS, 0},
+                {64, 8, BLOCKED, 16, DFC_GPU_PEERS_RAILS, 0},
+                {20, 4, ROUND_ROBIN, 7, DFC_GPU_PEERS_RING, 0},
+                {80, 10, BLOCKED, 16, DFC_GPU_PEERS_RING, 0},
+                {128, 16, ROUND_ROBIN, 16, DFC_GPU_PEERS_RING, 0},
+                {19, 4, ROUND_ROBIN, 16, DFC_GPU_PEERS_RAILS, 1}, /* 5, 5, 5, 4 */
+                {19, 4, BLOCKED, 16, DFC_GPU_PEERS_RAILS, 1},
+                {10, 4, ROUND_ROBIN, 5, DFC_GPU_PEERS_RING, 1}, /* 3, 3, 2, 2 */
+                {195, 14, ROUND_ROBIN, 16, DFC_GPU_PEERS_RING, 1}};
     int before = failures, calls = 0, rails = 0, ring_rails = 0, daemon = 0, transfers = 0;
+    int folded = 0;
     for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++)
         for (int out = -1; out < 2; out++) /* -1: every daemon takes part; else one is out */
             for (int which = 0; which < NCOMMS; which++) {
@@ -289,22 +331,29 @@ static void test_routes(void)
                             CHECK(k < RAILS_KINDS, "%s: a kind without a hierarchical schedule",
                                   what);
                             CHECK(!ring || k < RING_KINDS, "%s: not a ring kind on a ring", what);
+                            int unequal = surplus(&a);
+                            CHECK(!unequal || folds(kinds[k]),
+                                  "%s: a kind that does not fold on unequal nodes", what);
                             ring_rails += ring != 0;
+                            folded += unequal;
                             transfers += check_schedules(what, a, rail, ring);
                         } else if (!member_out &&
                                    (which == 4 || (which == 5 && !ring) ||
-                                    (k < (ring ? RING_KINDS : RAILS_KINDS) && which < 2 && !small)))
+                                    (k < (ring ? RING_KINDS : RAILS_KINDS) && !small &&
+                                     (jobs[j].unequal ? which == 0 && folds(kinds[k])
+                                                      : which < 2))))
                             FAIL("%s: kept off the GPU", what);
                         if (small && which < 4)
                             CHECK(route != DFC_COLL_GPU_RAILS && route != DFC_COLL_GPU_RING,
                                   "%s: a small bcast or reduce on the rails", what);
                     }
             }
-    CHECK(rails > 0 && daemon > 0 && ring_rails > 0,
-          "rails %d (ring %d), daemon %d: a case never ran", rails, ring_rails, daemon);
-    printf("%s: %d calls routed (%d on the rails, %d of them on rings, %d transfers checked; %d "
-           "on all-linked communicators)\n",
-           failures > before ? "FAIL" : "ok", calls, rails, ring_rails, transfers, daemon);
+    CHECK(rails > 0 && daemon > 0 && ring_rails > 0 && folded > 0,
+          "rails %d (ring %d, unequal nodes %d), daemon %d: a case never ran", rails, ring_rails,
+          folded, daemon);
+    printf("%s: %d calls routed (%d on the rails, %d of them on rings, %d on unequal nodes, %d "
+           "transfers checked; %d on all-linked communicators)\n",
+           failures > before ? "FAIL" : "ok", calls, rails, ring_rails, folded, transfers, daemon);
 }
 
 static void test_translate(void)

@@ -16,8 +16,8 @@
  *   -case=kill   the last rank kills itself (SIGKILL) right after starting a 64 MiB
  *                DFC_Iallreduce on WORLD; the survivors' Wait fails with DFC_ERR_PROC_FAILED
  *                naming it, then an allreduce on the survivors' communicator is correct.
- * -rails: a job of more daemon processes than DFC_GPU_MAX_LOCAL on simulated nodes of equal
- * size (testlist-mps-nodes), without DFC_GPU_PROXY=force: the daemons must connect by rails
+ * -rails: a job of more daemon processes than DFC_GPU_PEERS_MAX on simulated nodes
+ * (testlist-mps-nodes), without DFC_GPU_PROXY=force: the daemons must connect by rails
  * (every rank's daemon takes part, some ranks are no peer of this one, the peers on other
  * nodes are behind the proxy), and every call of -case=sizes must run in the daemon (the
  * proxy carried chunks for it, summed over the job), but those staged (the proxy carried
@@ -26,7 +26,8 @@
  * -ring (with -rails, and DFC_GPU_PEERS_MAX small enough): the daemons connect only their
  * rail's neighbours on the ring of the nodes, and only allreduce, allgather,
  * reduce_scatter_block, bcast (from 64 KiB) and reduce (from 128 KiB; these two by a chain
- * around the nodes) run there.
+ * around the nodes) run there. On nodes of unequal counts only allreduce, reduce, bcast and
+ * allgather, whose hierarchical algorithms fold the surplus ranks in and out, run there.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -74,8 +75,9 @@ enum { ALLREDUCE, REDUCE, BCAST, ALLGATHER, ALLTOALL, RSB, GATHER, SCATTER, NKIN
 static const char *kname[NKINDS] = {"allreduce", "reduce",   "bcast",
                                     "allgather", "alltoall", "reduce_scatter_block",
                                     "gather",    "scatter"};
-static int rails; /* -rails */
-static int ring;  /* -ring: the daemons connect their rail's ring neighbours only */
+static int rails;                 /* -rails */
+static int ring;                  /* -ring: the daemons connect their rail's ring neighbours only */
+static int least_node, most_node; /* the smallest and largest node's count of ranks */
 
 /* Whether the environment forces the hierarchical algorithm: gather, scatter and alltoall
  * ride the rails only then (src/coll/select.c). */
@@ -129,6 +131,8 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
             daemon = n > 0 && (k == ALLREDUCE || k == ALLGATHER || k == RSB ||
                                (k == BCAST && n * sizeof(int) >= 65536) ||
                                (k == REDUCE && n * sizeof(int) >= 131072));
+        if (least_node != most_node) /* unequal nodes: only the kinds that fold surplus ranks */
+            daemon = daemon && k != RSB && k != GATHER && k != SCATTER && k != ALLTOALL;
         DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
                    kname[k], n, moved);
     }
@@ -279,9 +283,25 @@ static int has_flag(int argc, char **argv, const char *flag)
     return 0;
 }
 
-/* -rails: the daemons connect node mates and rail peers (WORLD's ranks are its world ranks). */
+/* The ranks' nodes: least_node and most_node, and this rank's local index. */
+static int node_counts(void)
+{
+    DFC_Comm node;
+    int local, count;
+    DFCT_OK(DFC_Comm_split_type(DFC_COMM_WORLD, DFC_COMM_TYPE_SHARED, 0, DFC_INFO_NULL, &node));
+    DFC_Comm_rank(node, &local);
+    DFC_Comm_size(node, &count);
+    DFCT_OK(DFC_Allreduce(&count, &least_node, 1, DFC_INT, DFC_MIN, DFC_COMM_WORLD));
+    DFCT_OK(DFC_Allreduce(&count, &most_node, 1, DFC_INT, DFC_MAX, DFC_COMM_WORLD));
+    DFC_Comm_free(&node);
+    return local;
+}
+
+/* -rails: the daemons connect node mates and rail peers (WORLD's ranks are its world ranks).
+ * On unequal nodes a rank whose local index the smallest node lacks may have no rail peer. */
 static void check_rails(void)
 {
+    int surplus = node_counts() >= least_node;
     const int *rail = dfc_gpu_daemon_rails();
     DFCT_CHECK(rail != NULL, "%d daemon processes do not connect by rails", size);
     if (!rail) return;
@@ -296,7 +316,7 @@ static void check_rails(void)
     DFCT_CHECK(ring ? dfc_gpu_daemon_ring() > 2 : !dfc_gpu_daemon_ring(),
                "the daemons %s a ring of %d nodes", ring ? "do not connect by" : "connect by",
                dfc_gpu_daemon_ring());
-    DFCT_CHECK(strangers > 0 && remote > 0,
+    DFCT_CHECK(strangers > 0 && (remote > 0 || surplus),
                "%d ranks outside the peer tables, %d behind the proxy: not a rail job", strangers,
                remote);
 }

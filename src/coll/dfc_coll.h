@@ -258,9 +258,10 @@ typedef struct dfc_hier_layout {
 int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h);
 void dfc_coll_hier_layout_free(dfc_hier_layout_t *h);
 /* N of the layout, 0 when it has none for the call's kind (unequal nodes: bcast, reduce,
- * allreduce and allgather(v) only, which fold the surplus ranks). */
+ * allreduce, allgather(v) and reduce_scatter(_block) only, which fold the surplus ranks). */
 int dfc_coll_hier_nodes(const dfc_coll_args_t *a);
-/* The folds of the surplus ranks (bcast, reduce, allreduce), steps inside each node.
+/* The folds of the surplus ranks (bcast, reduce, allreduce; reduce_scatter's fold in), steps
+ * inside each node.
  * Fold in: a surplus rank sends its input (dfc_coll_input_buf) to its partner in the core's
  * L chunks of the vector; a core rank receives each of its surplus ranks' chunks through
  * `scratch` (TMP, one chunk large) and reduces them into (acc, acc_off) (commutative ops).

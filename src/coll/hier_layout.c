@@ -13,7 +13,8 @@
  * surplus local index j stands behind the core rank of its node at index j mod L, its
  * partner. A rooted call swaps a surplus root with the core rank at that place, so the
  * root is always in the core. The algorithms that fold (bcast, reduce, allreduce here;
- * allgather(v) in its own file, its partners carrying the surplus' blocks) run the core's
+ * allgather(v) and reduce_scatter(_block) in their files, the partners carrying the surplus'
+ * blocks; reduce_scatter folds in here) run the core's
  * schedule plus, inside each node, a fold in (the surplus' inputs reduced into their
  * partners', before) and a fold out (the result handed to them, after); the others take
  * equal nodes only (nsurplus 0).
@@ -99,7 +100,8 @@ int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h)
 static int folds(dfc_coll_kind_t k)
 {
     return k == DFC_COLL_BCAST || k == DFC_COLL_REDUCE || k == DFC_COLL_ALLREDUCE ||
-           k == DFC_COLL_ALLGATHER || k == DFC_COLL_ALLGATHERV;
+           k == DFC_COLL_ALLGATHER || k == DFC_COLL_ALLGATHERV || k == DFC_COLL_REDUCE_SCATTER ||
+           k == DFC_COLL_REDUCE_SCATTER_BLOCK;
 }
 
 int dfc_coll_hier_nodes(const dfc_coll_args_t *a)

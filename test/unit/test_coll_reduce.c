@@ -14,8 +14,8 @@
  * ranks in ordered scheduling and interleaved (rank r on node r mod N) in random
  * scheduling; their `usable` refuses the other n and the non-commutative op, as the
  * chain's refuses that op. For n = 5..9 they also get unequal nodes (3+2, 4+2, 3+2+2, 5+3,
- * 5+2+2 ranks, blocked, interleaved and scrambled), where reduce and allreduce fold the
- * ranks beyond the smallest node's count in and out, and reduce_scatter must refuse.
+ * 5+2+2 ranks, blocked, interleaved and scrambled), where reduce, allreduce and
+ * reduce_scatter(_block) fold the ranks beyond the smallest node's count in and out.
  * Prints one line per failure and a summary; exits 1 when anything failed.
  * TEST_COLL_ALGO=<substring> and TEST_COLL_OP=<substring> restrict the run (debugging).
  * Runs without DFC_Init: only dfc_dtype_init and dfc_op_init are needed.
@@ -361,8 +361,8 @@ int main(void)
                         if (al->usable) {
                             dfc_coll_args_t a;
                             coll_sim_args(&c, 0, &a);
-                            int folds = al->kind == DFC_COLL_REDUCE ||
-                                        al->kind == DFC_COLL_ALLREDUCE; /* unequal nodes */
+                            int folds = al->kind != DFC_COLL_SCAN &&
+                                        al->kind != DFC_COLL_EXSCAN; /* unequal nodes */
                             if (lay && al->usable(&a) != (folds && a.commutative)) {
                                 printf("FAIL %s n=%d unequal nodes: usable() said %d\n", al->name,
                                        n, al->usable(&a));

@@ -247,7 +247,8 @@ enum { RAILS_KINDS = 10, RING_KINDS = 7 };
 static int folds(int kind)
 {
     return kind == DFC_COLL_ALLREDUCE || kind == DFC_COLL_ALLGATHER ||
-           kind == DFC_COLL_ALLGATHERV || kind == DFC_COLL_BCAST || kind == DFC_COLL_REDUCE;
+           kind == DFC_COLL_ALLGATHERV || kind == DFC_COLL_BCAST || kind == DFC_COLL_REDUCE ||
+           kind == DFC_COLL_REDUCE_SCATTER || kind == DFC_COLL_REDUCE_SCATTER_BLOCK;
 }
 
 /* Whether the call's communicator has surplus ranks (lies on unequal nodes). */

@@ -26,8 +26,9 @@
  * -ring (with -rails, and DFC_GPU_PEERS_MAX small enough): the daemons connect only their
  * rail's neighbours on the ring of the nodes, and only allreduce, allgather,
  * reduce_scatter_block, bcast (from 64 KiB) and reduce (from 128 KiB; these two by a chain
- * around the nodes) run there. On nodes of unequal counts only allreduce, reduce, bcast and
- * allgather, whose hierarchical algorithms fold the surplus ranks in and out, run there.
+ * around the nodes) run there. On nodes of unequal counts only allreduce, reduce, bcast,
+ * allgather and reduce_scatter_block, whose hierarchical algorithms fold the surplus ranks in
+ * and out, run there.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -132,7 +133,7 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
                                (k == BCAST && n * sizeof(int) >= 65536) ||
                                (k == REDUCE && n * sizeof(int) >= 131072));
         if (least_node != most_node) /* unequal nodes: only the kinds that fold surplus ranks */
-            daemon = daemon && k != RSB && k != GATHER && k != SCATTER && k != ALLTOALL;
+            daemon = daemon && k != GATHER && k != SCATTER && k != ALLTOALL;
         DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
                    kname[k], n, moved);
     }

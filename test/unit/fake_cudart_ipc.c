@@ -25,6 +25,8 @@
  * fake_cudart_daemon_finish() is called: from then on a launch marks every queued collective
  * done (its output is not computed) before it leaves. A cancel (a collective the host gave up
  * on) is confirmed at the next launch, as a kernel's channels confirm it.
+ * FAKE_CUDART_KCOPY=1 lets the small-copy kernel (cuda/kcopy.c) load, with a launch that
+ * makes the copies published so far and leaves (fake_cudart_kcopy_copies() counts them).
  * The signatures use plain C types of the same ABI as CUDA's.
  */
 #define _GNU_SOURCE
@@ -37,6 +39,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cuda/kcopy_abi.h"
 #include "gpu/daemon_abi.h"
 
 enum { OK = 0, INVALID = 1, NOMEM = 2, NOT_READY = 600 };
@@ -381,6 +384,13 @@ static int daemon_mode(void)
     if (mode < 0) mode = getenv("FAKE_CUDART_DAEMON") && atoi(getenv("FAKE_CUDART_DAEMON"));
     return mode;
 }
+/* FAKE_CUDART_KCOPY=1: the small-copy kernel (cuda/kcopy.c) loads and runs (below). */
+static int kcopy_mode(void)
+{
+    static int mode = -1;
+    if (mode < 0) mode = getenv("FAKE_CUDART_KCOPY") && atoi(getenv("FAKE_CUDART_KCOPY"));
+    return mode;
+}
 int cudaGetDeviceCount(int *n)
 {
     *n = daemon_mode() ? 16 : 1;
@@ -435,7 +445,7 @@ int cudaHostGetDevicePointer(void **d, void *h, unsigned f)
 {
     (void)f;
     *d = h;
-    return daemon_mode() ? OK : INVALID;
+    return daemon_mode() || kcopy_mode() ? OK : INVALID;
 }
 int cudaMallocAsync(void **p, size_t n, void *s)
 {
@@ -450,12 +460,39 @@ int cudaFreeAsync(void *p, void *s)
 int cudaLibraryLoadData(void **lib)
 {
     *lib = (void *)&next_id;
-    return daemon_mode() ? OK : INVALID;
+    return daemon_mode() || kcopy_mode() ? OK : INVALID;
 }
-int cudaLibraryGetKernel(void **kernel)
+static int kcopy_kernel; /* its handle's address */
+int cudaLibraryGetKernel(void **kernel, void *lib, const char *name)
 {
+    (void)lib;
+    if (!strcmp(name, "dfc_kcopy_kernel")) {
+        *kernel = (void *)&kcopy_kernel;
+        return kcopy_mode() ? OK : INVALID;
+    }
     *kernel = (void *)&next_id;
     return daemon_mode() ? OK : INVALID;
+}
+
+/* The small-copy kernel (kcopy_abi.h; launched with the ring, the linger and the epoch):
+ * copies every ticket published by now, in order, then leaves; a ticket published after it
+ * makes the host launch it again (the ring's rule), so every copy is made. */
+static long kcopy_copies;
+long fake_cudart_kcopy_copies(void) { return kcopy_copies; }
+static int kcopy_launch(void **args)
+{
+    dfc_kcopy_ring_t *r = *(dfc_kcopy_ring_t **)args[0];
+    uint32_t epoch = *(uint32_t *)args[2];
+    for (uint64_t done = r->done;; done++) {
+        dfc_kcopy_entry_t *e = &r->e[done % DFC_KCOPY_ENTRIES];
+        if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != done + 1) break;
+        if (e->bytes)
+            memmove(xl((void *)(uintptr_t)e->dst), xl((void *)(uintptr_t)e->src), e->bytes);
+        __atomic_fetch_add(&kcopy_copies, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->done, done + 1, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&r->exited, epoch, __ATOMIC_RELEASE);
+    return OK;
 }
 
 typedef struct {
@@ -474,6 +511,7 @@ int cudaLaunchKernel(const void *f, dim3_t grid, dim3_t block, void **args, size
                      void *stream)
 {
     (void)f, (void)block, (void)shmem, (void)stream;
+    if (f == &kcopy_kernel) return kcopy_mode() ? kcopy_launch(args) : INVALID;
     if (!daemon_mode() || grid.x == 0 || grid.x > DFC_GPU_MAX_CHANNELS) return INVALID;
     const dfc_gpu_kargs_t *k = args[0];
     dfc_gpu_host_t *h = k->host;

@@ -8,12 +8,15 @@
  * crossed Isend/Irecv orders with cudaDeviceSynchronize in between; bursts of 128 small
  * messages in flight both ways on one tag (burst); unmatched device Isends cancelled. Data is checked byte by
  * byte against fresh inputs, receive buffers are poisoned first; a watchdog fails a hang.
+ * Against the CUDA stand-in with FAKE_CUDART_KCOPY=1, the small-copy kernel must have made
+ * some of the direct copies.
  *
  * Pairs of ranks (rank ^ 1), so an even number of ranks; runs with several ranks on one GPU
  * (under MPS: testlist-mps) or one per GPU. -max=N caps the largest size (bytes); -late runs
  * only late_receiver (a send's Wait sleeps while its receiver is late).
  */
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,6 +348,17 @@ static void burst(int seed)
     free(hr);
 }
 
+/* Against the CUDA stand-in with FAKE_CUDART_KCOPY=1 (pt2pt/devfake in CI): the direct copies
+ * of up to DFC_GPU_KCOPY_MAX went to the small-copy kernel (the stand-in counts them); on a
+ * GPU the count is not visible and nothing is checked. */
+static void check_small_copies(void)
+{
+    const char *k = getenv("FAKE_CUDART_KCOPY");
+    long (*copies)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "fake_cudart_kcopy_copies");
+    if (!k || *k != '1' || !copies) return;
+    DFCT_CHECK(copies() > 0, "no copy went to the small-copy kernel");
+}
+
 int main(int argc, char **argv)
 {
     long max = 1L << 30;
@@ -386,5 +400,6 @@ int main(int argc, char **argv)
         if (n > 16384) cancelled(n, seed + 8);
     }
     for (int k = 0; k < 3; k++) burst(1000 + 300 * k);
+    check_small_copies();
     return dfct_finalize();
 }

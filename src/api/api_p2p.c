@@ -62,8 +62,10 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
         (rc = dfc_api_check_ptr(func, "request", request)))
         goto fn_fail;
     /* A small contiguous host message goes into the transport now; the send is complete,
-     * and its request the shared completed one (request.c says why). */
-    if (!persistent && !sync && d->dense &&
+     * and its request the shared completed one (request.c says why). Unless the progress
+     * thread is to copy it while the program computes (dfc_p2p_defers). */
+    int defer = d->dense && dfc_p2p_defers((uint64_t)count * d->size);
+    if (!persistent && !sync && !defer && d->dense &&
         dfc_p2p_send_eager_now(c, buf, (uint64_t)count * d->size, dest, tag)) {
         *request = dfc_req_sent_handle;
         goto fn_exit;
@@ -80,6 +82,7 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
     r->peer = dest;
     r->tag = tag;
     r->sync = sync;
+    r->defer = defer;
     r->persistent = persistent;
     if (persistent) r->active = 0;
     else if ((rc = dfc_req_stage_in(r)) ||

@@ -632,6 +632,7 @@ struct dfc_req {
     void *ext;        /* DFC_REQ_GREQ, _PAIR: their state (greq.c) */
     int cancel_state; /* sends: 1 while a cancel is asked of the receiver, -1: the user's
                          request of a buffered send, which has nothing to cancel (p2p.c) */
+    int defer;        /* a nonblocking eager send left to the progress thread (p2p.c) */
 
     /* Device buffers staged through host shadows (point-to-point, and collectives the GPU
      * daemon cannot run: src/coll/run.c): copied in when the operation starts, out when it
@@ -861,6 +862,11 @@ int dfc_part_arrived(dfc_req_t *r, int partition, int *flag);
 /* Standard send (blocking, or DFC_Isend's) of a small host message without a request: 1 if
  * sent, 0 when the caller must use dfc_p2p_isend (see p2p.c). */
 int dfc_p2p_send_eager_now(dfc_comm_t *c, const void *buf, uint64_t bytes, int dst, int tag);
+/* Whether a nonblocking send of `bytes` (contiguous, host) is left to the progress thread
+ * (issue 16, overlap): with the thread running, from DFC_ASYNC_DEFER_MIN up to the eager limit,
+ * its EAGER packet is queued and the thread copies it into the transport while the
+ * application computes, where DFC_Isend would have copied it itself. Set req->defer. */
+int dfc_p2p_defers(uint64_t bytes);
 /* Probe: looks for a matching unexpected message; fills status when found. */
 int dfc_p2p_iprobe(dfc_comm_t *c, int src, int tag, int *flag, DFC_Status *status);
 /* Cancels a receive that has not matched yet. */

@@ -77,6 +77,7 @@ static unsigned pass_stamp;
 static size_t unexpected_bytes, unexpected_limit;
 static uint64_t eager_limit;
 static uint64_t dev_eager_limit; /* DFC_GPU_EAGER_LIMIT: device sends staged up to it */
+static uint64_t defer_min;       /* DFC_ASYNC_DEFER_MIN: see dfc_p2p_defers */
 static int rget_enabled;
 static dfc_list_t send_cancels; /* cancels asked of receivers (issue 17: see the end) */
 static void cancel_arrived(const dfc_pkt_t *pkt);
@@ -117,6 +118,10 @@ int dfc_p2p_init(void)
     unexpected_limit = (size_t)dfc_env_long(
         "DFC_UNEXPECTED_LIMIT", 1L << 30,
         "bytes of unexpected eager data a process buffers before it aborts with a message");
+    defer_min = (uint64_t)dfc_env_long(
+        "DFC_ASYNC_DEFER_MIN", 4096,
+        "with the progress thread, a nonblocking eager send of at least this many bytes is "
+        "copied into the transport by the thread, not by DFC_Isend (0: never)");
     dev_eager_limit = (uint64_t)dfc_env_long(
         "DFC_GPU_EAGER_LIMIT", (long)eager_limit,
         "largest device-buffer send staged and sent eagerly (bytes); larger ones are copied "
@@ -200,6 +205,23 @@ static int peer_gone(int world, int rc)
     return code ? code : rc;
 }
 
+/* Queues a packet behind earlier packets to the same peer: progress sends it (payload, the
+ * sender's, is read then). */
+static int queue_packet(int world, const dfc_pkt_t *pkt, const void *payload,
+                        dfc_req_t *complete_on_accept)
+{
+    dfc_progress_changed = 1; /* a thread asleep in this process may be the one to push it */
+    pending_pkt_t *p = malloc(sizeof *p);
+    if (!p) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory queueing a packet");
+    p->world = world;
+    p->pkt = *pkt;
+    p->payload = payload;
+    p->complete_on_accept = complete_on_accept;
+    dfc_list_insert_tail(&pending_pkts, &p->link);
+    pending_per_world[world]++;
+    return DFC_SUCCESS;
+}
+
 /* Sends a packet now, or queues it behind earlier packets to the same peer. */
 static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
                        dfc_req_t *complete_on_accept)
@@ -214,15 +236,12 @@ static int post_packet(int world, const dfc_pkt_t *pkt, const void *payload,
         }
         if (rc != DFC_TL_AGAIN) return peer_gone(world, rc);
     }
-    pending_pkt_t *p = malloc(sizeof *p);
-    if (!p) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory queueing a packet");
-    p->world = world;
-    p->pkt = *pkt;
-    p->payload = payload;
-    p->complete_on_accept = complete_on_accept;
-    dfc_list_insert_tail(&pending_pkts, &p->link);
-    pending_per_world[world]++;
-    return DFC_SUCCESS;
+    return queue_packet(world, pkt, payload, complete_on_accept);
+}
+
+int dfc_p2p_defers(uint64_t bytes)
+{
+    return defer_min && bytes >= defer_min && bytes <= eager_limit && dfc_progress_thread_runs();
 }
 
 /* A reply (CTS, FIN, SACK) about message `msg` (its EAGER or RTS packet). It carries the
@@ -394,8 +413,11 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
     int early_stream = req->dev && !pkt.payload_len && bytes && !req->pack_dt &&
                        dfc_p2p_devstreams_open() < P2P_EARLY_STREAMS;
     if (waits) dfc_list_insert_tail(&await_reply, &req->link);
-    rc = post_packet(world, &pkt, pkt.type == DFC_PKT_EAGER || req->dev ? payload : NULL,
-                     waits ? NULL : req);
+    if (pkt.type == DFC_PKT_EAGER && req->defer) /* the progress thread copies it out */
+        rc = queue_packet(world, &pkt, payload, waits ? NULL : req);
+    else
+        rc = post_packet(world, &pkt, pkt.type == DFC_PKT_EAGER || req->dev ? payload : NULL,
+                         waits ? NULL : req);
     if (rc) fail_req(req, rc);
     /* After the RTS left: opening the stream costs CUDA calls (tens of us under MPS). An RTS
      * that post_packet took leaves its request waiting in await_reply. */

@@ -48,6 +48,7 @@ static const dfc_env_spec_t specs[] = {
     BOOL("DFC_ASYNC_PROGRESS_BIND"),
     INT("DFC_SPIN_US", 0, MINUTE_US),
     INT("DFC_ASYNC_SPIN_US", 0, MINUTE_US),
+    INT("DFC_ASYNC_DEFER_MIN", 0, GIB),
     INT("DFC_LOCK_SPIN_US", 0, MINUTE_US),
     INT("DFC_YIELD_US", 0, MINUTE_US),
     INT("DFC_SLEEP_US", 0, MINUTE_US),

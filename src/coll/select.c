@@ -41,7 +41,8 @@ static int spans_nodes(const dfc_coll_args_t *a)
 /* N of the call's hierarchical layout when the default rules may take it for a call of
  * `bytes`, else 0. On nodes of unequal counts (surplus ranks folded in and out,
  * hier_layout.c) only on the host, from `folded_min` bytes: in the GPU daemon (a->gpu) the
- * folds have not run yet, and on simulated nodes (BENCHMARKS.md, stop 35: 4-5 rounds, tcp
+ * folds have not run on a GPU yet (over rails they are taken all the same, nothing else
+ * fitting there: dfc_coll_select's first rule), and on simulated nodes (BENCHMARKS.md, stop 35: 4-5 rounds, tcp
  * between nodes) the hierarchical bcast took 0.44-0.82x scatter_allgather's time from 1 MiB
  * on nodes of 3, 3 and 2 ranks but 1.1-1.7x at 64-256 KiB, the allgather 0.69-0.90x ring's
  * from 512 KiB gathered but 0.98-1.05x at 128-256 KiB, where the allreduce above

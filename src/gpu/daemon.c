@@ -138,19 +138,17 @@ static int start_daemon(void)
 {
     cudaError_t e;
     long dev = prm.device, sharers = 1;
+    int most = dfc_gpu_largest_node(d.world_size, d.rail);
     if (dev < 0) {
         int ndev = dfc_gpu_device_count();
         dev = d.me % ndev;
         /* DFC_GPU_FIFO_MEMORY is per GPU: processes sharing one (MPS) split it (issue 14).
          * The same on every process that talks to this one, as the mailbox geometry must be:
          * beyond the node (the proxy's modes), the largest node's count. */
-        int most = d.peers == DFC_GPU_PEERS_NODE ? d.nnode
-                                                 : dfc_gpu_largest_node(d.world_size, d.rail);
-        sharers = (most + ndev - 1) / ndev;
+        sharers = ((d.peers == DFC_GPU_PEERS_NODE ? d.nnode : most) + ndev - 1) / ndev;
     }
     dfc_gpu_geom_t *g = &d.rec.geom;
-    g->nlocal = (uint32_t)dfc_gpu_geom_peers(d.peers, d.world_size, d.nnodes,
-                                             dfc_gpu_largest_node(d.world_size, d.rail), d.nnode);
+    g->nlocal = (uint32_t)dfc_gpu_geom_peers(d.peers, d.world_size, d.nnodes, most, d.nnode);
     uint64_t fifo = ((uint64_t)DFC_MAX2(1, prm.fifo_mib) << 20) / (uint64_t)sharers;
     g->channels = (uint32_t)DFC_MIN2(DFC_GPU_MAX_CHANNELS, DFC_MAX2(1, prm.channels));
     g->slots = (uint32_t)DFC_MIN2(DFC_GPU_MAX_SLOTS, DFC_MAX2(1, prm.slots));

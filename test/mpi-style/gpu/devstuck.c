@@ -71,8 +71,11 @@ static void *check_after_wait(void *arg)
 
 static void case_stuck(float *in, float *out, int n)
 {
-    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
+    /* Captured from before the barrier: with 10 ranks on the 2-core VM, the last rank may
+     * reach it more than the report's second after the first (2 of 4 runs of stop 36's tree),
+     * and that report is no failure (the checks look for the allreduce's line). */
     saved = capture_stderr(&captured);
+    DFCT_OK(DFC_Barrier(DFC_COMM_WORLD));
     launches_before = fake_cudart_launches();
     DFC_Request req;
     DFCT_OK(DFC_Iallreduce(in, out, n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &req));

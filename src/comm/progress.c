@@ -320,7 +320,7 @@ static void release_lock(void)
  * short timeout, since a packet on another transport does not wake it. With none (a single
  * process: self only), on wake_seq, which other threads of this process bump. Called and
  * returns with the lock held. */
-static void sleep_in_transports(void)
+static void sleep_in_transports(long max_us)
 {
     dfc_tl_t *waiter = NULL;
     int nwait = 0;
@@ -329,7 +329,7 @@ static void sleep_in_transports(void)
             waiter = dfc_tls[i];
             nwait++;
         }
-    long us = nwait > 1 ? DFC_MIN2(sleep_us, 200) : sleep_us;
+    long us = nwait > 1 ? DFC_MIN2(max_us, 200) : max_us;
     /* A wait that a thread of ours cannot interrupt must not sleep long while others run. */
     if (waiter && !waiter->ops->wake && dfc_lock_enabled) us = DFC_MIN2(us, 200);
     /* We saw the latest state; those already asleep may not have: wake them first. */
@@ -352,19 +352,30 @@ static void sleep_in_transports(void)
 
 /* Test-family calls make one pass each. A program that polls in a loop (while (!flag)
  * DFC_Test(...)) must still leave the core to the peer it waits for: after DFC_SPIN_US of
- * polls without an event, each further empty poll yields the processor. */
+ * polls without an event, each further empty poll yields the processor, and after
+ * DFC_YIELD_US more, a poll that follows the last within POLL_LOOP_NS (the program does
+ * nothing else) sleeps in the transports for at most POLL_SLEEP_US, woken by an arrival.
+ * Yielding alone is no sleep: on the 2-core VM, ranks that polled and yielded for seconds
+ * starved the kernel's threads, tcp's delivery with them (issue 16, BENCHMARKS.md stop 37).
+ * A program that computes between its polls never sleeps here. */
+#define POLL_LOOP_NS 20000
+#define POLL_SLEEP_US 100
 int dfc_progress_poll(void)
 {
-    static uint64_t idle_since;
+    static uint64_t idle_since, last_poll;
     read_wait_params();
     hang_check_signal(idle_since);
     int n = dfc_progress();
+    uint64_t now = dfc_time_ns(), gap = now - last_poll;
+    last_poll = now;
     if (n != 0) {
         idle_since = 0;
         return n;
     }
-    uint64_t now = dfc_time_ns();
     if (!idle_since) idle_since = now;
+    else if (now - idle_since > (uint64_t)(spin_ns + yield_ns) && gap < POLL_LOOP_NS &&
+             !dfc_gpu_busy() && !dfc_p2p_dev_busy())
+        sleep_in_transports(DFC_MIN2(sleep_us, POLL_SLEEP_US));
     else if (now - idle_since > (uint64_t)spin_ns) {
         DFC_UNLOCK();
         sched_yield();
@@ -428,7 +439,7 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
             DFC_LOCK();
             continue;
         }
-        sleep_in_transports();
+        sleep_in_transports(sleep_us);
     }
     return DFC_SUCCESS;
 }
@@ -436,9 +447,10 @@ int dfc_progress_wait(int (*ready)(void *arg), void *arg)
 /* ---- The asynchronous progress thread (DFC_ASYNC_PROGRESS=1) ------------------------------
  * Drives the same passes as a waiting caller, so that nonblocking operations advance while
  * the application computes. It holds the library lock for one pass at a time and yields the
- * processor between passes. It never sleeps while work it could move is in flight (scheduled
- * collectives, rendezvous data, device copies): a sleep's wake-up (tens of microseconds)
- * is longer than the whole of a small nonblocking collective. (Overlap below 32 KiB still
+ * processor between passes. It does not sleep while work it could move is in flight
+ * (scheduled collectives, rendezvous data, device copies) and events keep coming: a sleep's
+ * wake-up (tens of microseconds) is longer than the whole of a small nonblocking collective
+ * (thread_may_sleep_busy says when it sleeps all the same). (Overlap below 32 KiB still
  * measured 0 on 16 cores with this, BENCHMARKS.md stop 18; the likely cause, seen on 2
  * cores: the application's calls slept in the mutex behind the thread's passes and spins,
  * see dfc_lock_contended and scheduler.c's run_head.)
@@ -449,6 +461,18 @@ static int work_in_flight(void)
 {
     return (coll_active_hook && coll_active_hook()) || !dfc_p2p_idle() || dfc_gpu_busy() ||
            dfc_p2p_dev_busy();
+}
+
+/* With work in flight but no event for the spin and yield budgets, the thread sleeps in the
+ * transports too (they wake it on an arrival; DFC_SLEEP_US bounds it): the peer it waits
+ * for is late anyway. Yielding without end is no sleep: 8 ranks' threads yielding on the
+ * 2-core VM starved the kernel's own threads (rcu_preempt, the workqueues) for tens of
+ * seconds, and tcp stalled with them (issue 16, BENCHMARKS.md stop 36). Not while the GPU
+ * daemon or a device copy holds work: no transport wakes for their completion words. */
+static int thread_may_sleep_busy(uint64_t idle)
+{
+    return idle > (uint64_t)(spin_ns + thread_spin_ns + yield_ns) && !dfc_gpu_busy() &&
+           !dfc_p2p_dev_busy();
 }
 
 static pthread_t progress_thread;
@@ -499,10 +523,10 @@ static void *progress_thread_main(void *arg)
         if (n != 0) idle_since = 0;
         else if (!idle_since) idle_since = now;
         int sleepy = idle_since && now - idle_since > (uint64_t)(spin_ns + thread_spin_ns) &&
-                     !work_in_flight();
+                     (!work_in_flight() || thread_may_sleep_busy(now - idle_since));
         if (sleepy) {
             lock_stats.sleeps++;
-            sleep_in_transports();
+            sleep_in_transports(sleep_us);
         } else {
             DFC_UNLOCK();
             sched_yield(); /* let the application thread take the lock */

@@ -34,7 +34,12 @@ extern char **environ;
 
 static void boot_abort_hook(int code, const char *msg) { dfc_boot_abort(code, msg); }
 
-/* Groups ranks by hostname, as the launcher reports it (never by guessing). */
+/* Groups ranks by hostname, as the launcher reports it (never by guessing). The local rank
+ * and size are then this map's (the index among the node's ranks in world order, which the
+ * shm transport's rings are laid out by), not PMIx's PMIX_LOCAL_RANK/SIZE: on the lent GPU
+ * machine's Open MPI 4.1.6, on simulated nodes of 3 and 2 ranks, the node of 3 was told a
+ * local size of at most 2, and shm's init failed there ("world rank 4 is not another rank
+ * on this node", BENCHMARKS.md stop 37). */
 static int build_node_map(void)
 {
     int n = dfc_proc.world_size;
@@ -53,7 +58,16 @@ static int build_node_map(void)
         dfc_node_of[r] = j < r ? dfc_node_of[j] : nodes++;
     }
     free(names);
-    return rc;
+    if (rc) return rc;
+    int me = dfc_proc.world_rank, local_rank = 0, local_size = 0;
+    for (int r = 0; r < n; r++)
+        if (dfc_node_of[r] == dfc_node_of[me]) {
+            local_rank += r < me;
+            local_size++;
+        }
+    dfc_proc.local_rank = local_rank;
+    dfc_proc.local_size = local_size;
+    return DFC_SUCCESS;
 }
 
 /* The world's slots: set 0 (its context id), stamps from 1. */

@@ -118,10 +118,12 @@ int dfc_p2p_init(void)
     unexpected_limit = (size_t)dfc_env_long(
         "DFC_UNEXPECTED_LIMIT", 1L << 30,
         "bytes of unexpected eager data a process buffers before it aborts with a message");
+    /* Off by default: on 16 cores it raised the exchange's overlap at 4-16 KiB but made the
+     * exchange alone 1.5-3.5x slower, for no shorter exposed time (BENCHMARKS.md stop 37). */
     defer_min = (uint64_t)dfc_env_long(
-        "DFC_ASYNC_DEFER_MIN", 4096,
+        "DFC_ASYNC_DEFER_MIN", 0,
         "with the progress thread, a nonblocking eager send of at least this many bytes is "
-        "copied into the transport by the thread, not by DFC_Isend (0: never)");
+        "copied into the transport by the thread, not by DFC_Isend (default 0: never)");
     dev_eager_limit = (uint64_t)dfc_env_long(
         "DFC_GPU_EAGER_LIMIT", (long)eager_limit,
         "largest device-buffer send staged and sent eagerly (bytes); larger ones are copied "

@@ -23,6 +23,7 @@ typedef struct dfc_proc {
     pthread_t main_thread;
     int world_rank, world_size;
     int local_rank, local_size;
+    int kernel_size; /* processes of the job on this kernel (init.c), >= local_size */
     int singleton;
     char hostname[256];
     char nspace[256];

@@ -44,14 +44,15 @@ static long spin_ns = -1, yield_ns, sleep_us, thread_spin_ns;
 static long lock_spin_ns = 10000; /* DFC_LOCK_SPIN_US; read before a second thread calls in */
 static int oversubscribed = -1;
 
-/* More ranks on this node than processors online (PMIx's local size against the machine):
- * then a rank that polls only delays the peer it waits for, which needs its core (issue 16).
- * Read once; the scheduler (coll) shortens its spin budgets by it too. */
+/* More of the job's processes on this kernel than processors online (init.c counts them by
+ * the kernel's boot id, also across containers): then a rank that polls only delays the peer
+ * it waits for, which needs its core (issue 16). Read once; the scheduler (coll) shortens its
+ * spin budgets by it too. */
 int dfc_progress_oversubscribed(void)
 {
     if (oversubscribed < 0) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        oversubscribed = ncpu > 0 && dfc_proc.local_size > ncpu;
+        oversubscribed = ncpu > 0 && DFC_MAX2(dfc_proc.kernel_size, dfc_proc.local_size) > ncpu;
     }
     return oversubscribed;
 }

@@ -16,8 +16,8 @@
  *     linked process, within DFC_GPU_MAX_STEPS, and never for a bcast below
  *     DFC_BCAST_SCATTER_ALLGATHER_MIN or a reduce below DFC_GPU_RAILS_REDUCE_MIN; kinds
  *     without one (barrier, gatherv, alltoallv) never ride the rails, nor on unequal nodes
- *     those that do not fold surplus ranks; a member whose daemon is out keeps the call off
- *     the GPU;
+ *     those that do not fold surplus ranks, nor a bcast or reduce rooted at a surplus rank
+ *     (every root is tried there); a member whose daemon is out keeps the call off the GPU;
  *   - dfc_gpu_steps_to_daemon: every transfer's peer becomes the daemon index of its world
  *     rank, and a transfer to a process the daemon does not connect is counted.
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
@@ -251,13 +251,16 @@ static int folds(int kind)
            kind == DFC_COLL_REDUCE_SCATTER || kind == DFC_COLL_REDUCE_SCATTER_BLOCK;
 }
 
-/* Whether the call's communicator has surplus ranks (lies on unequal nodes). */
-static int surplus(const dfc_coll_args_t *a)
+/* Whether the call's communicator has surplus ranks (lies on unequal nodes); `root_out`
+ * whether its root is one of them. */
+static int surplus(const dfc_coll_args_t *a, int *root_out)
 {
     dfc_coll_args_t t = *a;
     dfc_hier_layout_t h;
-    t.kind = DFC_COLL_ALLREDUCE; /* a kind that folds, so that unequal nodes have a layout */
+    t.kind = DFC_COLL_ALLREDUCE; /* folds, so unequal nodes have a layout; roots stay put */
+    *root_out = 0;
     if (!dfc_coll_hier_layout(&t, &h)) return 0;
+    *root_out = h.local[a->root] >= h.nlocal;
     dfc_coll_hier_layout_free(&h);
     return h.nsurplus > 0;
 }
@@ -298,56 +301,67 @@ static void test_routes(void)
                 int n = make_comm(which, w, node_of, rail, world);
                 for (int r = 0; r < n; r++) counts[r] = (int)(rnd64() % 5);
                 for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-                    for (uint64_t count = 1; count <= 200000; count *= 47) {
-                        char what[96];
-                        snprintf(what, sizeof what, "job %zu comm %d out %d kind %d count %llu", j,
-                                 which, out, kinds[k], (unsigned long long)count);
-                        dfc_coll_args_t a = call_args(kinds[k], n, world, node_of, counts, count,
-                                                      (int)(count % n));
-                        int route = dfc_coll_gpu_rails_route(&a, rail, ring);
-                        /* below DFC_BCAST_SCATTER_ALLGATHER_MIN (64 KiB) a bcast is staged,
+                    for (uint64_t count = 1; count <= 200000; count *= 47)
+                        for (int root = 0; root < n; root++) {
+                            /* every root of a bcast or reduce on unequal nodes, else one */
+                            int rooted = kinds[k] == DFC_COLL_BCAST || kinds[k] == DFC_COLL_REDUCE;
+                            if (!(jobs[j].unequal && rooted) && root != (int)(count % n)) continue;
+                            char what[112];
+                            snprintf(what, sizeof what,
+                                     "job %zu comm %d out %d kind %d count %llu root %d", j, which,
+                                     out, kinds[k], (unsigned long long)count, root);
+                            dfc_coll_args_t a = call_args(kinds[k], n, world, node_of, counts,
+                                                          count, root);
+                            int route = dfc_coll_gpu_rails_route(&a, rail, ring), root_out;
+                            int unequal = surplus(&a, &root_out);
+                            /* a surplus root trades places with its partner (hier_layout.c): the
+                         * core's local indices then leave the rails, and the call is staged */
+                            int rails_root = !(unequal && rooted && root_out);
+                            /* below DFC_BCAST_SCATTER_ALLGATHER_MIN (64 KiB) a bcast is staged,
                          * below DFC_GPU_RAILS_REDUCE_MIN (128 KiB) a reduce */
-                        int small = (kinds[k] == DFC_COLL_BCAST && count * 4 < 65536) ||
-                                    (kinds[k] == DFC_COLL_REDUCE && count * 4 < 131072);
-                        for (int r = 1; r < n; r += 3) { /* the caller's rank plays no part */
-                            a.rank = r;
-                            CHECK(dfc_coll_gpu_rails_route(&a, rail, ring) == route,
-                                  "%s: rank %d decides otherwise", what, r);
+                            int small = (kinds[k] == DFC_COLL_BCAST && count * 4 < 65536) ||
+                                        (kinds[k] == DFC_COLL_REDUCE && count * 4 < 131072);
+                            for (int r = 1; r < n; r += 3) { /* the caller's rank plays no part */
+                                a.rank = r;
+                                CHECK(dfc_coll_gpu_rails_route(&a, rail, ring) == route,
+                                      "%s: rank %d decides otherwise", what, r);
+                            }
+                            int member_out = 0;
+                            for (int r = 0; r < n; r++) member_out |= rail[world[r]] < 0;
+                            calls++;
+                            if (member_out) CHECK(!route, "%s: a member's daemon is out", what);
+                            if (which == 6 && jobs[j].how == BLOCKED)
+                                CHECK(route != DFC_COLL_GPU_RAILS && route != DFC_COLL_GPU_RING,
+                                      "%s: off the rails", what);
+                            CHECK(route != (ring ? DFC_COLL_GPU_RAILS : DFC_COLL_GPU_RING),
+                                  "%s: route %d in a %s job", what, route, ring ? "ring" : "rail");
+                            if (route == DFC_COLL_GPU_DAEMON) {
+                                daemon++;
+                                CHECK(all_linked(&a, rail, ring), "%s: daemon but not all linked",
+                                      what);
+                            } else if (route == DFC_COLL_GPU_RAILS || route == DFC_COLL_GPU_RING) {
+                                rails++;
+                                CHECK(k < RAILS_KINDS, "%s: a kind without a hierarchical schedule",
+                                      what);
+                                CHECK(!ring || k < RING_KINDS, "%s: not a ring kind on a ring",
+                                      what);
+                                CHECK(!unequal || folds(kinds[k]),
+                                      "%s: a kind that does not fold on unequal nodes", what);
+                                CHECK(rails_root, "%s: on the rails from a surplus root", what);
+                                ring_rails += ring != 0;
+                                folded += unequal;
+                                transfers += check_schedules(what, a, rail, ring);
+                            } else if (!member_out &&
+                                       (which == 4 || (which == 5 && !ring) ||
+                                        (k < (ring ? RING_KINDS : RAILS_KINDS) && !small &&
+                                         rails_root &&
+                                         (jobs[j].unequal ? which == 0 && folds(kinds[k])
+                                                          : which < 2))))
+                                FAIL("%s: kept off the GPU", what);
+                            if (small && which < 4)
+                                CHECK(route != DFC_COLL_GPU_RAILS && route != DFC_COLL_GPU_RING,
+                                      "%s: a small bcast or reduce on the rails", what);
                         }
-                        int member_out = 0;
-                        for (int r = 0; r < n; r++) member_out |= rail[world[r]] < 0;
-                        calls++;
-                        if (member_out) CHECK(!route, "%s: a member's daemon is out", what);
-                        if (which == 6 && jobs[j].how == BLOCKED)
-                            CHECK(route != DFC_COLL_GPU_RAILS && route != DFC_COLL_GPU_RING,
-                                  "%s: off the rails", what);
-                        CHECK(route != (ring ? DFC_COLL_GPU_RAILS : DFC_COLL_GPU_RING),
-                              "%s: route %d in a %s job", what, route, ring ? "ring" : "rail");
-                        if (route == DFC_COLL_GPU_DAEMON) {
-                            daemon++;
-                            CHECK(all_linked(&a, rail, ring), "%s: daemon but not all linked",
-                                  what);
-                        } else if (route == DFC_COLL_GPU_RAILS || route == DFC_COLL_GPU_RING) {
-                            rails++;
-                            CHECK(k < RAILS_KINDS, "%s: a kind without a hierarchical schedule",
-                                  what);
-                            CHECK(!ring || k < RING_KINDS, "%s: not a ring kind on a ring", what);
-                            int unequal = surplus(&a);
-                            CHECK(!unequal || folds(kinds[k]),
-                                  "%s: a kind that does not fold on unequal nodes", what);
-                            ring_rails += ring != 0;
-                            folded += unequal;
-                            transfers += check_schedules(what, a, rail, ring);
-                        } else if (!member_out &&
-                                   (which == 4 || (which == 5 && !ring) ||
-                                    (k < (ring ? RING_KINDS : RAILS_KINDS) && !small &&
-                                     (jobs[j].unequal ? which == 0 && folds(kinds[k])
-                                                      : which < 2))))
-                            FAIL("%s: kept off the GPU", what);
-                        if (small && which < 4)
-                            CHECK(route != DFC_COLL_GPU_RAILS && route != DFC_COLL_GPU_RING,
-                                  "%s: a small bcast or reduce on the rails", what);
-                    }
             }
     CHECK(rails > 0 && daemon > 0 && ring_rails > 0 && folded > 0,
           "rails %d (ring %d, unequal nodes %d), daemon %d: a case never ran", rails, ring_rails,

@@ -28,7 +28,8 @@
  * reduce_scatter_block, bcast (from 64 KiB) and reduce (from 128 KiB; these two by a chain
  * around the nodes) run there. On nodes of unequal counts only allreduce, reduce, bcast,
  * allgather and reduce_scatter_block, whose hierarchical algorithms fold the surplus ranks in
- * and out, run there.
+ * and out, run there, a bcast or reduce only when its root is in the core; a surplus rank
+ * may have no peer behind the proxy, and then its proxy carries nothing.
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -79,6 +80,7 @@ static const char *kname[NKINDS] = {"allreduce", "reduce",   "bcast",
 static int rails;                 /* -rails */
 static int ring;                  /* -ring: the daemons connect their rail's ring neighbours only */
 static int least_node, most_node; /* the smallest and largest node's count of ranks */
+static int *local_of;             /* -rails: each rank's local index on its node */
 
 /* Whether the environment forces the hierarchical algorithm: gather, scatter and alltoall
  * ride the rails only then (src/coll/select.c). */
@@ -132,8 +134,12 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
             daemon = n > 0 && (k == ALLREDUCE || k == ALLGATHER || k == RSB ||
                                (k == BCAST && n * sizeof(int) >= 65536) ||
                                (k == REDUCE && n * sizeof(int) >= 131072));
-        if (least_node != most_node) /* unequal nodes: only the kinds that fold surplus ranks */
-            daemon = daemon && k != GATHER && k != SCATTER && k != ALLTOALL;
+        /* unequal nodes: only the kinds that fold surplus ranks, and a bcast or reduce only
+         * when its root is in the core (a surplus root takes its partner's place in the
+         * layout, off the rails: hier_layout.c, gpu.c) */
+        if (least_node != most_node)
+            daemon = daemon && k != GATHER && k != SCATTER && k != ALLTOALL &&
+                     !((k == BCAST || k == REDUCE) && local_of[root] >= least_node);
         DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
                    kname[k], n, moved);
     }
@@ -302,7 +308,10 @@ static int node_counts(void)
  * On unequal nodes a rank whose local index the smallest node lacks may have no rail peer. */
 static void check_rails(void)
 {
-    int surplus = node_counts() >= least_node;
+    int local = node_counts(), surplus = local >= least_node;
+    local_of = malloc((size_t)size * sizeof(int));
+    if (!local_of) exit(2);
+    DFCT_OK(DFC_Allgather(&local, 1, DFC_INT, local_of, 1, DFC_INT, DFC_COMM_WORLD));
     const int *rail = dfc_gpu_daemon_rails();
     DFCT_CHECK(rail != NULL, "%d daemon processes do not connect by rails", size);
     if (!rail) return;
@@ -345,8 +354,12 @@ int main(int argc, char **argv)
     if (!strcmp(which, "cross")) case_cross((int)dfct_opt_long(argc, argv, "iters", 6));
     else case_sizes((size_t)dfct_opt_long(argc, argv, "max", 64 << 20));
     uint64_t out = 0, in = 0;
+    int remote = 0; /* on rails a surplus rank may have no peer behind the proxy */
+    for (int r = 0; r < size; r++) remote |= r != rank && dfc_gpu_daemon_remote(r);
     dfc_gpu_daemon_proxy_counts(&out, &in);
-    DFCT_CHECK(out > 0 && in > 0, "the proxy carried %llu chunks out, %llu in",
-               (unsigned long long)out, (unsigned long long)in);
+    DFCT_CHECK(remote ? out > 0 && in > 0 : out == 0 && in == 0,
+               "the proxy carried %llu chunks out, %llu in (%s peer behind it)",
+               (unsigned long long)out, (unsigned long long)in, remote ? "a" : "no");
+    free(local_of);
     return dfct_finalize();
 }

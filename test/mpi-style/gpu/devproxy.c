@@ -28,8 +28,8 @@
  * reduce_scatter_block, bcast (from 64 KiB) and reduce (from 128 KiB; these two by a chain
  * around the nodes) run there. On nodes of unequal counts only allreduce, reduce, bcast,
  * allgather and reduce_scatter_block, whose hierarchical algorithms fold the surplus ranks in
- * and out, run there, a bcast or reduce only when its root is in the core; a surplus rank
- * may have no peer behind the proxy, and then its proxy carries nothing.
+ * and out, run there, a bcast or reduce only when its root is in the core; a surplus rank's
+ * proxy carries nothing (it folds into a node mate).
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -354,12 +354,16 @@ int main(int argc, char **argv)
     if (!strcmp(which, "cross")) case_cross((int)dfct_opt_long(argc, argv, "iters", 6));
     else case_sizes((size_t)dfct_opt_long(argc, argv, "max", 64 << 20));
     uint64_t out = 0, in = 0;
-    int remote = 0; /* on rails a surplus rank may have no peer behind the proxy */
+    int remote = 0;
     for (int r = 0; r < size; r++) remote |= r != rank && dfc_gpu_daemon_remote(r);
+    /* On rails a surplus rank folds into a node mate and carries nothing, though its rail may
+     * give it a peer behind the proxy (the surplus rank of the next node, on a ring). */
+    int surplus = rails && local_of[rank] >= least_node, carries = remote && !surplus;
     dfc_gpu_daemon_proxy_counts(&out, &in);
-    DFCT_CHECK(remote ? out > 0 && in > 0 : out == 0 && in == 0,
-               "the proxy carried %llu chunks out, %llu in (%s peer behind it)",
-               (unsigned long long)out, (unsigned long long)in, remote ? "a" : "no");
+    DFCT_CHECK(carries ? out > 0 && in > 0 : out == 0 && in == 0,
+               "the proxy carried %llu chunks out, %llu in (%s peer behind it%s)",
+               (unsigned long long)out, (unsigned long long)in, remote ? "a" : "no",
+               surplus ? ", a surplus rank" : "");
     free(local_of);
     return dfct_finalize();
 }

@@ -101,7 +101,6 @@ int dfc_gpu_copy(void *dst, const void *src, size_t bytes)
     dfc_gpu_init(); /* a device buffer was seen, so this has run already; cheap if so */
     if (!cudart)
         return DFC_ERR(DFC_ERR_OTHER, "no CUDA runtime could be loaded to copy %zu bytes", bytes);
-    if (dfc_gpu_kcopy_host(dst, src, bytes) == DFC_SUCCESS) return DFC_SUCCESS; /* small */
     cudaError_t e = dfc_cuda.cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
     if (e == cudaSuccess) return DFC_SUCCESS;
     return DFC_ERR(DFC_ERR_OTHER, "cudaMemcpy of %zu bytes failed: %s", bytes,

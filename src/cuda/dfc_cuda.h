@@ -106,13 +106,6 @@ void dfc_gpu_kcopy_params(void); /* reads DFC_GPU_KCOPY_MAX and DFC_GPU_KCOPY_LI
  * copy engine instead: too large, disabled, no kernel, another device, the ring full. */
 int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *ticket);
 int dfc_gpu_kcopy_test(uint64_t ticket);
-/* A synchronous copy of up to DFC_GPU_KCOPY_MAX bytes (at most 64 KiB) between host memory
- * (any) and device memory, by the kernel through a pinned bounce it maps (the staged
- * point-to-point's eager copies: cudaMemcpy costs microseconds for a few bytes). Returns
- * DFC_ERR_UNSUPPORTED_OPERATION, without recording a message, when the copy engine must do
- * it: host or device memory on both sides, too large, no kernel, another device, the ring
- * full, or the kernel gone; nothing was copied then. */
-int dfc_gpu_kcopy_host(void *dst, const void *src, size_t bytes);
 /* Stops the kernel and frees the ring (at finalize; the next copy sets it up again). */
 void dfc_gpu_kcopy_finalize(void);
 /* Kernel launches so far (tests, dfc_info). */

@@ -23,8 +23,6 @@
 
 static struct {
     pthread_mutex_t lock;
-    pthread_mutex_t bounce_lock; /* one host-side copy at a time (dfc_gpu_kcopy_host) */
-    void *bounce, *bounce_dev;   /* KC_BOUNCE_BYTES of pinned memory the kernel maps */
     int state;  /* 0: not set up, 1: ready, -1: unavailable (copies take the copy engine) */
     int device; /* the kernel's device */
     dfc_kcopy_ring_t *ring;
@@ -36,10 +34,7 @@ static struct {
     dfc_gpu_kcopy_launch_fn launch; /* the CUDA launch, or a test's stand-in */
     int (*device_of)(const void *); /* dfc_gpu_ptr_device, or the stand-in's */
     unsigned long launches;
-} kc = {.lock = PTHREAD_MUTEX_INITIALIZER,
-        .bounce_lock = PTHREAD_MUTEX_INITIALIZER,
-        .device = -1,
-        .device_of = dfc_gpu_ptr_device};
+} kc = {PTHREAD_MUTEX_INITIALIZER, 0, -1, NULL, 0, 0, 0, 0, 0, NULL, dfc_gpu_ptr_device, 0};
 
 void dfc_gpu_kcopy_params(void)
 {
@@ -149,41 +144,6 @@ int dfc_gpu_kcopy_test(uint64_t ticket)
 
 unsigned long dfc_gpu_kcopy_launches(void) { return kc.launches; }
 
-/* ---- Copies between host and device memory through a pinned bounce ----
- * An eager device send copies its bytes out to host memory and a receive into a device buffer
- * copies host data in (p2p.c, bsend.c): with cudaMemcpy, several microseconds each whatever
- * the size (8 B of device point-to-point across simulated nodes took the host's time plus
- * 13.6 us, BENCHMARKS.md stop 34). Up to DFC_GPU_KCOPY_MAX bytes (at most KC_BOUNCE_BYTES)
- * the kernel makes the copy instead, between the device buffer and a pinned bounce it maps;
- * the host side is memcpy'd into the bounce before or out of it after. Synchronous, one at a
- * time. Not ordered after the program's streams (dfc(7): a send buffer must be ready, a
- * receive buffer free, as in CUDA-aware MPI). */
-#define KC_BOUNCE_BYTES 65536
-
-static int bounce_alloc(void); /* below: pinned and mapped with CUDA, else (a stand-in) malloc */
-
-int dfc_gpu_kcopy_host(void *dst, const void *src, size_t bytes)
-{
-    if (!bytes || bytes > KC_BOUNCE_BYTES || surely_not(bytes))
-        return DFC_ERR_UNSUPPORTED_OPERATION;
-    int dst_dev = kc.device_of(dst), src_dev = kc.device_of(src);
-    if ((dst_dev >= 0) == (src_dev >= 0)) return DFC_ERR_UNSUPPORTED_OPERATION; /* not ours */
-    int to_dev = dst_dev >= 0;
-    uint64_t t = 0;
-    int done = 0;
-    pthread_mutex_lock(&kc.bounce_lock);
-    pthread_mutex_lock(&kc.lock);
-    if (usable(to_dev ? dst_dev : src_dev) && bytes <= kc.max && (kc.bounce || !bounce_alloc())) {
-        if (to_dev) memcpy(kc.bounce, src, bytes);
-        t = to_dev ? post(dst, kc.bounce_dev, bytes) : post(kc.bounce_dev, src, bytes);
-    }
-    pthread_mutex_unlock(&kc.lock);
-    while (t && !(done = dfc_gpu_kcopy_test(t))) {}
-    if (done > 0 && !to_dev) memcpy(dst, kc.bounce, bytes);
-    pthread_mutex_unlock(&kc.bounce_lock);
-    return done > 0 ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION; /* -1: the kernel is gone */
-}
-
 static void cuda_teardown(void);
 
 void dfc_gpu_kcopy_finalize(void)
@@ -196,9 +156,8 @@ void dfc_gpu_kcopy_finalize(void)
             while (ring_exited() != kc.epoch && dfc_time_ns() < until) {}
         }
         if (kc.launch == cuda_launch_fn()) cuda_teardown();
-        else free(kc.ring), free(kc.bounce);
+        else free(kc.ring);
     }
-    kc.bounce = kc.bounce_dev = NULL;
     if (kc.launch == cuda_launch_fn()) kc.launch = NULL;
     kc.ring = NULL;
     kc.state = kc.running = 0;
@@ -280,29 +239,7 @@ static void cuda_teardown(void)
     if (cu.stream) dfc_cuda.cudaStreamSynchronize(cu.stream); /* the kernel has gone */
     if (cu.stream) dfc_cuda.cudaStreamDestroy(cu.stream);
     dfc_cuda.cudaFreeHost(kc.ring);
-    if (kc.bounce) dfc_cuda.cudaFreeHost(kc.bounce);
     memset(&cu, 0, sizeof cu);
-}
-
-/* kc.lock held, the kernel set up: the bounce, pinned for every device and mapped. */
-static int bounce_alloc(void)
-{
-    void *p = NULL, *d = NULL;
-    if (kc.launch != cuda_launch) { /* a test's stand-in: host memory plays mapped memory */
-        kc.bounce = kc.bounce_dev = malloc(KC_BOUNCE_BYTES);
-        return kc.bounce ? DFC_SUCCESS : DFC_ERR_NO_MEM;
-    }
-    cudaError_t e = dfc_cuda.cudaHostAlloc(&p, KC_BOUNCE_BYTES,
-                                           cudaHostAllocMapped | cudaHostAllocPortable);
-    if (!e) e = dfc_cuda.cudaHostGetDevicePointer(&d, p, 0);
-    if (e) {
-        dfc_cuda.cudaGetLastError();
-        if (p) dfc_cuda.cudaFreeHost(p);
-        return DFC_ERR_UNSUPPORTED_OPERATION;
-    }
-    kc.bounce = p;
-    kc.bounce_dev = d;
-    return DFC_SUCCESS;
 }
 #else
 static dfc_gpu_kcopy_launch_fn cuda_launch_fn(void) { return NULL; }
@@ -312,9 +249,4 @@ static int cuda_setup(int device)
     return DFC_ERR_UNSUPPORTED_OPERATION;
 }
 static void cuda_teardown(void) {}
-static int bounce_alloc(void)
-{
-    kc.bounce = kc.bounce_dev = malloc(KC_BOUNCE_BYTES); /* a test's stand-in only */
-    return kc.bounce ? DFC_SUCCESS : DFC_ERR_NO_MEM;
-}
 #endif

@@ -10,9 +10,7 @@
  * around them checked untouched; four threads at once; a kernel that does not run yet (the
  * ring fills, the overflow is refused, then everything completes in order); a launch that
  * fails (a copy is refused, an outstanding ticket reports -1); a size above the limit, a host
- * destination and DFC_GPU_KCOPY_MAX=0 refused. dfc_gpu_kcopy_host (host memory on one side,
- * through the bounce): both ways at every size to 4 KiB and odd ones to 64 KiB, two threads
- * at once, refused for host or device memory on both sides, above 64 KiB and without a kernel.
+ * destination and DFC_GPU_KCOPY_MAX=0 refused.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -159,56 +157,6 @@ static void case_full_ring(void)
     }
 }
 
-/* dfc_gpu_kcopy_host: n bytes from host memory to "device" memory and back through the
- * bounce, fresh inputs, poisoned destinations with their guards checked. */
-static void host_copy(size_t n, unsigned char *host, unsigned char *dev)
-{
-    fill(host, n);
-    memset(dev - 16, 0xa5, n + 32);
-    CHECK(dfc_gpu_kcopy_host(dev, host, n) == DFC_SUCCESS, "host to device, %zu bytes", n);
-    CHECK(!memcmp(dev, host, n), "host to device, %zu bytes differ", n);
-    fill(dev, n);
-    memset(host - 16, 0x5a, n + 32);
-    CHECK(dfc_gpu_kcopy_host(host, dev, n) == DFC_SUCCESS, "device to host, %zu bytes", n);
-    CHECK(!memcmp(dev, host, n), "device to host, %zu bytes differ", n);
-    for (size_t i = 0; i < 16; i++)
-        CHECK(dev[-16 + (long)i] == 0xa5 && dev[n + i] == 0xa5 && host[-16 + (long)i] == 0x5a &&
-                  host[n + i] == 0x5a,
-              "guard, %zu bytes", n);
-}
-
-static void *host_worker(void *arg)
-{
-    int slot = (int)(intptr_t)arg;
-    unsigned char *host = malloc(SLOT), *dev = dev_pool + (size_t)slot * SLOT + 64;
-    if (!host) return NULL;
-    for (int i = 0; i < 300; i++) host_copy((size_t)(trnd() % 65536) + 1, host + 64, dev);
-    free(host);
-    return NULL;
-}
-
-/* Host and device memory on the two sides: every size to 4 KiB and odd ones to 64 KiB, then
- * two threads sharing the bounce; host on both sides, device on both sides and sizes above
- * the bounce are refused (the copy engine's). */
-static void case_host(void)
-{
-    unsigned char *host = malloc(2 * SLOT), *dev = dev_pool + 8 * SLOT + 64;
-    if (!host) return;
-    for (size_t n = 1; n <= 4096; n += n < 64 ? 1 : 61) host_copy(n, host + 64, dev);
-    for (size_t n = 4097; n <= 65536; n += 4093) host_copy(n, host + 64, dev);
-    host_copy(65536, host + 64, dev);
-    CHECK(dfc_gpu_kcopy_host(host + SLOT, host, 8) == DFC_ERR_UNSUPPORTED_OPERATION,
-          "a host-to-host copy was taken");
-    CHECK(dfc_gpu_kcopy_host(dev + 64, dev, 8) == DFC_ERR_UNSUPPORTED_OPERATION,
-          "a device-to-device copy was taken");
-    CHECK(dfc_gpu_kcopy_host(dev, host, 65537) == DFC_ERR_UNSUPPORTED_OPERATION,
-          "a copy above the bounce was taken");
-    pthread_t t[2];
-    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, host_worker, (void *)(intptr_t)(9 + i));
-    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
-    free(host);
-}
-
 /* The kernel runs once, exits, and cannot be launched again: a copy then is refused, and a
  * ticket published after it left reports -1 (the caller copies with the copy engine). */
 static void case_launch_fails(void)
@@ -233,9 +181,6 @@ static void case_launch_fails(void)
     }
     CHECK(dfc_gpu_kcopy_start(a + 192, a, 8, &t2) == DFC_ERR_UNSUPPORTED_OPERATION,
           "a copy was taken after a failed launch");
-    unsigned char host[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    CHECK(dfc_gpu_kcopy_host(a + 256, host, 8) == DFC_ERR_UNSUPPORTED_OPERATION,
-          "a host copy was taken after a failed launch");
     fail_launch_from = 0;
     dfc_gpu_kcopy_finalize();
 }
@@ -260,7 +205,6 @@ int main(void)
     for (size_t n = 4097; n <= 65536; n += 4093) one_copy(n, 5);
     one_copy(65536, 5);
     case_threads();
-    case_host();
     case_full_ring();
     case_launch_fails();
     setenv("DFC_GPU_KCOPY_MAX", "0", 1);

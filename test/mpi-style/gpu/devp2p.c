@@ -9,7 +9,7 @@
  * messages in flight both ways on one tag (burst); unmatched device Isends cancelled. Data is checked byte by
  * byte against fresh inputs, receive buffers are poisoned first; a watchdog fails a hang.
  * Against the CUDA stand-in with FAKE_CUDART_KCOPY=1, the small-copy kernel must have made
- * some of the direct or staged copies.
+ * some of the direct copies.
  *
  * Pairs of ranks (rank ^ 1), so an even number of ranks; runs with several ranks on one GPU
  * (under MPS: testlist-mps) or one per GPU. -max=N caps the largest size (bytes); -late runs
@@ -349,9 +349,8 @@ static void burst(int seed)
 }
 
 /* Against the CUDA stand-in with FAKE_CUDART_KCOPY=1 (pt2pt/devfake in CI): the direct copies
- * of up to DFC_GPU_KCOPY_MAX, and the staged ones between host and device memory (on
- * simulated nodes the only ones), went to the small-copy kernel (the stand-in counts them);
- * on a GPU the count is not visible and nothing is checked. */
+ * of up to DFC_GPU_KCOPY_MAX went to the small-copy kernel (the stand-in counts them); on a
+ * GPU the count is not visible and nothing is checked. */
 static void check_small_copies(void)
 {
     const char *k = getenv("FAKE_CUDART_KCOPY");

@@ -16,8 +16,10 @@
  * (l - t) mod L to l + 1 and receives chunk (l - t - 1) mod L from l - 1; the root, which
  * has them all, receives nothing (its buffer is never written) and its left neighbour sends
  * it nothing. The buffer is RECV on every rank; a fence closes every step. On unequal
- * nodes (hier_layout.c) the core runs this, the root in it, and each core rank then sends
- * the whole message to the surplus ranks behind it (the fold out).
+ * nodes (hier_layout.c) the core runs this and each core rank then sends the whole message
+ * to the surplus ranks behind it (the fold out); a surplus root sends every local index of
+ * its node its chunk in phase 1 (lr is beyond the core), takes no further part, and its
+ * partner's fold out passes it by.
  *
  * Cost (B bytes): inside a node (L-1) alpha_n + (L-1)/L B beta_n (phase 1, the root's
  * sends) and (L-1) (alpha_n + B/L beta_n) (phase 3); across nodes a broadcast of B/L bytes
@@ -71,15 +73,17 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
     int L = h->nlocal, n = h->node[a->rank], l = h->local[a->rank];
     int nr = h->node[a->root], lr = h->local[a->root];
     uint64_t bytes = a->count * a->elem;
-    if (h->partner[a->rank] >= 0) return dfc_coll_hier_fold_out(s, a, h, bytes); /* surplus */
+    int surplus = h->partner[a->rank] >= 0;
+    if (surplus && a->rank != a->root) return dfc_coll_hier_fold_out(s, a, h, bytes);
 #define OFF(j) dfc_coll_chunk_start(bytes, L, (j))
 #define LEN(j) (OFF((j) + 1) - OFF(j))
-    /* Phase 1: the root's node. */
+    /* Phase 1: the root's node (a surplus root hands out every chunk and is done). */
     if (a->rank == a->root) {
         for (int j = 0; j < L; j++)
             if (j != lr && LEN(j))
                 DFC_TRY(dfc_sched_send(s, h->ranks[n * L + j], DFC_BUF_RECV, OFF(j), LEN(j)));
         DFC_TRY(dfc_sched_fence(s));
+        if (surplus) return DFC_SUCCESS;
     } else if (n == nr && LEN(l)) {
         DFC_TRY(dfc_sched_recv(s, a->root, DFC_BUF_RECV, OFF(l), LEN(l)));
         DFC_TRY(dfc_sched_fence(s));

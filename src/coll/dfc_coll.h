@@ -248,7 +248,7 @@ int dfc_coll_chain_segments(uint64_t bytes);
  * least L = nlocal >= 2 of the communicator's ranks each; node[r] and local[r] of every rank
  * r, and the rank of (node, local index) of the core (local index < L) in ranks[node * L +
  * local]. The others, nsurplus of them on unequal nodes, have local[r] >= L and a partner
- * in the core, partner[r] (-1 for core ranks); a rooted call's root is in the core. The
+ * in the core, partner[r] (-1 for core ranks); a rooted call's root may be either. The
  * layout function returns 0 (and holds nothing to free) when the ranks are not so placed or
  * memory ran out. */
 typedef struct dfc_hier_layout {
@@ -265,8 +265,8 @@ int dfc_coll_hier_nodes(const dfc_coll_args_t *a);
  * Fold in: a surplus rank sends its input (dfc_coll_input_buf) to its partner in the core's
  * L chunks of the vector; a core rank receives each of its surplus ranks' chunks through
  * `scratch` (TMP, one chunk large) and reduces them into (acc, acc_off) (commutative ops).
- * Fold out: a core rank sends RECV's first `bytes` to each of its surplus ranks, which
- * receive them into RECV. A fence closes each. */
+ * Fold out: a core rank sends RECV's first `bytes` to each of its surplus ranks (a bcast's
+ * root, which has them, excepted), which receive them into RECV. A fence closes each. */
 int dfc_coll_hier_fold_in(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
                           int acc, uint64_t acc_off, uint64_t scratch);
 int dfc_coll_hier_fold_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,

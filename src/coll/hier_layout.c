@@ -11,10 +11,13 @@
  * local indices of every node, an N x L grid that the algorithms walk. When the nodes are
  * unequal (srun -n 5 over 2 nodes: 3 and 2), the ranks beyond the core are the surplus:
  * surplus local index j stands behind the core rank of its node at index j mod L, its
- * partner. A rooted call swaps a surplus root with the core rank at that place, so the
- * root is always in the core. The algorithms that fold (bcast, reduce, allreduce here;
- * allgather(v) and reduce_scatter(_block) in their files, the partners carrying the surplus'
- * blocks; reduce_scatter folds in here) run the core's
+ * partner. A rooted call's root may be a surplus rank: it stays where it is (bcast's root
+ * hands the core of its node their chunks, reduce's core hands it theirs), so the core's
+ * local indices are the same for every root, and in the GPU daemon the core's steps across
+ * nodes stay on the rails whatever the root (trading the root with its partner, as before,
+ * took the call off the rails: staged, BENCHMARKS.md stop 38). The algorithms that fold
+ * (bcast, reduce, allreduce here; allgather(v) and reduce_scatter(_block) in their files,
+ * the partners carrying the surplus' blocks; reduce_scatter folds in here) run the core's
  * schedule plus, inside each node, a fold in (the surplus' inputs reduced into their
  * partners', before) and a fold out (the result handed to them, after); the others take
  * equal nodes only (nsurplus 0).
@@ -37,28 +40,14 @@ void dfc_coll_hier_layout_free(dfc_hier_layout_t *h)
     h->node = h->local = h->ranks = h->partner = NULL;
 }
 
-static int rooted(dfc_coll_kind_t k)
-{
-    return k == DFC_COLL_BCAST || k == DFC_COLL_REDUCE || k == DFC_COLL_GATHER ||
-           k == DFC_COLL_SCATTER;
-}
-
 /* The core of N nodes of at least L ranks each (fill[n] ranks on node n, local indices
- * set), the surplus behind their partners; a rooted call's root moved into the core. */
+ * set), the surplus behind their partners. */
 static int core_of(const dfc_coll_args_t *a, const int *fill, dfc_hier_layout_t *h)
 {
     int p = a->size, L = fill[0];
     for (int n = 1; n < h->nnodes; n++) L = DFC_MIN2(L, fill[n]);
     if (h->nnodes < 2 || L < 2) return 0;
     h->nlocal = L;
-    if (rooted(a->kind) && h->local[a->root] >= L) { /* trade places with the root's partner */
-        for (int r = 0; r < p; r++)
-            if (h->node[r] == h->node[a->root] && h->local[r] == h->local[a->root] % L) {
-                h->local[r] = h->local[a->root];
-                h->local[a->root] %= L;
-                break;
-            }
-    }
     h->ranks = malloc((size_t)h->nnodes * L * sizeof(int));
     h->partner = malloc((size_t)p * sizeof(int));
     if (!h->ranks || !h->partner) return 0;
@@ -192,7 +181,7 @@ int dfc_coll_hier_fold_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_h
         return dfc_sched_fence(s);
     }
     for (int q = 0; q < a->size; q++)
-        if (h->partner[q] == me) {
+        if (h->partner[q] == me && !(a->kind == DFC_COLL_BCAST && q == a->root)) {
             DFC_TRY(dfc_sched_send(s, q, DFC_BUF_RECV, 0, bytes));
             sent = 1;
         }

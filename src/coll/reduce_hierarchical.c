@@ -18,7 +18,8 @@
  * chunk large (the chain: each segment at its own place in it); a fence closes every step.
  * The reduction order follows the ring and the tree: commutative ops only. On unequal nodes
  * (hier_layout.c) the surplus ranks' vectors are first reduced into their partners'
- * accumulators (the fold in; the root is in the core).
+ * accumulators (the fold in); a surplus root folds its input in so, and in phase 3 every
+ * local index of node nr sends it its chunk.
  *
  * Cost (m bytes): intra-node (L-1) alpha_n + (L-1)/L m (beta_n + gamma), across nodes
  * ceil(log2 N) (alpha_x + (m/L)(beta_x + gamma)) per rank with all L ranks of a node carrying
@@ -65,13 +66,29 @@ static int recv_reduce_chunk(const red_ctx_t *c, int from, int rc)
                                  DFC_REDUCE_IN_FIRST);
 }
 
+/* Phase 3 at the root: each local index k of node nr but its own (lr; beyond the core for a
+ * surplus root) sends chunk (k + 1) mod L, received into RECV at its place. */
+static int root_gathers(const red_ctx_t *c, const dfc_hier_layout_t *h, int nr, int lr)
+{
+    for (int k = 0; k < c->L; k++) {
+        int q = dfc_coll_mod(k + 1, c->L);
+        uint64_t e = c->a->elem, r0 = chunk_start(c, q), rn = chunk_start(c, q + 1) - r0;
+        if (k != lr && rn)
+            DFC_TRY(dfc_sched_recv(c->s, h->ranks[nr * c->L + k], DFC_BUF_RECV, r0 * e, rn * e));
+    }
+    return dfc_sched_fence(c->s);
+}
+
 static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
 {
     int L = h->nlocal, N = h->nnodes, n = h->node[a->rank], l = h->local[a->rank];
     int nr = h->node[a->root], lr = h->local[a->root], is_root = a->rank == a->root;
     uint64_t bytes = a->count * a->elem;
-    if (h->partner[a->rank] >= 0) return dfc_coll_hier_fold_in(s, a, h, 0, 0, 0); /* surplus */
     red_ctx_t c = {s, a, is_root ? DFC_BUF_RECV : DFC_BUF_TMP, 0, 0, L};
+    if (h->partner[a->rank] >= 0) { /* surplus: the input to the partner (its fence first) */
+        DFC_TRY(dfc_coll_hier_fold_in(s, a, h, 0, 0, 0));
+        return is_root ? root_gathers(&c, h, nr, lr) : DFC_SUCCESS;
+    }
     if (!is_root) c.acc_off = dfc_sched_tmp(s, bytes);
     c.scratch = dfc_sched_tmp(s, dfc_coll_chunk_start(a->count, L, 1) * a->elem);
     if (!(is_root && a->in_place))
@@ -114,13 +131,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
         DFC_TRY(send_chunk(&c, a->root, o));
         return dfc_sched_fence(s);
     }
-    for (int k = 0; k < L; k++) { /* the root: every other local index's chunk, in place */
-        int q = dfc_coll_mod(k + 1, L);
-        uint64_t e = a->elem, r0 = chunk_start(&c, q), rn = chunk_start(&c, q + 1) - r0;
-        if (k != lr && rn)
-            DFC_TRY(dfc_sched_recv(s, h->ranks[nr * L + k], DFC_BUF_RECV, r0 * e, rn * e));
-    }
-    return dfc_sched_fence(s);
+    return root_gathers(&c, h, nr, lr);
 }
 
 int dfc_coll_reduce_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)

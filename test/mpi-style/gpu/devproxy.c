@@ -28,8 +28,8 @@
  * reduce_scatter_block, bcast (from 64 KiB) and reduce (from 128 KiB; these two by a chain
  * around the nodes) run there. On nodes of unequal counts only allreduce, reduce, bcast,
  * allgather and reduce_scatter_block, whose hierarchical algorithms fold the surplus ranks in
- * and out, run there, a bcast or reduce only when its root is in the core; a surplus rank's
- * proxy carries nothing (it folds into a node mate).
+ * and out, run there (a bcast or reduce from a surplus root too; the root moves with each
+ * call); a surplus rank's proxy carries nothing (it folds into a node mate).
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -134,12 +134,8 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
             daemon = n > 0 && (k == ALLREDUCE || k == ALLGATHER || k == RSB ||
                                (k == BCAST && n * sizeof(int) >= 65536) ||
                                (k == REDUCE && n * sizeof(int) >= 131072));
-        /* unequal nodes: only the kinds that fold surplus ranks, and a bcast or reduce only
-         * when its root is in the core (a surplus root takes its partner's place in the
-         * layout, off the rails: hier_layout.c, gpu.c) */
-        if (least_node != most_node)
-            daemon = daemon && k != GATHER && k != SCATTER && k != ALLTOALL &&
-                     !((k == BCAST || k == REDUCE) && local_of[root] >= least_node);
+        if (least_node != most_node) /* unequal nodes: only the kinds that fold surplus ranks */
+            daemon = daemon && k != GATHER && k != SCATTER && k != ALLTOALL;
         DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
                    kname[k], n, moved);
     }

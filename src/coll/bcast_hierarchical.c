@@ -22,7 +22,7 @@
  * partner's fold out passes it by.
  *
  * Cost (B bytes): inside a node (L-1) alpha_n + (L-1)/L B beta_n (phase 1, the root's
- * sends) and (L-1) (alpha_n + B/L beta_n) (phase 3); across nodes a broadcast of B/L bytes
+ * sends; L alpha_n + B beta_n from a surplus root) and (L-1) (alpha_n + B/L beta_n) (phase 3); across nodes a broadcast of B/L bytes
  * over N: ceil(log2 N) (alpha_x + B/L beta_x), or about (log2 N + N - 1) alpha_x +
  * 2 (N-1)/N B/L beta_x. A flat scatter_allgather over the N L ranks carries its ring across
  * each node boundary through one rank per step (at every step when the ranks alternate

@@ -24,7 +24,8 @@
  * Cost (m bytes): intra-node (L-1) alpha_n + (L-1)/L m (beta_n + gamma), across nodes
  * ceil(log2 N) (alpha_x + (m/L)(beta_x + gamma)) per rank with all L ranks of a node carrying
  * a chunk at once (the chain: (N - 2 + S) (alpha_x + m/(L S) (beta_x + gamma)) in S
- * segments), then alpha_n + (L-1)/L m beta_n into the root. A flat binomial reduce sends the
+ * segments), then alpha_n + (L-1)/L m beta_n into the root (a surplus root: m, after its
+ * own m went to its partner in the fold in). A flat binomial reduce sends the
  * whole m across nodes at each of its levels through one rank of a node.
  * Not chosen by default on the host (reduce stays binomial: DFC_REDUCE_ALGORITHM=hierarchical
  * forces it); the GPU daemon takes it over rails and rings of rails (gpu.c), where it is the

@@ -304,9 +304,12 @@ static void test_routes(void)
                 for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
                     for (uint64_t count = 1; count <= 200000; count *= 47)
                         for (int root = 0; root < n; root++) {
-                            /* every root of a bcast or reduce on unequal nodes, else one */
+                            /* a bcast or reduce on unequal nodes from every root (of the
+                             * 195-rank job the last 3, which are surplus, so that ASan's
+                             * make check stays short), else from one */
                             int rooted = kinds[k] == DFC_COLL_BCAST || kinds[k] == DFC_COLL_REDUCE;
-                            if (!(jobs[j].unequal && rooted) && root != (int)(count % n)) continue;
+                            int all_roots = jobs[j].unequal && rooted && (n <= 20 || root >= n - 3);
+                            if (!all_roots && root != (int)(count % n)) continue;
                             char what[112];
                             snprintf(what, sizeof what,
                                      "job %zu comm %d out %d kind %d count %llu root %d", j, which,

@@ -17,8 +17,8 @@
  *     DFC_BCAST_SCATTER_ALLGATHER_MIN or a reduce below DFC_GPU_RAILS_REDUCE_MIN; kinds
  *     without one (barrier, gatherv, alltoallv) never ride the rails, nor on unequal nodes
  *     those that do not fold surplus ranks, and there a bcast or reduce rides them from
- *     every root, a surplus root too (every root is tried); a member whose daemon is out
- *     keeps the call off the GPU;
+ *     every root, a surplus root too (all roots of the smaller jobs); a member whose daemon
+ *     is out keeps the call off the GPU;
  *   - dfc_gpu_steps_to_daemon: every transfer's peer becomes the daemon index of its world
  *     rank, and a transfer to a process the daemon does not connect is counted.
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.

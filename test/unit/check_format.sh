@@ -34,17 +34,21 @@ else
                 ! -path 'test/mpi-style/mpi/suite/*' | sort)
 fi
 [ -n "$files" ] || { echo "check_format: no sources found under $srcdir" >&2; exit 99; }
-bad=0
-n=0
-for f in $files; do
-    n=$((n + 1))
-    if ! "$cf" --style=file --dry-run -Werror "$f" >/dev/null 2>&1; then
+n=$(echo "$files" | wc -w)
+# One clang-format for every file (2.5 s on the CI VM; one per file took 50 s): it goes on past
+# a file that differs and names each in its errors ("FILE:LINE:COL: error: ...").
+# shellcheck disable=SC2086  # $files is a word list on purpose (no file name has a space)
+if ! "$cf" --style=file --dry-run -Werror $files >/dev/null 2>"${TMPDIR:-/tmp}/check_format.$$"; then
+    bad=$(grep -oE '^[^:]+:[0-9]+:[0-9]+: error' "${TMPDIR:-/tmp}/check_format.$$" | cut -d: -f1 |
+              sort -u)
+    [ -n "$bad" ] || cat "${TMPDIR:-/tmp}/check_format.$$" >&2 # it failed otherwise: say how
+    for f in $bad; do
         echo "check_format: $f is not formatted: run $cf -i --style=file $f" >&2
-        bad=$((bad + 1))
-    fi
-done
-if [ $bad -ne 0 ]; then
-    echo "check_format: $bad of $n files differ from .clang-format ($("$cf" --version))" >&2
+    done
+    rm -f "${TMPDIR:-/tmp}/check_format.$$"
+    echo "check_format: $(echo "$bad" | grep -c .) of $n files differ from .clang-format" \
+        "($("$cf" --version))" >&2
     exit 1
 fi
+rm -f "${TMPDIR:-/tmp}/check_format.$$"
 echo "check_format: $n files formatted as .clang-format says"

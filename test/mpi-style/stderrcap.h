@@ -1,8 +1,8 @@
 /*
  * stderrcap.h - for tests of what the library prints on stderr (the hang report): point
  * stderr at a temporary file around a call, read back what was written, look for a line.
- * Used by coll/hangreport (host collectives and point-to-point) and gpu/devproto -case=hang
- * (collectives in the GPU daemon).
+ * Used by coll/hangreport (host collectives and point-to-point), gpu/devproto -case=hang
+ * (collectives in the GPU daemon) and gpu/devstuck (which watches the file as it grows).
  */
 #ifndef STDERRCAP_H
 #define STDERRCAP_H
@@ -41,6 +41,20 @@ static inline char *restore_stderr(int saved, FILE *tmp)
         text[got > 0 ? got : 0] = 0;
     }
     fclose(tmp);
+    return text;
+}
+
+/* What was written so far, stderr staying captured (malloc'ed, NUL-terminated). pread: the
+ * file offset is shared with descriptor 2, which goes on writing at it. */
+static inline char *peek_stderr(FILE *tmp)
+{
+    fflush(stderr);
+    long n = lseek(fileno(tmp), 0, SEEK_END); /* where descriptor 2 writes next */
+    char *text = calloc(1, n > 0 ? (size_t)n + 1 : 1);
+    if (n > 0) {
+        ssize_t got = pread(fileno(tmp), text, (size_t)n, 0);
+        text[got > 0 ? got : 0] = 0;
+    }
     return text;
 }
 

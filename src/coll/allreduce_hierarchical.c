@@ -74,7 +74,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
     uint64_t bytes = a->count * a->elem;
     if (h->partner[a->rank] >= 0) { /* surplus: the input to the partner, the result back */
         DFC_TRY(dfc_coll_hier_fold_in(s, a, h, DFC_BUF_RECV, 0, 0));
-        return dfc_coll_hier_fold_out(s, a, h, bytes);
+        return dfc_coll_hier_fold_out(s, a, h, bytes, -1);
     }
     if (!a->in_place) DFC_TRY(dfc_sched_copy(s, DFC_BUF_SEND, 0, DFC_BUF_RECV, 0, bytes));
     ring_ctx_t node = {s,
@@ -105,7 +105,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
         DFC_TRY(ring_step(&across, dfc_coll_mod(n + 1 - t, N), dfc_coll_mod(n - t, N), 0));
     for (int t = 0; t < L - 1; t++)
         DFC_TRY(ring_step(&node, dfc_coll_mod(l + 1 - t, L), dfc_coll_mod(l - t, L), 0));
-    return dfc_coll_hier_fold_out(s, a, h, bytes);
+    return dfc_coll_hier_fold_out(s, a, h, bytes, -1);
 }
 
 int dfc_coll_allreduce_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)

@@ -74,7 +74,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
     int nr = h->node[a->root], lr = h->local[a->root];
     uint64_t bytes = a->count * a->elem;
     int surplus = h->partner[a->rank] >= 0;
-    if (surplus && a->rank != a->root) return dfc_coll_hier_fold_out(s, a, h, bytes);
+    if (surplus && a->rank != a->root) return dfc_coll_hier_fold_out(s, a, h, bytes, a->root);
 #define OFF(j) dfc_coll_chunk_start(bytes, L, (j))
 #define LEN(j) (OFF((j) + 1) - OFF(j))
     /* Phase 1: the root's node (a surplus root hands out every chunk and is done). */
@@ -103,7 +103,7 @@ static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched
     }
 #undef OFF
 #undef LEN
-    return dfc_coll_hier_fold_out(s, a, h, bytes); /* to the surplus ranks of unequal nodes */
+    return dfc_coll_hier_fold_out(s, a, h, bytes, a->root); /* to unequal nodes' surplus ranks */
 }
 
 int dfc_coll_bcast_hierarchical_build(const dfc_coll_args_t *a, dfc_sched_t *s)

@@ -265,12 +265,12 @@ int dfc_coll_hier_nodes(const dfc_coll_args_t *a);
  * Fold in: a surplus rank sends its input (dfc_coll_input_buf) to its partner in the core's
  * L chunks of the vector; a core rank receives each of its surplus ranks' chunks through
  * `scratch` (TMP, one chunk large) and reduces them into (acc, acc_off) (commutative ops).
- * Fold out: a core rank sends RECV's first `bytes` to each of its surplus ranks (a bcast's
- * root, which has them, excepted), which receive them into RECV. A fence closes each. */
+ * Fold out: a core rank sends RECV's first `bytes` to each of its surplus ranks but
+ * `has_them` (a bcast's root; -1: none), which receive them into RECV. A fence closes each. */
 int dfc_coll_hier_fold_in(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
                           int acc, uint64_t acc_off, uint64_t scratch);
 int dfc_coll_hier_fold_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
-                           uint64_t bytes);
+                           uint64_t bytes, int has_them);
 /* The frame of every hierarchical generator: names the schedule "hierarchical"; when the call
  * moves bytes (`moves`), takes the layout, calls build with it and frees it. An internal
  * error names `kind` when the ranks have no layout (usable() said they had). */

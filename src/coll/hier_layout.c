@@ -172,7 +172,7 @@ int dfc_coll_hier_fold_in(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hi
 }
 
 int dfc_coll_hier_fold_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
-                           uint64_t bytes)
+                           uint64_t bytes, int has_them)
 {
     int me = a->rank, sent = 0;
     if (!bytes) return DFC_SUCCESS;
@@ -181,7 +181,7 @@ int dfc_coll_hier_fold_out(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_h
         return dfc_sched_fence(s);
     }
     for (int q = 0; q < a->size; q++)
-        if (h->partner[q] == me && !(a->kind == DFC_COLL_BCAST && q == a->root)) {
+        if (h->partner[q] == me && q != has_them) {
             DFC_TRY(dfc_sched_send(s, q, DFC_BUF_RECV, 0, bytes));
             sent = 1;
         }

@@ -252,7 +252,7 @@ int dfc_coll_chain_segments(uint64_t bytes);
  * layout function returns 0 (and holds nothing to free) when the ranks are not so placed or
  * memory ran out. */
 typedef struct dfc_hier_layout {
-    int nnodes, nlocal, nsurplus;
+    int size, nnodes, nlocal, nsurplus; /* size: the communicator's */
     int *node, *local, *ranks, *partner;
 } dfc_hier_layout_t;
 int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h);
@@ -278,15 +278,22 @@ typedef int (*dfc_hier_build_fn)(const dfc_coll_args_t *a, const dfc_hier_layout
                                  dfc_sched_t *s);
 int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *kind, int moves,
                         dfc_hier_build_fn build);
-/* The end of the run of node n's local indices from l: the first e > l such that local
- * index e's communicator rank does not follow e-1's (e = L at the end). Blocks placed by
- * rank are adjacent along a run, so a run moves as one message. */
-int dfc_coll_hier_run_end(const dfc_hier_layout_t *h, int n, int l);
-/* Sends (send != 0) or receives node n's blocks of b bytes to or from peer, one transfer per
- * run: placed by rank (block of rank p at p * b in buf, by_rank) or packed in local order
- * (block of local index k at base + k * b). Both sides walk the same runs, so they match. */
+/* Sends (send != 0) or receives the blocks of b bytes of node n's ranks, surplus included, to
+ * or from peer, one transfer per run of consecutive communicator ranks on the node (adjacent
+ * blocks: one message for a node of consecutive ranks): placed by rank (block of rank p at
+ * p * b in buf, by_rank) or packed in local order (block of local index k at base + k * b).
+ * Both sides walk the same runs, so they match. */
 int dfc_coll_hier_node_xfer(dfc_sched_t *s, const dfc_hier_layout_t *h, int n, int peer, int send,
                             int buf, uint64_t base, int by_rank, uint64_t b);
+/* Gather and scatter (their files say how): the root's core rank, the root itself or a
+ * surplus root's partner, whose local index the node leaders have; the bytes of node n's
+ * blocks; and node_xfer over the nodes other than the root's, in ring order from it, with
+ * each node's leader (peer < 0) or with peer, the blocks placed by rank (tmp < 0: SEND when
+ * sending, RECV when receiving) or packed in TMP from tmp, one node after another. */
+int dfc_coll_hier_root_core(const dfc_coll_args_t *a, const dfc_hier_layout_t *h);
+uint64_t dfc_coll_hier_node_bytes(const dfc_hier_layout_t *h, int n, uint64_t b);
+int dfc_coll_hier_other_nodes(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
+                              int peer, int send, int64_t tmp, uint64_t b);
 /* x mod k in 0 .. k-1, also for negative x (ring and tree positions). */
 static inline int dfc_coll_mod(int x, int k) { return ((x % k) + k) % k; }
 /* Appends the steps of `sub`, a schedule built for a group of the communicator (its peer k

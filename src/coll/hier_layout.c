@@ -19,8 +19,9 @@
  * (bcast, reduce, allreduce here; allgather(v) and reduce_scatter(_block) in their files,
  * the partners carrying the surplus' blocks; reduce_scatter folds in here) run the core's
  * schedule plus, inside each node, a fold in (the surplus' inputs reduced into their
- * partners', before) and a fold out (the result handed to them, after); the others take
- * equal nodes only (nsurplus 0).
+ * partners', before) and a fold out (the result handed to them, after). Gather and scatter
+ * do not fold: a node's leader carries the blocks of all its ranks, surplus included
+ * (dfc_coll_hier_node_xfer). Alltoall takes equal nodes only (nsurplus 0).
  *
  * Fold cost on a node with s surplus ranks (m bytes): each partner takes ceil(s/L) vectors,
  * alpha_n + m (beta_n + gamma) apiece, and sends as many results back, alpha_n + m beta_n:
@@ -65,6 +66,7 @@ int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h)
     int p = a->size, top = -1;
     *h = (dfc_hier_layout_t){0};
     if (!a->world || !a->world_node || p < 4) return 0;
+    h->size = p;
     for (int r = 0; r < p; r++) top = DFC_MAX2(top, a->world_node[a->world[r]]);
     h->node = malloc((size_t)p * sizeof(int));
     h->local = malloc((size_t)p * sizeof(int));
@@ -85,12 +87,14 @@ int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h)
     return 0;
 }
 
-/* The kinds whose algorithm folds the surplus ranks in and out (the others need equal nodes). */
-static int folds(dfc_coll_kind_t k)
+/* The kinds whose algorithm takes unequal nodes: those that fold the surplus ranks in and
+ * out, and gather and scatter, whose leaders carry their whole node (alltoall needs equal
+ * nodes). */
+static int takes_unequal(dfc_coll_kind_t k)
 {
     return k == DFC_COLL_BCAST || k == DFC_COLL_REDUCE || k == DFC_COLL_ALLREDUCE ||
            k == DFC_COLL_ALLGATHER || k == DFC_COLL_ALLGATHERV || k == DFC_COLL_REDUCE_SCATTER ||
-           k == DFC_COLL_REDUCE_SCATTER_BLOCK;
+           k == DFC_COLL_REDUCE_SCATTER_BLOCK || k == DFC_COLL_GATHER || k == DFC_COLL_SCATTER;
 }
 
 int dfc_coll_hier_nodes(const dfc_coll_args_t *a)
@@ -98,26 +102,47 @@ int dfc_coll_hier_nodes(const dfc_coll_args_t *a)
     dfc_hier_layout_t h;
     if (!dfc_coll_hier_layout(a, &h)) return 0;
     dfc_coll_hier_layout_free(&h);
-    return !h.nsurplus || folds(a->kind) ? h.nnodes : 0;
-}
-
-int dfc_coll_hier_run_end(const dfc_hier_layout_t *h, int n, int l)
-{
-    const int *node = &h->ranks[n * h->nlocal];
-    int e = l + 1;
-    while (e < h->nlocal && node[e] == node[e - 1] + 1) e++;
-    return e;
+    return !h.nsurplus || takes_unequal(a->kind) ? h.nnodes : 0;
 }
 
 int dfc_coll_hier_node_xfer(dfc_sched_t *s, const dfc_hier_layout_t *h, int n, int peer, int send,
                             int buf, uint64_t base, int by_rank, uint64_t b)
 {
-    for (int k = 0, e; k < h->nlocal; k = e) {
-        e = dfc_coll_hier_run_end(h, n, k);
-        uint64_t off = by_rank ? (uint64_t)h->ranks[n * h->nlocal + k] * b : base + k * b;
-        uint64_t len = (uint64_t)(e - k) * b;
+    for (int r = 0, e; r < h->size; r = e) { /* local indices follow communicator ranks */
+        e = r + 1;
+        if (h->node[r] != n) continue;
+        while (e < h->size && h->node[e] == n) e++;
+        uint64_t off = by_rank ? (uint64_t)r * b : base + (uint64_t)h->local[r] * b;
+        uint64_t len = (uint64_t)(e - r) * b;
         DFC_TRY(send ? dfc_sched_send(s, peer, buf, off, len)
                      : dfc_sched_recv(s, peer, buf, off, len));
+    }
+    return DFC_SUCCESS;
+}
+
+int dfc_coll_hier_root_core(const dfc_coll_args_t *a, const dfc_hier_layout_t *h)
+{
+    return h->partner[a->root] >= 0 ? h->partner[a->root] : a->root;
+}
+
+uint64_t dfc_coll_hier_node_bytes(const dfc_hier_layout_t *h, int n, uint64_t b)
+{
+    uint64_t bytes = 0;
+    for (int r = 0; r < h->size; r++) bytes += h->node[r] == n ? b : 0;
+    return bytes;
+}
+
+int dfc_coll_hier_other_nodes(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
+                              int peer, int send, int64_t tmp, uint64_t b)
+{
+    int L = h->nlocal, N = h->nnodes, nr = h->node[a->root];
+    int lc = h->local[dfc_coll_hier_root_core(a, h)];
+    uint64_t at = tmp < 0 ? 0 : (uint64_t)tmp;
+    for (int i = 1; i < N; i++) {
+        int m = dfc_coll_mod(nr + i, N), other = peer >= 0 ? peer : h->ranks[m * L + lc];
+        int buf = tmp >= 0 ? DFC_BUF_TMP : send ? DFC_BUF_SEND : DFC_BUF_RECV;
+        DFC_TRY(dfc_coll_hier_node_xfer(s, h, m, other, send, buf, at, tmp < 0, b));
+        at += dfc_coll_hier_node_bytes(h, m, b);
     }
     return DFC_SUCCESS;
 }
@@ -131,7 +156,7 @@ int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *ki
     if (!dfc_coll_hier_layout(a, &h))
         return DFC_ERR(DFC_ERR_INTERN,
                        "hierarchical %s: no layout of N >= 2 nodes with L >= 2 ranks each", kind);
-    if (h.nsurplus && !folds(a->kind)) {
+    if (h.nsurplus && !takes_unequal(a->kind)) {
         dfc_coll_hier_layout_free(&h);
         return DFC_ERR(DFC_ERR_INTERN, "hierarchical %s: needs as many ranks on every node", kind);
     }

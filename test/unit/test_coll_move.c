@@ -628,7 +628,8 @@ static void test_alltoall(void)
  * On every layout of n = 4..9 ranks over N >= 2 nodes of L >= 2: blocked (rank r on node
  * r / L), interleaved (r mod N) and scrambled (a fixed permutation of the blocked one), each
  * with the node numbers themselves permuted. On unequal nodes the bcast and allgather(v)
- * fold the surplus ranks in and out and the others must refuse. */
+ * fold the surplus ranks in and out, gather and scatter carry whole nodes, and alltoall
+ * must refuse. */
 static void hier_layout_of(int n, int N, int kind, int *node)
 {
     static const int scramble[NMAX] = {5, 2, 7, 0, 8, 3, 1, 6, 4};
@@ -691,8 +692,9 @@ static void test_hierarchical(void)
         }
     /* Unequal nodes (3+2, 4+2, 3+2+2, 5+3, 5+2+2 ranks; blocked, interleaved, scrambled):
      * bcast and allgather(v) fold the ranks beyond the smallest node's count (every bcast
-     * root: a surplus root trades places with its partner), the block algorithms refuse. Nodes of 3, 2 and 1
-     * (the last) have no layout at all. */
+     * root: a surplus root hands its node's core their chunks), gather and scatter carry
+     * whole nodes (every root: a surplus root's partner relays), alltoall refuses. Nodes of
+     * 3, 2 and 1 (the last) have no layout at all. */
     static const int uneven[6][NMAX] = {
         {0, 0, 0, 1, 1},          {0, 1, 0, 1, 0, 0},          {0, 1, 2, 0, 1, 2, 0},
         {1, 0, 1, 1, 0, 1, 0, 1}, {0, 0, 0, 0, 0, 1, 1, 2, 2}, {4, 4, 9, 9, 4, 1}};
@@ -704,31 +706,36 @@ static void test_hierarchical(void)
                                                        dfc_coll_alltoall_hierarchical_usable};
     const dfc_coll_usable_fn *vusable = block_usable; /* the v forms' below: the same */
     for (int u = 0; u < 6; u++) {
-        int n = uneven_n[u], folds = u < 5;
+        int n = uneven_n[u], takes = u < 5;
         for (int r = 0; r < n; r++) node[r] = uneven[u][r];
         tc_reset(n, DFC_COLL_BCAST);
         tc.a[0].count = 4096;
-        CHECK(dfc_coll_bcast_hierarchical_usable(&tc.a[0]) == folds,
-              "uneven layout %d: bcast usable() is not %d", u, folds);
+        CHECK(dfc_coll_bcast_hierarchical_usable(&tc.a[0]) == takes,
+              "uneven layout %d: bcast usable() is not %d", u, takes);
         tc.a[0].kind = DFC_COLL_ALLGATHER;
-        CHECK(dfc_coll_allgather_hierarchical_usable(&tc.a[0]) == folds,
-              "uneven layout %d: allgather usable() is not %d", u, folds);
+        CHECK(dfc_coll_allgather_hierarchical_usable(&tc.a[0]) == takes,
+              "uneven layout %d: allgather usable() is not %d", u, takes);
         for (int k = 0; k < 3; k++) {
             tc.a[0].kind = block_kinds[k];
-            CHECK(!block_usable[k](&tc.a[0]), "uneven layout %d: kind %d usable", u,
-                  (int)block_kinds[k]);
+            CHECK(block_usable[k](&tc.a[0]) == (takes && k < 2),
+                  "uneven layout %d: kind %d usable() is not %d", u, (int)block_kinds[k],
+                  takes && k < 2);
         }
         long c0 = ncases;
-        for (int si = 0; si < NSIZES && folds; si++) {
+        for (int si = 0; si < NSIZES && takes; si++) {
             for (int root = 0; root < n; root++) {
                 bcast_case(&bc, n, root, sizes[si], 1);
                 if (sizes[si] <= 13) bcast_case(&bc, n, root, sizes[si], 8);
+                for (int ip = 0; ip < 2; ip++) {
+                    gather_case(&ga, 0, n, root, sizes[si], ip, 0);
+                    scatter_case(&sc, 0, n, root, sizes[si], ip, 0);
+                }
             }
             for (int v = 0; v < 2; v++)
                 for (int ip = 0; ip < 2; ip++)
                     for (int ev = 0; ev <= v; ev++) allgather_case(&ag, v, n, sizes[si], ip, ev);
         }
-        CHECK(!folds || ncases > c0, "uneven layout %d: no bcast or allgather case ran", u);
+        CHECK(!takes || ncases > c0, "uneven layout %d: no case ran", u);
     }
     /* the v forms: a leader would not know its node mates' counts */
     hier_layout_of(8, 4, 0, node);

@@ -15,10 +15,10 @@
  *     the call has a hierarchical schedule whose every transfer, on every rank, goes to a
  *     linked process, within DFC_GPU_MAX_STEPS, and never for a bcast below
  *     DFC_BCAST_SCATTER_ALLGATHER_MIN or a reduce below DFC_GPU_RAILS_REDUCE_MIN; kinds
- *     without one (barrier, gatherv, alltoallv) never ride the rails, nor on unequal nodes
- *     those that do not fold surplus ranks, and there a bcast or reduce rides them from
- *     every root, a surplus root too (all roots of the smaller jobs); a member whose daemon
- *     is out keeps the call off the GPU;
+ *     without one (barrier, gatherv, alltoallv) never ride the rails, nor alltoall on
+ *     unequal nodes, and there a bcast, reduce, gather or scatter rides them from every
+ *     root, a surplus root too (all roots of the smaller jobs); a member whose daemon is out
+ *     keeps the call off the GPU;
  *   - dfc_gpu_steps_to_daemon: every transfer's peer becomes the daemon index of its world
  *     rank, and a transfer to a process the daemon does not connect is counted.
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
@@ -242,14 +242,14 @@ static int make_comm(int which, int w, const int *node_of, const int *rail, int 
 
 /* The first 10 kinds of test_routes have a hierarchical schedule, the first 7 one that
  * crosses nodes between ring neighbours only (allreduce, allgather(v), reduce_scatter(_block),
- * bcast and reduce by their chains). On unequal nodes only those whose schedules fold the
- * surplus ranks in and out have one (hier_layout.c). */
+ * bcast and reduce by their chains). On unequal nodes all but alltoall have one: theirs fold
+ * the surplus ranks in and out, or carry whole nodes (gather, scatter; hier_layout.c). */
 enum { RAILS_KINDS = 10, RING_KINDS = 7 };
-static int folds(int kind)
+static int takes_unequal(int kind) { return kind != DFC_COLL_ALLTOALL; }
+static int rooted(int kind)
 {
-    return kind == DFC_COLL_ALLREDUCE || kind == DFC_COLL_ALLGATHER ||
-           kind == DFC_COLL_ALLGATHERV || kind == DFC_COLL_BCAST || kind == DFC_COLL_REDUCE ||
-           kind == DFC_COLL_REDUCE_SCATTER || kind == DFC_COLL_REDUCE_SCATTER_BLOCK;
+    return kind == DFC_COLL_BCAST || kind == DFC_COLL_REDUCE || kind == DFC_COLL_GATHER ||
+           kind == DFC_COLL_SCATTER;
 }
 
 /* Whether the call's communicator has surplus ranks (lies on unequal nodes); `root_out`
@@ -304,11 +304,11 @@ static void test_routes(void)
                 for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
                     for (uint64_t count = 1; count <= 200000; count *= 47)
                         for (int root = 0; root < n; root++) {
-                            /* a bcast or reduce on unequal nodes from every root (of the
-                             * 195-rank job the last 3, which are surplus, so that ASan's
-                             * make check stays short), else from one */
-                            int rooted = kinds[k] == DFC_COLL_BCAST || kinds[k] == DFC_COLL_REDUCE;
-                            int all_roots = jobs[j].unequal && rooted && (n <= 20 || root >= n - 3);
+                            /* a rooted call on unequal nodes from every root (of the 195-rank
+                             * job the last 3, which are surplus, so that ASan's make check
+                             * stays short), else from one */
+                            int all_roots = jobs[j].unequal && rooted(kinds[k]) &&
+                                            (n <= 20 || root >= n - 3);
                             if (!all_roots && root != (int)(count % n)) continue;
                             char what[112];
                             snprintf(what, sizeof what,
@@ -320,7 +320,7 @@ static void test_routes(void)
                             int unequal = surplus(&a, &root_out);
                             surplus_roots += (route == DFC_COLL_GPU_RAILS ||
                                               route == DFC_COLL_GPU_RING) &&
-                                             unequal && root_out && rooted;
+                                             unequal && root_out && rooted(kinds[k]);
                             /* below DFC_BCAST_SCATTER_ALLGATHER_MIN (64 KiB) a bcast is staged,
                          * below DFC_GPU_RAILS_REDUCE_MIN (128 KiB) a reduce */
                             int small = (kinds[k] == DFC_COLL_BCAST && count * 4 < 65536) ||
@@ -349,15 +349,15 @@ static void test_routes(void)
                                       what);
                                 CHECK(!ring || k < RING_KINDS, "%s: not a ring kind on a ring",
                                       what);
-                                CHECK(!unequal || folds(kinds[k]),
-                                      "%s: a kind that does not fold on unequal nodes", what);
+                                CHECK(!unequal || takes_unequal(kinds[k]),
+                                      "%s: alltoall on unequal nodes", what);
                                 ring_rails += ring != 0;
                                 folded += unequal;
                                 transfers += check_schedules(what, a, rail, ring);
                             } else if (!member_out &&
                                        (which == 4 || (which == 5 && !ring) ||
                                         (k < (ring ? RING_KINDS : RAILS_KINDS) && !small &&
-                                         (jobs[j].unequal ? which == 0 && folds(kinds[k])
+                                         (jobs[j].unequal ? which == 0 && takes_unequal(kinds[k])
                                                           : which < 2))))
                                 FAIL("%s: kept off the GPU", what);
                             if (small && which < 4)

@@ -26,10 +26,11 @@
  * -ring (with -rails, and DFC_GPU_PEERS_MAX small enough): the daemons connect only their
  * rail's neighbours on the ring of the nodes, and only allreduce, allgather,
  * reduce_scatter_block, bcast (from 64 KiB) and reduce (from 128 KiB; these two by a chain
- * around the nodes) run there. On nodes of unequal counts only allreduce, reduce, bcast,
- * allgather and reduce_scatter_block, whose hierarchical algorithms fold the surplus ranks in
- * and out, run there (a bcast or reduce from a surplus root too; the root moves with each
- * call); a surplus rank's proxy carries nothing (it folds into a node mate).
+ * around the nodes) run there. On nodes of unequal counts all but alltoall run there:
+ * allreduce, reduce, bcast, allgather and reduce_scatter_block, whose hierarchical
+ * algorithms fold the surplus ranks in and out, and gather and scatter when forced, whose
+ * node leaders carry the surplus ranks' blocks (from a surplus root too: the root moves with
+ * each call); a surplus rank's proxy carries nothing (it talks to node mates only).
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -134,8 +135,8 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
             daemon = n > 0 && (k == ALLREDUCE || k == ALLGATHER || k == RSB ||
                                (k == BCAST && n * sizeof(int) >= 65536) ||
                                (k == REDUCE && n * sizeof(int) >= 131072));
-        if (least_node != most_node) /* unequal nodes: only the kinds that fold surplus ranks */
-            daemon = daemon && k != GATHER && k != SCATTER && k != ALLTOALL;
+        if (least_node != most_node) /* unequal nodes: alltoall needs equal ones */
+            daemon = daemon && k != ALLTOALL;
         DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
                    kname[k], n, moved);
     }
@@ -352,8 +353,8 @@ int main(int argc, char **argv)
     uint64_t out = 0, in = 0;
     int remote = 0;
     for (int r = 0; r < size; r++) remote |= r != rank && dfc_gpu_daemon_remote(r);
-    /* On rails a surplus rank folds into a node mate and carries nothing, though its rail may
-     * give it a peer behind the proxy (the surplus rank of the next node, on a ring). */
+    /* On rails a surplus rank talks to node mates only and carries nothing, though its rail
+     * may give it a peer behind the proxy (the surplus rank of the next node, on a ring). */
     int surplus = rails && local_of[rank] >= least_node, carries = remote && !surplus;
     dfc_gpu_daemon_proxy_counts(&out, &in);
     DFCT_CHECK(carries ? out > 0 && in > 0 : out == 0 && in == 0,

@@ -294,6 +294,10 @@ int dfc_coll_hier_root_core(const dfc_coll_args_t *a, const dfc_hier_layout_t *h
 uint64_t dfc_coll_hier_node_bytes(const dfc_hier_layout_t *h, int n, uint64_t b);
 int dfc_coll_hier_other_nodes(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
                               int peer, int send, int64_t tmp, uint64_t b);
+/* A surplus root's partner passing the other nodes' blocks on: receives them from `from`
+ * into TMP, then sends them to `to` (each < 0: every node's leader), a fence after each. */
+int dfc_coll_hier_relay(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
+                        int from, int to, uint64_t b);
 /* x mod k in 0 .. k-1, also for negative x (ring and tree positions). */
 static inline int dfc_coll_mod(int x, int k) { return ((x % k) + k) % k; }
 /* Appends the steps of `sub`, a schedule built for a group of the communicator (its peer k

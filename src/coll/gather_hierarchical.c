@@ -50,14 +50,8 @@ static int build_root(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_
 /* A surplus root's partner: its own block to the root, then the other nodes' packages on. */
 static int build_relay(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)
 {
-    uint64_t b = a->sbytes,
-             all = (uint64_t)a->size * b - dfc_coll_hier_node_bytes(h, h->node[a->root], b);
-    DFC_TRY(dfc_sched_send(s, a->root, DFC_BUF_SEND, 0, b));
-    int64_t tmp = (int64_t)dfc_sched_tmp(s, all);
-    DFC_TRY(dfc_coll_hier_other_nodes(s, a, h, -1, 0, tmp, b));
-    DFC_TRY(dfc_sched_fence(s));
-    DFC_TRY(dfc_coll_hier_other_nodes(s, a, h, a->root, 1, tmp, b)); /* as the root takes them */
-    return dfc_sched_fence(s);
+    DFC_TRY(dfc_sched_send(s, a->root, DFC_BUF_SEND, 0, a->sbytes));
+    return dfc_coll_hier_relay(s, a, h, -1, a->root, a->sbytes); /* as the root takes them */
 }
 
 static int build(const dfc_coll_args_t *a, const dfc_hier_layout_t *h, dfc_sched_t *s)

@@ -147,6 +147,17 @@ int dfc_coll_hier_other_nodes(dfc_sched_t *s, const dfc_coll_args_t *a, const df
     return DFC_SUCCESS;
 }
 
+int dfc_coll_hier_relay(dfc_sched_t *s, const dfc_coll_args_t *a, const dfc_hier_layout_t *h,
+                        int from, int to, uint64_t b)
+{
+    uint64_t all = (uint64_t)a->size * b - dfc_coll_hier_node_bytes(h, h->node[a->root], b);
+    int64_t tmp = (int64_t)dfc_sched_tmp(s, all);
+    DFC_TRY(dfc_coll_hier_other_nodes(s, a, h, from, 0, tmp, b));
+    DFC_TRY(dfc_sched_fence(s));
+    DFC_TRY(dfc_coll_hier_other_nodes(s, a, h, to, 1, tmp, b));
+    return dfc_sched_fence(s);
+}
+
 int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *kind, int moves,
                         dfc_hier_build_fn build)
 {

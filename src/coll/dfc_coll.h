@@ -257,8 +257,8 @@ typedef struct dfc_hier_layout {
 } dfc_hier_layout_t;
 int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h);
 void dfc_coll_hier_layout_free(dfc_hier_layout_t *h);
-/* N of the layout, 0 when it has none for the call's kind (unequal nodes: bcast, reduce,
- * allreduce, allgather(v) and reduce_scatter(_block) only, which fold the surplus ranks). */
+/* N of the layout, 0 when the ranks have none (every hierarchical algorithm takes unequal
+ * nodes: some fold the surplus ranks in and out, others carry their blocks). */
 int dfc_coll_hier_nodes(const dfc_coll_args_t *a);
 /* The folds of the surplus ranks (bcast, reduce, allreduce; reduce_scatter's fold in), steps
  * inside each node.

@@ -21,7 +21,8 @@
  * schedule plus, inside each node, a fold in (the surplus' inputs reduced into their
  * partners', before) and a fold out (the result handed to them, after). Gather and scatter
  * do not fold: a node's leader carries the blocks of all its ranks, surplus included
- * (dfc_coll_hier_node_xfer). Alltoall takes equal nodes only (nsurplus 0).
+ * (dfc_coll_hier_node_xfer); alltoall's core ranks carry their surplus ranks' blocks
+ * across nodes and hand them on (alltoall_hierarchical.c).
  *
  * Fold cost on a node with s surplus ranks (m bytes): each partner takes ceil(s/L) vectors,
  * alpha_n + m (beta_n + gamma) apiece, and sends as many results back, alpha_n + m beta_n:
@@ -87,22 +88,12 @@ int dfc_coll_hier_layout(const dfc_coll_args_t *a, dfc_hier_layout_t *h)
     return 0;
 }
 
-/* The kinds whose algorithm takes unequal nodes: those that fold the surplus ranks in and
- * out, and gather and scatter, whose leaders carry their whole node (alltoall needs equal
- * nodes). */
-static int takes_unequal(dfc_coll_kind_t k)
-{
-    return k == DFC_COLL_BCAST || k == DFC_COLL_REDUCE || k == DFC_COLL_ALLREDUCE ||
-           k == DFC_COLL_ALLGATHER || k == DFC_COLL_ALLGATHERV || k == DFC_COLL_REDUCE_SCATTER ||
-           k == DFC_COLL_REDUCE_SCATTER_BLOCK || k == DFC_COLL_GATHER || k == DFC_COLL_SCATTER;
-}
-
 int dfc_coll_hier_nodes(const dfc_coll_args_t *a)
 {
     dfc_hier_layout_t h;
     if (!dfc_coll_hier_layout(a, &h)) return 0;
     dfc_coll_hier_layout_free(&h);
-    return !h.nsurplus || takes_unequal(a->kind) ? h.nnodes : 0;
+    return h.nnodes; /* every hierarchical algorithm takes unequal nodes */
 }
 
 int dfc_coll_hier_node_xfer(dfc_sched_t *s, const dfc_hier_layout_t *h, int n, int peer, int send,
@@ -167,10 +158,6 @@ int dfc_coll_hier_build(const dfc_coll_args_t *a, dfc_sched_t *s, const char *ki
     if (!dfc_coll_hier_layout(a, &h))
         return DFC_ERR(DFC_ERR_INTERN,
                        "hierarchical %s: no layout of N >= 2 nodes with L >= 2 ranks each", kind);
-    if (h.nsurplus && !takes_unequal(a->kind)) {
-        dfc_coll_hier_layout_free(&h);
-        return DFC_ERR(DFC_ERR_INTERN, "hierarchical %s: needs as many ranks on every node", kind);
-    }
     int rc = build(a, &h, s);
     dfc_coll_hier_layout_free(&h);
     return rc;

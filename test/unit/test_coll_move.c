@@ -628,8 +628,8 @@ static void test_alltoall(void)
  * On every layout of n = 4..9 ranks over N >= 2 nodes of L >= 2: blocked (rank r on node
  * r / L), interleaved (r mod N) and scrambled (a fixed permutation of the blocked one), each
  * with the node numbers themselves permuted. On unequal nodes the bcast and allgather(v)
- * fold the surplus ranks in and out, gather and scatter carry whole nodes, and alltoall
- * must refuse. */
+ * fold the surplus ranks in and out, gather and scatter carry whole nodes, and alltoall's
+ * core ranks carry their surplus ranks' blocks. */
 static void hier_layout_of(int n, int N, int kind, int *node)
 {
     static const int scramble[NMAX] = {5, 2, 7, 0, 8, 3, 1, 6, 4};
@@ -693,7 +693,8 @@ static void test_hierarchical(void)
     /* Unequal nodes (3+2, 4+2, 3+2+2, 5+3, 5+2+2 ranks; blocked, interleaved, scrambled):
      * bcast and allgather(v) fold the ranks beyond the smallest node's count (every bcast
      * root: a surplus root hands its node's core their chunks), gather and scatter carry
-     * whole nodes (every root: a surplus root's partner relays), alltoall refuses. Nodes of
+     * whole nodes (every root: a surplus root's partner relays), alltoall's core ranks carry
+     * the surplus ranks' blocks across and hand them on. Nodes of
      * 3, 2 and 1 (the last) have no layout at all. */
     static const int uneven[6][NMAX] = {
         {0, 0, 0, 1, 1},          {0, 1, 0, 1, 0, 0},          {0, 1, 2, 0, 1, 2, 0},
@@ -717,9 +718,8 @@ static void test_hierarchical(void)
               "uneven layout %d: allgather usable() is not %d", u, takes);
         for (int k = 0; k < 3; k++) {
             tc.a[0].kind = block_kinds[k];
-            CHECK(block_usable[k](&tc.a[0]) == (takes && k < 2),
-                  "uneven layout %d: kind %d usable() is not %d", u, (int)block_kinds[k],
-                  takes && k < 2);
+            CHECK(block_usable[k](&tc.a[0]) == takes,
+                  "uneven layout %d: kind %d usable() is not %d", u, (int)block_kinds[k], takes);
         }
         long c0 = ncases;
         for (int si = 0; si < NSIZES && takes; si++) {
@@ -731,6 +731,7 @@ static void test_hierarchical(void)
                     scatter_case(&sc, 0, n, root, sizes[si], ip, 0);
                 }
             }
+            for (int ip = 0; ip < 2; ip++) alltoall_case(&aa, 0, n, sizes[si], ip, 0);
             for (int v = 0; v < 2; v++)
                 for (int ip = 0; ip < 2; ip++)
                     for (int ev = 0; ev <= v; ev++) allgather_case(&ag, v, n, sizes[si], ip, ev);

@@ -15,8 +15,8 @@
  *     the call has a hierarchical schedule whose every transfer, on every rank, goes to a
  *     linked process, within DFC_GPU_MAX_STEPS, and never for a bcast below
  *     DFC_BCAST_SCATTER_ALLGATHER_MIN or a reduce below DFC_GPU_RAILS_REDUCE_MIN; kinds
- *     without one (barrier, gatherv, alltoallv) never ride the rails, nor alltoall on
- *     unequal nodes, and there a bcast, reduce, gather or scatter rides them from every
+ *     without one (barrier, gatherv, alltoallv) never ride the rails; on unequal nodes every
+ *     kind that has one rides them, and a bcast, reduce, gather or scatter from every
  *     root, a surplus root too (all roots of the smaller jobs); a member whose daemon is out
  *     keeps the call off the GPU;
  *   - dfc_gpu_steps_to_daemon: every transfer's peer becomes the daemon index of its world
@@ -242,10 +242,9 @@ static int make_comm(int which, int w, const int *node_of, const int *rail, int 
 
 /* The first 10 kinds of test_routes have a hierarchical schedule, the first 7 one that
  * crosses nodes between ring neighbours only (allreduce, allgather(v), reduce_scatter(_block),
- * bcast and reduce by their chains). On unequal nodes all but alltoall have one: theirs fold
- * the surplus ranks in and out, or carry whole nodes (gather, scatter; hier_layout.c). */
+ * bcast and reduce by their chains). On unequal nodes they all have one: theirs fold the
+ * surplus ranks in and out, or carry their blocks (gather, scatter, alltoall; hier_layout.c). */
 enum { RAILS_KINDS = 10, RING_KINDS = 7 };
-static int takes_unequal(int kind) { return kind != DFC_COLL_ALLTOALL; }
 static int rooted(int kind)
 {
     return kind == DFC_COLL_BCAST || kind == DFC_COLL_REDUCE || kind == DFC_COLL_GATHER ||
@@ -349,16 +348,13 @@ static void test_routes(void)
                                       what);
                                 CHECK(!ring || k < RING_KINDS, "%s: not a ring kind on a ring",
                                       what);
-                                CHECK(!unequal || takes_unequal(kinds[k]),
-                                      "%s: alltoall on unequal nodes", what);
                                 ring_rails += ring != 0;
                                 folded += unequal;
                                 transfers += check_schedules(what, a, rail, ring);
                             } else if (!member_out &&
                                        (which == 4 || (which == 5 && !ring) ||
                                         (k < (ring ? RING_KINDS : RAILS_KINDS) && !small &&
-                                         (jobs[j].unequal ? which == 0 && takes_unequal(kinds[k])
-                                                          : which < 2))))
+                                         (jobs[j].unequal ? which == 0 : which < 2))))
                                 FAIL("%s: kept off the GPU", what);
                             if (small && which < 4)
                                 CHECK(route != DFC_COLL_GPU_RAILS && route != DFC_COLL_GPU_RING,

@@ -26,11 +26,12 @@
  * -ring (with -rails, and DFC_GPU_PEERS_MAX small enough): the daemons connect only their
  * rail's neighbours on the ring of the nodes, and only allreduce, allgather,
  * reduce_scatter_block, bcast (from 64 KiB) and reduce (from 128 KiB; these two by a chain
- * around the nodes) run there. On nodes of unequal counts all but alltoall run there:
- * allreduce, reduce, bcast, allgather and reduce_scatter_block, whose hierarchical
- * algorithms fold the surplus ranks in and out, and gather and scatter when forced, whose
- * node leaders carry the surplus ranks' blocks (from a surplus root too: the root moves with
- * each call); a surplus rank's proxy carries nothing (it talks to node mates only).
+ * around the nodes) run there. On nodes of unequal counts the same run there: allreduce,
+ * reduce, bcast, allgather and reduce_scatter_block, whose hierarchical algorithms fold the
+ * surplus ranks in and out, and gather, scatter and alltoall when forced, whose node
+ * leaders (core ranks) carry the surplus ranks' blocks (gather and scatter from a surplus
+ * root too: the root moves with each call); a surplus rank's proxy carries nothing (it
+ * talks to node mates only).
  * Every case runs under a watchdog (-watchdog=S, default 200): a hang prints
  * "watchdog: the test hung" and exits 3.
  */
@@ -135,8 +136,6 @@ static void one(int k, size_t n, int salt, int *hs, int *hr, int *ds, int *dr)
             daemon = n > 0 && (k == ALLREDUCE || k == ALLGATHER || k == RSB ||
                                (k == BCAST && n * sizeof(int) >= 65536) ||
                                (k == REDUCE && n * sizeof(int) >= 131072));
-        if (least_node != most_node) /* unequal nodes: alltoall needs equal ones */
-            daemon = daemon && k != ALLTOALL;
         DFCT_CHECK(daemon ? moved > 0 : moved == 0, "%s of %zu ints: the proxy carried %lld chunks",
                    kname[k], n, moved);
     }

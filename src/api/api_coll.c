@@ -196,6 +196,21 @@ static int reduction_common(dfc_coll_call_t call, dfc_coll_kind_t kind, const vo
     dfc_dtype_t *d = NULL;
     dfc_op_t *o = NULL;
     DFC_API_ENTER();
+    /* A blocking allreduce whose arguments are plainly valid may go without an instance straight
+     * into the shm slots (issue 16), as bcast_common's does: the checks below in short (the
+     * buffers' memory type in the coll layer), then dfc_coll_allreduce_host_direct. */
+    if (kind == DFC_COLL_ALLREDUCE && call.mode == DFC_MODE_BLOCKING && (c = dfc_comm_get(comm)) &&
+        !c->remote && (d = dfc_dtype_get(datatype)) && d->committed && d->dense && count > 0 &&
+        sendbuf && recvbuf && recvbuf != DFC_IN_PLACE && sendbuf != recvbuf &&
+        (o = dfc_op_get(op)) && dfc_op_builtin_on(o, d) &&
+        (rc = dfc_coll_allreduce_host_direct(c, sendbuf, recvbuf, (uint64_t)count, d, o)) !=
+            DFC_COLL_NOT_DIRECT) {
+        if (rc) goto fn_fail;
+        goto fn_exit;
+    }
+    c = NULL;
+    d = NULL;
+    o = NULL;
     if ((c = dfc_api_inter_of(comm))) {
         if ((rc = dfc_api_inter_reduction(&call, c, kind, sendbuf, recvbuf, count, datatype, op,
                                           root)))

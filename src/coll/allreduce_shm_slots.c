@@ -74,3 +74,18 @@ int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const voi
                             .ctx = &r};
     return dfc_coll_slot_direct(c, &x, "allreduce");
 }
+
+int dfc_coll_allreduce_host_direct(dfc_comm_t *c, const void *sendbuf, void *recvbuf,
+                                   uint64_t count, const dfc_dtype_t *dt, const dfc_op_t *op)
+{
+    /* what route_of (run.c) takes for the host engine: host memory on both sides */
+    int in_place = sendbuf == DFC_IN_PLACE;
+    if ((!in_place && dfc_gpu_ptr_device(sendbuf) >= 0) || dfc_gpu_ptr_device(recvbuf) >= 0)
+        return DFC_COLL_NOT_DIRECT;
+    dfc_coll_args_t a = {.kind = DFC_COLL_ALLREDUCE,
+                         .in_place = in_place,
+                         .commutative = op->commute,
+                         .count = count,
+                         .elem = dt->size};
+    return dfc_coll_allreduce_direct(c, &a, sendbuf, recvbuf, dt, op);
+}

@@ -331,6 +331,11 @@ int dfc_coll_bcast_direct(dfc_comm_t *c, void *buf, uint64_t bytes, int root);
 int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
                               void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
 int dfc_coll_barrier_direct(dfc_comm_t *c);
+/* The api layer's fast path of a blocking allreduce (arguments checked: count > 0, dense
+ * committed type, a built-in op defined on it, distinct buffers or sendbuf DFC_IN_PLACE):
+ * dfc_coll_allreduce_direct when both buffers are host memory. */
+int dfc_coll_allreduce_host_direct(dfc_comm_t *c, const void *sendbuf, void *recvbuf,
+                                   uint64_t count, const dfc_dtype_t *dt, const dfc_op_t *op);
 /* And for a blocking alltoall of dense host buffers (alltoall_shm_slots.c). */
 int dfc_coll_alltoall_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
                              void *recvbuf);

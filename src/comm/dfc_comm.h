@@ -317,6 +317,9 @@ static inline dfc_op_t *dfc_op_get(DFC_Op h)
  * message naming func and argname otherwise. */
 int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *argname,
                  dfc_op_t **out);
+/* Whether op is a predefined operation defined on dt's elements: dfc_op_check's answer for a
+ * valid op handle, without recording an error (the fast paths' test). */
+int dfc_op_builtin_on(const dfc_op_t *op, const dfc_dtype_t *dt);
 /* inout[i] = in[i] (op) inout[i] for `count` items of dt: the MPI argument order, so that
  * non-commutative ops reduce as in[0..] first. Never fails once dfc_op_check passed. */
 void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, void *inout,

@@ -494,6 +494,11 @@ int dfc_op_check(DFC_Op h, const dfc_dtype_t *dt, const char *func, const char *
     return DFC_SUCCESS;
 }
 
+int dfc_op_builtin_on(const dfc_op_t *op, const dfc_dtype_t *dt)
+{
+    return op->builtin && dt->base >= 0 && dfc_op_defined(OP_INDEX(op->handle), dt->base);
+}
+
 void dfc_op_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *in, void *inout,
                    size_t count)
 {

@@ -70,6 +70,13 @@ static int direct_ready(void *arg)
     return 1;
 }
 
+/* What the exchange waits for (a peer's stamp or `done`) usually comes within a few hundred
+ * nanoseconds. A wait's passes over every transport and hook take 50-100 ns each on the
+ * 2-core VM and see it up to a pass late, so the exchange alone is looked at SLOT_SPIN times
+ * first (issue 16: a 2-rank 8-byte allreduce spent most of its wait in those passes). Not when
+ * oversubscribed: the peer may need this core. */
+#define SLOT_SPIN 64
+
 int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind)
 {
     slot_direct_t d = {.comm = c, .x = x, .kind = kind};
@@ -78,6 +85,8 @@ int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind)
     int rc = dfc_comm_slot_xchg(c, x);
     if (rc) return rc;
     if (direct_ready(&d)) return d.rc;
+    for (int i = 0; i < SLOT_SPIN && !dfc_progress_oversubscribed(); i++)
+        if ((rc = dfc_comm_slot_xchg(c, x)) != DFC_TL_AGAIN) return rc;
     dfc_list_insert_tail(&waiting, &d.link);
     rc = dfc_progress_wait(direct_ready, &d);
     dfc_list_remove(&d.link);

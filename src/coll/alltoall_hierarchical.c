@@ -48,36 +48,48 @@ typedef struct a2a_ctx {
     int in;       /* the input's buffer: SEND, or TMP in place */
     uint64_t in0; /* its offset */
     uint64_t b;
-    int **group; /* group[m * L + j]: the members of G(m, j), core rank first */
+    int **group; /* group[m * L + j]: the members of G(m, j), core rank first (into `member`) */
     int *gsize;  /* their counts */
+    int *member; /* every rank once, group by group */
     int *count;  /* M_n, the ranks of node n */
 } a2a_ctx_t;
 
 static void ctx_free(a2a_ctx_t *c)
 {
-    int NL = c->h->nnodes * c->h->nlocal;
-    for (int i = 0; c->group && i < NL; i++) free(c->group[i]);
     free(c->group);
     free(c->gsize);
+    free(c->member);
     free(c->count);
 }
 
+/* The groups in two passes over the ranks: their sizes, then their members in rank order. */
 static int ctx_groups(a2a_ctx_t *c)
 {
     const dfc_hier_layout_t *h = c->h;
-    int L = h->nlocal, NL = h->nnodes * L;
-    c->group = calloc((size_t)NL, sizeof(int *));
+    int L = h->nlocal, NL = h->nnodes * L, p = h->size;
+    c->group = malloc((size_t)NL * sizeof(int *));
     c->gsize = calloc((size_t)NL, sizeof(int));
+    c->member = malloc((size_t)p * sizeof(int));
     c->count = calloc((size_t)h->nnodes, sizeof(int));
-    if (!c->group || !c->gsize || !c->count) return DFC_ERR(DFC_ERR_NO_MEM, "alltoall layout");
-    for (int r = 0; r < h->size; r++) c->count[h->node[r]]++;
-    for (int i = 0; i < NL; i++) {
-        int core = h->ranks[i];
-        if (!(c->group[i] = malloc((size_t)c->count[h->node[core]] * sizeof(int))))
-            return DFC_ERR(DFC_ERR_NO_MEM, "alltoall layout");
-        c->group[i][c->gsize[i]++] = core;
-        for (int r = 0; r < h->size; r++)
-            if (h->partner[r] == core) c->group[i][c->gsize[i]++] = r;
+    if (!c->group || !c->gsize || !c->member || !c->count)
+        return DFC_ERR(DFC_ERR_NO_MEM, "alltoall layout");
+    for (int r = 0; r < p; r++) {
+        int core = h->partner[r] >= 0 ? h->partner[r] : r;
+        c->count[h->node[r]]++;
+        c->gsize[h->node[core] * L + h->local[core]]++;
+    }
+    for (int i = 0, at = 0; i < NL; i++) {
+        c->group[i] = c->member + at;
+        c->group[i][0] = h->ranks[i];
+        at += c->gsize[i];
+        c->gsize[i] = 1; /* counted again below */
+    }
+    for (int r = 0; r < p; r++) {
+        int core = h->partner[r];
+        if (core >= 0) {
+            int i = h->node[core] * L + h->local[core];
+            c->group[i][c->gsize[i]++] = r;
+        }
     }
     return DFC_SUCCESS;
 }

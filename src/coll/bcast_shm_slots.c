@@ -85,7 +85,7 @@ int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind)
     int rc = dfc_comm_slot_xchg(c, x);
     if (rc) return rc;
     if (direct_ready(&d)) return d.rc;
-    for (int i = 0; i < SLOT_SPIN && !dfc_progress_oversubscribed(); i++)
+    for (int i = dfc_progress_oversubscribed() ? SLOT_SPIN : 0; i < SLOT_SPIN; i++)
         if ((rc = dfc_comm_slot_xchg(c, x)) != DFC_TL_AGAIN) return rc;
     dfc_list_insert_tail(&waiting, &d.link);
     rc = dfc_progress_wait(direct_ready, &d);

@@ -907,13 +907,18 @@ static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
     shm_t *s = tl->priv;
     int n = 0, rc = DFC_SUCCESS;
     if (!s || s->npeers == 0) return 0;
-    /* Round robin from rr, without a division per peer (this runs on every empty poll). */
-    for (int k = 0, i = s->rr; k < s->npeers; k++, i = i + 1 < s->npeers ? i + 1 : 0) {
-        shm_peer_t *p = &s->peers[i];
-        if (p->failed || p->corrupt[0]) continue;
+    /* Round robin from rr, without a division per peer (this runs on every empty poll). An
+     * empty ring costs its two loads and nothing else (issue 16: with 15 peers the checks
+     * and calls around them made an empty poll 617 instructions, 41 per peer); a failed
+     * peer's ring is empty or not looked at, a corrupt one is caught by the flags after. */
+    shm_peer_t *peers = s->peers;
+    int np = s->npeers;
+    for (int k = 0, i = s->rr; k < np; k++, i = i + 1 < np ? i + 1 : 0) {
+        shm_peer_t *p = &peers[i];
+        if (DFC_LIKELY(!dfc_shm_ring_pending(p->in)) || p->failed || p->corrupt[0]) continue;
         n += drain_peer(s, p, deliver);
     }
-    s->rr = s->rr + 1 < s->npeers ? s->rr + 1 : 0;
+    s->rr = s->rr + 1 < np ? s->rr + 1 : 0;
 
     /* Liveness is checked by time, but reading the clock on every empty poll was a third
      * of a waiting rank's cycles: look at the clock on one call in 64 only. */

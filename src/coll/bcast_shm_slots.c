@@ -80,10 +80,10 @@ static int direct_ready(void *arg)
 int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind)
 {
     slot_direct_t d = {.comm = c, .x = x, .kind = kind};
-    x->phase = DFC_TL_SLOT_BEGIN;
-    c->coll_seq++; /* as dfc_coll_start numbers every instance of the communicator */
+    x->phase = DFC_TL_SLOT_RUN; /* begun at initiation, as dfc_coll_start begins it */
+    c->coll_seq++;              /* as dfc_coll_start numbers every instance of the communicator */
     int rc = dfc_comm_slot_xchg(c, x);
-    if (rc) return rc;
+    if (rc != DFC_TL_AGAIN) return rc; /* done, or the slots refused to begin */
     if (direct_ready(&d)) return d.rc;
     for (int i = dfc_progress_oversubscribed() ? SLOT_SPIN : 0; i < SLOT_SPIN; i++)
         if ((rc = dfc_comm_slot_xchg(c, x)) != DFC_TL_AGAIN) return rc;
@@ -112,11 +112,16 @@ void dfc_coll_slot_direct_report(FILE *f)
     }
 }
 
-/* Whether DFC_<kind>_ALGORITHM leaves the choice to the rules or forces shm_slots. */
+/* Whether DFC_<kind>_ALGORITHM leaves the choice to the rules or forces shm_slots: read once
+ * per kind (the fast paths ask on every call). */
 int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind)
 {
-    const char *forced = dfc_coll_forced_algorithm(kind);
-    return !forced || !strcmp(forced, "shm_slots");
+    static signed char known[DFC_COLL_KIND_COUNT]; /* 0: not yet; 1: not forced away; -1 */
+    if (DFC_UNLIKELY(!known[kind])) {
+        const char *forced = dfc_coll_forced_algorithm(kind);
+        known[kind] = !forced || !strcmp(forced, "shm_slots") ? 1 : -1;
+    }
+    return known[kind] > 0;
 }
 
 typedef struct bcast_direct {

@@ -83,7 +83,9 @@ enum dfc_tl_slot_phase {
     DFC_TL_SLOT_READ,      /* waits for every member's contribution, hands them to reduce,
                               then publishes that this member has finished reading */
     DFC_TL_SLOT_DONE,      /* finished */
-    DFC_TL_SLOT_CANCEL     /* the caller gives up (a member failed): the exchange ends here */
+    DFC_TL_SLOT_CANCEL,    /* the caller gives up (a member failed): the exchange ends here */
+    DFC_TL_SLOT_RUN        /* BEGIN, then WRITE in the same call: for a caller that would
+                              call WRITE at once (one call less on a blocking fast path) */
 };
 typedef struct dfc_tl_slot_xchg {
     /* the communicator's slots (dfc_tl_shm_slot_open): exchanges are numbered per one */
@@ -193,7 +195,8 @@ typedef struct dfc_tl_ops {
     /* Optional (NULL if absent; shm has it, usable on x->sc from dfc_tl_shm_slot_open):
      * advances one slot exchange from x->phase as far as it can. Never blocks.
      * Returns DFC_SUCCESS when the phase asked for is done (BEGIN: x->stamp is set and phase
-     * is WRITE; WRITE or READ: phase is DONE and reduce has run; CANCEL: phase is DONE),
+     * is WRITE; RUN, WRITE or READ: phase is DONE and reduce has run; CANCEL: phase is DONE;
+     * RUN fails as BEGIN does or else returns as WRITE does, its stamp set),
      * DFC_TL_AGAIN when it must wait for another member (phase says how far it got: call
      * again later, with the same x), or an error code with its message recorded (slots off,
      * an unknown phase), in which case nothing was taken or changed. Buffers: src is only

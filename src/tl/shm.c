@@ -653,12 +653,17 @@ static int shm_slot_xchg(dfc_tl_t *tl, dfc_tl_slot_xchg_t *x)
     int rc;
     switch (x->phase) {
     case DFC_TL_SLOT_BEGIN:
+    case DFC_TL_SLOT_RUN:
         if (!s->slots_on || !S->ranks || !x->sc)
             return DFC_ERR(DFC_ERR_INTERN, "the shm collective slots are off");
         x->stamp = ++x->sc->seq;
         S->inflight++;
+        if (x->phase == DFC_TL_SLOT_BEGIN) {
+            x->phase = DFC_TL_SLOT_WRITE;
+            return DFC_SUCCESS;
+        }
         x->phase = DFC_TL_SLOT_WRITE;
-        return DFC_SUCCESS;
+        /* fall through */
     case DFC_TL_SLOT_WRITE:
         if ((rc = slot_write(S, x))) return rc;
         return slot_read(S, x);

@@ -37,7 +37,9 @@ int dfc_coll_allgather_bruck_build(const dfc_coll_args_t *a, dfc_sched_t *s)
     for (int d = 1; d < n; d <<= 1) {
         uint64_t c = (uint64_t)(d < n - d ? d : n - d);
         DFC_TRY(dfc_sched_recv(s, (r + d) % n, DFC_BUF_TMP, tmp + (uint64_t)d * b, c * b));
-        DFC_TRY(dfc_sched_send(s, (r - d + n) % n, DFC_BUF_TMP, tmp, c * b));
+        if (d == 1 && !a->in_place) /* its own block: from SEND (dfc_coll.h, "own block") */
+            DFC_TRY(dfc_sched_send(s, r - 1 + (r == 0 ? n : 0), DFC_BUF_SEND, 0, b));
+        else DFC_TRY(dfc_sched_send(s, (r - d + n) % n, DFC_BUF_TMP, tmp, c * b));
         DFC_TRY(dfc_sched_fence(s));
     }
     /* TMP blocks [0, n - r) -> RECV blocks [r, n); TMP blocks [n - r, n) -> RECV [0, r). */

@@ -33,7 +33,9 @@ int dfc_coll_allgather_recursive_doubling_build(const dfc_coll_args_t *a, dfc_sc
         uint64_t mine = (uint64_t)(r & ~(mask - 1)) * b;
         uint64_t theirs = (uint64_t)(peer & ~(mask - 1)) * b;
         DFC_TRY(dfc_sched_recv(s, peer, DFC_BUF_RECV, theirs, (uint64_t)mask * b));
-        DFC_TRY(dfc_sched_send(s, peer, DFC_BUF_RECV, mine, (uint64_t)mask * b));
+        if (mask == 1 && !a->in_place) /* its own block: from SEND (dfc_coll.h, "own block") */
+            DFC_TRY(dfc_sched_send(s, peer, DFC_BUF_SEND, 0, b));
+        else DFC_TRY(dfc_sched_send(s, peer, DFC_BUF_RECV, mine, (uint64_t)mask * b));
         DFC_TRY(dfc_sched_fence(s));
     }
     return DFC_SUCCESS;

@@ -148,7 +148,14 @@ int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t bytes);
 int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_t bytes);
 /* Reserves `bytes` of scratch (8-byte aligned) and returns its offset in TMP. */
 uint64_t dfc_sched_tmp(dfc_sched_t *s, uint64_t bytes);
-/* The buffer holding this rank's input: SEND, or RECV when in_place. */
+/* The own block. An allgather that first copies this rank's block from SEND into RECV (or TMP)
+ * sends that block from SEND, not from the copy: the copy has just left it dirty in this
+ * core's cache, and the peer reading it there (shm's single-copy read, or the transport's
+ * copy-out racing the local copy) made a 2-rank allgather of 64 KiB - 1 MiB 1.8-2.5x Open
+ * MPI's time on the 2-core VM; from SEND, 0.96-1.0x (issue 16, BENCHMARKS.md stop 41). Both
+ * hold the same bytes, so the schedule means the same.
+ *
+ * The buffer holding this rank's input: SEND, or RECV when in_place. */
 static inline int dfc_coll_input_buf(const dfc_coll_args_t *a)
 {
     return a->in_place ? DFC_BUF_RECV : DFC_BUF_SEND;

@@ -332,7 +332,9 @@ static void fail_req(dfc_req_t *r, int code)
 /* The transport's own eager limit where it has one (dfc_tl.h), else DFC_EAGER_LIMIT. */
 static uint64_t eager_limit_for(const dfc_tl_t *tl)
 {
-    uint64_t lim = tl->eager_limit ? (uint64_t)tl->eager_limit : eager_limit;
+    /* atomic: shm lowers its own to 0 outside the lock (shm_rget) */
+    uint64_t own = (uint64_t)__atomic_load_n(&tl->eager_limit, __ATOMIC_RELAXED);
+    uint64_t lim = own ? own : eager_limit;
     return DFC_MIN2(lim, (uint64_t)tl->max_payload);
 }
 

@@ -220,7 +220,10 @@ typedef struct dfc_tl {
      * comm layer's own DFC_EAGER_LIMIT. Either way the comm layer uses at most max_payload.
      * A transport sets it where its own rendezvous makes a different threshold pay (ofi:
      * DFC_OFI_EAGER_LIMIT, since a provider-level message of up to 128 KiB costs less there
-     * than the RTS, RMA read and FIN of DFC's rendezvous). Only the sender decides by it. */
+     * than the RTS, RMA read and FIN of DFC's rendezvous; shm: DFC_SHM_EAGER_LIMIT, since the
+     * receiver's one copy by cross-memory attach beats two through the ring from a few KiB,
+     * and shm sets it to 0 once that attach fails). Only the sender decides by it; the comm
+     * layer reads it atomically. */
     size_t eager_limit;
     int failed_peer; /* world rank named by the last negative progress return */
     void *priv;      /* the transport's own state */

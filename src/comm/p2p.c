@@ -338,6 +338,17 @@ static uint64_t eager_limit_for(const dfc_tl_t *tl)
     return DFC_MIN2(lim, (uint64_t)tl->max_payload);
 }
 
+/* Send r's: a device send staged through a host shadow keeps the eager semantics that
+ * DFC_GPU_EAGER_LIMIT promises (dfc(7)) where the transport's own limit is lower (shm's 4 KiB
+ * against its 16 KiB default). */
+static uint64_t send_eager_limit(const dfc_req_t *r, const dfc_tl_t *tl)
+{
+    uint64_t lim = eager_limit_for(tl);
+    if (r->nstages && dev_eager_limit > lim)
+        lim = DFC_MIN2(dev_eager_limit, (uint64_t)tl->max_payload);
+    return lim;
+}
+
 /* The EAGER or RTS packet that starts a message (dfc_p2p_isend, dfc_p2p_send_eager_now): an
  * EAGER packet carries the whole message; the caller adds flags, offset and a device payload. */
 static inline void msg_header(dfc_pkt_t *pkt, int type, const dfc_comm_t *c, int coll_ctx, int tag,
@@ -359,7 +370,7 @@ static inline void msg_header(dfc_pkt_t *pkt, int type, const dfc_comm_t *c, int
  * while a transport's own limit may be larger. */
 static int went_eager(const dfc_req_t *r)
 {
-    return !r->dev && !r->pack_dt && r->bytes <= eager_limit_for(dfc_route[r->peer_world]);
+    return !r->dev && !r->pack_dt && r->bytes <= send_eager_limit(r, dfc_route[r->peer_world]);
 }
 
 int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst, int tag,
@@ -403,7 +414,7 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
             pkt.payload_len = sizeof req->dev_ipc;
             payload = &req->dev_ipc;
         }
-    } else if (bytes <= eager_limit_for(tl) && !req->pack_dt) {
+    } else if (bytes <= send_eager_limit(req, tl) && !req->pack_dt) {
         msg_header(&pkt, DFC_PKT_EAGER, c, coll_ctx, tag, bytes, req->id);
         pkt.flags = sync ? DFC_PKT_FLAG_SYNC : 0;
     } else {

@@ -23,9 +23,9 @@
  * Quartiles and attempts: a stretch of load slows some rounds; the defect slows them all. Both
  * medians are printed too. The testlist sets DFC_SPIN_US=0 and DFC_YIELD_US=0, so that a
  * waiting rank sleeps at once (on a loaded machine one sched_yield can outlast the receiver's
- * work, and a sender that never got to sleep would hide the defect), and DFC_SHM_EAGER_LIMIT
- * =16384, so that the 16 KiB messages go through the ring (eagerly) and fill it. Prints "fullring: ..." on
- * rank 1 (a reportLine). Needs exactly 2 ranks.
+ * work, and a sender that never got to sleep would hide the defect), and
+ * DFC_SHM_EAGER_LIMIT=16384, so that the 16 KiB messages go eagerly, through the ring, and fill
+ * it. Prints "fullring: ..." on rank 1 (a reportLine). Needs exactly 2 ranks.
  */
 #include <signal.h>
 #include <time.h>

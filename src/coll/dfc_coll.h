@@ -146,6 +146,10 @@ int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t bytes);
  * contributes its `bytes` (one `block` per member) and takes block `me` of each into RECV. */
 #define DFC_SLOT_PEER_ALLTOALL (-2)
 int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_t bytes);
+/* A SLOT_ALLREDUCE step that is an allgather (peer = DFC_SLOT_PEER_ALLGATHER): every member
+ * contributes its `block` bytes from src_buf at src_off and takes every member's into RECV. */
+#define DFC_SLOT_PEER_ALLGATHER (-3)
+int dfc_sched_slot_allgather(dfc_sched_t *s, int src_buf, uint64_t src_off, uint64_t block);
 /* Reserves `bytes` of scratch (8-byte aligned) and returns its offset in TMP. */
 uint64_t dfc_sched_tmp(dfc_sched_t *s, uint64_t bytes);
 /* The own block. An allgather that first copies this rank's block from SEND into RECV (or TMP)
@@ -346,6 +350,9 @@ int dfc_coll_allreduce_host_direct(dfc_comm_t *c, const void *sendbuf, void *rec
 /* And for a blocking alltoall of dense host buffers (alltoall_shm_slots.c). */
 int dfc_coll_alltoall_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
                              void *recvbuf);
+/* And for a blocking allgather of dense host buffers (allgather_shm_slots.c). */
+int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
+                              void *recvbuf);
 /* Runs slot exchange x (src, bytes, reduce, ctx, rooted, root set; named `kind` in the hang
  * report) to completion for a blocking call, without an instance (bcast_shm_slots.c). */
 int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind);
@@ -360,6 +367,8 @@ int dfc_coll_barrier_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_barrier_shm_slots_usable(const dfc_coll_args_t *a);
 int dfc_coll_alltoall_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_alltoall_shm_slots_usable(const dfc_coll_args_t *a);
+int dfc_coll_allgather_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
+int dfc_coll_allgather_shm_slots_usable(const dfc_coll_args_t *a);
 
 /* ---- Running collectives (exec.c, scheduler.c) --------------------------------------------- */
 typedef struct dfc_coll dfc_coll_t;

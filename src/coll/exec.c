@@ -186,6 +186,11 @@ static void slot_step_reduce(void *ctx, const void *const *in, int n)
                    block);
         return;
     }
+    if (st->peer == DFC_SLOT_PEER_ALLGATHER) { /* every member's contribution, in rank order */
+        for (int r = 0; r < n; r++)
+            memcpy(buf_at(c, st->dst_buf, (uint64_t)r * st->bytes), in[r], st->bytes);
+        return;
+    }
     if (st->peer >= 0) { /* a bcast: the root's contribution, where this rank is not it */
         if (st->peer != c->comm->rank) memcpy(buf_at(c, st->dst_buf, 0), in[st->peer], st->bytes);
         return;
@@ -212,7 +217,7 @@ int dfc_coll_slot_begin(dfc_coll_t *c)
 static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
 {
     slot_step_t k = {c, st};
-    dfc_tl_slot_xchg_t x = {.src = buf_at(c, st->src_buf, 0),
+    dfc_tl_slot_xchg_t x = {.src = buf_at(c, st->src_buf, st->src_off),
                             .bytes = st->bytes,
                             .reduce = slot_step_reduce,
                             .ctx = &k,

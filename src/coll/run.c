@@ -386,7 +386,9 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
           (rc = dfc_coll_allreduce_direct(c, a, sendbuf, recvbuf, dt, op)) !=
               DFC_COLL_NOT_DIRECT) ||
          (a->kind == DFC_COLL_ALLTOALL &&
-          (rc = dfc_coll_alltoall_direct(c, a, sendbuf, recvbuf)) != DFC_COLL_NOT_DIRECT)))
+          (rc = dfc_coll_alltoall_direct(c, a, sendbuf, recvbuf)) != DFC_COLL_NOT_DIRECT) ||
+         (a->kind == DFC_COLL_ALLGATHER &&
+          (rc = dfc_coll_allgather_direct(c, a, sendbuf, recvbuf)) != DFC_COLL_NOT_DIRECT)))
         return rc;
     a->gpu = gpu; /* DFC_COLL_GPU_DAEMON, _RAILS, _RING, or 0 */
     /* Not for a user op: the slot exchange reduces inside the transport's call, where the

@@ -96,13 +96,16 @@ int dfc_sched_reduce(dfc_sched_t *s, int src_buf, uint64_t src_off, int dst_buf,
     return DFC_SUCCESS;
 }
 
-int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
-                             uint64_t tmp_off)
+/* A SLOT_ALLREDUCE step: the one exchange of the slot schedules, told apart by `peer` (-1:
+ * every member's contribution reduced; a root: bcast; DFC_SLOT_PEER_*: alltoall, allgather). */
+static int slot_step(dfc_sched_t *s, int peer, int src_buf, uint64_t src_off, uint64_t count,
+                     uint64_t bytes, uint64_t tmp_off)
 {
     APPEND_OR_FAIL(st, s, DFC_STEP_SLOT_ALLREDUCE);
     st->src_buf = (uint8_t)src_buf;
+    st->src_off = src_off;
     st->dst_buf = DFC_BUF_RECV;
-    st->peer = -1; /* every member contributes */
+    st->peer = peer;
     st->count = count;
     st->bytes = bytes;
     st->tmp_off = tmp_off;
@@ -110,27 +113,25 @@ int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64
     return DFC_SUCCESS;
 }
 
+int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
+                             uint64_t tmp_off)
+{
+    return slot_step(s, -1, src_buf, 0, count, bytes, tmp_off); /* every member contributes */
+}
+
 int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_t bytes)
 {
-    APPEND_OR_FAIL(st, s, DFC_STEP_SLOT_ALLREDUCE);
-    st->src_buf = (uint8_t)src_buf;
-    st->dst_buf = DFC_BUF_RECV;
-    st->peer = DFC_SLOT_PEER_ALLTOALL;
-    st->count = block;
-    st->bytes = bytes;
-    s->uses_slots = 1;
-    return DFC_SUCCESS;
+    return slot_step(s, DFC_SLOT_PEER_ALLTOALL, src_buf, 0, block, bytes, 0);
+}
+
+int dfc_sched_slot_allgather(dfc_sched_t *s, int src_buf, uint64_t src_off, uint64_t block)
+{
+    return slot_step(s, DFC_SLOT_PEER_ALLGATHER, src_buf, src_off, block, block, 0);
 }
 
 int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t bytes)
 {
-    APPEND_OR_FAIL(st, s, DFC_STEP_SLOT_ALLREDUCE);
-    st->src_buf = DFC_BUF_RECV;
-    st->dst_buf = DFC_BUF_RECV;
-    st->peer = root;
-    st->bytes = bytes;
-    s->uses_slots = 1;
-    return DFC_SUCCESS;
+    return slot_step(s, root, DFC_BUF_RECV, 0, 0, bytes, 0);
 }
 
 int dfc_sched_fence(dfc_sched_t *s)

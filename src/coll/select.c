@@ -140,6 +140,8 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
      dfc_coll_gather_hierarchical_usable},
     {DFC_COLL_SCATTER, "hierarchical", dfc_coll_scatter_hierarchical_build,
      dfc_coll_scatter_hierarchical_usable},
+    {DFC_COLL_ALLGATHER, "shm_slots", dfc_coll_allgather_shm_slots_build,
+     dfc_coll_allgather_shm_slots_usable},
     {DFC_COLL_ALLGATHER, "ring", dfc_coll_allgather_ring_build, NULL},
     {DFC_COLL_ALLGATHER, "recursive_doubling", dfc_coll_allgather_recursive_doubling_build,
      dfc_coll_allgather_recursive_doubling_usable},
@@ -321,11 +323,12 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         else name = "rabenseifner";
         break;
     case DFC_COLL_ALLGATHER:
-        if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max &&
-            (nodes = hier_default(a, (uint64_t)a->size * a->rbytes, 8 * thr.allgather_short_max)) >
-                0 &&
-            nodes <= thr.allgather_ring_max_ranks &&
-            a->size / nodes <= thr.allgather_ring_max_ranks)
+        if (dfc_coll_allgather_shm_slots_usable(a)) name = "shm_slots";
+        else if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max &&
+                 (nodes = hier_default(a, (uint64_t)a->size * a->rbytes,
+                                       8 * thr.allgather_short_max)) > 0 &&
+                 nodes <= thr.allgather_ring_max_ranks &&
+                 a->size / nodes <= thr.allgather_ring_max_ranks)
             name = "hierarchical"; /* rings of N and of L ranks: the rank limit applies to them */
         else if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max &&
                  a->size <= thr.allgather_ring_max_ranks)

@@ -109,7 +109,7 @@ static const dfc_env_spec_t specs[] = {
     ALGO("DFC_GATHERV_ALGORITHM", "linear"),
     ALGO("DFC_SCATTER_ALGORITHM", "linear|hierarchical"),
     ALGO("DFC_SCATTERV_ALGORITHM", "linear"),
-    ALGO("DFC_ALLGATHER_ALGORITHM", "ring|recursive_doubling|bruck|hierarchical"),
+    ALGO("DFC_ALLGATHER_ALGORITHM", "shm_slots|ring|recursive_doubling|bruck|hierarchical"),
     ALGO("DFC_ALLGATHERV_ALGORITHM", "ring|hierarchical"),
     ALGO("DFC_ALLTOALL_ALGORITHM", "pairwise|shm_slots|hierarchical"),
     ALGO("DFC_ALLTOALLV_ALGORITHM", "pairwise"),

@@ -48,11 +48,15 @@ typedef struct allgather_direct {
     uint64_t block;
 } allgather_direct_t;
 
-/* Every member's contribution, in rank order. */
+void dfc_coll_allgather_slot_copy(const void *const *in, int n, char *out, uint64_t block)
+{
+    for (int r = 0; r < n; r++) memcpy(out + (uint64_t)r * block, in[r], block);
+}
+
 static void allgather_blocks(void *ctx, const void *const *in, int n)
 {
     const allgather_direct_t *d = ctx;
-    for (int r = 0; r < n; r++) memcpy(d->out + (uint64_t)r * d->block, in[r], d->block);
+    dfc_coll_allgather_slot_copy(in, n, d->out, d->block);
 }
 
 int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,

@@ -63,15 +63,19 @@ int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const voi
                               void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op)
 {
     uint64_t bytes = a->count * a->elem;
-    if (!dfc_comm_slots(c) || bytes == 0 || bytes > DFC_COMM_SLOT_SMALL_BYTES || c->size < 2 ||
-        (c->size > 2 && (uint64_t)dfc_coll_pof2(c->size) * bytes > DIRECT_TMP) ||
-        !dfc_coll_slots_not_forced_away(DFC_COLL_ALLREDUCE))
+    if (!dfc_comm_slots(c) || bytes == 0 || bytes > DFC_COMM_SLOT_BYTES || c->size < 2)
+        return DFC_COLL_NOT_DIRECT;
+    /* What dfc_coll_select would pick: shm_slots up to DFC_COMM_SLOT_SMALL_BYTES, then
+     * shm_slots_rs_ag, or the one forced */
+    const void *src = a->in_place ? recvbuf : sendbuf;
+    dfc_coll_slots_forced_t f = dfc_coll_slots_forced(DFC_COLL_ALLREDUCE);
+    if (f == DFC_SLOTS_RS_AG || (f == DFC_SLOTS_AUTO && bytes > DFC_COMM_SLOT_SMALL_BYTES))
+        return dfc_coll_allreduce_rs_ag_direct(c, src, recvbuf, a->count, dt, op);
+    if (f == DFC_SLOTS_AWAY || bytes > DFC_COMM_SLOT_SMALL_BYTES ||
+        (c->size > 2 && (uint64_t)dfc_coll_pof2(c->size) * bytes > DIRECT_TMP))
         return DFC_COLL_NOT_DIRECT;
     allreduce_direct_t r = {recvbuf, op, dt, a->count, bytes};
-    dfc_tl_slot_xchg_t x = {.src = a->in_place ? recvbuf : sendbuf,
-                            .bytes = bytes,
-                            .reduce = allreduce_reduce,
-                            .ctx = &r};
+    dfc_tl_slot_xchg_t x = {.src = src, .bytes = bytes, .reduce = allreduce_reduce, .ctx = &r};
     return dfc_coll_slot_direct(c, &x, "allreduce");
 }
 

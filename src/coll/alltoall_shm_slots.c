@@ -41,13 +41,16 @@ typedef struct alltoall_direct {
     int me;
 } alltoall_direct_t;
 
-/* Block `me` of every member's contribution, in rank order. */
+void dfc_coll_alltoall_slot_copy(const void *const *in, int n, int me, char *out, uint64_t block)
+{
+    for (int r = 0; r < n; r++)
+        memcpy(out + (uint64_t)r * block, (const char *)in[r] + (uint64_t)me * block, block);
+}
+
 static void alltoall_gather_blocks(void *ctx, const void *const *in, int n)
 {
     const alltoall_direct_t *d = ctx;
-    for (int r = 0; r < n; r++)
-        memcpy(d->out + (uint64_t)r * d->block, (const char *)in[r] + (uint64_t)d->me * d->block,
-               d->block);
+    dfc_coll_alltoall_slot_copy(in, n, d->me, d->out, d->block);
 }
 
 int dfc_coll_alltoall_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,

@@ -79,9 +79,14 @@ static int direct_ready(void *arg)
 
 int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind)
 {
+    c->coll_seq++; /* as dfc_coll_start numbers every instance of the communicator */
+    return dfc_coll_slot_direct_more(c, x, kind);
+}
+
+int dfc_coll_slot_direct_more(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind)
+{
     slot_direct_t d = {.comm = c, .x = x, .kind = kind};
     x->phase = DFC_TL_SLOT_RUN; /* begun at initiation, as dfc_coll_start begins it */
-    c->coll_seq++;              /* as dfc_coll_start numbers every instance of the communicator */
     int rc = dfc_comm_slot_xchg(c, x);
     if (rc != DFC_TL_AGAIN) return rc; /* done, or the slots refused to begin */
     if (direct_ready(&d)) return d.rc;
@@ -112,16 +117,26 @@ void dfc_coll_slot_direct_report(FILE *f)
     }
 }
 
-/* Whether DFC_<kind>_ALGORITHM leaves the choice to the rules or forces shm_slots: read once
- * per kind (the fast paths ask on every call). */
-int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind)
+/* What DFC_<kind>_ALGORITHM says of the slot algorithms: read once per kind (the fast paths
+ * ask on every call). */
+dfc_coll_slots_forced_t dfc_coll_slots_forced(dfc_coll_kind_t kind)
 {
-    static signed char known[DFC_COLL_KIND_COUNT]; /* 0: not yet; 1: not forced away; -1 */
+    static signed char known[DFC_COLL_KIND_COUNT]; /* 0: not yet, else the answer + 2 */
     if (DFC_UNLIKELY(!known[kind])) {
         const char *forced = dfc_coll_forced_algorithm(kind);
-        known[kind] = !forced || !strcmp(forced, "shm_slots") ? 1 : -1;
+        dfc_coll_slots_forced_t f = !forced                              ? DFC_SLOTS_AUTO
+                                    : !strcmp(forced, "shm_slots")       ? DFC_SLOTS_ONE
+                                    : !strcmp(forced, "shm_slots_rs_ag") ? DFC_SLOTS_RS_AG
+                                                                         : DFC_SLOTS_AWAY;
+        known[kind] = (signed char)(f + 2);
     }
-    return known[kind] > 0;
+    return (dfc_coll_slots_forced_t)(known[kind] - 2);
+}
+
+int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind)
+{
+    dfc_coll_slots_forced_t f = dfc_coll_slots_forced(kind);
+    return f == DFC_SLOTS_AUTO || f == DFC_SLOTS_ONE;
 }
 
 typedef struct bcast_direct {

@@ -150,6 +150,30 @@ int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_
  * contributes its `block` bytes from src_buf at src_off and takes every member's into RECV. */
 #define DFC_SLOT_PEER_ALLGATHER (-3)
 int dfc_sched_slot_allgather(dfc_sched_t *s, int src_buf, uint64_t src_off, uint64_t block);
+/* The two exchanges of allreduce_shm_slots_rs_ag.c, over a vector of `count` items cut into
+ * chunks (dfc_coll_slot_chunk). REDUCE_SCATTER: every member contributes its `bytes` (the
+ * whole vector) and reduces chunk `me` of every member's into that chunk of RECV, with
+ * tmp_off the scratch of dfc_coll_slot_reduce_chunk. ALLGATHER_CHUNKS: every member
+ * contributes its chunk, `bytes` from RECV at src_off, and copies every other member's chunk
+ * into its place in RECV. */
+#define DFC_SLOT_PEER_REDUCE_SCATTER (-4)
+#define DFC_SLOT_PEER_ALLGATHER_CHUNKS (-5)
+int dfc_sched_slot_reduce_scatter(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
+                                  uint64_t tmp_off);
+int dfc_sched_slot_allgather_chunks(dfc_sched_t *s, uint64_t src_off, uint64_t count,
+                                    uint64_t bytes);
+/* Chunk r of `count` items cut among p members: ceil(count / p) items from item *lo (the
+ * last chunks shorter, or empty), *items of them. */
+static inline uint64_t dfc_coll_slot_chunk_items(uint64_t count, int p)
+{
+    return (count + (uint64_t)p - 1) / (uint64_t)p;
+}
+static inline void dfc_coll_slot_chunk(uint64_t count, int p, int r, uint64_t *lo, uint64_t *items)
+{
+    uint64_t q = dfc_coll_slot_chunk_items(count, p), at = q * (uint64_t)r;
+    *lo = at < count ? at : count;
+    *items = count - *lo < q ? count - *lo : q;
+}
 /* Reserves `bytes` of scratch (8-byte aligned) and returns its offset in TMP. */
 uint64_t dfc_sched_tmp(dfc_sched_t *s, uint64_t bytes);
 /* The own block. An allgather that first copies this rank's block from SEND into RECV (or TMP)
@@ -221,6 +245,7 @@ DFC_COLL_DECLARE(allreduce, rabenseifner);
 DFC_COLL_DECLARE(allreduce, ring);
 DFC_COLL_DECLARE(allreduce, hierarchical);
 DFC_COLL_DECLARE(allreduce, shm_slots);
+DFC_COLL_DECLARE(allreduce, shm_slots_rs_ag);
 DFC_COLL_DECLARE(gather, linear); /* also gatherv */
 DFC_COLL_DECLARE(gather, hierarchical);
 DFC_COLL_DECLARE(scatter, linear); /* also scatterv */
@@ -317,6 +342,7 @@ static inline int dfc_coll_mod(int x, int k) { return ((x % k) + k) % k; }
 int dfc_coll_hier_embed(dfc_sched_t *s, const dfc_sched_t *sub, const int *group,
                         uint64_t recv_base);
 int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);          /* slots, <= 1 KiB */
+int dfc_coll_allreduce_shm_slots_rs_ag_usable(const dfc_coll_args_t *a);    /* slots, <= 4 KiB */
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */
@@ -356,13 +382,38 @@ int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const voi
 /* Runs slot exchange x (src, bytes, reduce, ctx, rooted, root set; named `kind` in the hang
  * report) to completion for a blocking call, without an instance (bcast_shm_slots.c). */
 int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind);
+/* The same for a further exchange of the same call (numbered once, by the first). */
+int dfc_coll_slot_direct_more(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind);
 void dfc_coll_slot_direct_report(FILE *f);
+/* What DFC_<KIND>_ALGORITHM forces of the slot algorithms (read once per kind). */
+typedef enum {
+    DFC_SLOTS_AWAY = -1, /* another algorithm */
+    DFC_SLOTS_AUTO = 0,  /* nothing: the rules choose */
+    DFC_SLOTS_ONE = 1,   /* shm_slots */
+    DFC_SLOTS_RS_AG = 2  /* shm_slots_rs_ag */
+} dfc_coll_slots_forced_t;
+dfc_coll_slots_forced_t dfc_coll_slots_forced(dfc_coll_kind_t kind);
 /* 1 unless DFC_<KIND>_ALGORITHM forces an algorithm other than shm_slots. */
 int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind);
 /* The slot allreduce's reduction (exec.c): recursive doubling's bracketing of in[0..n) into
  * out; tmp holds dfc_coll_pof2(n) * bytes (unused for n <= 2). */
 void dfc_coll_slot_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *const *in, int n,
                           void *out, uint64_t count, uint64_t bytes, char *tmp);
+/* The slot alltoall's and allgather's copies out of the members' contributions in[], for
+ * the executor and their blocking calls: block `me` of every member's, in rank order; every
+ * member's block, in rank order. */
+void dfc_coll_alltoall_slot_copy(const void *const *in, int n, int me, char *out, uint64_t block);
+void dfc_coll_allgather_slot_copy(const void *const *in, int n, char *out, uint64_t block);
+/* allreduce_shm_slots_rs_ag.c's two copies, for the executor and its blocking call: chunk
+ * `me` of the n members' vectors in[] (count items) reduced into that chunk of out (tmp:
+ * dfc_coll_pof2(n) chunks); every other member's chunk in[r] copied into its place in out. */
+void dfc_coll_slot_reduce_chunk(const dfc_op_t *op, const dfc_dtype_t *dt, const void *const *in,
+                                int n, int me, char *out, uint64_t count, char *tmp);
+void dfc_coll_slot_gather_chunks(const void *const *in, int n, int me, char *out, uint64_t count,
+                                 uint64_t elem);
+/* A blocking allreduce of `count` items through its two exchanges (src: the input). */
+int dfc_coll_allreduce_rs_ag_direct(dfc_comm_t *c, const void *src, void *recvbuf, uint64_t count,
+                                    const dfc_dtype_t *dt, const dfc_op_t *op);
 int dfc_coll_barrier_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_barrier_shm_slots_usable(const dfc_coll_args_t *a);
 int dfc_coll_alltoall_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
@@ -389,8 +440,9 @@ struct dfc_coll {
     int pc;              /* next step */
     int fence_start;     /* first step after the last fence */
     dfc_req_t *xfer;     /* one request per step (transfers use theirs) */
-    uint64_t slot_stamp; /* SLOT_ALLREDUCE: this instance's stamp, and whether its */
-    int slot_written;    /* contribution is written (dynamic context) */
+    uint64_t slot_stamp; /* SLOT_ALLREDUCE: the stamp of the step under way, whether its */
+    int slot_written;    /* contribution is written, and how many of the stamps begun at */
+    int slot_left;       /* the start are not yet done (dynamic context) */
     int in_user_op;      /* a thread runs a user op, or a long reduction or copy, without
                           * the library lock (exec.c): no other thread may advance this
                           * instance until it is back */

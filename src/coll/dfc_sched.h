@@ -61,7 +61,7 @@ typedef struct dfc_sched {
     uint64_t tmp_bytes;    /* scratch the schedule needs (TMP buffer size) */
     int32_t ntransfers;    /* SEND/RECV/RECV_REDUCE steps, for sizing request arrays */
     const char *algorithm; /* name of the generator, for logs and tests */
-    int32_t uses_slots;    /* has a host-only slot step (host bookkeeping, as `algorithm` is) */
+    int32_t uses_slots;    /* its host-only slot steps, each one exchange (host bookkeeping) */
 } dfc_sched_t;
 
 #endif /* DFC_SCHED_H */

@@ -178,36 +178,57 @@ static void slot_step_reduce(void *ctx, const void *const *in, int n)
     slot_step_t *k = ctx;
     dfc_coll_t *c = k->c;
     const dfc_step_t *st = k->st;
-    if (!st->bytes) return;                   /* a barrier */
-    if (st->peer == DFC_SLOT_PEER_ALLTOALL) { /* block `me` of every member's contribution */
-        uint64_t block = st->count, me = (uint64_t)c->comm->rank;
-        for (int r = 0; r < n; r++)
-            memcpy(buf_at(c, st->dst_buf, (uint64_t)r * block), (const char *)in[r] + me * block,
-                   block);
+    int me = c->comm->rank;
+    switch (st->peer) {
+    case DFC_SLOT_PEER_ALLTOALL:
+        dfc_coll_alltoall_slot_copy(in, n, me, buf_at(c, st->dst_buf, 0), st->count);
+        return;
+    case DFC_SLOT_PEER_ALLGATHER:
+        dfc_coll_allgather_slot_copy(in, n, buf_at(c, st->dst_buf, 0), st->bytes);
+        return;
+    case DFC_SLOT_PEER_REDUCE_SCATTER:
+        dfc_coll_slot_reduce_chunk(c->op, c->dtype, in, n, me, buf_at(c, st->dst_buf, 0), st->count,
+                                   buf_at(c, DFC_BUF_TMP, st->tmp_off));
+        return;
+    case DFC_SLOT_PEER_ALLGATHER_CHUNKS:
+        dfc_coll_slot_gather_chunks(in, n, me, buf_at(c, st->dst_buf, 0), st->count,
+                                    c->dtype->size);
         return;
     }
-    if (st->peer == DFC_SLOT_PEER_ALLGATHER) { /* every member's contribution, in rank order */
-        for (int r = 0; r < n; r++)
-            memcpy(buf_at(c, st->dst_buf, (uint64_t)r * st->bytes), in[r], st->bytes);
-        return;
-    }
-    if (st->peer >= 0) { /* a bcast: the root's contribution, where this rank is not it */
-        if (st->peer != c->comm->rank) memcpy(buf_at(c, st->dst_buf, 0), in[st->peer], st->bytes);
+    if (!st->bytes) return; /* a barrier */
+    if (st->peer >= 0) {    /* a bcast: the root's contribution, where this rank is not it */
+        if (st->peer != me) memcpy(buf_at(c, st->dst_buf, 0), in[st->peer], st->bytes);
         return;
     }
     dfc_coll_slot_reduce(c->op, c->dtype, in, n, buf_at(c, st->dst_buf, 0), st->count, st->bytes,
                          buf_at(c, DFC_BUF_TMP, st->tmp_off));
 }
 
+/* Begins the schedule's exchanges (one per slot step) at the start, in initiation order:
+ * their stamps are consecutive, the first one's in slot_stamp. */
 int dfc_coll_slot_begin(dfc_coll_t *c)
 {
     c->slot_written = 0;
+    c->slot_left = 0;
     if (!dfc_comm_slots(c->comm))
         return DFC_ERR(DFC_ERR_INTERN, "a slot schedule on a communicator without slots");
-    dfc_tl_slot_xchg_t x = {.phase = DFC_TL_SLOT_BEGIN};
-    int rc = dfc_comm_slot_xchg(c->comm, &x);
-    c->slot_stamp = x.stamp;
-    return rc;
+    for (int i = 0; i < c->sched.uses_slots; i++) {
+        dfc_tl_slot_xchg_t x = {.phase = DFC_TL_SLOT_BEGIN};
+        int rc = dfc_comm_slot_xchg(c->comm, &x);
+        if (rc) return rc;
+        if (i == 0) c->slot_stamp = x.stamp;
+        c->slot_left++;
+    }
+    return DFC_SUCCESS;
+}
+
+/* Ends the exchanges begun and not done: a member failed. */
+static void slot_cancel_left(dfc_coll_t *c)
+{
+    for (; c->slot_left > 0; c->slot_left--) {
+        dfc_tl_slot_xchg_t x = {.phase = DFC_TL_SLOT_CANCEL};
+        dfc_comm_slot_xchg(c->comm, &x);
+    }
 }
 
 /* The SLOT_ALLREDUCE step: the transport's slot exchange (protocol in src/tl/shm_slots.h)
@@ -227,11 +248,18 @@ static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
                             .root = st->peer};
     int rc = dfc_comm_slot_xchg(c->comm, &x);
     c->slot_written = x.phase != DFC_TL_SLOT_WRITE;
-    if (rc == DFC_SUCCESS) return 1;
+    if (rc == DFC_SUCCESS) { /* the next slot step takes the next stamp */
+        c->slot_stamp++;
+        c->slot_written = 0;
+        c->slot_left--;
+        return 1;
+    }
     if (rc == DFC_TL_AGAIN && !(rc = dfc_fault_check(c->comm, 1, -1))) return 0;
     *err = rc;
     x.phase = DFC_TL_SLOT_CANCEL;
     dfc_comm_slot_xchg(c->comm, &x);
+    c->slot_left--;
+    slot_cancel_left(c);
     return 1;
 }
 

@@ -109,7 +109,7 @@ static int slot_step(dfc_sched_t *s, int peer, int src_buf, uint64_t src_off, ui
     st->count = count;
     st->bytes = bytes;
     st->tmp_off = tmp_off;
-    s->uses_slots = 1;
+    s->uses_slots++;
     return DFC_SUCCESS;
 }
 
@@ -127,6 +127,18 @@ int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_
 int dfc_sched_slot_allgather(dfc_sched_t *s, int src_buf, uint64_t src_off, uint64_t block)
 {
     return slot_step(s, DFC_SLOT_PEER_ALLGATHER, src_buf, src_off, block, block, 0);
+}
+
+int dfc_sched_slot_reduce_scatter(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
+                                  uint64_t tmp_off)
+{
+    return slot_step(s, DFC_SLOT_PEER_REDUCE_SCATTER, src_buf, 0, count, bytes, tmp_off);
+}
+
+int dfc_sched_slot_allgather_chunks(dfc_sched_t *s, uint64_t src_off, uint64_t count,
+                                    uint64_t bytes)
+{
+    return slot_step(s, DFC_SLOT_PEER_ALLGATHER_CHUNKS, DFC_BUF_RECV, src_off, count, bytes, 0);
 }
 
 int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t bytes)

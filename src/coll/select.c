@@ -132,6 +132,8 @@ const dfc_coll_algo_t dfc_coll_algos[] = {
      dfc_coll_allreduce_hierarchical_usable},
     {DFC_COLL_ALLREDUCE, "shm_slots", dfc_coll_allreduce_shm_slots_build,
      dfc_coll_allreduce_shm_slots_usable},
+    {DFC_COLL_ALLREDUCE, "shm_slots_rs_ag", dfc_coll_allreduce_shm_slots_rs_ag_build,
+     dfc_coll_allreduce_shm_slots_rs_ag_usable},
     {DFC_COLL_GATHER, "linear", dfc_coll_gather_linear_build, NULL},
     {DFC_COLL_GATHERV, "linear", dfc_coll_gather_linear_build, NULL},
     {DFC_COLL_SCATTER, "linear", dfc_coll_scatter_linear_build, NULL},
@@ -312,6 +314,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         break;
     case DFC_COLL_ALLREDUCE:
         if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
+        else if (dfc_coll_allreduce_shm_slots_rs_ag_usable(a)) name = "shm_slots_rs_ag";
         else if (bytes <= allreduce_rd_limit(a)) name = "recursive_doubling";
         else if (bytes <= thr.allreduce_rab_max) name = "rabenseifner";
         else if (a->commutative && (nodes = hier_default(a, bytes, 0)) > 0 &&

@@ -662,11 +662,9 @@ static int shm_slot_xchg(dfc_tl_t *tl, dfc_tl_slot_xchg_t *x)
             return DFC_ERR(DFC_ERR_INTERN, "the shm collective slots are off");
         x->stamp = ++x->sc->seq;
         S->inflight++;
-        if (x->phase == DFC_TL_SLOT_BEGIN) {
-            x->phase = DFC_TL_SLOT_WRITE;
-            return DFC_SUCCESS;
-        }
+        int begin_only = x->phase == DFC_TL_SLOT_BEGIN;
         x->phase = DFC_TL_SLOT_WRITE;
+        if (begin_only) return DFC_SUCCESS;
         /* fall through */
     case DFC_TL_SLOT_WRITE:
         if ((rc = slot_write(S, x))) return rc;

@@ -27,7 +27,7 @@
 int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a)
 {
     uint64_t bytes = a->count * a->elem;
-    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_COMM_SLOT_SMALL_BYTES;
+    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_COMM_SLOT_BYTES;
 }
 
 int dfc_coll_allreduce_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
@@ -63,15 +63,15 @@ int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const voi
                               void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op)
 {
     uint64_t bytes = a->count * a->elem;
-    if (!dfc_comm_slots(c) || bytes == 0 || bytes > DFC_COMM_SLOT_BYTES || c->size < 2)
+    if (!dfc_comm_slots(c) || bytes == 0 || bytes > DFC_COLL_RS_AG_MAX || c->size < 2)
         return DFC_COLL_NOT_DIRECT;
-    /* What dfc_coll_select would pick: shm_slots up to DFC_COMM_SLOT_SMALL_BYTES, then
-     * shm_slots_rs_ag, or the one forced */
+    /* What dfc_coll_select would pick: the one forced, or the rules' choice */
     const void *src = a->in_place ? recvbuf : sendbuf;
-    dfc_coll_slots_forced_t f = dfc_coll_slots_forced(DFC_COLL_ALLREDUCE);
-    if (f == DFC_SLOTS_RS_AG || (f == DFC_SLOTS_AUTO && bytes > DFC_COMM_SLOT_SMALL_BYTES))
+    dfc_coll_slot_algo_t f = dfc_coll_slots_forced(DFC_COLL_ALLREDUCE);
+    if (f == DFC_SLOTS_AUTO) f = dfc_coll_allreduce_slots_choice(c->size, bytes);
+    if (f == DFC_SLOTS_RS_AG)
         return dfc_coll_allreduce_rs_ag_direct(c, src, recvbuf, a->count, dt, op);
-    if (f == DFC_SLOTS_AWAY || bytes > DFC_COMM_SLOT_SMALL_BYTES ||
+    if (f != DFC_SLOTS_ONE || bytes > DFC_COMM_SLOT_BYTES ||
         (c->size > 2 && (uint64_t)dfc_coll_pof2(c->size) * bytes > DIRECT_TMP))
         return DFC_COLL_NOT_DIRECT;
     allreduce_direct_t r = {recvbuf, op, dt, a->count, bytes};

@@ -1,51 +1,69 @@
 /*
- * allreduce_shm_slots_rs_ag.c - allreduce through the shm collective slots in two exchanges:
- * a reduce-scatter, then an allgather (issue 16).
+ * allreduce_shm_slots_rs_ag.c - allreduce through the shm collective slots in two exchanges
+ * per segment: a reduce-scatter, then an allgather (issue 16).
  *
- * Algorithm: the vector of n items is cut into p chunks (dfc_coll_slot_chunk: ceil(n/p)
- * items each, the last ones shorter or empty). Exchange 1: every rank copies its whole input
- * into its slot; rank r then reduces chunk r of every rank's slot into chunk r of its receive
- * buffer, in the bracketing of allreduce_shm_slots.c (dfc_coll_slot_reduce, item by item), so
- * the result is bit-identical to that algorithm's and to recursive doubling's, for
- * non-commutative ops too. Exchange 2: every rank copies its reduced chunk into its slot and
- * copies every other rank's chunk into its receive buffer. In place works: each exchange's
- * input is in the slot before its output is written.
+ * Algorithm: the vector is cut into segments of at most one slot buffer (DFC_TL_SLOT_BYTES,
+ * whole items), each segment into p chunks (dfc_coll_slot_chunk: ceil(n/p) of its n items
+ * each, the last ones shorter or empty). Per segment, exchange 1: every rank copies the
+ * segment of its input into its slot; rank r then reduces chunk r of every rank's slot into
+ * chunk r of its receive buffer, in the bracketing of allreduce_shm_slots.c
+ * (dfc_coll_slot_reduce, item by item), so the result is bit-identical to that algorithm's and
+ * to recursive doubling's, for non-commutative ops too. Exchange 2: every rank copies its
+ * reduced chunk into its slot and every other rank's chunk out of theirs. In place works:
+ * each exchange's input is in the slot before its output is written, and a segment's output
+ * is no other segment's input.
  *
  * Cost (m bytes, p ranks on one node): 2 (p - 1) m / p bytes read from other ranks' slots (a
- * cache line per 64 bytes), against (p - 1) m for allreduce_shm_slots' one exchange; two
- * exchanges' waits instead of one; (p - 1) m / p gamma. At 16 ranks and 4 KiB each rank reads
- * 7.5 KiB instead of 60.
+ * cache line per 64 bytes), against allreduce_shm_slots' (p - 1) m; two exchanges' waits per
+ * 4 KiB instead of one in all; (p - 1) m / p gamma. At 16 ranks and 4 KiB each rank reads 7.5
+ * KiB instead of 60.
  *
- * Chosen for allreduce of 1025 to 4096 bytes (DFC_COMM_SLOT_SMALL_BYTES to DFC_TL_SLOT_BYTES)
- * where allreduce_shm_slots is (communicators with slots, blocking and nonblocking calls);
- * DFC_ALLREDUCE_ALGORITHM=shm_slots_rs_ag forces it for 1 to 4096 bytes.
+ * Chosen (dfc_coll_allreduce_slots_choice) where the slots serve the communicator, from 3
+ * ranks up: above 1 KiB (above 512 bytes from 8 ranks) up to DFC_COLL_RS_AG_MAX. On 16 cores
+ * (BENCHMARKS.md, stop 42) it took 0.37-0.47x Open MPI's time at 2-4 KiB on 8 and 16 ranks,
+ * where recursive doubling took 0.81-0.87x, and 0.8x shm_slots' time at 1 KiB; on 2 ranks
+ * recursive doubling beat it (2 KiB 1.70 against 1.90-2.07 us), so there it is not chosen.
  */
 #include <string.h>
 
 #include "coll/dfc_coll.h"
 
+/* Items per segment: as many whole items as a slot buffer holds. */
+static uint64_t seg_items(uint64_t elem) { return DFC_COMM_SLOT_BYTES / elem; }
+
 int dfc_coll_allreduce_shm_slots_rs_ag_usable(const dfc_coll_args_t *a)
 {
     uint64_t bytes = a->count * a->elem;
-    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_COMM_SLOT_BYTES;
+    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_COLL_RS_AG_MAX &&
+           a->elem <= DFC_COMM_SLOT_BYTES;
+}
+
+dfc_coll_slot_algo_t dfc_coll_allreduce_slots_choice(int size, uint64_t bytes)
+{
+    if (bytes <= (size >= 8 ? 512 : DFC_COMM_SLOT_SMALL_BYTES)) return DFC_SLOTS_ONE;
+    return size > 2 && bytes <= DFC_COLL_RS_AG_MAX ? DFC_SLOTS_RS_AG : DFC_SLOTS_AWAY;
 }
 
 /* Scratch of the chunk reduction: one chunk per leaf of the bracketing tree (none on 2). */
 static uint64_t chunk_tmp_bytes(int size, uint64_t count, uint64_t elem)
 {
-    return size > 2 ? (uint64_t)dfc_coll_pof2(size) * dfc_coll_slot_chunk_items(count, size) * elem
+    uint64_t items = count < seg_items(elem) ? count : seg_items(elem);
+    return size > 2 ? (uint64_t)dfc_coll_pof2(size) * dfc_coll_slot_chunk_items(items, size) * elem
                     : 0;
 }
 
 int dfc_coll_allreduce_shm_slots_rs_ag_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
-    uint64_t bytes = a->count * a->elem, lo, n;
     s->algorithm = "shm_slots_rs_ag";
-    if (bytes == 0) return DFC_SUCCESS;
-    uint64_t tmp = dfc_sched_tmp(s, chunk_tmp_bytes(a->size, a->count, a->elem));
-    int rc = dfc_sched_slot_reduce_scatter(s, dfc_coll_input_buf(a), a->count, bytes, tmp);
-    dfc_coll_slot_chunk(a->count, a->size, a->rank, &lo, &n);
-    return rc ? rc : dfc_sched_slot_allgather_chunks(s, lo * a->elem, a->count, n * a->elem);
+    uint64_t tmp = dfc_sched_tmp(s, chunk_tmp_bytes(a->size, a->count, a->elem)), lo, n;
+    int in = dfc_coll_input_buf(a), rc = DFC_SUCCESS;
+    for (uint64_t at = 0; at < a->count && !rc; at += seg_items(a->elem)) {
+        uint64_t items = DFC_MIN2(seg_items(a->elem), a->count - at), off = at * a->elem;
+        dfc_coll_slot_chunk(items, a->size, a->rank, &lo, &n);
+        if (!(rc = dfc_sched_slot_reduce_scatter(s, in, off, items, items * a->elem, tmp)))
+            rc = dfc_sched_slot_allgather_chunks(s, off, lo * a->elem, items, n * a->elem);
+    }
+    return rc;
 }
 
 void dfc_coll_slot_reduce_chunk(const dfc_op_t *op, const dfc_dtype_t *dt, const void *const *in,
@@ -72,10 +90,10 @@ void dfc_coll_slot_gather_chunks(const void *const *in, int n, int me, char *out
 /* ---- The blocking call without an instance (bcast_shm_slots.c says why) ------------------ */
 #define DIRECT_TMP 8192 /* the chunk reduction's scratch, on the stack */
 typedef struct rs_ag_direct {
-    char *out;
+    char *out; /* the segment's place in the receive buffer */
     const dfc_op_t *op;
     const dfc_dtype_t *dt;
-    uint64_t count;
+    uint64_t count; /* the segment's items */
     int me;
 } rs_ag_direct_t;
 
@@ -95,19 +113,26 @@ static void direct_gather_chunks(void *ctx, const void *const *in, int n)
 int dfc_coll_allreduce_rs_ag_direct(dfc_comm_t *c, const void *src, void *recvbuf, uint64_t count,
                                     const dfc_dtype_t *dt, const dfc_op_t *op)
 {
-    if (chunk_tmp_bytes(c->size, count, dt->size) > DIRECT_TMP) return DFC_COLL_NOT_DIRECT;
-    uint64_t lo, items;
-    dfc_coll_slot_chunk(count, c->size, c->rank, &lo, &items);
-    rs_ag_direct_t d = {recvbuf, op, dt, count, c->rank};
-    dfc_tl_slot_xchg_t rs = {.src = src,
-                             .bytes = count * dt->size,
-                             .reduce = direct_reduce_chunk,
-                             .ctx = &d};
-    int rc = dfc_coll_slot_direct(c, &rs, "allreduce");
-    if (rc) return rc;
-    dfc_tl_slot_xchg_t ag = {.src = (char *)recvbuf + lo * dt->size,
-                             .bytes = items * dt->size,
-                             .reduce = direct_gather_chunks,
-                             .ctx = &d};
-    return dfc_coll_slot_direct_more(c, &ag, "allreduce");
+    uint64_t elem = dt->size, lo, n;
+    if (chunk_tmp_bytes(c->size, count, elem) > DIRECT_TMP || elem > DFC_COMM_SLOT_BYTES)
+        return DFC_COLL_NOT_DIRECT;
+    int rc = DFC_SUCCESS;
+    for (uint64_t at = 0; at < count && !rc; at += seg_items(elem)) {
+        uint64_t items = DFC_MIN2(seg_items(elem), count - at), off = at * elem;
+        dfc_coll_slot_chunk(items, c->size, c->rank, &lo, &n);
+        rs_ag_direct_t d = {(char *)recvbuf + off, op, dt, items, c->rank};
+        dfc_tl_slot_xchg_t rs = {.src = (const char *)src + off,
+                                 .bytes = items * elem,
+                                 .reduce = direct_reduce_chunk,
+                                 .ctx = &d};
+        rc = at ? dfc_coll_slot_direct_more(c, &rs, "allreduce")
+                : dfc_coll_slot_direct(c, &rs, "allreduce");
+        if (rc) break;
+        dfc_tl_slot_xchg_t ag = {.src = d.out + lo * elem,
+                                 .bytes = n * elem,
+                                 .reduce = direct_gather_chunks,
+                                 .ctx = &d};
+        rc = dfc_coll_slot_direct_more(c, &ag, "allreduce");
+    }
+    return rc;
 }

@@ -119,23 +119,23 @@ void dfc_coll_slot_direct_report(FILE *f)
 
 /* What DFC_<kind>_ALGORITHM says of the slot algorithms: read once per kind (the fast paths
  * ask on every call). */
-dfc_coll_slots_forced_t dfc_coll_slots_forced(dfc_coll_kind_t kind)
+dfc_coll_slot_algo_t dfc_coll_slots_forced(dfc_coll_kind_t kind)
 {
     static signed char known[DFC_COLL_KIND_COUNT]; /* 0: not yet, else the answer + 2 */
     if (DFC_UNLIKELY(!known[kind])) {
         const char *forced = dfc_coll_forced_algorithm(kind);
-        dfc_coll_slots_forced_t f = !forced                              ? DFC_SLOTS_AUTO
-                                    : !strcmp(forced, "shm_slots")       ? DFC_SLOTS_ONE
-                                    : !strcmp(forced, "shm_slots_rs_ag") ? DFC_SLOTS_RS_AG
-                                                                         : DFC_SLOTS_AWAY;
+        dfc_coll_slot_algo_t f = !forced                              ? DFC_SLOTS_AUTO
+                                 : !strcmp(forced, "shm_slots")       ? DFC_SLOTS_ONE
+                                 : !strcmp(forced, "shm_slots_rs_ag") ? DFC_SLOTS_RS_AG
+                                                                      : DFC_SLOTS_AWAY;
         known[kind] = (signed char)(f + 2);
     }
-    return (dfc_coll_slots_forced_t)(known[kind] - 2);
+    return (dfc_coll_slot_algo_t)(known[kind] - 2);
 }
 
 int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind)
 {
-    dfc_coll_slots_forced_t f = dfc_coll_slots_forced(kind);
+    dfc_coll_slot_algo_t f = dfc_coll_slots_forced(kind);
     return f == DFC_SLOTS_AUTO || f == DFC_SLOTS_ONE;
 }
 

@@ -150,18 +150,18 @@ int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_
  * contributes its `block` bytes from src_buf at src_off and takes every member's into RECV. */
 #define DFC_SLOT_PEER_ALLGATHER (-3)
 int dfc_sched_slot_allgather(dfc_sched_t *s, int src_buf, uint64_t src_off, uint64_t block);
-/* The two exchanges of allreduce_shm_slots_rs_ag.c, over a vector of `count` items cut into
- * chunks (dfc_coll_slot_chunk). REDUCE_SCATTER: every member contributes its `bytes` (the
- * whole vector) and reduces chunk `me` of every member's into that chunk of RECV, with
- * tmp_off the scratch of dfc_coll_slot_reduce_chunk. ALLGATHER_CHUNKS: every member
- * contributes its chunk, `bytes` from RECV at src_off, and copies every other member's chunk
- * into its place in RECV. */
+/* The two exchanges of allreduce_shm_slots_rs_ag.c over a segment of `count` items at byte
+ * `off` of the vector, cut into chunks (dfc_coll_slot_chunk). REDUCE_SCATTER: every member
+ * contributes the segment's `bytes` from src_buf and reduces chunk `me` of every member's
+ * into that chunk of the segment in RECV, with tmp_off the scratch of
+ * dfc_coll_slot_reduce_chunk. ALLGATHER_CHUNKS: every member contributes its chunk, `bytes`
+ * from RECV at off + chunk_off, and copies every other member's chunk into its place. */
 #define DFC_SLOT_PEER_REDUCE_SCATTER (-4)
 #define DFC_SLOT_PEER_ALLGATHER_CHUNKS (-5)
-int dfc_sched_slot_reduce_scatter(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
-                                  uint64_t tmp_off);
-int dfc_sched_slot_allgather_chunks(dfc_sched_t *s, uint64_t src_off, uint64_t count,
-                                    uint64_t bytes);
+int dfc_sched_slot_reduce_scatter(dfc_sched_t *s, int src_buf, uint64_t off, uint64_t count,
+                                  uint64_t bytes, uint64_t tmp_off);
+int dfc_sched_slot_allgather_chunks(dfc_sched_t *s, uint64_t off, uint64_t chunk_off,
+                                    uint64_t count, uint64_t bytes);
 /* Chunk r of `count` items cut among p members: ceil(count / p) items from item *lo (the
  * last chunks shorter, or empty), *items of them. */
 static inline uint64_t dfc_coll_slot_chunk_items(uint64_t count, int p)
@@ -341,8 +341,20 @@ static inline int dfc_coll_mod(int x, int k) { return ((x % k) + k) % k; }
  * s's own; SEND as it is. Only plain steps (no slot steps). */
 int dfc_coll_hier_embed(dfc_sched_t *s, const dfc_sched_t *sub, const int *group,
                         uint64_t recv_base);
-int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a);          /* slots, <= 1 KiB */
-int dfc_coll_allreduce_shm_slots_rs_ag_usable(const dfc_coll_args_t *a);    /* slots, <= 4 KiB */
+int dfc_coll_allreduce_shm_slots_usable(const dfc_coll_args_t *a); /* slots, <= 4 KiB */
+/* The slot algorithms, as DFC_<KIND>_ALGORITHM forces them (dfc_coll_slots_forced, read once
+ * per kind) and as the rules choose them (dfc_coll_allreduce_slots_choice). */
+typedef enum {
+    DFC_SLOTS_AWAY = -1, /* another algorithm (messages) */
+    DFC_SLOTS_AUTO = 0,  /* nothing forced: the rules choose */
+    DFC_SLOTS_ONE = 1,   /* shm_slots */
+    DFC_SLOTS_RS_AG = 2  /* shm_slots_rs_ag */
+} dfc_coll_slot_algo_t;
+int dfc_coll_allreduce_shm_slots_rs_ag_usable(const dfc_coll_args_t *a); /* slots, <= 16 KiB */
+#define DFC_COLL_RS_AG_MAX 16384 /* the largest allreduce shm_slots_rs_ag runs */
+/* The allreduce the rules choose for `bytes` on `size` ranks where the slots serve the
+ * communicator: DFC_SLOTS_ONE, DFC_SLOTS_RS_AG or DFC_SLOTS_AWAY (messages). */
+dfc_coll_slot_algo_t dfc_coll_allreduce_slots_choice(int size, uint64_t bytes);
 int dfc_coll_allgather_recursive_doubling_usable(const dfc_coll_args_t *a); /* 2^k ranks */
 int dfc_coll_allgather_bruck_usable(const dfc_coll_args_t *a);              /* allgather only */
 int dfc_coll_bcast_scatter_allgather_usable(const dfc_coll_args_t *a);      /* bytes >= ranks */
@@ -385,14 +397,7 @@ int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind)
 /* The same for a further exchange of the same call (numbered once, by the first). */
 int dfc_coll_slot_direct_more(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind);
 void dfc_coll_slot_direct_report(FILE *f);
-/* What DFC_<KIND>_ALGORITHM forces of the slot algorithms (read once per kind). */
-typedef enum {
-    DFC_SLOTS_AWAY = -1, /* another algorithm */
-    DFC_SLOTS_AUTO = 0,  /* nothing: the rules choose */
-    DFC_SLOTS_ONE = 1,   /* shm_slots */
-    DFC_SLOTS_RS_AG = 2  /* shm_slots_rs_ag */
-} dfc_coll_slots_forced_t;
-dfc_coll_slots_forced_t dfc_coll_slots_forced(dfc_coll_kind_t kind);
+dfc_coll_slot_algo_t dfc_coll_slots_forced(dfc_coll_kind_t kind);
 /* 1 unless DFC_<KIND>_ALGORITHM forces an algorithm other than shm_slots. */
 int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind);
 /* The slot allreduce's reduction (exec.c): recursive doubling's bracketing of in[0..n) into

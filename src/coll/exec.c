@@ -187,11 +187,11 @@ static void slot_step_reduce(void *ctx, const void *const *in, int n)
         dfc_coll_allgather_slot_copy(in, n, buf_at(c, st->dst_buf, 0), st->bytes);
         return;
     case DFC_SLOT_PEER_REDUCE_SCATTER:
-        dfc_coll_slot_reduce_chunk(c->op, c->dtype, in, n, me, buf_at(c, st->dst_buf, 0), st->count,
-                                   buf_at(c, DFC_BUF_TMP, st->tmp_off));
+        dfc_coll_slot_reduce_chunk(c->op, c->dtype, in, n, me, buf_at(c, st->dst_buf, st->dst_off),
+                                   st->count, buf_at(c, DFC_BUF_TMP, st->tmp_off));
         return;
     case DFC_SLOT_PEER_ALLGATHER_CHUNKS:
-        dfc_coll_slot_gather_chunks(in, n, me, buf_at(c, st->dst_buf, 0), st->count,
+        dfc_coll_slot_gather_chunks(in, n, me, buf_at(c, st->dst_buf, st->dst_off), st->count,
                                     c->dtype->size);
         return;
     }

@@ -96,15 +96,16 @@ int dfc_sched_reduce(dfc_sched_t *s, int src_buf, uint64_t src_off, int dst_buf,
     return DFC_SUCCESS;
 }
 
-/* A SLOT_ALLREDUCE step: the one exchange of the slot schedules, told apart by `peer` (-1:
- * every member's contribution reduced; a root: bcast; DFC_SLOT_PEER_*: alltoall, allgather). */
-static int slot_step(dfc_sched_t *s, int peer, int src_buf, uint64_t src_off, uint64_t count,
-                     uint64_t bytes, uint64_t tmp_off)
+/* A SLOT_ALLREDUCE step: one exchange of the slot schedules, told apart by `peer` (-1:
+ * every member's contribution reduced; a root: bcast; DFC_SLOT_PEER_*: the others). */
+static int slot_step(dfc_sched_t *s, int peer, int src_buf, uint64_t src_off, uint64_t dst_off,
+                     uint64_t count, uint64_t bytes, uint64_t tmp_off)
 {
     APPEND_OR_FAIL(st, s, DFC_STEP_SLOT_ALLREDUCE);
     st->src_buf = (uint8_t)src_buf;
     st->src_off = src_off;
     st->dst_buf = DFC_BUF_RECV;
+    st->dst_off = dst_off;
     st->peer = peer;
     st->count = count;
     st->bytes = bytes;
@@ -116,34 +117,35 @@ static int slot_step(dfc_sched_t *s, int peer, int src_buf, uint64_t src_off, ui
 int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
                              uint64_t tmp_off)
 {
-    return slot_step(s, -1, src_buf, 0, count, bytes, tmp_off); /* every member contributes */
+    return slot_step(s, -1, src_buf, 0, 0, count, bytes, tmp_off); /* every member contributes */
 }
 
 int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_t bytes)
 {
-    return slot_step(s, DFC_SLOT_PEER_ALLTOALL, src_buf, 0, block, bytes, 0);
+    return slot_step(s, DFC_SLOT_PEER_ALLTOALL, src_buf, 0, 0, block, bytes, 0);
 }
 
 int dfc_sched_slot_allgather(dfc_sched_t *s, int src_buf, uint64_t src_off, uint64_t block)
 {
-    return slot_step(s, DFC_SLOT_PEER_ALLGATHER, src_buf, src_off, block, block, 0);
+    return slot_step(s, DFC_SLOT_PEER_ALLGATHER, src_buf, src_off, 0, block, block, 0);
 }
 
-int dfc_sched_slot_reduce_scatter(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
-                                  uint64_t tmp_off)
+int dfc_sched_slot_reduce_scatter(dfc_sched_t *s, int src_buf, uint64_t off, uint64_t count,
+                                  uint64_t bytes, uint64_t tmp_off)
 {
-    return slot_step(s, DFC_SLOT_PEER_REDUCE_SCATTER, src_buf, 0, count, bytes, tmp_off);
+    return slot_step(s, DFC_SLOT_PEER_REDUCE_SCATTER, src_buf, off, off, count, bytes, tmp_off);
 }
 
-int dfc_sched_slot_allgather_chunks(dfc_sched_t *s, uint64_t src_off, uint64_t count,
-                                    uint64_t bytes)
+int dfc_sched_slot_allgather_chunks(dfc_sched_t *s, uint64_t off, uint64_t chunk_off,
+                                    uint64_t count, uint64_t bytes)
 {
-    return slot_step(s, DFC_SLOT_PEER_ALLGATHER_CHUNKS, DFC_BUF_RECV, src_off, count, bytes, 0);
+    return slot_step(s, DFC_SLOT_PEER_ALLGATHER_CHUNKS, DFC_BUF_RECV, off + chunk_off, off, count,
+                     bytes, 0);
 }
 
 int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t bytes)
 {
-    return slot_step(s, root, DFC_BUF_RECV, 0, 0, bytes, 0);
+    return slot_step(s, root, DFC_BUF_RECV, 0, 0, 0, bytes, 0);
 }
 
 int dfc_sched_fence(dfc_sched_t *s)

@@ -298,6 +298,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     uint64_t bytes = a->count * a->elem;
     const char *name = NULL;
     int nodes;
+    dfc_coll_slot_algo_t slots;
     switch (a->kind) {
     case DFC_COLL_BARRIER:
         if (dfc_coll_barrier_shm_slots_usable(a)) name = "shm_slots";
@@ -313,8 +314,11 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         else name = "scatter_allgather";
         break;
     case DFC_COLL_ALLREDUCE:
-        if (dfc_coll_allreduce_shm_slots_usable(a)) name = "shm_slots";
-        else if (dfc_coll_allreduce_shm_slots_rs_ag_usable(a)) name = "shm_slots_rs_ag";
+        slots = dfc_coll_allreduce_shm_slots_rs_ag_usable(a)
+                    ? dfc_coll_allreduce_slots_choice(a->size, bytes)
+                    : DFC_SLOTS_AWAY;
+        if (slots == DFC_SLOTS_ONE) name = "shm_slots";
+        else if (slots == DFC_SLOTS_RS_AG) name = "shm_slots_rs_ag";
         else if (bytes <= allreduce_rd_limit(a)) name = "recursive_doubling";
         else if (bytes <= thr.allreduce_rab_max) name = "rabenseifner";
         else if (a->commutative && (nodes = hier_default(a, bytes, 0)) > 0 &&

@@ -7,8 +7,10 @@
  * bracketing, so float sums of values of mixed magnitude (where the order of additions
  * shows in the last bits) are compared as bits.
  *
- * Cases, for counts 1, 2, 13, 256 (one exchange's 1 KiB limit), 257, 700, 1024 (the 4 KiB
- * limit) and 1025 floats (over it: messages):
+ * Cases, for counts 1, 2, 13, 128 and 129 (512 bytes: one exchange up to it from 8 ranks),
+ * 256 and 257 (1 KiB: one exchange up to it below 8 ranks), 700, 1024 (4 KiB: one segment),
+ * 1025, 3000, 4096 (16 KiB: the limit of the two exchanges per segment, 2 ranks excepted)
+ * and 4097 floats (over it: messages):
  *   1. blocking, then in place;
  *   2. K = 3 * DFC_SLOT_NBUF + 1 Iallreduces outstanding at once on the world (more than
  *      the slots have buffers, so later ones must wait for a free buffer inside the engine),
@@ -24,7 +26,7 @@
 #include "colltest.h"
 
 #define K 13
-static const int counts[] = {1, 2, 13, 256, 257, 700, 1024, 1025};
+static const int counts[] = {1, 2, 13, 128, 129, 256, 257, 700, 1024, 1025, 3000, 4096, 4097};
 
 static void fill(float *v, int n, unsigned iter)
 {
@@ -75,7 +77,7 @@ int main(int argc, char **argv)
     ct_init(&argc, &argv);
     DFC_Comm dup;
     DFCT_OK(DFC_Comm_dup(DFC_COMM_WORLD, &dup));
-    int maxc = 1025;
+    int maxc = 4097;
     float *in = ct_malloc(K * maxc * sizeof(float)), *out = ct_malloc(K * maxc * sizeof(float));
     float *ref = ct_malloc(K * maxc * sizeof(float));
     all = ct_malloc((size_t)ct_size * maxc * sizeof(float));

@@ -15,10 +15,12 @@
  * while a slot is not yet free or a contribution not yet there, so the collective can be
  * parked (preempted) like any other (DESIGN.md 2.1).
  *
- * Chosen before any other for allreduce of 1 to 1024 bytes (DFC_COMM_SLOT_SMALL_BYTES) on
- * communicators whose ranks are all on one node (shm; dfc_comm_slots), from blocking and
- * nonblocking calls (not persistent ones, whose Starts may come in any order across ranks
- * while slots are taken in initiation order). DFC_SHM_SLOTS=0 turns it off.
+ * Chosen before any other (dfc_coll_allreduce_slots_choice) for allreduce of 1 to 1024 bytes
+ * (2048 on 2 ranks, 512 from 8 ranks; above, allreduce_shm_slots_rs_ag.c's two exchanges read
+ * less) on communicators whose ranks are all on one node (shm; dfc_comm_slots), from blocking
+ * and nonblocking calls (not persistent ones, whose Starts may come in any order across ranks
+ * while slots are taken in initiation order). Forced, it runs up to 4096 bytes.
+ * DFC_SHM_SLOTS=0 turns it off.
  */
 #include <string.h>
 

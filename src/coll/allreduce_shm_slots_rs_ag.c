@@ -19,10 +19,11 @@
  * KiB instead of 60.
  *
  * Chosen (dfc_coll_allreduce_slots_choice) where the slots serve the communicator, from 3
- * ranks up: above 1 KiB (above 512 bytes from 8 ranks) up to DFC_COLL_RS_AG_MAX. On 16 cores
- * (BENCHMARKS.md, stop 42) it took 0.37-0.47x Open MPI's time at 2-4 KiB on 8 and 16 ranks,
- * where recursive doubling took 0.81-0.87x, and 0.8x shm_slots' time at 1 KiB; on 2 ranks
- * recursive doubling beat it (2 KiB 1.70 against 1.90-2.07 us), so there it is not chosen.
+ * ranks up: above 1 KiB up to 4 KiB, and from 8 ranks above 512 bytes up to 8 KiB. On 16
+ * cores (BENCHMARKS.md, stop 42) it took 0.34-0.47x Open MPI's time at 2-4 KiB on 8 and 16
+ * ranks, where recursive doubling, the choice before, took 0.81-0.87x. On 2 ranks it is not
+ * chosen: it reads what shm_slots reads, in two exchanges instead of one. Forced
+ * (DFC_ALLREDUCE_ALGORITHM=shm_slots_rs_ag), it runs up to DFC_COLL_RS_AG_MAX.
  */
 #include <string.h>
 
@@ -38,10 +39,16 @@ int dfc_coll_allreduce_shm_slots_rs_ag_usable(const dfc_coll_args_t *a)
            a->elem <= DFC_COMM_SLOT_BYTES;
 }
 
+/* Measured on 16 cores (BENCHMARKS.md, stop 42, every algorithm forced, 2 rounds): on 2 ranks
+ * shm_slots took 1.4 us at 2 KiB against recursive doubling's 1.6 and tied at 4 KiB; on 4
+ * ranks it tied this algorithm at 2 KiB, which won at 4 KiB (3.7 against 4.2 us) and lost to
+ * rabenseifner at 16 KiB; on 8 and 16 ranks this one won from 1 KiB (16 ranks: 3.4 against
+ * 4.6 us) and at 8 KiB (8.1-9.4 against rabenseifner's 10.4-13.7) and tied or lost at 16. */
 dfc_coll_slot_algo_t dfc_coll_allreduce_slots_choice(int size, uint64_t bytes)
 {
-    if (bytes <= (size >= 8 ? 512 : DFC_COMM_SLOT_SMALL_BYTES)) return DFC_SLOTS_ONE;
-    return size > 2 && bytes <= DFC_COLL_RS_AG_MAX ? DFC_SLOTS_RS_AG : DFC_SLOTS_AWAY;
+    if (size == 2) return bytes <= 2048 ? DFC_SLOTS_ONE : DFC_SLOTS_AWAY;
+    if (bytes <= (size >= 8 ? 512u : 1024u)) return DFC_SLOTS_ONE;
+    return bytes <= (size >= 8 ? 8192u : 4096u) ? DFC_SLOTS_RS_AG : DFC_SLOTS_AWAY;
 }
 
 /* Scratch of the chunk reduction: one chunk per leaf of the bracketing tree (none on 2). */

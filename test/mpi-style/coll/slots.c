@@ -7,10 +7,11 @@
  * bracketing, so float sums of values of mixed magnitude (where the order of additions
  * shows in the last bits) are compared as bits.
  *
- * Cases, for counts 1, 2, 13, 128 and 129 (512 bytes: one exchange up to it from 8 ranks),
- * 256 and 257 (1 KiB: one exchange up to it below 8 ranks), 700, 1024 (4 KiB: one segment),
- * 1025, 3000, 4096 (16 KiB: the limit of the two exchanges per segment, 2 ranks excepted)
- * and 4097 floats (over it: messages):
+ * Cases, for counts around the rules' edges (dfc_coll_allreduce_slots_choice): 1, 2, 13, 128
+ * and 129 (512 bytes: one exchange up to it from 8 ranks), 256 and 257 (1 KiB: below 8
+ * ranks), 512 and 513 (2 KiB: on 2 ranks), 700, 1024 and 1025 (4 KiB: a slot buffer, one
+ * segment; the two exchanges up to it below 8 ranks), 2048 and 2049 (8 KiB: from 8 ranks),
+ * 3000, 4096 (16 KiB: the most the two exchanges run, forced) and 4097 floats:
  *   1. blocking, then in place;
  *   2. K = 3 * DFC_SLOT_NBUF + 1 Iallreduces outstanding at once on the world (more than
  *      the slots have buffers, so later ones must wait for a free buffer inside the engine),
@@ -26,7 +27,8 @@
 #include "colltest.h"
 
 #define K 13
-static const int counts[] = {1, 2, 13, 128, 129, 256, 257, 700, 1024, 1025, 3000, 4096, 4097};
+static const int counts[] = {1,   2,    13,   128,  129,  256,  257,  512, 513,
+                             700, 1024, 1025, 2048, 2049, 3000, 4096, 4097};
 
 static void fill(float *v, int n, unsigned iter)
 {

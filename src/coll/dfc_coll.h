@@ -237,6 +237,7 @@ DFC_COLL_DECLARE(bcast, binomial);
 DFC_COLL_DECLARE(bcast, scatter_allgather);
 DFC_COLL_DECLARE(bcast, hierarchical);
 DFC_COLL_DECLARE(bcast, chain);
+DFC_COLL_DECLARE(bcast, linear);
 DFC_COLL_DECLARE(reduce, binomial);
 DFC_COLL_DECLARE(reduce, hierarchical);
 DFC_COLL_DECLARE(reduce, chain);
@@ -253,6 +254,7 @@ DFC_COLL_DECLARE(scatter, hierarchical);
 DFC_COLL_DECLARE(allgather, ring); /* also allgatherv */
 DFC_COLL_DECLARE(allgather, recursive_doubling);
 DFC_COLL_DECLARE(allgather, bruck);
+DFC_COLL_DECLARE(allgather, linear);       /* also allgatherv */
 DFC_COLL_DECLARE(allgather, hierarchical); /* also allgatherv */
 DFC_COLL_DECLARE(alltoall, pairwise);      /* also alltoallv and alltoallw */
 DFC_COLL_DECLARE(alltoall, hierarchical);

@@ -1,8 +1,8 @@
 /*
  * test_coll_move.c - unit test of the data-movement collective schedules: barrier, bcast
- * (binomial, scatter_allgather, chain), gather(v), scatter(v), allgather(v) (ring, recursive
- * doubling, bruck) and alltoall(v) (pairwise); the hierarchical bcast, allgather(v), gather,
- * scatter and alltoall on layouts over simulated nodes.
+ * (binomial, scatter_allgather, chain, linear), gather(v), scatter(v), allgather(v) (ring,
+ * recursive doubling, bruck, linear) and alltoall(v) (pairwise); the hierarchical bcast,
+ * allgather(v), gather, scatter and alltoall on layouts over simulated nodes.
  *
  * For n = 1..9 ranks, every root, block sizes 0, 1, 13, 4096 and 1 MiB, in place and not, and
  * v forms with uneven and zero counts (and a sparse MoE-like alltoallv), differing send and
@@ -382,8 +382,9 @@ static void test_bcast(void)
     algo_t algos[] = {{"bcast_binomial", dfc_coll_bcast_binomial_build, NULL},
                       {"bcast_scatter_allgather", dfc_coll_bcast_scatter_allgather_build,
                        dfc_coll_bcast_scatter_allgather_usable},
-                      {"bcast_chain", dfc_coll_bcast_chain_build, NULL}};
-    for (int ai = 0; ai < 3; ai++)
+                      {"bcast_chain", dfc_coll_bcast_chain_build, NULL},
+                      {"bcast_linear", dfc_coll_bcast_linear_build, NULL}};
+    for (int ai = 0; ai < 4; ai++)
         for (int n = 1; n <= NMAX; n++)
             for (int si = 0; si < NSIZES; si++)
                 for (int root = 0; root < n; root++) {
@@ -550,8 +551,9 @@ static void test_allgather(void)
         {"allgather_recursive_doubling", dfc_coll_allgather_recursive_doubling_build,
          dfc_coll_allgather_recursive_doubling_usable},
         {"allgather_bruck", dfc_coll_allgather_bruck_build, dfc_coll_allgather_bruck_usable},
+        {"allgather_linear", dfc_coll_allgather_linear_build, NULL},
     };
-    for (int ai = 0; ai < 3; ai++)
+    for (int ai = 0; ai < 4; ai++)
         for (int v = 0; v < 2; v++)
             for (int n = 1; n <= NMAX; n++)
                 for (int si = 0; si < NSIZES; si++)

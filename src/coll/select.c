@@ -68,6 +68,7 @@ static struct {
                                      gathered size, then ring */
     /* ring allreduce, allgather on at most this many ranks; above it the log-step ones */
     long allreduce_ring_max_ranks, allgather_ring_max_ranks;
+    uint64_t allgather_linear_min; /* allgather on one node: linear from this block size */
 } thr;
 
 /* DFC_Init has checked each against its range (0 to 1 GiB, env_registry.c): none is negative. */
@@ -108,6 +109,10 @@ static void read_thresholds(void)
         "DFC_ALLGATHER_RING_MAX_RANKS", 64,
         "largest communicator on which a large allgather uses ring (above: recursive_doubling "
         "or bruck)");
+    thr.allgather_linear_min = (uint64_t)dfc_env_long(
+        "DFC_ALLGATHER_LINEAR_MIN", 16384,
+        "smallest block in bytes from which an allgather on one node of at most 16 processes "
+        "uses linear (0: never)");
     thr.read = 1;
 }
 
@@ -248,6 +253,18 @@ static int rails_on_request(dfc_coll_kind_t kind)
     return kind == DFC_COLL_GATHER || kind == DFC_COLL_SCATTER || kind == DFC_COLL_ALLTOALL;
 }
 
+/* Allgather's linear exchange (allgather_linear.c) on one node: every receiver reads every
+ * block straight out of its sender, all at once, where ring forwards it through n - 1 ranks
+ * in fenced steps. On 16 cores (BENCHMARKS.md, stop 42, 2 rounds) from 16-32 KiB blocks up it
+ * took 0.5-0.9x ring's time at 4, 8 and 16 ranks (8 ranks, 128 KiB: 37.9 against 63.1 us,
+ * Open MPI 47.8; 16 ranks, 256 KiB: 68.6 against 140.9, Open MPI 93.1); at 8 KiB it lost at 4
+ * and 16 ranks. Nothing was measured above 16 ranks on a node, nor in the GPU daemon. */
+static int allgather_linear_fits(const dfc_coll_args_t *a)
+{
+    return !a->gpu && thr.allgather_linear_min && a->rbytes >= thr.allgather_linear_min &&
+           a->size > 2 && a->size <= 16 && !spans_nodes(a);
+}
+
 /* The largest allreduce that recursive doubling runs. It moves the whole vector log2(n)
  * times where rabenseifner moves it about twice in 2 log2(n) steps, so its limit falls as n
  * grows. On one node of 16 cores (BENCHMARKS.md, stop 30: every algorithm forced, 3 rounds):
@@ -334,6 +351,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         break;
     case DFC_COLL_ALLGATHER:
         if (dfc_coll_allgather_shm_slots_usable(a)) name = "shm_slots";
+        else if (allgather_linear_fits(a)) name = "linear";
         else if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max &&
                  (nodes = hier_default(a, (uint64_t)a->size * a->rbytes,
                                        8 * thr.allgather_short_max)) > 0 &&

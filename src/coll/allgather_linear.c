@@ -10,7 +10,7 @@
  * Cost: alpha + (n - 1)/n * B * beta for a B-byte result when the n - 1 transfers proceed in
  * parallel (one node, single-copy reads); n - 1 messages from every rank at once, so it is
  * for one node and moderate n, not for a network. Chosen on one node of 3 to 16 ranks from
- * 16 KiB blocks (DFC_ALLGATHER_LINEAR_MIN; select.c says what was measured).
+ * 4 KiB blocks (DFC_ALLGATHER_LINEAR_MIN; select.c says what was measured).
  */
 #include "coll/dfc_coll.h"
 

@@ -110,7 +110,7 @@ static void read_thresholds(void)
         "largest communicator on which a large allgather uses ring (above: recursive_doubling "
         "or bruck)");
     thr.allgather_linear_min = (uint64_t)dfc_env_long(
-        "DFC_ALLGATHER_LINEAR_MIN", 16384,
+        "DFC_ALLGATHER_LINEAR_MIN", 4096,
         "smallest block in bytes from which an allgather on one node of at most 16 processes "
         "uses linear (0: never)");
     thr.read = 1;
@@ -254,11 +254,12 @@ static int rails_on_request(dfc_coll_kind_t kind)
 }
 
 /* Allgather's linear exchange (allgather_linear.c) on one node: every receiver reads every
- * block straight out of its sender, all at once, where ring forwards it through n - 1 ranks
- * in fenced steps. On 16 cores (BENCHMARKS.md, stop 42, 2 rounds) from 16-32 KiB blocks up it
- * took 0.5-0.9x ring's time at 4, 8 and 16 ranks (8 ranks, 128 KiB: 37.9 against 63.1 us,
- * Open MPI 47.8; 16 ranks, 256 KiB: 68.6 against 140.9, Open MPI 93.1); at 8 KiB it lost at 4
- * and 16 ranks. Nothing was measured above 16 ranks on a node, nor in the GPU daemon. */
+ * block straight out of its sender, all at once, where ring (or recursive doubling, bruck)
+ * moves it through other ranks in fenced steps. On 16 cores (BENCHMARKS.md, stop 42, call E,
+ * 2 rounds) from 4 KiB blocks up it took 0.5-0.95x the default's time at 4, 8 and 16 ranks
+ * (8 ranks, 16 KiB blocks: 37.9 against ring's 63.1 us, Open MPI 47.8; 16 ranks, 16 KiB:
+ * 68.6 against 140.9, Open MPI 93.1); with 2 KiB blocks it lost at 4 ranks (4.4 against 3.5
+ * us). Nothing was measured above 16 ranks on a node, nor in the GPU daemon. */
 static int allgather_linear_fits(const dfc_coll_args_t *a)
 {
     return !a->gpu && thr.allgather_linear_min && a->rbytes >= thr.allgather_linear_min &&

@@ -102,15 +102,17 @@ static const sel_case_t defaults[] = {
     {AR, 16, 4 * KIB + 4, 1, 1, "rabenseifner"},
     {AR, 64, 4 * KIB, 1, 1, "recursive_doubling"},
     {AR, 64, 4 * KIB + 4, 1, 1, "rabenseifner"},
-    {AG, 4, 32 * KIB, 1, 1, "linear"}, /* one node, 3-16 ranks, blocks from 16 KiB */
-    {AG, 4, 16 * KIB - 1, 1, 1, "recursive_doubling"}, /* 64 KiB - 4 gathered */
+    {AG, 4, 32 * KIB, 1, 1, "linear"}, /* one node, 3-16 ranks, blocks from 4 KiB */
+    {AG, 4, 4 * KIB, 1, 1, "linear"},
+    {AG, 4, 4 * KIB - 1, 1, 1, "recursive_doubling"},
+    {AG, 5, 4 * KIB - 1, 1, 1, "bruck"},
     {AG, 2, 1 * MIB, 1, 1, "ring"},
     {AG, 17, 1 * MIB, 1, 1, "ring"},
     {AG, 8, 1 * KIB, 1, 1, "recursive_doubling"},
     {AG, 6, 1 * KIB, 1, 1, "bruck"},
     {AG, 16, 1 * MIB, 1, 1, "linear"},
-    {AG, 16, 16 * KIB, 1, 1, "linear"},
-    {AG, 6, 16 * KIB, 1, 1, "linear"},
+    {AG, 16, 4 * KIB, 1, 1, "linear"},
+    {AG, 6, 4 * KIB, 1, 1, "linear"},
     {AG, 64, 2 * KIB, 1, 1, "ring"},
     {AG, 65, 2 * KIB, 1, 1, "bruck"},
     {AG, 128, 1 * MIB, 1, 1, "recursive_doubling"},

@@ -45,8 +45,7 @@ int dfc_coll_allreduce_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 
 /* A blocking allreduce without an instance (dfc_coll_slot_direct, bcast_shm_slots.c): the
  * same exchange and the same bracketing (dfc_coll_slot_reduce) as the executor's step. Its
- * scratch is on the stack, so only where the tree's leaves fit DIRECT_TMP bytes. */
-#define DIRECT_TMP 8192
+ * scratch is on the stack, so only where the tree's leaves fit DFC_COLL_SLOT_DIRECT_TMP bytes. */
 typedef struct allreduce_direct {
     void *out;
     const dfc_op_t *op;
@@ -57,7 +56,7 @@ typedef struct allreduce_direct {
 static void allreduce_reduce(void *ctx, const void *const *in, int n)
 {
     const allreduce_direct_t *r = ctx;
-    char tmp[DIRECT_TMP];
+    char tmp[DFC_COLL_SLOT_DIRECT_TMP];
     dfc_coll_slot_reduce(r->op, r->dt, in, n, r->out, r->count, r->bytes, tmp);
 }
 
@@ -74,7 +73,7 @@ int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const voi
     if (f == DFC_SLOTS_RS_AG)
         return dfc_coll_allreduce_rs_ag_direct(c, src, recvbuf, a->count, dt, op);
     if (f != DFC_SLOTS_ONE || bytes > DFC_COMM_SLOT_BYTES ||
-        (c->size > 2 && (uint64_t)dfc_coll_pof2(c->size) * bytes > DIRECT_TMP))
+        (c->size > 2 && (uint64_t)dfc_coll_pof2(c->size) * bytes > DFC_COLL_SLOT_DIRECT_TMP))
         return DFC_COLL_NOT_DIRECT;
     allreduce_direct_t r = {recvbuf, op, dt, a->count, bytes};
     dfc_tl_slot_xchg_t x = {.src = src, .bytes = bytes, .reduce = allreduce_reduce, .ctx = &r};

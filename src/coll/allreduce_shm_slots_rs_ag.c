@@ -95,7 +95,6 @@ void dfc_coll_slot_gather_chunks(const void *const *in, int n, int me, char *out
 }
 
 /* ---- The blocking call without an instance (bcast_shm_slots.c says why) ------------------ */
-#define DIRECT_TMP 8192 /* the chunk reduction's scratch, on the stack */
 typedef struct rs_ag_direct {
     char *out; /* the segment's place in the receive buffer */
     const dfc_op_t *op;
@@ -107,7 +106,7 @@ typedef struct rs_ag_direct {
 static void direct_reduce_chunk(void *ctx, const void *const *in, int n)
 {
     const rs_ag_direct_t *d = ctx;
-    char tmp[DIRECT_TMP];
+    char tmp[DFC_COLL_SLOT_DIRECT_TMP]; /* the chunk reduction's scratch */
     dfc_coll_slot_reduce_chunk(d->op, d->dt, in, n, d->me, d->out, d->count, tmp);
 }
 
@@ -121,7 +120,8 @@ int dfc_coll_allreduce_rs_ag_direct(dfc_comm_t *c, const void *src, void *recvbu
                                     const dfc_dtype_t *dt, const dfc_op_t *op)
 {
     uint64_t elem = dt->size, lo, n;
-    if (chunk_tmp_bytes(c->size, count, elem) > DIRECT_TMP || elem > DFC_COMM_SLOT_BYTES)
+    if (chunk_tmp_bytes(c->size, count, elem) > DFC_COLL_SLOT_DIRECT_TMP ||
+        elem > DFC_COMM_SLOT_BYTES)
         return DFC_COLL_NOT_DIRECT;
     int rc = DFC_SUCCESS;
     for (uint64_t at = 0; at < count && !rc; at += seg_items(elem)) {

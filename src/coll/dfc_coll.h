@@ -352,7 +352,9 @@ typedef enum {
     DFC_SLOTS_ONE = 1,   /* shm_slots */
     DFC_SLOTS_RS_AG = 2  /* shm_slots_rs_ag */
 } dfc_coll_slot_algo_t;
-int dfc_coll_allreduce_shm_slots_rs_ag_usable(const dfc_coll_args_t *a); /* slots, <= 16 KiB */
+/* slots, <= 16 KiB: the wider of the two slot allreduces' limits, so also where select.c lets
+ * dfc_coll_allreduce_slots_choice pick between them */
+int dfc_coll_allreduce_shm_slots_rs_ag_usable(const dfc_coll_args_t *a);
 #define DFC_COLL_RS_AG_MAX 16384 /* the largest allreduce shm_slots_rs_ag runs */
 /* The allreduce the rules choose for `bytes` on `size` ranks where the slots serve the
  * communicator: DFC_SLOTS_ONE, DFC_SLOTS_RS_AG or DFC_SLOTS_AWAY (messages). */
@@ -418,6 +420,8 @@ void dfc_coll_slot_reduce_chunk(const dfc_op_t *op, const dfc_dtype_t *dt, const
                                 int n, int me, char *out, uint64_t count, char *tmp);
 void dfc_coll_slot_gather_chunks(const void *const *in, int n, int me, char *out, uint64_t count,
                                  uint64_t elem);
+/* The stack scratch of a blocking slot allreduce's reduction (its bracketing tree's leaves). */
+#define DFC_COLL_SLOT_DIRECT_TMP 8192
 /* A blocking allreduce of `count` items through its two exchanges (src: the input). */
 int dfc_coll_allreduce_rs_ag_direct(dfc_comm_t *c, const void *src, void *recvbuf, uint64_t count,
                                     const dfc_dtype_t *dt, const dfc_op_t *op);

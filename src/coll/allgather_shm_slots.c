@@ -2,61 +2,89 @@
  * allgather_shm_slots.c - allgather through the shm collective slots (src/tl/shm_slots.h), as
  * alltoall_shm_slots.c does alltoall (issue 16).
  *
- * Algorithm: every rank copies its block into its own slot and publishes it; every rank then
- * copies every rank's block, its own included, into its receive buffer in rank order. One
- * exchange, no packets, no matching; in place works, since the input is in the slot before
- * the output is written.
+ * Algorithm: the blocks are cut into pieces of at most one slot buffer (DFC_TL_SLOT_BYTES),
+ * one exchange per piece: every rank copies piece k of its block into its own slot and
+ * publishes it; every rank then copies every rank's piece k, its own included, into its
+ * receive buffer in rank order. No packets, no matching, no single-copy reads; in place
+ * works, since the input piece is in the slot before the output is written, and the piece
+ * of the own block written back holds the same bytes. Each exchange waits for every rank's
+ * piece, so the ranks go through the pieces in step (the slots' sixteen buffers let a rank
+ * run up to sixteen pieces ahead of the slowest reader).
  *
- * Cost (b bytes per block, p ranks on one node): one copy in of b bytes, then p - 1 reads of
- * b bytes from other ranks' slots (a cache line per 64 bytes), against log2(p) (recursive
- * doubling) or p - 1 (ring, bruck) message rounds. On 2 ranks of the 2-core VM recursive
+ * Cost (b bytes per block, p ranks on one node): one copy in of b bytes, then (p - 1) b
+ * bytes read from other ranks' slots (a cache line per 64 bytes), in ceil(b / 4 KiB)
+ * exchanges, against log2(p) (recursive doubling) or p - 1 (ring, bruck) message rounds and
+ * linear's p - 1 single-copy reads of b bytes. On 2 ranks of the 2-core VM recursive
  * doubling took 0.55-0.78 us from 8 to 256 bytes, 1.04-1.44x Open MPI's time (BENCHMARKS.md,
  * stop 41).
  *
- * Chosen for allgather whose result (p b) holds 1 to 4096 bytes (dfc_comm_slot_limit), 512 on
- * 2 ranks, on communicators with slots (blocking and nonblocking calls). On 2 ranks of the VM
- * it took 0.49-0.63 us up to 512 bytes against recursive doubling's 0.58-0.74, but 0.94
- * against 0.79 at 1 KiB (3 rounds, medians). DFC_SHM_SLOTS=0 turns it off. A blocking call on dense host buffers runs
- * the exchange without an instance (dfc_coll_allgather_direct).
+ * Chosen for allgather on communicators with slots (blocking and nonblocking calls) whose
+ * result (p b) holds (dfc_coll_allgather_slots_limit) 1 to 512 bytes on 2 ranks, up to 32 KiB
+ * on 3 to 7 ranks and up to DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 8. On 2 ranks of the VM it
+ * took 0.49-0.63 us up to 512 bytes against recursive doubling's 0.58-0.74, but 0.94 against
+ * 0.79 at 1 KiB (3 rounds, medians). On 16 cores (BENCHMARKS.md, stop 43, call A, 2 rounds,
+ * results of 4 KiB - 4 MiB) it took 0.21-0.88x Open MPI's time at 8 and 16 ranks, where the
+ * choices before (recursive doubling or bruck, ring, linear from 4 KiB blocks) took
+ * 0.65-1.31x (8 ranks, 16 KiB: 3.6 against 14.5 us, Open MPI 11.6); at 4 ranks it won up to
+ * 32 KiB (6.7 against 10.6 us) and lost to linear from 64 KiB (512 KiB: 97.3 against 91.6).
+ * Nothing was measured on 3, 5, 6 or 7 ranks, above 16 ranks or above 4 MiB. Forced
+ * (DFC_ALLGATHER_ALGORITHM=shm_slots) it runs up to a result of DFC_COLL_SLOTS_PIPE_MAX.
+ * DFC_SHM_SLOTS=0 turns it off. A blocking call on dense host buffers runs the exchanges
+ * without an instance (dfc_coll_allgather_direct).
  */
 #include <string.h>
 
 #include "coll/dfc_coll.h"
 
-static uint64_t result_limit(int size)
+/* The limit below 8 ranks: at 4 ranks linear's direct reads won from a 64 KiB result. */
+#define SMALL_COMM_MAX ((uint64_t)32 << 10)
+
+uint64_t dfc_coll_allgather_slots_limit(int size)
 {
-    return size > 2 ? dfc_comm_slot_limit(size) : DFC_COMM_SLOT_SMALL_BYTES / 2;
+    static long max = -1; /* read once; a racing first read gets the same value */
+    if (max < 0)
+        max = dfc_env_long("DFC_ALLGATHER_SLOTS_MAX", 4 << 20,
+                           "largest gathered result in bytes of an allgather that the shm slots "
+                           "run on 8 or more processes of one node, in 4 KiB pieces of the "
+                           "blocks (at most 16 MiB; on 3 to 7 processes at most 32 KiB)");
+    if (size <= 2) return DFC_COMM_SLOT_SMALL_BYTES / 2;
+    uint64_t lim = DFC_MIN2(DFC_MAX2((uint64_t)max, DFC_COMM_SLOT_BYTES), DFC_COLL_SLOTS_PIPE_MAX);
+    return size < 8 ? DFC_MIN2(lim, SMALL_COMM_MAX) : lim;
 }
 
 int dfc_coll_allgather_shm_slots_usable(const dfc_coll_args_t *a)
 {
     uint64_t bytes = (uint64_t)a->size * a->rbytes;
     return a->kind == DFC_COLL_ALLGATHER && a->slots && !a->gpu && a->size > 1 && a->rbytes > 0 &&
-           (a->in_place || a->sbytes == a->rbytes) && bytes <= result_limit(a->size);
+           (a->in_place || a->sbytes == a->rbytes) && bytes <= DFC_COLL_SLOTS_PIPE_MAX;
 }
 
 int dfc_coll_allgather_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
     s->algorithm = "shm_slots";
     uint64_t at = a->in_place ? (uint64_t)a->rank * a->rbytes : 0; /* the own block */
-    return dfc_sched_slot_allgather(s, dfc_coll_input_buf(a), at, a->rbytes);
+    for (uint64_t k = 0; k < a->rbytes; k += DFC_COMM_SLOT_BYTES)
+        DFC_TRY(dfc_sched_slot_allgather(s, dfc_coll_input_buf(a), at + k, k, a->rbytes,
+                                         DFC_MIN2(a->rbytes - k, DFC_COMM_SLOT_BYTES)));
+    return DFC_SUCCESS;
 }
 
 /* ---- The blocking call without an instance (bcast_shm_slots.c says why) ------------------ */
 typedef struct allgather_direct {
-    char *out;
-    uint64_t block;
+    char *out; /* the piece's place in block 0 of the output */
+    uint64_t block, bytes;
 } allgather_direct_t;
 
-void dfc_coll_allgather_slot_copy(const void *const *in, int n, char *out, uint64_t block)
+void dfc_coll_allgather_slot_copy(const void *const *in, int n, char *out, uint64_t stride,
+                                  uint64_t bytes)
 {
-    for (int r = 0; r < n; r++) memcpy(out + (uint64_t)r * block, in[r], block);
+    for (int r = 0; r < n; r++) memcpy(out + (uint64_t)r * stride, in[r], bytes);
 }
 
-static void allgather_blocks(void *ctx, const void *const *in, int n)
+static void allgather_pieces(void *ctx, const void *const *in, int n)
 {
     const allgather_direct_t *d = ctx;
-    dfc_coll_allgather_slot_copy(in, n, d->out, d->block);
+    dfc_coll_allgather_slot_copy(in, n, d->out, d->block, d->bytes);
 }
 
 int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
@@ -64,16 +92,22 @@ int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const voi
 {
     uint64_t block = a->rbytes;
     if (!dfc_comm_slots(c) || c->size < 2 || block == 0 || (!a->in_place && a->sbytes != block) ||
-        (uint64_t)c->size * block > result_limit(c->size) ||
+        (uint64_t)c->size * block > dfc_coll_allgather_slots_limit(c->size) ||
         !dfc_coll_slots_not_forced_away(DFC_COLL_ALLGATHER))
         return DFC_COLL_NOT_DIRECT;
-    /* In place: the own block is copied into the slot before any block of the output is
+    /* In place: the own piece is copied into the slot before any piece of the output is
      * written (the same bytes land where they were). */
-    allgather_direct_t d = {recvbuf, block};
-    dfc_tl_slot_xchg_t x = {.src = a->in_place ? (const char *)recvbuf + (uint64_t)c->rank * block
-                                               : sendbuf,
-                            .bytes = block,
-                            .reduce = allgather_blocks,
-                            .ctx = &d};
-    return dfc_coll_slot_direct(c, &x, "allgather");
+    const char *src = a->in_place ? (const char *)recvbuf + (uint64_t)c->rank * block : sendbuf;
+    int rc = DFC_SUCCESS;
+    for (uint64_t k = 0; k < block && !rc; k += DFC_COMM_SLOT_BYTES) {
+        allgather_direct_t d = {(char *)recvbuf + k, block,
+                                DFC_MIN2(block - k, DFC_COMM_SLOT_BYTES)};
+        dfc_tl_slot_xchg_t x = {.src = src + k,
+                                .bytes = d.bytes,
+                                .reduce = allgather_pieces,
+                                .ctx = &d};
+        rc = k ? dfc_coll_slot_direct_more(c, &x, "allgather")
+               : dfc_coll_slot_direct(c, &x, "allgather");
+    }
+    return rc;
 }

@@ -2,38 +2,64 @@
  * bcast_shm_slots.c - bcast through the shm collective slots (src/tl/shm_slots.h), as
  * allreduce_shm_slots.c does allreduce (issue 16).
  *
- * Algorithm: a rooted slot exchange. The root copies the message into its own slot and
- * publishes it with the exchange's stamp; every other rank waits for that stamp, copies the
- * message out and publishes that it has finished reading. The root does not wait for the
- * readers: it only needs its slot buffer free, which the slots' sixteen buffers make a wait
- * for the exchange sixteen back, so the root runs ahead like an eager send (and once it
- * had to wait, it waits for DFC_SLOT_SLACK free buffers, so that it stays ahead instead of
- * trailing its reader by one). No packets, no matching, no requests; a blocking call does
- * not even make an instance (below).
+ * Algorithm: rooted slot exchanges, one per segment of at most one slot buffer
+ * (DFC_TL_SLOT_BYTES). The root copies segment k into its own slot and publishes it with
+ * exchange k's stamp; every other rank waits for that stamp, copies the segment out and
+ * publishes that it has finished reading. The root does not wait for the readers: it only
+ * needs its slot buffer free, which the slots' sixteen buffers make a wait for the exchange
+ * sixteen back, so the root runs up to 64 KiB ahead like an eager send (and once it had to
+ * wait, it waits for DFC_SLOT_SLACK free buffers, so that it stays ahead instead of trailing
+ * its reader by one). A long message is thus a pipeline: the readers copy segment k out
+ * while the root writes segment k + 1, and no rank relays. No packets, no matching, no
+ * requests, no single-copy reads (which contend in the root's address space when many
+ * readers pull from it at once: bcast_linear.c); a blocking call does not even make an
+ * instance (below).
  *
- * Cost (m bytes, p ranks on one node): one copy in at the root, one cache-line transfer per
- * 64 bytes to each reader and one copy out there; no alpha of the message path.
+ * Cost (m bytes, p ranks on one node): m bytes copied in at the root, then each reader's
+ * m bytes read from the root's slot, ceil(m / 4 KiB) exchanges; no alpha of the message
+ * path. Scatter-allgather moves about 2 m per rank in log2 p + p - 1 message rounds,
+ * binomial m per round in log2 p rounds.
  *
- * Chosen for bcast of 1 to 4096 bytes (1024 on 2 ranks: dfc_comm_slot_limit) where
- * allreduce_shm_slots is (communicators with slots, blocking and nonblocking calls).
- * DFC_SHM_SLOTS=0 turns it off.
+ * Chosen for bcast of 1 to 1024 bytes on 2 ranks (dfc_comm_slot_limit: one message either
+ * way) and on 3 or more ranks up to DFC_BCAST_SLOTS_MAX, 4 MiB (dfc_coll_bcast_slots_limit),
+ * where allreduce_shm_slots is (communicators with slots, blocking and nonblocking calls).
+ * On 16 cores (BENCHMARKS.md, stop 43, call A, 2 rounds, 4 KiB - 4 MiB) it took 0.21-0.69x
+ * Open MPI's time at 8 and 16 ranks, where scatter_allgather, the choice before above 4 KiB,
+ * took 0.60-1.49x (16 ranks, 128 KiB: 38.4 against 125.5 us, Open MPI 84.4); at 4 ranks
+ * 0.29-0.88x up to 512 KiB and 0.98-1.01x from 1 MiB, where scatter_allgather took
+ * 1.00-1.15x. Nothing was measured above 4 MiB or 16 ranks. Forced
+ * (DFC_BCAST_ALGORITHM=shm_slots), it runs up to DFC_COLL_SLOTS_PIPE_MAX. DFC_SHM_SLOTS=0
+ * turns the slots off.
  */
 #include <string.h>
 
 #include "coll/dfc_coll.h"
 
+uint64_t dfc_coll_bcast_slots_limit(int size)
+{
+    static long max = -1; /* read once; a racing first read gets the same value */
+    if (max < 0)
+        max = dfc_env_long("DFC_BCAST_SLOTS_MAX", 4 << 20,
+                           "largest bcast in bytes that the shm slots run on 3 or more processes "
+                           "of one node, in 4 KiB exchanges (at most 16 MiB)");
+    if (size <= 2) return dfc_comm_slot_limit(size);
+    return DFC_MIN2(DFC_MAX2((uint64_t)max, DFC_COMM_SLOT_BYTES), DFC_COLL_SLOTS_PIPE_MAX);
+}
+
 int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a)
 {
     uint64_t bytes = a->count * a->elem;
-    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= dfc_comm_slot_limit(a->size);
+    return a->slots && !a->gpu && a->size > 1 && bytes > 0 && bytes <= DFC_COLL_SLOTS_PIPE_MAX;
 }
 
 int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)
 {
     uint64_t bytes = a->count * a->elem;
     s->algorithm = "shm_slots";
-    if (bytes == 0 || a->size == 1) return DFC_SUCCESS;
-    return dfc_sched_slot_bcast(s, a->root, bytes);
+    if (a->size == 1) return DFC_SUCCESS;
+    for (uint64_t off = 0; off < bytes; off += DFC_COMM_SLOT_BYTES)
+        DFC_TRY(dfc_sched_slot_bcast(s, a->root, off, DFC_MIN2(bytes - off, DFC_COMM_SLOT_BYTES)));
+    return DFC_SUCCESS;
 }
 
 /* ---- Blocking slot collectives without an instance (issue 16, fifth pass) -----------------
@@ -140,7 +166,7 @@ int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind)
 }
 
 typedef struct bcast_direct {
-    void *buf;
+    char *seg; /* the segment's place in the buffer */
     uint64_t bytes;
     int root, me;
 } bcast_direct_t;
@@ -149,18 +175,27 @@ static void bcast_copy(void *ctx, const void *const *in, int n)
 {
     const bcast_direct_t *b = ctx;
     (void)n;
-    if (b->root != b->me) memcpy(b->buf, in[b->root], b->bytes);
+    if (b->root != b->me) memcpy(b->seg, in[b->root], b->bytes);
 }
 
 int dfc_coll_bcast_direct(dfc_comm_t *c, void *buf, uint64_t bytes, int root)
 {
-    /* What dfc_coll_select would pick (bcast_shm_slots_usable, no forced algorithm) for a
-     * host buffer (run.c's route_of) */
-    if (!dfc_comm_slots(c) || bytes == 0 || bytes > dfc_comm_slot_limit(c->size) ||
+    /* What dfc_coll_select would pick (shm_slots by the rules, or forced, within its limit)
+     * for a host buffer (run.c's route_of) */
+    if (!dfc_comm_slots(c) || bytes == 0 || bytes > dfc_coll_bcast_slots_limit(c->size) ||
         !dfc_coll_slots_not_forced_away(DFC_COLL_BCAST) || dfc_gpu_ptr_device(buf) >= 0)
         return DFC_COLL_NOT_DIRECT;
-    bcast_direct_t b = {buf, bytes, root, c->rank};
-    dfc_tl_slot_xchg_t x = {
-        .src = buf, .bytes = bytes, .reduce = bcast_copy, .ctx = &b, .rooted = 1, .root = root};
-    return dfc_coll_slot_direct(c, &x, "bcast");
+    int rc = DFC_SUCCESS;
+    for (uint64_t off = 0; off < bytes && !rc; off += DFC_COMM_SLOT_BYTES) {
+        bcast_direct_t b = {(char *)buf + off, DFC_MIN2(bytes - off, DFC_COMM_SLOT_BYTES), root,
+                            c->rank};
+        dfc_tl_slot_xchg_t x = {.src = b.seg,
+                                .bytes = b.bytes,
+                                .reduce = bcast_copy,
+                                .ctx = &b,
+                                .rooted = 1,
+                                .root = root};
+        rc = off ? dfc_coll_slot_direct_more(c, &x, "bcast") : dfc_coll_slot_direct(c, &x, "bcast");
+    }
+    return rc;
 }

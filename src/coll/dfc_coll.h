@@ -138,18 +138,21 @@ int dfc_sched_fence(dfc_sched_t *s);
 /* One SLOT_ALLREDUCE step (dfc_sched.h); marks the schedule as using the slots. */
 int dfc_sched_slot_allreduce(dfc_sched_t *s, int src_buf, uint64_t count, uint64_t bytes,
                              uint64_t tmp_off);
-/* A SLOT_ALLREDUCE step with a root (peer = root): only the root contributes RECV's `bytes`,
- * which the others copy into their RECV (bcast_shm_slots.c). bytes 0 with root -1 through
- * dfc_sched_slot_allreduce is a barrier (barrier_shm_slots.c). */
-int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t bytes);
+/* A SLOT_ALLREDUCE step with a root (peer = root): only the root contributes the `bytes` of
+ * RECV at `off` (one segment of the message), which the others copy into their RECV at `off`
+ * (bcast_shm_slots.c). bytes 0 with root -1 through dfc_sched_slot_allreduce is a barrier
+ * (barrier_shm_slots.c). */
+int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t off, uint64_t bytes);
 /* A SLOT_ALLREDUCE step that is an alltoall (peer = DFC_SLOT_PEER_ALLTOALL): every member
  * contributes its `bytes` (one `block` per member) and takes block `me` of each into RECV. */
 #define DFC_SLOT_PEER_ALLTOALL (-2)
 int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_t bytes);
-/* A SLOT_ALLREDUCE step that is an allgather (peer = DFC_SLOT_PEER_ALLGATHER): every member
- * contributes its `block` bytes from src_buf at src_off and takes every member's into RECV. */
+/* A SLOT_ALLREDUCE step that is an allgather (peer = DFC_SLOT_PEER_ALLGATHER) of one piece of
+ * the blocks: every member contributes `bytes` from src_buf at src_off (the piece at byte
+ * piece_off of its `block`-byte block) and copies member r's into RECV at r block + piece_off. */
 #define DFC_SLOT_PEER_ALLGATHER (-3)
-int dfc_sched_slot_allgather(dfc_sched_t *s, int src_buf, uint64_t src_off, uint64_t block);
+int dfc_sched_slot_allgather(dfc_sched_t *s, int src_buf, uint64_t src_off, uint64_t piece_off,
+                             uint64_t block, uint64_t bytes);
 /* The two exchanges of allreduce_shm_slots_rs_ag.c over a segment of `count` items at byte
  * `off` of the vector, cut into chunks (dfc_coll_slot_chunk). REDUCE_SCATTER: every member
  * contributes the segment's `bytes` from src_buf and reduces chunk `me` of every member's
@@ -370,9 +373,15 @@ int dfc_coll_alltoall_hierarchical_usable(const dfc_coll_args_t *a);
 int dfc_coll_allgather_hierarchical_usable(const dfc_coll_args_t *a); /* N x L ranks */
 /* N x L ranks, op commutes */
 int dfc_coll_reduce_scatter_hierarchical_usable(const dfc_coll_args_t *a);
-/* bcast (<= 4 KiB) and barrier through the slots (issue 16) */
+/* bcast and barrier through the slots (issue 16). bcast and allgather run a long message as
+ * a pipeline of 4 KiB exchanges, forced up to DFC_COLL_SLOTS_PIPE_MAX (a schedule step and
+ * a request each), by the rules up to their limits (DFC_BCAST_SLOTS_MAX on `size` ranks;
+ * DFC_ALLGATHER_SLOTS_MAX, the gathered result). */
+#define DFC_COLL_SLOTS_PIPE_MAX ((uint64_t)16 << 20)
 int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
-int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a);
+int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a); /* slots, <= the PIPE_MAX */
+uint64_t dfc_coll_bcast_slots_limit(int size);
+uint64_t dfc_coll_allgather_slots_limit(int size);
 /* A blocking bcast of `bytes` at buf (a dense buffer; arguments checked) that would select
  * shm_slots, run without an instance (bcast_shm_slots.c): the api layer's fast path and
  * run.c call it; DFC_COLL_NOT_DIRECT where it does not apply (run the call as usual). The
@@ -410,9 +419,10 @@ void dfc_coll_slot_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void 
                           void *out, uint64_t count, uint64_t bytes, char *tmp);
 /* The slot alltoall's and allgather's copies out of the members' contributions in[], for
  * the executor and their blocking calls: block `me` of every member's, in rank order; every
- * member's block, in rank order. */
+ * member's `bytes` (a piece of its block) to out + r stride, in rank order. */
 void dfc_coll_alltoall_slot_copy(const void *const *in, int n, int me, char *out, uint64_t block);
-void dfc_coll_allgather_slot_copy(const void *const *in, int n, char *out, uint64_t block);
+void dfc_coll_allgather_slot_copy(const void *const *in, int n, char *out, uint64_t stride,
+                                  uint64_t bytes);
 /* allreduce_shm_slots_rs_ag.c's two copies, for the executor and its blocking call: chunk
  * `me` of the n members' vectors in[] (count items) reduced into that chunk of out (tmp:
  * dfc_coll_pof2(n) chunks); every other member's chunk in[r] copied into its place in out. */

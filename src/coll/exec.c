@@ -184,7 +184,8 @@ static void slot_step_reduce(void *ctx, const void *const *in, int n)
         dfc_coll_alltoall_slot_copy(in, n, me, buf_at(c, st->dst_buf, 0), st->count);
         return;
     case DFC_SLOT_PEER_ALLGATHER:
-        dfc_coll_allgather_slot_copy(in, n, buf_at(c, st->dst_buf, 0), st->bytes);
+        dfc_coll_allgather_slot_copy(in, n, buf_at(c, st->dst_buf, st->dst_off), st->count,
+                                     st->bytes);
         return;
     case DFC_SLOT_PEER_REDUCE_SCATTER:
         dfc_coll_slot_reduce_chunk(c->op, c->dtype, in, n, me, buf_at(c, st->dst_buf, st->dst_off),
@@ -197,7 +198,7 @@ static void slot_step_reduce(void *ctx, const void *const *in, int n)
     }
     if (!st->bytes) return; /* a barrier */
     if (st->peer >= 0) {    /* a bcast: the root's contribution, where this rank is not it */
-        if (st->peer != me) memcpy(buf_at(c, st->dst_buf, 0), in[st->peer], st->bytes);
+        if (st->peer != me) memcpy(buf_at(c, st->dst_buf, st->dst_off), in[st->peer], st->bytes);
         return;
     }
     dfc_coll_slot_reduce(c->op, c->dtype, in, n, buf_at(c, st->dst_buf, 0), st->count, st->bytes,

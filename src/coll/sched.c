@@ -125,9 +125,10 @@ int dfc_sched_slot_alltoall(dfc_sched_t *s, int src_buf, uint64_t block, uint64_
     return slot_step(s, DFC_SLOT_PEER_ALLTOALL, src_buf, 0, 0, block, bytes, 0);
 }
 
-int dfc_sched_slot_allgather(dfc_sched_t *s, int src_buf, uint64_t src_off, uint64_t block)
+int dfc_sched_slot_allgather(dfc_sched_t *s, int src_buf, uint64_t src_off, uint64_t piece_off,
+                             uint64_t block, uint64_t bytes)
 {
-    return slot_step(s, DFC_SLOT_PEER_ALLGATHER, src_buf, src_off, 0, block, block, 0);
+    return slot_step(s, DFC_SLOT_PEER_ALLGATHER, src_buf, src_off, piece_off, block, bytes, 0);
 }
 
 int dfc_sched_slot_reduce_scatter(dfc_sched_t *s, int src_buf, uint64_t off, uint64_t count,
@@ -143,9 +144,9 @@ int dfc_sched_slot_allgather_chunks(dfc_sched_t *s, uint64_t off, uint64_t chunk
                      bytes, 0);
 }
 
-int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t bytes)
+int dfc_sched_slot_bcast(dfc_sched_t *s, int root, uint64_t off, uint64_t bytes)
 {
-    return slot_step(s, root, DFC_BUF_RECV, 0, 0, 0, bytes, 0);
+    return slot_step(s, root, DFC_BUF_RECV, off, off, 0, bytes, 0);
 }
 
 int dfc_sched_fence(dfc_sched_t *s)

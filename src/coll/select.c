@@ -290,6 +290,15 @@ static uint64_t allreduce_rd_limit(const dfc_coll_args_t *a)
     return thr.allreduce_rd_max * 4 / (uint64_t)DFC_MIN2(a->size, 16);
 }
 
+static const char *bcast_rules(const dfc_coll_args_t *a, uint64_t bytes)
+{
+    if (dfc_coll_bcast_shm_slots_usable(a) && bytes <= dfc_coll_bcast_slots_limit(a->size))
+        return "shm_slots";
+    if (bytes < thr.bcast_sag_min || a->size < 4) return "binomial";
+    if (hier_default(a, bytes, 8 * thr.bcast_sag_min) > 0) return "hierarchical"; /* spans nodes */
+    return "scatter_allgather";
+}
+
 const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
 {
     /* In the GPU daemon over rails (gpu.c), the hierarchical schedule is the one whose peers
@@ -327,13 +336,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
     case DFC_COLL_ALLTOALL:
         if (dfc_coll_alltoall_shm_slots_usable(a)) name = "shm_slots";
         break;
-    case DFC_COLL_BCAST:
-        if (dfc_coll_bcast_shm_slots_usable(a)) name = "shm_slots";
-        else if (bytes < thr.bcast_sag_min || a->size < 4) name = "binomial";
-        else if (hier_default(a, bytes, 8 * thr.bcast_sag_min) > 0)
-            name = "hierarchical"; /* spans nodes */
-        else name = "scatter_allgather";
-        break;
+    case DFC_COLL_BCAST: name = bcast_rules(a, bytes); break;
     case DFC_COLL_ALLREDUCE:
         slots = dfc_coll_allreduce_shm_slots_rs_ag_usable(a)
                     ? dfc_coll_allreduce_slots_choice(a->size, bytes)
@@ -351,7 +354,9 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         else name = "rabenseifner";
         break;
     case DFC_COLL_ALLGATHER:
-        if (dfc_coll_allgather_shm_slots_usable(a)) name = "shm_slots";
+        if (dfc_coll_allgather_shm_slots_usable(a) &&
+            (uint64_t)a->size * a->rbytes <= dfc_coll_allgather_slots_limit(a->size))
+            name = "shm_slots";
         else if (allgather_linear_fits(a)) name = "linear";
         else if ((uint64_t)a->size * a->rbytes > thr.allgather_short_max &&
                  (nodes = hier_default(a, (uint64_t)a->size * a->rbytes,
@@ -385,6 +390,8 @@ void dfc_coll_register_params(void)
     static const int counts[2] = {2, 2}, displs[2] = {0, 2};
     for (int k = 0; k < DFC_COLL_KIND_COUNT; k++) forced_name((dfc_coll_kind_t)k);
     read_thresholds();
+    dfc_coll_bcast_slots_limit(3); /* the slot pipelines' limits, read on first use */
+    dfc_coll_allgather_slots_limit(3);
     for (int i = 0; i < dfc_coll_nalgos; i++) {
         const dfc_coll_algo_t *al = &dfc_coll_algos[i];
         dfc_coll_args_t a = {.kind = al->kind,

@@ -70,6 +70,8 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_ALLREDUCE_RING_MAX_RANKS", 0, GIB),
     INT("DFC_ALLGATHER_RING_MAX_RANKS", 0, GIB),
     INT("DFC_ALLGATHER_LINEAR_MIN", 0, GIB),
+    INT("DFC_BCAST_SLOTS_MAX", 0, GIB),
+    INT("DFC_ALLGATHER_SLOTS_MAX", 0, GIB),
     /* device buffers (cuda, gpu) */
     {"DFC_CUDA_LIBRARY", DFC_ENV_TEXT, 0, 0, NULL},
     BOOL("DFC_GPU_DAEMON"),

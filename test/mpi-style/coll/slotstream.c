@@ -4,7 +4,8 @@
  * soon as its message is in its slot and runs ahead of its readers:
  *   1. streams: from every root, STREAM blocking bcasts back to back (more than five times
  *      the slots' 16 buffers, so the root wraps around them) at 1, 8, 100 and 4096 bytes,
- *      each with its own contents; the root rewrites its buffer with the next message as
+ *      and at 70001 bytes (from 3 ranks a pipeline of 18 exchanges, so one call wraps around
+ *      the buffers: bcast_shm_slots.c), each with its own contents; the root rewrites its buffer with the next message as
  *      soon as a call returns and poisons it in between (a root whose message was not yet
  *      copied out of its buffer would send poison), and one reader sleeps every 16 calls so
  *      that the root must wait for free buffers; every reader poisons before each call and
@@ -68,10 +69,10 @@ static void stream(DFC_Comm comm, const char *name, int root, size_t n)
 
 static void streams(DFC_Comm comm, const char *name)
 {
-    static const size_t sizes[] = {1, 8, 100, 4096};
+    static const size_t sizes[] = {1, 8, 100, 4096, 70001};
     int size;
     DFC_Comm_size(comm, &size);
-    for (int si = 0; si < 4; si++)
+    for (int si = 0; si < 5; si++)
         for (int root = 0; root < size; root++) stream(comm, name, root, sizes[si]);
 }
 

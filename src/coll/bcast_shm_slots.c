@@ -23,11 +23,11 @@
  * Chosen for bcast of 1 to 1024 bytes on 2 ranks (dfc_comm_slot_limit: one message either
  * way) and on 3 or more ranks up to DFC_BCAST_SLOTS_MAX, 4 MiB (dfc_coll_bcast_slots_limit),
  * where allreduce_shm_slots is (communicators with slots, blocking and nonblocking calls).
- * On 16 cores (BENCHMARKS.md, stop 43, call A, 2 rounds, 4 KiB - 4 MiB) it took 0.21-0.69x
- * Open MPI's time at 8 and 16 ranks, where scatter_allgather, the choice before above 4 KiB,
- * took 0.60-1.49x (16 ranks, 128 KiB: 38.4 against 125.5 us, Open MPI 84.4); at 4 ranks
- * 0.29-0.88x up to 512 KiB and 0.98-1.01x from 1 MiB, where scatter_allgather took
- * 1.00-1.15x. Nothing was measured above 4 MiB or 16 ranks. Forced
+ * On 16 cores (BENCHMARKS.md, stop 43, calls A and C, 2 rounds each, 8 KiB - 4 MiB, the
+ * rules before on the same host) it took 0.21-0.80x their time at 8 and 16 ranks (16 ranks,
+ * 128 KiB: 37.6 against scatter_allgather's 96.1 us, Open MPI 65.4), 0.57-0.92x at 3 ranks
+ * (binomial), and at 4 ranks 0.36-0.96x up to 1 MiB and 0.98-1.07x at 2-4 MiB.
+ * Nothing was measured above 4 MiB or 16 ranks. Forced
  * (DFC_BCAST_ALGORITHM=shm_slots), it runs up to DFC_COLL_SLOTS_PIPE_MAX. DFC_SHM_SLOTS=0
  * turns the slots off.
  */

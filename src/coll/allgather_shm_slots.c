@@ -19,14 +19,15 @@
  * stop 41).
  *
  * Chosen for allgather on communicators with slots (blocking and nonblocking calls) whose
- * result (p b) holds (dfc_coll_allgather_slots_limit) 1 to 512 bytes on 2 ranks and up to
- * DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 3. On 2 ranks of the VM it took 0.49-0.63 us up to 512
- * bytes against recursive doubling's 0.58-0.74, but 0.94 against 0.79 at 1 KiB (3 rounds,
- * medians). On 16 cores (BENCHMARKS.md, stop 43, calls A and C, 2 rounds each, results of
- * 8 KiB - 4 MiB, the rules before on the same host) it took 0.22-0.90x their time at 3, 8
- * and 16 ranks (8 ranks, 16 KiB: 2.9 against 12.7 us, Open MPI 10.3; 16 ranks, 4 MiB: 1124
- * against 1289, Open MPI 1509); at 4 ranks 0.57-0.74x up to 32 KiB and 0.94-1.10x from 64
- * KiB, where linear's direct reads are as fast.
+ * result (p b) holds (dfc_coll_allgather_slots_limit) 1 to 512 bytes on 2 ranks, up to 32 KiB
+ * on 3 to 7 ranks and up to DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 8. On 2 ranks of the VM it
+ * took 0.49-0.63 us up to 512 bytes against recursive doubling's 0.58-0.74, but 0.94 against
+ * 0.79 at 1 KiB (3 rounds, medians). On 16 cores (BENCHMARKS.md, stop 43, calls A, C and E,
+ * 2-3 rounds each, results of 8 KiB - 4 MiB, the rules before on the same host) it took
+ * 0.22-0.93x their time at 8 and 16 ranks but once 1.07 (8 ranks, 256 KiB) (8 ranks, 16 KiB:
+ * 2.9 against 12.7 us, Open MPI 10.3; 16 ranks, 4 MiB: 1124 against 1289, Open MPI 1509); at
+ * 4 ranks 0.57-0.74x up to 32 KiB, 0.90-1.08x at 64 KiB and up to 1.41x above, where
+ * linear's direct reads won; at 3 ranks (call C) 0.49-0.94x at every size.
  * Nothing was measured on 5 to 7 ranks, above 16 ranks or above 4 MiB. Forced
  * (DFC_ALLGATHER_ALGORITHM=shm_slots) it runs up to a result of DFC_COLL_SLOTS_PIPE_MAX.
  * DFC_SHM_SLOTS=0 turns it off. A blocking call on dense host buffers runs the exchanges
@@ -36,16 +37,20 @@
 
 #include "coll/dfc_coll.h"
 
+/* The limit below 8 ranks: at 4 ranks linear's direct reads won from a 128 KiB result. */
+#define SMALL_COMM_MAX ((uint64_t)32 << 10)
+
 uint64_t dfc_coll_allgather_slots_limit(int size)
 {
     static long max = -1; /* read once; a racing first read gets the same value */
     if (max < 0)
         max = dfc_env_long("DFC_ALLGATHER_SLOTS_MAX", 4 << 20,
                            "largest gathered result in bytes of an allgather that the shm slots "
-                           "run on 3 or more processes of one node, in 4 KiB pieces of the "
-                           "blocks (at most 16 MiB)");
+                           "run on 8 or more processes of one node, in 4 KiB pieces of the "
+                           "blocks (at most 16 MiB; on 3 to 7 processes at most 32 KiB)");
     if (size <= 2) return DFC_COMM_SLOT_SMALL_BYTES / 2;
-    return DFC_MIN2(DFC_MAX2((uint64_t)max, DFC_COMM_SLOT_BYTES), DFC_COLL_SLOTS_PIPE_MAX);
+    uint64_t lim = DFC_MIN2(DFC_MAX2((uint64_t)max, DFC_COMM_SLOT_BYTES), DFC_COLL_SLOTS_PIPE_MAX);
+    return size < 8 ? DFC_MIN2(lim, SMALL_COMM_MAX) : lim;
 }
 
 int dfc_coll_allgather_shm_slots_usable(const dfc_coll_args_t *a)

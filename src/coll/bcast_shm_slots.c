@@ -23,10 +23,10 @@
  * Chosen for bcast of 1 to 1024 bytes on 2 ranks (dfc_comm_slot_limit: one message either
  * way) and on 3 or more ranks up to DFC_BCAST_SLOTS_MAX, 4 MiB (dfc_coll_bcast_slots_limit),
  * where allreduce_shm_slots is (communicators with slots, blocking and nonblocking calls).
- * On 16 cores (BENCHMARKS.md, stop 43, calls A and C, 2 rounds each, 8 KiB - 4 MiB, the
+ * On 16 cores (BENCHMARKS.md, stop 43, calls A, C and E, 2-3 rounds each, 8 KiB - 4 MiB, the
  * rules before on the same host) it took 0.21-0.80x their time at 8 and 16 ranks (16 ranks,
  * 128 KiB: 37.6 against scatter_allgather's 96.1 us, Open MPI 65.4), 0.57-0.92x at 3 ranks
- * (binomial), and at 4 ranks 0.36-0.96x up to 1 MiB and 0.98-1.07x at 2-4 MiB.
+ * (binomial), and at 4 ranks 0.36-0.96x up to 1 MiB and 0.86-1.07x at 2-4 MiB.
  * Nothing was measured above 4 MiB or 16 ranks. Forced
  * (DFC_BCAST_ALGORITHM=shm_slots), it runs up to DFC_COLL_SLOTS_PIPE_MAX. DFC_SHM_SLOTS=0
  * turns the slots off.

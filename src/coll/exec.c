@@ -275,6 +275,7 @@ int dfc_coll_exec(dfc_coll_t *c)
         switch (st->kind) {
         case DFC_STEP_SEND:
             dfc_req_init_internal(x, comm);
+            x->eager_packet = !c->blocking && dfc_progress_thread_runs(); /* p2p.c says why */
             err = dfc_p2p_isend(comm, 1, buf_at(c, st->src_buf, st->src_off), st->bytes, st->peer,
                                 c->tag, 0, x);
             break;

@@ -637,6 +637,8 @@ struct dfc_req {
     int cancel_state; /* sends: 1 while a cancel is asked of the receiver, -1: the user's
                          request of a buffered send, which has nothing to cancel (p2p.c) */
     int defer;        /* a nonblocking eager send left to the progress thread (p2p.c) */
+    int eager_packet; /* a nonblocking collective's send with the progress thread: eager up to
+                         DFC_P2P_COLL_EAGER_MAX, not the transport's limit (p2p.c) */
 
     /* Device buffers staged through host shadows (point-to-point, and collectives the GPU
      * daemon cannot run: src/coll/run.c): copied in when the operation starts, out when it
@@ -852,6 +854,9 @@ int dfc_req_testany(int count, const DFC_Request reqs[], int *index, dfc_req_t *
 
 /* ---- Point-to-point (used by the api and by collective schedules) -------------------------
  * `req` is caller-owned (from dfc_req_new or embedded); these only post the operation. */
+/* The largest send of a nonblocking collective that goes eagerly while the progress thread
+ * runs (dfc_req_t.eager_packet), where the transport's packets are that large. */
+#define DFC_P2P_COLL_EAGER_MAX 32768
 int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, int dst, int tag,
                   int sync, dfc_req_t *req);
 int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int src, int tag,

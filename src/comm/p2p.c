@@ -340,12 +340,18 @@ static uint64_t eager_limit_for(const dfc_tl_t *tl)
 
 /* Send r's: a device send staged through a host shadow keeps the eager semantics that
  * DFC_GPU_EAGER_LIMIT promises (dfc(7)) where the transport's own limit is lower (shm's 4 KiB
- * against its 16 KiB default). */
+ * against its 16 KiB default). A nonblocking collective's send with the progress thread
+ * (eager_packet, exec.c) goes eagerly up to DFC_P2P_COLL_EAGER_MAX: a rendezvous needs the
+ * receiver's thread to answer and the sender's to take the answer while the application
+ * computes: the osu_iallreduce overlap of 8-16 KiB fell below 50 % in 7 of 12 measurements that
+ * way (0-72 %) and in 2 of 24 eagerly (27-82 %; 16 cores, BENCHMARKS.md stop 43, call F). */
 static uint64_t send_eager_limit(const dfc_req_t *r, const dfc_tl_t *tl)
 {
     uint64_t lim = eager_limit_for(tl);
     if (r->nstages && dev_eager_limit > lim)
         lim = DFC_MIN2(dev_eager_limit, (uint64_t)tl->max_payload);
+    if (r->eager_packet && lim < DFC_P2P_COLL_EAGER_MAX)
+        lim = DFC_MIN2((uint64_t)DFC_P2P_COLL_EAGER_MAX, (uint64_t)tl->max_payload);
     return lim;
 }
 

@@ -20,9 +20,10 @@
  *
  * Chosen for allgather on communicators with slots (blocking and nonblocking calls) whose
  * result (p b) holds (dfc_coll_allgather_slots_limit) 1 to 512 bytes on 2 ranks, up to 32 KiB
- * on 3 to 7 ranks and up to DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 8. On 2 ranks of the VM it
- * took 0.49-0.63 us up to 512 bytes against recursive doubling's 0.58-0.74, but 0.94 against
- * 0.79 at 1 KiB (3 rounds, medians). On 16 cores (BENCHMARKS.md, stop 43, calls A, C and E,
+ * on 3 to 7 ranks and up to DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 8 (256 KiB where the node is
+ * oversubscribed). On 2 ranks of the VM it took 0.49-0.63 us up to 512 bytes against
+ * recursive doubling's 0.58-0.74, but 0.94 against 0.79 at 1 KiB (3 rounds, medians). On 16
+ * cores (BENCHMARKS.md, stop 43, calls A, C and E,
  * 2-3 rounds each, results of 8 KiB - 4 MiB, the rules before on the same host) it took
  * 0.22-0.93x their time at 8 and 16 ranks but once 1.07 (8 ranks, 256 KiB) (8 ranks, 16 KiB:
  * 2.9 against 12.7 us, Open MPI 10.3; 16 ranks, 4 MiB: 1124 against 1289, Open MPI 1509); at
@@ -39,6 +40,10 @@
 
 /* The limit below 8 ranks: at 4 ranks linear's direct reads won from a 128 KiB result. */
 #define SMALL_COMM_MAX ((uint64_t)32 << 10)
+/* The limit where the node runs more ranks than it has processors: every piece waits for
+ * every rank to be scheduled, and 8 ranks on 2 cores took 1.18-1.23x the rules' time before
+ * from a 512 KiB result (0.28-0.83x up to 256 KiB; BENCHMARKS.md, stop 43). */
+#define OVERSUBSCRIBED_MAX ((uint64_t)256 << 10)
 
 uint64_t dfc_coll_allgather_slots_limit(int size)
 {
@@ -50,7 +55,8 @@ uint64_t dfc_coll_allgather_slots_limit(int size)
                            "blocks (at most 16 MiB; on 3 to 7 processes at most 32 KiB)");
     if (size <= 2) return DFC_COMM_SLOT_SMALL_BYTES / 2;
     uint64_t lim = DFC_MIN2(DFC_MAX2((uint64_t)max, DFC_COMM_SLOT_BYTES), DFC_COLL_SLOTS_PIPE_MAX);
-    return size < 8 ? DFC_MIN2(lim, SMALL_COMM_MAX) : lim;
+    if (size < 8) lim = DFC_MIN2(lim, SMALL_COMM_MAX);
+    return dfc_progress_oversubscribed() ? DFC_MIN2(lim, OVERSUBSCRIBED_MAX) : lim;
 }
 
 int dfc_coll_allgather_shm_slots_usable(const dfc_coll_args_t *a)
@@ -93,7 +99,7 @@ int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const voi
 {
     uint64_t block = a->rbytes;
     if (!dfc_comm_slots(c) || c->size < 2 || block == 0 || (!a->in_place && a->sbytes != block) ||
-        (uint64_t)c->size * block > dfc_coll_allgather_slots_limit(c->size) ||
+        (uint64_t)c->size * block > dfc_coll_slots_direct_limit(DFC_COLL_ALLGATHER, c->size) ||
         !dfc_coll_slots_not_forced_away(DFC_COLL_ALLGATHER))
         return DFC_COLL_NOT_DIRECT;
     /* In place: the own piece is copied into the slot before any piece of the output is

@@ -159,6 +159,13 @@ dfc_coll_slot_algo_t dfc_coll_slots_forced(dfc_coll_kind_t kind)
     return (dfc_coll_slot_algo_t)(known[kind] - 2);
 }
 
+uint64_t dfc_coll_slots_direct_limit(dfc_coll_kind_t kind, int size)
+{
+    if (dfc_coll_slots_forced(kind) == DFC_SLOTS_ONE) return DFC_COLL_SLOTS_PIPE_MAX;
+    return kind == DFC_COLL_BCAST ? dfc_coll_bcast_slots_limit(size)
+                                  : dfc_coll_allgather_slots_limit(size);
+}
+
 int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind)
 {
     dfc_coll_slot_algo_t f = dfc_coll_slots_forced(kind);
@@ -182,7 +189,8 @@ int dfc_coll_bcast_direct(dfc_comm_t *c, void *buf, uint64_t bytes, int root)
 {
     /* What dfc_coll_select would pick (shm_slots by the rules, or forced, within its limit)
      * for a host buffer (run.c's route_of) */
-    if (!dfc_comm_slots(c) || bytes == 0 || bytes > dfc_coll_bcast_slots_limit(c->size) ||
+    if (!dfc_comm_slots(c) || bytes == 0 ||
+        bytes > dfc_coll_slots_direct_limit(DFC_COLL_BCAST, c->size) ||
         !dfc_coll_slots_not_forced_away(DFC_COLL_BCAST) || dfc_gpu_ptr_device(buf) >= 0)
         return DFC_COLL_NOT_DIRECT;
     int rc = DFC_SUCCESS;

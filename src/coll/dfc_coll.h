@@ -382,6 +382,10 @@ int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a); /* slots, <= the PIPE_MAX */
 uint64_t dfc_coll_bcast_slots_limit(int size);
 uint64_t dfc_coll_allgather_slots_limit(int size);
+/* The largest bcast (DFC_COLL_BCAST) or allgather result (DFC_COLL_ALLGATHER) that dfc_coll_select
+ * runs through the slots on `size` ranks: the rules' limit, or DFC_COLL_SLOTS_PIPE_MAX where
+ * DFC_<KIND>_ALGORITHM forces shm_slots (the blocking calls' fast paths ask it). */
+uint64_t dfc_coll_slots_direct_limit(dfc_coll_kind_t kind, int size);
 /* A blocking bcast of `bytes` at buf (a dense buffer; arguments checked) that would select
  * shm_slots, run without an instance (bcast_shm_slots.c): the api layer's fast path and
  * run.c call it; DFC_COLL_NOT_DIRECT where it does not apply (run the call as usual). The

@@ -9,7 +9,8 @@
  * over 4 nodes where their flat counterparts would be; on nodes of unequal counts bcast and
  * allgather (from 512 KiB) and allreduce, which fold the surplus ranks; the hierarchical reduce_scatter_block is never the default. Allreduce across nodes uses
  * recursive doubling up to 32 KiB; on one node up to 512 KiB on 2 ranks (16 KiB for a
- * nonblocking call), 16 KiB on 3 and 4, 16 KiB x 4/n on more, and never below 4 KiB.
+ * nonblocking call), 16 KiB on 3 and 4, 16 KiB x 4/n on more, and never below 4 KiB. The shm
+ * slot pipelines' limits for bcast and allgather (check_slots).
  * Runs without DFC_Init; exits 1 when a choice differs.
  */
 #include <stdio.h>
@@ -289,6 +290,52 @@ static void check_nodes(void)
     }
 }
 
+/* The shm slot pipelines (issue 16, stop 43) on a communicator with slots: bcast up to 1 KiB on
+ * 2 ranks and up to DFC_BCAST_SLOTS_MAX (4 MiB) from 3; allgather up to a 512-byte result on
+ * 2 ranks, 32 KiB on 3 to 7 and DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 8 (this process is not
+ * oversubscribed: it runs no job). One byte more takes the message rules. */
+static void check_slots(void)
+{
+    static const sel_case_t cases[] = {
+        {DFC_COLL_BCAST, 2, 1024, 1, 1, "shm_slots"},
+        {DFC_COLL_BCAST, 2, 1025, 1, 1, "binomial"},
+        {DFC_COLL_BCAST, 3, 4 * MIB, 1, 1, "shm_slots"},
+        {DFC_COLL_BCAST, 3, 4 * MIB + 1, 1, 1, "binomial"},
+        {DFC_COLL_BCAST, 16, 4 * MIB, 1, 1, "shm_slots"},
+        {DFC_COLL_BCAST, 16, 4 * MIB + 1, 1, 1, "scatter_allgather"},
+        {AG, 2, 256, 1, 1, "shm_slots"},
+        {AG, 2, 257, 1, 1, "recursive_doubling"},
+        {AG, 4, 8 * KIB, 1, 1, "shm_slots"},
+        {AG, 4, 8 * KIB + 1, 1, 1, "linear"},
+        {AG, 8, 512 * KIB, 1, 1, "shm_slots"},
+        {AG, 8, 512 * KIB + 1, 1, 1, "linear"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const sel_case_t *c = &cases[i];
+        dfc_coll_args_t a = {.kind = c->kind,
+                             .rank = 0,
+                             .size = c->size,
+                             .commutative = 1,
+                             .count = c->count,
+                             .elem = c->elem,
+                             .sbytes = c->count * c->elem,
+                             .rbytes = c->count * c->elem,
+                             .selem = c->elem,
+                             .relem = c->elem,
+                             .slots = 1};
+        const dfc_coll_algo_t *al = dfc_coll_select(&a);
+        const char *got = al ? al->name : "(none)";
+        if (strcmp(got, c->want)) {
+            fprintf(
+                stderr,
+                "test_coll_select (slots): %s on %d ranks, %llu bytes (allgather: a block): %s, want %s\n",
+                dfc_coll_kind_name(c->kind), c->size, (unsigned long long)(c->count * c->elem), got,
+                c->want);
+            failures++;
+        }
+    }
+}
+
 int main(void)
 {
     static const char *const unset[] = {"DFC_ALLREDUCE_ALGORITHM",
@@ -303,7 +350,10 @@ int main(void)
                                         "DFC_ALLREDUCE_RECURSIVE_DOUBLING_NET_MAX",
                                         "DFC_ALLREDUCE_RABENSEIFNER_MAX",
                                         "DFC_ALLGATHER_SHORT_MAX",
-                                        "DFC_BCAST_SCATTER_ALLGATHER_MIN"};
+                                        "DFC_BCAST_SCATTER_ALLGATHER_MIN",
+                                        "DFC_BCAST_SLOTS_MAX",
+                                        "DFC_ALLGATHER_SLOTS_MAX",
+                                        "DFC_ALLGATHER_LINEAR_MIN"};
     for (size_t i = 0; i < sizeof unset / sizeof unset[0]; i++) unsetenv(unset[i]);
     /* The child first: the parent's selections below read the thresholds, once. */
     fflush(stderr);
@@ -323,6 +373,7 @@ int main(void)
     for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
         check(&defaults[i], "defaults");
     check_nodes();
+    check_slots();
     int status = 0;
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
         fprintf(stderr, "test_coll_select: the child with moved limits failed\n");

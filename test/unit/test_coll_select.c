@@ -32,7 +32,8 @@ typedef struct sel_case {
     const char *want;
 } sel_case_t;
 
-static void check(const sel_case_t *c, const char *what)
+/* slots: the communicator has shm collective slots (check_slots) */
+static void check_with(const sel_case_t *c, const char *what, int slots)
 {
     dfc_coll_args_t a = {.kind = c->kind,
                          .rank = 0,
@@ -43,7 +44,8 @@ static void check(const sel_case_t *c, const char *what)
                          .sbytes = c->count * c->elem,
                          .rbytes = c->count * c->elem,
                          .selem = c->elem,
-                         .relem = c->elem};
+                         .relem = c->elem,
+                         .slots = slots};
     const dfc_coll_algo_t *al = dfc_coll_select(&a);
     const char *got = al ? al->name : "(none)";
     if (strcmp(got, c->want)) {
@@ -54,6 +56,8 @@ static void check(const sel_case_t *c, const char *what)
         failures++;
     }
 }
+
+static void check(const sel_case_t *c, const char *what) { check_with(c, what, 0); }
 
 #define AR DFC_COLL_ALLREDUCE
 #define AG DFC_COLL_ALLGATHER
@@ -310,30 +314,7 @@ static void check_slots(void)
         {AG, 8, 512 * KIB, 1, 1, "shm_slots"},
         {AG, 8, 512 * KIB + 1, 1, 1, "linear"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const sel_case_t *c = &cases[i];
-        dfc_coll_args_t a = {.kind = c->kind,
-                             .rank = 0,
-                             .size = c->size,
-                             .commutative = 1,
-                             .count = c->count,
-                             .elem = c->elem,
-                             .sbytes = c->count * c->elem,
-                             .rbytes = c->count * c->elem,
-                             .selem = c->elem,
-                             .relem = c->elem,
-                             .slots = 1};
-        const dfc_coll_algo_t *al = dfc_coll_select(&a);
-        const char *got = al ? al->name : "(none)";
-        if (strcmp(got, c->want)) {
-            fprintf(
-                stderr,
-                "test_coll_select (slots): %s on %d ranks, %llu bytes (allgather: a block): %s, want %s\n",
-                dfc_coll_kind_name(c->kind), c->size, (unsigned long long)(c->count * c->elem), got,
-                c->want);
-            failures++;
-        }
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_with(&cases[i], "slots", 1);
 }
 
 int main(void)

@@ -112,7 +112,8 @@ int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const voi
         dfc_tl_slot_xchg_t x = {.src = src + k,
                                 .bytes = d.bytes,
                                 .reduce = allgather_pieces,
-                                .ctx = &d};
+                                .ctx = &d,
+                                .more = k + DFC_COMM_SLOT_BYTES < block};
         rc = k ? dfc_coll_slot_direct_more(c, &x, "allgather")
                : dfc_coll_slot_direct(c, &x, "allgather");
     }

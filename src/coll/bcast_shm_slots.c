@@ -202,7 +202,8 @@ int dfc_coll_bcast_direct(dfc_comm_t *c, void *buf, uint64_t bytes, int root)
                                 .reduce = bcast_copy,
                                 .ctx = &b,
                                 .rooted = 1,
-                                .root = root};
+                                .root = root,
+                                .more = off + DFC_COMM_SLOT_BYTES < bytes};
         rc = off ? dfc_coll_slot_direct_more(c, &x, "bcast") : dfc_coll_slot_direct(c, &x, "bcast");
     }
     return rc;

@@ -239,6 +239,10 @@ static void slot_cancel_left(dfc_coll_t *c)
 static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
 {
     slot_step_t k = {c, st};
+    /* The next step is the next piece of a long bcast or allgather (dfc_tl_slot_xchg_t.more) */
+    const dfc_step_t *next = c->pc + 1 < c->sched.nsteps ? st + 1 : NULL;
+    int more = next && next->kind == DFC_STEP_SLOT_ALLREDUCE && next->peer == st->peer &&
+               (st->peer >= 0 || st->peer == DFC_SLOT_PEER_ALLGATHER);
     dfc_tl_slot_xchg_t x = {.src = buf_at(c, st->src_buf, st->src_off),
                             .bytes = st->bytes,
                             .reduce = slot_step_reduce,
@@ -246,7 +250,8 @@ static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
                             .stamp = c->slot_stamp,
                             .phase = c->slot_written ? DFC_TL_SLOT_READ : DFC_TL_SLOT_WRITE,
                             .rooted = st->peer >= 0,
-                            .root = st->peer};
+                            .root = st->peer,
+                            .more = more};
     int rc = dfc_comm_slot_xchg(c->comm, &x);
     c->slot_written = x.phase != DFC_TL_SLOT_WRITE;
     if (rc == DFC_SUCCESS) { /* the next slot step takes the next stamp */

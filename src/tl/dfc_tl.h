@@ -105,6 +105,10 @@ typedef struct dfc_tl_slot_xchg {
      * only member `root` (an index into members) contributes (bcast): the others write
      * nothing and wait only for it; reduce still gets n pointers, only in[root] is data. */
     int rooted, root;
+    /* 1: the caller's next exchange is the next piece of this one, as long (a bcast or
+     * allgather cut into slot buffers, coll's *_shm_slots.c), so a reader may fetch it
+     * ahead while it copies this one (shm); 0: anything else may come next. */
+    int more;
 } dfc_tl_slot_xchg_t;
 
 /* Called by progress for every packet that arrives. `pkt` and `payload` are valid only

@@ -623,13 +623,14 @@ static inline void slot_read_ahead(const dfc_slot_rank_t *root, uint64_t k, uint
     }
 }
 
-/* A reader about to copy a whole slot buffer out of every other member's slot (a piece of a
- * long bcast or allgather, 4 KiB) asks first for the next exchange's buffers that their
- * writers have already published, so that their lines travel while this copy runs: the copy
- * alone waits for one line transfer from the writer's core after another, a few at a time
- * (issue 16: about 1 us per 4 KiB piece on 16 cores; this took a 4-rank bcast from 16 KiB
- * to 4 MiB to 0.85-0.91x its time, BENCHMARKS.md stop 43, call H). Unpublished buffers are
- * left alone: a read would only have to be invalidated by their writer. */
+/* A reader about to copy a piece of a long bcast or allgather out of the other members'
+ * slots, when the next exchange is the next piece (x->more), asks first for the buffers of
+ * it that their writers have already published, so that their lines travel while this copy
+ * runs: the copy alone waits for one line transfer from the writer's core after another, a
+ * few at a time (issue 16: about 1 us per 4 KiB piece on 16 cores; this took a 4-rank bcast
+ * from 16 KiB to 4 MiB to 0.85-0.91x its time, BENCHMARKS.md stop 43, call H). Unpublished
+ * buffers are left alone: a read would only have to be invalidated by their writer. Not after
+ * the last piece: what comes next may read other bytes, or none (a two-exchange allreduce). */
 static void slot_prefetch_next(const dfc_tl_slot_comm_t *sc, const dfc_tl_slot_xchg_t *x,
                                uint64_t k)
 {
@@ -659,7 +660,7 @@ static int slot_read(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
             return DFC_TL_AGAIN;
         in[r] = sb->data;
     }
-    if (x->bytes == DFC_SLOT_DATA) slot_prefetch_next(sc, x, k);
+    if (x->more) slot_prefetch_next(sc, x, k);
     x->reduce(x->ctx, in, sc->n);
     atomic_store_explicit(&mine->ctrl.done, k, memory_order_release);
     if (x->rooted && x->root != sc->me) slot_read_ahead(sc->slot[x->root], k, x->bytes);

@@ -99,11 +99,15 @@ static int usable(int device)
 static uint64_t post(void *dst, const void *src, size_t bytes)
 {
     if (kc.posted - ring_done() >= DFC_KCOPY_ENTRIES) return 0;
+    if (DFC_KCOPY_FIELD((uintptr_t)dst) != (uintptr_t)dst ||
+        DFC_KCOPY_FIELD((uintptr_t)src) != (uintptr_t)src)
+        return 0; /* beyond the tags' 48 bits: never on today's machines */
     uint64_t t = kc.posted + 1;
     dfc_kcopy_entry_t *e = &kc.ring->e[(t - 1) % DFC_KCOPY_ENTRIES];
-    e->dst = (uint64_t)(uintptr_t)dst;
-    e->bytes = bytes;
-    e->src = (uint64_t)(uintptr_t)src;
+    /* one 8-byte store per field: the kernel may read them while they are written (kcopy_abi.h) */
+    __atomic_store_n(&e->dst, DFC_KCOPY_TAGGED((uintptr_t)dst, t), __ATOMIC_RELEASE);
+    __atomic_store_n(&e->src, DFC_KCOPY_TAGGED((uintptr_t)src, t), __ATOMIC_RELEASE);
+    __atomic_store_n(&e->bytes, DFC_KCOPY_TAGGED(bytes, t), __ATOMIC_RELEASE);
     if (ensure_running()) return 0; /* before seq: a failed launch leaves nothing published */
     __atomic_store_n(&e->seq, t, __ATOMIC_RELEASE);
     kc.posted = t;

@@ -4,12 +4,18 @@
  * A copy engine pays 11-15 us of CUDA calls for any copy under MPS, however small (BENCHMARKS.md,
  * "Small device messages"). The small-copy kernel is resident while copies come: it polls this
  * ring in pinned, mapped host memory and moves up to DFC_KCOPY_MAX_BYTES per entry with loads
- * and stores, so a small copy costs two reads across PCIe and a completion write.
+ * and stores, so a small copy costs one round of reads across PCIe and a completion write.
  *
  * Ticket t (1, 2, ...) lives in entry (t - 1) % DFC_KCOPY_ENTRIES. The host fills dst, src and
- * bytes (addresses the kernel's context maps), then publishes seq = t with a release store.
- * The kernel takes tickets in order: it waits for seq == done + 1 in the next entry, copies,
- * makes the bytes visible system-wide, then writes done = t. The host reuses an entry only once
+ * bytes (addresses the kernel's context maps), each tagged with t (DFC_KCOPY_TAGGED), then
+ * publishes seq = t with a release store. The kernel takes tickets in order: it reads the next
+ * entry whole, with two 16-byte loads issued together, until the three tags are done + 1's,
+ * copies, makes the bytes visible system-wide, then writes done = t. The tags are what lets
+ * it take an entry in one round of reads across PCIe: polling seq and then reading the fields
+ * took two, one after the other. Each 8-byte field is written by one store, so a field read
+ * while the host writes is either the old ticket's or the new one's, and an entry whose tags
+ * all match is the new one whole. (A stand-in of the tests may poll seq instead: the host
+ * writes it last.) The host reuses an entry only once
  * done has passed it, so the ring never holds more than DFC_KCOPY_ENTRIES tickets.
  *
  * The kernel exits after DFC_GPU_KCOPY_LINGER_US without a ticket (or at once when stop is
@@ -26,18 +32,24 @@
 #define DFC_KCOPY_MAX_BYTES (1 << 20) /* the largest copy DFC_GPU_KCOPY_MAX may allow */
 #define DFC_KCOPY_THREADS 512
 
-/* The kernel reads dst and src with one 16-byte load and bytes and seq with another, once
- * seq has matched: two reads across PCIe per copy, issued together. */
+/* A field's value sits in its low DFC_KCOPY_FIELD_BITS, the ticket's low 16 bits above: the
+ * addresses of a process on x86-64 and aarch64 (CUDA's unified space included) and a copy's
+ * size fit in 48 bits, and kcopy.c's post checks that they do. */
+#define DFC_KCOPY_FIELD_BITS 48
+#define DFC_KCOPY_TAGGED(v, t) ((uint64_t)(v) | (uint64_t)(t) << DFC_KCOPY_FIELD_BITS)
+#define DFC_KCOPY_FIELD(w) ((uint64_t)(w) & ((1ull << DFC_KCOPY_FIELD_BITS) - 1))
+#define DFC_KCOPY_TAG_IS(w, t) ((uint64_t)(w) >> DFC_KCOPY_FIELD_BITS == ((uint64_t)(t)&0xffff))
+
 typedef struct dfc_kcopy_entry {
-    uint64_t dst, src; /* addresses valid in the kernel's context */
-    uint64_t bytes;
-    uint64_t seq; /* the ticket, published last */
+    uint64_t dst, src; /* tagged addresses valid in the kernel's context */
+    uint64_t bytes;    /* tagged */
+    uint64_t seq;      /* the ticket, published last */
 } dfc_kcopy_entry_t;
 
 typedef struct dfc_kcopy_ring {
     uint64_t done;   /* kernel: the last ticket copied (tickets complete in order) */
     uint32_t exited; /* kernel: the epoch of the launch that has exited */
-    uint32_t stop;   /* host: leave now (finalize) */
+    uint32_t stop;   /* host: leave now (finalize); the idle kernel reads it every 64 polls */
     uint64_t pad[6];
     dfc_kcopy_entry_t e[DFC_KCOPY_ENTRIES];
 } dfc_kcopy_ring_t;

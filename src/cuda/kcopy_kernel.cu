@@ -1,9 +1,14 @@
 /*
  * kcopy_kernel.cu - the small-copy kernel: one block, resident while copies come, serving the
- * ring of kcopy_abi.h (the protocol is there). Thread 0 polls the next entry's seq across PCIe
- * and publishes its decision in shared memory; all threads move the bytes; thread 0 makes them
- * visible system-wide before it writes done, so a host (or a peer's copy engine) that sees done
- * sees the data. It never waits for anything but the ring: no peer, no other kernel.
+ * ring of kcopy_abi.h (the protocol is there). Thread 0 polls the next entry across PCIe, all
+ * of it in one round of loads (the fields carry the ticket as tags), and publishes it in
+ * shared memory; all threads move the bytes; thread 0 makes them visible system-wide before
+ * it writes done, so a host (or a peer's copy engine) that sees done sees the data. It never
+ * waits for anything but the ring: no peer, no other kernel.
+ *
+ * Each read across PCIe costs about a microsecond and a poll waits for its read to return,
+ * so the idle loop reads nothing but the entry: the stop word only every 64 polls, the
+ * linger clock on the chip. The other threads wait at a barrier while thread 0 polls.
  */
 #include "cuda/kcopy_abi.h"
 
@@ -14,17 +19,21 @@ static __device__ __forceinline__ uint64_t now_ns(void)
     return t;
 }
 
-static __device__ __forceinline__ uint64_t load_acquire_sys(const uint64_t *p)
+/* All threads: 16-byte words when both ends and the length allow, UNROLL loads in flight
+ * per thread before their stores (a load from a peer's memory takes a microsecond; one at a
+ * time, 64 KiB would take 8 rounds of it); else bytes. The loads are volatile (strong at
+ * system scope): the entry was read without acquire, so nothing else keeps a line that an
+ * earlier copy of the same source left in L1 from being read again. */
+#define UNROLL 4
+static __device__ __forceinline__ uint4 load_strong(const uint4 *p)
 {
-    uint64_t v;
-    asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    uint4 v;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
     return v;
 }
 
-/* All threads: 16-byte words when both ends and the length allow, UNROLL loads in flight
- * per thread before their stores (a load from a peer's memory takes a microsecond; one at a
- * time, 64 KiB would take 8 rounds of it); else bytes. */
-#define UNROLL 4
 static __device__ void block_copy(char *dst, const char *src, uint64_t n)
 {
     if ((((uintptr_t)dst | (uintptr_t)src | n) & 15) == 0) {
@@ -36,7 +45,7 @@ static __device__ void block_copy(char *dst, const char *src, uint64_t n)
 #pragma unroll
             for (int u = 0; u < UNROLL; u++) {
                 uint64_t i = base + u * blockDim.x + threadIdx.x;
-                if (i < words) v[u] = s[i];
+                if (i < words) v[u] = load_strong(&s[i]);
             }
 #pragma unroll
             for (int u = 0; u < UNROLL; u++) {
@@ -46,60 +55,59 @@ static __device__ void block_copy(char *dst, const char *src, uint64_t n)
         }
         return;
     }
-    for (uint64_t i = threadIdx.x; i < n; i += blockDim.x) dst[i] = src[i];
+    for (uint64_t i = threadIdx.x; i < n; i += blockDim.x) dst[i] = *(const volatile char *)&src[i];
 }
 
-/* Thread 0: the entry's addresses and size, in two 16-byte loads issued together (each
- * field read alone, by every warp, would cost a read across PCIe apiece). */
-static __device__ uint64_t read_entry(dfc_kcopy_entry_t *e, char **dst, const char **src,
-                                      uint64_t *n)
+/* Thread 0: entry e whole, in two 16-byte loads issued together (one round across PCIe);
+ * 1 when its three tags are ticket t's, and then its fields. */
+static __device__ int take_entry(const dfc_kcopy_entry_t *e, uint64_t t, char **dst,
+                                 const char **src, uint64_t *n)
 {
-    uint64_t d, s, bytes, seq;
+    uint64_t w[4]; /* dst, src, bytes, seq */
     asm volatile("ld.volatile.v2.u64 {%0, %1}, [%4];\n\t"
                  "ld.volatile.v2.u64 {%2, %3}, [%4+16];"
-                 : "=l"(d), "=l"(s), "=l"(bytes), "=l"(seq)
+                 : "=l"(w[0]), "=l"(w[1]), "=l"(w[2]), "=l"(w[3])
                  : "l"(e)
                  : "memory");
-    *dst = (char *)d; /* {dst, src}, {bytes, seq} */
-    *src = (const char *)s;
-    *n = bytes;
-    return seq;
+    if (!DFC_KCOPY_TAG_IS(w[0], t) || !DFC_KCOPY_TAG_IS(w[1], t) || !DFC_KCOPY_TAG_IS(w[2], t))
+        return 0;
+    *dst = (char *)DFC_KCOPY_FIELD(w[0]);
+    *src = (const char *)DFC_KCOPY_FIELD(w[1]);
+    *n = DFC_KCOPY_FIELD(w[2]);
+    return 1;
+}
+
+/* Thread 0: polls for ticket done + 1 until it comes (1) or the kernel should leave (-1). */
+static __device__ int wait_ticket(dfc_kcopy_ring_t *r, uint64_t done, uint64_t linger_ns,
+                                  char **dst, const char **src, uint64_t *n)
+{
+    const dfc_kcopy_entry_t *e = &r->e[done % DFC_KCOPY_ENTRIES];
+    const uint64_t idle_since = now_ns();
+    for (unsigned polls = 1;; polls++) {
+        if (take_entry(e, done + 1, dst, src, n)) return 1;
+        if (now_ns() - idle_since > linger_ns) return -1;
+        if (polls % 64 == 0 && *(volatile uint32_t *)&r->stop) return -1;
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(DFC_KCOPY_THREADS)
     dfc_kcopy_kernel(dfc_kcopy_ring_t *r, uint64_t linger_ns, uint32_t epoch)
 {
-    __shared__ int s_go; /* 1: copy the entry, 0: poll again, -1: leave */
+    __shared__ int s_go; /* 1: copy the entry, -1: leave */
     __shared__ char *s_dst;
     __shared__ const char *s_src;
     __shared__ uint64_t s_bytes;
-    uint64_t done = *(volatile uint64_t *)&r->done, idle_since = now_ns();
+    uint64_t done = *(volatile uint64_t *)&r->done;
     for (;;) {
-        if (threadIdx.x == 0) {
-            dfc_kcopy_entry_t *e = &r->e[done % DFC_KCOPY_ENTRIES];
-            if (load_acquire_sys(&e->seq) == done + 1) {
-                read_entry(e, &s_dst, &s_src, &s_bytes);
-                s_go = 1;
-            } else if (*(volatile uint32_t *)&r->stop || now_ns() - idle_since > linger_ns) {
-                s_go = -1;
-            } else {
-                s_go = 0;
-            }
-        }
+        if (threadIdx.x == 0) s_go = wait_ticket(r, done, linger_ns, &s_dst, &s_src, &s_bytes);
         __syncthreads();
-        const int go = s_go;
-        if (go < 0) break;
-        if (go == 0) { /* the next decision must not overwrite s_go before all read it */
-            __syncthreads();
-            continue;
-        }
+        if (s_go < 0) break;
         block_copy(s_dst, s_src, s_bytes);
-        __syncthreads();
+        __syncthreads(); /* every copy's stores, and every read of s_*, before the next poll */
         done++;
         if (threadIdx.x == 0) {
             __threadfence_system(); /* the bytes before done */
             *(volatile uint64_t *)&r->done = done;
-            idle_since = now_ns();
         }
     }
     if (threadIdx.x == 0) {

@@ -486,8 +486,10 @@ static int kcopy_launch(void **args)
     for (uint64_t done = r->done;; done++) {
         dfc_kcopy_entry_t *e = &r->e[done % DFC_KCOPY_ENTRIES];
         if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != done + 1) break;
-        if (e->bytes)
-            memmove(xl((void *)(uintptr_t)e->dst), xl((void *)(uintptr_t)e->src), e->bytes);
+        size_t n = DFC_KCOPY_FIELD(e->bytes);
+        if (n)
+            memmove(xl((void *)(uintptr_t)DFC_KCOPY_FIELD(e->dst)),
+                    xl((void *)(uintptr_t)DFC_KCOPY_FIELD(e->src)), n);
         __atomic_fetch_add(&kcopy_copies, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&r->done, done + 1, __ATOMIC_RELEASE);
     }

@@ -50,6 +50,19 @@ static int hold;             /* the stand-in waits before its first look while s
 static int fail_launch_from; /* launches from this number on fail (0: none) */
 static int launches;
 
+/* kcopy_kernel.cu's take_entry: entry e when its three fields carry ticket t's tag. */
+static int take_entry(dfc_kcopy_entry_t *e, uint64_t t, char **dst, const char **src, size_t *n)
+{
+    uint64_t d = __atomic_load_n(&e->dst, __ATOMIC_ACQUIRE);
+    uint64_t s = __atomic_load_n(&e->src, __ATOMIC_ACQUIRE);
+    uint64_t b = __atomic_load_n(&e->bytes, __ATOMIC_ACQUIRE);
+    if (!DFC_KCOPY_TAG_IS(d, t) || !DFC_KCOPY_TAG_IS(s, t) || !DFC_KCOPY_TAG_IS(b, t)) return 0;
+    *dst = (char *)(uintptr_t)DFC_KCOPY_FIELD(d);
+    *src = (const char *)(uintptr_t)DFC_KCOPY_FIELD(s);
+    *n = DFC_KCOPY_FIELD(b);
+    return 1;
+}
+
 /* kcopy_kernel.cu's loop, one thread. */
 static void *kernel_standin(void *arg)
 {
@@ -60,8 +73,11 @@ static void *kernel_standin(void *arg)
     uint64_t done = __atomic_load_n(&r->done, __ATOMIC_ACQUIRE), idle_since = now_ns();
     for (;;) {
         dfc_kcopy_entry_t *e = &r->e[done % DFC_KCOPY_ENTRIES];
-        if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) == done + 1) {
-            memcpy((char *)(uintptr_t)e->dst, (const char *)(uintptr_t)e->src, e->bytes);
+        char *dst;
+        const char *src;
+        size_t n;
+        if (take_entry(e, done + 1, &dst, &src, &n)) {
+            memcpy(dst, src, n);
             __atomic_store_n(&r->done, ++done, __ATOMIC_RELEASE);
             idle_since = now_ns();
         } else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) ||

@@ -1,0 +1,90 @@
+// kcopylat - the small-copy kernel's round trip (src/cuda/kcopy_kernel.cu, the ring of
+// kcopy_abi.h) on its own: the host posts a ticket for a device-to-device copy, the resident
+// kernel copies and writes done, the host sees done. Median us of 20000 trips per size. Not
+// built by make (needs nvcc); from the repository root:
+//   nvcc -O2 -arch=sm_90 -Isrc -o kcopylat bench/gpu_floor/kcopylat.cu
+// -DKCOPY_KERNEL='"file.cu"' -DKCOPY_UNTAGGED times another version of the kernel (one that
+// polls seq and reads untagged fields), for an A/B of a change. BENCHMARKS.md, issue 14.
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <time.h>
+#include <algorithm>
+#include <vector>
+#ifndef KCOPY_KERNEL
+#define KCOPY_KERNEL "cuda/kcopy_kernel.cu"
+#endif
+#include KCOPY_KERNEL
+
+// One read across PCIe: a chain of dependent loads of pinned host memory, timed on the chip.
+__global__ void read_latency(const uint64_t *host, double *ns_per_read)
+{
+    uint64_t t0, t1, i = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    for (int k = 0; k < 1000; k++) i = *(const volatile uint64_t *)&host[i & 7];
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    *ns_per_read = (double)(t1 - t0) / 1000 + (double)(i & 0); // i keeps the chain
+}
+
+static double now_us()
+{
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static uint64_t field(uint64_t v, uint64_t t)
+{
+#ifdef KCOPY_UNTAGGED
+    (void)t;
+    return v;
+#else
+    return DFC_KCOPY_TAGGED(v, t);
+#endif
+}
+
+// kcopy.c's post and wait, without the locks and relaunches.
+static void trip(dfc_kcopy_ring_t *r, uint64_t t, char *dst, const char *src, size_t n)
+{
+    dfc_kcopy_entry_t *e = &r->e[(t - 1) % DFC_KCOPY_ENTRIES];
+    __atomic_store_n(&e->dst, field((uintptr_t)dst, t), __ATOMIC_RELEASE);
+    __atomic_store_n(&e->src, field((uintptr_t)src, t), __ATOMIC_RELEASE);
+    __atomic_store_n(&e->bytes, field(n, t), __ATOMIC_RELEASE);
+    __atomic_store_n(&e->seq, t, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) < t) {}
+}
+
+int main()
+{
+    char *d, *h;
+    dfc_kcopy_ring_t *r, *rdev;
+    cudaMalloc(&d, 1 << 20);
+    cudaHostAlloc(&h, sizeof *r, cudaHostAllocMapped | cudaHostAllocPortable);
+    r = (dfc_kcopy_ring_t *)h;
+    memset(r, 0, sizeof *r);
+    cudaHostGetDevicePointer((void **)&rdev, r, 0);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    double *lat;
+    cudaHostAlloc(&lat, sizeof *lat, cudaHostAllocMapped);
+    read_latency<<<1, 1, 0, s>>>((const uint64_t *)rdev, lat);
+    cudaStreamSynchronize(s);
+    printf("one read of host memory across PCIe: %.0f ns\n", *lat);
+    dfc_kcopy_kernel<<<1, DFC_KCOPY_THREADS, 0, s>>>(rdev, 10000000000ull, 1);
+    uint64_t t = 0;
+    const size_t sizes[] = {8, 1024, 4096, 65536};
+    for (size_t n : sizes) {
+        std::vector<double> v;
+        for (int i = 0; i < 22000; i++) {
+            double t0 = now_us();
+            trip(r, ++t, d + 512 * 1024, d, n);
+            if (i >= 2000) v.push_back(now_us() - t0);
+        }
+        std::sort(v.begin(), v.end());
+        printf("kcopy trip %6zu B: median %6.2f us  p10 %6.2f  p90 %6.2f\n", n, v[v.size() / 2],
+               v[v.size() / 10], v[v.size() * 9 / 10]);
+    }
+    __atomic_store_n(&r->stop, 1u, __ATOMIC_RELEASE);
+    cudaError_t e = cudaStreamSynchronize(s);
+    printf("kernel %s, exited = %u\n", cudaGetErrorString(e), r->exited);
+    return 0;
+}

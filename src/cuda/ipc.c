@@ -105,10 +105,13 @@ int dfc_gpu_ipc_available(void) { return ipc_load(); }
 
 /* Makes the device of `p` (else of `q`, when not NULL) current in this thread (the progress
  * thread of DFC_ASYNC_PROGRESS=1 matches messages too, and its current device is 0), saving
- * the one it replaces in *saved (-1: none replaced). Host memory leaves the current device. */
-static int enter_device(const void *p, const void *q, int *saved)
+ * the one it replaces in *saved (-1: none replaced). Host memory leaves the current device.
+ * p_dev, when not NULL: p's own device (-1: host memory), which callers pass on rather than
+ * ask the driver again. */
+static int enter_device(const void *p, const void *q, int *saved, int *p_dev)
 {
     int dev = dfc_gpu_ptr_device(p), cur = -1;
+    if (p_dev) *p_dev = dev;
     if (dev < 0 && q) dev = dfc_gpu_ptr_device(q);
     *saved = -1;
     if (dev < 0 && ipc.get_device(&cur) == cudaSuccess) dev = cur; /* host memory */
@@ -129,7 +132,7 @@ int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
 {
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
     int saved;
-    enter_device(ptr, NULL, &saved);
+    enter_device(ptr, NULL, &saved, NULL);
     int rc = export_here(ptr, out);
     leave_device(saved);
     return rc;
@@ -204,8 +207,8 @@ static int open_entry(int owner, const dfc_gpu_ipc_t *in, open_ent_t **out)
     return DFC_SUCCESS;
 }
 
-static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in,
-                     int to_peer, size_t bytes, dfc_gpu_copy_op_t **op);
+static int copy_here(int dev, int user_dev, void *dst, const void *src, int owner,
+                     const dfc_gpu_ipc_t *in, int to_peer, size_t bytes, dfc_gpu_copy_op_t **op);
 static int engine_copy(dfc_gpu_copy_op_t *c);
 
 int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
@@ -214,8 +217,8 @@ int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_
     *op = NULL;
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
     /* the receiving device maps and copies (a host dst: the device of a device src) */
-    int saved, dev = enter_device(dst, in ? NULL : src, &saved);
-    int rc = copy_here(dev, dst, src, owner, in, 0, bytes, op);
+    int saved, dst_dev, dev = enter_device(dst, in ? NULL : src, &saved, &dst_dev);
+    int rc = copy_here(dev, dst_dev, dst, src, owner, in, 0, bytes, op);
     leave_device(saved);
     return rc;
 }
@@ -225,8 +228,8 @@ int dfc_gpu_copy_start_to(int owner, const dfc_gpu_ipc_t *in, const void *src, s
 {
     *op = NULL;
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
-    int saved, dev = enter_device(src, NULL, &saved); /* the sending device maps and copies */
-    int rc = copy_here(dev, NULL, src, owner, in, 1, bytes, op);
+    int saved, src_dev, dev = enter_device(src, NULL, &saved, &src_dev); /* the sender's device */
+    int rc = copy_here(dev, src_dev, NULL, src, owner, in, 1, bytes, op);
     leave_device(saved);
     return rc;
 }
@@ -241,8 +244,10 @@ int dfc_gpu_copy_wait(void *dst, const void *src, size_t bytes)
 
 /* in: the peer's buffer is the copy's source (to_peer 0: src is ignored) or its destination
  * (to_peer 1: dst is ignored). */
-static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in,
-                     int to_peer, size_t bytes, dfc_gpu_copy_op_t **op)
+/* dev: the current device, where a mapping opens; user_dev: the device of this process's own
+ * buffer (dst when pulling, src when pushing; -1: host memory). */
+static int copy_here(int dev, int user_dev, void *dst, const void *src, int owner,
+                     const dfc_gpu_ipc_t *in, int to_peer, size_t bytes, dfc_gpu_copy_op_t **op)
 {
     int rc;
     open_ent_t *o = NULL;
@@ -252,7 +257,10 @@ static int copy_here(int dev, void *dst, const void *src, int owner, const dfc_g
     dfc_gpu_copy_op_t *c = calloc(1, sizeof *c);
     if (!c) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory");
     c->dst = dst, c->from = src, c->bytes = bytes, c->dev = dev;
-    if (!bytes || dfc_gpu_kcopy_start(dst, src, bytes, &c->ticket)) { /* not a small copy */
+    /* The devices the kernel needs are known but for a copy within this process (no mapping) */
+    int kdst = to_peer ? dev : user_dev;
+    int ksrc = to_peer ? user_dev : o ? dev : dfc_gpu_ptr_device(src);
+    if (!bytes || dfc_gpu_kcopy_start_on(kdst, ksrc, dst, src, bytes, &c->ticket)) {
         if ((rc = engine_copy(c))) {
             free(c);
             return rc;
@@ -289,7 +297,7 @@ int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
         int rc = DFC_SUCCESS;
         if (k < 0) {
             int saved;
-            enter_device(op->dst, op->from, &saved);
+            enter_device(op->dst, op->from, &saved, NULL);
             rc = engine_copy(op);
             leave_device(saved);
             if (rc == DFC_SUCCESS) return DFC_SUCCESS; /* tested as the engine's from now */

@@ -122,15 +122,25 @@ static int surely_not(size_t bytes)
     return bytes > DFC_KCOPY_MAX_BYTES || st < 0 || (st > 0 && bytes > kc.max);
 }
 
-int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *ticket)
+int dfc_gpu_kcopy_start_on(int dst_dev, int src_dev, void *dst, const void *src, size_t bytes,
+                           uint64_t *ticket)
 {
     *ticket = 0;
     if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION;
     pthread_mutex_lock(&kc.lock);
-    if (usable(kc.device_of(dst)) && kc.device_of(src) >= 0 && bytes <= kc.max)
-        *ticket = post(dst, src, bytes);
+    if (usable(dst_dev) && src_dev >= 0 && bytes <= kc.max) *ticket = post(dst, src, bytes);
     pthread_mutex_unlock(&kc.lock);
     return *ticket ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION;
+}
+
+int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *ticket)
+{
+    *ticket = 0;
+    if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION; /* no queries for large ones */
+    pthread_mutex_lock(&kc.lock);
+    int (*device_of)(const void *) = kc.device_of;
+    pthread_mutex_unlock(&kc.lock);
+    return dfc_gpu_kcopy_start_on(device_of(dst), device_of(src), dst, src, bytes, ticket);
 }
 
 int dfc_gpu_kcopy_test(uint64_t ticket)

@@ -126,20 +126,13 @@ static void leave_device(int saved)
     if (saved >= 0) dfc_cuda.cudaSetDevice(saved);
 }
 
-static int export_here(const void *ptr, dfc_gpu_ipc_t *out);
+static int export_new(const void *ptr, uint64_t id, export_ent_t **out);
 
+/* The allocation's id comes first (one driver query): an allocation sent from before needs
+ * nothing else, not even its device made current. */
 int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
 {
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
-    int saved;
-    enter_device(ptr, NULL, &saved, NULL);
-    int rc = export_here(ptr, out);
-    leave_device(saved);
-    return rc;
-}
-
-static int export_here(const void *ptr, dfc_gpu_ipc_t *out)
-{
     unsigned long long id = 0;
     if (ipc.ptr_attr(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, (CUdeviceptr)(uintptr_t)ptr) || !id)
         return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no buffer id for device pointer %p", ptr);
@@ -147,26 +140,38 @@ static int export_here(const void *ptr, dfc_gpu_ipc_t *out)
     for (int i = 0; i < EXPORTS && !e; i++)
         if (exports[i].buffer_id == id) e = &exports[i];
     if (!e) {
-        CUdeviceptr base;
-        size_t size;
-        cudaIpcMemHandle_t h;
-        if (ipc.addr_range(&base, &size, (CUdeviceptr)(uintptr_t)ptr))
-            return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no allocation holds %p", ptr);
-        cudaError_t ce = dfc_cuda.cudaIpcGetMemHandle(&h, (void *)(uintptr_t)base);
-        if (ce != cudaSuccess) {
-            dfc_cuda.cudaGetLastError();
-            return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cudaIpcGetMemHandle(%p): %s", ptr,
-                           dfc_cuda.cudaGetErrorString(ce));
-        }
-        e = &exports[export_next++ % EXPORTS]; /* an evicted handle needs no release */
-        e->buffer_id = id;
-        e->base = (uintptr_t)base;
-        e->size = size;
-        e->handle = h;
+        int saved;
+        enter_device(ptr, NULL, &saved, NULL);
+        int rc = export_new(ptr, id, &e);
+        leave_device(saved);
+        if (rc) return rc;
     }
     memcpy(out->handle, &e->handle, sizeof out->handle);
     out->buffer_id = id;
     out->offset = (uint64_t)((uintptr_t)ptr - e->base);
+    return DFC_SUCCESS;
+}
+
+/* On ptr's device: the handle of the allocation holding ptr, into the cache. */
+static int export_new(const void *ptr, uint64_t id, export_ent_t **out)
+{
+    CUdeviceptr base;
+    size_t size;
+    cudaIpcMemHandle_t h;
+    if (ipc.addr_range(&base, &size, (CUdeviceptr)(uintptr_t)ptr))
+        return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no allocation holds %p", ptr);
+    cudaError_t ce = dfc_cuda.cudaIpcGetMemHandle(&h, (void *)(uintptr_t)base);
+    if (ce != cudaSuccess) {
+        dfc_cuda.cudaGetLastError();
+        return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cudaIpcGetMemHandle(%p): %s", ptr,
+                       dfc_cuda.cudaGetErrorString(ce));
+    }
+    export_ent_t *e = &exports[export_next++ % EXPORTS]; /* an evicted handle needs no release */
+    e->buffer_id = id;
+    e->base = (uintptr_t)base;
+    e->size = size;
+    e->handle = h;
+    *out = e;
     return DFC_SUCCESS;
 }
 

@@ -5,9 +5,21 @@
  * Resolved here, apart from cuda.c's table, from a handle of its own on the same runtime
  * (dfc_gpu_cudart_open; dlopen counts references), so that the loader's list stays as it is.
  * Resolved on first use: a program that never stages never looks these up.
+ *
+ * Events are words of mapped pinned memory where the driver has stream memory operations
+ * (issue 15). Under MPS a cudaEventQuery costs 1.6-2.1 us (BENCHMARKS.md), and the staged
+ * and streamed paths query an event on every progress pass until its copy is done, on the
+ * thread that also moves the wire. Here recording enqueues cuStreamWriteValue64(word, ticket)
+ * after the copies (its default barrier orders it after their writes), and a query reads the
+ * word: no CUDA call. One query in 64 that finds the word short asks the stream instead
+ * (cudaStreamQuery: an idle stream means the write is done; an error is reported, not waited
+ * for). DFC_GPU_COPY_FLAGS=0, a runtime without the call, or a first write that fails keep
+ * CUDA's events, which every event also has.
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda/dfc_cuda.h"
@@ -25,6 +37,7 @@
     X(cudaStreamCreateWithFlags, cudaError_t, (cudaStream_t *, unsigned int)) \
     X(cudaStreamDestroy, cudaError_t, (cudaStream_t))                         \
     X(cudaStreamSynchronize, cudaError_t, (cudaStream_t))                     \
+    X(cudaStreamQuery, cudaError_t, (cudaStream_t))                           \
     X(cudaEventCreateWithFlags, cudaError_t, (cudaEvent_t *, unsigned int))   \
     X(cudaEventDestroy, cudaError_t, (cudaEvent_t))                           \
     X(cudaEventRecord, cudaError_t, (cudaEvent_t, cudaStream_t))              \
@@ -46,11 +59,30 @@ typedef cudaError_t copy2d_fn(void *, size_t, const void *, size_t, size_t, size
                               enum cudaMemcpyKind, cudaStream_t);
 static copy2d_fn *copy2d;
 
+/* Optional: cuStreamWriteValue64 (the driver's; the tests' stand-in runtime has its own). */
+typedef int write_value_fn(cudaStream_t, unsigned long long, unsigned long long, unsigned);
+static write_value_fn *write_value;
+static int use_flags;
+
+static void resolve_write_value(void *lib)
+{
+    const char *names[] = {"cuStreamWriteValue64_v2", "cuStreamWriteValue64"};
+    void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    for (int i = 0; i < 2 && !write_value; i++) {
+        write_value = (write_value_fn *)dlsym(lib, names[i]);
+        if (!write_value && drv) write_value = (write_value_fn *)dlsym(drv, names[i]);
+    }
+    use_flags = write_value && dfc_env_long("DFC_GPU_COPY_FLAGS", 1,
+                                            "1: staged copies report completion through words "
+                                            "of mapped pinned memory; 0: through CUDA events");
+}
+
 static void resolve(void)
 {
     void *lib = dfc_gpu_cudart_open();
     if (!lib) return;
     copy2d = (copy2d_fn *)dlsym(lib, "cudaMemcpy2DAsync");
+    resolve_write_value(lib);
     int missing = 0;
 #define DFC_STAGE_RESOLVE(name, ret, params)    \
     fn.name = (ret(*) params)dlsym(lib, #name); \
@@ -106,17 +138,72 @@ void dfc_gpu_stream_destroy(void *s)
     if (s && fn_ok) fn.cudaStreamDestroy((cudaStream_t)s);
 }
 
+/* An event: CUDA's, and a flag word (NULL without flags). */
+typedef struct stage_event {
+    cudaEvent_t ev;
+    volatile uint64_t *word; /* mapped pinned memory, written by the stream */
+    uint64_t ticket;         /* what the last record's write puts there */
+    cudaStream_t stream;     /* of the last record */
+    unsigned short_queries;  /* queries that found the word short since that record */
+    int flagged;             /* the last record wrote the word (else: ev was recorded) */
+} stage_event_t;
+
+/* Flag words: pinned pages carved into words, a free list of those given back. The host
+ * address is the device's (unified addressing), so no cudaHostGetDevicePointer is asked. */
+static pthread_mutex_t words_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t *word_free, *page_next, *page_end;
+
+static volatile uint64_t *word_get(void)
+{
+    pthread_mutex_lock(&words_lock);
+    uint64_t *w = word_free;
+    if (w) word_free = (uint64_t *)(uintptr_t)*w;
+    else if (page_next == page_end) {
+        void *p = NULL; /* pages live as long as the process: a few per staging context */
+        if (fn.cudaHostAlloc(&p, 4096, cudaHostAllocPortable | cudaHostAllocMapped) == cudaSuccess)
+            page_next = p, page_end = page_next + 4096 / sizeof *page_next;
+        else fn.cudaGetLastError();
+    }
+    if (!w && page_next != page_end) w = page_next++;
+    pthread_mutex_unlock(&words_lock);
+    if (w) *w = 0;
+    return w;
+}
+
+static void word_put(volatile uint64_t *w)
+{
+    pthread_mutex_lock(&words_lock);
+    *w = (uint64_t)(uintptr_t)word_free;
+    word_free = (uint64_t *)(uintptr_t)w;
+    pthread_mutex_unlock(&words_lock);
+}
+
 int dfc_gpu_event_create(void **out)
 {
     int rc = ready(__func__);
     if (rc) return rc;
-    return check(__func__, "cudaEventCreateWithFlags",
-                 fn.cudaEventCreateWithFlags((cudaEvent_t *)out, cudaEventDisableTiming));
+    stage_event_t *e = calloc(1, sizeof *e);
+    if (!e) return DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a copy event");
+    rc = check(__func__, "cudaEventCreateWithFlags",
+               fn.cudaEventCreateWithFlags(&e->ev, cudaEventDisableTiming));
+    if (rc) {
+        free(e);
+        return rc;
+    }
+    if (use_flags) e->word = word_get(); /* none left: this event uses CUDA's */
+    *out = e;
+    return DFC_SUCCESS;
 }
 
-void dfc_gpu_event_destroy(void *e)
+void dfc_gpu_event_destroy(void *p)
 {
-    if (e && fn_ok) fn.cudaEventDestroy((cudaEvent_t)e);
+    stage_event_t *e = p;
+    if (!e || !fn_ok) return;
+    fn.cudaEventDestroy(e->ev);
+    if (e->flagged && *e->word < e->ticket) /* its write must not land in the next owner's */
+        fn.cudaStreamSynchronize(e->stream);
+    if (e->word) word_put(e->word);
+    free(e);
 }
 
 int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream)
@@ -139,20 +226,55 @@ int dfc_gpu_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitc
     return rc;
 }
 
-int dfc_gpu_event_record(void *e, void *stream)
+int dfc_gpu_event_record(void *p, void *stream)
 {
-    return check(__func__, "cudaEventRecord",
-                 fn.cudaEventRecord((cudaEvent_t)e, (cudaStream_t)stream));
+    stage_event_t *e = p;
+    e->stream = (cudaStream_t)stream;
+    e->short_queries = 0;
+    e->flagged = 0;
+    if (e->word && __atomic_load_n(&use_flags, __ATOMIC_RELAXED)) {
+        if (write_value(e->stream, (unsigned long long)(uintptr_t)e->word, e->ticket + 1, 0) == 0) {
+            e->ticket++;
+            e->flagged = 1;
+            return DFC_SUCCESS;
+        }
+        __atomic_store_n(&use_flags, 0, __ATOMIC_RELAXED); /* events from now on */
+        DFC_LOG(DFC_LOG_INFO, "gpu", "cuStreamWriteValue64 failed: copies report by events");
+    }
+    return check(__func__, "cudaEventRecord", fn.cudaEventRecord(e->ev, e->stream));
 }
 
-int dfc_gpu_event_sync(void *e)
+/* A flagged event: 1 when its word has the ticket or its stream is idle, 0 when not yet,
+ * <0 (an error code) when the stream failed. Asks the stream only when ask is set. */
+static int flag_done(stage_event_t *e, int ask)
 {
-    return check(__func__, "cudaEventSynchronize", fn.cudaEventSynchronize((cudaEvent_t)e));
+    if (__atomic_load_n(e->word, __ATOMIC_ACQUIRE) >= e->ticket) return 1;
+    if (!ask) return 0;
+    cudaError_t q = fn.cudaStreamQuery(e->stream);
+    if (q == cudaErrorNotReady) return 0;
+    int rc = check("dfc_gpu_event_query", "cudaStreamQuery", q);
+    return rc ? -rc : 1;
 }
 
-int dfc_gpu_event_query(void *e, int *done)
+int dfc_gpu_event_sync(void *p)
 {
-    cudaError_t q = fn.cudaEventQuery((cudaEvent_t)e);
+    stage_event_t *e = p;
+    if (!e->flagged) return check(__func__, "cudaEventSynchronize", fn.cudaEventSynchronize(e->ev));
+    for (unsigned spins = 1;; spins++) {
+        int k = flag_done(e, spins % 1024 == 0);
+        if (k) return k < 0 ? -k : DFC_SUCCESS;
+    }
+}
+
+int dfc_gpu_event_query(void *p, int *done)
+{
+    stage_event_t *e = p;
+    if (e->flagged) {
+        int k = flag_done(e, ++e->short_queries % 64 == 0);
+        *done = k != 0;
+        return k < 0 ? -k : DFC_SUCCESS;
+    }
+    cudaError_t q = fn.cudaEventQuery(e->ev);
     *done = q != cudaErrorNotReady;
     return q == cudaErrorNotReady ? DFC_SUCCESS : check(__func__, "cudaEventQuery", q);
 }

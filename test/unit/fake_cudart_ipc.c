@@ -25,6 +25,8 @@
  * fake_cudart_daemon_finish() is called: from then on a launch marks every queued collective
  * done (its output is not computed) before it leaves. A cancel (a collective the host gave up
  * on) is confirmed at the next launch, as a kernel's channels confirm it.
+ * cuStreamWriteValue64_v2 (DFC's copy flags) is a late copy of its value under
+ * FAKE_CUDART_ASYNC=1, so a flag word is set only once the copies before it are done.
  * FAKE_CUDART_KCOPY=1 lets the small-copy kernel (cuda/kcopy.c) load, with a launch that
  * makes the copies published so far and leaves (fake_cudart_kcopy_copies() counts them).
  * The signatures use plain C types of the same ABI as CUDA's.
@@ -257,6 +259,7 @@ typedef struct late_copy {
     void *d;
     const void *s;
     size_t n;
+    uint64_t value; /* the source of a stream write (cuStreamWriteValue64_v2) */
     unsigned long seq;
     struct late_copy *next;
 } late_copy_t;
@@ -292,6 +295,30 @@ int cudaMemcpyAsync(void *d, const void *s, size_t n, int kind, void *stream)
     c->d = xl(d);
     c->s = xl(s);
     c->n = n;
+    pthread_mutex_lock(&lock);
+    c->seq = ++late_seq;
+    *late_tail = c;
+    late_tail = &c->next;
+    pthread_mutex_unlock(&lock);
+    return OK;
+}
+/* The driver's stream write (DFC's copy flags, cuda/stage_copy.c): with FAKE_CUDART_ASYNC=1
+ * a late 8-byte copy of the value, in order with the late copies before it, so that the word
+ * is set only when they are done; else at once. */
+int cuStreamWriteValue64_v2(void *stream, uint64_t addr, uint64_t value, unsigned flags)
+{
+    (void)stream, (void)flags;
+    const char *a = getenv("FAKE_CUDART_ASYNC");
+    late_copy_t *c = a && *a == '1' ? calloc(1, sizeof *c) : NULL;
+    if (!c) {
+        late_run(~0UL); /* the copies before it are done first */
+        __atomic_store_n((uint64_t *)(uintptr_t)addr, value, __ATOMIC_RELEASE);
+        return OK;
+    }
+    c->value = value;
+    c->d = (void *)(uintptr_t)addr;
+    c->s = &c->value;
+    c->n = sizeof value;
     pthread_mutex_lock(&lock);
     c->seq = ++late_seq;
     *late_tail = c;

@@ -3,12 +3,10 @@
 // kernel copies and writes done, the host sees done. Median us of 20000 trips per size. Not
 // built by make (needs nvcc); from the repository root:
 //   nvcc -O2 -arch=sm_90 -Isrc -o kcopylat bench/gpu_floor/kcopylat.cu
-// Arguments: the kernel's pollers (DFC_GPU_KCOPY_POLLERS) to time one after the other,
-// default 1. -DKCOPY_KERNEL='"file.cu"' -DKCOPY_UNTAGGED times an older kernel (three
-// arguments, seq polled, untagged fields), for an A/B of a change. BENCHMARKS.md, issue 14.
+// -DKCOPY_KERNEL='"file.cu"' -DKCOPY_UNTAGGED times another version of the kernel (one that
+// polls seq and reads untagged fields), for an A/B of a change. BENCHMARKS.md, issue 14.
 #include <cuda_runtime.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <time.h>
 #include <algorithm>
 #include <vector>
@@ -55,7 +53,7 @@ static void trip(dfc_kcopy_ring_t *r, uint64_t t, char *dst, const char *src, si
     while (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) < t) {}
 }
 
-int main(int argc, char **argv)
+int main()
 {
     char *d, *h;
     dfc_kcopy_ring_t *r, *rdev;
@@ -71,30 +69,22 @@ int main(int argc, char **argv)
     read_latency<<<1, 1, 0, s>>>((const uint64_t *)rdev, lat);
     cudaStreamSynchronize(s);
     printf("one read of host memory across PCIe: %.0f ns\n", *lat);
+    dfc_kcopy_kernel<<<1, DFC_KCOPY_THREADS, 0, s>>>(rdev, 10000000000ull, 1);
     uint64_t t = 0;
-    for (int a = 1; a == 1 || a < argc; a++) {
-        int pollers = a < argc ? atoi(argv[a]) : 1;
-        r->stop = 0;
-#ifdef KCOPY_UNTAGGED
-        dfc_kcopy_kernel<<<1, DFC_KCOPY_THREADS, 0, s>>>(rdev, 10000000000ull, a);
-#else
-        dfc_kcopy_kernel<<<1, DFC_KCOPY_THREADS, 0, s>>>(rdev, 10000000000ull, a, pollers);
-#endif
-        const size_t sizes[] = {8, 1024, 4096, 65536};
-        for (size_t n : sizes) {
-            std::vector<double> v;
-            for (int i = 0; i < 22000; i++) {
-                double t0 = now_us();
-                trip(r, ++t, d + 512 * 1024, d, n);
-                if (i >= 2000) v.push_back(now_us() - t0);
-            }
-            std::sort(v.begin(), v.end());
-            printf("pollers %2d, kcopy trip %6zu B: median %6.2f us  p10 %6.2f  p90 %6.2f\n",
-                   pollers, n, v[v.size() / 2], v[v.size() / 10], v[v.size() * 9 / 10]);
+    const size_t sizes[] = {8, 1024, 4096, 65536};
+    for (size_t n : sizes) {
+        std::vector<double> v;
+        for (int i = 0; i < 22000; i++) {
+            double t0 = now_us();
+            trip(r, ++t, d + 512 * 1024, d, n);
+            if (i >= 2000) v.push_back(now_us() - t0);
         }
-        __atomic_store_n(&r->stop, 1u, __ATOMIC_RELEASE);
-        cudaError_t e = cudaStreamSynchronize(s);
-        printf("kernel %s, exited = %u\n", cudaGetErrorString(e), r->exited);
+        std::sort(v.begin(), v.end());
+        printf("kcopy trip %6zu B: median %6.2f us  p10 %6.2f  p90 %6.2f\n", n, v[v.size() / 2],
+               v[v.size() / 10], v[v.size() * 9 / 10]);
     }
+    __atomic_store_n(&r->stop, 1u, __ATOMIC_RELEASE);
+    cudaError_t e = cudaStreamSynchronize(s);
+    printf("kernel %s, exited = %u\n", cudaGetErrorString(e), r->exited);
     return 0;
 }

@@ -31,14 +31,10 @@ static struct {
     int running;                    /* launched and not seen to exit */
     size_t max;                     /* DFC_GPU_KCOPY_MAX */
     uint64_t linger;                /* ns */
-    int pollers;                    /* DFC_GPU_KCOPY_POLLERS */
     dfc_gpu_kcopy_launch_fn launch; /* the CUDA launch, or a test's stand-in */
     int (*device_of)(const void *); /* dfc_gpu_ptr_device, or the stand-in's */
     unsigned long launches;
-} kc = {.lock = PTHREAD_MUTEX_INITIALIZER,
-        .device = -1,
-        .pollers = 1,
-        .device_of = dfc_gpu_ptr_device};
+} kc = {PTHREAD_MUTEX_INITIALIZER, 0, -1, NULL, 0, 0, 0, 0, 0, NULL, dfc_gpu_ptr_device, 0};
 
 void dfc_gpu_kcopy_params(void)
 {
@@ -49,9 +45,6 @@ void dfc_gpu_kcopy_params(void)
     long us = dfc_env_long("DFC_GPU_KCOPY_LINGER_US", 200,
                            "the small-copy kernel exits after this long without a copy");
     kc.linger = us < 0 ? 0 : (uint64_t)us * 1000;
-    long p = dfc_env_long("DFC_GPU_KCOPY_POLLERS", 1,
-                          "warps of the small-copy kernel that poll its ring, staggered (1 to 16)");
-    kc.pollers = p < 1 ? 1 : p > DFC_KCOPY_THREADS / 32 ? DFC_KCOPY_THREADS / 32 : (int)p;
 }
 
 void dfc_gpu_kcopy_set_launcher(dfc_gpu_kcopy_launch_fn fn, int (*device_of)(const void *))
@@ -205,7 +198,7 @@ static int cuda_launch(dfc_kcopy_ring_t *ring, uint64_t linger_ns, uint32_t epoc
     (void)ring;
     int cur = -1;
     if (cu.get_device(&cur) == cudaSuccess && cur != kc.device) dfc_cuda.cudaSetDevice(kc.device);
-    void *args[] = {&cu.ring_dev, &linger_ns, &epoch, &kc.pollers};
+    void *args[] = {&cu.ring_dev, &linger_ns, &epoch};
     cudaError_t e = dfc_cuda.cudaLaunchKernel(cu.kernel, (dim3){1, 1, 1},
                                               (dim3){DFC_KCOPY_THREADS, 1, 1}, args, 0, cu.stream);
     if (cur >= 0 && cur != kc.device) dfc_cuda.cudaSetDevice(cur);

@@ -1,15 +1,14 @@
 /*
  * kcopy_kernel.cu - the small-copy kernel: one block, resident while copies come, serving the
- * ring of kcopy_abi.h (the protocol is there). One lane of each of `pollers` warps polls the
- * next entry across PCIe, all of it in one round of loads (the fields carry the ticket as
- * tags), and publishes it in shared memory; all threads move the bytes; thread 0 makes them
- * visible system-wide before it writes done, so a host (or a peer's copy engine) that sees
- * done sees the data. It never waits for anything but the ring: no peer, no other kernel.
+ * ring of kcopy_abi.h (the protocol is there). Thread 0 polls the next entry across PCIe, all
+ * of it in one round of loads (the fields carry the ticket as tags), and publishes it in
+ * shared memory; all threads move the bytes; thread 0 makes them visible system-wide before
+ * it writes done, so a host (or a peer's copy engine) that sees done sees the data. It never
+ * waits for anything but the ring: no peer, no other kernel.
  *
- * Each read across PCIe costs one to two microseconds and a poll waits for its read to come
- * back, so the idle loop reads nothing but the entry (the stop word every 64 polls, the linger
- * clock on the chip), and several pollers, staggered, shorten the wait for a published entry
- * (DFC_GPU_KCOPY_POLLERS). The other threads wait at a barrier while they poll.
+ * Each read across PCIe costs about a microsecond and a poll waits for its read to return,
+ * so the idle loop reads nothing but the entry: the stop word only every 64 polls, the
+ * linger clock on the chip. The other threads wait at a barrier while thread 0 polls.
  */
 #include "cuda/kcopy_abi.h"
 
@@ -78,64 +77,33 @@ static __device__ int take_entry(const dfc_kcopy_entry_t *e, uint64_t t, char **
     return 1;
 }
 
-/* One lane per polling warp: polls for ticket done + 1 until it comes (1) or the kernel
- * should leave (-1), whichever a poller sees first (s_found). A poll waits for its read to
- * come back across PCIe, so one poller sees a ticket half a read late on average; pollers
- * staggered by a fraction of a read see it sooner. Warp 0 alone watches the clock and stop. */
+/* Thread 0: polls for ticket done + 1 until it comes (1) or the kernel should leave (-1). */
 static __device__ int wait_ticket(dfc_kcopy_ring_t *r, uint64_t done, uint64_t linger_ns,
-                                  uint64_t delay_ns, volatile int *found, char **dst,
-                                  const char **src, uint64_t *n)
+                                  char **dst, const char **src, uint64_t *n)
 {
     const dfc_kcopy_entry_t *e = &r->e[done % DFC_KCOPY_ENTRIES];
     const uint64_t idle_since = now_ns();
-    const int lead = threadIdx.x == 0;
-    if (delay_ns) __nanosleep((unsigned)delay_ns);
     for (unsigned polls = 1;; polls++) {
-        if (*found) return *found;
-        char *d;
-        const char *s;
-        uint64_t k;
-        if (take_entry(e, done + 1, &d, &s, &k)) {
-            *dst = d, *src = s, *n = k; /* every poller that sees it writes the same */
-            *found = 1;
-            return 1;
-        }
-        if (lead && (now_ns() - idle_since > linger_ns ||
-                     (polls % 64 == 0 && *(volatile uint32_t *)&r->stop))) {
-            *found = -1;
-            return -1;
-        }
+        if (take_entry(e, done + 1, dst, src, n)) return 1;
+        if (now_ns() - idle_since > linger_ns) return -1;
+        if (polls % 64 == 0 && *(volatile uint32_t *)&r->stop) return -1;
     }
 }
 
-/* pollers: warps that poll the ring (1 to DFC_KCOPY_THREADS / 32), staggered by an equal
- * share of one read's time, which thread 0 measures first on its read of done. */
 extern "C" __global__ void __launch_bounds__(DFC_KCOPY_THREADS)
-    dfc_kcopy_kernel(dfc_kcopy_ring_t *r, uint64_t linger_ns, uint32_t epoch, int pollers)
+    dfc_kcopy_kernel(dfc_kcopy_ring_t *r, uint64_t linger_ns, uint32_t epoch)
 {
-    __shared__ volatile int s_found; /* 0: polling, 1: copy the entry, -1: leave */
+    __shared__ int s_go; /* 1: copy the entry, -1: leave */
     __shared__ char *s_dst;
     __shared__ const char *s_src;
-    __shared__ uint64_t s_bytes, s_done, s_stagger;
-    if (threadIdx.x == 0) {
-        const uint64_t t0 = now_ns();
-        s_done = *(volatile uint64_t *)&r->done;
-        s_stagger = (now_ns() - t0) / (uint64_t)pollers;
-        s_found = 0;
-    }
-    __syncthreads();
-    uint64_t done = s_done;
-    const int warp = threadIdx.x / 32, poller = threadIdx.x % 32 == 0 && warp < pollers;
+    __shared__ uint64_t s_bytes;
+    uint64_t done = *(volatile uint64_t *)&r->done;
     for (;;) {
-        if (poller)
-            wait_ticket(r, done, linger_ns, warp * s_stagger, &s_found, &s_dst, &s_src, &s_bytes);
+        if (threadIdx.x == 0) s_go = wait_ticket(r, done, linger_ns, &s_dst, &s_src, &s_bytes);
         __syncthreads();
-        const int go = s_found;
-        __syncthreads(); /* every thread has read it before thread 0 clears it */
-        if (go < 0) break;
-        if (threadIdx.x == 0) s_found = 0; /* the pollers wait at the barrier below */
+        if (s_go < 0) break;
         block_copy(s_dst, s_src, s_bytes);
-        __syncthreads(); /* every copy's stores, every read of s_*, and s_found cleared */
+        __syncthreads(); /* every copy's stores, and every read of s_*, before the next poll */
         done++;
         if (threadIdx.x == 0) {
             __threadfence_system(); /* the bytes before done */

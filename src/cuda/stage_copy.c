@@ -6,15 +6,18 @@
  * (dfc_gpu_cudart_open; dlopen counts references), so that the loader's list stays as it is.
  * Resolved on first use: a program that never stages never looks these up.
  *
- * Events are words of mapped pinned memory where the driver has stream memory operations
- * (issue 15). Under MPS a cudaEventQuery costs 1.6-2.1 us (BENCHMARKS.md), and the staged
- * and streamed paths query an event on every progress pass until its copy is done, on the
- * thread that also moves the wire. Here recording enqueues cuStreamWriteValue64(word, ticket)
- * after the copies (its default barrier orders it after their writes), and a query reads the
- * word: no CUDA call. One query in 64 that finds the word short asks the stream instead
- * (cudaStreamQuery: an idle stream means the write is done; an error is reported, not waited
- * for). DFC_GPU_COPY_FLAGS=0, a runtime without the call, or a first write that fails keep
- * CUDA's events, which every event also has.
+ * Events after large copies are words of mapped pinned memory where the driver has stream
+ * memory operations (issue 15). Under MPS a cudaEventQuery costs 1.6-2.1 us (BENCHMARKS.md),
+ * and the staged and streamed paths query an event on every progress pass until its copy is
+ * done, on the thread that also moves the wire. Here recording enqueues
+ * cuStreamWriteValue64(word, ticket) after the copy (its default barrier orders it after the
+ * copy's writes), and a query reads the word: no CUDA call. One query in 64 that finds the
+ * word short asks the stream instead (cudaStreamQuery: an idle stream means the write is
+ * done; an error is reported, not waited for). The write costs more to issue than an event
+ * record (a staged 8-byte allreduce took 18-20 us with it against 16), and a small copy is
+ * done by its first query anyway: so only a record that follows a copy of at least
+ * DFC_GPU_COPY_FLAGS bytes (256 KiB; -1: none) writes a word, the others record the CUDA
+ * event that every event also has.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -62,7 +65,9 @@ static copy2d_fn *copy2d;
 /* Optional: cuStreamWriteValue64 (the driver's; the tests' stand-in runtime has its own). */
 typedef int write_value_fn(cudaStream_t, unsigned long long, unsigned long long, unsigned);
 static write_value_fn *write_value;
-static int use_flags;
+static int use_flags;             /* 0 after a write failed, or without the call */
+static long flags_min;            /* DFC_GPU_COPY_FLAGS */
+static __thread size_t last_copy; /* bytes of this thread's last copy issued */
 
 static void resolve_write_value(void *lib)
 {
@@ -72,9 +77,11 @@ static void resolve_write_value(void *lib)
         write_value = (write_value_fn *)dlsym(lib, names[i]);
         if (!write_value && drv) write_value = (write_value_fn *)dlsym(drv, names[i]);
     }
-    use_flags = write_value && dfc_env_long("DFC_GPU_COPY_FLAGS", 1,
-                                            "1: staged copies report completion through words "
-                                            "of mapped pinned memory; 0: through CUDA events");
+    flags_min = dfc_env_long("DFC_GPU_COPY_FLAGS", 262144,
+                             "staged copies of at least this many bytes report completion "
+                             "through a word of mapped pinned memory, smaller ones through a "
+                             "CUDA event (-1: all through events)");
+    use_flags = write_value && flags_min >= 0;
 }
 
 static void resolve(void)
@@ -208,6 +215,7 @@ void dfc_gpu_event_destroy(void *p)
 
 int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream)
 {
+    last_copy = bytes;
     return check(__func__, "cudaMemcpyAsync",
                  fn.cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream));
 }
@@ -215,6 +223,7 @@ int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream)
 int dfc_gpu_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                          size_t height, void *stream)
 {
+    last_copy = width * height;
     if (copy2d)
         return check(__func__, "cudaMemcpy2DAsync",
                      copy2d(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault,
@@ -223,6 +232,7 @@ int dfc_gpu_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitc
     for (size_t k = 0; k < height && !rc; k++)
         rc = dfc_gpu_copy_async((char *)dst + k * dpitch, (const char *)src + k * spitch, width,
                                 stream);
+    last_copy = width * height; /* what the next record follows: all the rows */
     return rc;
 }
 
@@ -232,7 +242,8 @@ int dfc_gpu_event_record(void *p, void *stream)
     e->stream = (cudaStream_t)stream;
     e->short_queries = 0;
     e->flagged = 0;
-    if (e->word && __atomic_load_n(&use_flags, __ATOMIC_RELAXED)) {
+    if (e->word && last_copy >= (size_t)flags_min &&
+        __atomic_load_n(&use_flags, __ATOMIC_RELAXED)) {
         if (write_value(e->stream, (unsigned long long)(uintptr_t)e->word, e->ticket + 1, 0) == 0) {
             e->ticket++;
             e->flagged = 1;

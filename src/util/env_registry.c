@@ -103,7 +103,7 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_GPU_IPC_CACHE", 1, 4096),
     INT("DFC_GPU_KCOPY_MAX", 0, 1 << 20),
     INT("DFC_GPU_KCOPY_LINGER_US", 0, MINUTE_US),
-    BOOL("DFC_GPU_COPY_FLAGS"), /* cuda/stage_copy.c */
+    INT("DFC_GPU_COPY_FLAGS", -1, 1L << 40), /* cuda/stage_copy.c */
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
     ALGO("DFC_BARRIER_ALGORITHM", "dissemination|shm_slots"),
     ALGO("DFC_BCAST_ALGORITHM", "binomial|scatter_allgather|shm_slots|hierarchical|chain|linear"),

@@ -155,10 +155,14 @@ typedef struct stage_event {
     int flagged;             /* the last record wrote the word (else: ev was recorded) */
 } stage_event_t;
 
-/* Flag words: pinned pages carved into words, a free list of those given back. The host
- * address is the device's (unified addressing), so no cudaHostGetDevicePointer is asked. */
+/* Flag words: pinned pages carved into words, a free list of those given back; the pages are
+ * freed when no event holds a word (the pool's finalize destroys them all). Word 0 of a page
+ * links the pages. The host address is the device's (unified addressing), so no
+ * cudaHostGetDevicePointer is asked. */
+#define WORDS_PER_PAGE (4096 / sizeof(uint64_t))
 static pthread_mutex_t words_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t *word_free, *page_next, *page_end;
+static uint64_t *word_free, *page_next, *page_end, *pages;
+static long words_out;
 
 static volatile uint64_t *word_get(void)
 {
@@ -166,12 +170,17 @@ static volatile uint64_t *word_get(void)
     uint64_t *w = word_free;
     if (w) word_free = (uint64_t *)(uintptr_t)*w;
     else if (page_next == page_end) {
-        void *p = NULL; /* pages live as long as the process: a few per staging context */
-        if (fn.cudaHostAlloc(&p, 4096, cudaHostAllocPortable | cudaHostAllocMapped) == cudaSuccess)
-            page_next = p, page_end = page_next + 4096 / sizeof *page_next;
-        else fn.cudaGetLastError();
+        void *p = NULL;
+        if (fn.cudaHostAlloc(&p, 4096, cudaHostAllocPortable | cudaHostAllocMapped) ==
+            cudaSuccess) {
+            page_next = p;
+            page_end = page_next + WORDS_PER_PAGE;
+            *page_next++ = (uint64_t)(uintptr_t)pages;
+            pages = p;
+        } else fn.cudaGetLastError();
     }
     if (!w && page_next != page_end) w = page_next++;
+    words_out += w != NULL;
     pthread_mutex_unlock(&words_lock);
     if (w) *w = 0;
     return w;
@@ -182,6 +191,14 @@ static void word_put(volatile uint64_t *w)
     pthread_mutex_lock(&words_lock);
     *w = (uint64_t)(uintptr_t)word_free;
     word_free = (uint64_t *)(uintptr_t)w;
+    if (--words_out == 0) { /* every word is back: the pages go */
+        while (pages) {
+            uint64_t *next = (uint64_t *)(uintptr_t)*pages;
+            fn.cudaFreeHost(pages);
+            pages = next;
+        }
+        word_free = page_next = page_end = NULL;
+    }
     pthread_mutex_unlock(&words_lock);
 }
 

@@ -248,9 +248,8 @@ int dfc_gpu_copy_wait(void *dst, const void *src, size_t bytes)
 }
 
 /* in: the peer's buffer is the copy's source (to_peer 0: src is ignored) or its destination
- * (to_peer 1: dst is ignored). */
-/* dev: the current device, where a mapping opens; user_dev: the device of this process's own
- * buffer (dst when pulling, src when pushing; -1: host memory). */
+ * (to_peer 1: dst is ignored). dev: the current device, where a mapping opens; user_dev: the
+ * device of this process's own buffer (dst when pulling, src when pushing; -1: host memory). */
 static int copy_here(int dev, int user_dev, void *dst, const void *src, int owner,
                      const dfc_gpu_ipc_t *in, int to_peer, size_t bytes, dfc_gpu_copy_op_t **op)
 {

@@ -102,13 +102,15 @@ static uint64_t post(void *dst, const void *src, size_t bytes)
     if (DFC_KCOPY_FIELD((uintptr_t)dst) != (uintptr_t)dst ||
         DFC_KCOPY_FIELD((uintptr_t)src) != (uintptr_t)src)
         return 0; /* beyond the tags' 48 bits: never on today's machines */
+    /* Before the fields: the tags publish the entry, and a failed launch must leave nothing
+     * published (the ticket is handed out again to a copy the engine then makes). */
+    if (ensure_running()) return 0;
     uint64_t t = kc.posted + 1;
     dfc_kcopy_entry_t *e = &kc.ring->e[(t - 1) % DFC_KCOPY_ENTRIES];
     /* one 8-byte store per field: the kernel may read them while they are written (kcopy_abi.h) */
     __atomic_store_n(&e->dst, DFC_KCOPY_TAGGED((uintptr_t)dst, t), __ATOMIC_RELEASE);
     __atomic_store_n(&e->src, DFC_KCOPY_TAGGED((uintptr_t)src, t), __ATOMIC_RELEASE);
     __atomic_store_n(&e->bytes, DFC_KCOPY_TAGGED(bytes, t), __ATOMIC_RELEASE);
-    if (ensure_running()) return 0; /* before seq: a failed launch leaves nothing published */
     __atomic_store_n(&e->seq, t, __ATOMIC_RELEASE);
     kc.posted = t;
     return t;

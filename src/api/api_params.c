@@ -17,5 +17,6 @@ void dfc_env_register_all(void)
     dfc_coll_register_params();     /* read by the first collective of each kind */
     dfc_gpu_params_read(NULL);      /* read by the GPU daemon, which needs a GPU */
     dfc_stage_params();             /* read by the first staged device-buffer call */
+    dfc_gpu_copy_flags_min();       /* read by the first staging copy's event */
     dfc_win_register_params();      /* read by the first window */
 }

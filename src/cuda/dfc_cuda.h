@@ -53,6 +53,9 @@ int dfc_gpu_event_create(void **out); /* without timing */
 void dfc_gpu_event_destroy(void *e);
 int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream);
 int dfc_gpu_event_record(void *e, void *stream);
+/* DFC_GPU_COPY_FLAGS (stage_copy.c): the smallest copy whose completion a flag word reports,
+ * -1 for none; read once (dfc_info reads it through dfc_env_register_all). */
+long dfc_gpu_copy_flags_min(void);
 int dfc_gpu_event_sync(void *e); /* waits until the copies before the record are done */
 /* *done = 1 once the copies before the record are done (an error counts as done) */
 int dfc_gpu_event_query(void *e, int *done);

@@ -28,6 +28,22 @@
 #include "cuda/dfc_cuda.h"
 #include "util/dfc_util.h"
 
+static long copy_flags_min;
+static void read_copy_flags(void)
+{
+    copy_flags_min = dfc_env_long("DFC_GPU_COPY_FLAGS", 262144,
+                                  "staged copies of at least this many bytes report completion "
+                                  "through a word of mapped pinned memory, smaller ones through "
+                                  "a CUDA event (-1: all through events)");
+}
+
+long dfc_gpu_copy_flags_min(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_copy_flags);
+    return copy_flags_min;
+}
+
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -77,10 +93,7 @@ static void resolve_write_value(void *lib)
         write_value = (write_value_fn *)dlsym(lib, names[i]);
         if (!write_value && drv) write_value = (write_value_fn *)dlsym(drv, names[i]);
     }
-    flags_min = dfc_env_long("DFC_GPU_COPY_FLAGS", 262144,
-                             "staged copies of at least this many bytes report completion "
-                             "through a word of mapped pinned memory, smaller ones through a "
-                             "CUDA event (-1: all through events)");
+    flags_min = dfc_gpu_copy_flags_min();
     use_flags = write_value && flags_min >= 0;
 }
 

@@ -103,28 +103,25 @@ void dfc_gpu_ipc_finalize(void);
  * copies there are not either. */
 void dfc_gpu_kcopy_params(void); /* reads DFC_GPU_KCOPY_MAX and DFC_GPU_KCOPY_LINGER_US */
 /* Starts a copy between two device addresses the kernel's context maps (dst on its device,
- * src device memory too: a host src takes the copy engine); the ticket is tested with
- * dfc_gpu_kcopy_test: 1 done, 0 not yet, -1 never (the kernel can no longer be launched: copy
- * again with the copy engine). Returns
+ * src device memory too: a host src takes the copy engine), given the devices of dst and src
+ * (-1: host memory), which the caller knows: asking the driver costs 0.1 us a pointer. The
+ * ticket is tested with dfc_gpu_kcopy_test: 1 done, 0 not yet, -1 never (the kernel can no
+ * longer be launched: copy again with the copy engine). Returns
  * DFC_ERR_UNSUPPORTED_OPERATION, without recording a message, when the copy must take the
  * copy engine instead: too large, disabled, no kernel, another device, the ring full. */
-int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *ticket);
-/* The same with the devices of dst and src given (-1: host memory): a caller that knows them
- * spares the driver two queries per copy (0.1 us each; issue 14's small messages). */
-int dfc_gpu_kcopy_start_on(int dst_dev, int src_dev, void *dst, const void *src, size_t bytes,
-                           uint64_t *ticket);
+int dfc_gpu_kcopy_start(int dst_dev, int src_dev, void *dst, const void *src, size_t bytes,
+                        uint64_t *ticket);
 int dfc_gpu_kcopy_test(uint64_t ticket);
 /* Stops the kernel and frees the ring (at finalize; the next copy sets it up again). */
 void dfc_gpu_kcopy_finalize(void);
 /* Kernel launches so far (tests, dfc_info). */
 unsigned long dfc_gpu_kcopy_launches(void);
 /* Tests: replaces the kernel's launch by fn (a host thread serving the ring: kcopy_abi.h),
- * with the ring in ordinary memory, and the memory type by device_of (the device of a
- * pointer, -1 for host memory), so that the protocol runs without CUDA. Before first use or
- * after dfc_gpu_kcopy_finalize; NULL restores CUDA's. */
+ * with the ring in ordinary memory, so that the protocol runs without CUDA. Before first use
+ * or after dfc_gpu_kcopy_finalize; NULL restores CUDA's. */
 struct dfc_kcopy_ring;
 typedef int (*dfc_gpu_kcopy_launch_fn)(struct dfc_kcopy_ring *ring, uint64_t linger_ns,
                                        uint32_t epoch);
-void dfc_gpu_kcopy_set_launcher(dfc_gpu_kcopy_launch_fn fn, int (*device_of)(const void *));
+void dfc_gpu_kcopy_set_launcher(dfc_gpu_kcopy_launch_fn fn);
 
 #endif /* DFC_CUDA_H */

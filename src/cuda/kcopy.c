@@ -32,9 +32,8 @@ static struct {
     size_t max;                     /* DFC_GPU_KCOPY_MAX */
     uint64_t linger;                /* ns */
     dfc_gpu_kcopy_launch_fn launch; /* the CUDA launch, or a test's stand-in */
-    int (*device_of)(const void *); /* dfc_gpu_ptr_device, or the stand-in's */
     unsigned long launches;
-} kc = {PTHREAD_MUTEX_INITIALIZER, 0, -1, NULL, 0, 0, 0, 0, 0, NULL, dfc_gpu_ptr_device, 0};
+} kc = {.lock = PTHREAD_MUTEX_INITIALIZER, .device = -1};
 
 void dfc_gpu_kcopy_params(void)
 {
@@ -47,11 +46,10 @@ void dfc_gpu_kcopy_params(void)
     kc.linger = us < 0 ? 0 : (uint64_t)us * 1000;
 }
 
-void dfc_gpu_kcopy_set_launcher(dfc_gpu_kcopy_launch_fn fn, int (*device_of)(const void *))
+void dfc_gpu_kcopy_set_launcher(dfc_gpu_kcopy_launch_fn fn)
 {
     pthread_mutex_lock(&kc.lock);
     kc.launch = fn;
-    kc.device_of = fn ? device_of : dfc_gpu_ptr_device;
     pthread_mutex_unlock(&kc.lock);
 }
 
@@ -124,8 +122,8 @@ static int surely_not(size_t bytes)
     return bytes > DFC_KCOPY_MAX_BYTES || st < 0 || (st > 0 && bytes > kc.max);
 }
 
-int dfc_gpu_kcopy_start_on(int dst_dev, int src_dev, void *dst, const void *src, size_t bytes,
-                           uint64_t *ticket)
+int dfc_gpu_kcopy_start(int dst_dev, int src_dev, void *dst, const void *src, size_t bytes,
+                        uint64_t *ticket)
 {
     *ticket = 0;
     if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION;
@@ -133,16 +131,6 @@ int dfc_gpu_kcopy_start_on(int dst_dev, int src_dev, void *dst, const void *src,
     if (usable(dst_dev) && src_dev >= 0 && bytes <= kc.max) *ticket = post(dst, src, bytes);
     pthread_mutex_unlock(&kc.lock);
     return *ticket ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION;
-}
-
-int dfc_gpu_kcopy_start(void *dst, const void *src, size_t bytes, uint64_t *ticket)
-{
-    *ticket = 0;
-    if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION; /* no queries for large ones */
-    pthread_mutex_lock(&kc.lock);
-    int (*device_of)(const void *) = kc.device_of;
-    pthread_mutex_unlock(&kc.lock);
-    return dfc_gpu_kcopy_start_on(device_of(dst), device_of(src), dst, src, bytes, ticket);
 }
 
 int dfc_gpu_kcopy_test(uint64_t ticket)

@@ -82,7 +82,6 @@ static copy2d_fn *copy2d;
 typedef int write_value_fn(cudaStream_t, unsigned long long, unsigned long long, unsigned);
 static write_value_fn *write_value;
 static int use_flags;             /* 0 after a write failed, or without the call */
-static long flags_min;            /* DFC_GPU_COPY_FLAGS */
 static __thread size_t last_copy; /* bytes of this thread's last copy issued */
 
 static void resolve_write_value(void *lib)
@@ -93,8 +92,7 @@ static void resolve_write_value(void *lib)
         write_value = (write_value_fn *)dlsym(lib, names[i]);
         if (!write_value && drv) write_value = (write_value_fn *)dlsym(drv, names[i]);
     }
-    flags_min = dfc_gpu_copy_flags_min();
-    use_flags = write_value && flags_min >= 0;
+    use_flags = write_value && dfc_gpu_copy_flags_min() >= 0; /* sets copy_flags_min */
 }
 
 static void resolve(void)
@@ -272,7 +270,7 @@ int dfc_gpu_event_record(void *p, void *stream)
     e->stream = (cudaStream_t)stream;
     e->short_queries = 0;
     e->flagged = 0;
-    if (e->word && last_copy >= (size_t)flags_min &&
+    if (e->word && last_copy >= (size_t)copy_flags_min &&
         __atomic_load_n(&use_flags, __ATOMIC_RELAXED)) {
         if (write_value(e->stream, (unsigned long long)(uintptr_t)e->word, e->ticket + 1, 0) == 0) {
             e->ticket++;

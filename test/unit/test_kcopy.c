@@ -1,7 +1,7 @@
 /*
  * test_kcopy.c - the small-copy kernel's ring protocol (src/cuda/kcopy.c, kcopy_abi.h) without
  * a GPU: a host thread plays the kernel, following kcopy_kernel.cu's loop step by step, and
- * "device memory" is host memory that the stand-in's device_of calls device 0. A lingering
+ * "device memory" is host memory that fake_device_of calls device 0. A lingering
  * time of a few microseconds makes the stand-in exit between most copies, so tickets
  * published after its last look must be found by the host and served by a new launch.
  *
@@ -31,6 +31,12 @@ static int fake_device_of(const void *p)
 {
     const unsigned char *c = p;
     return c >= dev_pool && c < dev_pool + POOL ? 0 : -1;
+}
+
+/* A copy as the library's callers start one: with the devices of both ends. */
+static int start(void *dst, const void *src, size_t n, uint64_t *t)
+{
+    return dfc_gpu_kcopy_start(fake_device_of(dst), fake_device_of(src), dst, src, n, t);
 }
 
 static uint64_t now_ns(void)
@@ -122,7 +128,7 @@ static void one_copy(size_t n, int slot)
     fill(src, n);
     memset(dst - 16, 0xa5, n + 32);
     uint64_t t;
-    int rc = dfc_gpu_kcopy_start(dst, src, n, &t), k = 0;
+    int rc = start(dst, src, n, &t), k = 0;
     CHECK(rc == DFC_SUCCESS && t, "start, %zu bytes: rc %d", n, rc);
     while (rc == DFC_SUCCESS && (k = dfc_gpu_kcopy_test(t)) == 0) {}
     CHECK(rc || k == 1, "ticket %llu: %d", (unsigned long long)t, k);
@@ -160,11 +166,10 @@ static void case_full_ring(void)
     __atomic_store_n(&hold, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < DFC_KCOPY_ENTRIES; i++) {
         memset(a + 64 * i, i + 1, 64);
-        CHECK(dfc_gpu_kcopy_start(b + 64 * i, a + 64 * i, 64, &t[i]) == DFC_SUCCESS,
-              "ticket %d refused", i);
+        CHECK(start(b + 64 * i, a + 64 * i, 64, &t[i]) == DFC_SUCCESS, "ticket %d refused", i);
         CHECK(dfc_gpu_kcopy_test(t[i]) == 0, "ticket %d done before the kernel ran", i);
     }
-    CHECK(dfc_gpu_kcopy_start(b, a, 64, &t[DFC_KCOPY_ENTRIES]) == DFC_ERR_UNSUPPORTED_OPERATION,
+    CHECK(start(b, a, 64, &t[DFC_KCOPY_ENTRIES]) == DFC_ERR_UNSUPPORTED_OPERATION,
           "a 33rd ticket was taken by a full ring");
     __atomic_store_n(&hold, 0, __ATOMIC_RELEASE);
     for (int i = 0; i < DFC_KCOPY_ENTRIES; i++) {
@@ -182,20 +187,20 @@ static void case_launch_fails(void)
     dfc_gpu_kcopy_finalize();
     launches = 0;
     fail_launch_from = 1;
-    CHECK(dfc_gpu_kcopy_start(a + 64, a, 8, &t1) == DFC_ERR_UNSUPPORTED_OPERATION,
+    CHECK(start(a + 64, a, 8, &t1) == DFC_ERR_UNSUPPORTED_OPERATION,
           "a copy was taken without a kernel");
     dfc_gpu_kcopy_finalize();
     launches = 0;
     fail_launch_from = 2;
-    CHECK(dfc_gpu_kcopy_start(a + 64, a, 8, &t1) == DFC_SUCCESS, "first ticket");
+    CHECK(start(a + 64, a, 8, &t1) == DFC_SUCCESS, "first ticket");
     while (dfc_gpu_kcopy_test(t1) == 0) {}
     usleep(2000); /* past the lingering time: it has exited */
-    int rc = dfc_gpu_kcopy_start(a + 128, a, 8, &t2), k = 0;
+    int rc = start(a + 128, a, 8, &t2), k = 0;
     if (rc == DFC_SUCCESS) { /* published before the relaunch was found to fail */
         for (int i = 0; i < 1000 && (k = dfc_gpu_kcopy_test(t2)) == 0; i++) usleep(10);
         CHECK(k == -1, "a ticket after the kernel left for good: %d, wanted -1", k);
     }
-    CHECK(dfc_gpu_kcopy_start(a + 192, a, 8, &t2) == DFC_ERR_UNSUPPORTED_OPERATION,
+    CHECK(start(a + 192, a, 8, &t2) == DFC_ERR_UNSUPPORTED_OPERATION,
           "a copy was taken after a failed launch");
     fail_launch_from = 0;
     dfc_gpu_kcopy_finalize();
@@ -209,13 +214,12 @@ int main(void)
     unsigned char host[64];
     uint64_t t;
     if (!dev_pool) return 2;
-    dfc_gpu_kcopy_set_launcher(launch_standin, fake_device_of);
-    CHECK(dfc_gpu_kcopy_start(dev_pool + 65536 * 2, dev_pool, 65537, &t) ==
-              DFC_ERR_UNSUPPORTED_OPERATION,
+    dfc_gpu_kcopy_set_launcher(launch_standin);
+    CHECK(start(dev_pool + 65536 * 2, dev_pool, 65537, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
           "a copy above DFC_GPU_KCOPY_MAX was taken");
-    CHECK(dfc_gpu_kcopy_start(host, dev_pool, 8, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
+    CHECK(start(host, dev_pool, 8, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
           "a copy into host memory was taken");
-    CHECK(dfc_gpu_kcopy_start(dev_pool, host, 8, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
+    CHECK(start(dev_pool, host, 8, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
           "a copy from host memory was taken");
     for (size_t n = 0; n <= 4096; n += n < 64 ? 1 : 61) one_copy(n, 5);
     for (size_t n = 4097; n <= 65536; n += 4093) one_copy(n, 5);
@@ -224,7 +228,7 @@ int main(void)
     case_full_ring();
     case_launch_fails();
     setenv("DFC_GPU_KCOPY_MAX", "0", 1);
-    CHECK(dfc_gpu_kcopy_start(dev_pool + 64, dev_pool, 8, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
+    CHECK(start(dev_pool + 64, dev_pool, 8, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
           "DFC_GPU_KCOPY_MAX=0 still copies");
     dfc_gpu_kcopy_finalize();
     free(dev_pool);

@@ -131,7 +131,8 @@ int dfc_gpu_host_alloc(size_t bytes, void **out)
     if (rc) return rc;
     *out = NULL;
     return check(__func__, "cudaHostAlloc of pinned staging memory",
-                 fn.cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable));
+                 fn.cudaHostAlloc(out, bytes ? bytes : 1,
+                                  cudaHostAllocPortable | cudaHostAllocMapped));
 }
 
 void dfc_gpu_host_free(void *p)

@@ -19,13 +19,18 @@ static __device__ __forceinline__ uint64_t now_ns(void)
     return t;
 }
 
-/* All threads: 16-byte words when both ends and the length allow, UNROLL loads in flight
- * per thread before their stores (a load from a peer's memory takes a microsecond; one at a
- * time, 64 KiB would take 8 rounds of it); else bytes. The loads are volatile (strong at
- * system scope): the entry was read without acquire, so nothing else keeps a line that an
- * earlier copy of the same source left in L1 from being read again. */
+/* All threads: words of the widest size (16, 8 or 4 bytes) that both ends' alignment allows,
+ * UNROLL loads in flight per thread before their stores (a load from a peer's memory or from
+ * host memory takes a microsecond; one at a time, 64 KiB would take 8 rounds of it), then the
+ * tail (and any copy of unaligned ends) byte by byte. The loads are volatile (strong at system
+ * scope): the entry was read without acquire, so nothing else keeps a line that an earlier
+ * copy of the same source left in L1 from being read again. */
 #define UNROLL 4
-static __device__ __forceinline__ uint4 load_strong(const uint4 *p)
+template <typename T> static __device__ __forceinline__ T load_strong(const T *p)
+{
+    return *(const volatile T *)p;
+}
+template <> __device__ __forceinline__ uint4 load_strong<uint4>(const uint4 *p)
 {
     uint4 v;
     asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -34,28 +39,37 @@ static __device__ __forceinline__ uint4 load_strong(const uint4 *p)
     return v;
 }
 
+/* Copies the whole words of n bytes; returns the bytes copied. */
+template <typename T> static __device__ uint64_t copy_words(char *dst, const char *src, uint64_t n)
+{
+    const uint64_t words = n / sizeof(T), step = (uint64_t)blockDim.x * UNROLL;
+    T *d = (T *)dst;
+    const T *s = (const T *)src;
+    for (uint64_t base = 0; base < words; base += step) {
+        T v[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            uint64_t i = base + u * blockDim.x + threadIdx.x;
+            if (i < words) v[u] = load_strong(&s[i]);
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            uint64_t i = base + u * blockDim.x + threadIdx.x;
+            if (i < words) d[i] = v[u];
+        }
+    }
+    return words * sizeof(T);
+}
+
 static __device__ void block_copy(char *dst, const char *src, uint64_t n)
 {
-    if ((((uintptr_t)dst | (uintptr_t)src | n) & 15) == 0) {
-        const uint64_t words = n / 16, step = (uint64_t)blockDim.x * UNROLL;
-        uint4 *d = (uint4 *)dst;
-        const uint4 *s = (const uint4 *)src;
-        for (uint64_t base = 0; base < words; base += step) {
-            uint4 v[UNROLL];
-#pragma unroll
-            for (int u = 0; u < UNROLL; u++) {
-                uint64_t i = base + u * blockDim.x + threadIdx.x;
-                if (i < words) v[u] = load_strong(&s[i]);
-            }
-#pragma unroll
-            for (int u = 0; u < UNROLL; u++) {
-                uint64_t i = base + u * blockDim.x + threadIdx.x;
-                if (i < words) d[i] = v[u];
-            }
-        }
-        return;
-    }
-    for (uint64_t i = threadIdx.x; i < n; i += blockDim.x) dst[i] = *(const volatile char *)&src[i];
+    const uintptr_t a = (uintptr_t)dst | (uintptr_t)src;
+    const uint64_t w = (a & 15) == 0  ? copy_words<uint4>(dst, src, n)
+                       : (a & 7) == 0 ? copy_words<uint64_t>(dst, src, n)
+                       : (a & 3) == 0 ? copy_words<uint32_t>(dst, src, n)
+                                      : 0;
+    for (uint64_t i = w + threadIdx.x; i < n; i += blockDim.x)
+        dst[i] = *(const volatile char *)&src[i];
 }
 
 /* Thread 0: entry e whole, in two 16-byte loads issued together (one round across PCIe);

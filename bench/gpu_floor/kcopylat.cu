@@ -4,7 +4,9 @@
 // built by make (needs nvcc); from the repository root:
 //   nvcc -O2 -arch=sm_90 -Isrc -o kcopylat bench/gpu_floor/kcopylat.cu
 // -DKCOPY_KERNEL='"file.cu"' -DKCOPY_UNTAGGED times another version of the kernel (one that
-// polls seq and reads untagged fields), for an A/B of a change. BENCHMARKS.md, issue 14.
+// polls seq and reads untagged fields), for an A/B of a change. First lines: one read of host
+// memory, and the trip's floor (a flag from the host to a resident kernel and back, without
+// and with the fence that orders a copy before done). BENCHMARKS.md, issue 14.
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <time.h>
@@ -23,6 +25,19 @@ __global__ void read_latency(const uint64_t *host, double *ns_per_read)
     for (int k = 0; k < 1000; k++) i = *(const volatile uint64_t *)&host[i & 7];
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
     *ns_per_read = (double)(t1 - t0) / 1000 + (double)(i & 0); // i keeps the chain
+}
+
+// The trip's floor: thread 0 polls a word of pinned host memory for the next value and
+// writes it back into another (with a system-scope fence first when fence is set), until ~0.
+__global__ void ping(const volatile uint64_t *in, volatile uint64_t *out, int fence)
+{
+    for (uint64_t v = 1;; v++) {
+        uint64_t x;
+        while ((x = *in) != v && x != ~0ull) {}
+        if (x == ~0ull) return;
+        if (fence) __threadfence_system();
+        *out = v;
+    }
 }
 
 static double now_us()
@@ -69,6 +84,25 @@ int main()
     read_latency<<<1, 1, 0, s>>>((const uint64_t *)rdev, lat);
     cudaStreamSynchronize(s);
     printf("one read of host memory across PCIe: %.0f ns\n", *lat);
+    volatile uint64_t *pf;
+    cudaHostAlloc((void **)&pf, 256, cudaHostAllocMapped | cudaHostAllocPortable);
+    for (int fence = 0; fence < 2; fence++) {
+        pf[0] = pf[16] = 0;
+        ping<<<1, 32, 0, s>>>(pf, pf + 16, fence);
+        std::vector<double> v;
+        for (uint64_t i = 1; i <= 22000; i++) {
+            double t0 = now_us();
+            pf[0] = i;
+            while (pf[16] != i) {}
+            if (i > 2000) v.push_back(now_us() - t0);
+        }
+        pf[0] = ~0ull;
+        cudaStreamSynchronize(s);
+        std::sort(v.begin(), v.end());
+        printf("host -> kernel -> host flag%s: median %6.2f us  p10 %6.2f  p90 %6.2f\n",
+               fence ? " with a system fence" : "", v[v.size() / 2], v[v.size() / 10],
+               v[v.size() * 9 / 10]);
+    }
     dfc_kcopy_kernel<<<1, DFC_KCOPY_THREADS, 0, s>>>(rdev, 10000000000ull, 1);
     uint64_t t = 0;
     const size_t sizes[] = {8, 1024, 4096, 65536};

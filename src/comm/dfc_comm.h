@@ -720,16 +720,6 @@ typedef struct dfc_stage_ops {
                         size_t height, void *stream);
     /* *done = 1 once the copies recorded before e are done; NULL: event_sync stands in */
     int (*event_query)(void *e, int *done);
-    /* The small-copy kernel (src/cuda/kcopy.c), for a stream's chunks between a device buffer
-     * and pinned slots (p2p_dev.c); NULL: the copy engine only. kcopy_device: the device
-     * whose kernel copies for dev_ptr's buffer and its chunk size (*chunk), or -1 (the copy
-     * engine). kcopy_start: a ticket, or an error without a message when the kernel cannot
-     * take the copy now (ring full, cannot run): the caller copies with the engine.
-     * kcopy_test: 1 done (and every earlier ticket), 0 not yet, -1 never (the kernel is gone
-     * and cannot come back: the caller copies again with the engine). */
-    int (*kcopy_device)(const void *dev_ptr, size_t *chunk);
-    int (*kcopy_start)(int dev, void *dst, const void *src, size_t bytes, uint64_t *ticket);
-    int (*kcopy_test)(uint64_t ticket);
 } dfc_stage_ops_t;
 extern const dfc_stage_ops_t *dfc_stage_ops;
 /* Finalizes the pool, then uses `ops` (NULL: CUDA's) from now on. For tests. */

@@ -25,25 +25,10 @@
  *            waits for chunk k's copy to the device only if the wire outran the copy engine
  *            by depth chunks.
  *
- * Who copies. Under MPS each CUDA call of the copy engine's (a copy, an event record, a
- * query) costs 1.6 to 5 us on the progress thread, in the middle of the transfer: a 1 MiB
- * message in 3 chunks paid about 10 of them per side, and the first and last chunks' copies
- * (a third of the message each) were not hidden. So where the small-copy kernel
- * (src/cuda/kcopy.c) runs on the buffer's device, it copies the chunks instead: a chunk is a
- * ticket posted in its ring (stores to host memory, no CUDA call), done when the ring says
- * so (a load), and chunks are cut at DFC_GPU_KCOPY_STREAM_CHUNK (64 KiB), so that the first
- * and last copies are short. Tickets complete in order, as one stream's copies do. A chunk
- * the kernel cannot take now (its ring full of other copies) is copied by the engine at
- * once and waited for; a kernel that is gone and cannot be launched again (a ticket that
- * will never be done) has its pending chunks copied again by the engine. Sender and
- * receiver may cut differently: the receiver lands fragments across its chunks.
- *
- * Nothing here blocks the progress engine except those rare waits. A stream that cannot
+ * Nothing here blocks the progress engine except that rare wait. A stream that cannot
  * start (no pinned memory, no copy context) returns an error and the caller takes the old
- * synchronous path, so the fallback still has a fallback. The engine's copies run on
- * blocking streams, ordered after the program's legacy-stream work, as staging's are
- * (stage_copy.c); the kernel's are not, and need not be: a point-to-point buffer must be
- * ready when the call is made (dfc(7)).
+ * synchronous path, so the fallback still has a fallback. Copies run on blocking streams,
+ * ordered after the program's legacy-stream work, as staging's are (stage_copy.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +45,10 @@ struct dfc_p2p_devstream {
     long n, depth;   /* chunks, slots */
     long issued;     /* chunks whose copy was issued */
     long known_done; /* send: chunks whose copy was seen done */
-    int kdev;        /* the device whose small-copy kernel copies, or -1: the copy engine */
     dfc_stage_ctx_t *ctx;
     dfc_stage_buf_t *slot[DFC_STAGE_MAX_DEPTH];
     uint64_t filled[DFC_STAGE_MAX_DEPTH]; /* receive: bytes landed in the slot's chunk */
     int in_flight[DFC_STAGE_MAX_DEPTH];   /* receive: the slot's copy to the device may run */
-    uint64_t ticket[DFC_STAGE_MAX_DEPTH]; /* kernel: the slot's copy, 0 once seen done */
-    long chunk_in[DFC_STAGE_MAX_DEPTH];   /* kernel: the chunk the slot's copy moves */
 };
 
 static int streams_open; /* under the library lock, as all of p2p */
@@ -106,73 +88,24 @@ static int needs_event(const dfc_p2p_devstream_t *s, long k)
     return s->dir == TO_HOST || k + s->depth < s->n || k == s->n - 1;
 }
 
-/* The engine's copy of chunk k, waited for: the kernel could not take it, or never will. */
-static int engine_now(dfc_p2p_devstream_t *s, long k, void *dst, const void *src)
-{
-    void *st = s->ctx->stream[s->dir];
-    int rc = dfc_stage_ops->copy_async(dst, src, chunk_len(s, k), st);
-    if (!rc) rc = dfc_stage_ops->stream_sync(st);
-    return rc ? copy_failed(s, rc, k, "copying it with the copy engine") : DFC_SUCCESS;
-}
-
-/* Chunk k's copy (into or out of its slot) by the kernel, or at once by the engine. */
-static int issue_kernel(dfc_p2p_devstream_t *s, long k, void *dst, const void *src)
-{
-    int j = (int)(k % s->depth);
-    s->chunk_in[j] = k;
-    if (dfc_stage_ops->kcopy_start(s->kdev, dst, src, chunk_len(s, k), &s->ticket[j]) == 0)
-        return DFC_SUCCESS;
-    s->ticket[j] = 0;
-    return engine_now(s, k, dst, src);
-}
-
-/* Issues chunk k's copy (into or out of its slot): by the kernel, or by the engine with the
- * slot's event recorded if needed. */
+/* Issues chunk k's copy (into or out of its slot) and records the slot's event if needed. */
 static int issue(dfc_p2p_devstream_t *s, long k)
 {
     size_t off = (size_t)k * s->chunk;
     void *st = s->ctx->stream[s->dir];
-    void *dst = s->dir == TO_HOST ? slot_of(s, k) : s->dev + off;
-    const void *src = s->dir == TO_HOST ? (const void *)(s->dev + off) : slot_of(s, k);
-    int rc;
-    if (s->kdev >= 0) rc = issue_kernel(s, k, dst, src);
-    else if ((rc = dfc_stage_ops->copy_async(dst, src, chunk_len(s, k), st)))
-        return copy_failed(s, rc, k, "issuing the copy");
-    else if (needs_event(s, k) && (rc = dfc_stage_ops->event_record(event_of(s, k), st)))
+    int rc = s->dir == TO_HOST
+                 ? dfc_stage_ops->copy_async(slot_of(s, k), s->dev + off, chunk_len(s, k), st)
+                 : dfc_stage_ops->copy_async(s->dev + off, slot_of(s, k), chunk_len(s, k), st);
+    if (rc) return copy_failed(s, rc, k, "issuing the copy");
+    if (needs_event(s, k) && (rc = dfc_stage_ops->event_record(event_of(s, k), st)))
         return copy_failed(s, rc, k, "recording its event");
-    if (!rc) s->issued = k + 1;
-    return rc;
+    s->issued = k + 1;
+    return DFC_SUCCESS;
 }
 
-/* Kernel: *done = 1 once slot j's copy is done (copied again by the engine if it never
- * will be: the kernel is gone, so nothing else writes there). */
-static int slot_done(dfc_p2p_devstream_t *s, int j, int *done)
-{
-    *done = 1;
-    if (!s->ticket[j]) return DFC_SUCCESS;
-    int t = dfc_stage_ops->kcopy_test(s->ticket[j]);
-    if (t == 0) return *done = 0, DFC_SUCCESS;
-    s->ticket[j] = 0;
-    if (t > 0) return DFC_SUCCESS;
-    long k = s->chunk_in[j];
-    size_t off = (size_t)k * s->chunk;
-    return s->dir == TO_HOST ? engine_now(s, k, slot_of(s, k), s->dev + off)
-                             : engine_now(s, k, s->dev + off, slot_of(s, k));
-}
-
-/* Kernel: waits for slot j's copy (kernel copies take microseconds and wait for nothing). */
-static int slot_wait(dfc_p2p_devstream_t *s, int j)
-{
-    int done = 0, rc;
-    while (!(rc = slot_done(s, j, &done)) && !done) {}
-    return rc;
-}
-
-/* *done = 1 once chunk k's copy is done (and, copies ending in order, every earlier one). */
-static int event_done(dfc_p2p_devstream_t *s, long k, int *done)
+static int event_done(const dfc_p2p_devstream_t *s, long k, int *done)
 {
     int rc;
-    if (s->kdev >= 0) return slot_done(s, (int)(k % s->depth), done);
     if (dfc_stage_ops->event_query) rc = dfc_stage_ops->event_query(event_of(s, k), done);
     else rc = dfc_stage_ops->event_sync(event_of(s, k)), *done = 1;
     return rc ? copy_failed(s, rc, k, "its completion") : DFC_SUCCESS;
@@ -186,11 +119,8 @@ int dfc_p2p_devstream_open(dfc_req_t *r, int is_recv, void *dev, uint64_t bytes)
     s->dir = is_recv ? TO_DEV : TO_HOST;
     s->dev = dev;
     s->bytes = bytes;
-    size_t kchunk = 0;
-    s->kdev = dfc_stage_ops->kcopy_device ? dfc_stage_ops->kcopy_device(dev, &kchunk) : -1;
     uint64_t piece = (bytes + (uint64_t)prm->depth - 1) / (uint64_t)prm->depth;
-    if (s->kdev >= 0) s->chunk = DFC_MIN2(prm->chunk, kchunk); /* no CUDA call per chunk */
-    else s->chunk = DFC_MIN2(prm->chunk, DFC_MAX2(prm->chunk_min, (size_t)piece));
+    s->chunk = DFC_MIN2(prm->chunk, DFC_MAX2(prm->chunk_min, (size_t)piece));
     s->n = (long)((bytes + s->chunk - 1) / s->chunk);
     s->depth = DFC_MIN2((long)prm->depth, s->n);
     int rc = DFC_SUCCESS;
@@ -209,11 +139,10 @@ void dfc_p2p_devstream_close(dfc_req_t *r)
     if (!s) return;
     r->devstream = NULL;
     streams_open--;
-    /* After a failure copies may still run into or out of the slots. The engine's copies in
-     * kernel mode were waited for when made. */
-    for (int j = 0; s->kdev >= 0 && s->ctx && j < s->depth; j++) slot_wait(s, j);
-    if (s->ctx && s->kdev < 0) dfc_stage_ops->stream_sync(s->ctx->stream[s->dir]);
-    if (s->ctx) dfc_stage_ctx_put(s->ctx);
+    if (s->ctx) { /* after a failure copies may still run into or out of the slots */
+        dfc_stage_ops->stream_sync(s->ctx->stream[s->dir]);
+        dfc_stage_ctx_put(s->ctx);
+    }
     for (long j = 0; j < s->depth; j++) dfc_stage_buf_put(s->slot[j]);
     free(s);
 }
@@ -252,10 +181,8 @@ int dfc_p2p_devstream_land(dfc_req_t *r, uint64_t off, const void *src, uint64_t
         long k = (long)(off / s->chunk);
         int j = (int)(k % s->depth);
         if (s->in_flight[j]) { /* chunk k - depth's copy out of this slot */
-            if (s->kdev >= 0) rc = slot_wait(s, j);
-            else if ((rc = dfc_stage_ops->event_sync(event_of(s, k))))
-                rc = copy_failed(s, rc, k - s->depth, "its completion");
-            if (rc) return rc;
+            if ((rc = dfc_stage_ops->event_sync(event_of(s, k))))
+                return copy_failed(s, rc, k - s->depth, "its completion");
             s->in_flight[j] = 0;
         }
         uint64_t in = off - (uint64_t)k * s->chunk;
@@ -276,10 +203,6 @@ int dfc_p2p_devstream_drained(dfc_req_t *r, int *done)
 {
     dfc_p2p_devstream_t *s = r->devstream;
     *done = 0;
-    if (s->issued < s->n) return DFC_SUCCESS;              /* bytes still to come */
-    if (s->kdev < 0) return event_done(s, s->n - 1, done); /* the last copy of the one stream */
-    int rc = DFC_SUCCESS; /* every slot's: one may have been copied again by the engine */
-    *done = 1;
-    for (int j = 0, d; j < s->depth && *done && !rc; j++) rc = slot_done(s, j, &d), *done = d;
-    return rc;
+    if (s->issued < s->n) return DFC_SUCCESS; /* bytes still to come */
+    return event_done(s, s->n - 1, done);     /* the last copy of the one stream */
 }

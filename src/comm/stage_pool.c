@@ -20,13 +20,13 @@
 #define CLASS_MIN (64 * 1024)
 
 static int cuda_is_device(const void *p) { return dfc_gpu_is_device_ptr(p); }
-static const dfc_stage_ops_t cuda_ops = {
-    cuda_is_device,        dfc_gpu_host_alloc,          dfc_gpu_host_free,
-    dfc_gpu_stream_create, dfc_gpu_stream_destroy,      dfc_gpu_event_create,
-    dfc_gpu_event_destroy, dfc_gpu_copy_async,          dfc_gpu_event_record,
-    dfc_gpu_event_sync,    dfc_gpu_stream_sync,         dfc_gpu_copy2d_async,
-    dfc_gpu_event_query,   dfc_gpu_kcopy_stream_device, dfc_gpu_kcopy_start_mapped,
-    dfc_gpu_kcopy_test};
+static const dfc_stage_ops_t cuda_ops = {cuda_is_device,         dfc_gpu_host_alloc,
+                                         dfc_gpu_host_free,      dfc_gpu_stream_create,
+                                         dfc_gpu_stream_destroy, dfc_gpu_event_create,
+                                         dfc_gpu_event_destroy,  dfc_gpu_copy_async,
+                                         dfc_gpu_event_record,   dfc_gpu_event_sync,
+                                         dfc_gpu_stream_sync,    dfc_gpu_copy2d_async,
+                                         dfc_gpu_event_query};
 const dfc_stage_ops_t *dfc_stage_ops = &cuda_ops;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

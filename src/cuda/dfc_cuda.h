@@ -101,8 +101,7 @@ void dfc_gpu_ipc_finalize(void);
  * kernel polling a ring in mapped host memory instead of the copy engine (11-15 us of CUDA
  * calls per copy under MPS). Not ordered after the program's streams, as the copy engine's
  * copies there are not either. */
-/* Reads DFC_GPU_KCOPY_MAX, DFC_GPU_KCOPY_LINGER_US and DFC_GPU_KCOPY_STREAM_CHUNK. */
-void dfc_gpu_kcopy_params(void);
+void dfc_gpu_kcopy_params(void); /* reads DFC_GPU_KCOPY_MAX and DFC_GPU_KCOPY_LINGER_US */
 /* Starts a copy between two device addresses the kernel's context maps (dst on its device,
  * src device memory too: a host src takes the copy engine), given the devices of dst and src
  * (-1: host memory), which the caller knows: asking the driver costs 0.1 us a pointer. The
@@ -113,16 +112,6 @@ void dfc_gpu_kcopy_params(void);
 int dfc_gpu_kcopy_start(int dst_dev, int src_dev, void *dst, const void *src, size_t bytes,
                         uint64_t *ticket);
 int dfc_gpu_kcopy_test(uint64_t ticket);
-/* The streamed path's chunks (src/comm/p2p_dev.c): the device whose kernel copies between
- * dev_ptr's buffer and pinned host memory, with the chunk size it takes in *chunk
- * (DFC_GPU_KCOPY_STREAM_CHUNK); -1 when the copy engine must (disabled, no kernel, another
- * device than the kernel's). One driver query. */
-int dfc_gpu_kcopy_stream_device(const void *dev_ptr, size_t *chunk);
-/* Starts a copy of 1 to DFC_KCOPY_MAX_BYTES bytes by device dev's kernel between addresses
- * its context maps: device memory, or pinned host memory (mapped under CUDA's unified
- * addressing), which the caller vouches for. Tested as above; returns
- * DFC_ERR_UNSUPPORTED_OPERATION, without a message, when the kernel cannot take it now. */
-int dfc_gpu_kcopy_start_mapped(int dev, void *dst, const void *src, size_t bytes, uint64_t *ticket);
 /* Stops the kernel and frees the ring (at finalize; the next copy sets it up again). */
 void dfc_gpu_kcopy_finalize(void);
 /* Kernel launches so far (tests, dfc_info). */

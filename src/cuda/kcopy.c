@@ -30,7 +30,6 @@ static struct {
     uint32_t epoch;                 /* of the last launch */
     int running;                    /* launched and not seen to exit */
     size_t max;                     /* DFC_GPU_KCOPY_MAX */
-    size_t stream_chunk;            /* DFC_GPU_KCOPY_STREAM_CHUNK */
     uint64_t linger;                /* ns */
     dfc_gpu_kcopy_launch_fn launch; /* the CUDA launch, or a test's stand-in */
     unsigned long launches;
@@ -45,11 +44,6 @@ void dfc_gpu_kcopy_params(void)
     long us = dfc_env_long("DFC_GPU_KCOPY_LINGER_US", 200,
                            "the small-copy kernel exits after this long without a copy");
     kc.linger = us < 0 ? 0 : (uint64_t)us * 1000;
-    long c = dfc_env_long("DFC_GPU_KCOPY_STREAM_CHUNK", 65536,
-                          "device point-to-point streamed through pinned host memory is cut in "
-                          "chunks of this many bytes, each copied by the small-copy kernel "
-                          "(0: the copy engine, in staging's chunks)");
-    kc.stream_chunk = c < 0 ? 0 : c > DFC_KCOPY_MAX_BYTES ? DFC_KCOPY_MAX_BYTES : (size_t)c;
 }
 
 void dfc_gpu_kcopy_set_launcher(dfc_gpu_kcopy_launch_fn fn)
@@ -88,7 +82,7 @@ static int usable(int device)
     if (device < 0) return 0; /* host memory on both sides: not ours */
     if (kc.state == 0) {
         dfc_gpu_kcopy_params();
-        if (!kc.max && !kc.stream_chunk) kc.state = -1;
+        if (!kc.max) kc.state = -1;
         else if (kc.launch) { /* a test's stand-in: host memory plays mapped memory */
             kc.ring = calloc(1, sizeof *kc.ring);
             kc.state = kc.ring ? 1 : -1;
@@ -150,28 +144,6 @@ int dfc_gpu_kcopy_test(uint64_t ticket)
     }
     pthread_mutex_unlock(&kc.lock);
     return ring_done() >= ticket ? 1 : alive ? 0 : -1;
-}
-
-int dfc_gpu_kcopy_stream_device(const void *dev_ptr, size_t *chunk)
-{
-    *chunk = 0;
-    if (__atomic_load_n(&kc.state, __ATOMIC_ACQUIRE) < 0) return -1;
-    int dev = dfc_gpu_ptr_device(dev_ptr), ok;
-    pthread_mutex_lock(&kc.lock);
-    ok = usable(dev) && kc.stream_chunk;
-    *chunk = kc.stream_chunk;
-    pthread_mutex_unlock(&kc.lock);
-    return ok ? dev : -1;
-}
-
-int dfc_gpu_kcopy_start_mapped(int dev, void *dst, const void *src, size_t bytes, uint64_t *ticket)
-{
-    *ticket = 0;
-    if (!bytes || bytes > DFC_KCOPY_MAX_BYTES) return DFC_ERR_UNSUPPORTED_OPERATION;
-    pthread_mutex_lock(&kc.lock);
-    if (usable(dev)) *ticket = post(dst, src, bytes);
-    pthread_mutex_unlock(&kc.lock);
-    return *ticket ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION;
 }
 
 unsigned long dfc_gpu_kcopy_launches(void) { return kc.launches; }

@@ -131,8 +131,7 @@ int dfc_gpu_host_alloc(size_t bytes, void **out)
     if (rc) return rc;
     *out = NULL;
     return check(__func__, "cudaHostAlloc of pinned staging memory",
-                 fn.cudaHostAlloc(out, bytes ? bytes : 1,
-                                  cudaHostAllocPortable | cudaHostAllocMapped));
+                 fn.cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable));
 }
 
 void dfc_gpu_host_free(void *p)

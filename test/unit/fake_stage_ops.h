@@ -145,69 +145,11 @@ static int f_stream_sync(void *stream)
     run_to(s, s->nq);
     return DFC_SUCCESS;
 }
-static const dfc_stage_ops_t fake = {f_is_device,
-                                     f_host_alloc,
-                                     f_host_free,
-                                     f_stream_create,
-                                     f_stream_destroy,
-                                     f_event_create,
-                                     f_event_destroy,
-                                     f_copy_async,
-                                     f_event_record,
-                                     f_event_sync,
-                                     f_stream_sync,
-                                     NULL /* rows */,
-                                     f_event_query,
-                                     NULL,
-                                     NULL,
-                                     NULL /* no kernel */};
-/* The small-copy kernel's stand-in (kcopy_device/start/test): a ticket per copy, run in
- * order, all up to the ticket, when it is tested the third time since the last run (so a
- * slot read before its ticket was seen done holds stale bytes); kchunk is the chunk it takes.
- * kfail_start_at makes that start refuse (a full ring), krefuse_all every one; tickets from kgone_from on are never
- * done (the kernel gone: tested -1, never run). Starts taken count in `copies`. */
-static struct {
-    fcopy_t q[MAXQ];
-    uint64_t posted, done;
-    int tests;
-} kq;
-static size_t kchunk = 4096;
-static long kstarts, kfail_start_at = -1, kgone_tests;
-static int krefuse_all; /* every start refused: the engine copies every chunk */
-static uint64_t kgone_from;
-static int f_kcopy_device(const void *p, size_t *chunk)
-{
-    *chunk = kchunk;
-    return f_is_device(p) ? 0 : -1;
-}
-static int f_kcopy_start(int dev, void *dst, const void *src, size_t n, uint64_t *t)
-{
-    if (dev != 0 || kq.posted - kq.done == MAXQ) abort();
-    if (kstarts++ == kfail_start_at || krefuse_all) return DFC_ERR_UNSUPPORTED_OPERATION;
-    kq.q[kq.posted % MAXQ] = (fcopy_t){dst, src, n};
-    *t = ++kq.posted;
-    copies++;
-    return DFC_SUCCESS;
-}
-static int f_kcopy_test(uint64_t t)
-{
-    if (kgone_from && t >= kgone_from) return kgone_tests++, -1;
-    if (kq.done >= t) return 1;
-    if (++kq.tests < 3) return 0;
-    kq.tests = 0;
-    for (; kq.done < t && !(kgone_from && kq.done + 1 >= kgone_from); kq.done++) {
-        fcopy_t *c = &kq.q[kq.done % MAXQ];
-        memcpy(c->dst, c->src, c->n);
-    }
-    return 1;
-}
-static const dfc_stage_ops_t fake_kernel = {f_is_device,     f_host_alloc,     f_host_free,
-                                            f_stream_create, f_stream_destroy, f_event_create,
-                                            f_event_destroy, f_copy_async,     f_event_record,
-                                            f_event_sync,    f_stream_sync,    NULL /* rows */,
-                                            f_event_query,   f_kcopy_device,   f_kcopy_start,
-                                            f_kcopy_test};
-
+static const dfc_stage_ops_t fake = {f_is_device,     f_host_alloc,     f_host_free,
+                                     f_stream_create, f_stream_destroy, f_event_create,
+                                     f_event_destroy, f_copy_async,     f_event_record,
+                                     f_event_sync,    f_stream_sync,    NULL /* rows */,
+                                     f_event_query};
 /* cudaMemcpy2DAsync: deferred like the others, one row per queued copy; counted. */
 static long copies2d;
 static int f_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -222,21 +164,10 @@ static int f_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spit
     }
     return DFC_SUCCESS;
 }
-static const dfc_stage_ops_t fake2d = {f_is_device,
-                                       f_host_alloc,
-                                       f_host_free,
-                                       f_stream_create,
-                                       f_stream_destroy,
-                                       f_event_create,
-                                       f_event_destroy,
-                                       f_copy_async,
-                                       f_event_record,
-                                       f_event_sync,
-                                       f_stream_sync,
-                                       f_copy2d_async,
-                                       f_event_query,
-                                       NULL,
-                                       NULL,
-                                       NULL /* no kernel */};
+static const dfc_stage_ops_t fake2d = {f_is_device,     f_host_alloc,     f_host_free,
+                                       f_stream_create, f_stream_destroy, f_event_create,
+                                       f_event_destroy, f_copy_async,     f_event_record,
+                                       f_event_sync,    f_stream_sync,    f_copy2d_async,
+                                       f_event_query};
 
 #endif /* DFC_TEST_FAKE_STAGE_OPS_H */

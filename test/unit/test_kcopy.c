@@ -10,9 +10,7 @@
  * around them checked untouched; four threads at once; a kernel that does not run yet (the
  * ring fills, the overflow is refused, then everything completes in order); a launch that
  * fails (a copy is refused, an outstanding ticket reports -1); a size above the limit, a host
- * destination and DFC_GPU_KCOPY_MAX=0 refused; the streamed path's mapped copies to and from
- * host memory, up to 1 MiB whatever DFC_GPU_KCOPY_MAX says, and refused without any kernel
- * (DFC_GPU_KCOPY_STREAM_CHUNK=0 as well).
+ * destination and DFC_GPU_KCOPY_MAX=0 refused.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -208,36 +206,6 @@ static void case_launch_fails(void)
     dfc_gpu_kcopy_finalize();
 }
 
-/* The streamed path's copies (dfc_gpu_kcopy_start_mapped): between "device" memory and host
- * memory the kernel maps (pinned, in the library), both ways, up to DFC_KCOPY_MAX_BYTES
- * whatever DFC_GPU_KCOPY_MAX says; 0 bytes, larger copies and another device are refused. */
-static void case_mapped(void)
-{
-    static const size_t sizes[] = {1, 15, 16, 4097, 65536, 65537, 300007, DFC_KCOPY_MAX_BYTES};
-    unsigned char *host = malloc(DFC_KCOPY_MAX_BYTES + 32), *dev = dev_pool + 4 * SLOT;
-    uint64_t t;
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        for (int to_host = 0; to_host < 2; to_host++) {
-            size_t n = sizes[i];
-            unsigned char *src = to_host ? dev : host + 16, *dst = to_host ? host + 16 : dev;
-            fill(src, n);
-            memset(dst - 16, 0xa5, n + 32);
-            int rc = dfc_gpu_kcopy_start_mapped(0, dst, src, n, &t), k = 0;
-            CHECK(rc == DFC_SUCCESS && t, "mapped start, %zu bytes: rc %d", n, rc);
-            while (rc == DFC_SUCCESS && (k = dfc_gpu_kcopy_test(t)) == 0) {}
-            CHECK(!memcmp(dst, src, n), "mapped, %zu bytes %s: differ", n,
-                  to_host ? "to host" : "to device");
-            for (size_t g = 0; g < 16; g++)
-                CHECK(dst[-16 + (long)g] == 0xa5 && dst[n + g] == 0xa5, "mapped guard, %zu", n);
-        }
-    CHECK(dfc_gpu_kcopy_start_mapped(0, host, dev, 0, &t) == DFC_ERR_UNSUPPORTED_OPERATION &&
-              dfc_gpu_kcopy_start_mapped(0, host, dev, DFC_KCOPY_MAX_BYTES + 1, &t) ==
-                  DFC_ERR_UNSUPPORTED_OPERATION &&
-              dfc_gpu_kcopy_start_mapped(1, host, dev, 8, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
-          "a mapped copy of 0 bytes, past the limit or for another device was taken");
-    free(host);
-}
-
 int main(void)
 {
     alarm(300); /* a ticket that is never served (no relaunch) hangs: fail instead */
@@ -256,22 +224,12 @@ int main(void)
     for (size_t n = 0; n <= 4096; n += n < 64 ? 1 : 61) one_copy(n, 5);
     for (size_t n = 4097; n <= 65536; n += 4093) one_copy(n, 5);
     one_copy(65536, 5);
-    setenv("DFC_GPU_KCOPY_MAX", "1024", 1); /* the direct copies' limit, not the streams' */
-    dfc_gpu_kcopy_finalize();
-    case_mapped();
-    unsetenv("DFC_GPU_KCOPY_MAX");
-    dfc_gpu_kcopy_finalize();
     case_threads();
     case_full_ring();
     case_launch_fails();
     setenv("DFC_GPU_KCOPY_MAX", "0", 1);
     CHECK(start(dev_pool + 64, dev_pool, 8, &t) == DFC_ERR_UNSUPPORTED_OPERATION,
           "DFC_GPU_KCOPY_MAX=0 still copies");
-    dfc_gpu_kcopy_finalize();
-    setenv("DFC_GPU_KCOPY_STREAM_CHUNK", "0", 1); /* and now no kernel at all */
-    CHECK(dfc_gpu_kcopy_start_mapped(0, dev_pool + 64, dev_pool, 8, &t) ==
-              DFC_ERR_UNSUPPORTED_OPERATION,
-          "DFC_GPU_KCOPY_MAX=0 DFC_GPU_KCOPY_STREAM_CHUNK=0 still copies");
     dfc_gpu_kcopy_finalize();
     free(dev_pool);
     printf("test_kcopy: %d failures, %lu launches\n", failures, dfc_gpu_kcopy_launches());

@@ -13,11 +13,7 @@
  *     streamed than arrive is the caller's clamp: covered by devfake);
  *   - errors: a copy failing at each position comes back from peek, sent or land with a
  *     message naming the chunk; close after it leaves no buffer, stream or copy in use;
- *   - the pool: nothing in use after close, everything released at finalize;
- *   - all of the above again with the small-copy kernel's stand-in copying the chunks
- *     (fake_kernel: tickets run late, in order), and its faults: a start refused at each
- *     position (the engine copies that chunk at once) and the kernel gone from each ticket
- *     on (its chunks copied again by the engine), every byte still right.
+ *   - the pool: nothing in use after close, everything released at finalize.
  * Prints "ok: ..." lines and exits 0, or reports each failure and exits 1.
  */
 #include <stdio.h>
@@ -37,8 +33,6 @@ static unsigned char byte_at(size_t i, int seed)
     return (unsigned char)(i * 131 + seed + (i >> 9));
 }
 
-static const dfc_stage_ops_t *ops_now = &fake;
-
 static void set_params(int depth)
 {
     char d[8];
@@ -47,7 +41,7 @@ static void set_params(int depth)
     setenv("DFC_STAGE_CHUNK_MIN", "4096", 1);
     setenv("DFC_STAGE_DEPTH", d, 1);
     setenv("DFC_STAGE_POOL_MAX", "1048576", 1);
-    dfc_stage_set_ops(ops_now); /* finalizes: the parameters are read again */
+    dfc_stage_set_ops(&fake); /* finalizes: the parameters are read again */
 }
 
 static size_t frag_size(void) { return 1 + (size_t)(rnd64() % (CHUNK + CHUNK / 2)); }
@@ -85,7 +79,7 @@ static int stream_send(size_t n, int depth, int seed)
             }
         off += take;
         rc = dfc_p2p_devstream_sent(&r, off);
-        long issued = copies - copies0 - kgone_tests, taken = (long)(off / CHUNK);
+        long issued = copies - copies0, taken = (long)(off / CHUNK);
         CHECK(issued <= taken + depth, "send %zu B depth %d: %ld chunks issued, %ld taken whole", n,
               depth, issued, taken);
     }
@@ -107,16 +101,14 @@ static int stream_recv(size_t n, int depth, int seed)
     int rc = dfc_p2p_devstream_open(&r, 1, dev, n), done = 0;
     for (size_t off = 0; !rc && off < n;) {
         size_t want = frag_size(), take = DFC_MIN2(n - off, want);
-        long before = copies, gone0 = kgone_tests;
+        long before = copies;
         rc = dfc_p2p_devstream_land(&r, off, msg + off, take);
         long full = (long)((off + take) / CHUNK) - (long)(off / CHUNK) +
                     (off + take == n && n % CHUNK ? 1 : 0);
-        /* a chunk the kernel never copies is copied again */
-        long issued = copies - before - (kgone_tests - gone0);
-        CHECK(rc || issued == full,
+        CHECK(rc || copies - before == full,
               "recv %zu B depth %d: fragment [%zu, +%zu) issued "
               "%ld copies, %ld chunks filled",
-              n, depth, off, take, issued, full);
+              n, depth, off, take, copies - before, full);
         off += take;
     }
     for (long spins = 0; !rc && !done && spins < 100; spins++)
@@ -162,34 +154,7 @@ static void test_streams(void)
                 check_idle("after a stream");
             }
     }
-    printf("ok: streams%s, %d runs (8 sizes, depths 1-5, random fragments both ways)\n",
-           ops_now == &fake_kernel ? " by the kernel" : "", runs);
-}
-
-/* The kernel refusing a start, or gone, at each position: every byte still right. */
-static void test_kernel_faults(void)
-{
-    set_params(3);
-    int cases = 0;
-    for (int dir = 0; dir < 2; dir++)
-        for (long at = 0; at < 12; at++, cases += 2) {
-            kfail_start_at = kstarts + at;
-            int rc = dir ? stream_recv(10 * 4096 + 9, 3, 7) : stream_send(10 * 4096 + 9, 3, 7);
-            CHECK(rc == DFC_SUCCESS, "%s, start %ld refused: failed (%d)", dir ? "recv" : "send",
-                  at, rc);
-            kfail_start_at = -1;
-            kq.done = kq.posted; /* nothing pending: the stream waited for all */
-            kgone_from = kq.posted + 1 + (uint64_t)at;
-            rc = dir ? stream_recv(10 * 4096 + 9, 3, 8) : stream_send(10 * 4096 + 9, 3, 8);
-            CHECK(rc == DFC_SUCCESS, "%s, kernel gone from ticket %ld: failed (%d)",
-                  dir ? "recv" : "send", at, rc);
-            kq.done = kq.posted; /* the never-run tickets are dropped, as the ring's would be */
-            kgone_from = 0, kgone_tests = 0;
-            check_idle("after a kernel fault");
-        }
-    printf("ok: kernel faults, %d cases (a refused start, the kernel gone, at each of 12 "
-           "tickets, both ways)\n",
-           cases);
+    printf("ok: streams, %d runs (8 sizes, depths 1-5, random fragments both ways)\n", runs);
 }
 
 /* A copy failing at each position: the error names the chunk; nothing stays in use. */
@@ -221,12 +186,6 @@ int main(void)
 {
     test_streams();
     test_errors();
-    ops_now = &fake_kernel;
-    test_streams();
-    test_kernel_faults();
-    krefuse_all = 1; /* the engine's copies after refused starts, failing */
-    test_errors();
-    krefuse_all = 0;
     dfc_stage_set_ops(NULL);
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     return failures ? 1 : 0;

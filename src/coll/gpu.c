@@ -133,11 +133,24 @@ int dfc_coll_gpu_rails_route(const dfc_coll_args_t *a, const int *rail, int ring
     return ring ? DFC_COLL_GPU_RING : DFC_COLL_GPU_RAILS;
 }
 
+/* Small allreduce, reduce and bcast across nodes are staged (issue 15): through its proxy
+ * the daemon's chain of handoffs (reads across PCIe, the proxies' passes, the wire, acks
+ * back) took 64-75 us at 8 B on 2 ranks over tcp, where staging pays two copies (about 12 us
+ * under MPS) and the host engine's latency (BENCHMARKS.md, stop 45). All members agree:
+ * the kind, the bytes (one type signature) and the nodes are the same on every one. */
+static int staged_across_nodes(const dfc_comm_t *comm, const dfc_coll_args_t *a)
+{
+    if (a->kind != DFC_COLL_ALLREDUCE && a->kind != DFC_COLL_REDUCE && a->kind != DFC_COLL_BCAST)
+        return 0;
+    return dfc_gpu_daemon_stage_across_nodes(comm->world, comm->size, a->count * a->elem);
+}
+
 int dfc_coll_gpu_eligible(const dfc_comm_t *comm, const dfc_coll_args_t *a, const dfc_dtype_t *dt,
                           const dfc_op_t *op)
 {
     int elem;
     if (op && (gpu_type_of(dt, &elem) < 0 || gpu_op_of(op) < 0)) return 0;
+    if (staged_across_nodes(comm, a)) return 0;
     const int *rail = dfc_gpu_daemon_rails();
     if (rail) return dfc_coll_gpu_rails_route(a, rail, dfc_gpu_daemon_ring());
     if (comm->size > DFC_GPU_MAX_LOCAL) return 0; /* not by rails: this daemon's peers decide */

@@ -439,6 +439,16 @@ int dfc_gpu_daemon_remote(int world_rank)
     return i >= 0 && d.pair_out[i] != NULL;
 }
 
+int dfc_gpu_daemon_stage_across_nodes(const int *world, int n, uint64_t bytes)
+{
+    if (!d.ok || bytes > (uint64_t)DFC_MAX2(0, prm.proxy_stage_max) || !prm.proxy_stage_max)
+        return 0;
+    if (prm.proxy == DFC_GPU_PROXY_FORCE) return n > 1;
+    for (int r = 1; r < n; r++)
+        if (d.node_of[world[r]] != d.node_of[world[0]]) return 1;
+    return 0;
+}
+
 void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in)
 {
     uint64_t bytes;
@@ -858,6 +868,11 @@ int dfc_gpu_daemon_device(void) { return -1; }
 int dfc_gpu_daemon_remote(int world_rank)
 {
     (void)world_rank;
+    return 0;
+}
+int dfc_gpu_daemon_stage_across_nodes(const int *world, int n, uint64_t bytes)
+{
+    (void)world, (void)n, (void)bytes;
     return 0;
 }
 void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in)

@@ -54,6 +54,11 @@ int dfc_gpu_daemon_device(void);
 /* 1 when the daemon reaches world rank r through the host proxy (another node, or
  * DFC_GPU_PROXY=force), and the proxy's chunk records sent and received so far (tests). */
 int dfc_gpu_daemon_remote(int world_rank);
+/* 1 when a device collective of `bytes` among world ranks world[0 .. n-1] should be staged
+ * rather than run by the daemon through its proxy: they span nodes (any two, under
+ * DFC_GPU_PROXY=force) and bytes is at most DFC_GPU_PROXY_STAGE_MAX. The same answer on
+ * every member. */
+int dfc_gpu_daemon_stage_across_nodes(const int *world, int n, uint64_t bytes);
 void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in);
 
 #define DFC_GPU_MAX_LOCAL \

@@ -9,6 +9,32 @@
 #include "gpu/params.h"
 #include "util/dfc_util.h"
 
+/* The host proxy's parameters (issue 15). */
+static void read_proxy(dfc_gpu_params_t *p)
+{
+    const char *proxy = dfc_env_str(
+        "DFC_GPU_PROXY", "auto",
+        "auto: the GPU daemon reaches peers on other nodes through a host proxy (mapped host "
+        "memory and the host transport): every process of a job of at most 16, its rail or its "
+        "rail's ring neighbours in a larger job of equal nodes; force: "
+        "every other process counts as remote, also on this node (testing); off: device "
+        "collectives with a member on another node are staged through host memory");
+    p->peers_max = dfc_env_long(
+        "DFC_GPU_PEERS_MAX", DFC_GPU_MAX_LOCAL,
+        "testing: the most processes a GPU daemon connects, itself included (2 to 16, the size "
+        "of its peer tables), so that rail and ring jobs can be made of few processes; the same "
+        "on every process");
+    if (p->peers_max < 2 || p->peers_max > DFC_GPU_MAX_LOCAL) p->peers_max = DFC_GPU_MAX_LOCAL;
+    p->proxy_stage_max = dfc_env_long(
+        "DFC_GPU_PROXY_STAGE_MAX", 65536,
+        "an allreduce, reduce or bcast on device buffers of at most this many bytes whose "
+        "communicator spans nodes is staged through host memory instead of running in the GPU "
+        "daemon through its host proxy (0: never; the same on every process)");
+    p->proxy = !strcmp(proxy, "off")     ? DFC_GPU_PROXY_OFF
+               : !strcmp(proxy, "force") ? DFC_GPU_PROXY_FORCE
+                                         : DFC_GPU_PROXY_AUTO;
+}
+
 void dfc_gpu_params_read(dfc_gpu_params_t *out)
 {
     dfc_gpu_params_t p;
@@ -70,21 +96,6 @@ void dfc_gpu_params_read(dfc_gpu_params_t *out)
         "DFC_GPU_FAULT_LAUNCH", 0,
         "testing: n > 0 makes the n-th launch of the daemon kernel fail once, n < 0 every launch "
         "from the -n-th on (the launch is made with an invalid configuration)");
-    const char *proxy = dfc_env_str(
-        "DFC_GPU_PROXY", "auto",
-        "auto: the GPU daemon reaches peers on other nodes through a host proxy (mapped host "
-        "memory and the host transport): every process of a job of at most 16, its rail or its "
-        "rail's ring neighbours in a larger job of equal nodes; force: "
-        "every other process counts as remote, also on this node (testing); off: device "
-        "collectives with a member on another node are staged through host memory");
-    p.peers_max = dfc_env_long(
-        "DFC_GPU_PEERS_MAX", DFC_GPU_MAX_LOCAL,
-        "testing: the most processes a GPU daemon connects, itself included (2 to 16, the size "
-        "of its peer tables), so that rail and ring jobs can be made of few processes; the same "
-        "on every process");
-    if (p.peers_max < 2 || p.peers_max > DFC_GPU_MAX_LOCAL) p.peers_max = DFC_GPU_MAX_LOCAL;
-    p.proxy = !strcmp(proxy, "off")     ? DFC_GPU_PROXY_OFF
-              : !strcmp(proxy, "force") ? DFC_GPU_PROXY_FORCE
-                                        : DFC_GPU_PROXY_AUTO;
+    read_proxy(&p);
     if (out) *out = p;
 }

@@ -27,6 +27,7 @@ typedef struct dfc_gpu_params {
     long fault_launch;      /* DFC_GPU_FAULT_LAUNCH (tests) */
     int proxy;              /* DFC_GPU_PROXY: DFC_GPU_PROXY_OFF, _AUTO or _FORCE */
     long peers_max;         /* DFC_GPU_PEERS_MAX (tests), 2 .. DFC_GPU_MAX_LOCAL */
+    long proxy_stage_max;   /* DFC_GPU_PROXY_STAGE_MAX, bytes */
 } dfc_gpu_params_t;
 
 enum { DFC_GPU_PROXY_OFF, DFC_GPU_PROXY_AUTO, DFC_GPU_PROXY_FORCE };

@@ -262,7 +262,8 @@ static void print_paths(int n, int parsable)
                      "allgather and reduce_scatter along rails, "
                      "and gather, scatter and alltoall when DFC_<KIND>_ALGORITHM=hierarchical; "
                      "with more nodes allreduce, allgather, reduce_scatter, bcast and reduce "
-                     "around a ring of rails; else staged)");
+                     "around a ring of rails; else staged); allreduce, reduce and bcast of at "
+                     "most DFC_GPU_PROXY_STAGE_MAX bytes staged");
     printf("  Device buffers: collectives %s; point-to-point on one node %s\n",
            daemon ? "in the GPU daemon (one GPU per rank, or shared under MPS; else staged)"
                   : "staged through host memory",

@@ -93,6 +93,7 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_GPU_FAULT_LAUNCH", -1000000, 1000000),
     /* the GPU daemon's host proxy to peers on other nodes (gpu/proxy.c, issue 15) */
     CHOICE("DFC_GPU_PROXY", "auto|force|off"),
+    INT("DFC_GPU_PROXY_STAGE_MAX", 0, 1L << 40),
     INT("DFC_GPU_PEERS_MAX", 2, 16), /* the daemon's peer tables (DFC_GPU_MAX_LOCAL) */
     /* staging device buffers through pinned host memory (comm/stage*.c) */
     INT("DFC_STAGE_CHUNK", 1, GIB),

@@ -251,6 +251,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "-daemon")) want_daemon = 1;
     CUDA_OK(cudaGetDeviceCount(&ndev));
+    if (want_daemon) dev_daemon_at_every_size();
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);

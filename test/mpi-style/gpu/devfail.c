@@ -357,6 +357,7 @@ int main(int argc, char **argv)
         if (!strncmp(argv[i], "-case=", 6)) which = argv[i] + 6;
         if (!strcmp(argv[i], "-daemon")) daemon_wanted = 1;
     }
+    if (daemon_wanted) dev_daemon_at_every_size();
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
         fprintf(stderr, "devfail: no CUDA device; this test runs on the GPU machine only\n");
         return 77;

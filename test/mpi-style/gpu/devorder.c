@@ -243,6 +243,7 @@ int main(int argc, char **argv)
         else if (!strncmp(argv[i], "-ops=", 5)) total = atoi(argv[i] + 5);
         else if (!strcmp(argv[i], "-daemon")) want_daemon = 1;
     }
+    if (want_daemon) dev_daemon_at_every_size();
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);

@@ -230,6 +230,7 @@ int main(int argc, char **argv)
 {
     const char *which = dfct_opt_str(argc, argv, "case", "?");
     dev_watchdog((unsigned)dfct_opt_long(argc, argv, "watchdog", 300));
+    dev_daemon_at_every_size();
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);

@@ -329,6 +329,7 @@ static void check_rails(void)
 
 int main(int argc, char **argv)
 {
+    dev_daemon_at_every_size();
     dfct_init(&argc, &argv);
     rank = dfct_rank;
     DFC_Comm_size(DFC_COMM_WORLD, &size);

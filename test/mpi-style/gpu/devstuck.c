@@ -25,8 +25,14 @@
  *                retried. -expect=fail (FAULT_LAUNCH=-1: every launch fails): it fails with
  *                DFC_ERR_OTHER saying the kernel could not be launched, so does the next
  *                device call at once, and a host-buffer allreduce still works.
- * Fails when the relaunches count as progress (no report), when a call is staged (no
- * launches), when an abandoned collective is never reaped, or when a launch failure is lost.
+ *   -case=staged (simulated nodes, the default DFC_GPU_PROXY_STAGE_MAX of 64 KiB) the rule
+ *                that stages small collectives across nodes: an allreduce of 16 floats is
+ *                staged (right element by element, no kernel launch: the stand-in's kernel
+ *                computes nothing), one of 64 KiB + 4 bytes goes to the daemon (launched).
+ * The other cases mean the daemon across nodes too: they set DFC_GPU_PROXY_STAGE_MAX=0
+ * unless the line sets it. Fails when the relaunches count as progress (no report), when a
+ * call is staged (no launches), when an abandoned collective is never reaped, or when a
+ * launch failure is lost.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -156,9 +162,44 @@ static void case_launch(float *in, float *out, int n, int fail)
     DFCT_CHECK(sum == size, "launch: host allreduce gave %d, want %d", sum, size);
 }
 
+/* The allreduce of k floats: staged (no launch, every element summed) or in the daemon. */
+static void staged_or_not(int k, int want_staged)
+{
+    float *in, *out, *h = malloc(k * sizeof(float));
+    CUDA_OK(cudaMalloc((void **)&in, k * sizeof(float)));
+    CUDA_OK(cudaMalloc((void **)&out, k * sizeof(float)));
+    for (int i = 0; i < k; i++) h[i] = (float)(rank + i);
+    CUDA_OK(cudaMemcpy(in, h, k * sizeof(float), cudaMemcpyHostToDevice));
+    long before = fake_cudart_launches();
+    DFCT_OK(DFC_Allreduce(in, out, k, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD));
+    long launched = fake_cudart_launches() - before;
+    DFCT_CHECK(want_staged ? launched == 0 : launched > 0,
+               "staged: an allreduce of %d floats across nodes %s (%ld launches)", k,
+               want_staged ? "went to the daemon" : "was staged", launched);
+    CUDA_OK(cudaMemcpy(h, out, k * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; want_staged && i < k; i++)
+        if (h[i] != (float)(size * (size - 1) / 2 + size * i)) {
+            DFCT_CHECK(0, "staged: element %d is %g, want %d", i, h[i],
+                       size * (size - 1) / 2 + size * i);
+            break;
+        }
+    CUDA_OK(cudaFree(in));
+    CUDA_OK(cudaFree(out));
+    free(h);
+}
+
+static void case_staged(void)
+{
+    fake_cudart_daemon_finish(); /* what the daemon takes completes (computing nothing) */
+    staged_or_not(16, 1);
+    staged_or_not(65536 / 4 + 1, 0);
+}
+
 int main(int argc, char **argv)
 {
     dev_watchdog(60);
+    if (strcmp(dfct_opt_str(argc, argv, "case", "stuck"), "staged"))
+        setenv("DFC_GPU_PROXY_STAGE_MAX", "0", 0); /* the daemon across nodes, at any size */
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
@@ -177,6 +218,7 @@ int main(int argc, char **argv)
     else if (!strcmp(which, "launch"))
         case_launch(in, out, n, !strcmp(dfct_opt_str(argc, argv, "expect", "ok"), "fail"));
     else if (!strcmp(which, "stuck")) case_stuck(in, out, n);
+    else if (!strcmp(which, "staged")) case_staged();
     else DFCT_CHECK(0, "unknown -case=%s", which);
     CUDA_OK(cudaFree(in));
     CUDA_OK(cudaFree(out));

@@ -66,6 +66,7 @@ int main(int argc, char **argv)
     const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     CUDA_OK(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
     dev_watchdog((unsigned)dfct_opt_long(argc, argv, "watchdog", 180));
+    dev_daemon_at_every_size();
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);

@@ -75,6 +75,11 @@ static void dev_watchdog_fire(int sig)
     _exit(3);
 }
 
+/* A test of the daemon across nodes (the host proxy) at every size: allreduce, reduce and
+ * bcast across nodes of at most DFC_GPU_PROXY_STAGE_MAX bytes are staged by default, so the
+ * bound is set to 0 unless the line sets it. Before DFC_Init. */
+static inline void dev_daemon_at_every_size(void) { setenv("DFC_GPU_PROXY_STAGE_MAX", "0", 0); }
+
 /* After `seconds`, the process prints that it hung and where, and exits with status 3. */
 static inline void dev_watchdog(unsigned seconds)
 {

@@ -441,8 +441,7 @@ int dfc_gpu_daemon_remote(int world_rank)
 
 int dfc_gpu_daemon_stage_across_nodes(const int *world, int n, uint64_t bytes)
 {
-    if (!d.ok || bytes > (uint64_t)DFC_MAX2(0, prm.proxy_stage_max) || !prm.proxy_stage_max)
-        return 0;
+    if (!d.ok || prm.proxy_stage_max <= 0 || bytes > (uint64_t)prm.proxy_stage_max) return 0;
     if (prm.proxy == DFC_GPU_PROXY_FORCE) return n > 1;
     for (int r = 1; r < n; r++)
         if (d.node_of[world[r]] != d.node_of[world[0]]) return 1;

@@ -133,11 +133,12 @@ int dfc_coll_gpu_rails_route(const dfc_coll_args_t *a, const int *rail, int ring
     return ring ? DFC_COLL_GPU_RING : DFC_COLL_GPU_RAILS;
 }
 
-/* Small allreduce, reduce and bcast across nodes are staged (issue 15): through its proxy
- * the daemon's chain of handoffs (reads across PCIe, the proxies' passes, the wire, acks
- * back) took 64-75 us at 8 B on 2 ranks over tcp, where staging pays two copies (about 12 us
- * under MPS) and the host engine's latency (BENCHMARKS.md, stop 45). All members agree:
- * the kind, the bytes (one type signature) and the nodes are the same on every one. */
+/* Allreduce, reduce and bcast across nodes up to DFC_GPU_PROXY_STAGE_MAX are staged (issue
+ * 15): through its proxy the daemon's chain of handoffs (reads across PCIe, the proxies'
+ * passes, the wire, acks back) took 114 us for an 8 B allreduce of 4 ranks on 2 nodes over
+ * tcp, staging 39 (two copies under MPS and the host engine); the daemon wins from about
+ * 1 MiB (BENCHMARKS.md, stop 45). All members agree: the kind, the bytes (one type
+ * signature) and the nodes are the same on every one. */
 static int staged_across_nodes(const dfc_comm_t *comm, const dfc_coll_args_t *a)
 {
     if (a->kind != DFC_COLL_ALLREDUCE && a->kind != DFC_COLL_REDUCE && a->kind != DFC_COLL_BCAST)

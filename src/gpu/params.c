@@ -26,7 +26,7 @@ static void read_proxy(dfc_gpu_params_t *p)
         "on every process");
     if (p->peers_max < 2 || p->peers_max > DFC_GPU_MAX_LOCAL) p->peers_max = DFC_GPU_MAX_LOCAL;
     p->proxy_stage_max = dfc_env_long(
-        "DFC_GPU_PROXY_STAGE_MAX", 65536,
+        "DFC_GPU_PROXY_STAGE_MAX", 524288,
         "an allreduce, reduce or bcast on device buffers of at most this many bytes whose "
         "communicator spans nodes is staged through host memory instead of running in the GPU "
         "daemon through its host proxy (0: never; the same on every process)");

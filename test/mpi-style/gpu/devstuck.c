@@ -25,10 +25,10 @@
  *                retried. -expect=fail (FAULT_LAUNCH=-1: every launch fails): it fails with
  *                DFC_ERR_OTHER saying the kernel could not be launched, so does the next
  *                device call at once, and a host-buffer allreduce still works.
- *   -case=staged (simulated nodes, the default DFC_GPU_PROXY_STAGE_MAX of 64 KiB) the rule
+ *   -case=staged (simulated nodes, the default DFC_GPU_PROXY_STAGE_MAX of 512 KiB) the rule
  *                that stages small collectives across nodes: an allreduce of 16 floats is
  *                staged (right element by element, no kernel launch: the stand-in's kernel
- *                computes nothing), one of 64 KiB + 4 bytes goes to the daemon (launched).
+ *                computes nothing), one of 512 KiB + 4 bytes goes to the daemon (launched).
  * The other cases mean the daemon across nodes too: they set DFC_GPU_PROXY_STAGE_MAX=0
  * unless the line sets it. Fails when the relaunches count as progress (no report), when a
  * call is staged (no launches), when an abandoned collective is never reaped, or when a
@@ -192,7 +192,7 @@ static void case_staged(void)
 {
     fake_cudart_daemon_finish(); /* what the daemon takes completes (computing nothing) */
     staged_or_not(16, 1);
-    staged_or_not(65536 / 4 + 1, 0);
+    staged_or_not(524288 / 4 + 1, 0);
 }
 
 int main(int argc, char **argv)

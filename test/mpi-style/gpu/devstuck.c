@@ -198,8 +198,7 @@ static void case_staged(void)
 int main(int argc, char **argv)
 {
     dev_watchdog(60);
-    if (strcmp(dfct_opt_str(argc, argv, "case", "stuck"), "staged"))
-        setenv("DFC_GPU_PROXY_STAGE_MAX", "0", 0); /* the daemon across nodes, at any size */
+    if (strcmp(dfct_opt_str(argc, argv, "case", "stuck"), "staged")) dev_daemon_at_every_size();
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);

@@ -442,10 +442,12 @@ int dfc_gpu_daemon_remote(int world_rank)
 int dfc_gpu_daemon_stage_across_nodes(const int *world, int n, uint64_t bytes)
 {
     if (!d.ok || prm.proxy_stage_max <= 0 || bytes > (uint64_t)prm.proxy_stage_max) return 0;
-    if (prm.proxy == DFC_GPU_PROXY_FORCE) return n > 1;
-    for (int r = 1; r < n; r++)
-        if (d.node_of[world[r]] != d.node_of[world[0]]) return 1;
-    return 0;
+    int spans = 0; /* a process of another job (spawned, connected) has no daemon index: 0 */
+    for (int r = 0; r < n; r++) {
+        if (world[r] < 0 || world[r] >= d.world_size) return 0;
+        spans |= d.node_of[world[r]] != d.node_of[world[0]];
+    }
+    return spans || (prm.proxy == DFC_GPU_PROXY_FORCE && n > 1);
 }
 
 void dfc_gpu_daemon_proxy_counts(uint64_t *chunks_out, uint64_t *chunks_in)

@@ -251,13 +251,12 @@ int dfc_gpu_copy_async(void *dst, const void *src, size_t bytes, void *stream)
 int dfc_gpu_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                          size_t height, void *stream)
 {
-    last_copy = width * height;
-    if (copy2d)
-        return check(__func__, "cudaMemcpy2DAsync",
-                     copy2d(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault,
-                            (cudaStream_t)stream));
     int rc = DFC_SUCCESS;
-    for (size_t k = 0; k < height && !rc; k++)
+    if (copy2d)
+        rc = check(__func__, "cudaMemcpy2DAsync",
+                   copy2d(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault,
+                          (cudaStream_t)stream));
+    for (size_t k = 0; !copy2d && k < height && !rc; k++)
         rc = dfc_gpu_copy_async((char *)dst + k * dpitch, (const char *)src + k * spitch, width,
                                 stream);
     last_copy = width * height; /* what the next record follows: all the rows */

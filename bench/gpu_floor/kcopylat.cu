@@ -6,7 +6,8 @@
 // -DKCOPY_KERNEL='"file.cu"' -DKCOPY_UNTAGGED times another version of the kernel (one that
 // polls seq and reads untagged fields), for an A/B of a change. First lines: one read of host
 // memory, and the trip's floor (a flag from the host to a resident kernel and back, without
-// and with the fence that orders a copy before done). BENCHMARKS.md, issue 14.
+// and with the fences that order a copy before done: device scope for a destination on the
+// kernel's device, system scope for any other). BENCHMARKS.md, issue 14.
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <time.h>
@@ -28,14 +29,16 @@ __global__ void read_latency(const uint64_t *host, double *ns_per_read)
 }
 
 // The trip's floor: thread 0 polls a word of pinned host memory for the next value and
-// writes it back into another (with a system-scope fence first when fence is set), until ~0.
+// writes it back into another (fence 1: a system-scope fence first, 2: a device-scope one),
+// until ~0.
 __global__ void ping(const volatile uint64_t *in, volatile uint64_t *out, int fence)
 {
     for (uint64_t v = 1;; v++) {
         uint64_t x;
         while ((x = *in) != v && x != ~0ull) {}
         if (x == ~0ull) return;
-        if (fence) __threadfence_system();
+        if (fence == 1) __threadfence_system();
+        if (fence == 2) __threadfence();
         *out = v;
     }
 }
@@ -57,10 +60,16 @@ static uint64_t field(uint64_t v, uint64_t t)
 #endif
 }
 
-// kcopy.c's post and wait, without the locks and relaunches.
-static void trip(dfc_kcopy_ring_t *r, uint64_t t, char *dst, const char *src, size_t n)
+// kcopy.c's post and wait, without the locks and relaunches. local: the destination is the
+// kernel's device's own memory (DFC_KCOPY_LOCAL_DST), as in every point-to-point pull.
+static void trip(dfc_kcopy_ring_t *r, uint64_t t, char *dst, const char *src, size_t n, int local)
 {
     dfc_kcopy_entry_t *e = &r->e[(t - 1) % DFC_KCOPY_ENTRIES];
+#ifdef DFC_KCOPY_LOCAL_DST
+    if (local) n |= DFC_KCOPY_LOCAL_DST;
+#else
+    (void)local;
+#endif
     __atomic_store_n(&e->dst, field((uintptr_t)dst, t), __ATOMIC_RELEASE);
     __atomic_store_n(&e->src, field((uintptr_t)src, t), __ATOMIC_RELEASE);
     __atomic_store_n(&e->bytes, field(n, t), __ATOMIC_RELEASE);
@@ -86,7 +95,8 @@ int main()
     printf("one read of host memory across PCIe: %.0f ns\n", *lat);
     volatile uint64_t *pf;
     cudaHostAlloc((void **)&pf, 256, cudaHostAllocMapped | cudaHostAllocPortable);
-    for (int fence = 0; fence < 2; fence++) {
+    const char *fences[] = {"", " with a system fence", " with a device fence"};
+    for (int fence = 0; fence < 3; fence++) {
         pf[0] = pf[16] = 0;
         ping<<<1, 32, 0, s>>>(pf, pf + 16, fence);
         std::vector<double> v;
@@ -100,22 +110,25 @@ int main()
         cudaStreamSynchronize(s);
         std::sort(v.begin(), v.end());
         printf("host -> kernel -> host flag%s: median %6.2f us  p10 %6.2f  p90 %6.2f\n",
-               fence ? " with a system fence" : "", v[v.size() / 2], v[v.size() / 10],
-               v[v.size() * 9 / 10]);
+               fences[fence], v[v.size() / 2], v[v.size() / 10], v[v.size() * 9 / 10]);
     }
     dfc_kcopy_kernel<<<1, DFC_KCOPY_THREADS, 0, s>>>(rdev, 10000000000ull, 1);
     uint64_t t = 0;
-    const size_t sizes[] = {8, 1024, 4096, 65536};
-    for (size_t n : sizes) {
+    // Each size into the kernel's own device (a pull), then 8 bytes as a push into a peer's
+    // buffer would go (the system fence).
+    const size_t sizes[] = {8, 1024, 4096, 65536, 8};
+    for (int k = 0; k < 5; k++) {
+        const size_t n = sizes[k];
         std::vector<double> v;
         for (int i = 0; i < 22000; i++) {
             double t0 = now_us();
-            trip(r, ++t, d + 512 * 1024, d, n);
+            trip(r, ++t, d + 512 * 1024, d, n, k < 4);
             if (i >= 2000) v.push_back(now_us() - t0);
         }
         std::sort(v.begin(), v.end());
-        printf("kcopy trip %6zu B: median %6.2f us  p10 %6.2f  p90 %6.2f\n", n, v[v.size() / 2],
-               v[v.size() / 10], v[v.size() * 9 / 10]);
+        printf("kcopy trip %6zu B%s: median %6.2f us  p10 %6.2f  p90 %6.2f\n", n,
+               k < 4 ? "" : ", system fence", v[v.size() / 2], v[v.size() / 10],
+               v[v.size() * 9 / 10]);
     }
     __atomic_store_n(&r->stop, 1u, __ATOMIC_RELEASE);
     cudaError_t e = cudaStreamSynchronize(s);

@@ -104,13 +104,15 @@ void dfc_gpu_ipc_finalize(void);
 void dfc_gpu_kcopy_params(void); /* reads DFC_GPU_KCOPY_MAX and DFC_GPU_KCOPY_LINGER_US */
 /* Starts a copy between two device addresses the kernel's context maps (dst on its device,
  * src device memory too: a host src takes the copy engine), given the devices of dst and src
- * (-1: host memory), which the caller knows: asking the driver costs 0.1 us a pointer. The
+ * (-1: host memory), which the caller knows: asking the driver costs 0.04-0.1 us a pointer.
+ * dst_local: dst is memory of dst_dev itself, not a peer's buffer mapped there (the kernel's
+ * fence before done is then device-scope: kcopy_abi.h, DFC_KCOPY_LOCAL_DST). The
  * ticket is tested with dfc_gpu_kcopy_test: 1 done, 0 not yet, -1 never (the kernel can no
  * longer be launched: copy again with the copy engine). Returns
  * DFC_ERR_UNSUPPORTED_OPERATION, without recording a message, when the copy must take the
  * copy engine instead: too large, disabled, no kernel, another device, the ring full. */
-int dfc_gpu_kcopy_start(int dst_dev, int src_dev, void *dst, const void *src, size_t bytes,
-                        uint64_t *ticket);
+int dfc_gpu_kcopy_start(int dst_dev, int src_dev, int dst_local, void *dst, const void *src,
+                        size_t bytes, uint64_t *ticket);
 int dfc_gpu_kcopy_test(uint64_t ticket);
 /* Stops the kernel and frees the ring (at finalize; the next copy sets it up again). */
 void dfc_gpu_kcopy_finalize(void);

@@ -264,7 +264,7 @@ static int copy_here(int dev, int user_dev, void *dst, const void *src, int owne
     /* The devices the kernel needs are known but for a copy within this process (no mapping) */
     int kdst = to_peer ? dev : user_dev;
     int ksrc = to_peer ? user_dev : o ? dev : dfc_gpu_ptr_device(src);
-    if (!bytes || dfc_gpu_kcopy_start(kdst, ksrc, dst, src, bytes, &c->ticket)) {
+    if (!bytes || dfc_gpu_kcopy_start(kdst, ksrc, !to_peer, dst, src, bytes, &c->ticket)) {
         if ((rc = engine_copy(c))) {
             free(c);
             return rc;

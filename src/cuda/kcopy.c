@@ -94,7 +94,7 @@ static int usable(int device)
 
 /* kc.lock held: a ticket for the copy; 0 when the ring is full or the kernel cannot run (the
  * caller takes the copy engine). */
-static uint64_t post(void *dst, const void *src, size_t bytes)
+static uint64_t post(void *dst, const void *src, size_t bytes, int dst_local)
 {
     if (kc.posted - ring_done() >= DFC_KCOPY_ENTRIES) return 0;
     if (DFC_KCOPY_FIELD((uintptr_t)dst) != (uintptr_t)dst ||
@@ -108,7 +108,8 @@ static uint64_t post(void *dst, const void *src, size_t bytes)
     /* one 8-byte store per field: the kernel may read them while they are written (kcopy_abi.h) */
     __atomic_store_n(&e->dst, DFC_KCOPY_TAGGED((uintptr_t)dst, t), __ATOMIC_RELEASE);
     __atomic_store_n(&e->src, DFC_KCOPY_TAGGED((uintptr_t)src, t), __ATOMIC_RELEASE);
-    __atomic_store_n(&e->bytes, DFC_KCOPY_TAGGED(bytes, t), __ATOMIC_RELEASE);
+    uint64_t size = bytes | (dst_local ? DFC_KCOPY_LOCAL_DST : 0);
+    __atomic_store_n(&e->bytes, DFC_KCOPY_TAGGED(size, t), __ATOMIC_RELEASE);
     __atomic_store_n(&e->seq, t, __ATOMIC_RELEASE);
     kc.posted = t;
     return t;
@@ -122,13 +123,14 @@ static int surely_not(size_t bytes)
     return bytes > DFC_KCOPY_MAX_BYTES || st < 0 || (st > 0 && bytes > kc.max);
 }
 
-int dfc_gpu_kcopy_start(int dst_dev, int src_dev, void *dst, const void *src, size_t bytes,
-                        uint64_t *ticket)
+int dfc_gpu_kcopy_start(int dst_dev, int src_dev, int dst_local, void *dst, const void *src,
+                        size_t bytes, uint64_t *ticket)
 {
     *ticket = 0;
     if (surely_not(bytes)) return DFC_ERR_UNSUPPORTED_OPERATION;
     pthread_mutex_lock(&kc.lock);
-    if (usable(dst_dev) && src_dev >= 0 && bytes <= kc.max) *ticket = post(dst, src, bytes);
+    if (usable(dst_dev) && src_dev >= 0 && bytes <= kc.max)
+        *ticket = post(dst, src, bytes, dst_local);
     pthread_mutex_unlock(&kc.lock);
     return *ticket ? DFC_SUCCESS : DFC_ERR_UNSUPPORTED_OPERATION;
 }

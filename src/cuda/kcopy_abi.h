@@ -10,7 +10,7 @@
  * bytes (addresses the kernel's context maps), each tagged with t (DFC_KCOPY_TAGGED), then
  * publishes seq = t with a release store. The kernel takes tickets in order: it reads the next
  * entry whole, with two 16-byte loads issued together, until the three tags are done + 1's,
- * copies, makes the bytes visible system-wide, then writes done = t. The tags are what lets
+ * copies, makes the bytes visible to every reader (DFC_KCOPY_LOCAL_DST), then writes done = t. The tags are what lets
  * it take an entry in one round of reads across PCIe: polling seq and then reading the fields
  * took two, one after the other. Each 8-byte field is written by one store, so a field read
  * while the host writes is either the old ticket's or the new one's, and an entry whose tags
@@ -40,9 +40,18 @@
 #define DFC_KCOPY_FIELD(w) ((uint64_t)(w) & ((1ull << DFC_KCOPY_FIELD_BITS) - 1))
 #define DFC_KCOPY_TAG_IS(w, t) ((uint64_t)(w) >> DFC_KCOPY_FIELD_BITS == ((uint64_t)(t)&0xffff))
 
+/* In the bytes field, above the size (at most DFC_KCOPY_MAX_BYTES): set when the destination
+ * is memory of the kernel's own device (a pull into this process's buffer). Every reader of
+ * such memory (this device's kernels and copy engines, a peer over NVLink or PCIe, the host
+ * through a copy) reaches it through this device's L2, so a device-scope fence orders the
+ * bytes before done: 0.35 us on an H100 against 0.7 for the system-scope fence that any other
+ * destination (a push into a peer's buffer, which may sit on another GPU) takes. */
+#define DFC_KCOPY_LOCAL_DST (1ull << 40)
+#define DFC_KCOPY_SIZE(w) (DFC_KCOPY_FIELD(w) & (DFC_KCOPY_LOCAL_DST - 1))
+
 typedef struct dfc_kcopy_entry {
     uint64_t dst, src; /* tagged addresses valid in the kernel's context */
-    uint64_t bytes;    /* tagged */
+    uint64_t bytes;    /* tagged; DFC_KCOPY_LOCAL_DST may be set */
     uint64_t seq;      /* the ticket, published last */
 } dfc_kcopy_entry_t;
 

@@ -2,8 +2,9 @@
  * kcopy_kernel.cu - the small-copy kernel: one block, resident while copies come, serving the
  * ring of kcopy_abi.h (the protocol is there). Thread 0 polls the next entry across PCIe, all
  * of it in one round of loads (the fields carry the ticket as tags), and publishes it in
- * shared memory; all threads move the bytes; thread 0 makes them visible system-wide before
- * it writes done, so a host (or a peer's copy engine) that sees done sees the data. It never
+ * shared memory; all threads move the bytes; thread 0 makes them visible to every reader
+ * (DFC_KCOPY_LOCAL_DST says at which scope) before it writes done, so a host (or a peer's copy
+ * engine) that sees done sees the data. It never
  * waits for anything but the ring: no peer, no other kernel.
  *
  * Each read across PCIe costs about a microsecond and a poll waits for its read to return,
@@ -73,7 +74,7 @@ static __device__ void block_copy(char *dst, const char *src, uint64_t n)
 }
 
 /* Thread 0: entry e whole, in two 16-byte loads issued together (one round across PCIe);
- * 1 when its three tags are ticket t's, and then its fields. */
+ * 1 when its three tags are ticket t's, and then its fields (*n with DFC_KCOPY_LOCAL_DST). */
 static __device__ int take_entry(const dfc_kcopy_entry_t *e, uint64_t t, char **dst,
                                  const char **src, uint64_t *n)
 {
@@ -116,11 +117,12 @@ extern "C" __global__ void __launch_bounds__(DFC_KCOPY_THREADS)
         if (threadIdx.x == 0) s_go = wait_ticket(r, done, linger_ns, &s_dst, &s_src, &s_bytes);
         __syncthreads();
         if (s_go < 0) break;
-        block_copy(s_dst, s_src, s_bytes);
+        block_copy(s_dst, s_src, DFC_KCOPY_SIZE(s_bytes));
         __syncthreads(); /* every copy's stores, and every read of s_*, before the next poll */
         done++;
-        if (threadIdx.x == 0) {
-            __threadfence_system(); /* the bytes before done */
+        if (threadIdx.x == 0) { /* the bytes before done, for every reader (kcopy_abi.h) */
+            if (s_bytes & DFC_KCOPY_LOCAL_DST) __threadfence();
+            else __threadfence_system();
             *(volatile uint64_t *)&r->done = done;
         }
     }

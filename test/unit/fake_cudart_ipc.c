@@ -513,7 +513,7 @@ static int kcopy_launch(void **args)
     for (uint64_t done = r->done;; done++) {
         dfc_kcopy_entry_t *e = &r->e[done % DFC_KCOPY_ENTRIES];
         if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != done + 1) break;
-        size_t n = DFC_KCOPY_FIELD(e->bytes);
+        size_t n = DFC_KCOPY_SIZE(e->bytes);
         if (n)
             memmove(xl((void *)(uintptr_t)DFC_KCOPY_FIELD(e->dst)),
                     xl((void *)(uintptr_t)DFC_KCOPY_FIELD(e->src)), n);

@@ -33,11 +33,15 @@ static int fake_device_of(const void *p)
     return c >= dev_pool && c < dev_pool + POOL ? 0 : -1;
 }
 
-/* A copy as the library's callers start one: with the devices of both ends. */
+/* A copy as the library's callers start one: with the devices of both ends, and whether the
+ * destination is the device's own memory, which the stand-in checks it is told (odd sizes
+ * here: a pull into this process's buffer; even ones: a push into a peer's). */
 static int start(void *dst, const void *src, size_t n, uint64_t *t)
 {
-    return dfc_gpu_kcopy_start(fake_device_of(dst), fake_device_of(src), dst, src, n, t);
+    return dfc_gpu_kcopy_start(fake_device_of(dst), fake_device_of(src), (int)(n & 1), dst, src, n,
+                               t);
 }
+static int wrong_scope; /* entries whose DFC_KCOPY_LOCAL_DST was not start's (atomic) */
 
 static uint64_t now_ns(void)
 {
@@ -65,7 +69,9 @@ static int take_entry(dfc_kcopy_entry_t *e, uint64_t t, char **dst, const char *
     if (!DFC_KCOPY_TAG_IS(d, t) || !DFC_KCOPY_TAG_IS(s, t) || !DFC_KCOPY_TAG_IS(b, t)) return 0;
     *dst = (char *)(uintptr_t)DFC_KCOPY_FIELD(d);
     *src = (const char *)(uintptr_t)DFC_KCOPY_FIELD(s);
-    *n = DFC_KCOPY_FIELD(b);
+    *n = DFC_KCOPY_SIZE(b);
+    if (!(b & DFC_KCOPY_LOCAL_DST) != !(*n & 1))
+        __atomic_add_fetch(&wrong_scope, 1, __ATOMIC_RELAXED);
     return 1;
 }
 
@@ -232,6 +238,7 @@ int main(void)
           "DFC_GPU_KCOPY_MAX=0 still copies");
     dfc_gpu_kcopy_finalize();
     free(dev_pool);
+    CHECK(!wrong_scope, "%d entries with the wrong DFC_KCOPY_LOCAL_DST", wrong_scope);
     printf("test_kcopy: %d failures, %lu launches\n", failures, dfc_gpu_kcopy_launches());
     return failures != 0;
 }

@@ -32,6 +32,9 @@ int dfc_gpu_device_count(void);
 int dfc_gpu_is_device_ptr(const void *ptr);
 /* The device ordinal holding ptr, or -1 for host memory. */
 int dfc_gpu_ptr_device(const void *ptr);
+/* The same, and *managed: 1 for managed memory, whose pages may sit in host memory (also when
+ * the driver could not say). */
+int dfc_gpu_ptr_device_managed(const void *ptr, int *managed);
 /* 1 once the CUDA driver (libcuda.so.1) is mapped in this process (by DFC or the program). */
 int dfc_gpu_driver_in_process(void);
 /* Driver queries the cache made so far (tests: host pointers must not reach the driver). */

@@ -107,11 +107,12 @@ int dfc_gpu_ipc_available(void) { return ipc_load(); }
  * thread of DFC_ASYNC_PROGRESS=1 matches messages too, and its current device is 0), saving
  * the one it replaces in *saved (-1: none replaced). Host memory leaves the current device.
  * p_dev, when not NULL: p's own device (-1: host memory), which callers pass on rather than
- * ask the driver again. */
-static int enter_device(const void *p, const void *q, int *saved, int *p_dev)
+ * ask the driver again; *p_managed: 1 when p is managed memory. */
+static int enter_device(const void *p, const void *q, int *saved, int *p_dev, int *p_managed)
 {
-    int dev = dfc_gpu_ptr_device(p), cur = -1;
+    int managed, dev = dfc_gpu_ptr_device_managed(p, &managed), cur = -1;
     if (p_dev) *p_dev = dev;
+    if (p_managed) *p_managed = managed;
     if (dev < 0 && q) dev = dfc_gpu_ptr_device(q);
     *saved = -1;
     if (dev < 0 && ipc.get_device(&cur) == cudaSuccess) dev = cur; /* host memory */
@@ -141,7 +142,7 @@ int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
         if (exports[i].buffer_id == id) e = &exports[i];
     if (!e) {
         int saved;
-        enter_device(ptr, NULL, &saved, NULL);
+        enter_device(ptr, NULL, &saved, NULL, NULL);
         int rc = export_new(ptr, id, &e);
         leave_device(saved);
         if (rc) return rc;
@@ -212,8 +213,12 @@ static int open_entry(int owner, const dfc_gpu_ipc_t *in, open_ent_t **out)
     return DFC_SUCCESS;
 }
 
+/* How copy_here copies: out of a peer's buffer (or within this process) into memory of this
+ * device, the same into managed memory (whose pages may sit in host memory), or into a peer's
+ * buffer. The small-copy kernel orders only the first with a device-scope fence (kcopy_abi.h). */
+typedef enum { COPY_PULL, COPY_PULL_MANAGED, COPY_PUSH } copy_way_t;
 static int copy_here(int dev, int user_dev, void *dst, const void *src, int owner,
-                     const dfc_gpu_ipc_t *in, int to_peer, size_t bytes, dfc_gpu_copy_op_t **op);
+                     const dfc_gpu_ipc_t *in, copy_way_t way, size_t bytes, dfc_gpu_copy_op_t **op);
 static int engine_copy(dfc_gpu_copy_op_t *c);
 
 int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_t *in, size_t bytes,
@@ -222,8 +227,10 @@ int dfc_gpu_copy_start(void *dst, const void *src, int owner, const dfc_gpu_ipc_
     *op = NULL;
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
     /* the receiving device maps and copies (a host dst: the device of a device src) */
-    int saved, dst_dev, dev = enter_device(dst, in ? NULL : src, &saved, &dst_dev);
-    int rc = copy_here(dev, dst_dev, dst, src, owner, in, 0, bytes, op);
+    int saved, dst_dev, managed,
+        dev = enter_device(dst, in ? NULL : src, &saved, &dst_dev, &managed);
+    int rc = copy_here(dev, dst_dev, dst, src, owner, in, managed ? COPY_PULL_MANAGED : COPY_PULL,
+                       bytes, op);
     leave_device(saved);
     return rc;
 }
@@ -233,8 +240,8 @@ int dfc_gpu_copy_start_to(int owner, const dfc_gpu_ipc_t *in, const void *src, s
 {
     *op = NULL;
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
-    int saved, src_dev, dev = enter_device(src, NULL, &saved, &src_dev); /* the sender's device */
-    int rc = copy_here(dev, src_dev, NULL, src, owner, in, 1, bytes, op);
+    int saved, src_dev, dev = enter_device(src, NULL, &saved, &src_dev, NULL); /* the sender's */
+    int rc = copy_here(dev, src_dev, NULL, src, owner, in, COPY_PUSH, bytes, op);
     leave_device(saved);
     return rc;
 }
@@ -247,13 +254,13 @@ int dfc_gpu_copy_wait(void *dst, const void *src, size_t bytes)
     return rc;
 }
 
-/* in: the peer's buffer is the copy's source (to_peer 0: src is ignored) or its destination
- * (to_peer 1: dst is ignored). dev: the current device, where a mapping opens; user_dev: the
+/* in: the peer's buffer is the copy's source (a pull: src is ignored) or its destination (a
+ * push: dst is ignored). dev: the current device, where a mapping opens; user_dev: the
  * device of this process's own buffer (dst when pulling, src when pushing; -1: host memory). */
 static int copy_here(int dev, int user_dev, void *dst, const void *src, int owner,
-                     const dfc_gpu_ipc_t *in, int to_peer, size_t bytes, dfc_gpu_copy_op_t **op)
+                     const dfc_gpu_ipc_t *in, copy_way_t way, size_t bytes, dfc_gpu_copy_op_t **op)
 {
-    int rc;
+    int rc, to_peer = way == COPY_PUSH;
     open_ent_t *o = NULL;
     if (in && (rc = open_entry(owner, in, &o))) return rc;
     if (o && to_peer) dst = (char *)o->base + in->offset;
@@ -264,7 +271,7 @@ static int copy_here(int dev, int user_dev, void *dst, const void *src, int owne
     /* The devices the kernel needs are known but for a copy within this process (no mapping) */
     int kdst = to_peer ? dev : user_dev;
     int ksrc = to_peer ? user_dev : o ? dev : dfc_gpu_ptr_device(src);
-    if (!bytes || dfc_gpu_kcopy_start(kdst, ksrc, !to_peer, dst, src, bytes, &c->ticket)) {
+    if (!bytes || dfc_gpu_kcopy_start(kdst, ksrc, way == COPY_PULL, dst, src, bytes, &c->ticket)) {
         if ((rc = engine_copy(c))) {
             free(c);
             return rc;
@@ -301,7 +308,7 @@ int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
         int rc = DFC_SUCCESS;
         if (k < 0) {
             int saved;
-            enter_device(op->dst, op->from, &saved, NULL);
+            enter_device(op->dst, op->from, &saved, NULL, NULL);
             rc = engine_copy(op);
             leave_device(saved);
             if (rc == DFC_SUCCESS) return DFC_SUCCESS; /* tested as the engine's from now */

@@ -10,9 +10,9 @@
  * bytes (addresses the kernel's context maps), each tagged with t (DFC_KCOPY_TAGGED), then
  * publishes seq = t with a release store. The kernel takes tickets in order: it reads the next
  * entry whole, with two 16-byte loads issued together, until the three tags are done + 1's,
- * copies, makes the bytes visible to every reader (DFC_KCOPY_LOCAL_DST), then writes done = t. The tags are what lets
- * it take an entry in one round of reads across PCIe: polling seq and then reading the fields
- * took two, one after the other. Each 8-byte field is written by one store, so a field read
+ * copies, makes the bytes visible to every reader (DFC_KCOPY_LOCAL_DST), then writes done = t.
+ * The tags are what lets it take an entry in one round of reads across PCIe: polling seq and
+ * then reading the fields took two, one after the other. Each 8-byte field is written by one store, so a field read
  * while the host writes is either the old ticket's or the new one's, and an entry whose tags
  * all match is the new one whole. (A stand-in of the tests may poll seq instead: the host
  * writes it last.) The host reuses an entry only once
@@ -41,11 +41,12 @@
 #define DFC_KCOPY_TAG_IS(w, t) ((uint64_t)(w) >> DFC_KCOPY_FIELD_BITS == ((uint64_t)(t)&0xffff))
 
 /* In the bytes field, above the size (at most DFC_KCOPY_MAX_BYTES): set when the destination
- * is memory of the kernel's own device (a pull into this process's buffer). Every reader of
- * such memory (this device's kernels and copy engines, a peer over NVLink or PCIe, the host
- * through a copy) reaches it through this device's L2, so a device-scope fence orders the
- * bytes before done: 0.35 us on an H100 against 0.7 for the system-scope fence that any other
- * destination (a push into a peer's buffer, which may sit on another GPU) takes. */
+ * is memory of the kernel's own device (a pull into this process's buffer, not managed
+ * memory, whose pages may sit in host memory: ipc.c's COPY_PULL). Every reader of such
+ * memory (this device's kernels and copy engines, a peer over NVLink or PCIe, the host through
+ * a copy) reaches it through this device's L2, so a device-scope fence orders the bytes before
+ * done: 0.35 us on an H100 against 0.7 for the system-scope fence that any other destination
+ * (managed memory; a push into a peer's buffer, which may sit on another GPU) takes. */
 #define DFC_KCOPY_LOCAL_DST (1ull << 40)
 #define DFC_KCOPY_SIZE(w) (DFC_KCOPY_FIELD(w) & (DFC_KCOPY_LOCAL_DST - 1))
 

@@ -4,8 +4,8 @@
  * of it in one round of loads (the fields carry the ticket as tags), and publishes it in
  * shared memory; all threads move the bytes; thread 0 makes them visible to every reader
  * (DFC_KCOPY_LOCAL_DST says at which scope) before it writes done, so a host (or a peer's copy
- * engine) that sees done sees the data. It never
- * waits for anything but the ring: no peer, no other kernel.
+ * engine) that sees done sees the data. It never waits for anything but the ring: no peer, no
+ * other kernel.
  *
  * Each read across PCIe costs about a microsecond and a poll waits for its read to return,
  * so the idle loop reads nothing but the entry: the stop word only every 64 polls, the

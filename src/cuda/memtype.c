@@ -196,8 +196,8 @@ static int host_by_construction(uintptr_t p)
 }
 
 /* Tier 3: one driver call. Returns the device ordinal, -1 for host memory, -2 when the
- * driver could not say. */
-static int ask_driver(cu_ptr_attrs_fn fn, const void *ptr)
+ * driver could not say; *managed: 1 for managed memory. */
+static int ask_driver(cu_ptr_attrs_fn fn, const void *ptr, int *managed_out)
 {
     unsigned int type = 0;
     int ordinal = -1, managed = 0; /* bool in the driver: an int zeroed first holds it */
@@ -207,20 +207,30 @@ static int ask_driver(cu_ptr_attrs_fn fn, const void *ptr)
     int rc = fn(3, attrs, data, (unsigned long long)(uintptr_t)ptr);
     if (rc == CU_NOT_INITIALIZED || rc == CU_DEINITIALIZED) return -1; /* no context: host */
     if (rc != CU_OK) return -2;
-    if (type != CU_MEMTYPE_DEVICE && type != CU_MEMTYPE_UNIFIED && !(managed & 0xff)) return -1;
+    *managed_out = (managed & 0xff) != 0;
+    if (type != CU_MEMTYPE_DEVICE && type != CU_MEMTYPE_UNIFIED && !*managed_out) return -1;
     return ordinal >= 0 ? ordinal : -2;
 }
 
-int dfc_gpu_ptr_device(const void *ptr)
+int dfc_gpu_ptr_device_managed(const void *ptr, int *managed)
 {
+    *managed = 0;
     if (!ptr || ptr == (const void *)-1) return -1;
     cu_ptr_attrs_fn fn = driver();
     if (DFC_LIKELY(!fn)) return -1;
     if (host_by_construction((uintptr_t)ptr)) return -1;
-    int dev = ask_driver(fn, ptr);
+    int dev = ask_driver(fn, ptr, managed);
     if (dev == -1) return -1;
     dfc_gpu_init(); /* DFC's own CUDA (copies, the daemon's queries), loaded once */
-    return dev >= 0 ? dev : dfc_gpu_cudart_ptr_device(ptr);
+    if (dev >= 0) return dev;
+    *managed = 1; /* the runtime's answer does not say: the cautious one */
+    return dfc_gpu_cudart_ptr_device(ptr);
+}
+
+int dfc_gpu_ptr_device(const void *ptr)
+{
+    int managed;
+    return dfc_gpu_ptr_device_managed(ptr, &managed);
 }
 
 int dfc_gpu_is_device_ptr(const void *ptr) { return dfc_gpu_ptr_device(ptr) >= 0; }
@@ -247,6 +257,12 @@ static int cuda_already_mapped(void)
 int dfc_gpu_ptr_device(const void *ptr)
 {
     (void)ptr;
+    return -1;
+}
+int dfc_gpu_ptr_device_managed(const void *ptr, int *managed)
+{
+    (void)ptr;
+    *managed = 0;
     return -1;
 }
 int dfc_gpu_is_device_ptr(const void *ptr)

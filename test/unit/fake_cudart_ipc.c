@@ -28,7 +28,9 @@
  * cuStreamWriteValue64_v2 (DFC's copy flags) is a late copy of its value under
  * FAKE_CUDART_ASYNC=1, so a flag word is set only once the copies before it are done.
  * FAKE_CUDART_KCOPY=1 lets the small-copy kernel (cuda/kcopy.c) load, with a launch that
- * makes the copies published so far and leaves (fake_cudart_kcopy_copies() counts them).
+ * makes the copies published so far and leaves (fake_cudart_kcopy_copies() counts them, and
+ * fake_cudart_kcopy_local() and _wrong_scope() the scopes they asked for). cudaMallocManaged
+ * is cudaMalloc with the driver's managed flag set.
  * The signatures use plain C types of the same ABI as CUDA's.
  */
 #define _GNU_SOURCE
@@ -65,6 +67,7 @@ typedef struct region {
     size_t size;
     int fd; /* own allocations; -1 for a peer's mapping */
     unsigned long long id;
+    int managed; /* cudaMallocManaged's */
 } region_t;
 
 #define MAX_REGIONS 4096
@@ -95,7 +98,7 @@ static int add(char *base, char *shadow, size_t size, int fd)
 {
     for (int i = 0; i < MAX_REGIONS; i++)
         if (!regions[i].base) {
-            regions[i] = (region_t){base, shadow, size, fd, next_id++};
+            regions[i] = (region_t){base, shadow, size, fd, next_id++, 0};
             return OK;
         }
     return NOMEM;
@@ -132,18 +135,32 @@ static void *xl(const void *p)
     return q;
 }
 
-int cudaMalloc(void **p, size_t size)
+/* Device memory, or managed memory: device memory that the driver says is managed
+ * (cuPointerGetAttributes) and the host may touch (never behind FAKE_CUDART_GUARD's guard). */
+static int alloc_region(void **p, size_t size, int managed)
 {
     size_t n = size ? (size + 4095) & ~(size_t)4095 : 4096;
     int fd = memfd_create("fakecudart", MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, (off_t)n)) return NOMEM;
-    char *shadow, *m = map_pages(fd, n, &shadow);
+    char *shadow, *m = managed ? mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                               : map_pages(fd, n, &shadow);
+    if (managed && m == MAP_FAILED) m = NULL;
     if (!m) return NOMEM;
+    if (managed) shadow = m;
     pthread_mutex_lock(&lock);
     int rc = add(m, shadow, n, fd);
+    if (rc == OK) find(m)->managed = managed;
     pthread_mutex_unlock(&lock);
     *p = m;
     return rc;
+}
+
+int cudaMalloc(void **p, size_t size) { return alloc_region(p, size, 0); }
+
+int cudaMallocManaged(void **p, size_t size, unsigned flags)
+{
+    (void)flags;
+    return alloc_region(p, size, 1);
 }
 
 int cudaFree(void *p)
@@ -177,11 +194,12 @@ int cudaPointerGetAttributes(attr_t *a, const void *p)
 int cuPointerGetAttributes(unsigned n, int *attrs, void **data, unsigned long long p)
 {
     pthread_mutex_lock(&lock);
-    int dev = find((void *)(uintptr_t)p) != NULL;
+    region_t *r = find((void *)(uintptr_t)p);
+    int dev = r != NULL, managed = r && r->managed;
     pthread_mutex_unlock(&lock);
     for (unsigned k = 0; k < n; k++) switch (attrs[k]) {
         case 2: *(unsigned *)data[k] = dev ? 2 : 0; break;
-        case 8: *(unsigned char *)data[k] = 0; break;
+        case 8: *(unsigned char *)data[k] = (unsigned char)managed; break;
         case 9: *(int *)data[k] = dev ? current_device : -2; break;
         default: return INVALID;
         }
@@ -504,8 +522,12 @@ int cudaLibraryGetKernel(void **kernel, void *lib, const char *name)
 /* The small-copy kernel (kcopy_abi.h; launched with the ring, the linger and the epoch):
  * copies every ticket published by now, in order, then leaves; a ticket published after it
  * makes the host launch it again (the ring's rule), so every copy is made. */
-static long kcopy_copies;
+static long kcopy_copies, kcopy_local, kcopy_wrong_scope;
 long fake_cudart_kcopy_copies(void) { return kcopy_copies; }
+/* Copies marked DFC_KCOPY_LOCAL_DST (a device-scope fence), and those so marked whose
+ * destination is not plain memory of this process (managed, or a peer's mapping). */
+long fake_cudart_kcopy_local(void) { return kcopy_local; }
+long fake_cudart_kcopy_wrong_scope(void) { return kcopy_wrong_scope; }
 static int kcopy_launch(void **args)
 {
     dfc_kcopy_ring_t *r = *(dfc_kcopy_ring_t **)args[0];
@@ -514,6 +536,13 @@ static int kcopy_launch(void **args)
         dfc_kcopy_entry_t *e = &r->e[done % DFC_KCOPY_ENTRIES];
         if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != done + 1) break;
         size_t n = DFC_KCOPY_SIZE(e->bytes);
+        if (e->bytes & DFC_KCOPY_LOCAL_DST) {
+            pthread_mutex_lock(&lock);
+            region_t *d = find((void *)(uintptr_t)DFC_KCOPY_FIELD(e->dst));
+            int plain = d && !d->managed && d->fd >= 0;
+            pthread_mutex_unlock(&lock);
+            __atomic_fetch_add(plain ? &kcopy_local : &kcopy_wrong_scope, 1, __ATOMIC_RELAXED);
+        }
         if (n)
             memmove(xl((void *)(uintptr_t)DFC_KCOPY_FIELD(e->dst)),
                     xl((void *)(uintptr_t)DFC_KCOPY_FIELD(e->src)), n);

@@ -27,7 +27,7 @@
 
 static int rank, size, partner;
 
-enum { HOST, DEV };
+enum { HOST, DEV, MANAGED };
 
 static unsigned char pattern(int src, size_t i, int seed)
 {
@@ -38,13 +38,14 @@ static void *mk(int where, size_t n)
 {
     void *p;
     if (where == DEV) CUDA_OK(cudaMalloc(&p, n + 1));
+    else if (where == MANAGED) CUDA_OK(cudaMallocManaged(&p, n + 1, cudaMemAttachGlobal));
     else if (!(p = malloc(n + 1))) exit(2);
     return p;
 }
 
 static void release(int where, void *p)
 {
-    if (where == DEV) CUDA_OK(cudaFree(p));
+    if (where != HOST) CUDA_OK(cudaFree(p));
     else free(p);
 }
 
@@ -52,15 +53,16 @@ static void release(int where, void *p)
  * the sentinel 0xa5 after them. */
 static void fill(int where, void *buf, size_t n, int src, int seed, unsigned char poison)
 {
-    unsigned char *h = where == DEV ? malloc(n + 1) : buf;
+    unsigned char *h = where != HOST ? malloc(n + 1) : buf;
     for (size_t i = 0; i <= n; i++) h[i] = i == n ? 0xa5 : src < 0 ? poison : pattern(src, i, seed);
-    if (where == DEV) {
+    if (where != HOST) {
         DEV_UPLOAD(buf, h, n + 1);
         free(h);
     }
 }
 
-/* Checks n bytes of (src, seed) and that the byte after them is still poison. */
+/* Checks n bytes of (src, seed) and that the byte after them is still poison; managed memory
+ * is read by this thread directly, as a program reads what it received there. */
 static void check(const char *what, int where, const void *buf, size_t n, int src, int seed)
 {
     unsigned char *h = where == DEV ? malloc(n + 1) : (unsigned char *)buf;
@@ -75,7 +77,9 @@ static void check(const char *what, int where, const void *buf, size_t n, int sr
     if (where == DEV) free(h);
 }
 
-/* Blocking Send (or Ssend) and Recv between partners, the even one sending first. */
+/* Blocking Send (or Ssend) and Recv between partners, the even one sending first; sw and rw:
+ * where the buffers are (a receive into managed memory takes the direct path's system-scope
+ * fence, kcopy_abi.h). */
 static void blocking(size_t n, int sw, int rw, int sync, int seed)
 {
     void *s = mk(sw, n), *r = mk(rw, n);
@@ -349,14 +353,22 @@ static void burst(int seed)
 }
 
 /* Against the CUDA stand-in with FAKE_CUDART_KCOPY=1 (pt2pt/devfake in CI): the direct copies
- * of up to DFC_GPU_KCOPY_MAX went to the small-copy kernel (the stand-in counts them); on a
- * GPU the count is not visible and nothing is checked. */
+ * of up to DFC_GPU_KCOPY_MAX went to the small-copy kernel, those into plain device memory
+ * with a device-scope fence and none into managed memory so (the stand-in counts them); on a
+ * GPU the counts are not visible and nothing is checked. */
 static void check_small_copies(void)
 {
     const char *k = getenv("FAKE_CUDART_KCOPY");
     long (*copies)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "fake_cudart_kcopy_copies");
-    if (!k || *k != '1' || !copies) return;
+    long (*local)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "fake_cudart_kcopy_local");
+    long (*wrong)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "fake_cudart_kcopy_wrong_scope");
+    if (!k || *k != '1' || !copies || !local || !wrong) return;
     DFCT_CHECK(copies() > 0, "no copy went to the small-copy kernel");
+    DFCT_CHECK(local() > 0, "no copy into device memory was ordered by a device-scope fence");
+    DFCT_CHECK(wrong() == 0,
+               "%ld copies into managed or a peer's memory asked for a device-scope "
+               "fence",
+               wrong());
 }
 
 int main(int argc, char **argv)
@@ -392,6 +404,7 @@ int main(int argc, char **argv)
         blocking(n, DEV, DEV, 1, seed + 1);
         blocking(n, DEV, HOST, 0, seed + 2);
         blocking(n, HOST, DEV, 0, seed + 3);
+        if (n <= (1 << 20) + 3) blocking(n, DEV, MANAGED, 0, seed + 9);
         crossed(n, 0, seed + 4);
         crossed(n, 1, seed + 5);
         ring(n, seed + 6);

@@ -256,9 +256,10 @@ int dfc_gpu_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitc
         rc = check(__func__, "cudaMemcpy2DAsync",
                    copy2d(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault,
                           (cudaStream_t)stream));
-    for (size_t k = 0; !copy2d && k < height && !rc; k++)
-        rc = dfc_gpu_copy_async((char *)dst + k * dpitch, (const char *)src + k * spitch, width,
-                                stream);
+    else /* row by row */
+        for (size_t k = 0; k < height && !rc; k++)
+            rc = dfc_gpu_copy_async((char *)dst + k * dpitch, (const char *)src + k * spitch, width,
+                                    stream);
     last_copy = width * height; /* what the next record follows: all the rows */
     return rc;
 }

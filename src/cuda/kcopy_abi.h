@@ -30,7 +30,11 @@
 
 #define DFC_KCOPY_ENTRIES 32
 #define DFC_KCOPY_MAX_BYTES (1 << 20) /* the largest copy DFC_GPU_KCOPY_MAX may allow */
-#define DFC_KCOPY_THREADS 512
+/* The kernel's block: DFC_KCOPY_POLLERS warps that poll the ring (lane 0 of each) and
+ * DFC_KCOPY_COPIERS threads that copy (kcopy_kernel.cu says why). */
+#define DFC_KCOPY_POLLERS 4
+#define DFC_KCOPY_COPIERS 512
+#define DFC_KCOPY_THREADS (DFC_KCOPY_POLLERS * 32 + DFC_KCOPY_COPIERS)
 
 /* A field's value sits in its low DFC_KCOPY_FIELD_BITS, the ticket's low 16 bits above: the
  * addresses of a process on x86-64 and aarch64 (CUDA's unified space included) and a copy's

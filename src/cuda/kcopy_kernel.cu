@@ -114,10 +114,11 @@ static __device__ void copiers_copy(char *dst, const char *src, uint64_t n, unsi
         dst[i] = *(const volatile char *)&src[i];
 }
 
-/* The copiers' own barrier (barrier 1): the pollers never take part in it. */
+/* The copiers' own barrier (barrier 1): the pollers never take part in it. Not .aligned: the
+ * first copier arrives from its wait for the slot after the rest of its warp. */
 static __device__ __forceinline__ void copiers_sync(void)
 {
-    asm volatile("bar.sync 1, %0;" ::"n"(DFC_KCOPY_COPIERS) : "memory");
+    asm volatile("barrier.sync 1, %0;" ::"n"(DFC_KCOPY_COPIERS) : "memory");
 }
 
 /* A poller: entry e whole, in two 16-byte loads issued together (one round across PCIe);

@@ -651,6 +651,7 @@ struct dfc_req {
     int dev;
     dfc_gpu_ipc_t dev_ipc;
     dfc_gpu_copy_op_t *dev_op;
+    int dev_fin_sent;   /* a receive's FIN went when the copy had read the source (p2p.c) */
     void *tl_op;        /* a receive's transport copy in flight (rget_start, p2p.c) */
     uint64_t pull_addr; /* a receive's rget queued to run without the lock: where it reads */
     struct dfc_p2p_devstream *devstream; /* DATA of a device buffer through pinned slots */

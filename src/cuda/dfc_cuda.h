@@ -96,6 +96,9 @@ int dfc_gpu_copy_start_to(int owner, const dfc_gpu_ipc_t *in, const void *src, s
 int dfc_gpu_copy_wait(void *dst, const void *src, size_t bytes);
 /* *done = 1 when the copy finished (op is then freed; the return value is its error). */
 int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done);
+/* 1 when a copy not yet done has read its whole source (the small-copy kernel says so before
+ * its bytes are visible; a copy engine's copy only by being done): the source may be reused. */
+int dfc_gpu_copy_source_read(const dfc_gpu_copy_op_t *op);
 /* Closes every mapping (at finalize, after the last copy). */
 void dfc_gpu_ipc_finalize(void);
 
@@ -117,6 +120,10 @@ void dfc_gpu_kcopy_params(void); /* reads DFC_GPU_KCOPY_MAX and DFC_GPU_KCOPY_LI
 int dfc_gpu_kcopy_start(int dst_dev, int src_dev, int dst_local, void *dst, const void *src,
                         size_t bytes, uint64_t *ticket);
 int dfc_gpu_kcopy_test(uint64_t ticket);
+/* 1 when the kernel has read the whole source of the ticket's copy (kcopy_abi.h, `read`):
+ * before its done, by the fence that orders the bytes; 0 when not yet (or never, when the
+ * copy engine makes the copy instead). For a ticket started and not yet seen done. */
+int dfc_gpu_kcopy_read(uint64_t ticket);
 /* Stops the kernel and frees the ring (at finalize; the next copy sets it up again). */
 void dfc_gpu_kcopy_finalize(void);
 /* Kernel launches so far (tests, dfc_info). */

@@ -327,6 +327,11 @@ int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
     return ce == cudaSuccess ? DFC_SUCCESS : dfc_cuda_error("device point-to-point copy", ce);
 }
 
+int dfc_gpu_copy_source_read(const dfc_gpu_copy_op_t *op)
+{
+    return op->ticket && dfc_gpu_kcopy_read(op->ticket);
+}
+
 void dfc_gpu_ipc_finalize(void)
 {
     for (int i = 0; opens && i < nopens; i++)
@@ -373,6 +378,11 @@ int dfc_gpu_copy_test(dfc_gpu_copy_op_t *op, int *done)
     (void)op;
     *done = 1;
     return DFC_SUCCESS;
+}
+int dfc_gpu_copy_source_read(const dfc_gpu_copy_op_t *op)
+{
+    (void)op;
+    return 0;
 }
 void dfc_gpu_ipc_finalize(void) {}
 #endif

@@ -148,6 +148,11 @@ int dfc_gpu_kcopy_test(uint64_t ticket)
     return ring_done() >= ticket ? 1 : alive ? 0 : -1;
 }
 
+int dfc_gpu_kcopy_read(uint64_t ticket)
+{
+    return __atomic_load_n(&kc.ring->read, __ATOMIC_ACQUIRE) >= ticket;
+}
+
 unsigned long dfc_gpu_kcopy_launches(void) { return kc.launches; }
 
 static void cuda_teardown(void);

@@ -64,7 +64,9 @@ typedef struct dfc_kcopy_ring {
     uint64_t done;   /* kernel: the last ticket copied (tickets complete in order) */
     uint32_t exited; /* kernel: the epoch of the launch that has exited */
     uint32_t stop;   /* host: leave now (finalize); the idle kernel reads it every 64 polls */
-    uint64_t pad[6];
+    uint64_t read;   /* kernel: the last ticket whose source is read whole, written before the
+                        fence that precedes its done: the source may be reused from then on */
+    uint64_t pad[5];
     dfc_kcopy_entry_t e[DFC_KCOPY_ENTRIES];
 } dfc_kcopy_ring_t;
 

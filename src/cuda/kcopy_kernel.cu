@@ -207,6 +207,7 @@ static __device__ void copy_tickets(shared_t *s, dfc_kcopy_ring_t *r, uint64_t d
         copiers_copy(sl->dst, sl->src, DFC_KCOPY_SIZE(sl->bytes), me);
         copiers_sync(); /* every copier's stores, and every read of the slot, first */
         if (me == 0) {  /* the bytes before done, for every reader (kcopy_abi.h) */
+            vstore(&r->read, (uint64_t)t); /* every load has returned: the source is free */
             if (sl->bytes & DFC_KCOPY_LOCAL_DST) __threadfence();
             else __threadfence_system();
             vstore(&r->done, (uint64_t)t);

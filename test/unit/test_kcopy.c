@@ -90,6 +90,7 @@ static void *kernel_standin(void *arg)
         size_t n;
         if (take_entry(e, done + 1, &dst, &src, &n)) {
             memcpy(dst, src, n);
+            __atomic_store_n(&r->read, done + 1, __ATOMIC_RELEASE);
             __atomic_store_n(&r->done, ++done, __ATOMIC_RELEASE);
             idle_since = now_ns();
         } else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) ||
@@ -138,6 +139,8 @@ static void one_copy(size_t n, int slot)
     CHECK(rc == DFC_SUCCESS && t, "start, %zu bytes: rc %d", n, rc);
     while (rc == DFC_SUCCESS && (k = dfc_gpu_kcopy_test(t)) == 0) {}
     CHECK(rc || k == 1, "ticket %llu: %d", (unsigned long long)t, k);
+    CHECK(rc || dfc_gpu_kcopy_read(t), "ticket %llu done and its source not read",
+          (unsigned long long)t);
     CHECK(!memcmp(dst, src, n), "%zu bytes differ", n);
     for (size_t i = 0; i < 16; i++)
         CHECK(dst[-16 + (long)i] == 0xa5 && dst[n + i] == 0xa5, "guard, %zu bytes", n);
@@ -174,6 +177,7 @@ static void case_full_ring(void)
         memset(a + 64 * i, i + 1, 64);
         CHECK(start(b + 64 * i, a + 64 * i, 64, &t[i]) == DFC_SUCCESS, "ticket %d refused", i);
         CHECK(dfc_gpu_kcopy_test(t[i]) == 0, "ticket %d done before the kernel ran", i);
+        CHECK(!dfc_gpu_kcopy_read(t[i]), "ticket %d read before the kernel ran", i);
     }
     CHECK(start(b, a, 64, &t[DFC_KCOPY_ENTRIES]) == DFC_ERR_UNSUPPORTED_OPERATION,
           "a 33rd ticket was taken by a full ring");

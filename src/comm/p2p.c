@@ -17,7 +17,8 @@
  * RTS with DFC_PKT_FLAG_DEV whose payload names the buffer by CUDA IPC (peer on this node);
  * once matched, the receiver copies straight out of it (cuda/ipc.c: the small-copy kernel up
  * to DFC_GPU_KCOPY_MAX, else the copy engine), progress tests the copy, and FIN completes the
- * send. Without an IPC name the receiver answers CTS
+ * send (sent as soon as the copy has read the source, which the kernel tells before its done).
+ * Without an IPC name the receiver answers CTS
  * and the sender streams DATA through a host bounce buffer; host data that lands in a
  * device receive buffer (EAGER, DATA) is copied there. Matching never sees the difference.
  * Non-contiguous buffers (a derived datatype, host memory; stage.c decides which): the

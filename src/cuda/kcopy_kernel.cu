@@ -206,8 +206,11 @@ static __device__ void copy_tickets(shared_t *s, dfc_kcopy_ring_t *r, uint64_t d
         if (s->go < 0) return;
         copiers_copy(sl->dst, sl->src, DFC_KCOPY_SIZE(sl->bytes), me);
         copiers_sync(); /* every copier's stores, and every read of the slot, first */
-        if (me == 0) {  /* the bytes before done, for every reader (kcopy_abi.h) */
-            vstore(&r->read, (uint64_t)t); /* every load has returned: the source is free */
+        /* Every load has returned (its value was stored): the source is free. Written by
+         * another warp than done's: a fence waits for its own warp's stores to host memory
+         * to be acknowledged across PCIe (several microseconds under load). */
+        if (me == 32) vstore(&r->read, (uint64_t)t);
+        if (me == 0) { /* the bytes before done, for every reader (kcopy_abi.h) */
             if (sl->bytes & DFC_KCOPY_LOCAL_DST) __threadfence();
             else __threadfence_system();
             vstore(&r->done, (uint64_t)t);

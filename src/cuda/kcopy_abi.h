@@ -30,11 +30,7 @@
 
 #define DFC_KCOPY_ENTRIES 32
 #define DFC_KCOPY_MAX_BYTES (1 << 20) /* the largest copy DFC_GPU_KCOPY_MAX may allow */
-/* The kernel's block: DFC_KCOPY_POLLERS warps that poll the ring (lane 0 of each) and
- * DFC_KCOPY_COPIERS threads that copy (kcopy_kernel.cu says why). */
-#define DFC_KCOPY_POLLERS 4
-#define DFC_KCOPY_COPIERS 512
-#define DFC_KCOPY_THREADS (DFC_KCOPY_POLLERS * 32 + DFC_KCOPY_COPIERS)
+#define DFC_KCOPY_THREADS 512
 
 /* A field's value sits in its low DFC_KCOPY_FIELD_BITS, the ticket's low 16 bits above: the
  * addresses of a process on x86-64 and aarch64 (CUDA's unified space included) and a copy's
@@ -64,8 +60,9 @@ typedef struct dfc_kcopy_ring {
     uint64_t done;   /* kernel: the last ticket copied (tickets complete in order) */
     uint32_t exited; /* kernel: the epoch of the launch that has exited */
     uint32_t stop;   /* host: leave now (finalize); the idle kernel reads it every 64 polls */
-    uint64_t read;   /* kernel: the last ticket whose source is read whole, written before the
-                        fence that precedes its done: the source may be reused from then on */
+    uint64_t read;   /* kernel: the last ticket whose source is read whole, written beside the
+                        fence that precedes its done (by another warp), so often seen first:
+                        the source may be reused from then on */
     uint64_t pad[5];
     dfc_kcopy_entry_t e[DFC_KCOPY_ENTRIES];
 } dfc_kcopy_ring_t;

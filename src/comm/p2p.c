@@ -17,7 +17,8 @@
  * RTS with DFC_PKT_FLAG_DEV whose payload names the buffer by CUDA IPC (peer on this node);
  * once matched, the receiver copies straight out of it (cuda/ipc.c: the small-copy kernel up
  * to DFC_GPU_KCOPY_MAX, else the copy engine), progress tests the copy, and FIN completes the
- * send (sent as soon as the copy has read the source, which the kernel tells before its done).
+ * send (with DFC_GPU_KCOPY_EARLY_FIN, as soon as the copy has read the source, which the kernel
+ * tells beside the fence before its done).
  * Without an IPC name the receiver answers CTS
  * and the sender streams DATA through a host bounce buffer; host data that lands in a
  * device receive buffer (EAGER, DATA) is copied there. Matching never sees the difference.
@@ -584,8 +585,8 @@ static void dev_pull_done(dfc_req_t *r, int rc)
 }
 
 /* The sender's buffer is free once the copy has read it, which the small-copy kernel tells
- * before the fence that makes the bytes visible here (0.35-0.7 us earlier): its FIN goes then,
- * so that the sender's next step overlaps the end of the copy. */
+ * (DFC_GPU_KCOPY_EARLY_FIN) beside the fence that makes the bytes visible here: its FIN goes
+ * then, so that the sender's next step overlaps the end of the copy. */
 static int progress_dev_pulls(void)
 {
     int events = 0, done, rc;

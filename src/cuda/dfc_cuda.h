@@ -120,9 +120,10 @@ void dfc_gpu_kcopy_params(void); /* reads DFC_GPU_KCOPY_MAX and DFC_GPU_KCOPY_LI
 int dfc_gpu_kcopy_start(int dst_dev, int src_dev, int dst_local, void *dst, const void *src,
                         size_t bytes, uint64_t *ticket);
 int dfc_gpu_kcopy_test(uint64_t ticket);
-/* 1 when the kernel has read the whole source of the ticket's copy (kcopy_abi.h, `read`):
- * before its done, by the fence that orders the bytes; 0 when not yet (or never, when the
- * copy engine makes the copy instead). For a ticket started and not yet seen done. */
+/* 1 when the kernel has read the whole source of the ticket's copy (kcopy_abi.h, `read`,
+ * with DFC_GPU_KCOPY_EARLY_FIN=1): often before its done, beside the fence that orders the
+ * bytes; 0 when not yet (or never: the parameter is off, or the copy engine makes the copy
+ * instead). For a ticket started and not yet seen done. */
 int dfc_gpu_kcopy_read(uint64_t ticket);
 /* Stops the kernel and frees the ring (at finalize; the next copy sets it up again). */
 void dfc_gpu_kcopy_finalize(void);

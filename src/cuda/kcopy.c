@@ -30,6 +30,7 @@ static struct {
     uint32_t epoch;                 /* of the last launch */
     int running;                    /* launched and not seen to exit */
     size_t max;                     /* DFC_GPU_KCOPY_MAX */
+    int early_fin;                  /* DFC_GPU_KCOPY_EARLY_FIN: tickets report `read` */
     uint64_t linger;                /* ns */
     dfc_gpu_kcopy_launch_fn launch; /* the CUDA launch, or a test's stand-in */
     unsigned long launches;
@@ -44,6 +45,9 @@ void dfc_gpu_kcopy_params(void)
     long us = dfc_env_long("DFC_GPU_KCOPY_LINGER_US", 200,
                            "the small-copy kernel exits after this long without a copy");
     kc.linger = us < 0 ? 0 : (uint64_t)us * 1000;
+    kc.early_fin = dfc_env_long("DFC_GPU_KCOPY_EARLY_FIN", 0,
+                                "1: the small-copy kernel reports a copy's source read before "
+                                "its bytes are visible, and the sender completes then") != 0;
 }
 
 void dfc_gpu_kcopy_set_launcher(dfc_gpu_kcopy_launch_fn fn)
@@ -108,7 +112,8 @@ static uint64_t post(void *dst, const void *src, size_t bytes, int dst_local)
     /* one 8-byte store per field: the kernel may read them while they are written (kcopy_abi.h) */
     __atomic_store_n(&e->dst, DFC_KCOPY_TAGGED((uintptr_t)dst, t), __ATOMIC_RELEASE);
     __atomic_store_n(&e->src, DFC_KCOPY_TAGGED((uintptr_t)src, t), __ATOMIC_RELEASE);
-    uint64_t size = bytes | (dst_local ? DFC_KCOPY_LOCAL_DST : 0);
+    uint64_t size = bytes | (dst_local ? DFC_KCOPY_LOCAL_DST : 0) |
+                    (kc.early_fin ? DFC_KCOPY_REPORT_READ : 0);
     __atomic_store_n(&e->bytes, DFC_KCOPY_TAGGED(size, t), __ATOMIC_RELEASE);
     __atomic_store_n(&e->seq, t, __ATOMIC_RELEASE);
     kc.posted = t;
@@ -150,7 +155,7 @@ int dfc_gpu_kcopy_test(uint64_t ticket)
 
 int dfc_gpu_kcopy_read(uint64_t ticket)
 {
-    return __atomic_load_n(&kc.ring->read, __ATOMIC_ACQUIRE) >= ticket;
+    return kc.early_fin && __atomic_load_n(&kc.ring->read, __ATOMIC_ACQUIRE) >= ticket;
 }
 
 unsigned long dfc_gpu_kcopy_launches(void) { return kc.launches; }

@@ -48,6 +48,8 @@
  * done: 0.35 us on an H100 against 0.7 for the system-scope fence that any other destination
  * (managed memory; a push into a peer's buffer, which may sit on another GPU) takes. */
 #define DFC_KCOPY_LOCAL_DST (1ull << 40)
+/* Also in the bytes field: write `read` (below) for this ticket (DFC_GPU_KCOPY_EARLY_FIN). */
+#define DFC_KCOPY_REPORT_READ (1ull << 41)
 #define DFC_KCOPY_SIZE(w) (DFC_KCOPY_FIELD(w) & (DFC_KCOPY_LOCAL_DST - 1))
 
 typedef struct dfc_kcopy_entry {
@@ -60,9 +62,9 @@ typedef struct dfc_kcopy_ring {
     uint64_t done;   /* kernel: the last ticket copied (tickets complete in order) */
     uint32_t exited; /* kernel: the epoch of the launch that has exited */
     uint32_t stop;   /* host: leave now (finalize); the idle kernel reads it every 64 polls */
-    uint64_t read;   /* kernel: the last ticket whose source is read whole, written beside the
-                        fence that precedes its done (by another warp), so often seen first:
-                        the source may be reused from then on */
+    uint64_t read;   /* kernel, for tickets with DFC_KCOPY_REPORT_READ: the last one whose
+                        source is read whole, written beside the fence that precedes its done
+                        (by another warp), so often seen first: the source is free from then */
     uint64_t pad[5];
     dfc_kcopy_entry_t e[DFC_KCOPY_ENTRIES];
 } dfc_kcopy_ring_t;

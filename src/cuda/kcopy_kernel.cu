@@ -123,7 +123,8 @@ extern "C" __global__ void __launch_bounds__(DFC_KCOPY_THREADS)
         /* Every load has returned (its value was stored): the source is free. Written by
          * another warp than done's, whose fence would wait for this store to host memory to
          * be acknowledged across PCIe (several microseconds under load: BENCHMARKS.md, stop 47). */
-        if (threadIdx.x == 32) *(volatile uint64_t *)&r->read = done;
+        if (threadIdx.x == 32 && (s_bytes & DFC_KCOPY_REPORT_READ))
+            *(volatile uint64_t *)&r->read = done;
         if (threadIdx.x == 0) { /* the bytes before done, for every reader (kcopy_abi.h) */
             if (s_bytes & DFC_KCOPY_LOCAL_DST) __threadfence();
             else __threadfence_system();

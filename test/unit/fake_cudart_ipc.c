@@ -547,7 +547,8 @@ static int kcopy_launch(void **args)
             memmove(xl((void *)(uintptr_t)DFC_KCOPY_FIELD(e->dst)),
                     xl((void *)(uintptr_t)DFC_KCOPY_FIELD(e->src)), n);
         __atomic_fetch_add(&kcopy_copies, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&r->read, done + 1, __ATOMIC_RELEASE); /* as the kernel: read first */
+        if (e->bytes & DFC_KCOPY_REPORT_READ) /* as the kernel: read first */
+            __atomic_store_n(&r->read, done + 1, __ATOMIC_RELEASE);
         __atomic_store_n(&r->done, done + 1, __ATOMIC_RELEASE);
     }
     __atomic_store_n(&r->exited, epoch, __ATOMIC_RELEASE);

@@ -90,7 +90,8 @@ static void *kernel_standin(void *arg)
         size_t n;
         if (take_entry(e, done + 1, &dst, &src, &n)) {
             memcpy(dst, src, n);
-            __atomic_store_n(&r->read, done + 1, __ATOMIC_RELEASE);
+            if (DFC_KCOPY_FIELD(e->bytes) & DFC_KCOPY_REPORT_READ)
+                __atomic_store_n(&r->read, done + 1, __ATOMIC_RELEASE);
             __atomic_store_n(&r->done, ++done, __ATOMIC_RELEASE);
             idle_since = now_ns();
         } else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) ||
@@ -220,6 +221,7 @@ int main(void)
 {
     alarm(300); /* a ticket that is never served (no relaunch) hangs: fail instead */
     setenv("DFC_GPU_KCOPY_LINGER_US", "5", 1);
+    setenv("DFC_GPU_KCOPY_EARLY_FIN", "1", 1); /* every ticket reports its source read */
     dev_pool = calloc(1, POOL);
     unsigned char host[64];
     uint64_t t;

@@ -218,14 +218,15 @@ static __device__ void copy_tickets(shared_t *s, dfc_kcopy_ring_t *r, uint64_t d
         }
         copiers_sync();
         if (s->go < 0) return;
-        copiers_copy(sl->dst, sl->src, DFC_KCOPY_SIZE(sl->bytes), me);
+        const uint64_t bytes = sl->bytes; /* ticket t + 2 may take the slot once t is done */
+        copiers_copy(sl->dst, sl->src, DFC_KCOPY_SIZE(bytes), me);
         copiers_sync(); /* every copier's stores, and every read of the slot, first */
         /* Every load has returned (its value was stored): the source is free. Written by
          * another warp than done's: a fence waits for its own warp's stores to host memory
          * to be acknowledged across PCIe (several microseconds under load). */
-        if (me == 32 && (sl->bytes & DFC_KCOPY_REPORT_READ)) vstore(&r->read, (uint64_t)t);
+        if (me == 32 && (bytes & DFC_KCOPY_REPORT_READ)) vstore(&r->read, (uint64_t)t);
         if (me == 0) { /* the bytes before done, for every reader (kcopy_abi.h) */
-            if (sl->bytes & DFC_KCOPY_LOCAL_DST) __threadfence();
+            if (bytes & DFC_KCOPY_LOCAL_DST) __threadfence();
             else __threadfence_system();
             vstore(&r->done, (uint64_t)t);
             vstore(&s->copied, (unsigned long long)t);

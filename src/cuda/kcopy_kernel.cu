@@ -2,9 +2,10 @@
  * kcopy_kernel.cu - the small-copy kernel: one block, resident while copies come, serving the
  * ring of kcopy_abi.h (the protocol is there). Thread 0 polls the next entry across PCIe, all
  * of it in one round of loads (the fields carry the ticket as tags), and publishes it in
- * shared memory; all threads move the bytes; thread 32 writes read (the source is free) while
- * thread 0 makes them visible to every reader (DFC_KCOPY_LOCAL_DST says at which scope) before
- * it writes done, so a host (or a peer's copy engine) that sees done sees the data. It never waits for anything but the ring: no peer, no
+ * shared memory; all threads move the bytes; thread 0 makes them visible to every reader
+ * (DFC_KCOPY_LOCAL_DST says at which scope) before it writes done, so a host (or a peer's copy
+ * engine) that sees done sees the data, while thread 32 reports the source read (for entries
+ * that ask, DFC_KCOPY_REPORT_READ). It never waits for anything but the ring: no peer, no
  * other kernel.
  *
  * Each read across PCIe costs about a microsecond and a poll waits for its read to return,
@@ -117,16 +118,17 @@ extern "C" __global__ void __launch_bounds__(DFC_KCOPY_THREADS)
         if (threadIdx.x == 0) s_go = wait_ticket(r, done, linger_ns, &s_dst, &s_src, &s_bytes);
         __syncthreads();
         if (s_go < 0) break;
-        block_copy(s_dst, s_src, DFC_KCOPY_SIZE(s_bytes));
+        const uint64_t bytes = s_bytes; /* thread 0 rewrites it once past the next barrier */
+        block_copy(s_dst, s_src, DFC_KCOPY_SIZE(bytes));
         __syncthreads(); /* every copy's stores, and every read of s_*, before the next poll */
         done++;
         /* Every load has returned (its value was stored): the source is free. Written by
          * another warp than done's, whose fence would wait for this store to host memory to
          * be acknowledged across PCIe (several microseconds under load: BENCHMARKS.md, stop 47). */
-        if (threadIdx.x == 32 && (s_bytes & DFC_KCOPY_REPORT_READ))
+        if (threadIdx.x == 32 && (bytes & DFC_KCOPY_REPORT_READ))
             *(volatile uint64_t *)&r->read = done;
         if (threadIdx.x == 0) { /* the bytes before done, for every reader (kcopy_abi.h) */
-            if (s_bytes & DFC_KCOPY_LOCAL_DST) __threadfence();
+            if (bytes & DFC_KCOPY_LOCAL_DST) __threadfence();
             else __threadfence_system();
             *(volatile uint64_t *)&r->done = done;
         }

@@ -5,8 +5,7 @@
 //   nvcc -O2 -arch=sm_90 -Isrc -o kcopylat bench/gpu_floor/kcopylat.cu
 // -DKCOPY_KERNEL='"file.cu"' times another version of the kernel for an A/B of a change
 // (with -DKCOPY_UNTAGGED, one that polls seq and reads untagged fields). First lines: one read
-// of host
-// memory, and the trip's floor (a flag from the host to a resident kernel and back, without
+// of host memory, and the trip's floor (a flag from the host to a resident kernel and back, without
 // and with the fences that order a copy before done: device scope for a destination on the
 // kernel's device, system scope for any other). Last lines: 8 B at random phases, and 3000
 // copies of random sizes checked byte by byte. BENCHMARKS.md, issue 14.

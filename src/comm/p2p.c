@@ -548,7 +548,6 @@ static int dev_pull(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload, uin
                 pkt->src_world, why);
         return 0;
     }
-    r->dev_fin_sent = 0;
     dfc_list_insert_tail(&dev_pulls, &r->link);
     return 1;
 }
@@ -580,7 +579,7 @@ static void dev_pull_done(dfc_req_t *r, int rc)
     r->dev_op = NULL;
     if (rc && !r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
     dev_pull_fin(r);
-    r->dev_fin_sent = 0; /* for the next start of a persistent receive */
+    r->dev_fin_sent = 0; /* for its next start, whichever path that takes */
     dfc_req_complete(r);
 }
 

@@ -76,6 +76,7 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
     }
     r->bytes = (uint64_t)count * d->size;
     r->func = func; /* names the entry point in a staging error */
+    dfc_p2p_send_dst(r, c, dest);
     void *use;
     if ((rc = dfc_req_stage_type(r, (void *)buf, (uint64_t)count, d, 1, 0, 0, &use))) goto fn_fail;
     r->sbuf = use;
@@ -266,6 +267,7 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
     if (!sync && d->dense && dfc_p2p_send_eager_now(c, buf, bytes, dest, tag)) goto sent;
     dfc_req_init_internal(&r, c);
     r.func = func; /* names the entry point in a staging error */
+    dfc_p2p_send_dst(&r, c, dest);
     void *use;
     if ((rc = dfc_req_stage_type(&r, (void *)buf, (uint64_t)count, d, 1, 0, 0, &use)) ||
         (rc = dfc_req_stage_in(&r)) ||

@@ -651,8 +651,11 @@ struct dfc_req {
     int dev;
     dfc_gpu_ipc_t dev_ipc;
     dfc_gpu_copy_op_t *dev_op;
-    int dev_fin_sent;   /* a receive's FIN went when the copy had read the source (p2p.c) */
-    void *tl_op;        /* a receive's transport copy in flight (rget_start, p2p.c) */
+    int dev_fin_sent;  /* a receive's FIN went when the copy had read the source (p2p.c) */
+    int dev_dst_local; /* a send's destination: 1 on this node, 2 this process, 0 else
+                           (dfc_p2p_send_dst, before staging) */
+    struct dfc_p2p_hold *dev_hold; /* a receive copying a held message out (p2p_hold.c) */
+    void *tl_op;                   /* a receive's transport copy in flight (rget_start, p2p.c) */
     uint64_t pull_addr; /* a receive's rget queued to run without the lock: where it reads */
     struct dfc_p2p_devstream *devstream; /* DATA of a device buffer through pinned slots */
 
@@ -1008,9 +1011,34 @@ void dfc_p2p_finalize(void);
 void dfc_p2p_deliver(const dfc_pkt_t *pkt, const void *payload); /* the tl callback */
 int dfc_p2p_progress_sends(void); /* pushes queued packets and rendezvous data */
 int dfc_p2p_idle(void);           /* 1 when nothing is queued for output */
-/* Device point-to-point (p2p.c): whether a device buffer of `bytes` skips staging (send: it
- * is larger than the eager limit; receive: always), and whether copies are in flight. */
-int dfc_p2p_dev_direct(size_t bytes, int is_recv);
+/* Device point-to-point (p2p.c): whether device buffer buf of `bytes` of request r skips
+ * staging (receive: always; send: above DFC_GPU_EAGER_LIMIT, or to a rank of this node that
+ * can hold it, which dfc_p2p_send_dst told r before), and whether copies are in flight. */
+void dfc_p2p_send_dst(dfc_req_t *r, dfc_comm_t *c, int dst); /* dst: a rank of c, or PROC_NULL */
+int dfc_p2p_dev_direct(const dfc_req_t *r, const void *buf, size_t bytes, int is_recv);
+/* FIN to the sender of rendezvous message msg (its RTS): its buffer is free (p2p_hold.c). */
+void dfc_p2p_fin(const dfc_pkt_t *msg);
+
+/* ---- Device messages held before their receive (p2p_hold.c) -------------------------------
+ * Under the library lock. A hold is owned by its unexpected message until a receive takes it
+ * (deliver or take) or the message goes (cancel, drop). */
+typedef struct dfc_p2p_hold dfc_p2p_hold_t;
+/* Starts copying the bytes of device message rts (payload: its IPC name) into the hold
+ * arena; FIN goes to the sender once they are read. NULL when it cannot (the arena full or
+ * absent, the copy refused): the message stays a rendezvous. Records no error. */
+dfc_p2p_hold_t *dfc_p2p_hold_start(const dfc_pkt_t *rts, const void *payload);
+/* Receive r (status set) takes n bytes of h into r->rbuf by a device copy; r completes when
+ * it is done (with the hold's error, if its copy failed). */
+void dfc_p2p_hold_deliver(dfc_p2p_hold_t *h, dfc_req_t *r, uint64_t n);
+/* Waits for h's copy, copies n bytes into host memory and frees h; returns the outcome. */
+int dfc_p2p_hold_take(dfc_p2p_hold_t *h, void *host, uint64_t n);
+/* The sender cancels: 1 when h is dropped without FIN; 0 when its FIN went (too late). */
+int dfc_p2p_hold_cancel(dfc_p2p_hold_t *h);
+void dfc_p2p_hold_drop(dfc_p2p_hold_t *h); /* its message was freed; FIN still goes */
+int dfc_p2p_hold_progress(void);           /* events */
+int dfc_p2p_holds_busy(void);              /* copies in flight */
+void dfc_p2p_hold_report(FILE *f);
+void dfc_p2p_hold_finalize(void); /* waits for the copies, frees the arena */
 /* Whether a non-contiguous host buffer of `bytes` is packed and unpacked in pieces by the
  * protocol instead of through a whole-message shadow (receive: always; send: above the eager
  * limit, where the data goes by rendezvous anyway). */

@@ -13,7 +13,8 @@
  *               large is ever buffered unexpectedly, so a flood of big messages costs
  *               headers only.
  * Device buffers (dfc(7) "Device buffers") are not staged through host memory, except sends
- * up to DFC_GPU_EAGER_LIMIT (staged, so that they keep eager semantics): a device send is an
+ * up to DFC_GPU_EAGER_LIMIT to a rank of another node (staged, so that they keep eager
+ * semantics; to a rank of this node p2p_hold.c keeps them): a device send is an
  * RTS with DFC_PKT_FLAG_DEV whose payload names the buffer by CUDA IPC (peer on this node);
  * once matched, the receiver copies straight out of it (cuda/ipc.c: the small-copy kernel up
  * to DFC_GPU_KCOPY_MAX, else the copy engine), progress tests the copy, and FIN completes the
@@ -44,9 +45,10 @@
 
 typedef struct dfc_p2p_msg { /* dfc_p2p_msg_t: a matched-probe message (dfc_comm.h) */
     dfc_list_t link;
-    dfc_pkt_t pkt; /* EAGER or RTS */
-    void *data;    /* EAGER payload copy: in the same allocation, after the struct (one
+    dfc_pkt_t pkt;        /* EAGER or RTS */
+    void *data;           /* EAGER payload copy: in the same allocation, after the struct (one
                       malloc and free per unexpected message, issue 16), or NULL */
+    dfc_p2p_hold_t *hold; /* a device message's bytes held here (p2p_hold.c), or NULL */
 } unexp_msg_t;
 
 /* A packet the transport could not take yet (DFC_TL_AGAIN). */
@@ -66,6 +68,7 @@ typedef struct pending_pkt {
  * receive would hold them all (later sends open their stream at CTS, as before). */
 #define P2P_EARLY_STREAMS 4
 static void stream_dev(dfc_req_t *r, int is_recv, void *dev, uint64_t bytes);
+static void msg_matched(dfc_req_t *r, unexp_msg_t *u);
 
 static dfc_list_t posted_recvs;
 static dfc_list_t unexpected_msgs;
@@ -136,6 +139,7 @@ int dfc_p2p_init(void)
         "(sends above DFC_GPU_EAGER_LIMIT); 0: stages them through host memory");
     dfc_gpu_ipc_params();
     dfc_gpu_kcopy_params();
+    dfc_gpu_arena_params();
     rget_enabled = (int)dfc_env_long(
         "DFC_RGET", 1,
         "1: receivers pull large messages with cross-memory attach where the transport can");
@@ -153,8 +157,9 @@ void dfc_p2p_finalize(void)
     {
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
         dfc_list_remove(e);
-        free(u); /* its data with it */
+        dfc_p2p_msg_free(u);
     }
+    dfc_p2p_hold_finalize(); /* its last copies, before the kernel and the mappings go */
     DFC_LIST_FOREACH_SAFE(e, t, &pending_pkts)
     {
         dfc_list_remove(e);
@@ -175,7 +180,7 @@ int dfc_p2p_idle(void)
 {
     return dfc_list_empty(&pending_pkts) && dfc_list_empty(&rndv_sends) &&
            dfc_list_empty(&dev_pulls) && dfc_list_empty(&tl_pulls) && dfc_list_empty(&dev_lands) &&
-           dfc_list_empty(&unlocked_pulls);
+           dfc_list_empty(&unlocked_pulls) && !dfc_p2p_holds_busy();
 }
 
 /* Copies that no peer can signal: a waiting thread polls rather than sleeps. A device
@@ -185,7 +190,8 @@ int dfc_p2p_idle(void)
  * DATA (signalled), and for its last copies in dev_lands. */
 int dfc_p2p_dev_busy(void)
 {
-    if (!dfc_list_empty(&dev_pulls) || !dfc_list_empty(&dev_lands)) return 1;
+    if (!dfc_list_empty(&dev_pulls) || !dfc_list_empty(&dev_lands) || dfc_p2p_holds_busy())
+        return 1;
     if (!dfc_p2p_devstreams_open()) return 0;
     for (dfc_list_t *e = rndv_sends.next; e != &rndv_sends; e = e->next)
         if (DFC_CONTAINER_OF(e, dfc_req_t, link)->devstream) return 1;
@@ -194,9 +200,25 @@ int dfc_p2p_dev_busy(void)
 
 int dfc_p2p_stream_packed(size_t bytes, int is_recv) { return is_recv || bytes > eager_limit; }
 
-int dfc_p2p_dev_direct(size_t bytes, int is_recv)
+void dfc_p2p_send_dst(dfc_req_t *r, dfc_comm_t *c, int dst)
 {
-    return dev_enabled && (is_recv || bytes > dev_eager_limit);
+    int world = dst >= 0 ? dfc_comm_peers(c)[dst] : -1;
+    r->dev_dst_local = world < 0                                                ? 0
+                       : world == dfc_proc.world_rank                           ? 2
+                       : dfc_node_of[world] == dfc_node_of[dfc_proc.world_rank] ? 1
+                                                                                : 0;
+}
+
+/* A small device send to a rank of this node goes direct too when its receiver can hold it
+ * (p2p_hold.c: an IPC name, or this process; the pull and the hold memory on): it completes
+ * without waiting for the receive, as the staged eager send it replaces did. */
+int dfc_p2p_dev_direct(const dfc_req_t *r, const void *buf, size_t bytes, int is_recv)
+{
+    if (!dev_enabled) return 0;
+    if (is_recv || bytes > dev_eager_limit) return 1;
+    if (!r->dev_dst_local || !rget_enabled || !dfc_gpu_arena_size()) return 0;
+    dfc_gpu_ipc_t name;
+    return r->dev_dst_local == 2 || dfc_gpu_ipc_export(buf, &name) == DFC_SUCCESS;
 }
 
 /* A transport's "peer is gone" declares the failure (if progress has not yet) and becomes
@@ -413,7 +435,7 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
     const void *payload = buf;
     if (req->dev) { /* a device buffer (see the top): RTS, with its IPC name on this node */
         msg_header(&pkt, DFC_PKT_RTS, c, coll_ctx, tag, bytes, req->id);
-        pkt.flags = DFC_PKT_FLAG_DEV;
+        pkt.flags = DFC_PKT_FLAG_DEV | (sync ? DFC_PKT_FLAG_SYNC : 0); /* SYNC: never held */
         pkt.offset = (uint64_t)(uintptr_t)buf;
         payload = NULL;
         if (world != dfc_proc.world_rank &&
@@ -562,6 +584,8 @@ static dfc_pkt_t matched_msg(const dfc_req_t *r)
                        .src_world = (uint32_t)r->peer_world};
 }
 
+void dfc_p2p_fin(const dfc_pkt_t *msg) { send_ctrl(DFC_PKT_FIN, msg, 0); }
+
 /* FIN to the sender of the message r pulls (its reply names the message), once. */
 static void dev_pull_fin(dfc_req_t *r)
 {
@@ -691,8 +715,9 @@ static int tl_pull(dfc_tl_t *tl, dfc_req_t *r, const dfc_pkt_t *pkt, uint64_t n)
     return 1;
 }
 
-/* A receive met its message (EAGER data in hand, or an RTS). */
-static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload)
+/* A receive met message pkt: its status (a message longer than the buffer: DFC_ERR_TRUNCATE);
+ * returns the bytes it takes. */
+static uint64_t match_status(dfc_req_t *r, const dfc_pkt_t *pkt)
 {
     uint64_t n = pkt->len;
     r->status.DFC_SOURCE = pkt->src;
@@ -711,6 +736,13 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
         n = r->bytes;
     }
     dfc_status_set_bytes(&r->status, n);
+    return n;
+}
+
+/* A receive met its message (EAGER data in hand, or an RTS). */
+static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload)
+{
+    uint64_t n = match_status(r, pkt);
     if (pkt->type == DFC_PKT_EAGER) {
         land(r, 0, payload, n);
         if (pkt->flags & DFC_PKT_FLAG_SYNC) send_ctrl(DFC_PKT_SACK, pkt, 0);
@@ -785,8 +817,7 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
         if (!matches(req, &u->pkt)) continue;
         dfc_list_remove(e);
         if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
-        recv_matched(req, &u->pkt, u->data);
-        free(u); /* its data with it */
+        msg_matched(req, u);
         return DFC_SUCCESS;
     }
     dfc_list_init(&req->link);
@@ -796,6 +827,40 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
     }
     dfc_list_insert_tail(&posted_recvs, &req->link);
     return DFC_SUCCESS;
+}
+
+/* A receive met unexpected message u, which it frees: held device bytes (p2p_hold.c) are
+ * copied out of the hold; a non-contiguous host receive takes them through host memory. */
+static void msg_matched(dfc_req_t *r, unexp_msg_t *u)
+{
+    if (!u->hold) recv_matched(r, &u->pkt, u->data);
+    else if (!r->pack_dt) {
+        r->peer_world = (int)u->pkt.src_world;
+        dfc_p2p_hold_deliver(u->hold, r, match_status(r, &u->pkt));
+    } else {
+        r->peer_world = (int)u->pkt.src_world;
+        uint64_t n = match_status(r, &u->pkt);
+        void *tmp = malloc(n ? n : 1);
+        int rc = dfc_p2p_hold_take(u->hold, tmp, tmp ? n : 0);
+        if (!tmp) rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a held device message");
+        if (!rc) land(r, 0, tmp, n);
+        else if (!r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
+        free(tmp);
+        dfc_req_complete(r);
+    }
+    free(u); /* its data with it */
+}
+
+/* A device message (an RTS naming a device buffer) that the receiver may hold until its
+ * receive comes, so that its send completes (p2p_hold.c): plain sends of at most
+ * DFC_GPU_EAGER_LIMIT bytes with an IPC name or from this process. */
+static int holdable(const dfc_pkt_t *pkt)
+{
+    return pkt->type == DFC_PKT_RTS && (pkt->flags & DFC_PKT_FLAG_DEV) &&
+           !(pkt->flags & DFC_PKT_FLAG_SYNC) && !(pkt->ctx & 1) && pkt->len &&
+           pkt->len <= dev_eager_limit && dev_enabled && rget_enabled &&
+           ((int)pkt->src_world == dfc_proc.world_rank ||
+            pkt->payload_len == sizeof(dfc_gpu_ipc_t));
 }
 
 static void store_unexpected(const dfc_pkt_t *pkt, const void *payload)
@@ -818,6 +883,7 @@ static void store_unexpected(const dfc_pkt_t *pkt, const void *payload)
     if (data) memcpy(data, payload, keep);
     u->pkt = *pkt;
     u->data = data;
+    u->hold = holdable(pkt) ? dfc_p2p_hold_start(pkt, payload) : NULL;
     dfc_list_insert_tail(&unexpected_msgs, &u->link);
 }
 
@@ -995,6 +1061,7 @@ int dfc_p2p_progress_sends(void)
     dfc_list_t *e, *t;
     if (!dfc_list_empty(&unlocked_pulls)) events += progress_unlocked_pulls(); /* first */
     if (!dfc_list_empty(&dev_pulls)) events += progress_dev_pulls();
+    if (dfc_p2p_holds_busy()) events += dfc_p2p_hold_progress();
     if (!dfc_list_empty(&tl_pulls)) events += progress_tl_pulls();
     if (!dfc_list_empty(&dev_lands)) events += progress_dev_lands();
     if (!dfc_list_empty(&pending_pkts)) {
@@ -1129,7 +1196,7 @@ void dfc_p2p_fail_peer(int world, int code)
     DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs)
     { /* RTS nobody here will match now */
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
-        if (!refuse_dead_rts(&u->pkt)) continue;
+        if (u->hold || !refuse_dead_rts(&u->pkt)) continue; /* held bytes are here already */
         dfc_list_remove(e);
         free(u); /* its data with it */
     }
@@ -1211,6 +1278,7 @@ void dfc_p2p_report(FILE *f)
     }
     report_matched(f, &dev_pulls, "device, matched, copying out of the sender's buffer");
     report_matched(f, &dev_lands, "device, every byte arrived, copying the last chunks in");
+    dfc_p2p_hold_report(f);
     report_matched(f, &tl_pulls, "rendezvous, matched, reading the sender's buffer");
     report_matched(f, &unlocked_pulls,
                    "rendezvous, matched, its read of the sender's buffer queued");
@@ -1270,12 +1338,15 @@ int dfc_p2p_imrecv(dfc_comm_t *c, dfc_p2p_msg_t *m, void *buf, uint64_t bytes, d
     req->cancelled = 0;
     dfc_status_empty(&req->status);
     dfc_list_init(&req->link);
-    recv_matched(req, &m->pkt, m->data);
-    free(m); /* its data with it */
+    msg_matched(req, m);
     return DFC_SUCCESS;
 }
 
-void dfc_p2p_msg_free(dfc_p2p_msg_t *m) { free(m); /* its data with it */ }
+void dfc_p2p_msg_free(dfc_p2p_msg_t *m)
+{
+    if (m->hold) dfc_p2p_hold_drop(m->hold);
+    free(m); /* its data with it */
+}
 
 /* Cancelling a send (MPI-4.1 3.8.4: it succeeds only if the message has not matched).
  * While its first packet (EAGER or RTS) still waits in this process, it is dropped here.
@@ -1369,6 +1440,7 @@ static void cancel_arrived(const dfc_pkt_t *pkt)
         if (u->pkt.src_world != pkt->src_world || u->pkt.sreq != pkt->sreq ||
             u->pkt.ctx != pkt->ctx)
             continue;
+        if (u->hold && !dfc_p2p_hold_cancel(u->hold)) break; /* its FIN completed the send */
         dfc_list_remove(e);
         if (u->pkt.type == DFC_PKT_EAGER) unexpected_bytes -= u->pkt.payload_len;
         free(u); /* its data with it */

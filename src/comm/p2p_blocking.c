@@ -46,6 +46,7 @@ int dfc_p2p_sendrecv_blocking(dfc_comm_t *c, const char *func, const void *sendb
     dfc_req_init_internal(&rr, c);
     rr.func = sr.func = func;
     rr.count_arg = "recvcount";
+    dfc_p2p_send_dst(&sr, c, dst);
     if (!(rc = dfc_req_stage_type(&sr, (void *)sendbuf, scount, sdt, 1, 0, 0, &suse)) &&
         !(rc = dfc_req_stage_in(&sr)) &&
         !(rc = dfc_req_stage_type(&rr, recvbuf, rcount, rdt, 1, 1, 1, &ruse)) &&

@@ -224,7 +224,7 @@ int dfc_req_stage(dfc_req_t *r, void *buf, size_t bytes, int copy_in, int copy_o
     *use = buf;
     if (!bytes || !dfc_stage_ops->is_device(buf)) return DFC_SUCCESS;
     /* Device point-to-point (p2p.c) moves it with CUDA IPC, unstaged. */
-    if (r->kind != DFC_REQ_COLL && dfc_p2p_dev_direct(bytes, copy_out)) {
+    if (r->kind != DFC_REQ_COLL && dfc_p2p_dev_direct(r, buf, bytes, copy_out)) {
         r->dev = 1;
         return DFC_SUCCESS;
     }

@@ -102,6 +102,19 @@ int dfc_gpu_copy_source_read(const dfc_gpu_copy_op_t *op);
 /* Closes every mapping (at finalize, after the last copy). */
 void dfc_gpu_ipc_finalize(void);
 
+/* ---- The hold arena (arena.c) -------------------------------------------------------------
+ * Device memory of DFC's own for device messages that arrive before their receive
+ * (comm/p2p_hold.c): DFC_GPU_HOLD_MEMORY bytes, allocated at the first request on the device
+ * current then. alloc returns NULL (no error: the caller does without) when the arena is full,
+ * was never made (no CUDA, 0 bytes, cudaMalloc failed) or `bytes` is 0; it never waits.
+ * Not thread-safe: under the library lock, as p2p. */
+void dfc_gpu_arena_params(void); /* reads DFC_GPU_HOLD_MEMORY */
+size_t dfc_gpu_arena_size(void); /* DFC_GPU_HOLD_MEMORY: 0 holds nothing */
+void *dfc_gpu_arena_alloc(size_t bytes);
+void dfc_gpu_arena_free(void *p, size_t bytes); /* the same bytes as its alloc; NULL: nothing */
+size_t dfc_gpu_arena_in_use(void);              /* bytes handed out (tests, the hang report) */
+void dfc_gpu_arena_finalize(void);
+
 /* ---- Small copies by a resident kernel (kcopy.c; the ring: kcopy_abi.h) ----
  * For the direct device point-to-point copies (above) of up to DFC_GPU_KCOPY_MAX bytes, a
  * kernel polling a ring in mapped host memory instead of the copy engine (11-15 us of CUDA

@@ -85,6 +85,8 @@ static int ipc_load(void)
 {
     if (ipc.tried) return ipc.ok;
     ipc.tried = 1;
+    dfc_gpu_init(); /* a peer's device message may come before this process's first device
+                       buffer, and without it the runtime would look absent for good */
     if (!dfc_gpu_available()) return 0;
     void *lib = dfc_gpu_cudart_open(); /* the runtime already loaded: a reference to it */
     void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);

@@ -267,7 +267,8 @@ static void print_paths(int n, int parsable)
     printf("  Device buffers: collectives %s; point-to-point on one node %s\n",
            daemon ? "in the GPU daemon (one GPU per rank, or shared under MPS; else staged)"
                   : "staged through host memory",
-           ipc ? "copied directly with CUDA IPC above DFC_GPU_EAGER_LIMIT, staged below it"
+           ipc ? "copied directly with CUDA IPC; a send up to DFC_GPU_EAGER_LIMIT that comes "
+                 "before its receive is held by the receiver (DFC_GPU_HOLD_MEMORY), else staged"
                : "staged through host memory");
     printf("  Device point-to-point with other nodes: %s\n",
            ipc ? "streamed through pinned host slots above the eager limit (DFC_STAGE_CHUNK, "

@@ -45,9 +45,10 @@
 
 typedef struct dfc_p2p_msg { /* dfc_p2p_msg_t: a matched-probe message (dfc_comm.h) */
     dfc_list_t link;
-    dfc_pkt_t pkt;        /* EAGER or RTS */
-    void *data;           /* EAGER payload copy: in the same allocation, after the struct (one
-                      malloc and free per unexpected message, issue 16), or NULL */
+    dfc_pkt_t pkt; /* EAGER or RTS */
+    /* EAGER payload copy: in the same allocation, after the struct (one malloc and free per
+     * unexpected message, issue 16), or NULL */
+    void *data;
     dfc_p2p_hold_t *hold; /* a device message's bytes held here (p2p_hold.c), or NULL */
 } unexp_msg_t;
 

@@ -192,15 +192,18 @@ void dfc_p2p_hold_report(FILE *f)
     for (dfc_list_t *e = copying.next; e != &copying; e = e->next) {
         const dfc_p2p_hold_t *h = DFC_CONTAINER_OF(e, dfc_p2p_hold_t, link);
         fprintf(f,
-                "  device message from world rank %u, tag %d, %llu bytes: copying it to hold "
-                "it%s\n",
-                h->rts.src_world, h->rts.tag, (unsigned long long)h->rts.len,
-                h->recv ? " (a receive waits for it)" : "");
+                "[dfc hang report] rank %d: p2p device message from world rank %u tag %d comm "
+                "%u (unexpected, copying its %llu bytes to hold them%s)\n",
+                dfc_proc.world_rank, h->rts.src_world, h->rts.tag, h->rts.ctx / 2,
+                (unsigned long long)h->rts.len, h->recv ? "; a receive waits for it" : "");
     }
     for (dfc_list_t *e = delivering.next; e != &delivering; e = e->next) {
         const dfc_req_t *r = DFC_CONTAINER_OF(e, dfc_req_t, link);
-        fprintf(f, "  receive from world rank %d, tag %d: copying its held device message\n",
-                r->peer_world, r->status.DFC_TAG);
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p recv from %d tag %d comm %u (device, matched a "
+                "held message, copying it in: %llu bytes)\n",
+                dfc_proc.world_rank, r->status.DFC_SOURCE, r->status.DFC_TAG, r->comm->ctx,
+                (unsigned long long)dfc_status_bytes(&r->status));
     }
 }
 

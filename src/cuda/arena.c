@@ -29,6 +29,7 @@ static struct {
     uint8_t *used; /* per granule: 1 taken */
     size_t cursor; /* where the next search starts */
     size_t bytes;  /* DFC_GPU_HOLD_MEMORY */
+    int borrowed;  /* base came from dfc_gpu_arena_use: not ours to free */
 } ar;
 
 void dfc_gpu_arena_params(void)
@@ -59,6 +60,17 @@ static int arena_open(void)
     }
     ar.base = p;
     return 1;
+}
+
+void dfc_gpu_arena_use(void *mem, size_t bytes)
+{
+    dfc_gpu_arena_finalize();
+    ar.tried = 1;
+    ar.n = bytes / DFC_ARENA_GRANULE;
+    ar.bytes = ar.n * DFC_ARENA_GRANULE;
+    ar.used = calloc(ar.n ? ar.n : 1, 1);
+    ar.base = mem;
+    ar.borrowed = 1;
 }
 
 /* The first run of k free granules from granule `from` up to `to`, or ar.n. */
@@ -101,7 +113,7 @@ size_t dfc_gpu_arena_in_use(void)
 
 void dfc_gpu_arena_finalize(void)
 {
-    if (ar.base) dfc_cuda.cudaFree(ar.base);
+    if (ar.base && !ar.borrowed) dfc_cuda.cudaFree(ar.base);
     free(ar.used);
     size_t bytes = ar.bytes;
     memset(&ar, 0, sizeof ar);
@@ -112,6 +124,7 @@ void dfc_gpu_arena_finalize(void)
 
 void dfc_gpu_arena_params(void) {}
 size_t dfc_gpu_arena_size(void) { return 0; }
+void dfc_gpu_arena_use(void *mem, size_t bytes) { (void)mem, (void)bytes; }
 void *dfc_gpu_arena_alloc(size_t bytes)
 {
     (void)bytes;

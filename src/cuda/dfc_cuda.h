@@ -114,6 +114,8 @@ void *dfc_gpu_arena_alloc(size_t bytes);
 void dfc_gpu_arena_free(void *p, size_t bytes); /* the same bytes as its alloc; NULL: nothing */
 size_t dfc_gpu_arena_in_use(void);              /* bytes handed out (tests, the hang report) */
 void dfc_gpu_arena_finalize(void);
+/* Tests: the arena over `bytes` of mem (any memory) from now on, all of it free. */
+void dfc_gpu_arena_use(void *mem, size_t bytes);
 
 /* ---- Small copies by a resident kernel (kcopy.c; the ring: kcopy_abi.h) ----
  * For the direct device point-to-point copies (above) of up to DFC_GPU_KCOPY_MAX bytes, a

@@ -1020,23 +1020,27 @@ int dfc_p2p_dev_direct(const dfc_req_t *r, const void *buf, size_t bytes, int is
 void dfc_p2p_fin(const dfc_pkt_t *msg);
 
 /* ---- Device messages held before their receive (p2p_hold.c) -------------------------------
- * Under the library lock. A hold is owned by its unexpected message until a receive takes it
- * (deliver or take) or the message goes (cancel, drop). */
+ * Under the library lock. A hold is owned by its unexpected message until a receive claims
+ * it or the message goes (cancel, drop). */
 typedef struct dfc_p2p_hold dfc_p2p_hold_t;
-/* Starts copying the bytes of device message rts (payload: its IPC name) into the hold
- * arena; FIN goes to the sender once they are read. NULL when it cannot (the arena full or
- * absent, the copy refused): the message stays a rendezvous. Records no error. */
-dfc_p2p_hold_t *dfc_p2p_hold_start(const dfc_pkt_t *rts, const void *payload);
-/* Receive r (status set) takes n bytes of h into r->rbuf by a device copy; r completes when
- * it is done (with the hold's error, if its copy failed). */
+void dfc_p2p_hold_params(void); /* reads DFC_GPU_HOLD_DELAY_US */
+/* A hold for device message rts (payload: its IPC name): after DFC_GPU_HOLD_DELAY_US its bytes
+ * are copied into the hold arena and FIN goes to the sender once they are read. NULL when
+ * nothing is held (DFC_GPU_HOLD_MEMORY=0, no memory). Records no error. */
+dfc_p2p_hold_t *dfc_p2p_hold_new(const dfc_pkt_t *rts, const void *payload);
+/* A receive matched the message: 1 when h holds its bytes (or is copying them: deliver or
+ * take them); 0 when it never started (h is freed: the caller takes a rendezvous). */
+int dfc_p2p_hold_claim(dfc_p2p_hold_t *h);
+/* Receive r (status set) takes n bytes of claimed h into r->rbuf by a device copy; r
+ * completes when it is done (with the hold's error, if its copy failed). */
 void dfc_p2p_hold_deliver(dfc_p2p_hold_t *h, dfc_req_t *r, uint64_t n);
-/* Waits for h's copy, copies n bytes into host memory and frees h; returns the outcome. */
+/* Waits for claimed h's copy, copies n bytes into host memory and frees h; the outcome. */
 int dfc_p2p_hold_take(dfc_p2p_hold_t *h, void *host, uint64_t n);
 /* The sender cancels: 1 when h is dropped without FIN; 0 when its FIN went (too late). */
 int dfc_p2p_hold_cancel(dfc_p2p_hold_t *h);
-void dfc_p2p_hold_drop(dfc_p2p_hold_t *h); /* its message was freed; FIN still goes */
+void dfc_p2p_hold_drop(dfc_p2p_hold_t *h); /* its message was freed; a started copy still FINs */
 int dfc_p2p_hold_progress(void);           /* events */
-int dfc_p2p_holds_busy(void);              /* copies in flight */
+int dfc_p2p_holds_busy(void);              /* a hold waits or copies: poll, do not sleep */
 void dfc_p2p_hold_report(FILE *f);
 void dfc_p2p_hold_finalize(void); /* waits for the copies, frees the arena */
 /* Whether a non-contiguous host buffer of `bytes` is packed and unpacked in pieces by the

@@ -141,6 +141,7 @@ int dfc_p2p_init(void)
     dfc_gpu_ipc_params();
     dfc_gpu_kcopy_params();
     dfc_gpu_arena_params();
+    dfc_p2p_hold_params();
     rget_enabled = (int)dfc_env_long(
         "DFC_RGET", 1,
         "1: receivers pull large messages with cross-memory attach where the transport can");
@@ -834,6 +835,7 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
  * copied out of the hold; a non-contiguous host receive takes them through host memory. */
 static void msg_matched(dfc_req_t *r, unexp_msg_t *u)
 {
+    if (u->hold && !dfc_p2p_hold_claim(u->hold)) u->hold = NULL; /* not started: rendezvous */
     if (!u->hold) recv_matched(r, &u->pkt, u->data);
     else if (!r->pack_dt) {
         r->peer_world = (int)u->pkt.src_world;
@@ -884,7 +886,7 @@ static void store_unexpected(const dfc_pkt_t *pkt, const void *payload)
     if (data) memcpy(data, payload, keep);
     u->pkt = *pkt;
     u->data = data;
-    u->hold = holdable(pkt) ? dfc_p2p_hold_start(pkt, payload) : NULL;
+    u->hold = holdable(pkt) ? dfc_p2p_hold_new(pkt, payload) : NULL;
     dfc_list_insert_tail(&unexpected_msgs, &u->link);
 }
 

@@ -9,8 +9,12 @@
  * receives, and two ranks that each Send to the other before they Recv still finish. Staging
  * kept that, at two copies through host memory (11 us for 8 bytes under MPS). Here the
  * receiver keeps it instead. When an RTS of at most DFC_GPU_EAGER_LIMIT bytes from a plain
- * (not synchronous) device send finds no receive, p2p.c hands it to dfc_p2p_hold_start:
+ * (not synchronous) device send finds no receive, p2p.c gives it a hold (dfc_p2p_hold_new):
  *
+ *   wait     for DFC_GPU_HOLD_DELAY_US: a receive that matches the message by then takes it
+ *            as a rendezvous (dfc_p2p_hold_claim says so), one copy. This is the common
+ *            case: in a ping-pong the FIN that completes a send often arrives in the same
+ *            poll as the peer's next RTS, a moment before the receive for it is posted;
  *   hold     the bytes are copied out of the sender's buffer into the hold arena
  *            (cuda/arena.c), and FIN goes to the sender once the copy has read them: its
  *            send completes as an eager one would, without any receive posted;
@@ -19,9 +23,10 @@
  *            its buffer, once the first copy is done; the hold is freed when that copy is.
  *
  * So a message whose receive comes late costs two device copies, as staging did, but a send
- * never waits for a receive, and a message whose receive was posted first costs one. A hold
- * the arena cannot take (full, no CUDA in this process, a failed copy start) leaves the
- * message a rendezvous: its send completes when a receive matches it, as MPI allows.
+ * waits for its receive at most the delay and a copy, and a message whose receive comes in
+ * time costs one. A hold the arena cannot take (full, no CUDA in this process, a failed copy
+ * start) leaves the message a rendezvous: its send completes when a receive matches it, as
+ * MPI allows. Waiting threads poll while a hold waits or copies (dfc_p2p_holds_busy).
  *
  * A failed copy into the arena still answers FIN (the sender's buffer is no longer needed,
  * and nothing can resend it); the receive that matches the message fails with the copy's
@@ -32,9 +37,19 @@
 
 #include "comm/dfc_comm.h"
 
+typedef enum {
+    HOLD_WAITING, /* in `waiting` until due */
+    HOLD_COPYING, /* in `copying`: the copy into the arena runs */
+    HOLD_HELD,    /* on no list: the bytes are in the arena (or the copy failed: rc) */
+    HOLD_NONE     /* on no list: it could not start, the message stays a rendezvous */
+} hold_state_t;
+
 struct dfc_p2p_hold {
-    dfc_list_t link;       /* in `copying` while the copy into the arena runs */
+    dfc_list_t link;
+    hold_state_t state;
+    uint64_t due;          /* HOLD_WAITING: when to start (dfc_time_ns) */
     dfc_pkt_t rts;         /* the message's RTS, which its FIN names */
+    dfc_gpu_ipc_t name;    /* the sender's buffer (unless the sender is this process) */
     void *buf;             /* in the arena: rts.len bytes */
     dfc_gpu_copy_op_t *op; /* the copy into buf, or NULL once done */
     int rc;                /* that copy's outcome */
@@ -45,6 +60,7 @@ struct dfc_p2p_hold {
     uint64_t n;            /* the bytes that receive takes */
 };
 
+static dfc_list_t waiting = {&waiting, &waiting};          /* holds, in due order */
 static dfc_list_t copying = {&copying, &copying};          /* holds: copies into the arena */
 static dfc_list_t delivering = {&delivering, &delivering}; /* receives: copies out of it */
 
@@ -61,33 +77,60 @@ static void send_fin(dfc_p2p_hold_t *h)
     dfc_p2p_fin(&h->rts); /* to a failed sender: refused, and nothing waits */
 }
 
-dfc_p2p_hold_t *dfc_p2p_hold_start(const dfc_pkt_t *rts, const void *payload)
+static uint64_t delay_ns; /* DFC_GPU_HOLD_DELAY_US */
+
+void dfc_p2p_hold_params(void)
 {
-    int self = (int)rts->src_world == dfc_proc.world_rank;
-    void *buf = dfc_gpu_arena_alloc(rts->len);
-    dfc_p2p_hold_t *h = buf ? calloc(1, sizeof *h) : NULL;
-    if (!h) {
-        dfc_gpu_arena_free(buf, rts->len);
-        return NULL;
-    }
-    dfc_gpu_ipc_t name;
-    if (!self) memcpy(&name, payload, sizeof name);
-    int rc = dfc_gpu_copy_start(buf, (const void *)(uintptr_t)rts->offset, (int)rts->src_world,
-                                self ? NULL : &name, rts->len, &h->op);
+    long us = dfc_env_long("DFC_GPU_HOLD_DELAY_US", 20,
+                           "a small device message that finds no receive is held by the "
+                           "receiver after this long without one (microseconds)");
+    delay_ns = us < 0 ? 0 : (uint64_t)us * 1000;
+}
+
+/* Starts the copy into the arena; on failure the message stays a rendezvous (HOLD_NONE). */
+static void hold_start(dfc_p2p_hold_t *h)
+{
+    int self = (int)h->rts.src_world == dfc_proc.world_rank, rc;
+    h->state = HOLD_NONE;
+    if (!(h->buf = dfc_gpu_arena_alloc(h->rts.len))) return;
+    rc = dfc_gpu_copy_start(h->buf, (const void *)(uintptr_t)h->rts.offset, (int)h->rts.src_world,
+                            self ? NULL : &h->name, h->rts.len, &h->op);
     if (rc) {
         char why[256];
         dfc_err_message(rc, why, sizeof why);
         DFC_LOG(DFC_LOG_INFO, "p2p",
-                "holding a device message from world rank %u: %s; left to "
-                "its receive",
-                rts->src_world, why);
-        hold_free(h);
-        return NULL;
+                "holding a device message from world rank %u: %s; left to its receive",
+                h->rts.src_world, why);
+        dfc_gpu_arena_free(h->buf, h->rts.len);
+        h->buf = NULL;
+        return;
     }
-    h->rts = *rts;
-    h->buf = buf;
+    h->state = HOLD_COPYING;
     dfc_list_insert_tail(&copying, &h->link);
+}
+
+dfc_p2p_hold_t *dfc_p2p_hold_new(const dfc_pkt_t *rts, const void *payload)
+{
+    if (!dfc_gpu_arena_size()) return NULL;
+    dfc_p2p_hold_t *h = calloc(1, sizeof *h);
+    if (!h) return NULL;
+    h->rts = *rts;
+    if ((int)rts->src_world != dfc_proc.world_rank) memcpy(&h->name, payload, sizeof h->name);
+    if (!delay_ns) {
+        hold_start(h);
+        return h;
+    }
+    h->state = HOLD_WAITING;
+    h->due = dfc_time_ns() + delay_ns;
+    dfc_list_insert_tail(&waiting, &h->link);
     return h;
+}
+
+int dfc_p2p_hold_claim(dfc_p2p_hold_t *h)
+{
+    if (h->state == HOLD_COPYING || h->state == HOLD_HELD) return 1;
+    dfc_p2p_hold_drop(h);
+    return 0;
 }
 
 /* The receive r takes the held bytes: a copy out of the arena, tested by progress. */
@@ -112,13 +155,13 @@ static void start_out(dfc_p2p_hold_t *h, dfc_req_t *r)
 void dfc_p2p_hold_deliver(dfc_p2p_hold_t *h, dfc_req_t *r, uint64_t n)
 {
     h->n = n;
-    if (h->op) h->recv = r; /* progress starts the copy out once the copy in is done */
+    if (h->state == HOLD_COPYING) h->recv = r; /* progress starts the copy out after it */
     else start_out(h, r);
 }
 
 int dfc_p2p_hold_take(dfc_p2p_hold_t *h, void *host, uint64_t n)
 {
-    while (h->op) dfc_p2p_hold_progress(); /* a copy of this process's own: it ends */
+    while (h->state == HOLD_COPYING) dfc_p2p_hold_progress(); /* our own copy: it ends */
     int rc = h->rc ? h->rc : n ? dfc_gpu_copy(host, h->buf, n) : DFC_SUCCESS;
     hold_free(h);
     return rc;
@@ -126,7 +169,7 @@ int dfc_p2p_hold_take(dfc_p2p_hold_t *h, void *host, uint64_t n)
 
 int dfc_p2p_hold_cancel(dfc_p2p_hold_t *h)
 {
-    if (h->fin_sent) return 0; /* its send completed, or is about to */
+    if (h->fin_sent) return 0; /* its send completed, or is about to (a copy started) */
     h->cancelled = 1;
     dfc_p2p_hold_drop(h);
     return 1;
@@ -134,8 +177,12 @@ int dfc_p2p_hold_cancel(dfc_p2p_hold_t *h)
 
 void dfc_p2p_hold_drop(dfc_p2p_hold_t *h)
 {
-    if (h->op) h->dropped = 1; /* freed when the copy ends, after its FIN unless cancelled */
-    else hold_free(h);
+    if (h->state == HOLD_COPYING) {
+        h->dropped = 1; /* freed when the copy ends, after its FIN unless cancelled */
+        return;
+    }
+    if (h->state == HOLD_WAITING) dfc_list_remove(&h->link);
+    hold_free(h);
 }
 
 /* Copies into the arena: FIN once the source is read (DFC_GPU_KCOPY_EARLY_FIN) or the copy is
@@ -156,6 +203,7 @@ static int progress_copying(void)
         dfc_list_remove(e);
         h->op = NULL;
         h->rc = rc;
+        h->state = HOLD_HELD;
         send_fin(h);
         if (h->dropped) hold_free(h);
         else if (h->recv) start_out(h, h->recv);
@@ -183,9 +231,30 @@ static int progress_delivering(void)
     return events;
 }
 
-int dfc_p2p_hold_progress(void) { return progress_copying() + progress_delivering(); }
+/* Holds whose delay ran out start their copies (the list is in due order). */
+static int progress_waiting(void)
+{
+    int events = 0;
+    uint64_t now = dfc_time_ns();
+    while (!dfc_list_empty(&waiting)) {
+        dfc_p2p_hold_t *h = DFC_CONTAINER_OF(waiting.next, dfc_p2p_hold_t, link);
+        if (h->due > now) break;
+        dfc_list_remove(&h->link);
+        hold_start(h);
+        events++;
+    }
+    return events;
+}
 
-int dfc_p2p_holds_busy(void) { return !dfc_list_empty(&copying) || !dfc_list_empty(&delivering); }
+int dfc_p2p_hold_progress(void)
+{
+    return progress_waiting() + progress_copying() + progress_delivering();
+}
+
+int dfc_p2p_holds_busy(void)
+{
+    return !dfc_list_empty(&waiting) || !dfc_list_empty(&copying) || !dfc_list_empty(&delivering);
+}
 
 void dfc_p2p_hold_report(FILE *f)
 {
@@ -211,6 +280,6 @@ void dfc_p2p_hold_report(FILE *f)
  * which need no peer), then the receives' (a receive the program never waited for). */
 void dfc_p2p_hold_finalize(void)
 {
-    while (dfc_p2p_holds_busy()) dfc_p2p_hold_progress();
+    while (!dfc_list_empty(&copying) || !dfc_list_empty(&delivering)) dfc_p2p_hold_progress();
     dfc_gpu_arena_finalize();
 }

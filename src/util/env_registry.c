@@ -105,7 +105,8 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_GPU_KCOPY_MAX", 0, 1 << 20),
     INT("DFC_GPU_KCOPY_LINGER_US", 0, MINUTE_US),
     BOOL("DFC_GPU_KCOPY_EARLY_FIN"),
-    INT("DFC_GPU_HOLD_MEMORY", 0, GIB),      /* cuda/arena.c, comm/p2p_hold.c */
+    INT("DFC_GPU_HOLD_MEMORY", 0, GIB), /* cuda/arena.c, comm/p2p_hold.c */
+    INT("DFC_GPU_HOLD_DELAY_US", 0, MINUTE_US),
     INT("DFC_GPU_COPY_FLAGS", -1, 1L << 40), /* cuda/stage_copy.c */
     /* collective algorithms (coll/select.c; test_env checks these lists against it) */
     ALGO("DFC_BARRIER_ALGORITHM", "dissemination|shm_slots"),

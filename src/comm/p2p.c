@@ -1199,7 +1199,7 @@ void dfc_p2p_fail_peer(int world, int code)
     DFC_LIST_FOREACH_SAFE(e, t, &unexpected_msgs)
     { /* RTS nobody here will match now */
         unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
-        if (u->hold || !refuse_dead_rts(&u->pkt)) continue; /* held bytes are here already */
+        if (!refuse_dead_rts(&u->pkt)) continue; /* (never a held message: collective) */
         dfc_list_remove(e);
         free(u); /* its data with it */
     }

@@ -1042,7 +1042,7 @@ void dfc_p2p_hold_drop(dfc_p2p_hold_t *h); /* its message was freed; a started c
 int dfc_p2p_hold_progress(void);           /* events */
 int dfc_p2p_holds_busy(void);              /* a hold waits or copies: poll, do not sleep */
 void dfc_p2p_hold_report(FILE *f);
-void dfc_p2p_hold_finalize(void); /* waits for the copies, frees the arena */
+void dfc_p2p_hold_finalize(void); /* waits for the copies (p2p.c frees the arena after) */
 /* Whether a non-contiguous host buffer of `bytes` is packed and unpacked in pieces by the
  * protocol instead of through a whole-message shadow (receive: always; send: above the eager
  * limit, where the data goes by rendezvous anyway). */

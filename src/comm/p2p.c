@@ -173,6 +173,7 @@ void dfc_p2p_finalize(void)
     bounce = NULL;
     bounce_size = 0;
     dfc_gpu_kcopy_finalize(); /* before the mappings its last copies may have read close */
+    dfc_gpu_arena_finalize(); /* after the kernel, whose copies it may hold (p2p_hold.c) */
     dfc_gpu_ipc_finalize();
     pending_per_world = NULL;
     blocked_stamp = NULL;

@@ -277,9 +277,10 @@ void dfc_p2p_hold_report(FILE *f)
 }
 
 /* After every unexpected message was dropped: their copies end (this process's own copies,
- * which need no peer), then the receives' (a receive the program never waited for). */
+ * which need no peer), then the receives' (a receive the program never waited for). The
+ * arena goes after the small-copy kernel (p2p.c): cudaFree would wait for that kernel. A
+ * matched-probe message's hold may still wait here; dfc_msg_finalize drops it later. */
 void dfc_p2p_hold_finalize(void)
 {
     while (!dfc_list_empty(&copying) || !dfc_list_empty(&delivering)) dfc_p2p_hold_progress();
-    dfc_gpu_arena_finalize();
 }

@@ -99,7 +99,7 @@ void *dfc_gpu_arena_alloc(size_t bytes)
 
 void dfc_gpu_arena_free(void *p, size_t bytes)
 {
-    if (!p) return;
+    if (!p || !ar.used) return; /* nothing, or after finalize (a matched-probe message's) */
     size_t at = (size_t)((char *)p - ar.base) / DFC_ARENA_GRANULE;
     memset(ar.used + at, 0, (bytes + DFC_ARENA_GRANULE - 1) / DFC_ARENA_GRANULE);
 }

@@ -1042,6 +1042,8 @@ void dfc_p2p_hold_drop(dfc_p2p_hold_t *h); /* its message was freed; a started c
 int dfc_p2p_hold_progress(void);           /* events */
 int dfc_p2p_holds_busy(void);              /* a hold waits or copies: poll, do not sleep */
 void dfc_p2p_hold_report(FILE *f);
+/* For the hang report: where h stands ("waiting to be held", "held", ...). */
+const char *dfc_p2p_hold_state(const dfc_p2p_hold_t *h);
 void dfc_p2p_hold_finalize(void); /* waits for the copies (p2p.c frees the arena after) */
 /* Whether a non-contiguous host buffer of `bytes` is packed and unpacked in pieces by the
  * protocol instead of through a whole-message shadow (receive: always; send: above the eager

@@ -1237,6 +1237,27 @@ static void report_matched(FILE *f, dfc_list_t *l, const char *what)
     }
 }
 
+/* Messages that arrived before their receive: the first few, then how many more. */
+static void report_unexpected(FILE *f)
+{
+    enum { SHOWN = 16 };
+    int n = 0;
+    for (dfc_list_t *e = unexpected_msgs.next; e != &unexpected_msgs; e = e->next, n++) {
+        const unexp_msg_t *u = DFC_CONTAINER_OF(e, unexp_msg_t, link);
+        if (n >= SHOWN) continue;
+        fprintf(f,
+                "[dfc hang report] rank %d: p2p message from world rank %u tag %d comm %u%s "
+                "(unexpected: no receive matched it; %s, %llu bytes%s%s)\n",
+                dfc_proc.world_rank, u->pkt.src_world, u->pkt.tag, u->pkt.ctx / 2,
+                ctx_note(u->pkt.ctx), u->pkt.type == DFC_PKT_EAGER ? "eager" : "rendezvous",
+                (unsigned long long)u->pkt.len, u->hold ? ", device, " : "",
+                u->hold ? dfc_p2p_hold_state(u->hold) : "");
+    }
+    if (n > SHOWN)
+        fprintf(f, "[dfc hang report] rank %d: and %d more unexpected messages\n",
+                dfc_proc.world_rank, n - SHOWN);
+}
+
 void dfc_p2p_report(FILE *f)
 {
     int me = dfc_proc.world_rank;
@@ -1295,6 +1316,7 @@ void dfc_p2p_report(FILE *f)
                 (unsigned long long)r->done, (unsigned long long)r->bytes);
     }
     report_cancels(f);
+    report_unexpected(f);
 }
 
 /* ---- Matched probe and send cancellation (issue 17, part 3) -------------------------------

@@ -256,6 +256,13 @@ int dfc_p2p_holds_busy(void)
     return !dfc_list_empty(&waiting) || !dfc_list_empty(&copying) || !dfc_list_empty(&delivering);
 }
 
+const char *dfc_p2p_hold_state(const dfc_p2p_hold_t *h)
+{
+    static const char *const names[] = {"waiting to be held", "being copied to be held", "held",
+                                        "not held: no hold memory or the copy did not start"};
+    return h->state == HOLD_HELD && h->rc ? "its copy to hold it failed" : names[h->state];
+}
+
 void dfc_p2p_hold_report(FILE *f)
 {
     for (dfc_list_t *e = copying.next; e != &copying; e = e->next) {

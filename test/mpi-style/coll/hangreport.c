@@ -13,7 +13,8 @@
  *    report must list the send waiting for the receiver's CTS with 0/1048576 bytes. Rank 0
  *    then tells rank 1 to receive and stays out of the library for 1.5 s, so rank 1's
  *    matched DFC_Irecv waits for DATA: rank 1's SIGUSR1 report must list it with
- *    0/1048576 bytes. Both then complete and the data is checked.
+ *    0/1048576 bytes; before that, a SIGUSR1 report of rank 1's lists the send's RTS as an
+ *    unexpected message. Both then complete and the data is checked.
  * 4. SIGUSR1 while rank 0 waits in a blocking DFC_Bcast whose root (rank 1) joins 0.5 s
  *    late: the report lists the bcast waiting for rank 1.
  * 5. The same for a blocking DFC_Alltoall that rank 1 joins 0.5 s late (on one node it too
@@ -109,6 +110,16 @@ int main(int argc, char **argv)
         DFCT_OK(DFC_Wait(&req, DFC_STATUS_IGNORE));
     } else if (rank == 1) {
         DFCT_OK(DFC_Recv(&go, 1, DFC_INT, 0, go_tag, comm, DFC_STATUS_IGNORE));
+        saved = capture_stderr(&tmp); /* the send's RTS came before `go`: no receive has it */
+        raise(SIGUSR1);
+        int there = 0, none = 0; /* a probe that finds nothing polls, and prints the report */
+        DFCT_OK(DFC_Iprobe(0, big_tag + 1, comm, &none, DFC_STATUS_IGNORE));
+        DFCT_OK(DFC_Iprobe(0, big_tag, comm, &there, DFC_STATUS_IGNORE));
+        char *early = restore_stderr(saved, tmp);
+        DFCT_CHECK(there && has_line(early, "p2p message from world rank 0 tag 77", "unexpected",
+                                     "rendezvous, 1048576 bytes"),
+                   "no hang-report line for the unexpected 1 MiB message; stderr was:\n%s", early);
+        free(early);
         memset(big, 0, n);
         DFCT_OK(DFC_Irecv(big, n, DFC_CHAR, 0, big_tag, comm, &req));
         saved = capture_stderr(&tmp);

@@ -224,7 +224,7 @@ int main(int argc, char **argv)
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     dfct_rank = rank;
-    dev_watchdog(120);
+    dev_watchdog(40); /* a run takes a second or two */
     CUDA_OK(cudaGetDeviceCount(&ndev));
     CUDA_OK(cudaSetDevice(rank % ndev));
     if (size % 2) {
@@ -242,16 +242,22 @@ int main(int argc, char **argv)
         size_t n = sizes[k];
         if (n > limit) break;
         long before = local ? kernel_copies() : -1;
+        dev_phase_i = (long)n;
+        dev_phase = "head";
         head(n, seed);
         long made = kernel_copies() - before;
         DFCT_CHECK(before < 0 || made >= 1,
                    "%zu-byte head-to-head sends: the small-copy kernel made no copy here: were "
                    "they staged?",
                    n);
+        dev_phase = "late";
         late(n, seed + 5);
+        dev_phase = "mprobe";
         mprobe(n, seed + 10);
+        dev_phase = "cancel";
         cancel(n, seed + 15);
     }
+    dev_phase = "overflow";
     overflow(500);
     return dfct_finalize();
 }

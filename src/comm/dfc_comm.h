@@ -650,6 +650,7 @@ struct dfc_req {
      * not staged; a send's CUDA IPC name; a receive's copy in flight. */
     int dev;
     dfc_gpu_ipc_t dev_ipc;
+    int dev_ipc_ready; /* dev_ipc names the send's buffer already (dfc_p2p_dev_direct) */
     dfc_gpu_copy_op_t *dev_op;
     int dev_fin_sent;  /* a receive's FIN went when the copy had read the source (p2p.c) */
     int dev_dst_local; /* a send's destination: 1 on this node, 2 this process, 0 else
@@ -1015,7 +1016,7 @@ int dfc_p2p_idle(void);           /* 1 when nothing is queued for output */
  * staging (receive: always; send: above DFC_GPU_EAGER_LIMIT, or to a rank of this node that
  * can hold it, which dfc_p2p_send_dst told r before), and whether copies are in flight. */
 void dfc_p2p_send_dst(dfc_req_t *r, dfc_comm_t *c, int dst); /* dst: a rank of c, or PROC_NULL */
-int dfc_p2p_dev_direct(const dfc_req_t *r, const void *buf, size_t bytes, int is_recv);
+int dfc_p2p_dev_direct(dfc_req_t *r, const void *buf, size_t bytes, int is_recv);
 /* FIN to the sender of rendezvous message msg (its RTS): its buffer is free (p2p_hold.c). */
 void dfc_p2p_fin(const dfc_pkt_t *msg);
 

@@ -215,13 +215,15 @@ void dfc_p2p_send_dst(dfc_req_t *r, dfc_comm_t *c, int dst)
 /* A small device send to a rank of this node goes direct too when its receiver can hold it
  * (p2p_hold.c: an IPC name, or this process; the pull and the hold memory on): it completes
  * without waiting for the receive, as the staged eager send it replaces did. */
-int dfc_p2p_dev_direct(const dfc_req_t *r, const void *buf, size_t bytes, int is_recv)
+int dfc_p2p_dev_direct(dfc_req_t *r, const void *buf, size_t bytes, int is_recv)
 {
+    r->dev_ipc_ready = 0; /* the name the send takes (post_send), once it is asked for here */
     if (!dev_enabled) return 0;
     if (is_recv || bytes > dev_eager_limit) return 1;
     if (!r->dev_dst_local || !rget_enabled || !dfc_gpu_arena_size()) return 0;
-    dfc_gpu_ipc_t name;
-    return r->dev_dst_local == 2 || dfc_gpu_ipc_export(buf, &name) == DFC_SUCCESS;
+    if (r->dev_dst_local == 2) return 1;
+    r->dev_ipc_ready = dfc_gpu_ipc_export(buf, &r->dev_ipc) == DFC_SUCCESS;
+    return r->dev_ipc_ready;
 }
 
 /* A transport's "peer is gone" declares the failure (if progress has not yet) and becomes
@@ -443,10 +445,11 @@ int dfc_p2p_isend(dfc_comm_t *c, int coll_ctx, const void *buf, uint64_t bytes, 
         payload = NULL;
         if (world != dfc_proc.world_rank &&
             dfc_node_of[world] == dfc_node_of[dfc_proc.world_rank] &&
-            dfc_gpu_ipc_export(buf, &req->dev_ipc) == DFC_SUCCESS) {
+            (req->dev_ipc_ready || dfc_gpu_ipc_export(buf, &req->dev_ipc) == DFC_SUCCESS)) {
             pkt.payload_len = sizeof req->dev_ipc;
             payload = &req->dev_ipc;
         }
+        req->dev_ipc_ready = 0; /* a persistent send's next start asks again */
     } else if (bytes <= send_eager_limit(req, tl) && !req->pack_dt) {
         msg_header(&pkt, DFC_PKT_EAGER, c, coll_ctx, tag, bytes, req->id);
         pkt.flags = sync ? DFC_PKT_FLAG_SYNC : 0;

@@ -178,6 +178,42 @@ static int export_new(const void *ptr, uint64_t id, export_ent_t **out)
     return DFC_SUCCESS;
 }
 
+/* Closes `owner`'s mappings that no copy uses; how many. */
+static int close_idle(int owner)
+{
+    int n = 0;
+    for (int i = 0; i < nopens; i++)
+        if (opens[i].owner == owner && !opens[i].refs) {
+            dfc_cuda.cudaIpcCloseMemHandle(opens[i].base);
+            opens[i].owner = -1;
+            n++;
+        }
+    return n;
+}
+
+/* Maps `owner`'s allocation `in` into free entry o. The driver sub-allocates small cudaMalloc
+ * allocations from blocks of its own, and CUDA IPC maps a whole block: an allocation that
+ * shares a block with one this process has mapped (often a freed one, still cached under its
+ * old id, whose address the owner reused) cannot be opened while that mapping is. So a failed
+ * open closes the owner's mappings that no copy uses and tries once more. */
+static cudaError_t map_entry(open_ent_t *o, int owner, const dfc_gpu_ipc_t *in)
+{
+    cudaIpcMemHandle_t h;
+    memcpy(&h, in->handle, sizeof h);
+    cudaError_t ce = dfc_cuda.cudaIpcOpenMemHandle(&o->base, h, cudaIpcMemLazyEnablePeerAccess);
+    if (ce != cudaSuccess && (dfc_cuda.cudaGetLastError(), close_idle(owner)))
+        ce = dfc_cuda.cudaIpcOpenMemHandle(&o->base, h, cudaIpcMemLazyEnablePeerAccess);
+    if (ce != cudaSuccess) {
+        dfc_cuda.cudaGetLastError();
+        return ce;
+    }
+    o->owner = owner;
+    o->buffer_id = in->buffer_id;
+    o->refs = 0;
+    o->used = ++use_clock;
+    return cudaSuccess;
+}
+
 /* The cache entry for (owner, buffer_id), opening it (and evicting) when needed. */
 static int open_entry(int owner, const dfc_gpu_ipc_t *in, open_ent_t **out)
 {
@@ -198,19 +234,10 @@ static int open_entry(int owner, const dfc_gpu_ipc_t *in, open_ent_t **out)
                        nopens);
     if (victim->owner >= 0) dfc_cuda.cudaIpcCloseMemHandle(victim->base);
     victim->owner = -1;
-    cudaIpcMemHandle_t h;
-    memcpy(&h, in->handle, sizeof h);
-    cudaError_t ce = dfc_cuda.cudaIpcOpenMemHandle(&victim->base, h,
-                                                   cudaIpcMemLazyEnablePeerAccess);
-    if (ce != cudaSuccess) {
-        dfc_cuda.cudaGetLastError();
+    cudaError_t ce = map_entry(victim, owner, in);
+    if (ce != cudaSuccess)
         return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cudaIpcOpenMemHandle of rank %d: %s", owner,
                        dfc_cuda.cudaGetErrorString(ce));
-    }
-    victim->owner = owner;
-    victim->buffer_id = in->buffer_id;
-    victim->refs = 0;
-    victim->used = ++use_clock;
     *out = victim;
     return DFC_SUCCESS;
 }

@@ -7,7 +7,10 @@
  * already loaded).
  *
  * cudaMalloc makes a memfd and maps it; its IPC handle is (pid, fd, size, id), and another
- * process maps it through /proc/<pid>/fd/<fd>. Copies are memcpy. An event reports "not
+ * process maps it through /proc/<pid>/fd/<fd>. As on a GPU, where a mapping takes the
+ * exporter's own addresses, a handle whose range overlaps a mapping the process still holds of
+ * that exporter (an allocation freed there whose addresses were reused, as a small cudaMalloc's
+ * soon are) fails with cudaErrorAlreadyMapped until that mapping is closed. Copies are memcpy. An event reports "not
  * ready" to its first two queries, so the path that polls a copy runs too. What the GPU
  * daemon needs (kernels, mapped host memory, pools) fails: run with DFC_GPU_DAEMON=0.
  * FAKE_CUDART_GUARD=1 makes device memory what it is on a GPU, memory the host cannot touch:
@@ -46,7 +49,7 @@
 #include "cuda/kcopy_abi.h"
 #include "gpu/daemon_abi.h"
 
-enum { OK = 0, INVALID = 1, NOMEM = 2, NOT_READY = 600 };
+enum { OK = 0, INVALID = 1, NOMEM = 2, ALREADY_MAPPED = 208, NOT_READY = 600 };
 
 typedef struct {
     char bytes[64];
@@ -55,6 +58,7 @@ typedef struct {
     int pid, fd;
     size_t size;
     unsigned long long id;
+    uintptr_t at; /* the allocation's address in the exporting process */
 } handle_body_t;
 typedef struct {
     int type, device;
@@ -67,7 +71,9 @@ typedef struct region {
     size_t size;
     int fd; /* own allocations; -1 for a peer's mapping */
     unsigned long long id;
-    int managed; /* cudaMallocManaged's */
+    int managed;  /* cudaMallocManaged's */
+    int peer_pid; /* a peer's mapping: the exporter, and where the memory is there */
+    uintptr_t peer_at;
 } region_t;
 
 #define MAX_REGIONS 4096
@@ -230,7 +236,7 @@ int cudaIpcGetMemHandle(ipc_handle_t *h, void *p)
     region_t *r = find(p);
     int rc = r && r->fd >= 0 && r->base == p ? OK : INVALID;
     if (rc == OK) {
-        handle_body_t b = {getpid(), r->fd, r->size, r->id};
+        handle_body_t b = {getpid(), r->fd, r->size, r->id, (uintptr_t)r->base};
         handles++;
         memset(h, 0, sizeof *h);
         memcpy(h->bytes, &b, sizeof b);
@@ -239,12 +245,26 @@ int cudaIpcGetMemHandle(ipc_handle_t *h, void *p)
     return rc;
 }
 
+/* A mapping this process holds of exporter pid's memory at [at, at + size) there. */
+static int overlaps_mapping(int pid, uintptr_t at, size_t size)
+{
+    for (int i = 0; i < MAX_REGIONS; i++)
+        if (regions[i].base && regions[i].fd < 0 && regions[i].peer_pid == pid &&
+            at < regions[i].peer_at + regions[i].size && regions[i].peer_at < at + size)
+            return 1;
+    return 0;
+}
+
 int cudaIpcOpenMemHandle(void **p, ipc_handle_t h, unsigned flags)
 {
     (void)flags;
     handle_body_t b;
     char path[64];
     memcpy(&b, h.bytes, sizeof b);
+    pthread_mutex_lock(&lock);
+    int taken = overlaps_mapping(b.pid, b.at, b.size);
+    pthread_mutex_unlock(&lock);
+    if (taken) return ALREADY_MAPPED;
     snprintf(path, sizeof path, "/proc/%d/fd/%d", b.pid, b.fd);
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) return INVALID;
@@ -253,6 +273,7 @@ int cudaIpcOpenMemHandle(void **p, ipc_handle_t h, unsigned flags)
     if (!m) return INVALID;
     pthread_mutex_lock(&lock);
     int rc = add(m, shadow, b.size, -1);
+    if (rc == OK) find(m)->peer_pid = b.pid, find(m)->peer_at = b.at;
     opens++;
     pthread_mutex_unlock(&lock);
     *p = m;

@@ -35,6 +35,11 @@ int dfc_gpu_ptr_device(const void *ptr);
 /* The same, and *managed: 1 for managed memory, whose pages may sit in host memory (also when
  * the driver could not say). */
 int dfc_gpu_ptr_device_managed(const void *ptr, int *managed);
+/* For the rest of the caller's current call, in this thread only: ptr's answer is dev and
+ * managed (the caller just asked), so the cache does not ask the driver again; cleared by
+ * dfc_gpu_memo_clear before that call returns. */
+void dfc_gpu_memo_set(const void *ptr, int dev, int managed);
+void dfc_gpu_memo_clear(void);
 /* 1 once the CUDA driver (libcuda.so.1) is mapped in this process (by DFC or the program). */
 int dfc_gpu_driver_in_process(void);
 /* Driver queries the cache made so far (tests: host pointers must not reach the driver). */

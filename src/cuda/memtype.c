@@ -212,6 +212,24 @@ static int ask_driver(cu_ptr_attrs_fn fn, const void *ptr, int *managed_out)
     return ordinal >= 0 ? ordinal : -2;
 }
 
+/* The answer for one buffer that the calling thread knows already, for the rest of one call
+ * (dfc_gpu_memo_set): a blocking device receive asks about its buffer three times (its own
+ * look, staging, the copy's device). Only the thread that set it reads it, and it clears it
+ * before its call returns, so nothing outlives the call in which the buffer is in use. */
+static __thread struct {
+    const void *ptr;
+    int dev, managed;
+} memo;
+
+void dfc_gpu_memo_set(const void *ptr, int dev, int managed)
+{
+    memo.ptr = ptr;
+    memo.dev = dev;
+    memo.managed = managed;
+}
+
+void dfc_gpu_memo_clear(void) { memo.ptr = NULL; }
+
 int dfc_gpu_ptr_device_managed(const void *ptr, int *managed)
 {
     *managed = 0;
@@ -219,6 +237,10 @@ int dfc_gpu_ptr_device_managed(const void *ptr, int *managed)
     cu_ptr_attrs_fn fn = driver();
     if (DFC_LIKELY(!fn)) return -1;
     if (host_by_construction((uintptr_t)ptr)) return -1;
+    if (ptr == memo.ptr) {
+        *managed = memo.managed;
+        return memo.dev;
+    }
     int dev = ask_driver(fn, ptr, managed);
     if (dev == -1) return -1;
     dfc_gpu_init(); /* DFC's own CUDA (copies, the daemon's queries), loaded once */
@@ -272,6 +294,11 @@ int dfc_gpu_is_device_ptr(const void *ptr)
 }
 int dfc_gpu_driver_in_process(void) { return 0; }
 unsigned long dfc_gpu_memtype_queries(void) { return 0; }
+void dfc_gpu_memo_set(const void *ptr, int dev, int managed)
+{
+    (void)ptr, (void)dev, (void)managed;
+}
+void dfc_gpu_memo_clear(void) {}
 static int cuda_already_mapped(void) { return 0; }
 #endif
 

@@ -13,6 +13,7 @@
  * Links libdfc_unit (the library's objects) and needs no bootstrap.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,15 @@ static void host_only(void)
           "classifying host pointers loaded CUDA");
     free(small);
     munmap(big, 1 << 20);
+}
+
+static void *memo_probe;
+static int memo_probe_dev = -3;
+static void *ask_elsewhere(void *arg)
+{
+    (void)arg;
+    memo_probe_dev = dfc_gpu_ptr_device(memo_probe);
+    return NULL;
 }
 
 static void fake_driver(const char *path)
@@ -119,6 +129,23 @@ static void fake_driver(const char *path)
     CHECK(dfc_gpu_ptr_device(va + 4096) == -1, "a range reused as host memory is device");
     set(3, va + (4 << 20), 0, 0, 0, 0); /* the pool trimmed */
     CHECK(dfc_gpu_ptr_device(va + (4 << 20) + 100) == -1, "a trimmed pool block is device");
+
+    /* A memo (a blocking device receive's, dfc_gpu_memo_set) answers for its one pointer in
+     * its own thread without the driver, until cleared. */
+    set(0, va, 1 << 20, 2, 0, 1);
+    c0 = *calls;
+    dfc_gpu_memo_set(va, 1, 0);
+    CHECK(dfc_gpu_ptr_device(va) == 1 && *calls == c0, "the memo's pointer reached the driver");
+    CHECK(dfc_gpu_ptr_device(va + 64) == 1 && *calls == c0 + 1,
+          "another pointer was not asked of the driver");
+    pthread_t other;
+    memo_probe = va;
+    CHECK(!pthread_create(&other, NULL, ask_elsewhere, NULL) && !pthread_join(other, NULL),
+          "pthread_create failed");
+    CHECK(memo_probe_dev == 1 && *calls == c0 + 2, "another thread's query used the memo");
+    dfc_gpu_memo_clear();
+    set(0, va, 1 << 20, 1, 0, 0); /* now host memory: a memo left behind would say device */
+    CHECK(dfc_gpu_ptr_device(va) == -1 && *calls == c0 + 3, "a cleared memo still answered");
 
     /* The brk heap and the stack never reach the driver, even one that claims everything. */
 #ifdef __SANITIZE_ADDRESS__

@@ -835,26 +835,31 @@ int dfc_p2p_irecv(dfc_comm_t *c, int coll_ctx, void *buf, uint64_t bytes, int sr
     return DFC_SUCCESS;
 }
 
-/* A receive met unexpected message u, which it frees: held device bytes (p2p_hold.c) are
- * copied out of the hold; a non-contiguous host receive takes them through host memory. */
+/* A receive met a held device message (p2p_hold.c): a copy out of the hold, or for a
+ * non-contiguous host receive, through host memory. */
+static void held_matched(dfc_req_t *r, unexp_msg_t *u)
+{
+    r->peer_world = (int)u->pkt.src_world;
+    uint64_t n = match_status(r, &u->pkt);
+    if (!r->pack_dt) {
+        dfc_p2p_hold_deliver(u->hold, r, n);
+        return;
+    }
+    void *tmp = malloc(n ? n : 1);
+    int rc = dfc_p2p_hold_take(u->hold, tmp, tmp ? n : 0);
+    if (!tmp) rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a held device message");
+    if (!rc) land(r, 0, tmp, n);
+    else if (!r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
+    free(tmp);
+    dfc_req_complete(r);
+}
+
+/* A receive met unexpected message u, which it frees. */
 static void msg_matched(dfc_req_t *r, unexp_msg_t *u)
 {
     if (u->hold && !dfc_p2p_hold_claim(u->hold)) u->hold = NULL; /* not started: rendezvous */
-    if (!u->hold) recv_matched(r, &u->pkt, u->data);
-    else if (!r->pack_dt) {
-        r->peer_world = (int)u->pkt.src_world;
-        dfc_p2p_hold_deliver(u->hold, r, match_status(r, &u->pkt));
-    } else {
-        r->peer_world = (int)u->pkt.src_world;
-        uint64_t n = match_status(r, &u->pkt);
-        void *tmp = malloc(n ? n : 1);
-        int rc = dfc_p2p_hold_take(u->hold, tmp, tmp ? n : 0);
-        if (!tmp) rc = DFC_ERR(DFC_ERR_NO_MEM, "out of memory for a held device message");
-        if (!rc) land(r, 0, tmp, n);
-        else if (!r->status.DFC_ERROR) r->status.DFC_ERROR = rc;
-        free(tmp);
-        dfc_req_complete(r);
-    }
+    if (u->hold) held_matched(r, u);
+    else recv_matched(r, &u->pkt, u->data);
     free(u); /* its data with it */
 }
 

@@ -58,6 +58,7 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
     dfc_dtype_t *d;
     dfc_req_t *r = NULL;
     DFC_API_ENTER();
+    dfc_gpu_memo_arm(); /* the eager test, staging and the IPC name look at buf's memory type */
     if ((rc = check_p2p(func, comm, buf, count, datatype, dest, &SEND_ARGS, tag, 0, &c, &d)) ||
         (rc = dfc_api_check_ptr(func, "request", request)))
         goto fn_fail;
@@ -91,6 +92,7 @@ static int isend_common(const char *func, const void *buf, int count, DFC_Dataty
         goto fn_fail;
     if ((rc = dfc_req_handle(r, request))) goto fn_fail;
 fn_exit:
+    dfc_gpu_memo_clear();
     DFC_API_EXIT();
     return rc;
 fn_fail:
@@ -260,6 +262,7 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
     r.stages = NULL;
     r.pack_dt = NULL;
     DFC_API_ENTER();
+    dfc_gpu_memo_arm(); /* the eager test, staging and the IPC name look at buf's memory type */
     if ((rc = check_p2p(func, comm, buf, count, datatype, dest, &SEND_ARGS, tag, 0, &c, &d)))
         goto fn_fail;
     uint64_t bytes = (uint64_t)count * d->size;
@@ -277,6 +280,7 @@ static int send_common(const char *func, const void *buf, int count, DFC_Datatyp
 fn_exit:
     dfc_req_unstage(&r);
 sent: /* nothing staged */
+    dfc_gpu_memo_clear();
     DFC_API_EXIT();
     return rc;
 fn_fail:

@@ -25,14 +25,13 @@ int dfc_p2p_recv_blocking(dfc_comm_t *c, const char *func, const char *count_arg
     r.count_arg = count_arg;
     /* A dense host buffer needs no shadow: one look at its memory type (issue 16). A device
      * buffer's answer is kept for staging and the copy, which would ask again (issue 14). */
-    int managed = 0, dev = dt->dense && bytes ? dfc_gpu_ptr_device_managed(buf, &managed) : -2;
-    int plain = dt->dense && dev < 0;
-    if (dev >= 0) dfc_gpu_memo_set(buf, dev, managed);
+    dfc_gpu_memo_arm();
+    int plain = dt->dense && (!bytes || dfc_gpu_ptr_device(buf) < 0);
     if (!(rc = plain ? DFC_SUCCESS : dfc_req_stage_type(&r, buf, count, dt, 1, 1, 1, &use)) &&
         !(rc = dfc_req_stage_in(&r)) && !(rc = dfc_p2p_irecv(c, 0, use, bytes, src, tag, &r)) &&
         !(rc = dfc_progress_until(&r.complete)))
         *status = r.status;
-    if (dev >= 0) dfc_gpu_memo_clear();
+    dfc_gpu_memo_clear();
     dfc_req_unstage(&r);
     return rc;
 }

@@ -35,11 +35,22 @@ int dfc_gpu_ptr_device(const void *ptr);
 /* The same, and *managed: 1 for managed memory, whose pages may sit in host memory (also when
  * the driver could not say). */
 int dfc_gpu_ptr_device_managed(const void *ptr, int *managed);
-/* For the rest of the caller's current call, in this thread only: ptr's answer is dev and
- * managed (the caller just asked), so the cache does not ask the driver again; cleared by
- * dfc_gpu_memo_clear before that call returns. */
-void dfc_gpu_memo_set(const void *ptr, int dev, int managed);
-void dfc_gpu_memo_clear(void);
+/* The memo: one device answer kept for the rest of one call of this thread. A blocking device
+ * send or receive asks about its buffer two or three times (the eager test or its own look,
+ * staging, the copy's device, and a send's IPC name its buffer id: 0.04-0.1 us each, one
+ * driver call answers them all). Such a call arms the memo as it starts and
+ * clears it before it returns; while armed, the driver's device answers are kept, and the
+ * memo answers for that pointer. A buffer in use by the call cannot change its memory type
+ * before the call returns, and nothing is kept beyond it or seen by another thread, so
+ * nothing goes stale. Initial-exec TLS: arming and clearing are a store each. */
+typedef struct {
+    const void *ptr;
+    unsigned long long buffer_id; /* its allocation's (the IPC export's key), or 0 */
+    int dev, managed, armed;
+} dfc_gpu_memo_t;
+extern __thread dfc_gpu_memo_t dfc_gpu_memo __attribute__((tls_model("initial-exec")));
+static inline void dfc_gpu_memo_arm(void) { dfc_gpu_memo.armed = 1; }
+static inline void dfc_gpu_memo_clear(void) { dfc_gpu_memo = (dfc_gpu_memo_t){0}; }
 /* 1 once the CUDA driver (libcuda.so.1) is mapped in this process (by DFC or the program). */
 int dfc_gpu_driver_in_process(void);
 /* Driver queries the cache made so far (tests: host pointers must not reach the driver). */

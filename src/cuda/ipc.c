@@ -136,8 +136,9 @@ static int export_new(const void *ptr, uint64_t id, export_ent_t **out);
 int dfc_gpu_ipc_export(const void *ptr, dfc_gpu_ipc_t *out)
 {
     if (!ipc_load()) return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "CUDA IPC unavailable");
-    unsigned long long id = 0;
-    if (ipc.ptr_attr(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, (CUdeviceptr)(uintptr_t)ptr) || !id)
+    unsigned long long id = ptr == dfc_gpu_memo.ptr ? dfc_gpu_memo.buffer_id : 0;
+    if (!id &&
+        (ipc.ptr_attr(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, (CUdeviceptr)(uintptr_t)ptr) || !id))
         return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "no buffer id for device pointer %p", ptr);
     export_ent_t *e = NULL;
     for (int i = 0; i < EXPORTS && !e; i++)

@@ -55,6 +55,7 @@ enum {
     CU_ATTR_MEMORY_TYPE = 2,
     CU_ATTR_IS_MANAGED = 8,
     CU_ATTR_DEVICE_ORDINAL = 9,
+    CU_ATTR_BUFFER_ID = 7,
     CU_MEMTYPE_DEVICE = 2,
     CU_MEMTYPE_UNIFIED = 4
 };
@@ -196,15 +197,18 @@ static int host_by_construction(uintptr_t p)
 }
 
 /* Tier 3: one driver call. Returns the device ordinal, -1 for host memory, -2 when the
- * driver could not say; *managed: 1 for managed memory. */
-static int ask_driver(cu_ptr_attrs_fn fn, const void *ptr, int *managed_out)
+ * driver could not say; *managed: 1 for managed memory; *id: the allocation's buffer id
+ * (device memory), which the IPC export then need not ask for (the memo keeps it). */
+static int ask_driver(cu_ptr_attrs_fn fn, const void *ptr, int *managed_out, unsigned long long *id)
 {
     unsigned int type = 0;
     int ordinal = -1, managed = 0; /* bool in the driver: an int zeroed first holds it */
-    int attrs[3] = {CU_ATTR_MEMORY_TYPE, CU_ATTR_IS_MANAGED, CU_ATTR_DEVICE_ORDINAL};
-    void *data[3] = {&type, &managed, &ordinal};
+    int attrs[4] = {CU_ATTR_MEMORY_TYPE, CU_ATTR_IS_MANAGED, CU_ATTR_DEVICE_ORDINAL,
+                    CU_ATTR_BUFFER_ID};
+    void *data[4] = {&type, &managed, &ordinal, id};
+    *id = 0;
     atomic_fetch_add_explicit(&driver_queries, 1, memory_order_relaxed);
-    int rc = fn(3, attrs, data, (unsigned long long)(uintptr_t)ptr);
+    int rc = fn(4, attrs, data, (unsigned long long)(uintptr_t)ptr);
     if (rc == CU_NOT_INITIALIZED || rc == CU_DEINITIALIZED) return -1; /* no context: host */
     if (rc != CU_OK) return -2;
     *managed_out = (managed & 0xff) != 0;
@@ -212,23 +216,8 @@ static int ask_driver(cu_ptr_attrs_fn fn, const void *ptr, int *managed_out)
     return ordinal >= 0 ? ordinal : -2;
 }
 
-/* The answer for one buffer that the calling thread knows already, for the rest of one call
- * (dfc_gpu_memo_set): a blocking device receive asks about its buffer three times (its own
- * look, staging, the copy's device). Only the thread that set it reads it, and it clears it
- * before its call returns, so nothing outlives the call in which the buffer is in use. */
-static __thread struct {
-    const void *ptr;
-    int dev, managed;
-} memo;
-
-void dfc_gpu_memo_set(const void *ptr, int dev, int managed)
-{
-    memo.ptr = ptr;
-    memo.dev = dev;
-    memo.managed = managed;
-}
-
-void dfc_gpu_memo_clear(void) { memo.ptr = NULL; }
+/* The memo (dfc_cuda.h): the device answer last given in this thread since it was armed. */
+__thread dfc_gpu_memo_t dfc_gpu_memo __attribute__((tls_model("initial-exec")));
 
 int dfc_gpu_ptr_device_managed(const void *ptr, int *managed)
 {
@@ -237,12 +226,14 @@ int dfc_gpu_ptr_device_managed(const void *ptr, int *managed)
     cu_ptr_attrs_fn fn = driver();
     if (DFC_LIKELY(!fn)) return -1;
     if (host_by_construction((uintptr_t)ptr)) return -1;
-    if (ptr == memo.ptr) {
-        *managed = memo.managed;
-        return memo.dev;
+    if (ptr == dfc_gpu_memo.ptr) {
+        *managed = dfc_gpu_memo.managed;
+        return dfc_gpu_memo.dev;
     }
-    int dev = ask_driver(fn, ptr, managed);
+    unsigned long long id;
+    int dev = ask_driver(fn, ptr, managed, &id);
     if (dev == -1) return -1;
+    if (dev >= 0 && dfc_gpu_memo.armed) dfc_gpu_memo = (dfc_gpu_memo_t){ptr, id, dev, *managed, 1};
     dfc_gpu_init(); /* DFC's own CUDA (copies, the daemon's queries), loaded once */
     if (dev >= 0) return dev;
     *managed = 1; /* the runtime's answer does not say: the cautious one */

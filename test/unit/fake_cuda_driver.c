@@ -40,6 +40,7 @@ int cuPointerGetAttributes(unsigned n, int *attrs, void **data, unsigned long lo
         case 2: *(unsigned *)data[k] = hit < 0 ? 0 : ranges[hit].type; break;
         case 8: *(unsigned char *)data[k] = hit < 0 ? 0 : (unsigned char)ranges[hit].managed; break;
         case 9: *(int *)data[k] = hit < 0 ? -2 : ranges[hit].ordinal; break;
+        case 7: *(unsigned long long *)data[k] = hit < 0 ? 0 : (unsigned long long)hit + 1; break;
         default: return 1; /* CUDA_ERROR_INVALID_VALUE */
         }
     return 0;

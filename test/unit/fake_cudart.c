@@ -66,7 +66,7 @@ int cudaPointerGetAttributes(struct attr *a, const void *p)
 }
 /* The driver's query, which DFC's memory-type cache asks once it finds "libcuda.so.1" in the
  * process (check_stage_fake.sh gives this library that soname): the attributes memtype.c
- * reads, 2 memory type (2: device), 8 managed, 9 device ordinal. */
+ * reads, 2 memory type (2: device), 8 managed, 9 device ordinal, 7 buffer id (none). */
 int cuPointerGetAttributes(unsigned n, int *attrs, void **data, unsigned long long ptr)
 {
     int dev = in_device((const void *)(uintptr_t)ptr);
@@ -74,7 +74,8 @@ int cuPointerGetAttributes(unsigned n, int *attrs, void **data, unsigned long lo
         case 2: *(unsigned *)data[k] = dev ? 2 : 0; break;
         case 8: *(unsigned char *)data[k] = 0; break;
         case 9: *(int *)data[k] = dev ? 0 : -2; break;
-        default: return 1; /* CUDA_ERROR_INVALID_VALUE */
+        case 7: *(unsigned long long *)data[k] = 0; break; /* no IPC here: no buffer id */
+        default: return 1;                                 /* CUDA_ERROR_INVALID_VALUE */
         }
     return 0;
 }

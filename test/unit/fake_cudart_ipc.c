@@ -80,15 +80,17 @@ typedef struct region {
 static region_t regions[MAX_REGIONS];
 static unsigned long long next_id = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long opens, handles, polls; /* FAKE_CUDART_VERBOSE=1 prints them at exit */
+static unsigned long opens, handles, polls, id_queries; /* FAKE_CUDART_VERBOSE=1 prints them */
 static int current_device; /* cudaSetDevice's; all of a process's memory is on it */
 
 __attribute__((destructor)) static void report(void)
 {
     const char *v = getenv("FAKE_CUDART_VERBOSE");
     if (v && *v == '1')
-        fprintf(stderr, "fake_cudart[%d]: %lu IPC handles, %lu opens, %lu event polls\n", getpid(),
-                handles, opens, polls);
+        fprintf(stderr,
+                "fake_cudart[%d]: %lu IPC handles, %lu opens, %lu event polls, %lu buffer-id "
+                "queries\n",
+                getpid(), handles, opens, polls, id_queries);
 }
 
 static region_t *find(const void *p)
@@ -196,17 +198,19 @@ int cudaPointerGetAttributes(attr_t *a, const void *p)
 }
 
 /* The driver's query that DFC's memory-type cache asks (it takes this library for the driver
- * since DFC_CUDA_LIBRARY names it): 2 memory type, 8 managed, 9 device ordinal. */
+ * since DFC_CUDA_LIBRARY names it): 2 memory type, 8 managed, 9 device ordinal, 7 buffer id. */
 int cuPointerGetAttributes(unsigned n, int *attrs, void **data, unsigned long long p)
 {
     pthread_mutex_lock(&lock);
     region_t *r = find((void *)(uintptr_t)p);
     int dev = r != NULL, managed = r && r->managed;
+    unsigned long long id = r ? r->id : 0;
     pthread_mutex_unlock(&lock);
     for (unsigned k = 0; k < n; k++) switch (attrs[k]) {
         case 2: *(unsigned *)data[k] = dev ? 2 : 0; break;
         case 8: *(unsigned char *)data[k] = (unsigned char)managed; break;
         case 9: *(int *)data[k] = dev ? current_device : -2; break;
+        case 7: *(unsigned long long *)data[k] = id; break;
         default: return INVALID;
         }
     return OK;
@@ -217,6 +221,7 @@ int cuPointerGetAttribute(void *data, int attr, uintptr_t p)
     pthread_mutex_lock(&lock);
     region_t *r = find((void *)p);
     if (r && attr == 7) *(unsigned long long *)data = r->id; /* CU_POINTER_ATTRIBUTE_BUFFER_ID */
+    id_queries++;
     pthread_mutex_unlock(&lock);
     return r && attr == 7 ? OK : INVALID;
 }

@@ -130,22 +130,31 @@ static void fake_driver(const char *path)
     set(3, va + (4 << 20), 0, 0, 0, 0); /* the pool trimmed */
     CHECK(dfc_gpu_ptr_device(va + (4 << 20) + 100) == -1, "a trimmed pool block is device");
 
-    /* A memo (a blocking device receive's, dfc_gpu_memo_set) answers for its one pointer in
-     * its own thread without the driver, until cleared. */
+    /* The memo (a blocking device send's or receive's, dfc_gpu_memo_arm): once armed, the
+     * driver's device answers are kept, with the buffer id, for their pointer in this
+     * thread until cleared; host answers are not kept. */
     set(0, va, 1 << 20, 2, 0, 1);
     c0 = *calls;
-    dfc_gpu_memo_set(va, 1, 0);
-    CHECK(dfc_gpu_ptr_device(va) == 1 && *calls == c0, "the memo's pointer reached the driver");
-    CHECK(dfc_gpu_ptr_device(va + 64) == 1 && *calls == c0 + 1,
+    CHECK(dfc_gpu_ptr_device(va) == 1 && dfc_gpu_ptr_device(va) == 1 && *calls == c0 + 2,
+          "a memo not armed answered");
+    dfc_gpu_memo_arm();
+    CHECK(dfc_gpu_ptr_device(va) == 1 && dfc_gpu_ptr_device(va) == 1 && *calls == c0 + 3,
+          "the memo's pointer reached the driver again (%lu calls)", *calls - c0);
+    CHECK(dfc_gpu_memo.buffer_id == 1, "the memo kept buffer id %llu, want 1",
+          dfc_gpu_memo.buffer_id);
+    CHECK(dfc_gpu_ptr_device(va + (3 << 20)) == -1 && dfc_gpu_ptr_device(va + (3 << 20)) == -1 &&
+              *calls == c0 + 5,
+          "a host answer was kept");
+    CHECK(dfc_gpu_ptr_device(va + 64) == 1 && *calls == c0 + 6,
           "another pointer was not asked of the driver");
     pthread_t other;
-    memo_probe = va;
+    memo_probe = va + 64;
     CHECK(!pthread_create(&other, NULL, ask_elsewhere, NULL) && !pthread_join(other, NULL),
           "pthread_create failed");
-    CHECK(memo_probe_dev == 1 && *calls == c0 + 2, "another thread's query used the memo");
+    CHECK(memo_probe_dev == 1 && *calls == c0 + 7, "another thread's query used the memo");
     dfc_gpu_memo_clear();
     set(0, va, 1 << 20, 1, 0, 0); /* now host memory: a memo left behind would say device */
-    CHECK(dfc_gpu_ptr_device(va) == -1 && *calls == c0 + 3, "a cleared memo still answered");
+    CHECK(dfc_gpu_ptr_device(va + 64) == -1 && *calls == c0 + 8, "a cleared memo still answered");
 
     /* The brk heap and the stack never reach the driver, even one that claims everything. */
 #ifdef __SANITIZE_ADDRESS__

@@ -22,6 +22,9 @@
  *     positive cache: a device answer costs one driver call (nanoseconds against the
  *     microseconds of any device operation) and therefore cannot go stale after cudaFree and
  *     reuse of the range, after a pool (cudaMallocAsync) trims, or after VMM remapping.
+ *     The one exception lives for a single call: a blocking device send or receive arms the
+ *     memo (dfc_cuda.h), which keeps the driver's device answers for that call's thread
+ *     until the call returns, since it asks about its buffer two or three times.
  *     Driver errors other than "not initialized" (no context can exist then) fall back to
  *     the CUDA runtime's cudaPointerGetAttributes, the old query, so that nothing is
  *     misclassified on a driver that answers differently.

@@ -288,11 +288,7 @@ int dfc_gpu_is_device_ptr(const void *ptr)
 }
 int dfc_gpu_driver_in_process(void) { return 0; }
 unsigned long dfc_gpu_memtype_queries(void) { return 0; }
-void dfc_gpu_memo_set(const void *ptr, int dev, int managed)
-{
-    (void)ptr, (void)dev, (void)managed;
-}
-void dfc_gpu_memo_clear(void) {}
+__thread dfc_gpu_memo_t dfc_gpu_memo __attribute__((tls_model("initial-exec")));
 static int cuda_already_mapped(void) { return 0; }
 #endif
 

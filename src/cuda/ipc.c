@@ -192,11 +192,11 @@ static int close_idle(int owner)
     return n;
 }
 
-/* Maps `owner`'s allocation `in` into free entry o. The driver sub-allocates small cudaMalloc
- * allocations from blocks of its own, and CUDA IPC maps a whole block: an allocation that
- * shares a block with one this process has mapped (often a freed one, still cached under its
- * old id, whose address the owner reused) cannot be opened while that mapping is. So a failed
- * open closes the owner's mappings that no copy uses and tries once more. */
+/* Maps `owner`'s allocation `in` into free entry o. A mapping takes the owner's own addresses,
+ * and the driver soon reuses a freed small allocation's addresses (it sub-allocates them from
+ * blocks of its own): while this process still maps a freed allocation (cached under its old
+ * buffer id), the one the owner made in its place cannot be mapped (seen on an H100, stop 49).
+ * So a failed open closes the owner's mappings that no copy uses and tries once more. */
 static cudaError_t map_entry(open_ent_t *o, int owner, const dfc_gpu_ipc_t *in)
 {
     cudaIpcMemHandle_t h;

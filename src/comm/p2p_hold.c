@@ -258,8 +258,11 @@ int dfc_p2p_holds_busy(void)
 
 const char *dfc_p2p_hold_state(const dfc_p2p_hold_t *h)
 {
-    static const char *const names[] = {"waiting to be held", "being copied to be held", "held",
-                                        "not held: no hold memory or the copy did not start"};
+    static const char *const names[] = {[HOLD_WAITING] = "waiting to be held",
+                                        [HOLD_COPYING] = "being copied to be held",
+                                        [HOLD_HELD] = "held",
+                                        [HOLD_NONE] =
+                                            "not held: no hold memory or the copy did not start"};
     return h->state == HOLD_HELD && h->rc ? "its copy to hold it failed" : names[h->state];
 }
 

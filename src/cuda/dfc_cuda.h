@@ -50,7 +50,11 @@ typedef struct {
 } dfc_gpu_memo_t;
 extern __thread dfc_gpu_memo_t dfc_gpu_memo __attribute__((tls_model("initial-exec")));
 static inline void dfc_gpu_memo_arm(void) { dfc_gpu_memo.armed = 1; }
-static inline void dfc_gpu_memo_clear(void) { dfc_gpu_memo = (dfc_gpu_memo_t){0}; }
+static inline void dfc_gpu_memo_clear(void) /* the rest is read only where ptr matches */
+{
+    dfc_gpu_memo.ptr = NULL;
+    dfc_gpu_memo.armed = 0;
+}
 /* 1 once the CUDA driver (libcuda.so.1) is mapped in this process (by DFC or the program). */
 int dfc_gpu_driver_in_process(void);
 /* Driver queries the cache made so far (tests: host pointers must not reach the driver). */

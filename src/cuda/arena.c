@@ -1,7 +1,13 @@
 /*
  * arena.c - device memory of DFC's own that holds small device messages which arrived before
  * their receive (comm/p2p_hold.c): one cudaMalloc of DFC_GPU_HOLD_MEMORY bytes, made at the
- * first such message on the device current then, cut into granules of DFC_ARENA_GRANULE bytes.
+ * first such message, cut into granules of DFC_ARENA_GRANULE bytes. It goes on the device of
+ * the last device buffer this process gave DFC (dfc_gpu_home_device), where the receives that
+ * take the messages most likely are; the device current in the thread that holds the first
+ * message only when the process has given none yet. That thread may be the progress thread of
+ * DFC_ASYNC_PROGRESS=1, whose current device is 0 whatever the application chose: on a node of
+ * several GPUs, the arena would land on another rank's GPU, and every held message would
+ * cross between GPUs twice.
  *
  * Why one block and not cudaMalloc per message: under MPS a cudaMalloc costs tens of
  * microseconds and may synchronize the device, and a held message lives for microseconds.
@@ -11,6 +17,7 @@
  * cannot serve gets NULL, and the caller does without (p2p_hold.c: the message
  * stays a rendezvous), so the arena never grows and never waits.
  */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +57,14 @@ static int arena_open(void)
     ar.n = ar.bytes / DFC_ARENA_GRANULE;
     ar.used = calloc(ar.n, 1);
     void *p = NULL;
+    int home = dfc_gpu_home_device(), cur = -1;
+    void *lib = home >= 0 ? dfc_gpu_cudart_open() : NULL; /* not every stand-in has it */
+    cudaError_t (*get_device)(int *) = lib ? (cudaError_t(*)(int *))dlsym(lib, "cudaGetDevice")
+                                           : NULL;
+    if (!get_device || get_device(&cur) != cudaSuccess || cur == home) cur = -1;
+    if (cur >= 0) dfc_cuda.cudaSetDevice(home);
     cudaError_t e = ar.used ? dfc_cuda.cudaMalloc(&p, ar.bytes) : cudaErrorMemoryAllocation;
+    if (cur >= 0) dfc_cuda.cudaSetDevice(cur);
     if (e != cudaSuccess) {
         DFC_LOG(DFC_LOG_INFO, "gpu", "no memory to hold early device messages (%zu bytes): %s",
                 ar.bytes, dfc_cuda.cudaGetErrorString(e));

@@ -35,6 +35,11 @@ int dfc_gpu_ptr_device(const void *ptr);
 /* The same, and *managed: 1 for managed memory, whose pages may sit in host memory (also when
  * the driver could not say). */
 int dfc_gpu_ptr_device_managed(const void *ptr, int *managed);
+/* The device of the last device buffer this process passed to DFC (any thread), -1 before
+ * the first: where memory of DFC's own that serves this process's buffers goes (the hold
+ * arena), since the thread that needs it (the progress thread of DFC_ASYNC_PROGRESS=1) may
+ * have another device current than the application's threads. */
+int dfc_gpu_home_device(void);
 /* The memo: one device answer kept for the rest of one call of this thread. A blocking device
  * send or receive asks about its buffer two or three times (the eager test or its own look,
  * staging, the copy's device, and a send's IPC name its buffer id: 0.04-0.1 us each, one

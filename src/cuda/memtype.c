@@ -222,6 +222,18 @@ static int ask_driver(cu_ptr_attrs_fn fn, const void *ptr, int *managed_out, uns
 /* The memo (dfc_cuda.h): the device answer last given in this thread since it was armed. */
 __thread dfc_gpu_memo_t dfc_gpu_memo __attribute__((tls_model("initial-exec")));
 
+/* The device of the last device buffer any thread asked about (dfc_gpu_home_device). */
+static int home_device = -1;
+
+static int seen_device(int dev)
+{
+    if (dev >= 0 && __atomic_load_n(&home_device, __ATOMIC_RELAXED) != dev)
+        __atomic_store_n(&home_device, dev, __ATOMIC_RELAXED);
+    return dev;
+}
+
+int dfc_gpu_home_device(void) { return __atomic_load_n(&home_device, __ATOMIC_RELAXED); }
+
 int dfc_gpu_ptr_device_managed(const void *ptr, int *managed)
 {
     *managed = 0;
@@ -238,9 +250,9 @@ int dfc_gpu_ptr_device_managed(const void *ptr, int *managed)
     if (dev == -1) return -1;
     if (dev >= 0 && dfc_gpu_memo.armed) dfc_gpu_memo = (dfc_gpu_memo_t){ptr, id, dev, *managed, 1};
     dfc_gpu_init(); /* DFC's own CUDA (copies, the daemon's queries), loaded once */
-    if (dev >= 0) return dev;
+    if (dev >= 0) return seen_device(dev);
     *managed = 1; /* the runtime's answer does not say: the cautious one */
-    return dfc_gpu_cudart_ptr_device(ptr);
+    return seen_device(dfc_gpu_cudart_ptr_device(ptr));
 }
 
 int dfc_gpu_ptr_device(const void *ptr)
@@ -287,6 +299,7 @@ int dfc_gpu_is_device_ptr(const void *ptr)
     return 0;
 }
 int dfc_gpu_driver_in_process(void) { return 0; }
+int dfc_gpu_home_device(void) { return -1; }
 unsigned long dfc_gpu_memtype_queries(void) { return 0; }
 __thread dfc_gpu_memo_t dfc_gpu_memo __attribute__((tls_model("initial-exec")));
 static int cuda_already_mapped(void) { return 0; }

@@ -6,7 +6,8 @@
  *   - FAKE_CUDA_DRIVER=path (check_memtype.sh): a fake libcuda.so.1 answers from ranges the
  *     test sets: before "cuInit" everything is host; device, managed and pool-like ranges
  *     give their ordinal, registered host ranges are host; a range freed and reused as host
- *     or as another device's is answered anew; heap and stack pointers never reach the driver
+ *     or as another device's is answered anew; the home device (dfc_gpu_home_device) is
+ *     the last device answer's, from any thread; heap and stack pointers never reach the driver
  *     (built without CUDA: every pointer is host and the driver is never asked);
  *   - DFC_TEST_CUDA=1 (the GPU machine): real cudaMalloc, cudaMallocManaged, cudaHostAlloc,
  *     cudaHostRegister, cudaMallocAsync memory, freed and allocated again.
@@ -114,12 +115,19 @@ static void fake_driver(const char *path)
     set(1, va + (2 << 20), 1 << 20, 2, 1, 0);  /* cudaMallocManaged on device 0 */
     set(2, va + (3 << 20), 1 << 20, 1, 0, 0);  /* cudaHostRegister / cudaHostAlloc */
     set(3, va + (4 << 20), 64 << 10, 2, 0, 0); /* a block of a cudaMallocAsync pool */
+    CHECK(dfc_gpu_home_device() == -1, "a home device before any device buffer");
     CHECK(dfc_gpu_ptr_device(va) == 1, "device range start: %d", dfc_gpu_ptr_device(va));
+    CHECK(dfc_gpu_home_device() == 1, "home device %d after a buffer of device 1",
+          dfc_gpu_home_device());
     CHECK(dfc_gpu_ptr_device(va + (2 << 20) - 1) == 1, "device range end");
     CHECK(dfc_gpu_ptr_device(va + (2 << 20) + 8) == 0, "managed memory is not device 0");
     CHECK(dfc_gpu_ptr_device(va + (3 << 20)) == -1, "registered host memory is device");
     CHECK(dfc_gpu_ptr_device(va + (4 << 20) + 100) == 0, "pool memory is not device 0");
     CHECK(dfc_gpu_ptr_device(va + (5 << 20)) == -1, "memory CUDA does not know is device");
+    CHECK(dfc_gpu_home_device() == 0,
+          "home device %d: host answers moved it, or the last "
+          "device answer (device 0) did not",
+          dfc_gpu_home_device());
     /* Freed, then the range reused: the answer follows at once (nothing stale is kept). */
     set(0, va, 0, 0, 0, 0);
     CHECK(dfc_gpu_ptr_device(va) == -1, "a freed device range still counts as device");
@@ -155,6 +163,14 @@ static void fake_driver(const char *path)
     dfc_gpu_memo_clear();
     set(0, va, 1 << 20, 1, 0, 0); /* now host memory: a memo left behind would say device */
     CHECK(dfc_gpu_ptr_device(va + 64) == -1 && *calls == c0 + 8, "a cleared memo still answered");
+    /* The home device follows device answers given in any thread (the progress thread's) */
+    CHECK(dfc_gpu_ptr_device(va + (2 << 20) + 8) == 0 && dfc_gpu_home_device() == 0,
+          "managed memory of device 0 did not make it the home");
+    set(0, va, 1 << 20, 2, 0, 1);
+    CHECK(!pthread_create(&other, NULL, ask_elsewhere, NULL) && !pthread_join(other, NULL),
+          "pthread_create failed");
+    CHECK(memo_probe_dev == 1 && dfc_gpu_home_device() == 1,
+          "another thread's device answer did not make device 1 the home");
 
     /* The brk heap and the stack never reach the driver, even one that claims everything. */
 #ifdef __SANITIZE_ADDRESS__

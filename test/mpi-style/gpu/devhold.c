@@ -30,17 +30,12 @@
 static int rank, partner;
 static size_t limit; /* the largest message a receiver holds (DFC_GPU_EAGER_LIMIT) */
 
-static unsigned char pattern(int src, size_t i, int seed)
-{
-    return (unsigned char)((src + 3) * 31 + i * 11 + (i >> 9) * 5 + seed * 17);
-}
-
 static void *dev_filled(size_t n, int src, int seed, unsigned char poison)
 {
     unsigned char *h = malloc(n + 1);
     void *d;
     if (!h) exit(2);
-    for (size_t i = 0; i <= n; i++) h[i] = i == n || src < 0 ? poison : pattern(src, i, seed);
+    for (size_t i = 0; i <= n; i++) h[i] = i == n || src < 0 ? poison : dev_pattern(src, i, seed);
     CUDA_OK(cudaMalloc(&d, n + 1));
     DEV_UPLOAD(d, h, n + 1);
     free(h);
@@ -50,16 +45,7 @@ static void *dev_filled(size_t n, int src, int seed, unsigned char poison)
 /* n bytes of (src, seed) at buf (device or host), and the poison byte after them. */
 static void check(const char *what, int dev, const void *buf, size_t n, int src, int seed)
 {
-    unsigned char *h = dev ? malloc(n + 1) : (unsigned char *)buf;
-    if (dev) CUDA_OK(cudaMemcpy(h, buf, n + 1, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < n; i++)
-        if (h[i] != pattern(src, i, seed)) {
-            DFCT_CHECK(0, "%s, %zu bytes: byte %zu is %u, want %u", what, n, i, h[i],
-                       pattern(src, i, seed));
-            break;
-        }
-    DFCT_CHECK(h[n] == 0x5a, "%s, %zu bytes: the byte past the message was overwritten", what, n);
-    if (dev) free(h);
+    dev_check_bytes(what, dev, buf, n, src, seed, 0x5a);
 }
 
 static void recv_check(const char *what, int dev, size_t n, int tag, int seed)
@@ -98,7 +84,7 @@ static void late(size_t n, int seed)
         DFCT_OK(DFC_Wait(&q, DFC_STATUS_IGNORE)); /* the partner is in its Recv of the token */
         DFCT_OK(DFC_Send(&token, 1, DFC_INT, partner, seed + 1, DFC_COMM_WORLD));
         unsigned char *h = malloc(n + 1);
-        for (size_t i = 0; i < n; i++) h[i] = pattern(rank, i, seed + 9);
+        for (size_t i = 0; i < n; i++) h[i] = dev_pattern(rank, i, seed + 9);
         DFCT_OK(DFC_Send(h, (int)n, DFC_BYTE, partner, seed, DFC_COMM_WORLD));
         free(h);
         for (int k = 1; k < 3; k++)
@@ -141,7 +127,7 @@ static void mprobe(size_t n, int seed)
     memset(h, 0x5a, 2 * n + 1);
     DFCT_OK(DFC_Recv(h, 1, every_other, partner, seed + 1, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
     for (size_t i = 0; i < 2 * n + 1; i++) {
-        unsigned char want = i % 2 == 0 && i / 2 < n ? pattern(partner, i / 2, seed + 1) : 0x5a;
+        unsigned char want = i % 2 == 0 && i / 2 < n ? dev_pattern(partner, i / 2, seed + 1) : 0x5a;
         if (h[i] != want) {
             DFCT_CHECK(0, "vector receive of a held %zu-byte message: byte %zu is %u, want %u", n,
                        i, h[i], want);

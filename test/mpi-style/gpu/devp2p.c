@@ -29,11 +29,6 @@ static int rank, size, partner;
 
 enum { HOST, DEV, MANAGED };
 
-static unsigned char pattern(int src, size_t i, int seed)
-{
-    return (unsigned char)((src + 1) * 29 + i * 7 + (i >> 12) * 3 + seed * 13);
-}
-
 static void *mk(int where, size_t n)
 {
     void *p;
@@ -54,7 +49,8 @@ static void release(int where, void *p)
 static void fill(int where, void *buf, size_t n, int src, int seed, unsigned char poison)
 {
     unsigned char *h = where != HOST ? malloc(n + 1) : buf;
-    for (size_t i = 0; i <= n; i++) h[i] = i == n ? 0xa5 : src < 0 ? poison : pattern(src, i, seed);
+    for (size_t i = 0; i <= n; i++)
+        h[i] = i == n ? 0xa5 : src < 0 ? poison : dev_pattern(src, i, seed);
     if (where != HOST) {
         DEV_UPLOAD(buf, h, n + 1);
         free(h);
@@ -65,16 +61,7 @@ static void fill(int where, void *buf, size_t n, int src, int seed, unsigned cha
  * is read by this thread directly, as a program reads what it received there. */
 static void check(const char *what, int where, const void *buf, size_t n, int src, int seed)
 {
-    unsigned char *h = where == DEV ? malloc(n + 1) : (unsigned char *)buf;
-    if (where == DEV) CUDA_OK(cudaMemcpy(h, buf, n + 1, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < n; i++)
-        if (h[i] != pattern(src, i, seed)) {
-            DFCT_CHECK(0, "%s, %zu bytes: byte %zu is %u, expected %u", what, n, i, h[i],
-                       pattern(src, i, seed));
-            break;
-        }
-    DFCT_CHECK(h[n] == 0xa5, "%s, %zu bytes: the byte past the message was overwritten", what, n);
-    if (where == DEV) free(h);
+    dev_check_bytes(what, where == DEV, buf, n, src, seed, 0xa5);
 }
 
 /* Blocking Send (or Ssend) and Recv between partners, the even one sending first; sw and rw:
@@ -298,7 +285,7 @@ static void burst(int seed)
     void *ds = mk(DEV, NB * SLICE), *dr = mk(DEV, NB * SLICE);
     if (!img || !hs || !hr) exit(2);
     for (int i = 0; i < NB; i++)
-        for (size_t j = 0; j < SLICE; j++) img[i * SLICE + j] = pattern(rank, j, seed + i);
+        for (size_t j = 0; j < SLICE; j++) img[i * SLICE + j] = dev_pattern(rank, j, seed + i);
     memcpy(hs, img, NB * SLICE);
     DEV_UPLOAD(ds, img, NB * SLICE);
     memset(hr, 0x5a, NB * SLICE);
@@ -335,7 +322,7 @@ static void burst(int seed)
             continue;
         }
         for (size_t j = 0; j < SLICE; j++) {
-            unsigned char want = j < (size_t)c ? pattern(partner, j, seed + i) : 0x5a;
+            unsigned char want = j < (size_t)c ? dev_pattern(partner, j, seed + i) : 0x5a;
             if (r[j] != want) {
                 DFCT_CHECK(0, "burst: receive %d (%s, %d bytes from %s): byte %zu is %u, want %u",
                            i, burst_recv_dev(i) ? "device" : "host", c,

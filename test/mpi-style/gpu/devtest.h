@@ -89,4 +89,28 @@ static inline void dev_watchdog(unsigned seconds)
     alarm(seconds);
 }
 
+/* The byte at i of a message from rank src in round `seed`: each source and round its own,
+ * and not periodic at powers of two (so a chunk copied to the wrong offset shows). */
+static inline unsigned char dev_pattern(int src, size_t i, int seed)
+{
+    return (unsigned char)((src + 3) * 31 + i * 11 + (i >> 9) * 5 + seed * 17);
+}
+
+/* Checks the n bytes at buf (device memory when on_dev, else read in place) against
+ * dev_pattern(src, i, seed), and that the byte after them is still `poison`. */
+static inline void dev_check_bytes(const char *what, int on_dev, const void *buf, size_t n, int src,
+                                   int seed, unsigned char poison)
+{
+    unsigned char *h = on_dev ? malloc(n + 1) : (unsigned char *)buf;
+    if (on_dev) CUDA_OK(cudaMemcpy(h, buf, n + 1, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++)
+        if (h[i] != dev_pattern(src, i, seed)) {
+            DFCT_CHECK(0, "%s, %zu bytes: byte %zu is %u, want %u", what, n, i, h[i],
+                       dev_pattern(src, i, seed));
+            break;
+        }
+    DFCT_CHECK(h[n] == poison, "%s, %zu bytes: the byte past the message was overwritten", what, n);
+    if (on_dev) free(h);
+}
+
 #endif /* DEVTEST_H */

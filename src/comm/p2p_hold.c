@@ -24,9 +24,12 @@
  *
  * So a message whose receive comes late costs two device copies, as staging did, but a send
  * waits for its receive at most the delay and a copy, and a message whose receive comes in
- * time costs one. A hold the arena cannot take (full, no CUDA in this process, a failed copy
- * start) leaves the message a rendezvous: its send completes when a receive matches it, as
- * MPI allows. Waiting threads poll while a hold waits or copies (dfc_p2p_holds_busy).
+ * time costs one. A message the arena has no room for is held in pinned host memory from the
+ * staging pool instead (stage_pool.c): its second copy crosses PCIe, but its send completes
+ * all the same, so a program that sends more small device messages ahead of their receives
+ * than DFC_GPU_HOLD_MEMORY holds runs as it would with eager host sends. A hold that cannot
+ * start at all (no memory anywhere, no CUDA in this process, a failed copy start) leaves the
+ * message a rendezvous: its send completes when a receive matches it, as MPI allows. Waiting threads poll while a hold waits or copies (dfc_p2p_holds_busy).
  *
  * A failed copy into the arena still answers FIN (the sender's buffer is no longer needed,
  * and nothing can resend it); the receive that matches the message fails with the copy's
@@ -47,27 +50,54 @@ typedef enum {
 struct dfc_p2p_hold {
     dfc_list_t link;
     hold_state_t state;
-    uint64_t due;          /* HOLD_WAITING: when to start (dfc_time_ns) */
-    dfc_pkt_t rts;         /* the message's RTS, which its FIN names */
-    dfc_gpu_ipc_t name;    /* the sender's buffer (unless the sender is this process) */
-    void *buf;             /* in the arena: rts.len bytes */
-    dfc_gpu_copy_op_t *op; /* the copy into buf, or NULL once done */
-    int rc;                /* that copy's outcome */
-    int fin_sent;          /* the sender was told its buffer is free */
-    int dropped;           /* its message is gone: free it when the copy is done */
-    int cancelled;         /* its send was cancelled: no FIN */
-    dfc_req_t *recv;       /* the receive that matched it while the copy ran */
-    uint64_t n;            /* the bytes that receive takes */
+    uint64_t due;           /* HOLD_WAITING: when to start (dfc_time_ns) */
+    dfc_pkt_t rts;          /* the message's RTS, which its FIN names */
+    dfc_gpu_ipc_t name;     /* the sender's buffer (unless the sender is this process) */
+    void *buf;              /* rts.len bytes in the arena, or in `spill`'s pinned memory */
+    dfc_stage_buf_t *spill; /* from the staging pool, when the arena had no room */
+    dfc_gpu_copy_op_t *op;  /* the copy into buf, or NULL once done */
+    int rc;                 /* that copy's outcome */
+    int fin_sent;           /* the sender was told its buffer is free */
+    int dropped;            /* its message is gone: free it when the copy is done */
+    int cancelled;          /* its send was cancelled: no FIN */
+    dfc_req_t *recv;        /* the receive that matched it while the copy ran */
+    uint64_t n;             /* the bytes that receive takes */
 };
 
 static dfc_list_t waiting = {&waiting, &waiting};          /* holds, in due order */
 static dfc_list_t copying = {&copying, &copying};          /* holds: copies into the arena */
 static dfc_list_t delivering = {&delivering, &delivering}; /* receives: copies out of it */
 
+/* Gives back the memory that holds the bytes, arena or pool. */
+static void hold_release(dfc_p2p_hold_t *h)
+{
+    if (h->spill) dfc_stage_buf_put(h->spill);
+    else dfc_gpu_arena_free(h->buf, h->rts.len);
+    h->spill = NULL;
+    h->buf = NULL;
+}
+
 static void hold_free(dfc_p2p_hold_t *h)
 {
-    dfc_gpu_arena_free(h->buf, h->rts.len);
+    hold_release(h);
     free(h);
+}
+
+/* Memory for the bytes: the arena, else pinned host memory from the staging pool (a second
+ * copy crosses PCIe, but the send still completes without its receive). 0 when neither. */
+static int hold_buffer(dfc_p2p_hold_t *h)
+{
+    if ((h->buf = dfc_gpu_arena_alloc(h->rts.len))) return 1;
+    if (dfc_stage_buf_get(h->rts.len, &h->spill)) { /* recorded; not the program's error */
+        DFC_LOG(DFC_LOG_INFO, "p2p",
+                "no memory to hold a %llu-byte device message from world "
+                "rank %u: left to its receive",
+                (unsigned long long)h->rts.len, h->rts.src_world);
+        h->spill = NULL;
+        return 0;
+    }
+    h->buf = h->spill->p;
+    return 1;
 }
 
 static void send_fin(dfc_p2p_hold_t *h)
@@ -92,7 +122,7 @@ static void hold_start(dfc_p2p_hold_t *h)
 {
     int self = (int)h->rts.src_world == dfc_proc.world_rank, rc;
     h->state = HOLD_NONE;
-    if (!(h->buf = dfc_gpu_arena_alloc(h->rts.len))) return;
+    if (!hold_buffer(h)) return;
     rc = dfc_gpu_copy_start(h->buf, (const void *)(uintptr_t)h->rts.offset, (int)h->rts.src_world,
                             self ? NULL : &h->name, h->rts.len, &h->op);
     if (rc) {
@@ -101,8 +131,7 @@ static void hold_start(dfc_p2p_hold_t *h)
         DFC_LOG(DFC_LOG_INFO, "p2p",
                 "holding a device message from world rank %u: %s; left to its receive",
                 h->rts.src_world, why);
-        dfc_gpu_arena_free(h->buf, h->rts.len);
-        h->buf = NULL;
+        hold_release(h);
         return;
     }
     h->state = HOLD_COPYING;

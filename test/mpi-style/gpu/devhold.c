@@ -10,8 +10,9 @@
  *            held message, a host message and more held ones on one tag arrive in order
  *   mprobe   Mprobe and Mrecv of a held message, and a non-contiguous host receive of one
  *   cancel   a held send cancelled (or too late to): the receiver sees it iff not cancelled
- *   overflow 8 sends while the receiver waits elsewhere: those the hold memory cannot take
- *            (DFC_GPU_HOLD_MEMORY=512 in a testlist line) stay rendezvous, in order with the rest
+ *   overflow 8 sends complete while the receiver waits elsewhere, also those the hold memory
+ *            cannot take (DFC_GPU_HOLD_MEMORY=512 in a testlist line: one message fits), held
+ *            in pinned host memory instead; then they arrive in order
  *
  * Against the CUDA stand-in with FAKE_CUDART_KCOPY=1, the small-copy kernel of each receiver
  * made a copy in head's device round (2 for a held message, 1 for one its posted receive met):
@@ -171,8 +172,9 @@ static void overflow(int seed)
             s[k] = dev_filled(LEN, rank, seed + k, 0);
             DFCT_OK(DFC_Isend(s[k], LEN, DFC_BYTE, partner, seed, DFC_COMM_WORLD, &q[k]));
         }
-        DFCT_OK(DFC_Send(&token, 1, DFC_INT, partner, seed + 100, DFC_COMM_WORLD));
+        dev_phase = "overflow: the sends' Waitall, before the receiver posts anything";
         DFCT_OK(DFC_Waitall(NMSG, q, DFC_STATUSES_IGNORE));
+        DFCT_OK(DFC_Send(&token, 1, DFC_INT, partner, seed + 100, DFC_COMM_WORLD));
         for (int k = 0; k < NMSG; k++) CUDA_OK(cudaFree(s[k]));
         return;
     }

@@ -29,7 +29,8 @@
  * all the same, so a program that sends more small device messages ahead of their receives
  * than DFC_GPU_HOLD_MEMORY holds runs as it would with eager host sends. A hold that cannot
  * start at all (no memory anywhere, no CUDA in this process, a failed copy start) leaves the
- * message a rendezvous: its send completes when a receive matches it, as MPI allows. Waiting threads poll while a hold waits or copies (dfc_p2p_holds_busy).
+ * message a rendezvous: its send completes when a receive matches it, as MPI allows.
+ * Waiting threads poll while a hold waits or copies (dfc_p2p_holds_busy).
  *
  * A failed copy into the arena still answers FIN (the sender's buffer is no longer needed,
  * and nothing can resend it); the receive that matches the message fails with the copy's

@@ -14,8 +14,8 @@
  * First fit from a rotating cursor over a byte per granule (4096 of them at the default 1 MiB):
  * messages are freed in about the order they came, so the cursor usually finds free granules
  * at once, and a scan of the whole map is a few microseconds at worst. A request the arena
- * cannot serve gets NULL, and the caller does without (p2p_hold.c: the message
- * stays a rendezvous), so the arena never grows and never waits.
+ * cannot serve gets NULL, and the caller does without (p2p_hold.c: pinned host
+ * memory holds the message), so the arena never grows and never waits.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -62,6 +62,7 @@ static int arena_open(void)
     cudaError_t (*get_device)(int *) = lib ? (cudaError_t(*)(int *))dlsym(lib, "cudaGetDevice")
                                            : NULL;
     if (!get_device || get_device(&cur) != cudaSuccess || cur == home) cur = -1;
+    if (lib) dlclose(lib); /* cudart stays loaded: dfc_gpu_init holds it */
     if (cur >= 0) dfc_cuda.cudaSetDevice(home);
     cudaError_t e = ar.used ? dfc_cuda.cudaMalloc(&p, ar.bytes) : cudaErrorMemoryAllocation;
     if (cur >= 0) dfc_cuda.cudaSetDevice(cur);

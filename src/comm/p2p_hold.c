@@ -293,7 +293,8 @@ const char *dfc_p2p_hold_state(const dfc_p2p_hold_t *h)
                                         [HOLD_HELD] = "held",
                                         [HOLD_NONE] =
                                             "not held: no hold memory or the copy did not start"};
-    return h->state == HOLD_HELD && h->rc ? "its copy to hold it failed" : names[h->state];
+    if (h->state == HOLD_HELD && h->rc) return "its copy to hold it failed";
+    return h->state == HOLD_HELD && h->spill ? "held in pinned host memory" : names[h->state];
 }
 
 void dfc_p2p_hold_report(FILE *f)

@@ -17,7 +17,6 @@
  * cannot serve gets NULL, and the caller does without (p2p_hold.c: pinned host
  * memory holds the message), so the arena never grows and never waits.
  */
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,12 +56,8 @@ static int arena_open(void)
     ar.n = ar.bytes / DFC_ARENA_GRANULE;
     ar.used = calloc(ar.n, 1);
     void *p = NULL;
-    int home = dfc_gpu_home_device(), cur = -1;
-    void *lib = home >= 0 ? dfc_gpu_cudart_open() : NULL; /* not every stand-in has it */
-    cudaError_t (*get_device)(int *) = lib ? (cudaError_t(*)(int *))dlsym(lib, "cudaGetDevice")
-                                           : NULL;
-    if (!get_device || get_device(&cur) != cudaSuccess || cur == home) cur = -1;
-    if (lib) dlclose(lib); /* cudart stays loaded: dfc_gpu_init holds it */
+    int home = dfc_gpu_home_device(), cur = home >= 0 ? dfc_gpu_current_device() : -1;
+    if (cur == home) cur = -1; /* cur >= 0: the device to make current again */
     if (cur >= 0) dfc_cuda.cudaSetDevice(home);
     cudaError_t e = ar.used ? dfc_cuda.cudaMalloc(&p, ar.bytes) : cudaErrorMemoryAllocation;
     if (cur >= 0) dfc_cuda.cudaSetDevice(cur);

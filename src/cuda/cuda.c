@@ -31,6 +31,7 @@ void *dfc_gpu_cudart_open(void)
 dfc_cuda_fns_t dfc_cuda;
 static void *cudart;
 static int ndevices;
+static cudaError_t (*get_device)(int *); /* optional: not every stand-in of the tests has it */
 
 int dfc_cuda_error(const char *what, cudaError_t e)
 {
@@ -59,6 +60,7 @@ static void load_cudart(void)
         memset(&dfc_cuda, 0, sizeof dfc_cuda);
         return;
     }
+    get_device = (cudaError_t(*)(int *))dlsym(cudart, "cudaGetDevice");
     DFC_LOG(DFC_LOG_INFO, "gpu", "CUDA runtime loaded, %d device(s)", ndevices);
 }
 
@@ -82,6 +84,12 @@ void dfc_gpu_finalize(void)
 
 int dfc_gpu_available(void) { return cudart != NULL; }
 int dfc_gpu_device_count(void) { return ndevices; }
+
+int dfc_gpu_current_device(void)
+{
+    int dev = -1;
+    return cudart && get_device && get_device(&dev) == cudaSuccess ? dev : -1;
+}
 
 int dfc_gpu_cudart_ptr_device(const void *ptr)
 {
@@ -113,6 +121,7 @@ void dfc_gpu_init(void) {}
 void dfc_gpu_finalize(void) {}
 int dfc_gpu_available(void) { return 0; }
 int dfc_gpu_device_count(void) { return 0; }
+int dfc_gpu_current_device(void) { return -1; }
 int dfc_gpu_cudart_ptr_device(const void *ptr)
 {
     (void)ptr;

@@ -40,6 +40,8 @@ int dfc_gpu_ptr_device_managed(const void *ptr, int *managed);
  * arena), since the thread that needs it (the progress thread of DFC_ASYNC_PROGRESS=1) may
  * have another device current than the application's threads. */
 int dfc_gpu_home_device(void);
+/* The device current in the calling thread (cudaGetDevice), -1 when CUDA cannot say. */
+int dfc_gpu_current_device(void);
 /* The memo: one device answer kept for the rest of one call of this thread. A blocking device
  * send or receive asks about its buffer two or three times (the eager test or its own look,
  * staging, the copy's device, and a send's IPC name its buffer id: 0.04-0.1 us each, one

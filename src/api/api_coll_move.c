@@ -54,12 +54,39 @@ static int check_recv(const char *func, const move_desc_t *m, const dfc_comm_t *
     return DFC_SUCCESS;
 }
 
+/* A blocking allgather or alltoall whose arguments are plainly valid may go without an
+ * instance straight into the shm slots (issue 16), as bcast_common's and reduction_common's do:
+ * move_common's checks in short (the buffers' memory type in the coll layer), then
+ * dfc_coll_move_host_direct. On 2 ranks the general path's checks and routing were a quarter of
+ * an 8-byte allgather (BENCHMARKS.md, stop 51). DFC_COLL_NOT_DIRECT: take the general path. */
+static int move_direct(const dfc_coll_call_t *call, const move_desc_t *m, DFC_Comm comm,
+                       dfc_comm_t **cp)
+{
+    dfc_comm_t *c;
+    dfc_dtype_t *sd, *rd;
+    if (call->mode != DFC_MODE_BLOCKING ||
+        (m->kind != DFC_COLL_ALLGATHER && m->kind != DFC_COLL_ALLTOALL) ||
+        !(c = dfc_comm_get(comm)) || c->remote || !(sd = dfc_dtype_get(m->sendtype)) ||
+        !sd->committed || !sd->dense || !(rd = dfc_dtype_get(m->recvtype)) || !rd->committed ||
+        !rd->dense || m->sendcount <= 0 || m->recvcount <= 0 || !m->sendbuf || !m->recvbuf ||
+        m->sendbuf == DFC_IN_PLACE || m->recvbuf == DFC_IN_PLACE || m->sendbuf == m->recvbuf)
+        return DFC_COLL_NOT_DIRECT;
+    *cp = c;
+    return dfc_coll_move_host_direct(c, m->kind, m->sendbuf, (uint64_t)m->sendcount * sd->size,
+                                     m->recvbuf, (uint64_t)m->recvcount * rd->size);
+}
+
 static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm)
 {
     int rc;
     dfc_comm_t *c = NULL;
     dfc_dtype_t *sd = NULL, *rd = NULL;
     DFC_API_ENTER();
+    if ((rc = move_direct(&call, m, comm, &c)) != DFC_COLL_NOT_DIRECT) {
+        if (rc) goto fn_fail;
+        goto fn_exit;
+    }
+    c = NULL;
     if ((c = dfc_api_inter_of(comm))) {
         rc = m->kind == DFC_COLL_ALLGATHER
                  ? dfc_api_inter_allgather(&call, c, m->sendbuf, m->sendcount, m->sendtype,

@@ -68,3 +68,14 @@ int dfc_coll_alltoall_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void
                             .ctx = &d};
     return dfc_coll_slot_direct(c, &x, "alltoall");
 }
+
+int dfc_coll_move_host_direct(dfc_comm_t *c, dfc_coll_kind_t kind, const void *sendbuf,
+                              uint64_t sbytes, void *recvbuf, uint64_t rbytes)
+{
+    /* what route_of (run.c) takes for the host engine: host memory on both sides */
+    if (dfc_gpu_ptr_device(sendbuf) >= 0 || dfc_gpu_ptr_device(recvbuf) >= 0)
+        return DFC_COLL_NOT_DIRECT;
+    dfc_coll_args_t a = {.kind = kind, .sbytes = sbytes, .rbytes = rbytes};
+    return kind == DFC_COLL_ALLGATHER ? dfc_coll_allgather_direct(c, &a, sendbuf, recvbuf)
+                                      : dfc_coll_alltoall_direct(c, &a, sendbuf, recvbuf);
+}

@@ -408,6 +408,11 @@ int dfc_coll_alltoall_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void
 /* And for a blocking allgather of dense host buffers (allgather_shm_slots.c). */
 int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
                               void *recvbuf);
+/* The api layer's fast path of a blocking allgather or alltoall (`kind`; arguments checked:
+ * counts > 0, dense committed types, distinct buffers, neither DFC_IN_PLACE): the two above
+ * when both buffers are host memory. */
+int dfc_coll_move_host_direct(dfc_comm_t *c, dfc_coll_kind_t kind, const void *sendbuf,
+                              uint64_t sbytes, void *recvbuf, uint64_t rbytes);
 /* Runs slot exchange x (src, bytes, reduce, ctx, rooted, root set; named `kind` in the hang
  * report) to completion for a blocking call, without an instance (bcast_shm_slots.c). */
 int dfc_coll_slot_direct(dfc_comm_t *c, dfc_tl_slot_xchg_t *x, const char *kind);

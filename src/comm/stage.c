@@ -25,12 +25,13 @@
 
 enum { IN = 0, OUT = 1 };
 
-/* Where the pipeline's time goes (DFC_DEBUG=2:stage prints it at finalize): waits for each
- * direction's copies, the host operation of the chunks, the drain at the end. A clock read
+/* Where the pipeline's time goes (DFC_DEBUG=2:stage prints it at finalize): taking the buffers
+ * and the copy context, issuing the copies (both directions), waits for each direction's
+ * copies, the host operation of the chunks, the drain at the end. A clock read
  * per phase, counted only while the log asks for it; threads may stage at once, so the
  * counters are atomic (PROF_ADD). */
 static struct {
-    uint64_t calls, chunks, total, wait[2], seg, issue, drain;
+    uint64_t calls, chunks, total, setup, wait[2], seg, issue, drain;
 } prof;
 static int prof_on = -1;
 #define PROF_ADD(field, v) __atomic_fetch_add(&prof.field, (uint64_t)(v), __ATOMIC_RELAXED)
@@ -49,12 +50,14 @@ void dfc_stage_pipe_log(void)
 {
     if (prof.calls)
         DFC_LOG(DFC_LOG_INFO, "stage",
-                "pipeline: %llu calls, %.1f chunks each; mean us per call: total %.1f, waits for "
-                "copies in %.1f, out %.1f, host operations %.1f, issuing copies %.1f, drain %.1f",
+                "pipeline: %llu calls, %.1f chunks each; mean us per call: total %.1f, setup %.1f, "
+                "waits for copies in %.1f, out %.1f, host operations %.1f, issuing copies %.1f, "
+                "drain %.1f",
                 (unsigned long long)prof.calls, (double)prof.chunks / prof.calls,
-                prof.total / 1e3 / prof.calls, prof.wait[IN] / 1e3 / prof.calls,
-                prof.wait[OUT] / 1e3 / prof.calls, prof.seg / 1e3 / prof.calls,
-                prof.issue / 1e3 / prof.calls, prof.drain / 1e3 / prof.calls);
+                prof.total / 1e3 / prof.calls, prof.setup / 1e3 / prof.calls,
+                prof.wait[IN] / 1e3 / prof.calls, prof.wait[OUT] / 1e3 / prof.calls,
+                prof.seg / 1e3 / prof.calls, prof.issue / 1e3 / prof.calls,
+                prof.drain / 1e3 / prof.calls);
     memset(&prof, 0, sizeof prof); /* at finalize: no pipeline runs */
     __atomic_store_n(&prof_on, -1, __ATOMIC_RELAXED);
 }
@@ -98,8 +101,10 @@ static int copy_chunk(pipe_run_t *r, int dir, long k)
     size_t off = (size_t)k * r->chunk, len = chunk_len(r, k);
     void *host = r->buf[dir == OUT && r->alias ? IN : dir][s]->p;
     void *st = r->ctx->stream[dir];
+    uint64_t t0 = dir == IN ? prof_now() : 0; /* a copy out's issue is timed by run_chunk */
     int rc = dir == IN ? dfc_stage_ops->copy_async(host, (const char *)r->p->in + off, len, st)
                        : dfc_stage_ops->copy_async((char *)r->p->out + off, host, len, st);
+    if (t0) PROF_ADD(issue, prof_now() - t0);
     if (rc) return copy_failed(r, rc, dir, k, "issue");
     if (dir == OUT && k + r->depth >= r->n) return DFC_SUCCESS;
     if (dir == IN && r->n == 1) return DFC_SUCCESS; /* alone on its stream: wait_chunk syncs it */
@@ -199,6 +204,7 @@ int dfc_stage_pipeline(const dfc_stage_pipe_t *p)
     if (r.alias && r.depth < 2 && r.n > 1) r.depth = 2; /* else each chunk waits for the last */
     uint64_t t0 = prof_now();
     int rc = pipe_setup(&r);
+    if (t0) PROF_ADD(setup, prof_now() - t0);
     for (long k = 0; !rc && k < r.n; k++) rc = run_chunk(&r, k);
     uint64_t t1 = prof_now();
     rc = pipe_teardown(&r, rc);

@@ -23,6 +23,11 @@
  *   - iteration counts scale down above 64 KiB (iters * 64 KiB / bytes, at least 20), and
  *     further (to at least 5) where one probe iteration says that the batch would take more
  *     than -maxtime seconds (default 2): an oversubscribed or loaded machine stays usable;
+ *   - -off_cache B (as IMB's -off_cache): before every timed iteration each rank writes B
+ *     bytes of its own and the ranks meet in a barrier, neither timed, so that every timed
+ *     call finds its buffers out of the caches, as an application's large buffers mostly are
+ *     and as staged device buffers always are (DMA); the batch is cut to fit -maxtime with
+ *     the eviction counted;
  *   - iallreduce: t_pure = Iallreduce + Wait; then Iallreduce, a compute loop of t_pure
  *     (calibrated in CPU time), Wait; overlap = 100 * max(0, 1 - (t_total - t_compute) /
  *     t_pure), from per-rank means averaged over ranks (as osu_iallreduce does). No test
@@ -37,7 +42,8 @@
  * freed but malloc kept (scratch buffers of large collectives, for instance).
  *
  * Usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]
- *                  [-workloads a,b,...] [-noanchor] [-dup] [-csv FILE] [-json FILE] [-quiet]
+ *                  [-off_cache B] [-workloads a,b,...] [-noanchor] [-dup] [-csv FILE]
+ *                  [-json FILE] [-quiet]
  * -dup: DFC's workloads run on a dup of DFC_COMM_WORLD (the anchor's stay on MPI_COMM_WORLD).
  * Sizes accept K, M, G suffixes. Workload names: allreduce allgather reduce_scatter bcast
  * alltoall alltoallv pingpong bw iallreduce barrier (default: all), and, only when named,
@@ -696,6 +702,18 @@ static double median_of(double *t, long n)
     return m;
 }
 
+/* -off_cache: bytes each rank writes before a timed iteration (0: none), and where. */
+static long off_cache;
+static unsigned char *evict_buf;
+
+/* Pushes this rank's buffers (and the libraries' own) out of the caches it shares. */
+static void evict_caches(void)
+{
+    static unsigned char v;
+    memset(evict_buf, ++v, (size_t)off_cache);
+    __asm__ volatile("" : : "r"(evict_buf) : "memory"); /* the stores are not dead */
+}
+
 static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long warmup, stats_t *s)
 {
     int rcerr = 0;
@@ -707,6 +725,11 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
     double t0 = now_us();
     one(L, j, &rcerr);
     double probe = (now_us() - t0) * (is_overlap(j->w) ? 2 : 1), pmax;
+    if (off_cache) { /* an iteration costs its eviction too */
+        t0 = now_us();
+        evict_caches();
+        probe += now_us() - t0;
+    }
     agree(&probe, &pmax, 1, DFC_DOUBLE, DFC_MAX);
     if (pmax > 0 && maxtime_us > 0) {
         long fit = (long)(maxtime_us / pmax);
@@ -718,6 +741,10 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
     for (long i = 0; i < warmup; i++) one(L, j, &rcerr);
     sync_lib(L);
     for (long i = 0; i < iters; i++) {
+        if (off_cache) {
+            evict_caches();
+            sync_lib(L);
+        }
         t0 = now_us();
         int ops = one(L, j, &rcerr);
         t[i] = (now_us() - t0) / ops;
@@ -961,7 +988,8 @@ static void usage(void)
     fprintf(
         stderr,
         "usage: dfc_bench [-minsize B] [-maxsize B] [-iters N] [-warmup N] [-maxtime S] [-window N]\n"
-        "                 [-workloads a,b,...] [-noanchor] [-dup] [-csv FILE] [-json FILE] [-quiet]\n"
+        "                 [-off_cache B] [-workloads a,b,...] [-noanchor] [-dup] [-csv FILE]\n"
+        "                 [-json FILE] [-quiet]\n"
         "workloads: allreduce allgather reduce_scatter bcast alltoall alltoallv pingpong bw iallreduce "
         "barrier;\n           only when named: vpingpong vallgather iexchange\n");
     exit(2);
@@ -982,6 +1010,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-iters")) opt_iters = atol(v), i++;
         else if (!strcmp(a, "-warmup")) opt_warmup = atol(v), i++;
         else if (!strcmp(a, "-window")) window = atoi(v), i++;
+        else if (!strcmp(a, "-off_cache")) off_cache = bench_parse_size(v), i++;
         else if (!strcmp(a, "-maxtime")) maxtime_us = atof(v) * 1e6, i++;
         else if (!strcmp(a, "-csv")) csv_path = v, i++;
         else if (!strcmp(a, "-json")) json_path = v, i++;
@@ -1022,6 +1051,11 @@ int main(int argc, char **argv)
     }
     memset(sbuf, 1, bufbytes);
     memset(rbuf, 2, bufbytes);
+    if (off_cache < 0) off_cache = 0;
+    if (off_cache && !(evict_buf = malloc((size_t)off_cache))) {
+        fprintf(stderr, "dfc_bench: cannot allocate -off_cache's %ld bytes\n", off_cache);
+        return 1;
+    }
     scounts = calloc(4 * 4096, sizeof(int)); /* up to 4096 ranks */
     sdispls = scounts + 4096;
     rcounts = scounts + 2 * 4096;
@@ -1088,6 +1122,10 @@ int main(int argc, char **argv)
         printf(
             "# time per op: each iteration timed, max over ranks; median and mean over iterations; "
             "busbw from the median; anchor/DFC > 1: DFC faster\n");
+        if (off_cache)
+            printf("# off cache: each rank writes %ld bytes, then a barrier, before every timed "
+                   "iteration (neither timed)\n",
+                   off_cache);
         fflush(stdout);
     }
 

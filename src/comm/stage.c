@@ -198,7 +198,11 @@ int dfc_stage_pipeline(const dfc_stage_pipe_t *p)
     r.alias = r.in_dev && r.out_dev && p->in == p->out;
     size_t piece = (p->bytes + (size_t)prm->depth - 1) / (size_t)prm->depth;
     size_t chunk = DFC_MIN2(prm->chunk, DFC_MAX2(prm->chunk_min, piece));
-    r.chunk = DFC_MAX2(unit, chunk / unit * unit);
+    /* Rounded up to whole items where DFC_STAGE_CHUNK allows: rounded down, a message cut
+     * into depth pieces left a last chunk of a few bytes (1 MiB of floats at depth 3: three
+     * of 349524 bytes and one of 4), which paid a host collective and two copies of its own. */
+    size_t up = (chunk + unit - 1) / unit * unit;
+    r.chunk = up <= prm->chunk ? up : DFC_MAX2(unit, chunk / unit * unit);
     r.n = (long)((p->bytes + r.chunk - 1) / r.chunk);
     r.depth = (int)DFC_MIN2((long)prm->depth, r.n);
     if (r.alias && r.depth < 2 && r.n > 1) r.depth = 2; /* else each chunk waits for the last */

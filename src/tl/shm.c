@@ -213,7 +213,7 @@ static int proc_stat(pid_t pid, char *state, uint64_t *starttime)
 /* The parameters of shm, read in this one place: by shm_init, and through
  * dfc_tl_shm_register_params by dfc_info, since a singleton never starts shm. */
 typedef struct shm_params {
-    long ring_bytes, max_payload, burst, cma, eager_limit, live_ms, slots;
+    long ring_bytes, max_payload, burst, cma, cma_max, eager_limit, live_ms, slots;
 } shm_params_t;
 
 static void read_params(shm_params_t *p)
@@ -230,6 +230,10 @@ static void read_params(shm_params_t *p)
     p->cma = dfc_env_long("DFC_SHM_CMA", 1,
                           "shm: 1 lets receivers pull large messages with process_vm_readv "
                           "(cross-memory attach), 0 sends them as packets");
+    p->cma_max = dfc_env_long(
+        "DFC_SHM_CMA_MAX", 512 << 10,
+        "shm: largest message a receiver pulls with cross-memory attach; larger ones come as "
+        "packets through the ring (0: no limit)");
     p->eager_limit = dfc_env_long(
         "DFC_SHM_EAGER_LIMIT", 4096,
         "shm: largest message sent eagerly to a local peer while receivers pull larger ones "
@@ -726,6 +730,8 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
      * rendezvous on the 2-core VM (Open MPI 1.75 and 2.06; its sm transport switches at 4 KiB
      * too). Without cross-memory attach, rendezvous sends the data as packets: no gain. */
     tl->eager_limit = s->cma && prm.eager_limit > 0 ? (size_t)prm.eager_limit : 0;
+    /* above it the ring's packets beat a pull (dfc_env(7), BENCHMARKS.md stop 51) */
+    tl->rget_max = prm.cma_max > 0 ? (size_t)prm.cma_max : 0;
     s->slots_on = prm.slots != 0;
     fences_init(s);
     long live_ms = prm.live_ms;

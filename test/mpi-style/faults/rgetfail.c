@@ -14,11 +14,14 @@
  *            with ESRCH, and the receive must fail with DFC_ERR_PROC_FAILED, not hang or
  *            fall back (with the progress thread the read runs without the library lock,
  *            issue 16); rank 0 then finalizes alone (the testlist's recovery=1)
- * Rank 1 sends rank 0 -n (4) messages of 1 MiB + 12 bytes (rendezvous: above the eager
- * limit), alternating blocking and nonblocking sends; rank 0 poisons its buffer before each
- * receive and checks every byte. The test fails if the injection was never reached (rank
- * 0 counts its calls), so it cannot pass without exercising the fallback. Needs 2 ranks on
- * one node (shm: the testlist runs it under mpirun only). -watchdog=S (default 60).
+ *   packets  injects nothing, and sends 1 MiB + 12 bytes: above DFC_SHM_CMA_MAX (512 KiB),
+ *            the receiver must not pull at all (the data comes as ring packets)
+ * Rank 1 sends rank 0 -n (4) messages of -len (256 KiB + 12) bytes (rendezvous: above the
+ * eager limit, below DFC_SHM_CMA_MAX), alternating blocking and nonblocking sends; rank 0
+ * poisons its buffer before each receive and checks every byte. The test fails if the
+ * injection was never reached (rank 0 counts its calls), so it cannot pass without
+ * exercising the fallback. Needs 2 ranks on one node (shm: the testlist runs it under
+ * mpirun only). -watchdog=S (default 60).
  */
 #include <errno.h>
 #include <signal.h>
@@ -28,9 +31,8 @@
 
 #include "../dfctest.h"
 
-#define LEN ((1 << 20) + 12)
-
-static int mode; /* 0 efault, 1 enomem, 2 partial, 3 dead */
+static int LEN = (256 << 10) + 12; /* -len */
+static int mode;                   /* 0 efault, 1 enomem, 2 partial, 3 dead, 4 packets */
 static int fails_left = 3, calls, injected, partial_pending;
 
 ssize_t process_vm_readv(pid_t pid, const struct iovec *local, unsigned long liovcnt,
@@ -116,6 +118,8 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-mode=enomem")) mode = 1;
         if (!strcmp(argv[i], "-mode=partial")) mode = 2;
         if (!strcmp(argv[i], "-mode=dead")) mode = 3;
+        if (!strcmp(argv[i], "-mode=packets")) mode = 4, fails_left = 0, LEN = (1 << 20) + 12;
+        if (!strncmp(argv[i], "-len=", 5)) LEN = atoi(argv[i] + 5);
         if (!strncmp(argv[i], "-fails=", 7)) fails_left = atoi(argv[i] + 7);
         if (!strncmp(argv[i], "-n=", 3)) nmsg = atoi(argv[i] + 3);
         if (!strncmp(argv[i], "-watchdog=", 10)) watchdog = atoi(argv[i] + 10);
@@ -150,7 +154,11 @@ int main(int argc, char **argv)
         for (long k = 0; k < LEN; k++) bad += buf[k] != value(m, k);
         DFCT_CHECK(!bad, "message %d: %ld of %d bytes wrong", m, bad, LEN);
     }
-    if (rank == 0)
+    if (rank == 0 && mode == 4)
+        DFCT_CHECK(calls == 0,
+                   "%d process_vm_readv calls for messages of %d bytes, above DFC_SHM_CMA_MAX",
+                   calls, LEN);
+    else if (rank == 0)
         DFCT_CHECK(injected > 0,
                    "no failure was injected (%d process_vm_readv calls): the "
                    "receiver never pulled the data",

@@ -231,10 +231,8 @@ typedef struct dfc_tl {
      * layer reads it atomically. */
     size_t eager_limit;
     /* Set by init, optional: the largest rendezvous message the comm layer pulls with rget;
-     * a larger one asks the sender for DATA packets (CTS). 0, the default: no limit. shm sets
-     * it (DFC_SHM_CMA_MAX) because a read of megabytes by cross-memory attach is one core
-     * copying from memory while the ring's packets pipeline two copies on both processes'
-     * cores through the cache. Only the receiver decides by it. */
+     * a larger one asks the sender for DATA packets (CTS). 0, the default: no limit. shm
+     * sets it from DFC_SHM_CMA_MAX (unlimited unless set). Only the receiver decides by it. */
     size_t rget_max;
     int failed_peer; /* world rank named by the last negative progress return */
     void *priv;      /* the transport's own state */

@@ -231,9 +231,9 @@ static void read_params(shm_params_t *p)
                           "shm: 1 lets receivers pull large messages with process_vm_readv "
                           "(cross-memory attach), 0 sends them as packets");
     p->cma_max = dfc_env_long(
-        "DFC_SHM_CMA_MAX", 512 << 10,
+        "DFC_SHM_CMA_MAX", 0,
         "shm: largest message a receiver pulls with cross-memory attach; larger ones come as "
-        "packets through the ring (0: no limit)");
+        "packets through the ring (0, the default: no limit)");
     p->eager_limit = dfc_env_long(
         "DFC_SHM_EAGER_LIMIT", 4096,
         "shm: largest message sent eagerly to a local peer while receivers pull larger ones "
@@ -730,7 +730,7 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
      * rendezvous on the 2-core VM (Open MPI 1.75 and 2.06; its sm transport switches at 4 KiB
      * too). Without cross-memory attach, rendezvous sends the data as packets: no gain. */
     tl->eager_limit = s->cma && prm.eager_limit > 0 ? (size_t)prm.eager_limit : 0;
-    /* above it the ring's packets beat a pull (dfc_env(7), BENCHMARKS.md stop 51) */
+    /* a pull of megabytes loses to packets only one way, out of cache (dfc_env(7)) */
     tl->rget_max = prm.cma_max > 0 ? (size_t)prm.cma_max : 0;
     s->slots_on = prm.slots != 0;
     fences_init(s);

@@ -14,10 +14,10 @@
  *            with ESRCH, and the receive must fail with DFC_ERR_PROC_FAILED, not hang or
  *            fall back (with the progress thread the read runs without the library lock,
  *            issue 16); rank 0 then finalizes alone (the testlist's recovery=1)
- *   packets  injects nothing, and sends 1 MiB + 12 bytes: above DFC_SHM_CMA_MAX (512 KiB),
- *            the receiver must not pull at all (the data comes as ring packets)
+ *   packets  injects nothing, and sends 1 MiB + 12 bytes: run with DFC_SHM_CMA_MAX below
+ *            that, the receiver must not pull at all (the data comes as ring packets)
  * Rank 1 sends rank 0 -n (4) messages of -len (256 KiB + 12) bytes (rendezvous: above the
- * eager limit, below DFC_SHM_CMA_MAX), alternating blocking and nonblocking sends; rank 0
+ * eager limit), alternating blocking and nonblocking sends; rank 0
  * poisons its buffer before each receive and checks every byte. The test fails if the
  * injection was never reached (rank 0 counts its calls), so it cannot pass without
  * exercising the fallback. Needs 2 ranks on one node (shm: the testlist runs it under
@@ -155,9 +155,11 @@ int main(int argc, char **argv)
         DFCT_CHECK(!bad, "message %d: %ld of %d bytes wrong", m, bad, LEN);
     }
     if (rank == 0 && mode == 4)
-        DFCT_CHECK(calls == 0,
-                   "%d process_vm_readv calls for messages of %d bytes, above DFC_SHM_CMA_MAX",
-                   calls, LEN);
+        DFCT_CHECK(
+            calls == 0,
+            "%d process_vm_readv calls for messages of %d bytes (run it with DFC_SHM_CMA_MAX "
+            "below that)",
+            calls, LEN);
     else if (rank == 0)
         DFCT_CHECK(injected > 0,
                    "no failure was injected (%d process_vm_readv calls): the "

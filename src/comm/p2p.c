@@ -769,8 +769,8 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
         dev_pull(r, pkt, payload, n))
         return;
     dfc_tl_t *tl = dfc_route[pkt->src_world];
-    /* Cross-memory attach reads and writes host memory only, and up to the transport's
-     * rget_max (above, its packets are faster). */
+    /* Cross-memory attach reads and writes host memory only, and only up to the transport's
+     * rget_max where it sets one (above, the sender streams DATA packets after the CTS). */
     if (rget_enabled && tl->ops->rget && !r->dev && !r->pack_dt &&
         !(pkt->flags & (DFC_PKT_FLAG_DEV | DFC_PKT_FLAG_PACKED)) &&
         (!tl->rget_max || n <= tl->rget_max)) {

@@ -17,11 +17,10 @@
  *   packets  injects nothing, and sends 1 MiB + 12 bytes: run with DFC_SHM_CMA_MAX below
  *            that, the receiver must not pull at all (the data comes as ring packets)
  * Rank 1 sends rank 0 -n (4) messages of -len (256 KiB + 12) bytes (rendezvous: above the
- * eager limit), alternating blocking and nonblocking sends; rank 0
- * poisons its buffer before each receive and checks every byte. The test fails if the
- * injection was never reached (rank 0 counts its calls), so it cannot pass without
- * exercising the fallback. Needs 2 ranks on one node (shm: the testlist runs it under
- * mpirun only). -watchdog=S (default 60).
+ * eager limit), alternating blocking and nonblocking sends; rank 0 poisons its buffer before
+ * each receive and checks every byte. The test fails if the injection was never reached
+ * (rank 0 counts its calls), so it cannot pass without exercising the fallback. Needs 2
+ * ranks on one node (shm: the testlist runs it under mpirun only). -watchdog=S (default 60).
  */
 #include <errno.h>
 #include <signal.h>
@@ -31,7 +30,7 @@
 
 #include "../dfctest.h"
 
-static int LEN = (256 << 10) + 12; /* -len */
+static int len = (256 << 10) + 12; /* -len */
 static int mode;                   /* 0 efault, 1 enomem, 2 partial, 3 dead, 4 packets */
 static int fails_left = 3, calls, injected, partial_pending;
 
@@ -87,13 +86,13 @@ static unsigned char value(int m, long k) { return (unsigned char)(m * 31 + k * 
 static int dead_sender(int rank, unsigned char *buf)
 {
     DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
-    memset(buf, 0x3c, LEN);
+    memset(buf, 0x3c, len);
     if (rank == 1) {
-        DFC_Send(buf, LEN, DFC_BYTE, 0, 0, DFC_COMM_WORLD); /* killed inside, waiting for FIN */
+        DFC_Send(buf, len, DFC_BYTE, 0, 0, DFC_COMM_WORLD); /* killed inside, waiting for FIN */
         DFCT_CHECK(0, "rank 1 survived its receiver's read");
         _exit(1);
     }
-    int rc = DFC_Recv(buf, LEN, DFC_BYTE, 1, 0, DFC_COMM_WORLD, DFC_STATUS_IGNORE), cls = -1;
+    int rc = DFC_Recv(buf, len, DFC_BYTE, 1, 0, DFC_COMM_WORLD, DFC_STATUS_IGNORE), cls = -1;
     DFC_Error_class(rc, &cls);
     DFCT_CHECK(cls == DFC_ERR_PROC_FAILED,
                "the receive from the killed sender: class %d, expected DFC_ERR_PROC_FAILED", cls);
@@ -118,8 +117,8 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-mode=enomem")) mode = 1;
         if (!strcmp(argv[i], "-mode=partial")) mode = 2;
         if (!strcmp(argv[i], "-mode=dead")) mode = 3;
-        if (!strcmp(argv[i], "-mode=packets")) mode = 4, fails_left = 0, LEN = (1 << 20) + 12;
-        if (!strncmp(argv[i], "-len=", 5)) LEN = atoi(argv[i] + 5);
+        if (!strcmp(argv[i], "-mode=packets")) mode = 4, fails_left = 0, len = (1 << 20) + 12;
+        if (!strncmp(argv[i], "-len=", 5)) len = atoi(argv[i] + 5);
         if (!strncmp(argv[i], "-fails=", 7)) fails_left = atoi(argv[i] + 7);
         if (!strncmp(argv[i], "-n=", 3)) nmsg = atoi(argv[i] + 3);
         if (!strncmp(argv[i], "-watchdog=", 10)) watchdog = atoi(argv[i] + 10);
@@ -130,36 +129,36 @@ int main(int argc, char **argv)
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
     DFCT_CHECK(size == 2, "rgetfail needs 2 ranks, not %d", size);
-    unsigned char *buf = malloc(LEN);
+    unsigned char *buf = malloc(len);
     if (mode == 3 && size == 2) return dead_sender(rank, buf);
     for (int m = 0; size == 2 && m < nmsg; m++) {
         if (rank == 1) {
-            for (long k = 0; k < LEN; k++) buf[k] = value(m, k);
+            for (long k = 0; k < len; k++) buf[k] = value(m, k);
             if (m % 2) {
                 DFC_Request r;
-                DFCT_OK(DFC_Isend(buf, LEN, DFC_BYTE, 0, m, DFC_COMM_WORLD, &r));
+                DFCT_OK(DFC_Isend(buf, len, DFC_BYTE, 0, m, DFC_COMM_WORLD, &r));
                 DFCT_OK(DFC_Wait(&r, DFC_STATUS_IGNORE));
             } else {
-                DFCT_OK(DFC_Send(buf, LEN, DFC_BYTE, 0, m, DFC_COMM_WORLD));
+                DFCT_OK(DFC_Send(buf, len, DFC_BYTE, 0, m, DFC_COMM_WORLD));
             }
             continue;
         }
-        memset(buf, 0xa5, LEN);
+        memset(buf, 0xa5, len);
         DFC_Status st;
-        DFCT_OK(DFC_Recv(buf, LEN, DFC_BYTE, 1, m, DFC_COMM_WORLD, &st));
+        DFCT_OK(DFC_Recv(buf, len, DFC_BYTE, 1, m, DFC_COMM_WORLD, &st));
         int count = -1;
         DFC_Get_count(&st, DFC_BYTE, &count);
-        DFCT_CHECK(count == LEN, "message %d: count %d, expected %d", m, count, LEN);
+        DFCT_CHECK(count == len, "message %d: count %d, expected %d", m, count, len);
         long bad = 0;
-        for (long k = 0; k < LEN; k++) bad += buf[k] != value(m, k);
-        DFCT_CHECK(!bad, "message %d: %ld of %d bytes wrong", m, bad, LEN);
+        for (long k = 0; k < len; k++) bad += buf[k] != value(m, k);
+        DFCT_CHECK(!bad, "message %d: %ld of %d bytes wrong", m, bad, len);
     }
     if (rank == 0 && mode == 4)
         DFCT_CHECK(
             calls == 0,
             "%d process_vm_readv calls for messages of %d bytes (run it with DFC_SHM_CMA_MAX "
             "below that)",
-            calls, LEN);
+            calls, len);
     else if (rank == 0)
         DFCT_CHECK(injected > 0,
                    "no failure was injected (%d process_vm_readv calls): the "

@@ -39,7 +39,6 @@ static struct {
     cudaError_t (*memcpy_async)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
     CUresult (*ptr_attr)(void *, CUpointer_attribute, CUdeviceptr);
     CUresult (*addr_range)(CUdeviceptr *, size_t *, CUdeviceptr);
-    cudaError_t (*get_device)(int *);
     cudaStream_t stream[DFC_IPC_DEVICES]; /* per device: a stream belongs to one */
 } ipc;
 
@@ -91,13 +90,13 @@ static int ipc_load(void)
     void *lib = dfc_gpu_cudart_open(); /* the runtime already loaded: a reference to it */
     void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     ipc.memcpy_async = sym(lib, drv, "cudaMemcpyAsync");
-    ipc.get_device = sym(lib, drv, "cudaGetDevice");
     ipc.ptr_attr = sym(lib, drv, "cuPointerGetAttribute");
     ipc.addr_range = sym(lib, drv, "cuMemGetAddressRange_v2");
     dfc_gpu_ipc_params();
     opens = calloc((size_t)nopens, sizeof *opens);
     for (int i = 0; opens && i < nopens; i++) opens[i].owner = -1;
-    ipc.ok = ipc.memcpy_async && ipc.get_device && ipc.ptr_attr && ipc.addr_range && opens;
+    ipc.ok = ipc.memcpy_async && dfc_gpu_current_device() >= 0 && ipc.ptr_attr && ipc.addr_range &&
+             opens;
     if (!ipc.ok)
         DFC_LOG(DFC_LOG_INFO, "gpu", "CUDA IPC unavailable: device point-to-point is staged");
     return ipc.ok;
@@ -117,9 +116,9 @@ static int enter_device(const void *p, const void *q, int *saved, int *p_dev, in
     if (p_managed) *p_managed = managed;
     if (dev < 0 && q) dev = dfc_gpu_ptr_device(q);
     *saved = -1;
-    if (dev < 0 && ipc.get_device(&cur) == cudaSuccess) dev = cur; /* host memory */
+    if (dev < 0) dev = cur = dfc_gpu_current_device(); /* host memory */
     if (dev < 0 || dev >= DFC_IPC_DEVICES) return 0;
-    if (cur < 0 && ipc.get_device(&cur) != cudaSuccess) return dev;
+    if (cur < 0 && (cur = dfc_gpu_current_device()) < 0) return dev;
     if (cur != dev && dfc_cuda.cudaSetDevice(dev) == cudaSuccess) *saved = cur;
     return dev;
 }

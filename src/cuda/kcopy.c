@@ -12,7 +12,6 @@
  * replaced by a test's stand-in (dfc_gpu_kcopy_set_launcher), so CI exercises it
  * (test/unit/test_kcopy.c).
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,15 +190,14 @@ static struct {
     cudaStream_t stream;
     const void *kernel;
     void *ring_dev; /* the ring as the kernel addresses it */
-    cudaError_t (*get_device)(int *);
 } cu;
 
 /* The launch of kc.launch: one block on DFC's own non-blocking stream, on kc.device. */
 static int cuda_launch(dfc_kcopy_ring_t *ring, uint64_t linger_ns, uint32_t epoch)
 {
     (void)ring;
-    int cur = -1;
-    if (cu.get_device(&cur) == cudaSuccess && cur != kc.device) dfc_cuda.cudaSetDevice(kc.device);
+    int cur = dfc_gpu_current_device();
+    if (cur >= 0 && cur != kc.device) dfc_cuda.cudaSetDevice(kc.device);
     void *args[] = {&cu.ring_dev, &linger_ns, &epoch};
     cudaError_t e = dfc_cuda.cudaLaunchKernel(cu.kernel, (dim3){1, 1, 1},
                                               (dim3){DFC_KCOPY_THREADS, 1, 1}, args, 0, cu.stream);
@@ -218,10 +216,8 @@ static dfc_gpu_kcopy_launch_fn cuda_launch_fn(void) { return cuda_launch; }
 static int cuda_setup(int device)
 {
     if (device < 0 || !dfc_gpu_available()) return DFC_ERR_UNSUPPORTED_OPERATION;
-    void *lib = dfc_gpu_cudart_open();
-    cu.get_device = lib ? (cudaError_t(*)(int *))dlsym(lib, "cudaGetDevice") : NULL;
-    int cur = -1;
-    if (!cu.get_device || cu.get_device(&cur) != cudaSuccess) return DFC_ERR_UNSUPPORTED_OPERATION;
+    int cur = dfc_gpu_current_device();
+    if (cur < 0) return DFC_ERR_UNSUPPORTED_OPERATION;
     if (cur != device) dfc_cuda.cudaSetDevice(device);
     void *p = NULL;
     cudaLibrary_t klib;

@@ -99,8 +99,7 @@ int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const voi
 {
     uint64_t block = a->rbytes;
     if (!dfc_comm_slots(c) || c->size < 2 || block == 0 || (!a->in_place && a->sbytes != block) ||
-        (uint64_t)c->size * block > dfc_coll_slots_direct_limit(DFC_COLL_ALLGATHER, c->size) ||
-        !dfc_coll_slots_not_forced_away(DFC_COLL_ALLGATHER))
+        (uint64_t)c->size * block > dfc_coll_slots_direct_limit(DFC_COLL_ALLGATHER, c->size))
         return DFC_COLL_NOT_DIRECT;
     /* In place: the own piece is copied into the slot before any piece of the output is
      * written (the same bytes land where they were). */

@@ -58,7 +58,7 @@ int dfc_coll_alltoall_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void
 {
     uint64_t bytes = (uint64_t)c->size * a->sbytes;
     if (!dfc_comm_slots(c) || c->size < 2 || a->sbytes == 0 || a->sbytes != a->rbytes ||
-        bytes > dfc_comm_slot_limit(c->size) || !dfc_coll_slots_not_forced_away(DFC_COLL_ALLTOALL))
+        bytes > dfc_coll_slots_direct_limit(DFC_COLL_ALLTOALL, c->size))
         return DFC_COLL_NOT_DIRECT;
     /* In place: the input is copied into the slot before any block of the output is written. */
     alltoall_direct_t d = {recvbuf, a->sbytes, c->rank};

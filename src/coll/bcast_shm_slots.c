@@ -159,11 +159,19 @@ dfc_coll_slot_algo_t dfc_coll_slots_forced(dfc_coll_kind_t kind)
     return (dfc_coll_slot_algo_t)(known[kind] - 2);
 }
 
-uint64_t dfc_coll_slots_direct_limit(dfc_coll_kind_t kind, int size)
+uint64_t dfc_coll_direct_known[DFC_COLL_KIND_COUNT][DFC_COLL_DIRECT_SIZES];
+
+uint64_t dfc_coll_slots_direct_limit_read(dfc_coll_kind_t kind, int size)
 {
-    if (dfc_coll_slots_forced(kind) == DFC_SLOTS_ONE) return DFC_COLL_SLOTS_PIPE_MAX;
-    return kind == DFC_COLL_BCAST ? dfc_coll_bcast_slots_limit(size)
-                                  : dfc_coll_allgather_slots_limit(size);
+    uint64_t lim;
+    if (!dfc_coll_slots_not_forced_away(kind)) lim = 0;
+    else if (kind == DFC_COLL_ALLTOALL) lim = dfc_comm_slot_limit(size);
+    else if (dfc_coll_slots_forced(kind) == DFC_SLOTS_ONE) lim = DFC_COLL_SLOTS_PIPE_MAX;
+    else if (kind == DFC_COLL_BCAST) lim = dfc_coll_bcast_slots_limit(size);
+    else lim = dfc_coll_allgather_slots_limit(size);
+    if (size >= 0 && size < DFC_COLL_DIRECT_SIZES)
+        __atomic_store_n(&dfc_coll_direct_known[kind][size], lim + 1, __ATOMIC_RELAXED);
+    return lim;
 }
 
 int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind)
@@ -191,7 +199,7 @@ int dfc_coll_bcast_direct(dfc_comm_t *c, void *buf, uint64_t bytes, int root)
      * for a host buffer (run.c's route_of) */
     if (!dfc_comm_slots(c) || bytes == 0 ||
         bytes > dfc_coll_slots_direct_limit(DFC_COLL_BCAST, c->size) ||
-        !dfc_coll_slots_not_forced_away(DFC_COLL_BCAST) || dfc_gpu_ptr_device(buf) >= 0)
+        dfc_gpu_ptr_device(buf) >= 0)
         return DFC_COLL_NOT_DIRECT;
     int rc = DFC_SUCCESS;
     for (uint64_t off = 0; off < bytes && !rc; off += DFC_COMM_SLOT_BYTES) {

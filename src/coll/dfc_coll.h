@@ -382,10 +382,23 @@ int dfc_coll_bcast_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s);
 int dfc_coll_bcast_shm_slots_usable(const dfc_coll_args_t *a); /* slots, <= the PIPE_MAX */
 uint64_t dfc_coll_bcast_slots_limit(int size);
 uint64_t dfc_coll_allgather_slots_limit(int size);
-/* The largest bcast (DFC_COLL_BCAST) or allgather result (DFC_COLL_ALLGATHER) that dfc_coll_select
- * runs through the slots on `size` ranks: the rules' limit, or DFC_COLL_SLOTS_PIPE_MAX where
- * DFC_<KIND>_ALGORITHM forces shm_slots (the blocking calls' fast paths ask it). */
-uint64_t dfc_coll_slots_direct_limit(dfc_coll_kind_t kind, int size);
+/* The largest bcast (DFC_COLL_BCAST), allgather result (DFC_COLL_ALLGATHER) or alltoall send
+ * buffer (DFC_COLL_ALLTOALL) that dfc_coll_select runs through the slots on `size` ranks: the
+ * rules' limit, or DFC_COLL_SLOTS_PIPE_MAX where DFC_<KIND>_ALGORITHM forces shm_slots; 0
+ * where it forces another algorithm. The blocking calls' fast paths ask it on every call, and
+ * the answer never changes once the parameters are read: kept per kind and size (up to
+ * DFC_COLL_DIRECT_SIZES - 1 ranks), a load instead of four calls (issue 16). */
+#define DFC_COLL_DIRECT_SIZES 65
+/* The answers + 1 (0: not asked yet). */
+extern uint64_t dfc_coll_direct_known[DFC_COLL_KIND_COUNT][DFC_COLL_DIRECT_SIZES];
+uint64_t dfc_coll_slots_direct_limit_read(dfc_coll_kind_t kind, int size);
+static inline uint64_t dfc_coll_slots_direct_limit(dfc_coll_kind_t kind, int size)
+{
+    uint64_t v = size < DFC_COLL_DIRECT_SIZES
+                     ? __atomic_load_n(&dfc_coll_direct_known[kind][size], __ATOMIC_RELAXED)
+                     : 0;
+    return DFC_LIKELY(v) ? v - 1 : dfc_coll_slots_direct_limit_read(kind, size);
+}
 /* A blocking bcast of `bytes` at buf (a dense buffer; arguments checked) that would select
  * shm_slots, run without an instance (bcast_shm_slots.c): the api layer's fast path and
  * run.c call it; DFC_COLL_NOT_DIRECT where it does not apply (run the call as usual). The

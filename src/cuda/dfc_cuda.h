@@ -31,7 +31,21 @@ int dfc_gpu_device_count(void);
  * loads DFC's CUDA runtime (dfc_gpu_init) if it was not loaded yet. Thread-safe. */
 int dfc_gpu_is_device_ptr(const void *ptr);
 /* The device ordinal holding ptr, or -1 for host memory. */
-int dfc_gpu_ptr_device(const void *ptr);
+static inline int dfc_gpu_ptr_device(const void *ptr);
+/* Tier 2 of memtype.c, the common answer of a program that never used CUDA, in the caller:
+ * while no driver was seen in the process, this points at the loader's last object's link to
+ * a next one, and while that is NULL nothing was loaded since the look that found no driver
+ * (memtype.c, pin_tail). NULL otherwise, and then the call asks the whole cache. Two loads
+ * and a compare per buffer, not a call (issue 16: the call was 50 of a small collective's
+ * 600 instructions). */
+extern void *const *dfc_gpu_no_driver_while_null;
+int dfc_gpu_ptr_device_asked(const void *ptr);
+static inline int dfc_gpu_ptr_device(const void *ptr)
+{
+    void *const *next = __atomic_load_n(&dfc_gpu_no_driver_while_null, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(next && !*(void *const volatile *)next, 1)) return -1;
+    return dfc_gpu_ptr_device_asked(ptr);
+}
 /* The same, and *managed: 1 for managed memory, whose pages may sit in host memory (also when
  * the driver could not say). */
 int dfc_gpu_ptr_device_managed(const void *ptr, int *managed);

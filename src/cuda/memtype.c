@@ -107,6 +107,8 @@ static uintptr_t read_heap_start(void)
  * inside a dl_iterate_phdr callback, under the loader's lock. Side effect: that one object
  * (and each later last object) can no longer be unloaded by dlclose. */
 static struct link_map *_Atomic pinned_tail;
+/* &pinned_tail->l_next while the driver is absent (dfc_cuda.h's inline tier 2), else NULL. */
+void *const *dfc_gpu_no_driver_while_null;
 
 typedef struct tail_walk {
     struct link_map *map;
@@ -162,11 +164,14 @@ static cu_ptr_attrs_fn driver(void)
         const char *lib = getenv("DFC_CUDA_LIBRARY");
         if (!h && lib && *lib) h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
         if (h && !(fn = (cu_ptr_attrs_fn)dlsym(h, "cuPointerGetAttributes"))) dlclose(h);
-        if (fn) /* the handle is kept: the driver stays loaded */
+        if (fn) { /* the handle is kept: the driver stays loaded */
+            __atomic_store_n(&dfc_gpu_no_driver_while_null, NULL, __ATOMIC_RELEASE);
             atomic_store_explicit(&driver_query, fn, memory_order_release);
-        else {
+        } else {
             atomic_store(&seen_adds, adds);
             atomic_store_explicit(&pinned_tail, tail, memory_order_release);
+            __atomic_store_n(&dfc_gpu_no_driver_while_null,
+                             tail ? (void *const *)&tail->l_next : NULL, __ATOMIC_RELEASE);
         }
     }
     pthread_mutex_unlock(&driver_lock);
@@ -255,7 +260,7 @@ int dfc_gpu_ptr_device_managed(const void *ptr, int *managed)
     return seen_device(dfc_gpu_cudart_ptr_device(ptr));
 }
 
-int dfc_gpu_ptr_device(const void *ptr)
+int dfc_gpu_ptr_device_asked(const void *ptr)
 {
     int managed;
     return dfc_gpu_ptr_device_managed(ptr, &managed);
@@ -282,7 +287,9 @@ static int cuda_already_mapped(void)
     return 0;
 }
 #else
-int dfc_gpu_ptr_device(const void *ptr)
+static void *const never_loaded = NULL; /* built without CUDA: every pointer is host memory */
+void *const *dfc_gpu_no_driver_while_null = &never_loaded;
+int dfc_gpu_ptr_device_asked(const void *ptr)
 {
     (void)ptr;
     return -1;

@@ -103,7 +103,7 @@ typedef struct dfc_tl_slot_xchg {
     int phase;      /* enum dfc_tl_slot_phase */
     /* rooted 0: every member contributes and waits for all (allreduce, barrier). rooted 1:
      * only member `root` (an index into members) contributes (bcast): the others write
-     * nothing and wait only for it; reduce still gets n pointers, only in[root] is data. */
+     * nothing and wait only for it; reduce still gets an array of n, but only in[root] is set. */
     int rooted, root;
     /* 1: the caller's next exchange is the next piece of this one, as long (a bcast or
      * allgather cut into slot buffers, coll's *_shm_slots.c), so a reader may fetch it

@@ -621,9 +621,11 @@ static int slot_write(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
 static inline void slot_read_ahead(const dfc_slot_rank_t *root, uint64_t k, uint64_t bytes)
 {
     size_t end = offsetof(dfc_slot_buf_t, data) + (bytes < 256 ? bytes : 256);
-    for (uint64_t j = k + 1; j <= k + 2; j++) {
-        const char *b = (const char *)&root->buf[j % DFC_SLOT_NBUF];
-        for (size_t off = 0; off < end; off += 64) __builtin_prefetch(b + off);
+    const char *b1 = (const char *)&root->buf[(k + 1) % DFC_SLOT_NBUF];
+    const char *b2 = (const char *)&root->buf[(k + 2) % DFC_SLOT_NBUF];
+    for (size_t off = 0; off < end; off += 64) {
+        __builtin_prefetch(b1 + off);
+        __builtin_prefetch(b2 + off);
     }
 }
 
@@ -657,12 +659,18 @@ static int slot_read(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
     dfc_slot_rank_t *mine = sc->slot[sc->me];
     if (atomic_load_explicit(&mine->ctrl.done, memory_order_relaxed) != k - 1) return DFC_TL_AGAIN;
     const void *in[sc->n];
-    for (int r = 0; r < sc->n; r++) {
-        dfc_slot_buf_t *sb = &sc->slot[r]->buf[b];
-        if (r != sc->me && (!x->rooted || r == x->root) &&
-            atomic_load_explicit(&sb->stamp, memory_order_acquire) != k)
+    if (x->rooted) { /* the root's buffer alone (dfc_tl.h: only in[root] is set) */
+        dfc_slot_buf_t *sb = &sc->slot[x->root]->buf[b];
+        if (x->root != sc->me && atomic_load_explicit(&sb->stamp, memory_order_acquire) != k)
             return DFC_TL_AGAIN;
-        in[r] = sb->data;
+        in[x->root] = sb->data;
+    } else {
+        for (int r = 0; r < sc->n; r++) {
+            dfc_slot_buf_t *sb = &sc->slot[r]->buf[b];
+            if (r != sc->me && atomic_load_explicit(&sb->stamp, memory_order_acquire) != k)
+                return DFC_TL_AGAIN;
+            in[r] = sb->data;
+        }
     }
     if (x->more) slot_prefetch_next(sc, x, k);
     x->reduce(x->ctx, in, sc->n);

@@ -102,6 +102,17 @@ static void fake_driver(const char *path)
         return;
     }
 #endif
+    /* The first question after the load is a pointer's: the header's inline tier 2
+     * (dfc_cuda.h) must notice the load by itself, before anything else looks again. */
+    CHECK(dfc_gpu_home_device() == -1, "a home device before any device buffer");
+    char *first = mmap(NULL, 1 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(first != MAP_FAILED, "mmap of the fake device range failed");
+    init(1);
+    set(5, first, 1 << 20, 2, 0, 0);
+    CHECK(dfc_gpu_ptr_device(first) == 0, "device memory of a driver loaded late is host");
+    set(5, first, 0, 0, 0, 0);
+    init(0);
+    munmap(first, 1 << 20);
     CHECK(dfc_gpu_driver_in_process(), "a driver loaded after the first look is not seen");
 
     /* Address space of our own stands in for device ranges (nothing is touched). */
@@ -115,7 +126,8 @@ static void fake_driver(const char *path)
     set(1, va + (2 << 20), 1 << 20, 2, 1, 0);  /* cudaMallocManaged on device 0 */
     set(2, va + (3 << 20), 1 << 20, 1, 0, 0);  /* cudaHostRegister / cudaHostAlloc */
     set(3, va + (4 << 20), 64 << 10, 2, 0, 0); /* a block of a cudaMallocAsync pool */
-    CHECK(dfc_gpu_home_device() == -1, "a home device before any device buffer");
+    CHECK(dfc_gpu_home_device() == 0, "home device %d, not the first buffer's (device 0)",
+          dfc_gpu_home_device());
     CHECK(dfc_gpu_ptr_device(va) == 1, "device range start: %d", dfc_gpu_ptr_device(va));
     CHECK(dfc_gpu_home_device() == 1, "home device %d after a buffer of device 1",
           dfc_gpu_home_device());

@@ -58,23 +58,27 @@ static int check_recv(const char *func, const move_desc_t *m, const dfc_comm_t *
  * instance straight into the shm slots (issue 16), as bcast_common's and reduction_common's do:
  * move_common's checks in short (the buffers' memory type in the coll layer), then
  * dfc_coll_move_host_direct. On 2 ranks the general path's checks and routing were a quarter of
- * an 8-byte allgather (BENCHMARKS.md, stop 51). DFC_COLL_NOT_DIRECT: take the general path. */
-static int move_direct(const dfc_coll_call_t *call, const move_desc_t *m, DFC_Comm comm,
-                       dfc_comm_t **cp)
+ * an 8-byte allgather (BENCHMARKS.md, stop 51). The entry points call it before they build a
+ * move_desc_t, whose zeroing was 5 % of the call. DFC_COLL_NOT_DIRECT: take the general path. */
+static int move_direct(dfc_coll_kind_t kind, const void *sendbuf, int sendcount,
+                       DFC_Datatype sendtype, void *recvbuf, int recvcount, DFC_Datatype recvtype,
+                       DFC_Comm comm)
 {
+    int rc = DFC_COLL_NOT_DIRECT;
     dfc_comm_t *c;
     dfc_dtype_t *sd, *rd;
-    if (call->mode != DFC_MODE_BLOCKING ||
-        (m->kind != DFC_COLL_ALLGATHER && m->kind != DFC_COLL_ALLTOALL) ||
-        !(c = dfc_comm_get(comm)) || c->remote || !(sd = dfc_dtype_get(m->sendtype)) ||
-        !sd->committed || !sd->dense || !(rd = dfc_dtype_get(m->recvtype)) || !rd->committed ||
-        !rd->dense || m->sendcount <= 0 || m->recvcount <= 0 || !m->sendbuf || !m->recvbuf ||
-        m->sendbuf == DFC_IN_PLACE || m->recvbuf == DFC_IN_PLACE || m->sendbuf == m->recvbuf)
-        return DFC_COLL_NOT_DIRECT;
-    *cp = c;
-    return dfc_coll_move_host_direct(c, m->kind, m->sendbuf, (uint64_t)m->sendcount * sd->size,
-                                     m->recvbuf, (uint64_t)m->recvcount * rd->size);
+    DFC_API_ENTER();
+    if ((c = dfc_comm_get(comm)) && !c->remote && (sd = dfc_dtype_get(sendtype)) && sd->committed &&
+        sd->dense && (rd = dfc_dtype_get(recvtype)) && rd->committed && rd->dense &&
+        sendcount > 0 && recvcount > 0 && sendbuf && recvbuf && sendbuf != DFC_IN_PLACE &&
+        recvbuf != DFC_IN_PLACE && sendbuf != recvbuf &&
+        (rc = dfc_coll_move_host_direct(c, kind, sendbuf, (uint64_t)sendcount * sd->size, recvbuf,
+                                        (uint64_t)recvcount * rd->size)) > 0)
+        rc = dfc_api_error(c, rc);
+    DFC_API_EXIT();
+    return rc;
 }
+#define MOVE_DIRECT_ARGS sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
 
 static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm)
 {
@@ -82,11 +86,6 @@ static int move_common(dfc_coll_call_t call, const move_desc_t *m, DFC_Comm comm
     dfc_comm_t *c = NULL;
     dfc_dtype_t *sd = NULL, *rd = NULL;
     DFC_API_ENTER();
-    if ((rc = move_direct(&call, m, comm, &c)) != DFC_COLL_NOT_DIRECT) {
-        if (rc) goto fn_fail;
-        goto fn_exit;
-    }
-    c = NULL;
     if ((c = dfc_api_inter_of(comm))) {
         rc = m->kind == DFC_COLL_ALLGATHER
                  ? dfc_api_inter_allgather(&call, c, m->sendbuf, m->sendcount, m->sendtype,
@@ -271,6 +270,8 @@ int DFC_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
 int DFC_Allgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                   int recvcount, DFC_Datatype recvtype, DFC_Comm comm)
 {
+    int rc = move_direct(DFC_COLL_ALLGATHER, MOVE_DIRECT_ARGS);
+    if (rc != DFC_COLL_NOT_DIRECT) return rc;
     return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_ALLGATHER, NO_ROOT), comm);
 }
 int DFC_Iallgather(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
@@ -320,6 +321,8 @@ int DFC_Allgatherv_init(const void *sendbuf, int sendcount, DFC_Datatype sendtyp
 int DFC_Alltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,
                  int recvcount, DFC_Datatype recvtype, DFC_Comm comm)
 {
+    int rc = move_direct(DFC_COLL_ALLTOALL, MOVE_DIRECT_ARGS);
+    if (rc != DFC_COLL_NOT_DIRECT) return rc;
     return move_common(DFC_BLOCKING_CALL, &BLOCK_DESC(DFC_COLL_ALLTOALL, NO_ROOT), comm);
 }
 int DFC_Ialltoall(const void *sendbuf, int sendcount, DFC_Datatype sendtype, void *recvbuf,

@@ -94,16 +94,16 @@ static void allgather_pieces(void *ctx, const void *const *in, int n)
     dfc_coll_allgather_slot_copy(in, n, d->out, d->block, d->bytes);
 }
 
-int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
-                              void *recvbuf)
+int dfc_coll_allgather_direct(dfc_comm_t *c, int in_place, uint64_t sbytes, uint64_t rbytes,
+                              const void *sendbuf, void *recvbuf)
 {
-    uint64_t block = a->rbytes;
-    if (!dfc_comm_slots(c) || c->size < 2 || block == 0 || (!a->in_place && a->sbytes != block) ||
+    uint64_t block = rbytes;
+    if (!dfc_comm_slots(c) || c->size < 2 || block == 0 || (!in_place && sbytes != block) ||
         (uint64_t)c->size * block > dfc_coll_slots_direct_limit(DFC_COLL_ALLGATHER, c->size))
         return DFC_COLL_NOT_DIRECT;
     /* In place: the own piece is copied into the slot before any piece of the output is
      * written (the same bytes land where they were). */
-    const char *src = a->in_place ? (const char *)recvbuf + (uint64_t)c->rank * block : sendbuf;
+    const char *src = in_place ? (const char *)recvbuf + (uint64_t)c->rank * block : sendbuf;
     int rc = DFC_SUCCESS;
     for (uint64_t k = 0; k < block && !rc; k += DFC_COMM_SLOT_BYTES) {
         allgather_direct_t d = {(char *)recvbuf + k, block,

@@ -60,22 +60,22 @@ static void allreduce_reduce(void *ctx, const void *const *in, int n)
     dfc_coll_slot_reduce(r->op, r->dt, in, n, r->out, r->count, r->bytes, tmp);
 }
 
-int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
+int dfc_coll_allreduce_direct(dfc_comm_t *c, int in_place, uint64_t count, const void *sendbuf,
                               void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op)
 {
-    uint64_t bytes = a->count * a->elem;
+    uint64_t bytes = count * dt->size;
     if (!dfc_comm_slots(c) || bytes == 0 || bytes > DFC_COLL_RS_AG_MAX || c->size < 2)
         return DFC_COLL_NOT_DIRECT;
     /* What dfc_coll_select would pick: the one forced, or the rules' choice */
-    const void *src = a->in_place ? recvbuf : sendbuf;
+    const void *src = in_place ? recvbuf : sendbuf;
     dfc_coll_slot_algo_t f = dfc_coll_slots_forced(DFC_COLL_ALLREDUCE);
     if (f == DFC_SLOTS_AUTO) f = dfc_coll_allreduce_slots_choice(c->size, bytes);
     if (f == DFC_SLOTS_RS_AG)
-        return dfc_coll_allreduce_rs_ag_direct(c, src, recvbuf, a->count, dt, op);
+        return dfc_coll_allreduce_rs_ag_direct(c, src, recvbuf, count, dt, op);
     if (f != DFC_SLOTS_ONE || bytes > DFC_COMM_SLOT_BYTES ||
         (c->size > 2 && (uint64_t)dfc_coll_pof2(c->size) * bytes > DFC_COLL_SLOT_DIRECT_TMP))
         return DFC_COLL_NOT_DIRECT;
-    allreduce_direct_t r = {recvbuf, op, dt, a->count, bytes};
+    allreduce_direct_t r = {recvbuf, op, dt, count, bytes};
     dfc_tl_slot_xchg_t x = {.src = src, .bytes = bytes, .reduce = allreduce_reduce, .ctx = &r};
     return dfc_coll_slot_direct(c, &x, "allreduce");
 }
@@ -87,10 +87,5 @@ int dfc_coll_allreduce_host_direct(dfc_comm_t *c, const void *sendbuf, void *rec
     int in_place = sendbuf == DFC_IN_PLACE;
     if ((!in_place && dfc_gpu_ptr_device(sendbuf) >= 0) || dfc_gpu_ptr_device(recvbuf) >= 0)
         return DFC_COLL_NOT_DIRECT;
-    dfc_coll_args_t a = {.kind = DFC_COLL_ALLREDUCE,
-                         .in_place = in_place,
-                         .commutative = op->commute,
-                         .count = count,
-                         .elem = dt->size};
-    return dfc_coll_allreduce_direct(c, &a, sendbuf, recvbuf, dt, op);
+    return dfc_coll_allreduce_direct(c, in_place, count, sendbuf, recvbuf, dt, op);
 }

@@ -53,16 +53,16 @@ static void alltoall_gather_blocks(void *ctx, const void *const *in, int n)
     dfc_coll_alltoall_slot_copy(in, n, d->me, d->out, d->block);
 }
 
-int dfc_coll_alltoall_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
-                             void *recvbuf)
+int dfc_coll_alltoall_direct(dfc_comm_t *c, int in_place, uint64_t sbytes, uint64_t rbytes,
+                             const void *sendbuf, void *recvbuf)
 {
-    uint64_t bytes = (uint64_t)c->size * a->sbytes;
-    if (!dfc_comm_slots(c) || c->size < 2 || a->sbytes == 0 || a->sbytes != a->rbytes ||
+    uint64_t bytes = (uint64_t)c->size * sbytes;
+    if (!dfc_comm_slots(c) || c->size < 2 || sbytes == 0 || sbytes != rbytes ||
         bytes > dfc_coll_slots_direct_limit(DFC_COLL_ALLTOALL, c->size))
         return DFC_COLL_NOT_DIRECT;
     /* In place: the input is copied into the slot before any block of the output is written. */
-    alltoall_direct_t d = {recvbuf, a->sbytes, c->rank};
-    dfc_tl_slot_xchg_t x = {.src = a->in_place ? recvbuf : sendbuf,
+    alltoall_direct_t d = {recvbuf, sbytes, c->rank};
+    dfc_tl_slot_xchg_t x = {.src = in_place ? recvbuf : sendbuf,
                             .bytes = bytes,
                             .reduce = alltoall_gather_blocks,
                             .ctx = &d};
@@ -75,7 +75,7 @@ int dfc_coll_move_host_direct(dfc_comm_t *c, dfc_coll_kind_t kind, const void *s
     /* what route_of (run.c) takes for the host engine: host memory on both sides */
     if (dfc_gpu_ptr_device(sendbuf) >= 0 || dfc_gpu_ptr_device(recvbuf) >= 0)
         return DFC_COLL_NOT_DIRECT;
-    dfc_coll_args_t a = {.kind = kind, .sbytes = sbytes, .rbytes = rbytes};
-    return kind == DFC_COLL_ALLGATHER ? dfc_coll_allgather_direct(c, &a, sendbuf, recvbuf)
-                                      : dfc_coll_alltoall_direct(c, &a, sendbuf, recvbuf);
+    return kind == DFC_COLL_ALLGATHER
+               ? dfc_coll_allgather_direct(c, 0, sbytes, rbytes, sendbuf, recvbuf)
+               : dfc_coll_alltoall_direct(c, 0, sbytes, rbytes, sendbuf, recvbuf);
 }

@@ -405,9 +405,11 @@ static inline uint64_t dfc_coll_slots_direct_limit(dfc_coll_kind_t kind, int siz
  * hang report's lines for those waiting. */
 #define DFC_COLL_NOT_DIRECT (-1)
 int dfc_coll_bcast_direct(dfc_comm_t *c, void *buf, uint64_t bytes, int root);
-/* The same for a blocking allreduce (arguments checked, host buffers, a built-in op) and
- * barrier that would select shm_slots (allreduce_shm_slots.c, barrier_shm_slots.c). */
-int dfc_coll_allreduce_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
+/* The same for a blocking allreduce (arguments checked, host buffers, a built-in op, dense
+ * dt: count items of dt->size bytes; in_place: sendbuf was DFC_IN_PLACE) and barrier that
+ * would select shm_slots (allreduce_shm_slots.c, barrier_shm_slots.c). Scalars, not a
+ * dfc_coll_args_t: the api layer's fast paths would zero one per call (30 instructions). */
+int dfc_coll_allreduce_direct(dfc_comm_t *c, int in_place, uint64_t count, const void *sendbuf,
                               void *recvbuf, const dfc_dtype_t *dt, const dfc_op_t *op);
 int dfc_coll_barrier_direct(dfc_comm_t *c);
 /* The api layer's fast path of a blocking allreduce (arguments checked: count > 0, dense
@@ -415,12 +417,13 @@ int dfc_coll_barrier_direct(dfc_comm_t *c);
  * dfc_coll_allreduce_direct when both buffers are host memory. */
 int dfc_coll_allreduce_host_direct(dfc_comm_t *c, const void *sendbuf, void *recvbuf,
                                    uint64_t count, const dfc_dtype_t *dt, const dfc_op_t *op);
-/* And for a blocking alltoall of dense host buffers (alltoall_shm_slots.c). */
-int dfc_coll_alltoall_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
-                             void *recvbuf);
+/* And for a blocking alltoall of dense host buffers (alltoall_shm_slots.c): sbytes and
+ * rbytes per block (the send and receive counts in bytes). */
+int dfc_coll_alltoall_direct(dfc_comm_t *c, int in_place, uint64_t sbytes, uint64_t rbytes,
+                             const void *sendbuf, void *recvbuf);
 /* And for a blocking allgather of dense host buffers (allgather_shm_slots.c). */
-int dfc_coll_allgather_direct(dfc_comm_t *c, const dfc_coll_args_t *a, const void *sendbuf,
-                              void *recvbuf);
+int dfc_coll_allgather_direct(dfc_comm_t *c, int in_place, uint64_t sbytes, uint64_t rbytes,
+                              const void *sendbuf, void *recvbuf);
 /* The api layer's fast path of a blocking allgather or alltoall (`kind`; arguments checked:
  * counts > 0, dense committed types, distinct buffers, neither DFC_IN_PLACE): the two above
  * when both buffers are host memory. */

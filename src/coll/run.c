@@ -383,12 +383,14 @@ int dfc_coll_run(const dfc_coll_call_t *call, dfc_comm_t *c, dfc_coll_args_t *a,
         ((a->kind == DFC_COLL_BARRIER &&
           (rc = dfc_coll_barrier_direct(c)) != DFC_COLL_NOT_DIRECT) ||
          (a->kind == DFC_COLL_ALLREDUCE && op && !op->user_fn &&
-          (rc = dfc_coll_allreduce_direct(c, a, sendbuf, recvbuf, dt, op)) !=
+          (rc = dfc_coll_allreduce_direct(c, a->in_place, a->count, sendbuf, recvbuf, dt, op)) !=
               DFC_COLL_NOT_DIRECT) ||
          (a->kind == DFC_COLL_ALLTOALL &&
-          (rc = dfc_coll_alltoall_direct(c, a, sendbuf, recvbuf)) != DFC_COLL_NOT_DIRECT) ||
+          (rc = dfc_coll_alltoall_direct(c, a->in_place, a->sbytes, a->rbytes, sendbuf, recvbuf)) !=
+              DFC_COLL_NOT_DIRECT) ||
          (a->kind == DFC_COLL_ALLGATHER &&
-          (rc = dfc_coll_allgather_direct(c, a, sendbuf, recvbuf)) != DFC_COLL_NOT_DIRECT)))
+          (rc = dfc_coll_allgather_direct(c, a->in_place, a->sbytes, a->rbytes, sendbuf,
+                                          recvbuf)) != DFC_COLL_NOT_DIRECT)))
         return rc;
     a->gpu = gpu; /* DFC_COLL_GPU_DAEMON, _RAILS, _RING, or 0 */
     /* Not for a user op: the slot exchange reduces inside the transport's call, where the

@@ -30,8 +30,6 @@ int dfc_gpu_device_count(void);
  * pointers of the brk heap or the caller's stack cost no call either. A device answer
  * loads DFC's CUDA runtime (dfc_gpu_init) if it was not loaded yet. Thread-safe. */
 int dfc_gpu_is_device_ptr(const void *ptr);
-/* The device ordinal holding ptr, or -1 for host memory. */
-static inline int dfc_gpu_ptr_device(const void *ptr);
 /* Tier 2 of memtype.c, the common answer of a program that never used CUDA, in the caller:
  * while no driver was seen in the process, this points at the loader's last object's link to
  * a next one, and while that is NULL nothing was loaded since the look that found no driver
@@ -40,6 +38,7 @@ static inline int dfc_gpu_ptr_device(const void *ptr);
  * 600 instructions). */
 extern void *const *dfc_gpu_no_driver_while_null;
 int dfc_gpu_ptr_device_asked(const void *ptr);
+/* The device ordinal holding ptr, or -1 for host memory. */
 static inline int dfc_gpu_ptr_device(const void *ptr)
 {
     void *const *next = __atomic_load_n(&dfc_gpu_no_driver_while_null, __ATOMIC_ACQUIRE);

@@ -161,6 +161,23 @@ static void case_burst(void)
     vec_free(&big);
 }
 
+/* -expect=fail: the verdict on rc, a collective's result in round `round` (-1: the first
+ * allreduce). 1 once the failure came (checked: class and message), 0 to go on. */
+static int launch_failed(int rc, int round)
+{
+    if (rc == DFC_SUCCESS) return 0; /* a peer may still hold a launched kernel: no verdict */
+    int cls = -1, len = 0;
+    char msg[DFC_MAX_ERROR_STRING] = "";
+    DFC_Error_class(rc, &cls);
+    DFC_Error_string(rc, msg, &len);
+    DFCT_CHECK(cls == DFC_ERR_OTHER || cls == DFC_ERR_PROC_FAILED,
+               "launch: round %d: class %d (%s)", round, cls, msg);
+    if (cls == DFC_ERR_OTHER)
+        DFCT_CHECK(strstr(msg, "could not be launched") != NULL, "launch: round %d: message \"%s\"",
+                   round, msg);
+    return 1; /* the daemon is gone on this rank: the others may wait on it */
+}
+
 static void case_launch(const char *expect)
 {
     int fail = !strcmp(expect, "fail");
@@ -168,38 +185,34 @@ static void case_launch(const char *expect)
     vec_t v;
     vec_alloc(&v, 100003);
     vec_fill(&v, 1);
-    DFCT_OK(DFC_Allreduce(v.in, v.out, (int)v.n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD));
-    vec_check(&v, 1, "launch: first allreduce", 0);
-    int errors = 0;
-    for (int round = 0; round < 20; round++) {
+    /* With every launch failing from the second on, the first allreduce may already need one:
+     * the kernel launched at DFC_Init leaves when idle (DFC_GPU_LINGER_US) when the buffers'
+     * setup takes longer, as it did in 4 of 5 runs on an H100 host (stop 52). Its failure is
+     * then the one expected. */
+    int rc = DFC_Allreduce(v.in, v.out, (int)v.n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD);
+    int failed = fail && launch_failed(rc, -1);
+    if (!failed) {
+        DFCT_CHECK(rc == DFC_SUCCESS, "launch: first allreduce failed (rc %d)", rc);
+        if (rc == DFC_SUCCESS) vec_check(&v, 1, "launch: first allreduce", 0);
+    }
+    for (int round = 0; round < 20 && !failed; round++) {
         usleep(
             20000); /* the kernel leaves when idle (DFC_GPU_LINGER_US): the next needs a launch */
         vec_fill(&v, round + 2);
         DFC_Request r;
-        int rc = DFC_Iallreduce(v.in, v.out, (int)v.n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &r);
+        rc = DFC_Iallreduce(v.in, v.out, (int)v.n, DFC_FLOAT, DFC_SUM, DFC_COMM_WORLD, &r);
         if (rc == DFC_SUCCESS) {
             usleep(20000); /* only the progress thread works now */
             rc = DFC_Wait(&r, DFC_STATUS_IGNORE);
         }
-        if (!fail) {
-            DFCT_CHECK(rc == DFC_SUCCESS, "launch: round %d failed (rc %d)", round, rc);
-            if (rc == DFC_SUCCESS) vec_check(&v, round + 2, "launch: allreduce", round);
+        if (fail) {
+            failed = launch_failed(rc, round);
             continue;
         }
-        if (rc == DFC_SUCCESS) continue; /* a peer may still hold a launched kernel: no verdict */
-        int cls = -1, len = 0;
-        char msg[DFC_MAX_ERROR_STRING] = "";
-        DFC_Error_class(rc, &cls);
-        DFC_Error_string(rc, msg, &len);
-        DFCT_CHECK(cls == DFC_ERR_OTHER || cls == DFC_ERR_PROC_FAILED,
-                   "launch: round %d: class %d (%s)", round, cls, msg);
-        if (cls == DFC_ERR_OTHER)
-            DFCT_CHECK(strstr(msg, "could not be launched") != NULL,
-                       "launch: round %d: message \"%s\"", round, msg);
-        errors++;
-        break; /* the daemon is gone on this rank: the others may wait on it */
+        DFCT_CHECK(rc == DFC_SUCCESS, "launch: round %d failed (rc %d)", round, rc);
+        if (rc == DFC_SUCCESS) vec_check(&v, round + 2, "launch: allreduce", round);
     }
-    if (fail) DFCT_CHECK(errors > 0, "launch: every launch failed but no collective reported it");
+    if (fail) DFCT_CHECK(failed, "launch: every launch failed but no collective reported it");
     vec_free(&v);
 }
 

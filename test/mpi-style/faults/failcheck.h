@@ -40,12 +40,14 @@ static int failed_class(int rc, const char *what)
  * last. The others return at once. */
 static inline void kill_victim_once_started(int rank, int size)
 {
-    int go = 1, victim = (int)(FAIL_VICTIM);
-    for (int q = 0; q < size && rank == victim; q++)
-        if (q != victim)
+    /* Not named `victim`: FAIL_VICTIM may expand to a global of that name, and a local of the
+     * same name would be initialized from itself (devproxy -case=kill killed rank 0 so). */
+    int go = 1, doomed = (int)(FAIL_VICTIM);
+    for (int q = 0; q < size && rank == doomed; q++)
+        if (q != doomed)
             DFCT_OK(DFC_Recv(&go, 1, DFC_INT, q, 77, DFC_COMM_WORLD, DFC_STATUS_IGNORE));
-    if (rank != victim) DFCT_OK(DFC_Send(&go, 1, DFC_INT, victim, 77, DFC_COMM_WORLD));
-    if (rank == victim) {
+    if (rank != doomed) DFCT_OK(DFC_Send(&go, 1, DFC_INT, doomed, 77, DFC_COMM_WORLD));
+    if (rank == doomed) {
         usleep(2000);
         raise(SIGKILL);
     }

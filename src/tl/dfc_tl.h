@@ -158,8 +158,9 @@ typedef struct dfc_tl_ops {
      * beside any other op of this transport in another thread (the comm layer then copies
      * with the lock dropped, so that a long copy holds up no other thread). Such an rget
      * reads only what init fixed and what other ops change atomically, writes nothing but
-     * atomic flags, and reports a failed peer by its return value alone (progress reports
-     * it too, as it finds it). 0 (ofi): rget runs under the lock like every other op. */
+     * atomic flags and state it alone owns (shm: its shared-pull descriptor, one thread at
+     * a time), and reports a failed peer by its return value alone (progress reports it
+     * too, as it finds it). 0 (ofi): rget runs under the lock like every other op. */
     int rget_unlocked;
 
     /* Optional (NULL if absent): rget without blocking, so that several copies overlap (ofi:
@@ -173,7 +174,9 @@ typedef struct dfc_tl_ops {
                       void **op);
     int (*rget_test)(struct dfc_tl *tl, void *op, int *done);
 
-    /* Delivers arrived packets through `deliver` and flushes queued output. Never blocks.
+    /* Delivers arrived packets through `deliver` and flushes queued output. Never blocks
+     * (shm may copy pieces of a peer's rget of this process's memory into it, shm_coop.h:
+     * a bounded copy, no wait).
      * Returns the number of packets delivered (>= 0) or, when a peer failed, the NEGATED
      * error code (-code; the message names the peer) with tl->failed_peer set to its world
      * rank; each failed peer is reported once, and progress still works for the others. */

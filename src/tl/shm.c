@@ -10,7 +10,8 @@
  * on the node (clean_stale). It holds:
  *
  *   header | one doorbell per local rank | collective slots (shm_slots.h), DFC_SLOT_SETS
- *   per local rank | one ring per ordered pair (sender, receiver)
+ *   per local rank | one shared-pull descriptor per ordered pair (reader, sender;
+ *   shm_coop.h) | one ring per ordered pair (sender, receiver)
  *
  * A packet is one record (its header and payload, laid out by shm_wire.h) in the
  * sender->receiver ring (shm_ring.h: single producer, single consumer, so no locks and no
@@ -18,6 +19,8 @@
  * The sender copies the payload into the ring and the receiver's deliver callback reads it
  * in place: two copies in total, the minimum for eager messages. Large messages skip the
  * ring: the receiver pulls them with process_vm_readv (rget, cross-memory attach): one copy.
+ * From DFC_SHM_COOP_MIN bytes the sender helps: it pushes pieces of the message from the
+ * back while the receiver pulls from the front (shm_coop.h), so two cores copy.
  *
  * Blocking waits (DESIGN.md 2.2: 8 ranks on 2 cores must not spin; dfc(7) "Waiting"):
  * each local rank has a doorbell, a futex word plus a count of its threads sleeping in
@@ -74,6 +77,7 @@
 
 #include "pmix/dfc_boot.h"
 #include "tl/dfc_tl.h"
+#include "tl/shm_coop.h"
 #include "tl/shm_ring.h"
 #include "tl/shm_slots.h"
 #include "tl/shm_wire.h"
@@ -90,11 +94,13 @@ typedef struct shm_seg_hdr {
     uint64_t ring_stride; /* bytes from one ring to the next */
     uint64_t rings_off;   /* offset of ring 0 */
     uint64_t slots_off;   /* offset of the collective slots (DFC_SLOT_SETS per local rank) */
+    uint64_t coop_off;    /* offset of the shared-pull descriptors ([reader][sender]) */
 } shm_seg_hdr_t;
 
 typedef struct shm_bell {
     _Alignas(64) _Atomic uint32_t seq; /* futex word: bumped by senders that saw waiters */
     _Atomic uint32_t waiters;          /* owner's threads inside wait() */
+    _Atomic uint32_t help;             /* bumped by readers that want the owner's help */
     int32_t pid;                       /* owner's pid and start time, written before fence 2 */
     uint64_t starttime;
 } shm_bell_t;
@@ -136,7 +142,9 @@ typedef struct shm {
     int barrier;  /* membarrier(GLOBAL_EXPEDITED) exists: a sleeper runs it first */
     int slots_on; /* DFC_SHM_SLOTS */
     dfc_shm_slots_t slots;
-    int *slot_lrank; /* world rank -> local rank, for slots */
+    int *slot_lrank;    /* world rank -> local rank, for slots */
+    size_t coop_min;    /* DFC_SHM_COOP_MIN: shared pulls from this size; 0: never */
+    uint32_t help_seen; /* my bell's help when I last served the requests */
 } shm_t;
 
 /* Asymmetric fences (see the top): what this kernel offers, and this process's registration. */
@@ -169,6 +177,13 @@ typedef struct shm_seg_pub {
 static shm_bell_t *seg_bell(const shm_t *s, int lrank)
 {
     return (shm_bell_t *)((char *)s->base + sizeof(shm_seg_hdr_t)) + lrank;
+}
+
+static dfc_shm_coop_t *seg_coop(const shm_t *s, int reader, int sender)
+{
+    const shm_seg_hdr_t *h = s->base;
+    return (dfc_shm_coop_t *)((char *)s->base + h->coop_off) +
+           ((size_t)reader * s->local_size + sender);
 }
 
 static dfc_shm_ring_t *seg_ring(const shm_t *s, int from, int to)
@@ -213,7 +228,7 @@ static int proc_stat(pid_t pid, char *state, uint64_t *starttime)
 /* The parameters of shm, read in this one place: by shm_init, and through
  * dfc_tl_shm_register_params by dfc_info, since a singleton never starts shm. */
 typedef struct shm_params {
-    long ring_bytes, max_payload, burst, cma, cma_max, eager_limit, live_ms, slots;
+    long ring_bytes, max_payload, burst, cma, cma_max, coop_min, eager_limit, live_ms, slots;
 } shm_params_t;
 
 static void read_params(shm_params_t *p)
@@ -234,6 +249,10 @@ static void read_params(shm_params_t *p)
         "DFC_SHM_CMA_MAX", 0,
         "shm: largest message a receiver pulls with cross-memory attach; larger ones come as "
         "packets through the ring (0, the default: no limit)");
+    p->coop_min = dfc_env_long(
+        "DFC_SHM_COOP_MIN", DFC_SHM_COOP_MIN_DEFAULT,
+        "shm: messages a receiver pulls by cross-memory attach from this many bytes are copied "
+        "by both ends at once, the sender pushing pieces from the back (0: the receiver alone)");
     p->eager_limit = dfc_env_long(
         "DFC_SHM_EAGER_LIMIT", 4096,
         "shm: largest message sent eagerly to a local peer while receivers pull larger ones "
@@ -333,7 +352,9 @@ static int seg_create(shm_t *s, size_t ring_size)
     hdr.ring_size = ring_size;
     hdr.ring_stride = (dfc_shm_ring_footprint(ring_size) + 63) & ~(size_t)63;
     hdr.slots_off = (sizeof(shm_seg_hdr_t) + s->local_size * sizeof(shm_bell_t) + 63) & ~(size_t)63;
-    hdr.rings_off = (hdr.slots_off + s->local_size * DFC_SLOT_SETS * sizeof(dfc_slot_rank_t) +
+    hdr.coop_off = (hdr.slots_off + s->local_size * DFC_SLOT_SETS * sizeof(dfc_slot_rank_t) + 63) &
+                   ~(size_t)63;
+    hdr.rings_off = (hdr.coop_off + (size_t)s->local_size * s->local_size * sizeof(dfc_shm_coop_t) +
                      4095) &
                     ~(size_t)4095;
     while (hdr.cookie == 0)
@@ -740,6 +761,7 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     tl->eager_limit = s->cma && prm.eager_limit > 0 ? (size_t)prm.eager_limit : 0;
     /* a pull of megabytes loses to packets only one way, out of cache (dfc_env(7)) */
     tl->rget_max = prm.cma_max > 0 ? (size_t)prm.cma_max : 0;
+    s->coop_min = prm.coop_min > 0 ? (size_t)prm.coop_min : 0;
     s->slots_on = prm.slots != 0;
     fences_init(s);
     long live_ms = prm.live_ms;
@@ -949,6 +971,19 @@ static int report_one(dfc_tl_t *tl, shm_t *s)
     return DFC_SUCCESS;
 }
 
+/* Pushes the pieces that readers asked this process to copy (shm_coop.h). The bell's count
+ * is read before the descriptors, so a request that comes during the pass is served by the
+ * next. */
+static void serve_help(shm_t *s)
+{
+    uint32_t seen = atomic_load_explicit(&s->bell->help, memory_order_acquire);
+    for (int i = 0; i < s->npeers; i++) {
+        shm_peer_t *p = &s->peers[i];
+        if (!p->failed) dfc_shm_coop_help(seg_coop(s, p->lrank, s->me), p->pid);
+    }
+    s->help_seen = seen;
+}
+
 static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
 {
     shm_t *s = tl->priv;
@@ -966,6 +1001,8 @@ static int shm_progress(dfc_tl_t *tl, dfc_tl_deliver_fn deliver)
         n += drain_peer(s, p, deliver);
     }
     s->rr = s->rr + 1 < np ? s->rr + 1 : 0;
+    if (DFC_UNLIKELY(atomic_load_explicit(&s->bell->help, memory_order_relaxed) != s->help_seen))
+        serve_help(s);
 
     /* Liveness is checked by time, but reading the clock on every empty poll was a third
      * of a waiting rank's cycles: look at the clock on one call in 64 only. */
@@ -1057,19 +1094,10 @@ static void shm_wake(dfc_tl_t *tl)
     if (s && s->bell) bell_ring(s->bell);
 }
 
-/* Runs without the comm layer's lock (rget_unlocked, dfc_tl.h): it reads the peer's pid and
- * watch (fixed at init) and the flags failed and cma atomically, and writes only cma (and
- * tl->eager_limit with it, atomically: the comm layer reads it under its lock). A peer
- * found gone is reported by the return value; progress reports it once its liveness check
- * finds it. */
-static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len)
+/* One process_vm_readv loop: len bytes at remote_addr of p into local. */
+static int cma_read(dfc_tl_t *tl, shm_peer_t *p, void *local, uint64_t remote_addr, size_t len)
 {
     shm_t *s = tl->priv;
-    shm_peer_t *p = peer_of(s, peer);
-    if (!p) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an shm peer", peer);
-    if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED)) return peer_failed_err(__func__, p);
-    if (!__atomic_load_n(&s->cma, __ATOMIC_RELAXED) || !p->watch)
-        return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cross-memory attach is off");
     char *dst = local;
     while (len > 0) {
         struct iovec l = {dst, len}, r = {(void *)(uintptr_t)remote_addr, len};
@@ -1089,13 +1117,68 @@ static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, s
                     strerror(e));
             return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "process_vm_readv: %s", strerror(e));
         }
-        if (n < 0 && errno == ESRCH) return peer_failed_err(__func__, p);
+        if (n < 0 && errno == ESRCH) return peer_failed_err("shm_rget", p);
         return DFC_ERR(DFC_ERR_INTERNAL_TRANSPORT,
                        "process_vm_readv(%zu bytes at 0x%llx of world rank %d): %s", len,
-                       (unsigned long long)remote_addr, peer,
+                       (unsigned long long)remote_addr, p->world,
                        n < 0 ? strerror(errno) : "no progress");
     }
     return DFC_SUCCESS;
+}
+
+/* The shared pull's view of this transport (shm_coop.h, dfc_shm_coop_io_t). */
+typedef struct coop_arg {
+    dfc_tl_t *tl;
+    shm_peer_t *p;
+} coop_arg_t;
+
+static int coop_pull(void *arg, void *local, uint64_t remote, size_t len)
+{
+    coop_arg_t *a = arg;
+    return cma_read(a->tl, a->p, local, remote, len);
+}
+
+static void coop_notify(void *arg)
+{
+    shm_bell_t *b = ((coop_arg_t *)arg)->p->bell;
+    atomic_fetch_add_explicit(&b->help, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&b->waiters, memory_order_seq_cst)) bell_ring(b); /* asleep */
+}
+
+static int coop_alive(void *arg)
+{
+    shm_peer_t *p = ((coop_arg_t *)arg)->p;
+    char state;
+    uint64_t st;
+    if (!__atomic_load_n(&p->failed, __ATOMIC_RELAXED) && proc_stat(p->pid, &state, &st) == 0 &&
+        st == p->starttime && state != 'Z' && state != 'X')
+        return DFC_SUCCESS;
+    return peer_failed_err("shm_rget", p);
+}
+
+/* Runs without the comm layer's lock (rget_unlocked, dfc_tl.h): it reads the peer's pid and
+ * watch (fixed at init) and the flags failed and cma atomically, and writes only cma (and
+ * tl->eager_limit with it, atomically: the comm layer reads it under its lock) and the
+ * shared-pull descriptor this process owns for the peer (one thread at a time: its busy
+ * flag). A peer found gone is reported by the return value; progress reports it once its
+ * liveness check finds it. */
+static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len)
+{
+    shm_t *s = tl->priv;
+    shm_peer_t *p = peer_of(s, peer);
+    if (!p) return DFC_ERR(DFC_ERR_INTERN, "world rank %d is not an shm peer", peer);
+    if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED)) return peer_failed_err(__func__, p);
+    if (!__atomic_load_n(&s->cma, __ATOMIC_RELAXED) || !p->watch)
+        return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cross-memory attach is off");
+    if (s->coop_min && len >= s->coop_min) {
+        coop_arg_t a = {tl, p};
+        dfc_shm_coop_io_t io = {coop_pull, coop_notify, coop_alive, &a};
+        size_t piece = dfc_shm_coop_piece(len, DFC_SHM_COOP_PIECE_MIN);
+        int rc = dfc_shm_coop_pull(seg_coop(s, s->me, p->lrank), local, remote_addr, len, piece,
+                                   &io);
+        if (rc != DFC_TL_AGAIN) return rc;
+    }
+    return cma_read(tl, p, local, remote_addr, len);
 }
 
 static void shm_fini(dfc_tl_t *tl)

@@ -146,6 +146,7 @@ static const dfc_env_spec_t specs[] = {
     INT("DFC_SHM_BURST", 1, MIB),
     BOOL("DFC_SHM_CMA"),
     INT("DFC_SHM_CMA_MAX", 0, 1L << 40),
+    INT("DFC_SHM_COOP_MIN", 0, 1L << 40),
     INT("DFC_SHM_EAGER_LIMIT", 0, GIB),
     BOOL("DFC_SHM_SLOTS"),
     INT("DFC_SHM_LIVENESS_MS", 1, 60000),

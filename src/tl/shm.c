@@ -272,6 +272,15 @@ void dfc_tl_shm_register_params(void)
     read_params(&p);
 }
 
+/* DFC_SHM_COOP_MIN (v), or 0 with more local ranks than processors: no core is idle to help
+ * then, and a reader may wait for a piece whose writer lost its core (4 ranks on the 2-core
+ * VM: up to 1.6x slower). */
+static size_t coop_min_param(long v, int local_size)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    return v > 0 && (ncpu <= 0 || local_size <= ncpu) ? (size_t)v : 0;
+}
+
 /* Ring data bytes: DFC_SHM_RING_BYTES (v), or by default 256 KiB up to 16 local ranks and
  * less beyond (rings grow with the square of the local size), never below 64 KiB. */
 static size_t ring_size_param(int local_size, long v)
@@ -762,11 +771,7 @@ static int shm_init(dfc_tl_t *tl, const dfc_tl_job_t *job)
     tl->eager_limit = s->cma && prm.eager_limit > 0 ? (size_t)prm.eager_limit : 0;
     /* a pull of megabytes loses to packets only one way, out of cache (dfc_env(7)) */
     tl->rget_max = prm.cma_max > 0 ? (size_t)prm.cma_max : 0;
-    /* More local ranks than processors: no core is idle to help, and a reader may wait for a
-     * piece whose writer lost its core (4 ranks on the 2-core VM: up to 1.6x slower). */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    s->coop_min = prm.coop_min > 0 && (ncpu <= 0 || job->local_size <= ncpu) ? (size_t)prm.coop_min
-                                                                             : 0;
+    s->coop_min = coop_min_param(prm.coop_min, job->local_size);
     s->slots_on = prm.slots != 0;
     fences_init(s);
     long live_ms = prm.live_ms;

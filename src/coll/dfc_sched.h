@@ -62,6 +62,7 @@ typedef struct dfc_sched {
     int32_t ntransfers;    /* SEND/RECV/RECV_REDUCE steps, for sizing request arrays */
     const char *algorithm; /* name of the generator, for logs and tests */
     int32_t uses_slots;    /* its host-only slot steps, each one exchange (host bookkeeping) */
+    int32_t reduces;       /* has REDUCE or RECV_REDUCE steps: its receives pull alone (exec.c) */
 } dfc_sched_t;
 
 #endif /* DFC_SCHED_H */

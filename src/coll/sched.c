@@ -28,6 +28,7 @@ static dfc_step_t *append(dfc_sched_t *s, int kind)
     st->kind = (uint8_t)kind;
     if (kind == DFC_STEP_SEND || kind == DFC_STEP_RECV || kind == DFC_STEP_RECV_REDUCE)
         s->ntransfers++;
+    if (kind == DFC_STEP_REDUCE || kind == DFC_STEP_RECV_REDUCE) s->reduces = 1;
     return st;
 }
 

@@ -639,6 +639,8 @@ struct dfc_req {
     int defer;        /* a nonblocking eager send left to the progress thread (p2p.c) */
     int eager_packet; /* a nonblocking collective's send with the progress thread: eager up to
                          DFC_P2P_COLL_EAGER_MAX, not the transport's limit (p2p.c) */
+    int pull_alone;   /* a receive whose data is reduced right after (exec.c): pulled by this
+                         core alone (DFC_TL_RGET_ALONE), not shared with the sender */
 
     /* Device buffers staged through host shadows (point-to-point, and collectives the GPU
      * daemon cannot run: src/coll/run.c): copied in when the operation starts, out when it

@@ -680,6 +680,12 @@ static int progress_tl_pulls(void)
     return events;
 }
 
+/* rget's flags for r (dfc_tl.h). */
+static inline unsigned pull_flags(const dfc_req_t *r)
+{
+    return r->pull_alone ? DFC_TL_RGET_ALONE : 0;
+}
+
 /* Receives whose rget runs without the library lock (dfc_tl.h, rget_unlocked: shm's
  * cross-memory attach). Under the lock, with the progress thread or several application
  * threads, a rendezvous copy held it for its whole length (7-15 ms at a few MiB, BENCHMARKS.md
@@ -701,7 +707,7 @@ static int progress_unlocked_pulls(void)
         dfc_tl_t *tl = dfc_route[r->peer_world];
         DFC_UNLOCK();
         int rc = tl->ops->rget(tl, r->peer_world, r->rbuf, r->pull_addr,
-                               DFC_MIN2(r->msg_len, r->bytes));
+                               DFC_MIN2(r->msg_len, r->bytes), pull_flags(r));
         DFC_LOCK();
         pull_finish(r, rc);
         dfc_progress_changed = 1; /* another thread may wait for r */
@@ -780,7 +786,8 @@ static void recv_matched(dfc_req_t *r, const dfc_pkt_t *pkt, const void *payload
             dfc_list_insert_tail(&unlocked_pulls, &r->link);
             return;
         }
-        pull_finish(r, n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n)
+        pull_finish(r, n ? tl->ops->rget(tl, (int)pkt->src_world, r->rbuf, pkt->offset, n,
+                                         pull_flags(r))
                          : DFC_SUCCESS);
         return;
     }

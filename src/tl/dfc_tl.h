@@ -129,6 +129,9 @@ typedef struct dfc_tl_job {
     int fault_timeout_s;    /* DFC_FAULT_TIMEOUT: detect a silent peer's loss within it */
 } dfc_tl_job_t;
 
+/* rget's flags (see there). */
+#define DFC_TL_RGET_ALONE 1u
+
 typedef struct dfc_tl_ops {
     const char *name; /* "self", "shm", "tcp" */
 
@@ -151,8 +154,12 @@ typedef struct dfc_tl_ops {
      * or DFC_ERR_UNSUPPORTED_OPERATION when it cannot (the caller falls back to DATA
      * packets), or another error code. A transport that hands out keys (ofi) watches the
      * RTS it sends and the FIN, CTS and CANCEL_ACK that answer it, and so learns when a
-     * buffer may no longer be read: the comm layer answers every RTS it matched. */
-    int (*rget)(struct dfc_tl *tl, int peer, void *local, uint64_t remote_addr, size_t len);
+     * buffer may no longer be read: the comm layer answers every RTS it matched.
+     * flags: DFC_TL_RGET_ALONE when the caller reads the data right after (a reduction):
+     * the copy runs on the caller's core, so that the data lands in its cache (shm: no pull
+     * shared with the sender, shm_coop.h); 0 otherwise. */
+    int (*rget)(struct dfc_tl *tl, int peer, void *local, uint64_t remote_addr, size_t len,
+                unsigned flags);
 
     /* 1 when rget may run without the comm layer's lock: in several threads at once and
      * beside any other op of this transport in another thread (the comm layer then copies

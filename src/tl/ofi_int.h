@@ -142,7 +142,8 @@ void dfc_ofi_rma_on_pkt_in(ofi_t *s, ofi_peer_t *p, const dfc_pkt_t *pkt,
 void dfc_ofi_rma_on_pkt_out(ofi_t *s, ofi_peer_t *p, const dfc_pkt_t *pkt);
 /* p failed: its exposures and offers go. */
 void dfc_ofi_rma_peer_gone(ofi_t *s, ofi_peer_t *p);
-int dfc_ofi_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len);
+int dfc_ofi_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len,
+                 unsigned flags);
 int dfc_ofi_rget_start(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len,
                        void **op);
 int dfc_ofi_rget_test(dfc_tl_t *tl, void *op, int *done);

@@ -47,10 +47,12 @@ static int self_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *p
 }
 
 /* The peer is this process: "cross-memory attach" is a plain copy. */
-static int self_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len)
+static int self_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len,
+                     unsigned flags)
 {
     (void)tl;
     (void)peer;
+    (void)flags;
     memcpy(local, (const void *)(uintptr_t)remote_addr, len);
     return DFC_SUCCESS;
 }

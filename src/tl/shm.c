@@ -1172,7 +1172,8 @@ static int coop_alive(void *arg)
  * shared-pull descriptor this process owns for the peer (one thread at a time: its busy
  * flag). A peer found gone is reported by the return value; progress reports it once its
  * liveness check finds it. */
-static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len)
+static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, size_t len,
+                    unsigned flags)
 {
     shm_t *s = tl->priv;
     shm_peer_t *p = peer_of(s, peer);
@@ -1180,7 +1181,8 @@ static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, s
     if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED)) return peer_failed_err(__func__, p);
     if (!__atomic_load_n(&s->cma, __ATOMIC_RELAXED) || !p->watch)
         return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cross-memory attach is off");
-    if (!s->coop_min || len < s->coop_min) return cma_read(tl, p, local, remote_addr, len);
+    if (!s->coop_min || len < s->coop_min || (flags & DFC_TL_RGET_ALONE))
+        return cma_read(tl, p, local, remote_addr, len);
     /* A sender busy with a large pull of its own (both ends of an exchange) would help only
      * at its end, and the pieces it wrote would sit in its core's cache, not the reader's:
      * on the 2-core VM that made 2-rank allreduce and allgather of 256 KiB - 4 MiB 5-10 %

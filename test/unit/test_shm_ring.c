@@ -613,7 +613,7 @@ static void wake_rget_pingpong(void)
     memcpy(&addr, v, sizeof(addr));
     free(v);
     unsigned char *dst = malloc(sizeof(cma_buf));
-    int rc = ops->rget(&tl, from, dst, addr, sizeof(cma_buf));
+    int rc = ops->rget(&tl, from, dst, addr, sizeof(cma_buf), 0);
     if (rc == DFC_SUCCESS) {
         CHECK(verify(dst, sizeof(cma_buf), 1000 + from));
     } else {
@@ -665,7 +665,7 @@ static void wake_rget_pingpong(void)
         t0 = now();
         int ok = 1;
         for (int i = 0; i < 8 && ok; i++) {
-            rc = ops->rget(&tl, 0, buf, addr, (size_t)64 << 20);
+            rc = ops->rget(&tl, 0, buf, addr, (size_t)64 << 20, 0);
             ok = rc == DFC_SUCCESS;
             CHECK(ok || DFC_ERR_CLASS(rc) == DFC_ERR_UNSUPPORTED_OPERATION);
         }

@@ -9,6 +9,8 @@
  *   help   (default) nothing injected; the sender must have pushed pieces: rounds go on (at
  *          most 400) until it has, and the test fails if it never did
  *   none   20 rounds, no writev may happen (run with DFC_SHM_COOP_MIN=0)
+ *   reduce 20 DFC_Reduce of -len bytes of ints to rank 0, results checked: the root reduces
+ *          what it receives at once, so it pulls alone (DFC_TL_RGET_ALONE): no writev
  *   wfail  the first 3 writes fail with EFAULT: the receiver pulls those pieces again
  *   dead   the sender's first write kills it (SIGKILL) while the receiver waits for that
  *          piece: the receive must fail with DFC_ERR_PROC_FAILED naming rank 1, not hang;
@@ -24,7 +26,7 @@
 #include "../dfctest.h"
 
 static int len = (1 << 20) + 12; /* -len */
-static enum { HELP, NONE, WFAIL, DEAD } mode = HELP;
+static enum { HELP, NONE, WFAIL, DEAD, REDUCE } mode = HELP;
 static int calls, injected;
 
 ssize_t process_vm_writev(pid_t pid, const struct iovec *local, unsigned long liovcnt,
@@ -108,6 +110,22 @@ static int dead_sender(int rank, unsigned char *buf)
     return dfct_errs ? 1 : 0;
 }
 
+/* -mode=reduce: the root's receives are reductions' and pull alone. */
+static void reduce_rounds(int rank, unsigned char *buf)
+{
+    int n = len / (int)sizeof(int), *in = (int *)buf, *out = malloc((size_t)n * sizeof(int));
+    for (int m = 0; m < 20; m++) {
+        for (int k = 0; k < n; k++) in[k] = (rank + 1) * (m + k % 1000);
+        for (int k = 0; k < n; k++) out[k] = -1;
+        DFCT_OK(DFC_Reduce(in, out, n, DFC_INT, DFC_SUM, 0, DFC_COMM_WORLD));
+        long bad = 0;
+        for (int k = 0; rank == 0 && k < n; k++) bad += out[k] != 3 * (m + k % 1000);
+        DFCT_CHECK(!bad, "reduce %d: %ld of %d elements wrong", m, bad, n);
+    }
+    free(out);
+    if (rank == 1) DFCT_CHECK(calls == 0, "%d pushes into a reduction's receive", calls);
+}
+
 int main(int argc, char **argv)
 {
     int watchdog = 60, rank, size;
@@ -115,6 +133,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-mode=none")) mode = NONE;
         if (!strcmp(argv[i], "-mode=wfail")) mode = WFAIL;
         if (!strcmp(argv[i], "-mode=dead")) mode = DEAD;
+        if (!strcmp(argv[i], "-mode=reduce")) mode = REDUCE;
         if (!strncmp(argv[i], "-len=", 5)) len = atoi(argv[i] + 5);
         if (!strncmp(argv[i], "-watchdog=", 10)) watchdog = atoi(argv[i] + 10);
     }
@@ -126,6 +145,12 @@ int main(int argc, char **argv)
     DFCT_CHECK(size == 2, "shmcoop needs 2 ranks, not %d", size);
     unsigned char *buf = malloc(len);
     if (mode == DEAD && size == 2) return dead_sender(rank, buf);
+    if (mode == REDUCE && size == 2) {
+        reduce_rounds(rank, buf);
+        free(buf);
+        alarm(0);
+        return dfct_finalize();
+    }
     /* help and wfail: on until the sender's writes were seen (or failed), then 3 more */
     int rounds = mode == NONE ? 20 : 400, after = -1;
     for (int m = 0; size == 2 && m < rounds; m++) {

@@ -1181,15 +1181,16 @@ static int shm_rget(dfc_tl_t *tl, int peer, void *local, uint64_t remote_addr, s
     if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED)) return peer_failed_err(__func__, p);
     if (!__atomic_load_n(&s->cma, __ATOMIC_RELAXED) || !p->watch)
         return DFC_ERR(DFC_ERR_UNSUPPORTED_OPERATION, "cross-memory attach is off");
-    if (!s->coop_min || len < s->coop_min || (flags & DFC_TL_RGET_ALONE))
-        return cma_read(tl, p, local, remote_addr, len);
+    if (!s->coop_min || len < s->coop_min) return cma_read(tl, p, local, remote_addr, len);
     /* A sender busy with a large pull of its own (both ends of an exchange) would help only
      * at its end, and the pieces it wrote would sit in its core's cache, not the reader's:
      * on the 2-core VM that made 2-rank allreduce and allgather of 256 KiB - 4 MiB 5-10 %
-     * slower. So it is asked only while it pulls nothing large. */
+     * slower. So it is asked only while it pulls nothing large, and never for a pull whose
+     * caller reads the data next (DFC_TL_RGET_ALONE: a reduction). */
     atomic_fetch_add_explicit(&s->bell->pulling, 1, memory_order_relaxed);
     int rc = DFC_TL_AGAIN;
-    if (!atomic_load_explicit(&p->bell->pulling, memory_order_relaxed)) {
+    if (!(flags & DFC_TL_RGET_ALONE) &&
+        !atomic_load_explicit(&p->bell->pulling, memory_order_relaxed)) {
         coop_arg_t a = {tl, p};
         dfc_shm_coop_io_t io = {coop_pull, coop_notify, coop_alive, &a};
         size_t piece = dfc_shm_coop_piece(len, DFC_SHM_COOP_PIECE_MIN);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "../dfctest.h"
+#include "rndvmsg.h"
 
 static int len = (256 << 10) + 12; /* -len */
 static int mode;                   /* 0 efault, 1 enomem, 2 partial, 3 dead, 4 packets */
@@ -80,8 +81,6 @@ static void on_alarm(int sig)
     _exit(3);
 }
 
-static unsigned char value(int m, long k) { return (unsigned char)(m * 31 + k * 7 + (k >> 11)); }
-
 /* -mode=dead: rank 1 sends one message and is killed by rank 0's read of it. */
 static int dead_sender(int rank, unsigned char *buf)
 {
@@ -132,26 +131,8 @@ int main(int argc, char **argv)
     unsigned char *buf = malloc(len);
     if (mode == 3 && size == 2) return dead_sender(rank, buf);
     for (int m = 0; size == 2 && m < nmsg; m++) {
-        if (rank == 1) {
-            for (long k = 0; k < len; k++) buf[k] = value(m, k);
-            if (m % 2) {
-                DFC_Request r;
-                DFCT_OK(DFC_Isend(buf, len, DFC_BYTE, 0, m, DFC_COMM_WORLD, &r));
-                DFCT_OK(DFC_Wait(&r, DFC_STATUS_IGNORE));
-            } else {
-                DFCT_OK(DFC_Send(buf, len, DFC_BYTE, 0, m, DFC_COMM_WORLD));
-            }
-            continue;
-        }
-        memset(buf, 0xa5, len);
-        DFC_Status st;
-        DFCT_OK(DFC_Recv(buf, len, DFC_BYTE, 1, m, DFC_COMM_WORLD, &st));
-        int count = -1;
-        DFC_Get_count(&st, DFC_BYTE, &count);
-        DFCT_CHECK(count == len, "message %d: count %d, expected %d", m, count, len);
-        long bad = 0;
-        for (long k = 0; k < len; k++) bad += buf[k] != value(m, k);
-        DFCT_CHECK(!bad, "message %d: %ld of %d bytes wrong", m, bad, len);
+        if (rank == 1) rndv_send(buf, len, m);
+        else DFCT_OK(rndv_recv(buf, len, m));
     }
     if (rank == 0 && mode == 4)
         DFCT_CHECK(

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../dfctest.h"
+#include "rndvmsg.h"
 
 static int len = (1 << 20) + 12; /* -len */
 static enum { HELP, NONE, WFAIL, DEAD, REDUCE } mode = HELP;
@@ -42,56 +43,17 @@ ssize_t process_vm_writev(pid_t pid, const struct iovec *local, unsigned long li
     return syscall(SYS_process_vm_writev, pid, local, liovcnt, remote, riovcnt, flags);
 }
 
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "watchdog: hang in shmcoop\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(3);
-    _exit(3);
-}
-
-static unsigned char value(int m, long k) { return (unsigned char)(m * 31 + k * 7 + (k >> 11)); }
-
-static void send_one(unsigned char *buf, int m)
-{
-    for (long k = 0; k < len; k++) buf[k] = value(m, k);
-    if (m % 2) {
-        DFC_Request r;
-        DFCT_OK(DFC_Isend(buf, len, DFC_BYTE, 0, m, DFC_COMM_WORLD, &r));
-        DFCT_OK(DFC_Wait(&r, DFC_STATUS_IGNORE));
-    } else {
-        DFCT_OK(DFC_Send(buf, len, DFC_BYTE, 0, m, DFC_COMM_WORLD));
-    }
-}
-
-/* Receives message m into a poisoned buffer; returns the receive's code. */
-static int recv_one(unsigned char *buf, int m)
-{
-    memset(buf, 0xa5, len);
-    DFC_Status st;
-    int rc = DFC_Recv(buf, len, DFC_BYTE, 1, m, DFC_COMM_WORLD, &st);
-    if (rc != DFC_SUCCESS) return rc;
-    int count = -1;
-    DFC_Get_count(&st, DFC_BYTE, &count);
-    DFCT_CHECK(count == len, "message %d: count %d, expected %d", m, count, len);
-    long bad = 0, first = -1;
-    for (long k = 0; k < len; k++)
-        if (buf[k] != value(m, k) && bad++ == 0) first = k;
-    DFCT_CHECK(!bad, "message %d: %ld of %d bytes wrong, the first at %ld", m, bad, len, first);
-    return rc;
-}
-
 /* -mode=dead: rank 1 sends until its first push kills it; rank 0's receive must fail. */
 static int dead_sender(int rank, unsigned char *buf)
 {
     DFC_Comm_set_errhandler(DFC_COMM_WORLD, DFC_ERRORS_RETURN);
     if (rank == 1) {
-        for (int m = 0; m < 400; m++) send_one(buf, m);
+        for (int m = 0; m < 400; m++) rndv_send(buf, len, m);
         DFCT_CHECK(0, "rank 1 sent 400 messages without pushing a piece of any");
         _exit(1);
     }
     int rc = DFC_SUCCESS, m;
-    for (m = 0; m < 400 && rc == DFC_SUCCESS; m++) rc = recv_one(buf, m);
+    for (m = 0; m < 400 && rc == DFC_SUCCESS; m++) rc = rndv_recv(buf, len, m);
     int cls = -1, n = 0;
     char msg[DFC_MAX_ERROR_STRING] = "";
     DFC_Error_class(rc, &cls);
@@ -128,17 +90,15 @@ static void reduce_rounds(int rank, unsigned char *buf)
 
 int main(int argc, char **argv)
 {
-    int watchdog = 60, rank, size;
+    int rank, size;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-mode=none")) mode = NONE;
         if (!strcmp(argv[i], "-mode=wfail")) mode = WFAIL;
         if (!strcmp(argv[i], "-mode=dead")) mode = DEAD;
         if (!strcmp(argv[i], "-mode=reduce")) mode = REDUCE;
         if (!strncmp(argv[i], "-len=", 5)) len = atoi(argv[i] + 5);
-        if (!strncmp(argv[i], "-watchdog=", 10)) watchdog = atoi(argv[i] + 10);
     }
-    signal(SIGALRM, on_alarm);
-    alarm((unsigned)watchdog);
+    dfct_watchdog(argc, argv, "shmcoop", 60);
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);
@@ -154,8 +114,8 @@ int main(int argc, char **argv)
     /* help and wfail: on until the sender's writes were seen (or failed), then 3 more */
     int rounds = mode == NONE ? 20 : 400, after = -1;
     for (int m = 0; size == 2 && m < rounds; m++) {
-        if (rank == 1) send_one(buf, m);
-        else recv_one(buf, m);
+        if (rank == 1) rndv_send(buf, len, m);
+        else rndv_recv(buf, len, m);
         int seen = mode == WFAIL ? injected > 0 : calls > 0;
         DFCT_OK(DFC_Bcast(&seen, 1, DFC_INT, 1, DFC_COMM_WORLD));
         if (mode != NONE && seen && after < 0) after = m + 3;

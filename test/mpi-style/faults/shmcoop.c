@@ -64,12 +64,7 @@ static int dead_sender(int rank, unsigned char *buf)
                m - 1, cls);
     DFCT_CHECK(strstr(msg, "rank 1 of DFC_COMM_WORLD has failed") != NULL,
                "the failure's message does not name rank 1: \"%s\"", msg);
-    free(buf);
-    alarm(0);
-    printf(dfct_errs ? " Found %d errors\n" : " No Errors\n", dfct_errs);
-    fflush(stdout);
-    DFC_Finalize();
-    return dfct_errs ? 1 : 0;
+    return rndv_finish_alone(buf);
 }
 
 /* -mode=reduce: the root's receives are reductions' and pull alone. */

@@ -286,10 +286,11 @@ int dfc_coll_exec(dfc_coll_t *c)
             break;
         case DFC_STEP_RECV:
             dfc_req_init_internal(x, comm);
-            /* A reduction reads what it receives at once (a REDUCE step after the fence, or
-             * the allgather half of an allreduce): pulled into this core's cache, not pushed
-             * by the sender (shm_coop.h; 8 and 16 ranks, allreduce 2-16 MiB: 10-20 % slower
-             * when shared, BENCHMARKS.md stop 53). */
+            /* A schedule that reduces reads what it receives at once (a REDUCE step after
+             * the fence): pulled into this core's cache, not pushed by the sender
+             * (shm_coop.h; 8 and 16 ranks, allreduce 2-16 MiB: 10-20 % slower when shared,
+             * BENCHMARKS.md stop 53). The mark is per schedule, so an allreduce's allgather
+             * half pulls alone too. */
             x->pull_alone = s->reduces;
             err = dfc_p2p_irecv(comm, 1, buf_at(c, st->dst_buf, st->dst_off), st->bytes, st->peer,
                                 c->tag, x);

@@ -137,7 +137,8 @@ int main(void)
     waitpid(gone, NULL, 0);
     atomic_store(&helper_pid, gone);
     long before = atomic_load(&helped_pieces);
-    for (int i = 0; i < 100; i++) pull_checked(src, dst, 1 << 20, 4096);
+    for (int i = 0; i < 100; i++)
+        CHECK(pull_checked(src, dst, 1 << 20, 4096) == DFC_SUCCESS, "pull %d of case 4", i);
     CHECK(atomic_load(&helped_pieces) > before, "no push failed: case 4 tested nothing");
     atomic_store(&stop, 1);
     pthread_join(t, NULL);

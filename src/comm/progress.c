@@ -259,14 +259,6 @@ void dfc_progress_wake(void)
  * Wait measure (issue 16: 0 % below 32 KiB; BENCHMARKS.md, sixth pass). So a contended
  * thread first spins on the lock for DFC_LOCK_SPIN_US (0 when oversubscribed: the holder may
  * need our core), then sleeps. */
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 /* What the lock cost, logged when the progress thread stops (DFC_DEBUG=2:sched), so that a
  * run on another machine shows where an overlap figure went. Written under the lock. */
@@ -296,7 +288,7 @@ void dfc_lock_contended(void)
     uint64_t start = dfc_time_ns(), t = start;
     int slept = 0;
     for (unsigned i = 1; lock_spin_ns > 0; i++) {
-        cpu_relax();
+        dfc_cpu_relax();
         if (!pthread_mutex_trylock(&dfc_big_lock.mutex)) goto locked;
         if (i % 64) continue; /* the clock costs more than a look at the lock */
         if ((t = dfc_time_ns()) - start > (uint64_t)lock_spin_ns) break;

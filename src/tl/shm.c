@@ -874,17 +874,23 @@ static int shm_send(dfc_tl_t *tl, int peer, const dfc_pkt_t *pkt, const void *pa
     return DFC_SUCCESS;
 }
 
+/* 1 when p's process is gone or a zombie (its /proc entry, start time and state). */
+static int process_gone(const shm_peer_t *p)
+{
+    char state;
+    uint64_t st;
+    return proc_stat(p->pid, &state, &st) != 0 || st != p->starttime || state == 'Z' ||
+           state == 'X';
+}
+
 /* Marks peers whose process is gone (or is a zombie). Returns how many were found now. */
 static int check_liveness(shm_t *s)
 {
     int found = 0;
     for (int i = 0; i < s->npeers; i++) {
         shm_peer_t *p = &s->peers[i];
-        char state;
-        uint64_t st;
         if (!p->watch || p->dead || p->failed) continue; /* a failed peer stays reported */
-        if (proc_stat(p->pid, &state, &st) != 0 || st != p->starttime || state == 'Z' ||
-            state == 'X') {
+        if (process_gone(p)) {
             p->dead = 1;
             s->ndead++;
             found++;
@@ -1158,11 +1164,7 @@ static void coop_notify(void *arg)
 static int coop_alive(void *arg)
 {
     shm_peer_t *p = ((coop_arg_t *)arg)->p;
-    char state;
-    uint64_t st;
-    if (!__atomic_load_n(&p->failed, __ATOMIC_RELAXED) && proc_stat(p->pid, &state, &st) == 0 &&
-        st == p->starttime && state != 'Z' && state != 'X')
-        return DFC_SUCCESS;
+    if (!__atomic_load_n(&p->failed, __ATOMIC_RELAXED) && !process_gone(p)) return DFC_SUCCESS;
     return peer_failed_err("shm_rget", p);
 }
 

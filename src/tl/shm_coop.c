@@ -17,13 +17,6 @@
  * and page pinning stay small beside its copy. */
 #define DFC_SHM_COOP_PIECES 8
 
-static inline void spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 #define PIECE_BITS 24
 #define PIECE_MASK ((1ull << PIECE_BITS) - 1)
 
@@ -91,7 +84,7 @@ static int wait_helped(dfc_shm_coop_t *d, uint32_t want, const dfc_shm_coop_io_t
     for (unsigned spins = 0; atomic_load_explicit(&d->helped, memory_order_acquire) < want;
          spins++) {
         if (spins < 1000) {
-            spin_pause();
+            dfc_cpu_relax();
             continue;
         }
         uint64_t now = dfc_time_ns();

@@ -123,6 +123,16 @@ int dfc_env_check(char *const *envp, const char *func, int rank, FILE *warn);
 /* ---- Time ---------------------------------------------------------------------------- */
 double dfc_time_now(void); /* seconds, monotonic */
 uint64_t dfc_time_ns(void);
+/* One turn of a spin-wait: tells the core (pause, yield) so that its sibling hyperthread
+ * and the peer it waits for run better. */
+static inline void dfc_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
 
 /* ---- Memory ---------------------------------------------------------------------------- */
 void *dfc_malloc(size_t size); /* NULL on failure (callers report DFC_ERR_NO_MEM) */

@@ -3,7 +3,9 @@
  * processes, without a GPU: a host thread of each process plays the kernel's part with the
  * kernel's own address functions (daemon_abi.h: dfc_gpu_to_* for what it writes for a peer,
  * dfc_gpu_from_* for what a peer wrote for it, the kick words), on pair regions in ordinary
- * memory; the main thread runs the proxy passes, as the progress thread does in the library.
+ * memory; the main thread runs the proxy passes under the library's lock, as the progress
+ * hooks do in the library (run also with DFC_ASYNC_PROGRESS=1: the progress thread then moves
+ * the transport's packets between the passes; without the lock that run hung).
  *
  * Every rank streams -chunks= chunks to every other rank on each (channel, slot) FIFO, as
  * the daemon's rendezvous protocol does (PROTOCOL.md 4 and 5): the receiver invites (an
@@ -226,6 +228,9 @@ int main(int argc, char **argv)
     pthread_t th;
     pthread_create(&th, NULL, kernel, NULL);
     for (int done = 0; !done;) {
+        /* under the library's lock, as the daemon's own passes run (in progress hooks): with
+         * DFC_ASYNC_PROGRESS=1 the progress thread moves this transport's packets too */
+        DFC_LOCK();
         int ev = dfc_progress() + dfc_gpu_proxy_pass(px);
         /* half of one peer's stream in all (sends and receives to every peer): no survivor
          * can then have received the victim's whole stream, whatever order it moved in (a
@@ -235,6 +240,7 @@ int main(int argc, char **argv)
         for (int p = 0; p < size; p++)
             if (p != rank && !dead[p] && dfc_gpu_proxy_peer_failed(px, p)) dead[p] = 1;
         done = all_done() && (victim < 0 || dead[victim]) && !dfc_gpu_proxy_busy(px);
+        DFC_UNLOCK();
         if (!ev) sched_yield();
     }
     stop = 1;

@@ -13,7 +13,9 @@
  * Whether the peer had really started everything before the observer woke is checked
  * afterwards (DFC_Wtime is CLOCK_MONOTONIC, comparable between processes of one host);
  * a trial where it had not is not judged and is retried with a longer sleep, so a slow or
- * oversubscribed machine can hide a failure but never cause a false one.
+ * oversubscribed machine can hide a failure but never cause a false one. The progress
+ * thread is turned off before init (DFC_ASYNC_PROGRESS=0): it would complete each collective
+ * as its data came, while the observer sleeps, so nothing would be ready together.
  * Scenarios: (1) nonblocking allreduces on three dups with priorities 0, 5, 10; (2) three
  * persistent allreduces on one communicator with _init priorities 1, 3, 7 (started in
  * different orders on the two ranks); (3) the issue's case: a large low-priority (0)
@@ -195,6 +197,7 @@ static void init_persistent(op_t *o, int info_prio)
 
 int main(int argc, char **argv)
 {
+    setenv("DFC_ASYNC_PROGRESS", "0", 1); /* the observer's sleep must stop all progress */
     ct_init(&argc, &argv);
     int color = ct_rank / 2 * 2 + 1 < ct_size || ct_size == 1 ? ct_rank / 2 : DFC_UNDEFINED;
     DFCT_OK(DFC_Comm_split(DFC_COMM_WORLD, color, ct_rank, &pair));

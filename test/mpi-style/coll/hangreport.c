@@ -21,7 +21,7 @@
  *    waits in the slots without an instance, alltoall_shm_slots.c); the blocks are checked.
  * The progress thread is turned off before init (DFC_ASYNC_PROGRESS=0): it prints a SIGUSR1
  * report at its next pass, which may come before the operation the test names has started
- * waiting (run with it, parts 2 and 4 failed so).
+ * waiting (run with it, parts 2, 4 and 5 failed so).
  */
 #include <signal.h>
 #include <unistd.h>

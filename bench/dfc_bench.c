@@ -33,7 +33,11 @@
  *     t_pure), from per-rank means averaged over ranks (as osu_iallreduce does). No test
  *     calls during compute: only a progress thread (DFC_ASYNC_PROGRESS=1, read at DFC_Init)
  *     can advance the operation meanwhile. iexchange: the same with Irecv and Isend of
- *     `bytes` between the pairs r <-> r^1 and Waitall (an odd last rank sits out).
+ *     `bytes` between the pairs r <-> r^1 and Waitall (an odd last rank sits out). The
+ *     time left beside the computation (t_total - t_compute) is printed in its two parts,
+ *     DFC's start call and its wait after the computation (means, averaged over ranks): a
+ *     slow start is the call's own cost, a long wait an operation the thread had not
+ *     finished within t_pure.
  * Memory: VmRSS growth (and its anon/shmem/file parts) from just before DFC_Init to after a
  * warm-up of every workload at every size, per rank; then the same for the anchor around
  * MPI_Init (DFC goes first so that its figure includes the PMIx client it starts; the
@@ -616,7 +620,8 @@ typedef struct {
     long iters;
     double med, mean, min, max; /* us per operation; per iteration max over ranks */
     double algbw, busbw;        /* GB/s, from the median */
-    double pure_mean, total_mean, comp_mean, overlap, overlap_med; /* iallreduce only */
+    double pure_mean, total_mean, comp_mean, overlap, overlap_med; /* overlap workloads only */
+    double start_mean, wait_mean; /* of total - compute: the start call, the wait after compute */
     long errors;
 } stats_t;
 
@@ -756,7 +761,8 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
     if (is_overlap(j->w)) {
         /* osu_iallreduce: compute for t_pure between the start and the wait. */
         double pure = rank_avg(mean_of(t, iters));
-        double *tt = malloc(iters * sizeof *tt), *tc = malloc(iters * sizeof *tc);
+        double *tt = malloc(iters * sizeof *tt), *tc = malloc(iters * sizeof *tc),
+               *ts = malloc(iters * sizeof *ts), *tw = malloc(iters * sizeof *tw);
         rcerr = 0;
         fill(j);
         sync_lib(L);
@@ -771,9 +777,13 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
             rcerr |= nb_start(L, j);
             double c0 = now_us();
             compute_for(pure);
-            tc[i] = now_us() - c0;
+            double c1 = now_us();
             rcerr |= nb_wait(L, j);
-            tt[i] = now_us() - t0;
+            double t1 = now_us();
+            tt[i] = t1 - t0;
+            tc[i] = c1 - c0;
+            ts[i] = c0 - t0;
+            tw[i] = t1 - c1;
         }
         bad = check(j) + (rcerr != 0);
         long e2;
@@ -782,6 +792,8 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
         s->pure_mean = pure;
         s->total_mean = rank_avg(mean_of(tt, iters));
         s->comp_mean = rank_avg(mean_of(tc, iters));
+        s->start_mean = rank_avg(mean_of(ts, iters));
+        s->wait_mean = rank_avg(mean_of(tw, iters));
         double ov = 1.0 - (s->total_mean - s->comp_mean) / pure;
         s->overlap = 100.0 * (ov > 0 ? ov : 0);
         double pmed = rank_avg(median_of(t, iters)), tmed = rank_avg(median_of(tt, iters)),
@@ -790,6 +802,8 @@ static void run_batch(const bench_lib_t *L, const job_t *j, long iters, long war
         s->overlap_med = 100.0 * (ov > 0 ? ov : 0);
         free(tt);
         free(tc);
+        free(ts);
+        free(tw);
     }
     s->algbw = s->med > 0 ? (double)j->bytes / s->med * 1e-3 : 0; /* bytes/us = MB/s -> GB/s */
     s->busbw = s->algbw * busbw_factor(j->w, nranks);
@@ -856,15 +870,15 @@ static void print_header(int w)
                          : "",
            wl[w].busbw_note);
     if (is_overlap(w))
-        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s %10s\n", "bytes", "iters", "DFC med",
-               "DFC mean", "anchor med", "anchor mean", "anchor/DFC", "compute", "DFC ovl%",
-               "anch ovl%");
+        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s %10s %10s %10s\n", "bytes", "iters",
+               "DFC med", "DFC mean", "anchor med", "anchor mean", "anchor/DFC", "compute",
+               "DFC ovl%", "anch ovl%", "DFC start", "DFC wait");
     else
         printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s\n", "bytes", "iters", "DFC med",
                "DFC mean", "anchor med", "anchor mean", "anchor/DFC", "DFC busbw", "anch busbw");
     if (is_overlap(w))
-        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s %10s\n", "", "", "us", "us", "us", "us",
-               "x", "us", "", "");
+        printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s %10s %10s %10s\n", "", "", "us", "us",
+               "us", "us", "x", "us", "", "", "us", "us");
     else
         printf("%10s %6s %11s %11s %11s %11s %11s %10s %10s\n", "", "", "us", "us", "us", "us", "x",
                "GB/s", "GB/s");
@@ -882,8 +896,8 @@ static void print_row(const row_t *r)
         snprintf(c4, sizeof c4, "%.1f", d->pure_mean);
         fmt_num(c5, sizeof c5, 1, d->overlap, "%.1f");
         fmt_num(c6, sizeof c6, a->valid, a->overlap, "%.1f");
-        printf("%10ld %6ld %11.2f %11.2f %11s %11s %11s %10s %10s %10s", r->bytes, d->iters, d->med,
-               d->mean, am, aa, ratio, c4, c5, c6);
+        printf("%10ld %6ld %11.2f %11.2f %11s %11s %11s %10s %10s %10s %10.2f %10.2f", r->bytes,
+               d->iters, d->med, d->mean, am, aa, ratio, c4, c5, c6, d->start_mean, d->wait_mean);
     } else {
         fmt_num(c5, sizeof c5, 1, d->busbw, "%.3f");
         fmt_num(c6, sizeof c6, a->valid, a->busbw, "%.3f");
@@ -907,7 +921,8 @@ static void write_csv(const char *path, const mem_t *dmem, const mem_t *amem)
             libs[1] ? libs[1]->version : "not available");
     fprintf(f,
             "workload,ranks,async_progress,lib,bytes,count,iters,median_us,mean_us,min_us,max_us,"
-            "algbw_GBps,busbw_GBps,compute_us,total_us,overlap_pct,overlap_median_pct,errors\n");
+            "algbw_GBps,busbw_GBps,compute_us,total_us,overlap_pct,overlap_median_pct,start_us,"
+            "wait_us,errors\n");
     for (int i = 0; i < nrows; i++)
         for (int l = 0; l < 2; l++) {
             const stats_t *s = &rows[i].s[l];
@@ -916,9 +931,9 @@ static void write_csv(const char *path, const mem_t *dmem, const mem_t *amem)
                     nranks, async_progress, l ? "anchor" : "dfc", rows[i].bytes, rows[i].count,
                     s->iters, s->med, s->mean, s->min, s->max, s->algbw, s->busbw);
             if (is_overlap(rows[i].w))
-                fprintf(f, "%.3f,%.3f,%.2f,%.2f,%ld\n", s->comp_mean, s->total_mean, s->overlap,
-                        s->overlap_med, s->errors);
-            else fprintf(f, ",,,,%ld\n", s->errors);
+                fprintf(f, "%.3f,%.3f,%.2f,%.2f,%.3f,%.3f,%ld\n", s->comp_mean, s->total_mean,
+                        s->overlap, s->overlap_med, s->start_mean, s->wait_mean, s->errors);
+            else fprintf(f, ",,,,,,%ld\n", s->errors);
         }
     fprintf(
         f,
@@ -974,8 +989,9 @@ static void write_json(const char *path, const mem_t *dm, const mem_t *am, int h
                 fprintf(
                     f,
                     ", \"pure_mean_us\": %.3f, \"compute_us\": %.3f, \"total_us\": %.3f, \"overlap_pct\": %.2f, "
-                    "\"overlap_median_pct\": %.2f",
-                    s->pure_mean, s->comp_mean, s->total_mean, s->overlap, s->overlap_med);
+                    "\"overlap_median_pct\": %.2f, \"start_us\": %.3f, \"wait_us\": %.3f",
+                    s->pure_mean, s->comp_mean, s->total_mean, s->overlap, s->overlap_med,
+                    s->start_mean, s->wait_mean);
             fprintf(f, ", \"errors\": %ld}", s->errors);
             first = 0;
         }

@@ -25,6 +25,8 @@
  * The shared pull (DFC_SHM_COOP_MIN) is turned off before DFC_Init: with it the sender may
  * push every piece before the receiver's first read (the progress thread of an ASan build did,
  * in CI), and then nothing here is exercised. faults/shmcoop tests the shared pull.
+ * DFC_TRANSPORT is set to auto (shm between ranks of one node): with tcp exported, as a
+ * sweep of the suite over tcp did, nothing is read across memory and the test failed.
  */
 #include <errno.h>
 #include <signal.h>
@@ -124,6 +126,7 @@ int main(int argc, char **argv)
     signal(SIGALRM, on_alarm);
     alarm((unsigned)watchdog);
     setenv("DFC_SHM_COOP_MIN", "0", 1); /* the receiver reads alone: see the header */
+    setenv("DFC_TRANSPORT", "auto", 1); /* shm: see the header */
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);

@@ -15,7 +15,9 @@
  *   dead   the sender's first write kills it (SIGKILL) while the receiver waits for that
  *          piece: the receive must fail with DFC_ERR_PROC_FAILED naming rank 1, not hang;
  *          rank 0 then finalizes alone (the testlist's recovery=1)
- * Needs 2 ranks on one node (shm: the testlist runs it under mpirun only). -watchdog=S (60).
+ * Needs 2 ranks on one node (shm: the testlist runs it under mpirun only; DFC_TRANSPORT is
+ * set to auto before DFC_Init, so that an exported tcp does not take shm away). -watchdog=S
+ * (60).
  */
 #include <errno.h>
 #include <signal.h>
@@ -94,6 +96,7 @@ int main(int argc, char **argv)
         if (!strncmp(argv[i], "-len=", 5)) len = atoi(argv[i] + 5);
     }
     dfct_watchdog(argc, argv, "shmcoop", 60);
+    setenv("DFC_TRANSPORT", "auto", 1); /* shm: see the header */
     dfct_init(&argc, &argv);
     DFC_Comm_rank(DFC_COMM_WORLD, &rank);
     DFC_Comm_size(DFC_COMM_WORLD, &size);

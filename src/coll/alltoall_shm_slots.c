@@ -13,7 +13,9 @@
  *
  * Chosen for alltoall whose send buffer (p b) holds 1 to 4096 bytes (1024 on 2 ranks:
  * dfc_comm_slot_limit), on communicators with slots (blocking and nonblocking calls).
- * DFC_SHM_SLOTS=0 turns it off. A blocking call on dense host buffers runs the exchange
+ * Forced (DFC_ALLTOALL_ALGORITHM=shm_slots) it runs up to 4096 bytes on 2 ranks too, as
+ * allgather's and bcast's forced slots run beyond their 2-rank limits: the 2-rank limit was
+ * measured on the 2-core VM only. DFC_SHM_SLOTS=0 turns it off. A blocking call on dense host buffers runs the exchange
  * without an instance (dfc_coll_alltoall_direct, as bcast, barrier and allreduce do).
  */
 #include <string.h>
@@ -24,7 +26,7 @@ int dfc_coll_alltoall_shm_slots_usable(const dfc_coll_args_t *a)
 {
     uint64_t bytes = (uint64_t)a->size * a->sbytes;
     return a->kind == DFC_COLL_ALLTOALL && a->slots && !a->gpu && a->size > 1 && a->sbytes > 0 &&
-           a->sbytes == a->rbytes && bytes <= dfc_comm_slot_limit(a->size);
+           a->sbytes == a->rbytes && bytes <= DFC_COMM_SLOT_BYTES;
 }
 
 int dfc_coll_alltoall_shm_slots_build(const dfc_coll_args_t *a, dfc_sched_t *s)

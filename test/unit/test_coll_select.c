@@ -297,7 +297,8 @@ static void check_nodes(void)
 /* The shm slot pipelines (issue 16, stop 43) on a communicator with slots: bcast up to 1 KiB on
  * 2 ranks and up to DFC_BCAST_SLOTS_MAX (4 MiB) from 3; allgather up to a 512-byte result on
  * 2 ranks, 32 KiB on 3 to 7 and DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 8 (this process is not
- * oversubscribed: it runs no job). One byte more takes the message rules. */
+ * oversubscribed: it runs no job); alltoall up to a 1 KiB send buffer on 2 ranks, 4 KiB from
+ * 3. One byte more takes the message rules. */
 static void check_slots(void)
 {
     static const sel_case_t cases[] = {
@@ -313,6 +314,10 @@ static void check_slots(void)
         {AG, 4, 8 * KIB + 1, 1, 1, "linear"},
         {AG, 8, 512 * KIB, 1, 1, "shm_slots"},
         {AG, 8, 512 * KIB + 1, 1, 1, "linear"},
+        {DFC_COLL_ALLTOALL, 2, 512, 1, 1, "shm_slots"}, /* a block of 512: 1 KiB sent */
+        {DFC_COLL_ALLTOALL, 2, 513, 1, 1, "pairwise"},
+        {DFC_COLL_ALLTOALL, 4, 1024, 1, 1, "shm_slots"},
+        {DFC_COLL_ALLTOALL, 4, 1025, 1, 1, "pairwise"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_with(&cases[i], "slots", 1);
 }
@@ -347,6 +352,14 @@ int main(void)
         setenv("DFC_ALLREDUCE_RING_MAX_RANKS", "2", 1);
         setenv("DFC_ALLGATHER_RING_MAX_RANKS", "100000", 1);
         for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++) check(&moved[i], "moved");
+        /* Forced, the slots run an alltoall up to 4 KiB on 2 ranks too; beyond, the rules. */
+        setenv("DFC_ALLTOALL_ALGORITHM", "shm_slots", 1);
+        static const sel_case_t forced[] = {
+            {DFC_COLL_ALLTOALL, 2, 2048, 1, 1, "shm_slots"},
+            {DFC_COLL_ALLTOALL, 2, 2049, 1, 1, "pairwise"},
+        };
+        for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++)
+            check_with(&forced[i], "forced", 1);
         _exit(failures ? 1 : 0);
     }
     unsetenv("DFC_ALLREDUCE_RING_MAX_RANKS");

@@ -15,8 +15,9 @@
  * dfc_comm_slot_limit), on communicators with slots (blocking and nonblocking calls).
  * Forced (DFC_ALLTOALL_ALGORITHM=shm_slots) it runs up to 4096 bytes on 2 ranks too, as
  * allgather's and bcast's forced slots run beyond their 2-rank limits: the 2-rank limit was
- * measured on the 2-core VM only. DFC_SHM_SLOTS=0 turns it off. A blocking call on dense host buffers runs the exchange
- * without an instance (dfc_coll_alltoall_direct, as bcast, barrier and allreduce do).
+ * measured on the 2-core VM only. DFC_SHM_SLOTS=0 turns it off. A blocking call on dense
+ * host buffers runs the exchange without an instance (dfc_coll_alltoall_direct, as bcast,
+ * barrier and allreduce do).
  */
 #include <string.h>
 

@@ -221,18 +221,21 @@ int main(int argc, char **argv)
         printf("shm_floor: 8-byte %s between CPUs 0 and 1: median of the max over both ranks %.0f "
                "ns (rank 0 alone %.0f ns), %ld iterations\n",
                bcast ? "broadcast" : "exchange", med, alone, iters);
-        return 0;
+    } else {
+        printf("# shm_floor: 2-rank %s between CPUs 0 and 1, %ld iterations a size\n",
+               sized_pingpong ? "ping-pong (one way, half the round trip)"
+                              : "exchange (allgather or alltoall of B bytes: B/2 a rank)",
+               iters);
+        printf("# %8s %12s %16s\n", "bytes", "median ns", "rank 0 alone ns");
+        for (bytes = 8; bytes <= MAX_BYTES; bytes *= 2) {
+            for (int w = 0; w < 2; w++) /* each size counts its iterations from 1 again */
+                for (int i = 0; i < NSLOTS; i++) atomic_store(&big[w][i].stamp, 0);
+            double med = run_pair(sized_main, m, &alone);
+            printf("  %8zu %12.0f %16.0f\n", bytes, med, alone);
+        }
     }
-    printf("# shm_floor: 2-rank %s between CPUs 0 and 1, %ld iterations a size\n",
-           sized_pingpong ? "ping-pong (one way, half the round trip)"
-                          : "exchange (allgather or alltoall of B bytes: B/2 a rank)",
-           iters);
-    printf("# %8s %12s %16s\n", "bytes", "median ns", "rank 0 alone ns");
-    for (bytes = 8; bytes <= MAX_BYTES; bytes *= 2) {
-        for (int w = 0; w < 2; w++) /* each size counts its iterations from 1 again */
-            for (int i = 0; i < NSLOTS; i++) atomic_store(&big[w][i].stamp, 0);
-        double med = run_pair(sized_main, m, &alone);
-        printf("  %8zu %12.0f %16.0f\n", bytes, med, alone);
-    }
+    free(m);
+    free(times[0]);
+    free(times[1]);
     return 0;
 }

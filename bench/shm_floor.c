@@ -25,7 +25,8 @@
  * - pingpong: a ping-pong of B bytes, 8 B to 4 KiB, one way (half the round trip, as
  *   dfc_bench prints). Thread 0 writes B bytes and a stamp into its slot; thread 1 spins on
  *   the stamp, copies the bytes out, and answers the same way; thread 0 copies the answer out.
- * Every copy out is checked against the iteration's number (the data is fresh each time).
+ * The first and last byte of every block carry the iteration's number, written before the
+ * clock starts, and every copy out is checked on them (abort on a stale or wrong one).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

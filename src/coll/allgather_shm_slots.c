@@ -19,10 +19,12 @@
  * stop 41).
  *
  * Chosen for allgather on communicators with slots (blocking and nonblocking calls) whose
- * result (p b) holds (dfc_coll_allgather_slots_limit) 1 to 512 bytes on 2 ranks, up to 32 KiB
+ * result (p b) holds (dfc_coll_allgather_slots_limit) 1 to 4096 bytes on 2 ranks, up to 32 KiB
  * on 3 to 7 ranks and up to DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 8 (256 KiB where the node is
- * oversubscribed). On 2 ranks of the VM it took 0.49-0.63 us up to 512 bytes against
- * recursive doubling's 0.58-0.74, but 0.94 against 0.79 at 1 KiB (3 rounds, medians). On 16
+ * oversubscribed). On 2 ranks the limit was a 512-byte result (the 2-core VM, stop 41: 0.94
+ * against recursive doubling's 0.79 us at 1 KiB); stop 56 measured 1-4 KiB again there, 6
+ * rounds alternating: Open MPI / DFC 1.55-2.46 forced against 0.72-0.88 by the old rule in
+ * the VM's fast mode, 1.12-1.85 against 0.78-1.15 in its slow mode (BENCHMARKS.md). On 16
  * cores (BENCHMARKS.md, stop 43, calls A, C and E,
  * 2-3 rounds each, results of 8 KiB - 4 MiB, the rules before on the same host) it took
  * 0.22-0.93x their time at 8 and 16 ranks but once 1.07 (8 ranks, 256 KiB) (8 ranks, 16 KiB:
@@ -53,7 +55,7 @@ uint64_t dfc_coll_allgather_slots_limit(int size)
                            "largest gathered result in bytes of an allgather that the shm slots "
                            "run on 8 or more processes of one node, in 4 KiB pieces of the "
                            "blocks (at most 16 MiB; on 3 to 7 processes at most 32 KiB)");
-    if (size <= 2) return DFC_COMM_SLOT_SMALL_BYTES / 2;
+    if (size <= 2) return DFC_COMM_SLOT_BYTES; /* blocks of up to 2 KiB: one exchange */
     uint64_t lim = DFC_MIN2(DFC_MAX2((uint64_t)max, DFC_COMM_SLOT_BYTES), DFC_COLL_SLOTS_PIPE_MAX);
     if (size < 8) lim = DFC_MIN2(lim, SMALL_COMM_MAX);
     return dfc_progress_oversubscribed() ? DFC_MIN2(lim, OVERSUBSCRIBED_MAX) : lim;

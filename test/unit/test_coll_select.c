@@ -295,7 +295,7 @@ static void check_nodes(void)
 }
 
 /* The shm slot pipelines (issue 16, stop 43) on a communicator with slots: bcast up to 1 KiB on
- * 2 ranks and up to DFC_BCAST_SLOTS_MAX (4 MiB) from 3; allgather up to a 512-byte result on
+ * 2 ranks and up to DFC_BCAST_SLOTS_MAX (4 MiB) from 3; allgather up to a 4 KiB result on
  * 2 ranks, 32 KiB on 3 to 7 and DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 8 (this process is not
  * oversubscribed: it runs no job); alltoall up to a 1 KiB send buffer on 2 ranks, 4 KiB from
  * 3. One byte more takes the message rules. */
@@ -308,8 +308,8 @@ static void check_slots(void)
         {DFC_COLL_BCAST, 3, 4 * MIB + 1, 1, 1, "binomial"},
         {DFC_COLL_BCAST, 16, 4 * MIB, 1, 1, "shm_slots"},
         {DFC_COLL_BCAST, 16, 4 * MIB + 1, 1, 1, "scatter_allgather"},
-        {AG, 2, 256, 1, 1, "shm_slots"},
-        {AG, 2, 257, 1, 1, "recursive_doubling"},
+        {AG, 2, 2 * KIB, 1, 1, "shm_slots"},
+        {AG, 2, 2 * KIB + 1, 1, 1, "recursive_doubling"},
         {AG, 4, 8 * KIB, 1, 1, "shm_slots"},
         {AG, 4, 8 * KIB + 1, 1, 1, "linear"},
         {AG, 8, 512 * KIB, 1, 1, "shm_slots"},

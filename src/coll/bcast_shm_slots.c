@@ -165,9 +165,7 @@ uint64_t dfc_coll_slots_direct_limit_read(dfc_coll_kind_t kind, int size)
 {
     uint64_t lim;
     if (!dfc_coll_slots_not_forced_away(kind)) lim = 0;
-    else if (kind == DFC_COLL_ALLTOALL)
-        lim = dfc_coll_slots_forced(kind) == DFC_SLOTS_ONE ? DFC_COMM_SLOT_BYTES
-                                                           : dfc_comm_slot_limit(size);
+    else if (kind == DFC_COLL_ALLTOALL) lim = DFC_COMM_SLOT_BYTES; /* forced or by the rules */
     else if (dfc_coll_slots_forced(kind) == DFC_SLOTS_ONE) lim = DFC_COLL_SLOTS_PIPE_MAX;
     else if (kind == DFC_COLL_BCAST) lim = dfc_coll_bcast_slots_limit(size);
     else lim = dfc_coll_allgather_slots_limit(size);

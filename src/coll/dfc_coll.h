@@ -443,9 +443,12 @@ int dfc_coll_slots_not_forced_away(dfc_coll_kind_t kind);
 void dfc_coll_slot_reduce(const dfc_op_t *op, const dfc_dtype_t *dt, const void *const *in, int n,
                           void *out, uint64_t count, uint64_t bytes, char *tmp);
 /* The slot alltoall's and allgather's copies out of the members' contributions in[], for
- * the executor and their blocking calls: block `me` of every member's, in rank order; every
- * member's `bytes` (a piece of its block) to out + r stride, in rank order. */
-void dfc_coll_alltoall_slot_copy(const void *const *in, int n, int me, char *out, uint64_t block);
+ * the executor and their blocking calls: block `me` of every other member's, in rank order,
+ * and the own block from `own`, the caller's send buffer (its block was not copied into the
+ * slot: dfc_tl_slot_xchg_t.skip_off; nothing to copy in place); every member's `bytes` (a
+ * piece of its block) to out + r stride, in rank order. */
+void dfc_coll_alltoall_slot_copy(const void *const *in, int n, int me, char *out, uint64_t block,
+                                 const char *own);
 void dfc_coll_allgather_slot_copy(const void *const *in, int n, char *out, uint64_t stride,
                                   uint64_t bytes);
 /* allreduce_shm_slots_rs_ag.c's two copies, for the executor and its blocking call: chunk

@@ -181,7 +181,8 @@ static void slot_step_reduce(void *ctx, const void *const *in, int n)
     int me = c->comm->rank;
     switch (st->peer) {
     case DFC_SLOT_PEER_ALLTOALL:
-        dfc_coll_alltoall_slot_copy(in, n, me, buf_at(c, st->dst_buf, 0), st->count);
+        dfc_coll_alltoall_slot_copy(in, n, me, buf_at(c, st->dst_buf, 0), st->count,
+                                    buf_at(c, st->src_buf, (uint64_t)me * st->count));
         return;
     case DFC_SLOT_PEER_ALLGATHER:
         dfc_coll_allgather_slot_copy(in, n, buf_at(c, st->dst_buf, st->dst_off), st->count,
@@ -252,6 +253,10 @@ static int slot_allreduce(dfc_coll_t *c, const dfc_step_t *st, int *err)
                             .rooted = st->peer >= 0,
                             .root = st->peer,
                             .more = more};
+    if (st->peer == DFC_SLOT_PEER_ALLTOALL) { /* the own block stays in the input */
+        x.skip_off = (uint64_t)c->comm->rank * st->count;
+        x.skip_len = st->count;
+    }
     int rc = dfc_comm_slot_xchg(c->comm, &x);
     c->slot_written = x.phase != DFC_TL_SLOT_WRITE;
     if (rc == DFC_SUCCESS) { /* the next slot step takes the next stamp */

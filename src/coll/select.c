@@ -334,9 +334,7 @@ const dfc_coll_algo_t *dfc_coll_select(const dfc_coll_args_t *a)
         if (dfc_coll_barrier_shm_slots_usable(a)) name = "shm_slots";
         break;
     case DFC_COLL_ALLTOALL:
-        if (dfc_coll_alltoall_shm_slots_usable(a) &&
-            (uint64_t)a->size * a->sbytes <= dfc_comm_slot_limit(a->size))
-            name = "shm_slots";
+        if (dfc_coll_alltoall_shm_slots_usable(a)) name = "shm_slots";
         break;
     case DFC_COLL_BCAST: name = bcast_rules(a, bytes); break;
     case DFC_COLL_ALLREDUCE:

@@ -985,9 +985,9 @@ void dfc_bsend_finalize(void);
 #include "tl/dfc_tl.h"
 extern dfc_tl_t **dfc_route;                  /* the transport that reaches each world rank */
 #define DFC_COMM_SLOT_BYTES DFC_TL_SLOT_BYTES /* the most one member contributes */
-/* The most a bcast or alltoall of 2 members puts there (dfc_tl.h says why) */
+/* The most a bcast of 2 members puts there (dfc_tl.h says why) */
 #define DFC_COMM_SLOT_SMALL_BYTES 1024
-static inline uint64_t dfc_comm_slot_limit(int size) /* bcast and alltoall on `size` members */
+static inline uint64_t dfc_comm_slot_limit(int size) /* bcast on `size` members */
 {
     return size > 2 ? DFC_COMM_SLOT_BYTES : DFC_COMM_SLOT_SMALL_BYTES;
 }

@@ -68,9 +68,9 @@ struct dfc_tl;
 /* 4 KiB, not 1: bcast and alltoall of 2-4 KiB at 8 and 16 ranks took 0.35-0.49x the time of
  * the message algorithms through them (16 ranks: alltoall of 2 KiB 2.4 against 14.3 us,
  * bcast of 4 KiB 1.3 against 4.0; BENCHMARKS.md, stop 33). 1 KiB stays the limit
- * (DFC_COMM_SLOT_SMALL_BYTES) for bcast and alltoall of 2 ranks, which are one message (one
- * exchange) either way: there the message path's 4 KiB bcast took a quarter of the slots'
- * time on the 2-core VM. An allreduce where every member would read every other's 2-4 KiB
+ * (DFC_COMM_SLOT_SMALL_BYTES) for a bcast of 2 ranks, which is one message (one exchange)
+ * either way: there the message path's 4 KiB bcast took a quarter of the slots' time on the
+ * 2-core VM. An allreduce where every member would read every other's 2-4 KiB
  * (slower than recursive doubling at 16 ranks) takes two exchanges instead, each reading
  * a chunk (coll's allreduce_shm_slots_rs_ag.c). The price is shared memory,
  * reserved at init: 16 sets of 16 buffers per local rank, about 1 MiB per rank (270 KiB
@@ -105,6 +105,10 @@ typedef struct dfc_tl_slot_xchg {
      * only member `root` (an index into members) contributes (bcast): the others write
      * nothing and wait only for it; reduce still gets an array of n, but only in[root] is set. */
     int rooted, root;
+    /* A part of src that no other member reads (an alltoall's own block), skip_len bytes at
+     * skip_off: not copied into the slot, so in[me] holds no meaning there and reduce takes
+     * those bytes from src itself. skip_len 0 (the default): the whole contribution. */
+    uint64_t skip_off, skip_len;
     /* 1: the caller's next exchange is the next piece of this one, as long (a bcast or
      * allgather cut into slot buffers, coll's *_shm_slots.c), so a reader may fetch it
      * ahead while it copies this one (shm); 0: anything else may come next. */

@@ -639,7 +639,13 @@ static int slot_write(dfc_shm_slots_t *S, dfc_tl_slot_xchg_t *x)
         return DFC_TL_AGAIN;
     }
     dfc_slot_buf_t *sb = &mine->buf[k % DFC_SLOT_NBUF];
-    if (x->bytes) memcpy(sb->data, x->src, x->bytes);
+    if (x->skip_len) { /* the bytes before the skipped part, then those after it */
+        uint64_t after = x->skip_off + x->skip_len;
+        memcpy(sb->data, x->src, x->skip_off);
+        memcpy(sb->data + after, (const char *)x->src + after, x->bytes - after);
+    } else if (x->bytes) {
+        memcpy(sb->data, x->src, x->bytes);
+    }
     atomic_store_explicit(&sb->stamp, k, memory_order_release);
     x->phase = DFC_TL_SLOT_READ;
     return DFC_SUCCESS;

@@ -297,8 +297,7 @@ static void check_nodes(void)
 /* The shm slot pipelines (issue 16, stop 43) on a communicator with slots: bcast up to 1 KiB on
  * 2 ranks and up to DFC_BCAST_SLOTS_MAX (4 MiB) from 3; allgather up to a 4 KiB result on
  * 2 ranks, 32 KiB on 3 to 7 and DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 8 (this process is not
- * oversubscribed: it runs no job); alltoall up to a 1 KiB send buffer on 2 ranks, 4 KiB from
- * 3. One byte more takes the message rules. */
+ * oversubscribed: it runs no job); alltoall up to a 4 KiB send buffer. One byte more takes the message rules. */
 static void check_slots(void)
 {
     static const sel_case_t cases[] = {
@@ -314,8 +313,8 @@ static void check_slots(void)
         {AG, 4, 8 * KIB + 1, 1, 1, "linear"},
         {AG, 8, 512 * KIB, 1, 1, "shm_slots"},
         {AG, 8, 512 * KIB + 1, 1, 1, "linear"},
-        {DFC_COLL_ALLTOALL, 2, 512, 1, 1, "shm_slots"}, /* a block of 512: 1 KiB sent */
-        {DFC_COLL_ALLTOALL, 2, 513, 1, 1, "pairwise"},
+        {DFC_COLL_ALLTOALL, 2, 2048, 1, 1, "shm_slots"}, /* a block of 2 KiB: 4 KiB sent */
+        {DFC_COLL_ALLTOALL, 2, 2049, 1, 1, "pairwise"},
         {DFC_COLL_ALLTOALL, 4, 1024, 1, 1, "shm_slots"},
         {DFC_COLL_ALLTOALL, 4, 1025, 1, 1, "pairwise"},
     };

@@ -22,9 +22,9 @@
  * result (p b) holds (dfc_coll_allgather_slots_limit) 1 to 4096 bytes on 2 ranks, up to 32 KiB
  * on 3 to 7 ranks and up to DFC_ALLGATHER_SLOTS_MAX (4 MiB) from 8 (256 KiB where the node is
  * oversubscribed). On 2 ranks the limit was a 512-byte result (the 2-core VM, stop 41: 0.94
- * against recursive doubling's 0.79 us at 1 KiB); stop 56 measured 1-4 KiB again there, 6
+ * against recursive doubling's 0.79 us at 1 KiB); stop 56 measured 1-4 KiB again there, 7
  * rounds alternating: Open MPI / DFC 1.55-2.46 forced against 0.72-0.88 by the old rule in
- * the VM's fast mode, 1.12-1.85 against 0.78-1.15 in its slow mode (BENCHMARKS.md). On 16
+ * the VM's fast mode, 1.12-1.85 against 0.78-1.31 in its slow mode (BENCHMARKS.md). On 16
  * cores (BENCHMARKS.md, stop 43, calls A, C and E,
  * 2-3 rounds each, results of 8 KiB - 4 MiB, the rules before on the same host) it took
  * 0.22-0.93x their time at 8 and 16 ranks but once 1.07 (8 ranks, 256 KiB) (8 ranks, 16 KiB:

@@ -17,9 +17,9 @@
  * Chosen for alltoall whose send buffer (p b) holds 1 to 4096 bytes (DFC_COMM_SLOT_BYTES),
  * on communicators with slots (blocking and nonblocking calls). On 2 ranks the limit was
  * 1 KiB until stop 56: there pairwise is one message either way, and with the own block
- * copied in as well the slots took 1.0-1.1x pairwise's time at 2-4 KiB in the 2-core VM's
- * slow mode (0.5x in its fast mode). Without that copy they took 0.73-0.81x their earlier
- * time at 1-4 KiB in the fast mode, and 1.54-2.22x Open MPI's speed in both modes
+ * copied in as well the slots took 1.05-1.2x pairwise's time at 2-4 KiB in the 2-core VM's
+ * slow mode (0.5x in its fast mode). Without that copy they took 0.71-0.84x their earlier
+ * time at 1-4 KiB in the fast mode, and 1.54-2.35x Open MPI's speed in both modes
  * (BENCHMARKS.md, stop 56). DFC_SHM_SLOTS=0 turns it off. A blocking call on dense
  * host buffers runs the exchange without an instance (dfc_coll_alltoall_direct, as bcast,
  * barrier and allreduce do).

@@ -75,11 +75,11 @@ int dfc_coll_alltoall_direct(dfc_comm_t *c, int in_place, uint64_t sbytes, uint6
         return DFC_COLL_NOT_DIRECT;
     /* In place: the input is copied into the slot before any block of the output is written. */
     const char *src = in_place ? recvbuf : sendbuf;
-    uint64_t own = (uint64_t)c->rank * sbytes;
-    alltoall_direct_t d = {recvbuf, src + own, sbytes, c->rank};
+    uint64_t own_off = (uint64_t)c->rank * sbytes;
+    alltoall_direct_t d = {recvbuf, src + own_off, sbytes, c->rank};
     dfc_tl_slot_xchg_t x = {.src = src,
                             .bytes = bytes,
-                            .skip_off = own,
+                            .skip_off = own_off,
                             .skip_len = sbytes,
                             .reduce = alltoall_gather_blocks,
                             .ctx = &d};

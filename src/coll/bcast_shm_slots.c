@@ -20,7 +20,7 @@
  * path. Scatter-allgather moves about 2 m per rank in log2 p + p - 1 message rounds,
  * binomial m per round in log2 p rounds.
  *
- * Chosen for bcast of 1 to 1024 bytes on 2 ranks (dfc_comm_slot_limit: one message either
+ * Chosen for bcast of 1 to 1024 bytes on 2 ranks (TWO_RANK_MAX: one message either
  * way) and on 3 or more ranks up to DFC_BCAST_SLOTS_MAX, 4 MiB (dfc_coll_bcast_slots_limit),
  * where allreduce_shm_slots is (communicators with slots, blocking and nonblocking calls).
  * On 16 cores (BENCHMARKS.md, stop 43, calls A, C and E, 2-3 rounds each, 8 KiB - 4 MiB, the
@@ -35,6 +35,11 @@
 
 #include "coll/dfc_coll.h"
 
+/* The limit on 2 ranks, where a bcast is one message (one exchange) either way: there the
+ * message path's 4 KiB bcast took a quarter of the slots' time on the 2-core VM, and forced
+ * slots at 2-4 KiB still lost to it in the VM's slow mode in stop 56 (BENCHMARKS.md). */
+#define TWO_RANK_MAX 1024
+
 uint64_t dfc_coll_bcast_slots_limit(int size)
 {
     static long max = -1; /* read once; a racing first read gets the same value */
@@ -42,7 +47,7 @@ uint64_t dfc_coll_bcast_slots_limit(int size)
         max = dfc_env_long("DFC_BCAST_SLOTS_MAX", 4 << 20,
                            "largest bcast in bytes that the shm slots run on 3 or more processes "
                            "of one node, in 4 KiB exchanges (at most 16 MiB)");
-    if (size <= 2) return dfc_comm_slot_limit(size);
+    if (size <= 2) return TWO_RANK_MAX;
     return DFC_MIN2(DFC_MAX2((uint64_t)max, DFC_COMM_SLOT_BYTES), DFC_COLL_SLOTS_PIPE_MAX);
 }
 

@@ -985,12 +985,6 @@ void dfc_bsend_finalize(void);
 #include "tl/dfc_tl.h"
 extern dfc_tl_t **dfc_route;                  /* the transport that reaches each world rank */
 #define DFC_COMM_SLOT_BYTES DFC_TL_SLOT_BYTES /* the most one member contributes */
-/* The most a bcast of 2 members puts there (dfc_tl.h says why) */
-#define DFC_COMM_SLOT_SMALL_BYTES 1024
-static inline uint64_t dfc_comm_slot_limit(int size) /* bcast on `size` members */
-{
-    return size > 2 ? DFC_COMM_SLOT_BYTES : DFC_COMM_SLOT_SMALL_BYTES;
-}
 /* One call of the collective slots' exchange (dfc_tl_ops_t.slot_xchg) among c's members,
  * for the coll layer's executor: c must have slots (dfc_comm_slots), so every other member
  * is reached through the transport that owns them. Fills in x's members, n and me. */

@@ -67,12 +67,10 @@ struct dfc_tl;
  * by repeated calls of slot_xchg, each advancing `phase` as far as it can: */
 /* 4 KiB, not 1: bcast and alltoall of 2-4 KiB at 8 and 16 ranks took 0.35-0.49x the time of
  * the message algorithms through them (16 ranks: alltoall of 2 KiB 2.4 against 14.3 us,
- * bcast of 4 KiB 1.3 against 4.0; BENCHMARKS.md, stop 33). 1 KiB stays the limit
- * (DFC_COMM_SLOT_SMALL_BYTES) for a bcast of 2 ranks, which is one message (one exchange)
- * either way: there the message path's 4 KiB bcast took a quarter of the slots' time on the
- * 2-core VM. An allreduce where every member would read every other's 2-4 KiB
- * (slower than recursive doubling at 16 ranks) takes two exchanges instead, each reading
- * a chunk (coll's allreduce_shm_slots_rs_ag.c). The price is shared memory,
+ * bcast of 4 KiB 1.3 against 4.0; BENCHMARKS.md, stop 33; a bcast of 2 ranks stops at 1 KiB:
+ * coll's bcast_shm_slots.c says why). An allreduce where every member would read every
+ * other's 2-4 KiB (slower than recursive doubling at 16 ranks) takes two exchanges instead,
+ * each reading a chunk (coll's allreduce_shm_slots_rs_ag.c). The price is shared memory,
  * reserved at init: 16 sets of 16 buffers per local rank, about 1 MiB per rank (270 KiB
  * before); only what collectives use becomes resident. */
 #define DFC_TL_SLOT_BYTES 4096

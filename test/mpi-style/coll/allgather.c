@@ -2,8 +2,8 @@
  * allgather - DFC_Allgather, DFC_Iallgather and DFC_Allgather_init (+ Start several times
  * with new data): blocks of 0, 1, 7, 100, 512 (the 2-rank slots' largest), 1000 and 20000
  * ints, DFC_IN_PLACE, a receive type that differs from the send type (n ints sent, n/2
- * contiguous(2, INT) received), on a dup
- * of WORLD and on the two halves of a split (other sizes than WORLD's). Run with
+ * contiguous(2, INT) received), on a dup of WORLD and on the two halves of a split (other
+ * sizes than WORLD's). Run with
  * DFC_ALLGATHER_ALGORITHM=ring, recursive_doubling (powers of two; otherwise it falls
  * back) or bruck to test one algorithm.
  */
